@@ -1,0 +1,36 @@
+"""One exception root for everything perfcalc reports to a user.
+
+The CLI catches `PerfcalcError` in one place and prints its message as one line on stderr with
+exit code 2, so every message must name the offending value, the limit, and where the limit
+comes from.
+"""
+
+from __future__ import annotations
+
+
+class PerfcalcError(Exception):
+    """Root of every user-facing failure."""
+
+
+class InputError(PerfcalcError, ValueError):
+    """A value the user gave is out of range or malformed."""
+
+
+class UnknownDeviceError(PerfcalcError, LookupError):
+    """A compute capability or GPU product that perfcalc has no data for."""
+
+
+class SpecError(PerfcalcError, ValueError):
+    """A device or kernel data file is malformed, incomplete or inconsistent."""
+
+
+class OutputError(PerfcalcError, OSError):
+    """A result could not be written where the user asked."""
+
+
+class CudaSyntaxError(PerfcalcError, ValueError):
+    """The CUDA C source cannot be parsed, or uses a construct the simulator refuses."""
+
+
+class KernelFault(PerfcalcError, RuntimeError):
+    """A simulated kernel did something the hardware would fault on or hang at."""

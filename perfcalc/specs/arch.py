@@ -1,0 +1,187 @@
+"""`Arch`: the limits of one compute capability, as a validated frozen dataclass.
+
+Field names are the YAML keys of `devices/cc_X_Y.yaml`, so loading is mechanical and a reader
+can go from an attribute straight to the data file and its sources.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, fields
+from pathlib import Path
+from typing import Any
+
+from perfcalc.errors import SpecError
+from perfcalc.specs.yaml_load import check_keys, read_mapping
+
+SCHEMA_VERSION = 1
+GLOBAL_FAMILIES = ("cc1.0", "cc1.2", "cc2", "cc3", "cc5", "cc7")
+SHARED_FAMILIES = ("cc1", "cc2", "cc3", "cc5")
+
+
+@dataclass(frozen=True)
+class Arch:
+    """Per-SM and per-block limits of one compute capability (units in the names)."""
+
+    compute_capability: str
+    architecture: str
+    warp_size: int
+    max_threads_per_block: int
+    max_block_dim: tuple[int, int, int]
+    max_grid_dim: tuple[int, int, int]
+    max_warps_per_sm: int
+    max_threads_per_sm: int
+    max_blocks_per_sm: int
+    sub_partitions: int
+    registers_per_sm: int
+    max_registers_per_block: int
+    max_registers_per_thread: int
+    register_allocation_unit: int
+    register_allocation_granularity: str
+    warp_allocation_granularity: int
+    shared_memory_per_sm_bytes: int
+    max_shared_memory_per_block_bytes: int
+    max_shared_memory_per_block_optin_bytes: int | None
+    reserved_shared_memory_per_block_bytes: int
+    shared_memory_allocation_unit_bytes: int
+    shared_memory_carveouts_kb: tuple[int, ...] | None
+    l1_shared_splits_kb: tuple[tuple[int, int], ...] | None
+    unified_l1_shared_kb: int | None
+    shared_memory_banks: int
+    bank_widths_bytes: tuple[int, ...]
+    global_memory_family: str
+    shared_memory_family: str
+    block_barriers_per_sm: int | None
+    partitioned_global_caching: bool
+    constant_memory_bytes: int
+    sources: tuple[str, ...]
+    schema_version: int = SCHEMA_VERSION
+    notes: str = ""
+
+    @property
+    def major(self) -> int:
+        return int(self.compute_capability.split(".")[0])
+
+    @property
+    def minor(self) -> int:
+        return int(self.compute_capability.split(".")[1])
+
+    @property
+    def cc_number(self) -> int:
+        """70 for CC 7.0: handy for comparisons like `arch.cc_number >= 80`."""
+        return self.major * 10 + self.minor
+
+    @property
+    def sm_name(self) -> str:
+        return f"sm_{self.cc_number}"
+
+    @property
+    def max_shared_memory_per_block_launchable_bytes(self) -> int:
+        """Largest static + dynamic shared memory a block can request (opt-in where the CC has it)."""
+        return self.max_shared_memory_per_block_optin_bytes or self.max_shared_memory_per_block_bytes
+
+    def __post_init__(self) -> None:
+        _validate(self)
+
+
+_OPTIONAL = {"notes"}
+_NULLABLE = {
+    "max_shared_memory_per_block_optin_bytes",
+    "shared_memory_carveouts_kb",
+    "l1_shared_splits_kb",
+    "unified_l1_shared_kb",
+    "block_barriers_per_sm",
+}
+_FIELDS = [f.name for f in fields(Arch)]
+
+
+def _fail(arch: Arch, key: str, message: str) -> None:
+    raise SpecError(f"device {arch.compute_capability}: {key} {message}")
+
+
+def _validate(a: Arch) -> None:
+    """Range and cross-field checks; each names the key it rejects."""
+    for f in fields(a):
+        value = getattr(a, f.name)
+        if value is None:
+            if f.name not in _NULLABLE:
+                _fail(a, f.name, "must not be null")
+            continue
+        if f.type == "int" and (not isinstance(value, int) or isinstance(value, bool) or value < 0):
+            _fail(a, f.name, f"must be a non-negative integer, got {value!r}")
+    if a.schema_version != SCHEMA_VERSION:
+        _fail(a, "schema_version", f"is {a.schema_version}, this perfcalc reads {SCHEMA_VERSION}")
+    positive = ("warp_size", "max_threads_per_block", "max_warps_per_sm", "max_blocks_per_sm",
+                "sub_partitions", "registers_per_sm", "max_registers_per_block",
+                "register_allocation_unit", "warp_allocation_granularity",
+                "shared_memory_per_sm_bytes", "shared_memory_allocation_unit_bytes",
+                "shared_memory_banks")
+    for key in positive:
+        if getattr(a, key) <= 0:
+            _fail(a, key, f"must be > 0, got {getattr(a, key)}")
+    if a.max_warps_per_sm * a.warp_size != a.max_threads_per_sm:
+        _fail(a, "max_threads_per_sm", f"({a.max_threads_per_sm}) must equal max_warps_per_sm x warp_size "
+              f"({a.max_warps_per_sm} x {a.warp_size})")
+    if a.registers_per_sm % a.register_allocation_unit:
+        _fail(a, "register_allocation_unit", f"({a.register_allocation_unit}) must divide registers_per_sm")
+    if a.register_allocation_granularity not in ("block", "warp"):
+        _fail(a, "register_allocation_granularity", f"must be 'block' or 'warp', got {a.register_allocation_granularity!r}")
+    if a.global_memory_family not in GLOBAL_FAMILIES:
+        _fail(a, "global_memory_family", f"must be one of {', '.join(GLOBAL_FAMILIES)}, got {a.global_memory_family!r}")
+    if a.shared_memory_family not in SHARED_FAMILIES:
+        _fail(a, "shared_memory_family", f"must be one of {', '.join(SHARED_FAMILIES)}, got {a.shared_memory_family!r}")
+    if len(a.max_block_dim) != 3 or len(a.max_grid_dim) != 3:
+        _fail(a, "max_block_dim/max_grid_dim", "must have three entries [x, y, z]")
+    if a.max_shared_memory_per_block_bytes > a.shared_memory_per_sm_bytes:
+        _fail(a, "max_shared_memory_per_block_bytes", "exceeds shared_memory_per_sm_bytes")
+    optin = a.max_shared_memory_per_block_optin_bytes
+    if optin is not None and optin + a.reserved_shared_memory_per_block_bytes > a.shared_memory_per_sm_bytes:
+        _fail(a, "max_shared_memory_per_block_optin_bytes", "plus the reserved bytes exceeds shared_memory_per_sm_bytes")
+    carve = a.shared_memory_carveouts_kb
+    if carve is not None:
+        if list(carve) != sorted(set(carve)):
+            _fail(a, "shared_memory_carveouts_kb", "must be strictly ascending")
+        if carve[-1] * 1024 != a.shared_memory_per_sm_bytes:
+            _fail(a, "shared_memory_carveouts_kb", f"must end at shared_memory_per_sm_bytes / 1024 "
+                  f"({a.shared_memory_per_sm_bytes // 1024}), got {carve[-1]}")
+    if not a.bank_widths_bytes or any(w not in (4, 8) for w in a.bank_widths_bytes):
+        _fail(a, "bank_widths_bytes", f"must list 4 and/or 8, got {list(a.bank_widths_bytes)}")
+    if not a.sources:
+        _fail(a, "sources", "must list at least one source")
+
+
+def _tuplify(value: Any) -> Any:
+    if isinstance(value, list):
+        return tuple(_tuplify(v) for v in value)
+    return value
+
+
+def arch_from_mapping(data: dict[str, Any], where: str) -> Arch:
+    """Build an `Arch` from a parsed device file, checking keys exactly."""
+    check_keys(data, [n for n in _FIELDS if n not in _OPTIONAL], where, optional=_OPTIONAL)
+    values = {k: _tuplify(v) for k, v in data.items()}
+    cc = values["compute_capability"]
+    if not isinstance(cc, str):
+        raise SpecError(f"{where}: compute_capability must be a quoted string like '7.0', got {cc!r}")
+    try:
+        return Arch(**values)
+    except SpecError as exc:
+        raise SpecError(f"{where}: {exc}") from None
+    except TypeError as exc:
+        raise SpecError(f"{where}: {exc}") from None
+
+
+def load_arch_file(path: str | Path) -> Arch:
+    """Load and validate one device file (shipped or the user's own)."""
+    path = Path(path)
+    arch = arch_from_mapping(read_mapping(path), str(path))
+    expected = "cc_" + arch.compute_capability.replace(".", "_") + ".yaml"
+    if path.name.startswith("cc_") and path.name != expected:
+        raise SpecError(f"{path}: file name does not match compute_capability "
+                        f"{arch.compute_capability!r} (expected {expected})")
+    return arch
+
+
+def replace(arch: Arch, **changes: Any) -> Arch:
+    """A validated copy with some limits changed (what-if studies, tests)."""
+    return dataclasses.replace(arch, **changes)
