@@ -6,7 +6,7 @@ from typing import Annotated
 
 import typer
 
-from perfcalc.cli.common import FormatOption, Format, OutputOption, show, start_output
+from perfcalc.cli.common import Format, FormatOption, OutputOption, show, start_output
 
 
 def register(app: typer.Typer) -> None:
@@ -24,9 +24,9 @@ def devices(
 
     Example: perfcalc devices show 8.6
     """
+    from perfcalc.errors import InputError
     from perfcalc.report.device_tables import device_detail_table, devices_table
     from perfcalc.specs import all_archs, get_arch
-    from perfcalc.errors import InputError
 
     start_output(output)
     if show_cc is None:

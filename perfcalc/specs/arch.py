@@ -125,7 +125,8 @@ def _validate(a: Arch) -> None:
     if a.registers_per_sm % a.register_allocation_unit:
         _fail(a, "register_allocation_unit", f"({a.register_allocation_unit}) must divide registers_per_sm")
     if a.register_allocation_granularity not in ("block", "warp"):
-        _fail(a, "register_allocation_granularity", f"must be 'block' or 'warp', got {a.register_allocation_granularity!r}")
+        _fail(a, "register_allocation_granularity",
+              f"must be 'block' or 'warp', got {a.register_allocation_granularity!r}")
     if a.global_memory_family not in GLOBAL_FAMILIES:
         _fail(a, "global_memory_family", f"must be one of {', '.join(GLOBAL_FAMILIES)}, got {a.global_memory_family!r}")
     if a.shared_memory_family not in SHARED_FAMILIES:
@@ -136,7 +137,8 @@ def _validate(a: Arch) -> None:
         _fail(a, "max_shared_memory_per_block_bytes", "exceeds shared_memory_per_sm_bytes")
     optin = a.max_shared_memory_per_block_optin_bytes
     if optin is not None and optin + a.reserved_shared_memory_per_block_bytes > a.shared_memory_per_sm_bytes:
-        _fail(a, "max_shared_memory_per_block_optin_bytes", "plus the reserved bytes exceeds shared_memory_per_sm_bytes")
+        _fail(a, "max_shared_memory_per_block_optin_bytes",
+              "plus the reserved bytes exceeds shared_memory_per_sm_bytes")
     carve = a.shared_memory_carveouts_kb
     if carve is not None:
         if list(carve) != sorted(set(carve)):
