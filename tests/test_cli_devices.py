@@ -1,0 +1,65 @@
+"""`perfcalc devices` and the shared output rules: formats, atomic --output, one-line errors."""
+
+import csv
+import io
+import json
+
+from typer.testing import CliRunner
+
+from perfcalc.cli import app
+
+runner = CliRunner()
+
+
+def test_devices_lists_every_cc():
+    result = runner.invoke(app, ["devices", "--format", "csv"])
+    assert result.exit_code == 0
+    rows = list(csv.DictReader(io.StringIO(result.stdout)))
+    assert [r["compute_capability"] for r in rows][:2] == ["1.0", "1.1"]
+    assert len([r for r in rows if r["compute_capability"]]) >= 24
+    g80 = rows[0]
+    assert g80["max_threads_per_sm"] == "768"  # PG4 Table F-2
+
+
+def test_devices_show_json_uses_the_dataclass_names():
+    result = runner.invoke(app, ["devices", "show", "86", "--format", "json"])
+    assert result.exit_code == 0
+    data = json.loads(result.stdout)
+    assert data["compute_capability"] == "8.6"
+    assert data["max_warps_per_sm"] == 48  # PG11/PG13: 48 warps per SM on 8.6
+    assert data["shared_memory_carveouts_kb"] == [0, 8, 16, 32, 64, 100]
+
+
+def test_markdown_output_is_a_table():
+    result = runner.invoke(app, ["devices", "show", "9.0", "--format", "markdown"])
+    assert result.exit_code == 0
+    assert "| max_blocks_per_sm" in result.stdout
+
+
+def test_unknown_cc_is_one_line_exit_2():
+    result = runner.invoke(app, ["devices", "show", "4.0"])
+    assert result.exit_code == 2
+    assert result.stderr.count("\n") == 1 and result.stderr.startswith("error: unknown compute capability '4.0'")
+    assert "Traceback" not in result.output
+
+
+def test_output_file_written_atomically(tmp_path):
+    target = tmp_path / "limits.csv"
+    result = runner.invoke(app, ["devices", "show", "7.0", "-f", "csv", "-o", str(target)])
+    assert result.exit_code == 0 and result.stdout == ""
+    assert "max_threads_per_sm,2048" in target.read_text()
+    assert [p.name for p in tmp_path.iterdir()] == ["limits.csv"]  # no temporary left behind
+
+
+def test_unwritable_output_path_fails_before_work(tmp_path):
+    target = tmp_path / "missing-dir" / "out.csv"
+    result = runner.invoke(app, ["devices", "-f", "csv", "-o", str(target)])
+    assert result.exit_code == 2
+    assert result.stderr.startswith("error: cannot write") and "does not exist" in result.stderr
+    assert not target.exists()
+
+
+def test_bad_option_value_is_one_line():
+    result = runner.invoke(app, ["devices", "--format", "xml"])
+    assert result.exit_code == 2
+    assert result.stderr.startswith("error: ") and result.stderr.count("\n") == 1

@@ -1,0 +1,59 @@
+"""The wheel carries the device files and the kernel catalog; the package layers stay separate."""
+
+import os
+import subprocess
+import sys
+import sysconfig
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _has(module: str) -> bool:
+    return subprocess.run([sys.executable, "-c", f"import {module}"], capture_output=True).returncode == 0
+
+
+@pytest.mark.skipif(not _has("hatchling"), reason="hatchling (the build backend, in the dev extra) is not installed")
+def test_wheel_installs_and_finds_all_device_files(tmp_path):
+    """Build the wheel, install it into a fresh venv, and load every CC from inside the wheel."""
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q",
+                    "-w", str(tmp_path / "dist"), str(ROOT)], check=True, capture_output=True)
+    wheel = next((tmp_path / "dist").glob("perfcalc-*.whl"))
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    py = venv / "bin" / "python"
+    subprocess.run([sys.executable, "-m", "pip", "--python", str(py), "install", "-q", "--no-deps",
+                    "--no-index", str(wheel)], check=True, capture_output=True)
+    # The fresh venv borrows this environment's dependencies (PyYAML, NumPy, ...) but not perfcalc.
+    site = subprocess.run([str(py), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                          check=True, capture_output=True, text=True).stdout.strip()
+    Path(site, "deps.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
+    code = ("import perfcalc, perfcalc.specs as s; print(perfcalc.__file__); "
+            "print(len(s.known_ccs())); print(s.get_arch('sm_90').max_warps_per_sm); "
+            "from perfcalc.specs.data_files import data_path; print(data_path('kernels.yaml').exists())")
+    out = subprocess.run([str(py), "-c", code], check=True, capture_output=True, text=True,
+                         cwd=tmp_path, env={k: v for k, v in os.environ.items() if k != "PYTHONPATH"}).stdout.split()
+    assert out[0].startswith(str(venv)), "perfcalc must come from the wheel, not the checkout"
+    assert out[1:] == ["24", "64", "True"]
+
+
+def test_core_layers_do_not_import_the_cli_or_renderers():
+    """DESIGN.md: nothing below cli imports typer; nothing below report imports tabulate/matplotlib."""
+    code = ("import sys, importlib\n"
+            "for m in ['perfcalc.specs', 'perfcalc.expr', 'perfcalc.model', 'perfcalc.memory', 'perfcalc.sim']:\n"
+            "    try: importlib.import_module(m)\n"
+            "    except ModuleNotFoundError as e:\n"
+            "        if e.name != m: raise\n"
+            "print(sorted(n for n in ('typer', 'tabulate', 'matplotlib') if n in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True).stdout
+    assert out.strip() == "[]"
+
+
+def test_python_dash_m_runs_the_cli():
+    """`python -m perfcalc` is the same program as the console script (a real subprocess)."""
+    result = subprocess.run([sys.executable, "-m", "perfcalc", "devices", "show", "sm_75", "--format", "csv"],
+                            capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    assert "max_warps_per_sm,32" in result.stdout  # CC 7.5: 32 warps per SM (PG11/PG13)
