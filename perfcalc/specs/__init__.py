@@ -1,6 +1,20 @@
 """Device data: YAML -> validated frozen dataclasses. Imports only stdlib and PyYAML."""
 
 from perfcalc.specs.arch import Arch, load_arch_file
-from perfcalc.specs.registry import all_archs, get_arch, known_ccs, normalize_cc, resolve_arch
+from perfcalc.specs.gpu import Gpu, load_products_file
+from perfcalc.specs.registry import (
+    all_archs,
+    all_gpus,
+    find_gpu,
+    get_arch,
+    get_gpu,
+    known_ccs,
+    known_gpus,
+    normalize_cc,
+    resolve_arch,
+    resolve_device,
+)
 
-__all__ = ["Arch", "all_archs", "get_arch", "known_ccs", "load_arch_file", "normalize_cc", "resolve_arch"]
+__all__ = ["Arch", "Gpu", "all_archs", "all_gpus", "find_gpu", "get_arch", "get_gpu", "known_ccs",
+           "known_gpus", "load_arch_file", "load_products_file", "normalize_cc", "resolve_arch",
+           "resolve_device"]

@@ -1,4 +1,5 @@
-"""Look up shipped devices by any spelling a CUDA programmer uses: `7.0`, `70`, `sm_70`."""
+"""Look up shipped devices by any spelling a CUDA programmer uses: `7.0`, `70`, `sm_70`, or a
+GPU product name (`g80`, `v100`, `H100 SXM`), which brings its compute capability."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from pathlib import Path
 from perfcalc.errors import UnknownDeviceError
 from perfcalc.specs.arch import Arch, load_arch_file
 from perfcalc.specs.data_files import data_path
+from perfcalc.specs.gpu import Gpu, load_products_file, normalize_name
 
 _CC_SPELLING = re.compile(r"^(?:sm_?|compute_|cc)?(\d)\.?(\d)$", re.IGNORECASE)
 
@@ -49,9 +51,54 @@ def all_archs() -> tuple[Arch, ...]:
     return tuple(get_arch(cc) for cc in known_ccs())
 
 
-def resolve_arch(device: str | Path) -> Arch:
-    """A CC spelling, or the path of a user's own device file (same validation)."""
-    text = str(device)
+@cache
+def all_gpus() -> tuple[Gpu, ...]:
+    """Every shipped GPU product, in file order (by compute capability)."""
+    return load_products_file(devices_dir() / "products.yaml")
+
+
+def known_gpus() -> tuple[str, ...]:
+    """The look-up keys of the shipped products (`g80`, ..., `h100-sxm`)."""
+    return tuple(g.key for g in all_gpus())
+
+
+@cache
+def _gpu_index() -> dict[str, Gpu]:
+    return {name: g for g in all_gpus() for name in g.lookup_names()}
+
+
+def find_gpu(name: str) -> Gpu | None:
+    """The product a name means (key, alias or full name; case, spaces, '-', '_' ignored)."""
+    return _gpu_index().get(normalize_name(name))
+
+
+def get_gpu(name: str) -> Gpu:
+    """The product a name means; an unknown name lists the known keys."""
+    gpu = find_gpu(name)
+    if gpu is None:
+        raise UnknownDeviceError(
+            f"unknown GPU {name!r}; known: {', '.join(known_gpus())} "
+            f"(or give a compute capability such as 7.0)"
+        )
+    return gpu
+
+
+def resolve_device(device: str | Path) -> tuple[Arch, Gpu | None]:
+    """A CC spelling, a product name or a device-file path -> (its CC limits, the product or None)."""
+    text = str(device).strip()
     if text.endswith((".yaml", ".yml")):
-        return load_arch_file(Path(text))
-    return get_arch(text)
+        return load_arch_file(Path(text)), None
+    if normalize_cc(text) is not None:
+        return get_arch(text), None
+    gpu = find_gpu(text)
+    if gpu is None:
+        raise UnknownDeviceError(
+            f"unknown device {text!r}: not a compute capability ({', '.join(known_ccs())}) "
+            f"nor a GPU ({', '.join(known_gpus())})"
+        )
+    return get_arch(gpu.compute_capability), gpu
+
+
+def resolve_arch(device: str | Path) -> Arch:
+    """A CC spelling, a GPU product name (its CC), or the path of a user's own device file."""
+    return resolve_device(device)[0]
