@@ -1,0 +1,237 @@
+"""Theoretical occupancy: how many blocks of a kernel stay resident on one SM, and what limits them.
+
+NVIDIA's algorithm (CUDA 13.0 cuda_occupancy.h for CC 3.0+, the CUDA 7.0 header and the
+spreadsheet for CC 1.x/2.x; reference/occupancy.md) is written once, over NumPy arrays, in
+`occupancy_grid`: any input may be an array and they broadcast (block sizes x registers x shared
+memory), so sweeps and block-size suggestions run the same code as a single answer.
+`occupancy` is that grid at one point.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from perfcalc.errors import InputError
+from perfcalc.model import occupancy_inputs as inputs
+from perfcalc.model import occupancy_rules as rules
+from perfcalc.model.occupancy_rules import UNLIMITED
+from perfcalc.specs import Arch, resolve_arch
+
+__all__ = ["LIMITERS", "LIMITER_BITS", "UNLIMITED", "OccupancyGrid", "OccupancyResult", "as_arch",
+           "occupancy", "occupancy_grid"]
+
+# Limiter names in report order, with H13's cudaOccLimitingFactor bits.
+LIMITERS = ("warps", "registers", "shared_memory", "blocks", "barriers")
+LIMITER_BITS = {"warps": 0x01, "registers": 0x02, "shared_memory": 0x04, "blocks": 0x08, "barriers": 0x10}
+
+
+@dataclass(frozen=True)
+class OccupancyResult:
+    """One configuration's occupancy (JSON field names of `perfcalc occupancy`).
+
+    `block_limits` maps each limiter to the blocks it alone would allow; UNLIMITED (2**31 - 1,
+    the header's INT_MAX) marks a resource the kernel does not use; "barriers" is present only
+    where the CC applies a barrier limit (9.0).
+    """
+
+    active_blocks_per_sm: int
+    active_warps_per_sm: int
+    active_threads_per_sm: int
+    occupancy: float
+    limiters: tuple[str, ...]
+    block_limits: dict[str, int]
+    allocated_registers_per_block: int
+    allocated_shared_memory_per_block: int
+    shared_memory_per_sm_bytes: int
+
+
+@dataclass(frozen=True)
+class OccupancyGrid:
+    """Occupancy of every configuration of a broadcast grid; all arrays share `shape`.
+
+    Arrays are read-only views (broadcast, not copied). `limiter_mask` uses H13's bits
+    (LIMITER_BITS); `limit_barriers` is None where no barrier limit applies.
+    """
+
+    arch: Arch
+    cache_config: str
+    block_barriers: int
+    block_size: np.ndarray
+    registers_per_thread: np.ndarray
+    static_shared_memory: np.ndarray
+    dynamic_shared_memory: np.ndarray
+    carveout: np.ndarray
+    warps_per_block: np.ndarray
+    active_blocks: np.ndarray
+    limiter_mask: np.ndarray
+    limit_warps: np.ndarray
+    limit_registers: np.ndarray
+    limit_shared_memory: np.ndarray
+    limit_blocks: np.ndarray
+    limit_barriers: np.ndarray | None
+    allocated_registers: np.ndarray
+    allocated_shared_memory: np.ndarray
+    shared_memory_per_sm: np.ndarray
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return self.active_blocks.shape
+
+    @property
+    def active_warps(self) -> np.ndarray:
+        return self.active_blocks * self.warps_per_block
+
+    @property
+    def active_threads(self) -> np.ndarray:
+        return self.active_blocks * self.block_size
+
+    @property
+    def occupancy(self) -> np.ndarray:
+        """Active warps / the SM's warp slots (fraction 0..1)."""
+        return self.active_warps / self.arch.max_warps_per_sm
+
+    def limits(self) -> dict[str, np.ndarray]:
+        """Per-limiter block limits by name ("barriers" only where it applies)."""
+        named = {"warps": self.limit_warps, "registers": self.limit_registers,
+                 "shared_memory": self.limit_shared_memory, "blocks": self.limit_blocks}
+        if self.limit_barriers is not None:
+            named["barriers"] = self.limit_barriers
+        return named
+
+    def limiters_at(self, index: Any = ()) -> tuple[str, ...]:
+        mask = int(self.limiter_mask[index])
+        return tuple(name for name in LIMITERS if mask & LIMITER_BITS[name])
+
+    def result_at(self, index: Any = ()) -> OccupancyResult:
+        """The scalar result of one configuration of the grid."""
+        blocks = int(self.active_blocks[index])
+        warps = blocks * int(self.warps_per_block[index])
+        return OccupancyResult(
+            active_blocks_per_sm=blocks,
+            active_warps_per_sm=warps,
+            active_threads_per_sm=blocks * int(self.block_size[index]),
+            occupancy=warps / self.arch.max_warps_per_sm,
+            limiters=self.limiters_at(index),
+            block_limits={name: int(limit[index]) for name, limit in self.limits().items()},
+            allocated_registers_per_block=int(self.allocated_registers[index]),
+            allocated_shared_memory_per_block=int(self.allocated_shared_memory[index]),
+            shared_memory_per_sm_bytes=int(self.shared_memory_per_sm[index]),
+        )
+
+
+def as_arch(cc: Arch | str | float | int) -> Arch:
+    """An Arch, or any CC spelling / device-file path resolved to one."""
+    return cc if isinstance(cc, Arch) else resolve_arch(str(cc))
+
+
+def occupancy_grid(
+    cc: Arch | str,
+    block_size: Any,
+    registers_per_thread: Any,
+    static_shared_memory: Any = 0,
+    dynamic_shared_memory: Any = 0,
+    carveout: Any = None,
+    cache_config: str | None = None,
+    *,
+    block_barriers: int = 1,
+) -> OccupancyGrid:
+    """Occupancy over broadcast arrays of configurations (the one implementation).
+
+    carveout: None or -1 = default, else percent 0..100 (scalar or array; CC 7.0+).
+    cache_config: None | "none" | "prefer-shared" | "prefer-l1" | "prefer-equal" (2.x/3.x
+    splits; on 7.0+ it stands in for a default carveout). block_barriers: barriers per block
+    (cudaFuncAttributes converts to 1); used by the 9.0 barrier limit, 0 skips it.
+    """
+    arch = as_arch(cc)
+    blocks = inputs.as_int_array(block_size, "block size")
+    regs = inputs.as_int_array(registers_per_thread, "registers per thread")
+    static = inputs.as_int_array(static_shared_memory, "static shared memory")
+    dynamic = inputs.as_int_array(dynamic_shared_memory, "dynamic shared memory")
+    inputs.check_block_size(arch, blocks)
+    inputs.check_registers(arch, regs)
+    inputs.check_shared_memory(arch, static, dynamic)
+    inputs.check_total_shared_memory(arch, static, dynamic)
+    return compute_grid(arch, blocks, regs, static, dynamic,
+                        inputs.normalize_carveout(arch, carveout),
+                        inputs.normalize_cache_config(arch, cache_config),
+                        inputs.check_block_barriers(block_barriers))
+
+
+def compute_grid(arch: Arch, blocks: np.ndarray, regs: np.ndarray, static: np.ndarray,
+                 dynamic: np.ndarray, carveout: np.ndarray, cache_config: str,
+                 block_barriers: int) -> OccupancyGrid:
+    """The algorithm on checked int64 arrays (H13 cudaOccMaxActiveBlocksPerMultiprocessor)."""
+    limit_warps = rules.warp_limit(arch, blocks)
+    limit_regs = rules.register_limit(arch, blocks, regs)
+    alloc_regs = rules.allocated_registers(arch, blocks, regs)
+    alloc_smem = rules.allocated_shared_memory(arch, static, dynamic)
+    preferred = rules.preferred_shared_memory(arch, carveout, cache_config)
+    capacity = rules.shared_memory_capacity(arch, alloc_smem, preferred)
+    limit_smem = rules.shared_memory_limit(
+        alloc_smem, rules.shared_memory_block_limit(arch, static, dynamic), capacity)
+    limit_blocks = np.asarray(arch.max_blocks_per_sm)
+
+    active = np.minimum(np.minimum(limit_regs, limit_smem), np.minimum(limit_warps, limit_blocks))
+    limit_bars = None
+    if rules.barrier_limit_applies(arch, block_barriers):
+        limit_bars = np.asarray(rules.barrier_limit(arch, block_barriers))
+        active = np.minimum(active, limit_bars)
+    # A limiter is every limit equal to the final minimum (H13 sets the same bits; it computes
+    # them before min'ing in the barrier limit, which can only differ with >= 3 barriers/block).
+    named = ((limit_warps, "warps"), (limit_regs, "registers"), (limit_smem, "shared_memory"),
+             (limit_blocks, "blocks"), (limit_bars, "barriers"))
+    mask = np.zeros(np.shape(active), dtype=np.uint8)
+    for limit, name in named:
+        if limit is not None:
+            mask |= (limit == active).astype(np.uint8) * np.uint8(LIMITER_BITS[name])
+
+    active = np.asarray(active)
+    shape = active.shape
+
+    def view(array: np.ndarray) -> np.ndarray:
+        return np.broadcast_to(array, shape)  # a read-only view, never a copy
+
+    active.flags.writeable = False
+    mask.flags.writeable = False
+    return OccupancyGrid(
+        arch=arch, cache_config=cache_config, block_barriers=block_barriers,
+        block_size=view(blocks), registers_per_thread=view(regs),
+        static_shared_memory=view(static), dynamic_shared_memory=view(dynamic),
+        carveout=view(carveout), warps_per_block=view(rules.warps_per_block(arch, blocks)),
+        active_blocks=active, limiter_mask=mask,
+        limit_warps=view(limit_warps), limit_registers=view(limit_regs),
+        limit_shared_memory=view(limit_smem), limit_blocks=view(limit_blocks),
+        limit_barriers=None if limit_bars is None else view(limit_bars),
+        allocated_registers=view(alloc_regs), allocated_shared_memory=view(alloc_smem),
+        shared_memory_per_sm=view(capacity),
+    )
+
+
+def occupancy(
+    cc: Arch | str,
+    block_size: int,
+    registers_per_thread: int,
+    static_shared_memory: int = 0,
+    dynamic_shared_memory: int = 0,
+    carveout: int | None = None,
+    cache_config: str | None = None,
+    *,
+    block_barriers: int = 1,
+) -> OccupancyResult:
+    """Occupancy of one kernel configuration on one SM of compute capability `cc`.
+
+    >>> occupancy("7.0", 256, 32).active_blocks_per_sm
+    8
+    """
+    for name, value in (("block size", block_size), ("registers per thread", registers_per_thread),
+                        ("static shared memory", static_shared_memory),
+                        ("dynamic shared memory", dynamic_shared_memory), ("carveout", carveout)):
+        if np.ndim(value) != 0:
+            raise InputError(f"{name} must be one number for occupancy(); use occupancy_grid "
+                                    f"for arrays")
+    grid = occupancy_grid(cc, block_size, registers_per_thread, static_shared_memory,
+                          dynamic_shared_memory, carveout, cache_config, block_barriers=block_barriers)
+    return grid.result_at(())
