@@ -1,0 +1,346 @@
+"""Read the per-kernel resource usage that `nvcc -Xptxas -v` / `--resource-usage` prints.
+
+Occupancy needs three numbers per kernel that only the compiler knows: registers per thread,
+static shared memory per block and named barriers. ptxas prints them once per entry function
+and target architecture, e.g. (CUDA 13.0, captured in tests/data/ptxas_seeds_sm75.txt):
+
+    ptxas info    : Compiling entry function '_Z15MatrixMulKernelPfS_S_i' for 'sm_75'
+    ptxas info    : Function properties for _Z15MatrixMulKernelPfS_S_i
+        0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
+    ptxas info    : Used 52 registers, used 0 barriers, 380 bytes cmem[0]
+
+Older toolkits print `A+B bytes smem` on CC 1.x, where B is the kernel parameters: on 1.x they
+are passed in shared memory (CUDA C Programming Guide 3.x, "__global__ function parameters ...
+via shared memory and are limited to 256 bytes on devices of compute capability 1.x"), so both
+parts occupy the block's shared memory and are added here.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from perfcalc.errors import InputError
+
+_ENTRY = re.compile(r"Compiling entry function '([^']+)'(?: for '(\w+)')?")
+_PROPERTIES = re.compile(r"Function properties for (\S+)")
+_FRAME = re.compile(
+    r"(\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) bytes spill loads")
+_USED = re.compile(r"Used (\d+) registers(.*)$")
+_BARRIERS = re.compile(r"used (\d+) barriers")
+_SMEM = re.compile(r"(\d+)(?:\+(\d+))? bytes smem")
+_LMEM = re.compile(r"(\d+)(?:\+(\d+))? bytes lmem")
+_CMEM = re.compile(r"(\d+) bytes cmem\[(\d+)\]")
+_ERROR = re.compile(r"ptxas (?:error|fatal)\s*:?(.*)$")
+_SM = re.compile(r"^sm_(\d)(\d)[a-z]?$")
+
+
+@dataclass(frozen=True)
+class KernelResources:
+    """What ptxas reports for one entry function compiled for one architecture.
+
+    `shared_memory_bytes` is the static shared memory per block (on CC 1.x including the
+    `+B` kernel-parameter part, kept separately in `parameter_shared_memory_bytes`). Fields ptxas
+    did not print are None (older toolkits print no barrier count, for example).
+    """
+
+    name: str
+    demangled: str | None
+    arch: str | None
+    registers: int
+    shared_memory_bytes: int
+    parameter_shared_memory_bytes: int
+    barriers: int | None
+    stack_frame_bytes: int | None
+    spill_store_bytes: int | None
+    spill_load_bytes: int | None
+    local_memory_bytes: int | None
+    constant_memory_bytes: tuple[tuple[int, int], ...]
+
+    @property
+    def display_name(self) -> str:
+        return self.demangled or self.name
+
+    @property
+    def compute_capability(self) -> str | None:
+        """'sm_75' -> '7.5'; None for a missing or unusual target name."""
+        match = _SM.match(self.arch or "")
+        return f"{match.group(1)}.{match.group(2)}" if match else None
+
+
+def _sum_parts(match: re.Match[str] | None) -> tuple[int | None, int]:
+    if match is None:
+        return None, 0
+    extra = int(match.group(2) or 0)
+    return int(match.group(1)) + extra, extra
+
+
+def _resources(name: str, arch: str | None, used: re.Match[str],
+               frame: re.Match[str] | None) -> KernelResources:
+    rest = used.group(2)
+    smem, smem_params = _sum_parts(_SMEM.search(rest))
+    lmem, _ = _sum_parts(_LMEM.search(rest))
+    barriers = _BARRIERS.search(rest)
+    return KernelResources(
+        name=name,
+        demangled=demangle(name),
+        arch=arch,
+        registers=int(used.group(1)),
+        shared_memory_bytes=smem or 0,
+        parameter_shared_memory_bytes=smem_params,
+        barriers=int(barriers.group(1)) if barriers else None,
+        stack_frame_bytes=int(frame.group(1)) if frame else None,
+        spill_store_bytes=int(frame.group(2)) if frame else None,
+        spill_load_bytes=int(frame.group(3)) if frame else None,
+        local_memory_bytes=lmem,
+        constant_memory_bytes=tuple((int(b), int(n)) for n, b in _CMEM.findall(rest)),
+    )
+
+
+def parse_ptxas(text: str, source: str = "ptxas output") -> tuple[KernelResources, ...]:
+    """Every entry function's resources, in the order ptxas printed them.
+
+    A `Used N registers` line belongs to the entry function announced before it; one that
+    follows the properties of a non-entry (device) function is skipped. A `Used` line with no
+    entry announced at all (a pasted fragment) becomes an unnamed kernel. Raises InputError
+    naming `source` when no kernel is found or ptxas reported an error (the compilation failed,
+    so the numbers it still printed describe no kernel that can run).
+    """
+    kernels: list[KernelResources] = []
+    entry: tuple[str, str | None] | None = None
+    props_name: str | None = None
+    frame: re.Match[str] | None = None
+    errors: list[str] = []
+    for line in text.splitlines():
+        if m := _ENTRY.search(line):
+            entry, props_name, frame = (m.group(1), m.group(2)), None, None
+        elif m := _PROPERTIES.search(line):
+            props_name, frame = m.group(1), None
+        elif m := _FRAME.search(line):
+            frame = m
+        elif m := _USED.search(line):
+            if entry is None and props_name is None:
+                kernels.append(_resources(f"kernel_{len(kernels) + 1}", None, m, frame))
+            elif entry is not None and props_name in (None, entry[0]):
+                kernels.append(_resources(entry[0], entry[1], m, frame))
+            entry, props_name, frame = None, None, None
+        elif m := _ERROR.search(line):
+            errors.append(m.group(1).strip())
+    if errors:
+        raise InputError(f"{source} records a failed compilation (ptxas error: {errors[0]}); "
+                         "fix the kernel and compile again")
+    if not kernels:
+        raise InputError(
+            f"no kernel resource usage found in {source}: expected the output of nvcc -Xptxas -v "
+            "or nvcc --resource-usage, with lines like \"ptxas info : Used 32 registers\"")
+    return tuple(kernels)
+
+
+def read_ptxas_file(path: str | Path) -> tuple[KernelResources, ...]:
+    """Parse a saved ptxas log; unreadable or kernel-free files raise InputError."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError as exc:
+        raise InputError(f"cannot read ptxas file {path}: {exc.strerror or exc}") from None
+    return parse_ptxas(text, source=f"ptxas file {path}")
+
+
+# --- a small Itanium C++ ABI demangler --------------------------------------------------------
+# Covers what kernel signatures usually contain: namespaces, builtin and class types, pointers,
+# references, cv-qualifiers, template arguments (types and integer/bool literals) and
+# substitutions (S_, S0_, ...). Anything else (function types, template parameters, lambdas)
+# returns None and the mangled name is shown. Output follows c++filt's spelling.
+
+_BUILTINS = {
+    "v": "void", "w": "wchar_t", "b": "bool", "c": "char", "a": "signed char",
+    "h": "unsigned char", "s": "short", "t": "unsigned short", "i": "int", "j": "unsigned int",
+    "l": "long", "m": "unsigned long", "x": "long long", "y": "unsigned long long",
+    "n": "__int128", "o": "unsigned __int128", "f": "float", "d": "double",
+    "e": "long double", "g": "__float128", "z": "...",
+}
+_STD_ABBREVIATIONS = {
+    "Sa": "std::allocator", "Sb": "std::basic_string", "Ss": "std::string",
+    "Si": "std::istream", "So": "std::ostream", "Sd": "std::iostream",
+}
+_LITERAL_SUFFIX = {"i": "", "j": "u", "l": "l", "m": "ul", "x": "ll", "y": "ull"}
+
+
+class _Unsupported(Exception):
+    """The name uses a part of the ABI this small demangler does not cover."""
+
+
+class _Demangler:
+    def __init__(self, text: str) -> None:
+        self.text, self.pos, self.subs = text, 0, []
+
+    def peek(self, n: int = 1) -> str:
+        return self.text[self.pos:self.pos + n]
+
+    def take(self, n: int = 1) -> str:
+        part = self.peek(n)
+        if len(part) < n:
+            raise _Unsupported
+        self.pos += n
+        return part
+
+    def number(self) -> int:
+        start = self.pos
+        while self.peek().isdigit():
+            self.pos += 1
+        if start == self.pos:
+            raise _Unsupported
+        return int(self.text[start:self.pos])
+
+    def source_name(self) -> str:
+        length = self.number()
+        name = self.take(length)
+        if name.startswith("_GLOBAL__N"):
+            return "(anonymous namespace)"
+        return name
+
+    def template_args(self) -> str:
+        self.take()  # 'I'
+        args = []
+        while self.peek() != "E":
+            args.append(self.literal() if self.peek() == "L" else self.type())
+        self.take()
+        inner = ", ".join(args)
+        return f"<{inner} >" if inner.endswith(">") else f"<{inner}>"
+
+    def literal(self) -> str:
+        self.take()  # 'L'
+        kind = self.take()
+        negative = self.peek() == "n"
+        if negative:
+            self.take()
+        value = self.number()
+        self.take() if self.peek() == "E" else None
+        if kind == "b":
+            return "true" if value else "false"
+        if kind not in _LITERAL_SUFFIX:
+            raise _Unsupported
+        return f"{'-' if negative else ''}{value}{_LITERAL_SUFFIX[kind]}"
+
+    def substitution(self) -> str:
+        self.take()  # 'S'
+        if self.peek() == "_":
+            self.take()
+            index = 0
+        else:
+            start = self.pos
+            while self.peek() and self.peek() != "_":
+                self.pos += 1
+            self.take()
+            index = int(self.text[start:self.pos - 1], 36) + 1
+        if index >= len(self.subs):
+            raise _Unsupported
+        return self.subs[index]
+
+    def unqualified_prefix(self) -> tuple[str, bool]:
+        """One name component and whether it is new (a substitution candidate)."""
+        two = self.peek(2)
+        if two == "St":
+            self.take(2)
+            return "std::" + self.source_name(), True
+        if two in _STD_ABBREVIATIONS:
+            self.take(2)
+            return _STD_ABBREVIATIONS[two], False
+        if self.peek() == "S":
+            return self.substitution(), False
+        if self.peek().isdigit():
+            return self.source_name(), True
+        raise _Unsupported
+
+    def nested_name(self, is_function: bool) -> tuple[str, bool]:
+        """N ... E: the qualified name and whether it ends in template arguments.
+
+        Every prefix is a substitution candidate; the function's own complete name is not.
+        """
+        self.take()  # 'N'
+        if self.peek() in ("K", "V", "r"):
+            raise _Unsupported  # cv-qualified member functions are not kernels
+        name, templated = "", False
+        while self.peek() != "E":
+            if self.peek() == "I":
+                name += self.template_args()
+                templated, new = True, True
+            else:
+                part, new = self.unqualified_prefix()
+                name = f"{name}::{part}" if name else part
+                templated = False
+            final = self.peek() == "E"
+            if new and not (final and is_function):
+                self.subs.append(name)
+        self.take()
+        return name, templated
+
+    def unscoped_name(self, is_function: bool) -> tuple[str, bool]:
+        name, new = self.unqualified_prefix()
+        if self.peek() == "I":
+            if new:
+                self.subs.append(name)
+            name += self.template_args()
+            if not is_function:
+                self.subs.append(name)
+            return name, True
+        if new and not is_function:
+            self.subs.append(name)
+        return name, False
+
+    def type(self) -> str:
+        c = self.peek()
+        if c in _BUILTINS:
+            self.take()
+            return _BUILTINS[c]
+        if c in ("P", "R", "O"):
+            self.take()
+            inner = self.type()
+            result = inner + {"P": "*", "R": "&", "O": "&&"}[c]
+            self.subs.append(result)
+            return result
+        if c in ("K", "V", "r"):
+            quals = []
+            while self.peek() in ("K", "V", "r"):
+                quals.append(self.take())
+            inner = self.type()
+            words = [w for q, w in (("K", "const"), ("V", "volatile"), ("r", "restrict"))
+                     if q in quals]
+            result = f"{inner} {' '.join(words)}"
+            self.subs.append(result)
+            return result
+        if c == "N":
+            return self.nested_name(is_function=False)[0]
+        if c.isdigit() or c == "S":
+            return self.unscoped_name(is_function=False)[0]
+        raise _Unsupported
+
+    def function(self) -> str:
+        if self.take(2) != "_Z":
+            raise _Unsupported
+        if self.peek() == "N":
+            name, templated = self.nested_name(is_function=True)
+        else:
+            name, templated = self.unscoped_name(is_function=True)
+        prefix = f"{self.type()} " if templated else ""
+        params = []
+        while self.pos < len(self.text):
+            params.append(self.type())
+        if params == ["void"]:
+            params = []
+        return f"{prefix}{name}({', '.join(params)})"
+
+
+def demangle(name: str) -> str | None:
+    """'_Z15MatrixMulKernelPfS_S_i' -> 'MatrixMulKernel(float*, float*, float*, int)'.
+
+    Returns None for names that are not mangled (extern "C" kernels) or use parts of the
+    Itanium ABI this small demangler leaves out.
+    """
+    if not name.startswith("_Z"):
+        return None
+    try:
+        return _Demangler(name).function()
+    except (_Unsupported, ValueError):
+        return None
