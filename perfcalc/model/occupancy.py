@@ -137,6 +137,7 @@ def occupancy_grid(
     cache_config: str | None = None,
     *,
     block_barriers: int = 1,
+    check_launch: bool = True,
 ) -> OccupancyGrid:
     """Occupancy over broadcast arrays of configurations (the one implementation).
 
@@ -144,16 +145,20 @@ def occupancy_grid(
     cache_config: None | "none" | "prefer-shared" | "prefer-l1" | "prefer-equal" (2.x/3.x
     splits; on 7.0+ it stands in for a default carveout). block_barriers: barriers per block
     (cudaFuncAttributes converts to 1); used by the 9.0 barrier limit, 0 skips it.
+    check_launch=False lets configurations the hardware cannot launch (block, registers or
+    shared memory above the CC's per-block limits) through as 0 blocks, as cuda_occupancy.h
+    reports them, for sweeps that run past a limit; negative or fractional values still fail.
     """
     arch = as_arch(cc)
     blocks = inputs.as_int_array(block_size, "block size")
     regs = inputs.as_int_array(registers_per_thread, "registers per thread")
     static = inputs.as_int_array(static_shared_memory, "static shared memory")
     dynamic = inputs.as_int_array(dynamic_shared_memory, "dynamic shared memory")
-    inputs.check_block_size(arch, blocks)
-    inputs.check_registers(arch, regs)
-    inputs.check_shared_memory(arch, static, dynamic)
-    inputs.check_total_shared_memory(arch, static, dynamic)
+    inputs.check_block_size(arch, blocks, upper=check_launch)
+    inputs.check_registers(arch, regs, upper=check_launch)
+    inputs.check_shared_memory(arch, static, dynamic, upper=check_launch)
+    if check_launch:
+        inputs.check_total_shared_memory(arch, static, dynamic)
     return compute_grid(arch, blocks, regs, static, dynamic,
                         inputs.normalize_carveout(arch, carveout),
                         inputs.normalize_cache_config(arch, cache_config),

@@ -42,37 +42,37 @@ def _first(mask: np.ndarray, array: np.ndarray) -> int:
     return int(np.broadcast_to(array, mask.shape)[mask].flat[0])
 
 
-def check_block_size(arch: Arch, block_size: np.ndarray) -> None:
+def check_block_size(arch: Arch, block_size: np.ndarray, upper: bool = True) -> None:
     cc, limit = arch.compute_capability, arch.max_threads_per_block
     where = device_file(arch, "max_threads_per_block")
     if (block_size <= 0).any():
         value = _first(block_size <= 0, block_size)
         raise InputError(f"block size {value} is not launchable: a block has 1 to {limit} threads "
                          f"on CC {cc} ({where})")
-    if (block_size > limit).any():
+    if upper and (block_size > limit).any():
         value = _first(block_size > limit, block_size)
         raise InputError(f"block of {value} threads exceeds CC {cc}'s limit of {limit} threads per "
                          f"block ({where}); the hardware cannot launch it")
 
 
-def check_registers(arch: Arch, registers: np.ndarray) -> None:
+def check_registers(arch: Arch, registers: np.ndarray, upper: bool = True) -> None:
     cc, limit = arch.compute_capability, arch.max_registers_per_thread
     where = device_file(arch, "max_registers_per_thread")
-    bad = (registers < 0) | (registers > limit)
+    bad = (registers < 0) | ((registers > limit) if upper else False)
     if bad.any():
         value = _first(bad, registers)
         raise InputError(f"{value} registers per thread is outside CC {cc}'s range of 0 to {limit} "
                          f"({where}); ptxas cannot allocate it")
 
 
-def check_shared_memory(arch: Arch, static: np.ndarray, dynamic: np.ndarray) -> None:
+def check_shared_memory(arch: Arch, static: np.ndarray, dynamic: np.ndarray, upper: bool = True) -> None:
     """Non-negative sizes; static within the default per-block limit (only dynamic opts in)."""
     cc = arch.compute_capability
     for name, array in (("static", static), ("dynamic", dynamic)):
         if (array < 0).any():
             raise InputError(f"{name} shared memory of {_first(array < 0, array)} bytes is negative")
     default = arch.max_shared_memory_per_block_bytes
-    if (static > default).any():
+    if upper and (static > default).any():
         value = _first(static > default, static)
         raise InputError(f"static shared memory of {value} bytes exceeds CC {cc}'s limit of {default} "
                          f"bytes per block ({device_file(arch, 'max_shared_memory_per_block_bytes')}); "

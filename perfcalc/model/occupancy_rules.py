@@ -99,7 +99,7 @@ def _warp_granular_register_limit(arch: Arch, block_size: np.ndarray, registers:
 
 
 @cache
-def _gp10x_sub_partitions() -> int:
+def gp10x_sub_partitions() -> int:
     return get_arch("6.1").sub_partitions
 
 
@@ -107,14 +107,16 @@ def register_limit(arch: Arch, block_size: np.ndarray, registers: np.ndarray) ->
     """Blocks the register file holds; 0 where one block cannot be launched."""
     if is_block_granular(arch):
         per_block = allocated_registers(arch, block_size, registers)
-        limit = np.where(per_block <= arch.max_registers_per_block,
-                         arch.registers_per_sm // np.maximum(per_block, 1), 0)
+        fits = (per_block <= arch.max_registers_per_block) & (registers <= arch.max_registers_per_thread)
+        limit = np.where(fits, arch.registers_per_sm // np.maximum(per_block, 1), 0)
         return np.where(per_block == 0, UNLIMITED, limit)
     limit = _warp_granular_register_limit(arch, block_size, registers, arch.sub_partitions)
+    # H13's per-thread check (registers above what ptxas can give a thread launch nothing).
+    limit = np.where(registers > arch.max_registers_per_thread, 0, limit)
     if arch.cc_number == 60:
         # H13 cudaOccMaxActiveBlocksPerMultiprocessor: a kernel that cannot run on GP10x
         # (6.1's 4 sub-partitions) is reported as not running on GP100 either.
-        gp10x = _warp_granular_register_limit(arch, block_size, registers, _gp10x_sub_partitions())
+        gp10x = _warp_granular_register_limit(arch, block_size, registers, gp10x_sub_partitions())
         limit = np.where(gp10x == 0, 0, limit)
     return limit
 
