@@ -1,0 +1,231 @@
+"""What to change: advice computed with the occupancy engine itself, never from rules of thumb.
+
+Every suggestion is a configuration the engine was asked about: "registers limit you: <= 24
+registers per thread would allow 10 blocks" means the engine, fed 24 registers and everything
+else unchanged, answers 10 blocks, and 25 registers would not raise the count. A configuration
+that fits zero blocks also gets the reason, with the numbers the hardware check compares.
+
+The searches use `occupancy_grid` over whole ranges at once (all register counts, all shared
+memory sizes in allocation units, all block sizes), so advice costs a few array evaluations.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from perfcalc.model.occupancy import OccupancyResult, as_arch, occupancy_grid
+from perfcalc.model.occupancy_rules import (
+    allocated_warps,
+    registers_per_warp,
+    round_up,
+    warps_per_block,
+)
+from perfcalc.specs import Arch
+
+
+@dataclass(frozen=True)
+class Hint:
+    """One change and what the engine says it gives.
+
+    kind: "resources" (fewer registers and/or less shared memory per block), "carveout" (a
+    larger shared-memory carveout), "block_size" (the nearest block size that does better) or
+    "none" (already at 100 %). `changes` maps the input names (registers_per_thread,
+    shared_memory_per_block = static + dynamic bytes, carveout, block_size) to suggested values;
+    `limiters` are the current limiters the change works on (all of them for a block size).
+    """
+
+    kind: str
+    limiters: tuple[str, ...]
+    changes: dict[str, int]
+    active_blocks_per_sm: int
+    occupancy: float
+
+
+@dataclass(frozen=True)
+class ZeroFitReason:
+    """Why one block does not fit: `needed` of a resource against `available` (a device key).
+
+    For registers, `needed` is what the launch check counts: registers per warp times the
+    warps per block rounded up to the sub-partition count (`warps_counted`); on CC 1.x it is
+    the per-block allocation (warps rounded up to pairs, H70) and `registers_per_warp` is 0.
+    For shared memory `available` includes the reserved bytes (CC 8.0+), as H13 compares it.
+    """
+
+    limiter: str
+    needed: int
+    available: int
+    limit_key: str
+    warps_per_block: int
+    warps_counted: int
+    sub_partitions: int
+    registers_per_warp: int
+
+
+@dataclass(frozen=True)
+class OccupancyInputs:
+    """One kernel configuration, named as `occupancy()`'s parameters (None = default)."""
+
+    block_size: int
+    registers_per_thread: int
+    static_shared_memory: int = 0
+    dynamic_shared_memory: int = 0
+    carveout: int | None = None
+    cache_config: str | None = None
+    block_barriers: int = 1
+
+    @property
+    def shared_memory(self) -> int:
+        """Static + dynamic bytes the kernel asks for per block."""
+        return self.static_shared_memory + self.dynamic_shared_memory
+
+
+@dataclass(frozen=True)
+class Advice:
+    """A configuration's result, why it fits zero blocks (if so), and what to change."""
+
+    compute_capability: str
+    inputs: OccupancyInputs
+    result: OccupancyResult
+    zero_fit_reasons: tuple[ZeroFitReason, ...]
+    hints: tuple[Hint, ...]
+
+
+@dataclass(frozen=True)
+class _Config:
+    """The inputs bound to an Arch, with the engine call every search varies one input of."""
+
+    arch: Arch
+    inputs: OccupancyInputs
+
+    def grid(self, **overrides: Any):
+        i = self.inputs
+        values = {"block_size": i.block_size, "registers_per_thread": i.registers_per_thread,
+                  "static_shared_memory": i.static_shared_memory,
+                  "dynamic_shared_memory": i.dynamic_shared_memory, "carveout": i.carveout}
+        values.update(overrides)
+        return occupancy_grid(self.arch, cache_config=i.cache_config,
+                              block_barriers=i.block_barriers, **values)
+
+    def split(self, total: np.ndarray) -> dict[str, np.ndarray]:
+        """A smaller total shared memory: static kept as far as it fits, the rest dynamic."""
+        static = np.minimum(self.inputs.static_shared_memory, total)
+        return {"static_shared_memory": static, "dynamic_shared_memory": total - static}
+
+
+def advise(cc: Arch | str, inputs: OccupancyInputs) -> Advice:
+    """Occupancy of one configuration plus the reasons for a zero fit and the hints."""
+    cfg = _Config(as_arch(cc), inputs)
+    result = cfg.grid().result_at(())
+    reasons = zero_fit_reasons(cfg.arch, inputs.block_size, inputs.registers_per_thread, result)
+    if result.occupancy >= 1.0:
+        hints: tuple[Hint, ...] = (Hint("none", (), {}, result.active_blocks_per_sm, 1.0),)
+    else:
+        hints = tuple(h for h in (_resource_hint(cfg, result), _carveout_hint(cfg, result),
+                                  _block_size_hint(cfg, result)) if h is not None)
+    return Advice(cfg.arch.compute_capability, inputs, result, reasons, hints)
+
+
+def zero_fit_reasons(arch: Arch, block_size: int, registers: int,
+                     result: OccupancyResult) -> tuple[ZeroFitReason, ...]:
+    """For each limit that is 0, the quantity one block needs and the limit it exceeds."""
+    reasons = []
+    block = np.asarray(block_size)
+    warps = int(warps_per_block(arch, block))
+    if result.block_limits.get("registers") == 0:
+        if arch.register_allocation_granularity == "block":
+            # H70 (1.x): warps rounded up to pairs, registers allocated per block
+            needed, per_warp = result.allocated_registers_per_block, 0
+            counted, partitions = int(allocated_warps(arch, block)), 1
+        else:
+            per_warp = int(registers_per_warp(arch, np.asarray(registers)))
+            # H13's launch check assumes the warps are spread over all sub-partitions; on 6.0
+            # the engine also applies GP10x's 4 (its note in occupancy_rules.register_limit).
+            partitions = 4 if arch.cc_number == 60 else arch.sub_partitions
+            counted = int(round_up(np.asarray(warps), partitions))
+            needed = per_warp * counted
+        reasons.append(ZeroFitReason("registers", needed, arch.max_registers_per_block,
+                                     "max_registers_per_block", warps, counted, partitions,
+                                     per_warp))
+    if result.block_limits.get("shared_memory") == 0:
+        optin = arch.max_shared_memory_per_block_optin_bytes
+        key = ("max_shared_memory_per_block_optin_bytes" if optin
+               else "max_shared_memory_per_block_bytes")
+        limit = (arch.max_shared_memory_per_block_launchable_bytes
+                 + arch.reserved_shared_memory_per_block_bytes)
+        reasons.append(ZeroFitReason("shared_memory", result.allocated_shared_memory_per_block,
+                                     limit, key, warps, warps, 1, 0))
+    return tuple(reasons)
+
+
+def _largest_at_least(values: np.ndarray, limits: np.ndarray, target: int) -> int | None:
+    """The largest value whose limit still allows `target` blocks (limits fall as values grow)."""
+    ok = np.flatnonzero(limits >= target)
+    return int(values[ok[-1]]) if ok.size else None
+
+
+def _resource_hint(cfg: _Config, result: OccupancyResult) -> Hint | None:
+    """Fewest registers / bytes to give up for the next block count the block size allows.
+
+    For each target count above the current one (up to what warps, the block limit and
+    barriers allow at this block size), registers and shared memory that limit below the
+    target are lowered to the largest values that reach it; the first reachable target wins.
+    """
+    limits = result.block_limits
+    fixed = min(v for k, v in limits.items() if k not in ("registers", "shared_memory"))
+    regs = np.arange(cfg.inputs.registers_per_thread + 1)
+    reg_limits = cfg.grid(registers_per_thread=regs).limit_registers
+    unit = cfg.arch.shared_memory_allocation_unit_bytes
+    total = cfg.inputs.shared_memory
+    smem = np.unique(np.append(np.arange(0, total + 1, unit), total))
+    smem_limits = cfg.grid(**cfg.split(smem)).limit_shared_memory
+    for target in range(result.active_blocks_per_sm + 1, fixed + 1):
+        changes, relieved = {}, []
+        for name, key, values, lims in (
+                ("registers", "registers_per_thread", regs, reg_limits),
+                ("shared_memory", "shared_memory_per_block", smem, smem_limits)):
+            if limits[name] >= target:
+                continue
+            best = _largest_at_least(values, lims, target)
+            if best is None:
+                return None  # a larger target cannot be reached either (limits are monotone)
+            changes[key], relieved = best, [*relieved, name]
+        regs_new = changes.get("registers_per_thread", cfg.inputs.registers_per_thread)
+        smem_new = changes.get("shared_memory_per_block", total)
+        got = cfg.grid(registers_per_thread=regs_new, **cfg.split(np.asarray(smem_new)))
+        new = got.result_at(())
+        return Hint("resources", tuple(relieved), changes, new.active_blocks_per_sm, new.occupancy)
+    return None
+
+
+def _carveout_hint(cfg: _Config, result: OccupancyResult) -> Hint | None:
+    """The smallest carveout that holds more blocks, when shared memory limits on CC 7.0+."""
+    if "shared_memory" not in result.limiters or cfg.arch.shared_memory_carveouts_kb is None:
+        return None
+    percents = np.arange(101)
+    blocks = cfg.grid(carveout=percents).active_blocks
+    better = np.flatnonzero(blocks > result.active_blocks_per_sm)
+    if not better.size:
+        return None
+    best = cfg.grid(carveout=int(percents[better[0]])).result_at(())
+    return Hint("carveout", ("shared_memory",), {"carveout": int(percents[better[0]])},
+                best.active_blocks_per_sm, best.occupancy)
+
+
+def _block_size_hint(cfg: _Config, result: OccupancyResult) -> Hint | None:
+    """The block size (a warp multiple) nearest to the current one with higher occupancy."""
+    arch = cfg.arch
+    sizes = np.arange(arch.warp_size, arch.max_threads_per_block + 1, arch.warp_size)
+    occupancy = cfg.grid(block_size=sizes).occupancy
+    better = np.flatnonzero(occupancy > result.occupancy + 1e-12)
+    if not better.size:
+        return None
+    # nearest first; of two equally near, the larger block (fewer blocks to schedule)
+    current = cfg.inputs.block_size
+    distance = np.abs(sizes[better] - current) * 2 - (sizes[better] > current)
+    pick = int(sizes[better[np.argmin(distance)]])
+    new = cfg.grid(block_size=pick).result_at(())
+    return Hint("block_size", result.limiters, {"block_size": pick}, new.active_blocks_per_sm,
+                new.occupancy)
