@@ -1,0 +1,350 @@
+"""The seeds' matrix-multiply analysis, for any width, tile and GPU: naive vs shared-memory tiled.
+
+Seed 000 (Kirk & Hwu, "CUDA Memories") and seed 003 count, per kernel: threads and blocks,
+global loads per block, flops, CGMA, and the bandwidth bound that follows. This module does that
+count in closed form for a width W and tile T (the kernels' TILE_WIDTH, also the naive kernel's
+block edge), adds occupancy, the roofline and the time model, and lists every figure with the
+formula that produced it (`--explain`). Memory transactions are not re-derived here: they come
+from the catalog's analytic model (`predict`), which prices each warp access through memory/.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from perfcalc.errors import InputError
+from perfcalc.model.occupancy import occupancy
+from perfcalc.model.roofline import attainable, cgma_bound_gflops
+from perfcalc.model.timing import DEFAULT_LATENCY_CYCLES, TimeEstimate, estimate_time
+from perfcalc.specs.arch import Arch
+from perfcalc.specs.gpu import Gpu
+
+VARIANTS = ("naive", "tiled")
+WORD_BYTES = 4  # float
+
+# Registers per thread, (naive, tiled), of the seed kernels at TILE_WIDTH 16, from
+# `nvcc -arch=sm_XX -c matmul.cu -Xptxas -v` with CUDA 13.0 V13.0.88 on this project's build
+# machine (the kernels as printed in seed 000). CUDA 13 compiles sm_75 and newer only; older CCs
+# take the sm_75 counts except CC 1.x, which takes the seeds' own budget (reference/perfmodel.md
+# c2: "at 768 threads each thread may use 10 registers", the G80 figure the seeds' 3-blocks-of-256
+# occupancy assumes). `--regs` overrides either.
+PTXAS_REGISTERS = {
+    "7.5": (52, 38), "8.0": (32, 32), "8.6": (40, 40), "8.7": (40, 40), "8.9": (40, 40),
+    "9.0": (32, 32),
+}
+SEED_CC1_REGISTERS = 10
+# Independent global loads per loop iteration (Md and Nd): what a warp can keep in flight.
+LOADS_IN_FLIGHT_PER_WARP = 2
+
+
+@dataclass(frozen=True)
+class Figure:
+    """One number of the analysis with the formula and inputs that produced it."""
+
+    variant: str
+    name: str
+    value: float | int | str | None
+    formula: str
+
+
+@dataclass(frozen=True)
+class MatmulVariant:
+    """One kernel (naive or tiled): counts, bounds, occupancy, time, and the checks."""
+
+    variant: str
+    width: int
+    tile: int
+    blocks: int
+    threads_per_block: int
+    global_loads_per_block: int
+    global_loads_per_block_phase: int | None
+    global_loads_total: int
+    global_stores_total: int
+    flops_per_block_phase: int | None
+    flops_total: int
+    cgma: float
+    intensity_flop_per_byte: float
+    cgma_bound_gflops: float | None
+    bandwidth_bound_gflops: float | None
+    compute_bound_gflops: float | None
+    attainable_gflops: float | None
+    bound: str | None
+    registers_per_thread: int
+    shared_memory_per_block_bytes: int
+    occupancy: float
+    active_blocks_per_sm: int
+    limiters: tuple[str, ...]
+    transactions_per_request: float | None
+    transactions_total: int | None
+    time: TimeEstimate | None
+    predicted: dict[str, int] | None
+    simulated: dict[str, int] | None = None
+    result_check: str | None = None
+
+    @property
+    def predicted_time_s(self) -> float | None:
+        return None if self.time is None else self.time.estimated_time_s
+
+
+@dataclass(frozen=True)
+class MatmulAnalysis:
+    """Naive and tiled side by side on one CC (and product, when one was named)."""
+
+    width: int
+    tile: int
+    compute_capability: str
+    gpu: str | None
+    gpu_name: str | None
+    peak_gflops: float | None
+    bandwidth_gbs: float | None
+    latency_cycles: float
+    variants: tuple[MatmulVariant, ...]
+    figures: tuple[Figure, ...]
+    notes: tuple[str, ...]
+
+    def variant(self, name: str) -> MatmulVariant:
+        return next(v for v in self.variants if v.variant == name)
+
+
+def default_registers(arch: Arch, variant: str) -> int:
+    """The registers-per-thread assumption for a CC (see PTXAS_REGISTERS)."""
+    if arch.major == 1:
+        return SEED_CC1_REGISTERS
+    naive, tiled = PTXAS_REGISTERS.get(arch.compute_capability, PTXAS_REGISTERS["7.5"])
+    return naive if variant == "naive" else tiled
+
+
+def check_shape(width: int, tile: int, arch: Arch) -> None:
+    """The seeds' kernels have no bounds checks: the grid is Width / TILE_WIDTH (seed 000)."""
+    if tile < 1 or width < 1:
+        raise InputError(f"width ({width}) and tile ({tile}) must be >= 1")
+    if width % tile:
+        raise InputError(f"width {width} is not a multiple of tile {tile}: the seeds' kernels "
+                         f"launch Width/TILE_WIDTH blocks per side with no bounds checks (seed 000)")
+    if tile * tile > arch.max_threads_per_block:
+        raise InputError(f"tile {tile} gives {tile * tile} threads per block, above CC "
+                         f"{arch.compute_capability}'s max_threads_per_block "
+                         f"{arch.max_threads_per_block} (devices/cc_"
+                         f"{arch.compute_capability.replace('.', '_')}.yaml)")
+
+
+def _counts(variant: str, w: int, t: int) -> dict[str, int | None]:
+    """Closed-form counts of seed 000's two kernels (one thread per Pd element)."""
+    blocks = (w // t) ** 2
+    if variant == "naive":
+        # every thread: Width iterations x (1 Md + 1 Nd load, 1 mul + 1 add)
+        per_block = 2 * w * t * t
+        return {"blocks": blocks, "global_loads_per_block": per_block,
+                "global_loads_per_block_phase": None, "global_loads_total": 2 * w ** 3,
+                "flops_per_block_phase": None, "flops_total": 2 * w ** 3,
+                "shared_memory_per_block_bytes": 0}
+    # tiled: W/T phases; per phase each thread loads 1 Md + 1 Nd element and does T mul/adds
+    return {"blocks": blocks, "global_loads_per_block": 2 * t * t * (w // t),
+            "global_loads_per_block_phase": 2 * t * t, "global_loads_total": 2 * w ** 3 // t,
+            "flops_per_block_phase": t * t * 2 * t, "flops_total": 2 * w ** 3,
+            "shared_memory_per_block_bytes": 2 * t * t * WORD_BYTES}
+
+
+def _transactions(predicted: Mapping[str, int] | None) -> tuple[float | None, int | None, float | None]:
+    """(load transactions per request, load + store transactions, bytes they move) or Nones."""
+    if not predicted:
+        return None, None, None
+    requests = predicted.get("global_load_requests", 0)
+    loads = predicted.get("global_load_transactions", 0)
+    stores = predicted.get("global_store_transactions", 0)
+    moved = predicted.get("global_load_bytes", 0) + predicted.get("global_store_bytes", 0)
+    per_request = loads / requests if requests else None
+    return per_request, loads + stores, float(moved) if moved else None
+
+
+def analyze_variant(variant: str, width: int, tile: int, arch: Arch, gpu: Gpu | None,
+                    registers: int | None = None,
+                    predicted: Mapping[str, int] | None = None,
+                    latency_cycles: float = DEFAULT_LATENCY_CYCLES) -> tuple[MatmulVariant, list[Figure]]:
+    """One kernel's analysis and the figures that explain it."""
+    if variant not in VARIANTS:
+        raise InputError(f"unknown matmul variant {variant!r}; known: {', '.join(VARIANTS)}")
+    check_shape(width, tile, arch)
+    w, t = width, tile
+    c = _counts(variant, w, t)
+    regs = registers if registers is not None else default_registers(arch, variant)
+    threads = t * t
+    occ = occupancy(arch, threads, regs, static_shared_memory=c["shared_memory_per_block_bytes"])
+    stores = w * w
+    cgma_ratio = c["flops_total"] / c["global_loads_total"]
+    requested = WORD_BYTES * (c["global_loads_total"] + stores)
+    ai = c["flops_total"] / requested
+    per_request, transactions, moved = _transactions(predicted)
+
+    fig = [Figure(variant, "blocks", c["blocks"], f"(W/T)^2 = ({w}/{t})^2"),
+           Figure(variant, "threads_per_block", threads, f"T^2 = {t}^2"),
+           Figure(variant, "global_loads_per_block", c["global_loads_per_block"],
+                  f"2 x W x T^2 = 2 x {w} x {t}^2" if variant == "naive"
+                  else f"2 x T^2 per phase x W/T phases = 2 x {t}^2 x {w // t}"),
+           Figure(variant, "global_loads_total", c["global_loads_total"],
+                  f"2 x W^3 = 2 x {w}^3" if variant == "naive" else f"2 x W^3 / T = 2 x {w}^3 / {t}"),
+           Figure(variant, "flops_total", c["flops_total"],
+                  f"2 x W^3 (one mul + one add per k per element) = 2 x {w}^3"),
+           Figure(variant, "cgma", cgma_ratio,
+                  f"flops / global loads = {c['flops_total']} / {c['global_loads_total']}"),
+           Figure(variant, "intensity_flop_per_byte", ai,
+                  f"flops / (4 B x (loads + W^2 stores)) = {c['flops_total']} / "
+                  f"(4 x ({c['global_loads_total']} + {stores}))"),
+           Figure(variant, "occupancy", occ.occupancy,
+                  f"{occ.active_warps_per_sm} warps / {arch.max_warps_per_sm} ({regs} registers, "
+                  f"{c['shared_memory_per_block_bytes']} B shared, {threads} threads per block; "
+                  f"limited by {', '.join(occ.limiters)})")]
+    if variant == "tiled":
+        fig.insert(3, Figure(variant, "global_loads_per_block_phase",
+                             c["global_loads_per_block_phase"], f"2 x T^2 = 2 x {t}^2"))
+        fig.insert(6, Figure(variant, "flops_per_block_phase", c["flops_per_block_phase"],
+                             f"T^2 x (2 x T) = {t}^2 x (2 x {t})"))
+    if per_request is not None:
+        fig.append(Figure(variant, "transactions_per_request", per_request,
+                          f"global_load_transactions / global_load_requests for CC "
+                          f"{arch.compute_capability} (catalog model, memory/ rules)"))
+        fig.append(Figure(variant, "transactions_total", transactions,
+                          "global_load_transactions + global_store_transactions"))
+
+    cgma_bound = bw_bound = peak = attain = None
+    bound = None
+    timing = None
+    if gpu is not None:
+        bw, peak = gpu.memory_bandwidth_gbs, gpu.peak_fp32_gflops
+        cgma_bound = cgma_bound_gflops(bw, cgma_ratio, WORD_BYTES)
+        point = attainable(ai, peak, bw)
+        bw_bound, attain, bound = point.bandwidth_bound_gflops, point.attainable_gflops, point.bound
+        dram = moved if moved is not None else float(requested)
+        loads_moved = (predicted or {}).get("global_load_bytes")
+        load_requests = (predicted or {}).get("global_load_requests")
+        per_warp_request = (loads_moved / load_requests if loads_moved and load_requests
+                            else arch.warp_size * WORD_BYTES)
+        timing = estimate_time(
+            flops=c["flops_total"], dram_bytes=dram, peak_gflops=peak, bandwidth_gbs=bw,
+            clock_mhz=gpu.peak_clock_mhz, sm_count=gpu.sm_count,
+            active_warps_per_sm=occ.active_warps_per_sm,
+            active_blocks_per_sm=occ.active_blocks_per_sm, blocks=c["blocks"],
+            bytes_per_warp_request=per_warp_request,
+            requests_in_flight_per_warp=LOADS_IN_FLIGHT_PER_WARP, latency_cycles=latency_cycles)
+        fig += [
+            Figure(variant, "cgma_bound_gflops", cgma_bound,
+                   f"(bandwidth / 4 B) x CGMA = ({bw:g} / 4) x {cgma_ratio:g} (the seeds' bound, "
+                   f"loads only)"),
+            Figure(variant, "bandwidth_bound_gflops", bw_bound,
+                   f"intensity x bandwidth = {ai:.6g} x {bw:g}"),
+            Figure(variant, "compute_bound_gflops", peak,
+                   f"FP32 peak of {gpu.key} ({gpu.peak_clock_basis} {gpu.peak_clock_mhz:g} MHz)"),
+            Figure(variant, "attainable_gflops", attain,
+                   f"min(peak, intensity x bandwidth) = min({peak:g}, {bw_bound:.6g}) -> {bound} bound"),
+            Figure(variant, "time_lower_bound_s", timing.lower_bound_s,
+                   f"max(flops / peak, DRAM bytes / bandwidth) = max({c['flops_total']} / "
+                   f"{peak:g}e9, {dram:.6g} / {bw:g}e9)"),
+            Figure(variant, "latency_hiding", timing.latency_hiding,
+                   f"min(1, bytes in flight / (bandwidth x latency)) = min(1, "
+                   f"{timing.bytes_in_flight_available:.6g} / {timing.bytes_in_flight_needed:.6g}); "
+                   f"in flight = {gpu.sm_count} SMs x {occ.active_warps_per_sm} warps x "
+                   f"{LOADS_IN_FLIGHT_PER_WARP} loads x {per_warp_request:g} B; latency "
+                   f"{latency_cycles:g} cycles at {gpu.peak_clock_mhz:g} MHz"),
+            Figure(variant, "waves", timing.waves,
+                   f"ceil(blocks / (blocks per SM x SMs)) = ceil({c['blocks']} / "
+                   f"({occ.active_blocks_per_sm} x {gpu.sm_count})); efficiency "
+                   f"{timing.wave_efficiency:.4g}"),
+            Figure(variant, "predicted_time_s", timing.estimated_time_s,
+                   f"max(flops / peak, DRAM bytes / (bandwidth x hiding)) / wave efficiency "
+                   f"-> limited by {timing.limited_by}"),
+        ]
+    result = MatmulVariant(
+        variant=variant, width=w, tile=t, blocks=c["blocks"], threads_per_block=threads,
+        global_loads_per_block=c["global_loads_per_block"],
+        global_loads_per_block_phase=c["global_loads_per_block_phase"],
+        global_loads_total=c["global_loads_total"], global_stores_total=stores,
+        flops_per_block_phase=c["flops_per_block_phase"], flops_total=c["flops_total"],
+        cgma=cgma_ratio, intensity_flop_per_byte=ai, cgma_bound_gflops=cgma_bound,
+        bandwidth_bound_gflops=bw_bound, compute_bound_gflops=peak, attainable_gflops=attain,
+        bound=bound, registers_per_thread=regs,
+        shared_memory_per_block_bytes=c["shared_memory_per_block_bytes"],
+        occupancy=occ.occupancy, active_blocks_per_sm=occ.active_blocks_per_sm,
+        limiters=occ.limiters, transactions_per_request=per_request,
+        transactions_total=transactions, time=timing,
+        predicted=dict(predicted) if predicted else None,
+    )
+    return result, fig
+
+
+def _notes(width: int, tile: int, arch: Arch, gpu: Gpu | None, registers: int | None,
+           have_transactions: bool) -> list[str]:
+    notes = []
+    if gpu is None:
+        notes.append(f"No GPU product given (only CC {arch.compute_capability}): bandwidth, peak, "
+                     f"bounds and time need a product's figures and are left blank; "
+                     f"use --gpu (perfcalc devices lists them).")
+    else:
+        bw = gpu.memory_bandwidth_gbs
+        notes.append(
+            f"Seeds' CGMA bound (loads only): ({bw:g} / 4) x 1 = {bw / 4:g} GFLOPS naive, "
+            f"({bw:g} / 4) x {tile} = {bw / 4 * tile:g} GFLOPS tiled. The intensity and "
+            f"bandwidth-bound columns also count the W^2 result stores, so they are slightly lower.")
+        if gpu.chip == "G80":
+            notes.append(
+                "Seed 000 prints (86.4/4)*16 = 347.6 GFLOPS; the arithmetic gives 21.6 x 16 = "
+                "345.6. It also quotes a 346.5 GFLOPS peak (4 x 346.5 = 1386 GB/s needed); the "
+                "G80's MAD peak is 128 x 1.35 GHz x 2 = 345.6, of which 346.5 looks like a digit "
+                "transposition (reference/products.yaml).")
+        if arch.major >= 2:
+            notes.append(
+                "GPUs with caches (CC 2.0 on) serve the naive kernel's reused rows and columns "
+                "from L1/L2, so measured naive GFLOPS beat the CGMA-1 DRAM bound (seed 003: GT 640 "
+                "15.2 vs 7.1, GTX 780 152.4 vs 72.1; perfmodel.md c3). The time estimate treats "
+                "every transaction as DRAM traffic and ignores that reuse.")
+    if not have_transactions:
+        notes.append("Transactions per request need the kernel catalog's model (predict); it "
+                     "gave no counts, so the time estimate uses the requested bytes.")
+    if registers is None:
+        measured = arch.cc_number if arch.compute_capability in PTXAS_REGISTERS else 75
+        source = ("the seeds' G80 budget of 10 (perfmodel.md c2)" if arch.major == 1 else
+                  f"ptxas -v of the seed kernels for sm_{measured} (CUDA 13.0)")
+        notes.append(f"Registers per thread assumed from {source}; override with --regs.")
+    return notes
+
+
+def analyze_matmul(width: int, tile: int, arch: Arch, gpu: Gpu | None = None,
+                   registers: int | None = None,
+                   predicted: Mapping[str, Mapping[str, int]] | None = None,
+                   latency_cycles: float = DEFAULT_LATENCY_CYCLES) -> MatmulAnalysis:
+    """Naive and tiled side by side. `predicted` maps a variant to the catalog's counters."""
+    if gpu is not None and gpu.compute_capability != arch.compute_capability:
+        raise InputError(f"GPU {gpu.key} is CC {gpu.compute_capability}, not "
+                         f"{arch.compute_capability} (devices/products.yaml)")
+    variants, figures = [], []
+    for name in VARIANTS:
+        v, f = analyze_variant(name, width, tile, arch, gpu, registers,
+                               (predicted or {}).get(name), latency_cycles)
+        variants.append(v)
+        figures += f
+    have = all(v.transactions_total is not None for v in variants)
+    return MatmulAnalysis(
+        width=width, tile=tile, compute_capability=arch.compute_capability,
+        gpu=gpu.key if gpu else None, gpu_name=gpu.name if gpu else None,
+        peak_gflops=gpu.peak_fp32_gflops if gpu else None,
+        bandwidth_gbs=gpu.memory_bandwidth_gbs if gpu else None, latency_cycles=latency_cycles,
+        variants=tuple(variants), figures=tuple(figures),
+        notes=tuple(_notes(width, tile, arch, gpu, registers, have)))
+
+
+def with_simulation(analysis: MatmulAnalysis, variant: str, counters: Mapping[str, int],
+                    result_check: str) -> MatmulAnalysis:
+    """The analysis with one variant's execution-core counters and result check attached."""
+    updated = tuple(dataclasses.replace(v, simulated=dict(counters), result_check=result_check)
+                    if v.variant == variant else v for v in analysis.variants)
+    return dataclasses.replace(analysis, variants=updated)
+
+
+def mismatches(v: MatmulVariant) -> dict[str, tuple[int | None, int | None]]:
+    """Counters where the prediction and the execution core disagree (shown, never hidden)."""
+    if not v.predicted or v.simulated is None:
+        return {}
+    keys = sorted(set(v.predicted) | set(v.simulated))
+    return {k: (v.predicted.get(k), v.simulated.get(k)) for k in keys
+            if v.predicted.get(k) != v.simulated.get(k)}
