@@ -30,7 +30,7 @@ LANE_NAMES = ("lane",)
 _KERNEL_KEYS = ("description", "origin", "kernel", "params", "launch", "args", "seed", "reference",
                 "tolerance", "source", "model")
 _KERNEL_OPTIONAL = ("defines", "requires")
-_MODEL_KEYS = ("flops", "global_load_elements", "barriers", "sites")
+_MODEL_KEYS = ("flops", "global_load_elements", "barriers", "divergent_branches", "sites")
 _MODEL_OPTIONAL = ("vars", "exact_when", "notes")
 _SITE_KEYS = ("at", "space", "op", "array", "classes")
 _CLASS_KEYS = ("count", "index")
@@ -90,6 +90,7 @@ class ModelSpec:
     flops: str
     global_load_elements: str
     barriers: str
+    divergent_branches: str
     sites: tuple[SiteSpec, ...]
     vars: tuple[tuple[str, str], ...] = ()
     exact_when: str | None = None
@@ -297,6 +298,8 @@ def _model(raw: Any, where: str, params: set[str], source: str,
         global_load_elements=_expr(raw["global_load_elements"], f"{where}.global_load_elements",
                                    names - set(LANE_NAMES)),
         barriers=_expr(raw["barriers"], f"{where}.barriers", names - set(LANE_NAMES)),
+        divergent_branches=_expr(raw["divergent_branches"], f"{where}.divergent_branches",
+                                 names - set(LANE_NAMES)),
         sites=tuple(sites), vars=vars_,
         exact_when=None if exact is None else _expr(exact, f"{where}.exact_when", names),
         notes=str(raw.get("notes", "")).strip(),

@@ -1,0 +1,277 @@
+"""NumPy references for the catalog kernels, their inputs, and the result check.
+
+A catalog entry names its reference function (`reference: matmul`); each function takes the
+kernel's arguments (arrays by name, as bound before the run) and parameters and returns the
+expected contents of the output arrays, computed in float64 where the kernel accumulates.
+`run_catalog_kernel` builds seeded inputs, runs the execution core and checks the outputs, so
+the CLI and `perfcalc matmul` share one path.
+
+Inputs are random, seeded per kernel and never zero (floats uniform in [0.5, 1.5), ints in
+[1, 100]): positive data keeps relative errors meaningful and makes a forgotten write visible.
+Outputs start as NaN (ints: -1), so an element the kernel never writes fails the check.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from perfcalc.errors import InputError, SpecError
+from perfcalc.expr import evaluate
+from perfcalc.specs.kernels import ArgSpec, KernelSpec, as_int, launch_geometry, resolve_params
+
+Arrays = Mapping[str, Any]
+
+_SCALAR = {"float32": np.float32, "float64": np.float64, "int32": np.int32, "uint32": np.uint32}
+_VECTOR = {"float2": 2, "float3": 3, "float4": 4}
+
+
+# ---------------------------------------------------------------------------------------------
+# Reference functions (one per catalog `reference:` name)
+
+
+def matmul(a: Arrays, p: Mapping[str, int]) -> dict[str, np.ndarray]:
+    """Pd = Md x Nd for Width x Width row-major matrices (seed 000)."""
+    w = p["Width"]
+    m = a["Md"].reshape(w, w).astype(np.float64)
+    n = a["Nd"].reshape(w, w).astype(np.float64)
+    return {"Pd": (m @ n).ravel()}
+
+
+def block_sums(a: Arrays, p: Mapping[str, int]) -> dict[str, np.ndarray]:
+    """Sum of each block's `block` consecutive inputs (the last block may be partial)."""
+    data = a["in"].astype(np.float64)
+    starts = np.arange(0, p["n"], p["block"])
+    return {"out": np.add.reduceat(data, starts)}
+
+
+def convolve3(a: Arrays, p: Mapping[str, int]) -> dict[str, np.ndarray]:
+    """output[i] = (input[i] + input[i+1] + input[i+2]) / 3 for i < N (seed 001)."""
+    x = a["input"].astype(np.float64)
+    n = p["n"]
+    return {"output": (x[:n] + x[1:n + 1] + x[2:n + 2]) / 3.0}
+
+
+def transpose(a: Arrays, p: Mapping[str, int]) -> dict[str, np.ndarray]:
+    """odata = idata transposed, n x n row-major."""
+    n = p["n"]
+    return {"odata": a["idata"].reshape(n, n).T.ravel().copy()}
+
+
+def gather_stride(a: Arrays, p: Mapping[str, int]) -> dict[str, np.ndarray]:
+    """out[i] = in[i * stride]."""
+    return {"out": a["in"][:: p["stride"]][: p["n"]].copy()}
+
+
+def gather_offset(a: Arrays, p: Mapping[str, int]) -> dict[str, np.ndarray]:
+    """out[i] = in[i + offset]."""
+    return {"out": a["in"][p["offset"]: p["offset"] + p["n"]].copy()}
+
+
+def aos_sum(a: Arrays, p: Mapping[str, int]) -> dict[str, np.ndarray]:
+    """out[i] = in[i].index + in[i].value (int converted to double, seed 002)."""
+    return {"out": a["in"]["index"].astype(np.float64) + a["in"]["value"]}
+
+
+def soa_sum(a: Arrays, p: Mapping[str, int]) -> dict[str, np.ndarray]:
+    """out[i] = index[i] + value[i]."""
+    return {"out": a["index"].astype(np.float64) + a["value"]}
+
+
+def float3_x(a: Arrays, p: Mapping[str, int]) -> dict[str, np.ndarray]:
+    """out[i] = in[i].x."""
+    return {"out": a["in"]["x"].copy()}
+
+
+REFERENCES: dict[str, Callable[[Arrays, Mapping[str, int]], dict[str, np.ndarray]]] = {
+    f.__name__: f
+    for f in (matmul, block_sums, convolve3, transpose, gather_stride, gather_offset, aos_sum,
+              soa_sum, float3_x)
+}
+
+
+def reference(name: str) -> Callable[[Arrays, Mapping[str, int]], dict[str, np.ndarray]]:
+    """The reference function a catalog entry names."""
+    if name not in REFERENCES:
+        raise SpecError(f"kernel catalog names reference {name!r}, which perfcalc/sim/references.py "
+                        f"does not define (known: {', '.join(REFERENCES)})")
+    return REFERENCES[name]
+
+
+# ---------------------------------------------------------------------------------------------
+# Inputs
+
+
+def numpy_dtype(arg: ArgSpec) -> np.dtype:
+    """The NumPy dtype of a pointer argument; structs and vectors use C layout (aligned)."""
+    if arg.dtype in _SCALAR:
+        return np.dtype(_SCALAR[arg.dtype])
+    if arg.dtype in _VECTOR:
+        return np.dtype([(f, np.float32) for f in arg.field_names])
+    if arg.dtype == "struct":
+        return np.dtype([(f, _SCALAR[t]) for f, t in arg.fields], align=True)
+    raise SpecError(f"argument {arg.name}: unknown dtype {arg.dtype!r}")
+
+
+def _fill_random(out: np.ndarray, rng: np.random.Generator) -> None:
+    """Uniform floats in [0.5, 1.5) or ints in [1, 100]: never zero."""
+    if out.dtype.names:
+        for name in out.dtype.names:
+            _fill_random(out[name], rng)
+    elif np.issubdtype(out.dtype, np.floating):
+        out[...] = rng.uniform(0.5, 1.5, size=out.shape)
+    else:
+        out[...] = rng.integers(1, 101, size=out.shape)
+
+
+def _fill_unwritten(out: np.ndarray) -> None:
+    if out.dtype.names:
+        for name in out.dtype.names:
+            _fill_unwritten(out[name])
+    elif np.issubdtype(out.dtype, np.floating):
+        out[...] = np.nan
+    else:
+        out[...] = -1 if np.issubdtype(out.dtype, np.signedinteger) else np.iinfo(out.dtype).max
+
+
+def new_array(dtype: np.dtype, size: int, role: str, rng: np.random.Generator) -> np.ndarray:
+    """A kernel array: random for inputs (and in/out), 'unwritten' markers for outputs."""
+    arr = np.empty(size, dtype=dtype)
+    if role in ("in", "inout"):
+        _fill_random(arr, rng)
+    else:
+        _fill_unwritten(arr)
+    return arr
+
+
+def make_args(spec: KernelSpec, params: Mapping[str, int]) -> dict[str, Any]:
+    """The kernel's arguments for these parameters: arrays by the catalog's rules, scalars."""
+    rng = np.random.default_rng(spec.seed)
+    args: dict[str, Any] = {}
+    for arg in spec.args:
+        if arg.is_pointer:
+            size = as_int(evaluate(arg.size, params), f"{spec.name} size of {arg.name}")
+            if size <= 0:
+                raise InputError(f"kernel {spec.name}: array {arg.name} would have {size} elements "
+                                 f"for {dict(params)}")
+            args[arg.name] = new_array(numpy_dtype(arg), size, arg.role, rng)
+        else:
+            args[arg.name] = as_int(evaluate(arg.value, params), f"{spec.name} scalar {arg.name}")
+    return args
+
+
+# ---------------------------------------------------------------------------------------------
+# Result check
+
+
+@dataclass(frozen=True)
+class ResultCheck:
+    """Outputs against the reference: max relative error over all output elements.
+
+    `max_rel_error` is |got - expected| / |expected| (expected values are never zero for the
+    catalog's positive inputs; a zero expected value counts |got|). It is None, and the check
+    fails, when an output element was never written (still NaN) or is not finite.
+    """
+
+    passed: bool | None
+    max_rel_error: float | None
+    tolerance: float | None
+    unwritten: int = 0
+    worst: str = ""
+
+
+def check_result(spec: KernelSpec, args: Arrays, expected: Mapping[str, np.ndarray]) -> ResultCheck:
+    """Compare each output array with its expected contents."""
+    worst_err, worst_at, unwritten = 0.0, "", 0
+    for name, want in expected.items():
+        got = np.asarray(args[name])
+        if got.shape != np.shape(want):
+            raise SpecError(f"reference {spec.reference} returned {np.shape(want)} for {name}, "
+                            f"the kernel's array has {got.shape}")
+        got64 = got.astype(np.float64)
+        want64 = np.asarray(want, dtype=np.float64)
+        bad = ~np.isfinite(got64)
+        unwritten += int(np.count_nonzero(bad))
+        denom = np.where(want64 != 0, np.abs(want64), 1.0)
+        err = np.where(bad, 0.0, np.abs(got64 - want64) / denom)
+        if err.size:
+            i = int(np.argmax(err))
+            if err[i] > worst_err or not worst_at:
+                worst_err, worst_at = float(err[i]), f"{name}[{i}]"
+    if unwritten:
+        return ResultCheck(False, None, spec.tolerance, unwritten,
+                           f"{unwritten} output elements never written or not finite")
+    return ResultCheck(worst_err <= spec.tolerance, worst_err, spec.tolerance, 0, worst_at)
+
+
+# ---------------------------------------------------------------------------------------------
+# One catalog run
+
+
+@dataclass(frozen=True)
+class CatalogRun:
+    """A catalog kernel run by the execution core, with its result check."""
+
+    kernel: str
+    params: dict[str, int]
+    grid: tuple[int, ...]
+    block: tuple[int, ...]
+    dynamic_shared_bytes: int
+    result: Any  # perfcalc.sim.SimResult
+    result_check: ResultCheck
+
+
+def run_catalog_kernel(spec: KernelSpec, params: Mapping[str, int] | None, arch: Any,
+                       **run_options: Any) -> CatalogRun:
+    """Resolve parameters, build inputs, run the kernel's source and check its outputs.
+
+    `run_options` go to `perfcalc.sim.run_kernel` (cache, bank_mode, iteration_cap, ...).
+    """
+    from perfcalc.sim import run_kernel
+
+    params = resolve_params(spec, params)
+    grid, block, dyn = launch_geometry(spec, params)
+    args = make_args(spec, params)
+    inputs = {a.name: args[a.name].copy() for a in spec.args if a.role in ("in", "inout")}
+    defines = {d: params[d] for d in spec.defines}
+    result = run_kernel(spec.source, spec.kernel, grid, block, args, arch,
+                        dynamic_shared_bytes=dyn, defines=defines or None,
+                        source_name=f"kernels.yaml:{spec.name}", **run_options)
+    expected = reference(spec.reference)({**args, **inputs}, params)
+    outputs = {a.name for a in spec.args if a.role in ("out", "inout")}
+    if set(expected) != outputs:
+        raise SpecError(f"reference {spec.reference} returns {sorted(expected)}, kernel {spec.name} "
+                        f"has outputs {sorted(outputs)}")
+    return CatalogRun(spec.name, dict(params), grid, block, dyn, result,
+                      check_result(spec, args, expected))
+
+
+def parse_array_option(text: str) -> tuple[str, str, int]:
+    """`name=float32:1024` -> (name, dtype, elements) for a user source's arrays."""
+    name, sep, rest = text.partition("=")
+    dtype, sep2, count = rest.partition(":")
+    if not sep or not sep2 or not name.isidentifier():
+        raise InputError(f"--array {text!r}: expected NAME=DTYPE:ELEMENTS, e.g. A=float32:1024")
+    if dtype not in _SCALAR and dtype not in _VECTOR:
+        raise InputError(f"--array {text!r}: dtype {dtype!r} is not one of "
+                         f"{', '.join((*_SCALAR, *_VECTOR))}")
+    try:
+        n = int(count)
+    except ValueError:
+        raise InputError(f"--array {text!r}: element count {count!r} is not an integer") from None
+    if n <= 0:
+        raise InputError(f"--array {text!r}: element count must be positive")
+    return name, dtype, n
+
+
+def make_user_arrays(specs: list[tuple[str, str, int]], seed: int = 0) -> dict[str, np.ndarray]:
+    """Random arrays (same rules as the catalog's inputs) for a user's own source."""
+    rng = np.random.default_rng(seed)
+    out = {}
+    for name, dtype, n in specs:
+        arg = ArgSpec(name=name, role="in", dtype=dtype, size=str(n))
+        out[name] = new_array(numpy_dtype(arg), n, "in", rng)
+    return out
