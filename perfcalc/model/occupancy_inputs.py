@@ -34,7 +34,7 @@ def as_int_array(value: Any, what: str) -> np.ndarray:
     if np.issubdtype(array.dtype, np.floating):
         bad = ~np.isfinite(array) | (array != np.round(array))
         if bad.any():
-            raise InputError(f"{what} must be a whole number, got {array[bad].flat[0]!r}")
+            raise InputError(f"{what} must be a whole number, got {array[bad].flat[0].item()!r}")
     return array.astype(np.int64)
 
 
