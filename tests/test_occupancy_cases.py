@@ -223,3 +223,14 @@ def test_bad_input_is_one_line_naming_value_and_limit(call, needle):
 def test_unknown_cc_is_an_unknown_device_error():
     with pytest.raises(UnknownDeviceError):
         perfcalc.occupancy("4.0", 128, 10)
+
+
+def test_prefer_l1_dropped_when_a_block_outgrows_it():
+    """H13 cudaOccMaxBlocksPerSMSmemLimit before Volta: the preferred split is used only while
+    one block fits in it, else the full sharedMemPerMultiprocessor. 3.5 with PREFER_L1 (16 KB):
+    16384 B blocks -> 16384 // 16384 = 1; 16640 B blocks no longer fit 16 KB, so 49152 // 16640
+    = 2: more shared memory, more blocks (why the monotonicity property assumes no preference)."""
+    fits = perfcalc.occupancy("3.5", 128, 10, 16384, cache_config="prefer-l1")
+    outgrows = perfcalc.occupancy("3.5", 128, 10, 16640, cache_config="prefer-l1")
+    assert (fits.shared_memory_per_sm_bytes, fits.active_blocks_per_sm) == (16384, 1)
+    assert (outgrows.shared_memory_per_sm_bytes, outgrows.active_blocks_per_sm) == (49152, 2)
