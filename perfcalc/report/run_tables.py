@@ -1,0 +1,139 @@
+"""Tables for `perfcalc run` and `perfcalc kernels`: simulated counters beside predictions.
+
+Inputs are plain dicts (counter name -> int) so this module does not depend on the execution
+core's or the model's classes; `run_document` assembles the JSON object of `perfcalc run`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from perfcalc.report.table import Table
+
+MATCH_LABEL = {True: "yes", False: "NO", None: "-"}
+
+
+def _match(simulated: Any, predicted: Any) -> bool | None:
+    if predicted is None or simulated is None:
+        return None
+    return simulated == predicted
+
+
+def compare(simulated: Mapping[str, int], predicted: Mapping[str, int] | None) -> dict[str, bool]:
+    """Per predicted counter: does the run agree with the model?"""
+    if predicted is None:
+        return {}
+    return {k: simulated.get(k, 0) == v for k, v in predicted.items()}
+
+
+def summary_table(doc: Mapping[str, Any]) -> Table:
+    """Kernel, CC, launch, result check and occupancy in one key/value table."""
+    launch = doc["launch"]
+    check = doc["result_check"]
+    occ = doc.get("occupancy") or {}
+    rows = [
+        ("kernel", doc["kernel"]),
+        ("compute capability", doc["compute_capability"]),
+        ("parameters", ", ".join(f"{k}={v}" for k, v in doc["params"].items()) or "-"),
+        ("grid", " x ".join(map(str, launch["grid"]))),
+        ("block", " x ".join(map(str, launch["block"]))),
+        ("threads / warps", f"{launch['threads']} / {launch['warps']}"),
+        ("dynamic shared memory (bytes)", launch["dynamic_shared_bytes"]),
+        ("result check", {True: "passed", False: "FAILED", None: "no reference"}[check["passed"]]),
+        ("max relative error", check["max_rel_error"]),
+        ("tolerance", check["tolerance"]),
+    ]
+    if occ:
+        rows += [
+            ("occupancy", occ.get("occupancy")),
+            ("active blocks / warps per SM",
+             f"{occ.get('active_blocks_per_sm')} / {occ.get('active_warps_per_sm')}"),
+            ("limited by", ", ".join(occ.get("limiters", ())) or "-"),
+            ("registers per thread (assumed)", occ.get("registers_per_thread")),
+        ]
+    if doc.get("predicted") is not None:
+        matched = all(doc["match"].values())
+        rows.append(("prediction", "matches the run" if matched else "DIFFERS from the run"))
+    return Table(columns=["item", "value"], rows=[{"item": k, "value": v} for k, v in rows],
+                 title=f"perfcalc run {doc['kernel']}", headers={"item": "", "value": ""},
+                 notes=list(doc.get("notes", ())))
+
+
+def counters_table(simulated: Mapping[str, int], predicted: Mapping[str, int] | None,
+                   names: Sequence[str]) -> Table:
+    """One row per counter: simulated, predicted (where modelled) and whether they match."""
+    rows = []
+    for name in names:
+        pred = None if predicted is None else predicted.get(name)
+        sim = simulated.get(name, 0)
+        rows.append({"counter": name, "simulated": sim, "predicted": pred,
+                     "match": MATCH_LABEL[_match(sim, pred)]})
+    return Table(columns=["counter", "simulated", "predicted", "match"], rows=rows,
+                 title="Counters (whole launch)")
+
+
+def sites_table(per_site: Sequence[Mapping[str, Any]], names: Sequence[str]) -> Table:
+    """Per source line, each non-zero memory counter with its prediction."""
+    rows = []
+    for site in per_site:
+        sim, pred = site["counters"], site.get("predicted")
+        for name in names:
+            s = sim.get(name, 0)
+            p = None if pred is None else pred.get(name, 0)
+            if not s and not p:
+                continue
+            rows.append({"line": site["line"], "code": site["code"], "counter": name,
+                         "simulated": s, "predicted": p, "match": MATCH_LABEL[_match(s, p)]})
+    return Table(columns=["line", "code", "counter", "simulated", "predicted", "match"], rows=rows,
+                 title="Memory counters per source line")
+
+
+def kernels_table(specs: Sequence[Any]) -> Table:
+    """The catalog: name, parameters with defaults, origin."""
+    rows = [{"kernel": s.name,
+             "params": ", ".join(f"{k}={v}" for k, v in s.params),
+             "description": s.description,
+             "origin": s.origin.split(";")[0].split(" (")[0]} for s in specs]
+    return Table(columns=["kernel", "params", "description", "origin"], rows=rows,
+                 title="Kernel catalog (perfcalc run KERNEL --param NAME=VALUE)")
+
+
+def kernel_detail_tables(spec: Any) -> list[Table]:
+    """One kernel: its facts, then its source with line numbers."""
+    facts = [("kernel", spec.name), ("function", spec.kernel), ("description", spec.description),
+             ("origin", spec.origin),
+             ("parameters", ", ".join(f"{k}={v}" for k, v in spec.params)),
+             ("grid", ", ".join(spec.launch.grid)), ("block", ", ".join(spec.launch.block)),
+             ("dynamic shared bytes", spec.launch.dynamic_shared_bytes),
+             ("reference", spec.reference), ("tolerance", spec.tolerance),
+             ("flops", spec.model.flops), ("global loads (elements)", spec.model.global_load_elements),
+             ("model notes", spec.model.notes or "-")]
+    lines = [{"line": i, "code": text} for i, text in enumerate(spec.source.splitlines(), start=1)]
+    return [Table(columns=["item", "value"], rows=[{"item": k, "value": v} for k, v in facts],
+                  title=f"kernel {spec.name}", headers={"item": "", "value": ""}),
+            Table(columns=["line", "code"], rows=lines, title="source")]
+
+
+def run_document(*, kernel: str, source_name: str, compute_capability: str,
+                 params: Mapping[str, int], launch: Mapping[str, Any],
+                 counters: Mapping[str, Any], predicted: Mapping[str, int] | None,
+                 per_site: Sequence[Mapping[str, Any]], result_check: Mapping[str, Any],
+                 occupancy: Mapping[str, Any] | None, prediction_exact: bool | None,
+                 notes: Sequence[str] = ()) -> dict[str, Any]:
+    """The JSON object of `perfcalc run` (field names as in the issue)."""
+    return {
+        "kernel": kernel,
+        "source": source_name,
+        "compute_capability": compute_capability,
+        "params": dict(params),
+        "launch": dict(launch),
+        "counters": dict(counters),
+        "predicted": None if predicted is None else dict(predicted),
+        "match": compare(counters, predicted),
+        "prediction_exact": prediction_exact,
+        "per_site": list(per_site),
+        "result_check": dict(result_check),
+        "occupancy": None if occupancy is None else dict(occupancy),
+        "notes": list(notes),
+    }
