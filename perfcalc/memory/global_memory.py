@@ -1,0 +1,206 @@
+"""Global-memory cost of warp-level loads and stores, for every coalescing family.
+
+`global_access_batch` is the one implementation (many warps, no Python loop per warp);
+`global_access` prices one warp through it and lists the transactions in issue order.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from perfcalc.errors import InputError
+from perfcalc.memory import global_rules as rules
+from perfcalc.memory.inputs import (
+    as_arch,
+    batch_arrays,
+    check_addresses,
+    check_op,
+    check_size,
+    warp_arrays,
+)
+from perfcalc.memory.l1_wavefronts import data_wavefronts, line_ranks
+from perfcalc.memory.runs import distinct
+from perfcalc.specs import Arch
+
+_CACHE_SOURCE = "memory.md sections 1.3-1.4"
+_T_STAGE_LANES = {1: 8, 2: 8, 4: 8, 8: 4, 16: 2}  # memory.md 1.5 (forum: 8/4/2 threads)
+
+
+@dataclass(frozen=True, eq=False)
+class GlobalBatchCost:
+    """Per-warp costs (arrays of shape (W,)) and their totals.
+
+    `lines`, `bytes_used` (distinct bytes the active lanes touch) and, on CC 7.x-9.0,
+    `tag_wavefronts`, `data_wavefronts` and `data_bank_conflicts` are filled only with
+    `detail=True`, and are None otherwise.
+    """
+
+    compute_capability: str
+    family: str
+    size: int
+    op: str
+    cache: str | None
+    requests: np.ndarray
+    transactions: np.ndarray
+    bytes_moved: np.ndarray
+    bytes_requested: np.ndarray
+    total_requests: int
+    total_transactions: int
+    total_bytes_moved: int
+    total_bytes_requested: int
+    lines: np.ndarray | None = None
+    tag_wavefronts: np.ndarray | None = None
+    data_wavefronts: np.ndarray | None = None
+    data_bank_conflicts: np.ndarray | None = None
+    bytes_used: np.ndarray | None = None
+
+
+@dataclass(frozen=True)
+class GlobalAccessCost:
+    """What one warp-level global instruction costs on one CC.
+
+    `transactions` lists (address, size) in issue order and `transaction_requests` the request
+    (half-warp, quarter-warp, ... numbered from 0) each belongs to. On CC >= 5.0 transactions
+    are the 32-byte sectors. `efficiency` = bytes_used / bytes_moved (None if nothing moved).
+    """
+
+    compute_capability: str
+    family: str
+    size: int
+    op: str
+    cache: str | None
+    request_unit: str
+    active_lanes: int
+    requests: int
+    transactions: tuple[tuple[int, int], ...]
+    transaction_requests: tuple[int, ...]
+    transaction_count: int
+    bytes_moved: int
+    bytes_requested: int
+    bytes_used: int
+    efficiency: float | None
+    lines: int | None
+    tag_wavefronts: int | None
+    data_wavefronts: int | None
+    data_bank_conflicts: int | None
+
+
+def resolve_cache(arch: Arch, cache: str | None, op: str) -> str | None:
+    """The cache mode in effect: 'l1' (128 B lines) or 'l2' (32 B segments) on 2.x/3.x,
+    None elsewhere."""
+    family = arch.global_memory_family
+    cc = arch.compute_capability
+    if family in ("cc2", "cc3"):
+        mode = cache if cache is not None else ("l1" if family == "cc2" else "l2")
+        if mode not in ("l1", "l2"):
+            raise InputError(f"cache mode {cache!r} is not 'l1' (128-byte lines) or 'l2' (32-byte "
+                             f"segments), the modes of CC {cc} ({_CACHE_SOURCE})")
+        # Global stores are not cached in L1 on 2.x/3.x; they go to L2 in 32 B segments.
+        return "l2" if op == "store" else mode
+    if cache is not None:
+        what = ("has no global-memory cache" if family in ("cc1.0", "cc1.2")
+                else "always moves 32-byte sectors, whether or not L1 caches the load")
+        raise InputError(f"cache mode {cache!r} is not available on CC {cc}: it {what}; cache "
+                         f"modes exist only on CC 2.x (l1 default, l2) and 3.x (l2 default, l1) "
+                         f"({_CACHE_SOURCE}, 1.5-1.6)")
+    return None
+
+
+def request_unit(arch: Arch, size: int) -> str:
+    """What one request is on this CC for this word size (memory.md 1.7)."""
+    family = arch.global_memory_family
+    if family in ("cc1.0", "cc1.2"):
+        return "half-warp"
+    if family in ("cc2", "cc3"):
+        return {8: "half-warp", 16: "quarter-warp"}.get(size, "warp")
+    if family == "cc5":
+        return f"{_T_STAGE_LANES[size]} lanes"
+    return "warp"
+
+
+def global_access_batch(cc: Arch | str, addresses: Any, size: int, active: Any = None,
+                        op: str = "load", cache: str | None = None,
+                        detail: bool = False) -> GlobalBatchCost:
+    """Cost of one global instruction executed by W warps: addresses (W, 32) int64 byte
+    addresses, active (W, 32) bool or None (all lanes active)."""
+    arch = as_arch(cc)
+    size, op = check_size(size), check_op(op)
+    mode = resolve_cache(arch, cache, op)
+    addr, mask = batch_arrays(addresses, active)
+    check_addresses(addr, mask, size, "global")
+    priced = _price(arch.global_memory_family, addr, mask, size, mode, records=False)
+    return _batch_result(arch, addr, mask, size, op, mode, priced, detail)
+
+
+def _price(family: str, addr: np.ndarray, mask: np.ndarray | None, size: int, mode: str | None,
+           records: bool) -> rules.Priced:
+    if family == "cc1.0":
+        return rules.cc10(addr, mask, size, records)
+    if family == "cc1.2":
+        return rules.cc12(addr, mask, size, records)
+    if family in ("cc2", "cc3"):
+        return rules.cached(addr, mask, size, mode == "l1", records)
+    lanes = _T_STAGE_LANES[size] if family == "cc5" else 32
+    return rules.sectors(addr, mask, size, lanes, records)
+
+
+def _batch_result(arch: Arch, addr: np.ndarray, mask: np.ndarray | None, size: int, op: str,
+                  mode: str | None, priced: rules.Priced, detail: bool) -> GlobalBatchCost:
+    warps = addr.shape[0]
+    active_lanes = np.full(warps, 32, dtype=np.int64) if mask is None else mask.sum(axis=1)
+    requested = active_lanes * size
+    extra: dict[str, np.ndarray] = {}
+    family = arch.global_memory_family
+    if detail:
+        extra["bytes_used"] = distinct(addr, mask) * size
+        if family in ("cc5", "cc7"):
+            lines, rank = line_ranks(addr, mask)
+            extra["lines"] = lines
+            if family == "cc7":
+                extra["tag_wavefronts"] = -(-lines // 4)
+                data, conflicts = data_wavefronts(addr, mask, size, rank)
+                extra["data_wavefronts"] = data
+                extra["data_bank_conflicts"] = conflicts
+    return GlobalBatchCost(
+        compute_capability=arch.compute_capability, family=family, size=size, op=op, cache=mode,
+        requests=priced.requests, transactions=priced.transactions,
+        bytes_moved=priced.bytes_moved, bytes_requested=requested,
+        total_requests=int(priced.requests.sum()),
+        total_transactions=int(priced.transactions.sum()),
+        total_bytes_moved=int(priced.bytes_moved.sum()),
+        total_bytes_requested=int(requested.sum()), **extra)
+
+
+def global_access(cc: Arch | str, addresses: Any, size: int, active: Any = None,
+                  op: str = "load", cache: str | None = None) -> GlobalAccessCost:
+    """Cost of one warp-level global load or store: up to 32 lane byte addresses, the access
+    size (1, 2, 4, 8 or 16 bytes), an optional active-lane mask and the cache mode on 2.x/3.x."""
+    arch = as_arch(cc)
+    size, op = check_size(size), check_op(op)
+    mode = resolve_cache(arch, cache, op)
+    addr, mask = warp_arrays(addresses, active)
+    check_addresses(addr, mask, size, "global")
+    priced = _price(arch.global_memory_family, addr, mask, size, mode, records=True)
+    batch = _batch_result(arch, addr, mask, size, op, mode, priced, detail=True)
+    rec = priced.records
+    order = np.lexsort((rec.lane, rec.request))  # issue order: request, then lowest lane first
+    tx = tuple((int(rec.address[i]), int(rec.size[i])) for i in order)
+    moved = int(batch.bytes_moved[0])
+    used = int(batch.bytes_used[0])
+
+    def one(values: np.ndarray | None) -> int | None:
+        return None if values is None else int(values[0])
+
+    return GlobalAccessCost(
+        compute_capability=arch.compute_capability, family=arch.global_memory_family, size=size,
+        op=op, cache=mode, request_unit=request_unit(arch, size),
+        active_lanes=int(mask.sum()), requests=int(batch.requests[0]), transactions=tx,
+        transaction_requests=tuple(int(rec.request[i]) for i in order),
+        transaction_count=int(batch.transactions[0]), bytes_moved=moved,
+        bytes_requested=int(batch.bytes_requested[0]), bytes_used=used,
+        efficiency=used / moved if moved else None, lines=one(batch.lines),
+        tag_wavefronts=one(batch.tag_wavefronts), data_wavefronts=one(batch.data_wavefronts),
+        data_bank_conflicts=one(batch.data_bank_conflicts))

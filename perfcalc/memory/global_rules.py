@@ -1,0 +1,195 @@
+"""Global-memory rules per coalescing family (reference/memory.md section 1), over many warps.
+
+Each family function takes (W, 32) int64 byte addresses, a (W, 32) bool mask or None (all
+active), the access size and the cache mode, and returns a `Priced`: per-warp requests,
+transactions and bytes moved, plus (when `records=True`) one row per transaction so a single
+warp can be explained transaction by transaction in issue order.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from perfcalc.memory.runs import argsort_rows, distinct_sorted, masked, run_starts, sort_rows
+
+
+@dataclass(frozen=True)
+class Records:
+    """One entry per transaction: warp, request within the warp, first lane, address, size."""
+
+    warp: np.ndarray
+    request: np.ndarray
+    lane: np.ndarray
+    address: np.ndarray
+    size: np.ndarray
+
+
+@dataclass(frozen=True)
+class Priced:
+    requests: np.ndarray
+    transactions: np.ndarray
+    bytes_moved: np.ndarray
+    records: Records | None
+
+
+_NO_LANE = 1 << 20
+
+
+def _active_rows(mask: np.ndarray | None, warps: int, group: int) -> np.ndarray:
+    """(W, 32 // group) True where the group has an active lane."""
+    if mask is None:
+        return np.ones((warps, 32 // group), dtype=bool)
+    return mask.reshape(warps, 32 // group, group).any(axis=2)
+
+
+def _runs(keys: np.ndarray, mask: np.ndarray | None, group: int, records: bool):
+    """Sort each group of `group` lanes by key. Returns (sorted keys (R, group), lane of each
+    sorted entry or None, run-start flags)."""
+    warps = keys.shape[0]
+    k = masked(keys, mask).reshape(warps * 32 // group, group)
+    if records:
+        s, perm = argsort_rows(k)
+        lanes = perm + (np.arange(s.shape[0]) % (32 // group) * group)[:, None]
+        lanes = np.where(s >= 0, lanes, _NO_LANE)  # sentinels never win a minimum
+        return s, lanes, run_starts(s)
+    s = sort_rows(k)
+    return s, None, None
+
+
+def distinct_groups(keys, mask, group, records, size_of_run, shift):
+    """Transactions = distinct keys per lane group (the 2.x/3.x line/segment rule)."""
+    warps = keys.shape[0]
+    per_row = 32 // group
+    s, lanes, starts = _runs(keys, mask, group, records)
+    count = starts.sum(axis=1) if records else distinct_sorted(s)
+    tx = count.reshape(warps, per_row).sum(axis=1)
+    req = _active_rows(mask, warps, group).sum(axis=1)
+    rec = None
+    if records:
+        rows, cols = np.nonzero(starts)
+        rec = Records(rows // per_row, rows % per_row, lanes[rows, cols], s[rows, cols] << shift,
+                      np.full(rows.size, size_of_run, dtype=np.int64))
+    return Priced(req, tx, tx * size_of_run, rec)
+
+
+def cc10(addr: np.ndarray, mask: np.ndarray | None, size: int, records: bool) -> Priced:
+    """CC 1.0/1.1 (memory.md 1.1): a half-warp coalesces into one 64 B (4-byte words), one 128 B
+    (8-byte) or two 128 B (16-byte) transactions iff lane k of the half-warp reads word k of an
+    aligned segment (inactive lanes may be skipped); otherwise one 32 B transaction per active
+    lane. Inactive lanes of a non-coalesced half-warp cost nothing (memory.md 8.2 reading)."""
+    warps = addr.shape[0]
+    a = addr.reshape(warps * 2, 16)
+    m = np.ones(a.shape, dtype=bool) if mask is None else mask.reshape(warps * 2, 16)
+    n_active = m.sum(axis=1)
+    base = a - size * np.arange(16, dtype=np.int64)
+    big = np.iinfo(np.int64).max
+    lo = np.where(m, base, big).min(axis=1)
+    hi = np.where(m, base, -1).max(axis=1)
+    align = 64 if size == 4 else 128
+    coalesced = (size >= 4) & (n_active > 0) & (lo == hi) & (lo % align == 0)
+    per_coalesced = 2 if size == 16 else 1
+    bytes_coalesced = {4: 64, 8: 128, 16: 256}.get(size, 0)
+    tx_row = np.where(coalesced, per_coalesced, n_active)
+    bytes_row = np.where(coalesced, bytes_coalesced, 32 * n_active)
+    tx = tx_row.reshape(warps, 2).sum(axis=1)
+    moved = bytes_row.reshape(warps, 2).sum(axis=1)
+    req = (n_active > 0).reshape(warps, 2).sum(axis=1)
+    rec = None
+    if records:
+        lanes_hw = np.arange(16)
+        parts = []
+        for row in np.flatnonzero(n_active > 0):
+            warp, hw = divmod(int(row), 2)
+            if coalesced[row]:
+                seg = int(lo[row])
+                for i in range(per_coalesced):
+                    parts.append((warp, hw, 16 * hw, seg + 128 * i, 128 if size >= 8 else 64))
+            else:
+                for lane in lanes_hw[m[row]]:
+                    parts.append((warp, hw, 16 * hw + int(lane), int(a[row, lane]) & ~31, 32))
+        rec = _records(parts)
+    return Priced(req, tx, moved, rec)
+
+
+# Size of a CC 1.2/1.3 transaction from the mask of 32 B sectors it must cover inside its
+# 128 B-aligned segment (memory.md 1.2 step 3): both 64 B halves -> 128, two sectors of one half
+# -> 64, one sector -> 32. Index = 4-bit sector mask.
+_SHRUNK = np.array([0, 32, 32, 64, 32, 128, 128, 128, 32, 128, 128, 128, 64, 128, 128, 128],
+                   dtype=np.int64)
+
+
+def cc12(addr: np.ndarray, mask: np.ndarray | None, size: int, records: bool) -> Priced:
+    """CC 1.2/1.3 (memory.md 1.2): per half-warp, one transaction per distinct segment of 32 B
+    (1-byte words), 64 B (2-byte) or 128 B (larger), shrunk to the 64 B or 32 B it uses."""
+    warps = addr.shape[0]
+    seg_shift = {1: 0, 2: 1}.get(size, 2)  # sectors per segment = 1 << seg_shift
+    # Sort 32 B sector ids; a segment id is a sector id without its low seg_shift bits, so
+    # sorting sectors also groups segments, and sub-sectors come in order inside each.
+    s, lanes, _ = _runs(addr >> 5, mask, 16, records)
+    seg = np.where(s >= 0, s >> seg_shift, -1)
+    new_seg = run_starts(seg)
+    starts = np.flatnonzero(new_seg)
+    rows = starts // 16
+    sub_mask = np.where(s >= 0, 1 << (s & ((1 << seg_shift) - 1)), 0)
+    if seg_shift == 2:
+        sizes = _SHRUNK[np.bitwise_or.reduceat(sub_mask.ravel(), starts)] if starts.size else starts
+    else:
+        sectors = np.bitwise_or.reduceat(sub_mask.ravel(), starts) if starts.size else starts
+        sizes = np.where(sectors == 3, 64, 32)
+    tx_row = np.bincount(rows, minlength=warps * 2)
+    bytes_row = np.bincount(rows, weights=sizes, minlength=warps * 2).astype(np.int64)
+    tx = tx_row.reshape(warps, 2).sum(axis=1)
+    moved = bytes_row.reshape(warps, 2).sum(axis=1)
+    req = _active_rows(mask, warps, 16).sum(axis=1)
+    rec = None
+    if records:
+        or_mask = np.bitwise_or.reduceat(sub_mask.ravel(), starts) if starts.size else starts
+        seg_base = seg.ravel()[starts] << (5 + seg_shift)
+        low_sector = _lowest_bit(or_mask)
+        # A 64 B transaction starts at its half, a 32 B one at its sector (memory.md 1.2 step 3).
+        offset = np.where(sizes == 128, 0, np.where(sizes == 64, (low_sector >> 1) << 6,
+                                                    low_sector << 5))
+        first_lane = np.minimum.reduceat(lanes.ravel(), starts)
+        rec = Records(rows // 2, rows % 2, first_lane, seg_base + offset, sizes)
+    return Priced(req, tx, moved, rec)
+
+
+def _lowest_bit(x: np.ndarray) -> np.ndarray:
+    low = x & -x
+    return np.where(low > 0, np.log2(np.maximum(low, 1)).astype(np.int64), 0)
+
+
+def cached(addr: np.ndarray, mask: np.ndarray | None, size: int, line_cache: bool,
+           records: bool) -> Priced:
+    """CC 2.x/3.x (memory.md 1.3-1.4): the warp is split into requests by word size (one warp
+    for <= 4 bytes, half-warps for 8, quarter-warps for 16); each request costs one 128 B line
+    per distinct line it touches (L1-cached loads) or one 32 B segment per distinct segment
+    (L2-only loads and all stores). Requests without an active lane are dropped (memory.md 8.5)."""
+    group = {8: 16, 16: 8}.get(size, 32)
+    shift = 7 if line_cache else 5
+    return distinct_groups(addr >> shift, mask, group, records, 1 << shift, shift)
+
+
+def sectors(addr: np.ndarray, mask: np.ndarray | None, size: int, request_lanes: int,
+            records: bool) -> Priced:
+    """CC >= 5.0 (memory.md 1.5-1.6): transactions are the distinct 32 B sectors of the whole
+    instruction; requests are 1 per instruction on 7.x-9.0 (H100-measured) and, on 5.x/6.x,
+    the forum's t-stage requests of `request_lanes` lanes (8/4/2 for <=4/8/16-byte words)."""
+    warps = addr.shape[0]
+    s, lanes, starts = _runs(addr >> 5, mask, 32, records)
+    tx = starts.sum(axis=1) if records else distinct_sorted(s)
+    req = _active_rows(mask, warps, request_lanes).sum(axis=1)
+    rec = None
+    if records:
+        rows, cols = np.nonzero(starts)
+        first = lanes[rows, cols]  # stable sort: a run starts at its lowest lane
+        rec = Records(rows, first // request_lanes, first, s[rows, cols] << 5,
+                      np.full(rows.size, 32, dtype=np.int64))
+    return Priced(req, tx, tx * 32, rec)
+
+
+def _records(parts: list[tuple[int, int, int, int, int]]) -> Records:
+    arr = np.array(parts, dtype=np.int64).reshape(-1, 5)
+    return Records(*(arr[:, i] for i in range(5)))

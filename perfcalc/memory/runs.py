@@ -1,0 +1,108 @@
+"""Row-wise building blocks shared by every family: sorted rows, distinct counts, bank maxima.
+
+All functions work on 2-D arrays whose rows are independent (one warp, half-warp or quarter-warp
+per row) and never loop in Python over rows. Invalid (inactive) entries are marked with the
+sentinel -1, which sorts before every real key (keys are >= 0).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+SENTINEL = -1
+# Key layout for the bank kernel: group (bits 45+) | bank (bits 40-44) | row (bits 0-39).
+_ROW_BITS = 40
+_ROW_MASK = (1 << _ROW_BITS) - 1
+
+
+def masked(keys: np.ndarray, valid: np.ndarray | None) -> np.ndarray:
+    """Keys with invalid entries replaced by the sentinel (no copy when every entry is valid)."""
+    return keys if valid is None else np.where(valid, keys, SENTINEL)
+
+
+def sort_rows(keys: np.ndarray) -> np.ndarray:
+    """Each row ascending. Rows that are already nondecreasing (sequential, strided or uniform
+    accesses: the common case) are left alone, so only the scattered rows pay for a sort."""
+    if keys.shape[1] < 2:
+        return keys
+    ordered = (keys[:, 1:] >= keys[:, :-1]).all(axis=1)
+    if ordered.all():
+        return keys
+    out = keys.copy()
+    rows = np.flatnonzero(~ordered)
+    out[rows] = np.sort(keys[rows], axis=1)
+    return out
+
+
+def argsort_rows(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Stable row-wise sort that also returns where each sorted entry came from (for lane order)."""
+    perm = np.argsort(keys, axis=1, kind="stable")
+    return np.take_along_axis(keys, perm, axis=1), perm
+
+
+def run_starts(sorted_keys: np.ndarray) -> np.ndarray:
+    """True where a sorted row starts a new run of a real (non-sentinel) key."""
+    starts = np.empty(sorted_keys.shape, dtype=bool)
+    starts[:, 0] = True
+    np.not_equal(sorted_keys[:, 1:], sorted_keys[:, :-1], out=starts[:, 1:])
+    starts &= sorted_keys >= 0
+    return starts
+
+
+def distinct_sorted(sorted_keys: np.ndarray) -> np.ndarray:
+    """Number of distinct real keys per sorted row."""
+    if sorted_keys.shape[1] < 2:
+        return (sorted_keys[:, 0] >= 0).astype(np.int64)
+    changes = np.count_nonzero(sorted_keys[:, 1:] != sorted_keys[:, :-1], axis=1)
+    return changes + 1 - (sorted_keys[:, 0] < 0)
+
+
+def distinct(keys: np.ndarray, valid: np.ndarray | None) -> np.ndarray:
+    """Number of distinct keys among the valid entries of each row."""
+    return distinct_sorted(sort_rows(masked(keys, valid)))
+
+
+def bank_passes(bank: np.ndarray, row: np.ndarray, group: np.ndarray | int,
+                valid: np.ndarray | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per row: sum over groups of (max over banks of distinct rows in that bank), the largest
+    group term, and the number of groups with a valid entry.
+
+    `bank` (< 32), `row` (< 2**40) and `group` (< 2**17) describe one bank-array word per entry;
+    two entries conflict when they hit the same bank of the same group with different rows.
+    This is the shared-memory bank rule of every CC >= 2.0 and the H100 L1 data-stage rule.
+    """
+    n_rows, width = bank.shape
+    key = np.asarray(group, dtype=np.int64) << (_ROW_BITS + 5)
+    key = key | (bank.astype(np.int64) << _ROW_BITS) | row
+    s = sort_rows(masked(key, valid))
+    new_word = run_starts(s).ravel()
+    prefix = s >> _ROW_BITS  # (group, bank); the sentinel stays -1
+    new_bank = np.empty(s.shape, dtype=bool)
+    new_bank[:, 0] = True
+    np.not_equal(prefix[:, 1:], prefix[:, :-1], out=new_bank[:, 1:])
+    new_bank &= s >= 0
+    starts = np.flatnonzero(new_bank)
+    passes = np.zeros(n_rows, dtype=np.int64)
+    largest = np.zeros(n_rows, dtype=np.int64)
+    groups = np.zeros(n_rows, dtype=np.int64)
+    if starts.size == 0:
+        return passes, largest, groups
+    per_bank = np.add.reduceat(new_word.astype(np.int64), starts)
+    run_row = starts // width
+    run_group = prefix.ravel()[starts] >> 5
+    new_group = np.ones(starts.size, dtype=bool)
+    new_group[1:] = (run_row[1:] != run_row[:-1]) | (run_group[1:] != run_group[:-1])
+    gstarts = np.flatnonzero(new_group)
+    per_group = np.maximum.reduceat(per_bank, gstarts)
+    group_row = run_row[gstarts]
+    rstarts = np.flatnonzero(np.r_[True, group_row[1:] != group_row[:-1]])
+    rows_present = group_row[rstarts]
+    passes[rows_present] = np.add.reduceat(per_group, rstarts)
+    largest[rows_present] = np.maximum.reduceat(per_group, rstarts)
+    groups[rows_present] = np.diff(np.r_[rstarts, group_row.size])
+    return passes, largest, groups
+
+
+def lane_groups(group_size: int) -> np.ndarray:
+    """Group number of each of the 32 lanes for groups of `group_size` consecutive lanes."""
+    return np.arange(32, dtype=np.int64) // group_size
