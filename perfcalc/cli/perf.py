@@ -1,0 +1,328 @@
+"""`perfcalc matmul`, `perfcalc roofline`, `perfcalc report`: CGMA, roofline and time on a GPU."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from perfcalc.cli.common import Format, FormatOption, OutputOption, show, start_output
+
+DEFAULT_GPU = "g80"  # the seeds' GPU
+MATMUL_KERNELS = {"naive": "matmul_naive", "tiled": "matmul_tiled"}
+# Execution-core cost of the two seed kernels, seconds per W^3 (one thread-iteration of the
+# inner product), measured on the 2-core x86-64 sandbox (benchmarks/bench_matmul_sim.py,
+# benchmarks/results_perf.md). Used only to warn before a long simulation.
+SIM_SECONDS_PER_W3 = {"naive": 4.0e-8, "tiled": 4.0e-8}
+WARN_ABOVE_S = 5.0
+
+GpuOption = Annotated[str | None, typer.Option(
+    "--gpu", help="GPU product (g80, v100, h100-sxm, ...; see 'perfcalc devices').")]
+CcOption = Annotated[str | None, typer.Option(
+    "--cc", help="Compute capability (7.0, 70, sm_70), a product name, or a device YAML.")]
+
+
+def register(app: typer.Typer) -> None:
+    app.command("matmul")(matmul)
+    app.command("roofline")(roofline)
+    app.command("report")(report)
+
+
+def _target(gpu: str | None, cc: str | None, default: str | None = DEFAULT_GPU):
+    """(Arch, Gpu | None) from --gpu / --cc; a product named in --cc brings its figures too."""
+    from perfcalc.errors import InputError
+    from perfcalc.specs import get_arch, get_gpu, resolve_device
+
+    if gpu and cc:
+        found = get_gpu(gpu)
+        arch, _ = resolve_device(cc)
+        if arch.compute_capability != found.compute_capability:
+            raise InputError(f"--gpu {gpu} is CC {found.compute_capability} but --cc {cc} is "
+                             f"{arch.compute_capability} (devices/products.yaml); give one")
+        return arch, found
+    if gpu:
+        found = get_gpu(gpu)
+        return get_arch(found.compute_capability), found
+    if cc:
+        return resolve_device(cc)
+    if default is None:
+        raise InputError("this command needs a GPU product: --gpu NAME (see 'perfcalc devices')")
+    found = get_gpu(default)
+    return get_arch(found.compute_capability), found
+
+
+def _predicted(kernel: str, params: dict[str, int], arch: Any) -> dict[str, int]:
+    from perfcalc.model.predict import predict
+    from perfcalc.specs.kernels import get_kernel
+
+    return predict(get_kernel(kernel), params, arch).counters()
+
+
+def _simulate(kernel: str, params: dict[str, int], arch: Any) -> tuple[dict[str, int], str]:
+    """Run a catalog kernel on the execution core: its counters and the result check."""
+    from perfcalc.sim.counters import COUNTER_NAMES
+    from perfcalc.sim.references import run_catalog_kernel
+    from perfcalc.specs.kernels import get_kernel
+
+    run = run_catalog_kernel(get_kernel(kernel), params, arch)
+    counters = {n: getattr(run.result.counters, n) for n in COUNTER_NAMES}
+    check = run.result_check
+    if check.passed:
+        verdict = "pass"
+    elif check.unwritten:
+        verdict = f"fail: {check.unwritten} output elements never written"
+    else:
+        verdict = (f"fail: max relative error {check.max_rel_error:.3g} > tolerance "
+                   f"{check.tolerance:g} {check.worst}".rstrip())
+    return counters, verdict
+
+
+def simulation_seconds(width: int) -> float:
+    """Expected execution-core time for naive + tiled at this width (measured rate)."""
+    return sum(rate * width ** 3 for rate in SIM_SECONDS_PER_W3.values())
+
+
+def matmul(
+    width: Annotated[int, typer.Option("--width", "-w", help="Matrix width W (W x W).")] = 1024,
+    tile: Annotated[int, typer.Option("--tile", "-t", help="TILE_WIDTH: block edge and tile.")] = 16,
+    gpu: GpuOption = None,
+    cc: CcOption = None,
+    regs: Annotated[int | None, typer.Option(
+        "--regs", help="Registers per thread for occupancy (default: ptxas -v of the seed "
+        "kernels, see --explain).")] = None,
+    latency: Annotated[float, typer.Option(
+        "--latency-cycles", help="Global memory latency for Little's law (seed 003: 200-400).")
+    ] = 400,
+    no_simulate: Annotated[bool, typer.Option(
+        "--no-simulate", help="Skip the execution-core run (predictions only).")] = False,
+    explain: Annotated[bool, typer.Option(
+        "--explain", help="Print every figure with its formula and inputs.")] = False,
+    fmt: FormatOption = Format.table,
+    output: OutputOption = None,
+) -> None:
+    """The seeds' naive vs tiled matrix-multiply analysis for any width, tile and GPU.
+
+    Example: perfcalc matmul --width 1024 --tile 16 --gpu g80 --no-simulate
+    """
+    from perfcalc.model.matmul import VARIANTS, analyze_matmul, check_shape, with_simulation
+    from perfcalc.report.perf_tables import matmul_rows, matmul_tables
+
+    start_output(output)
+    arch, product = _target(gpu, cc)
+    check_shape(width, tile, arch)
+    params = {"Width": width, "TILE_WIDTH": tile}
+    predicted = {v: _predicted(MATMUL_KERNELS[v], params, arch) for v in VARIANTS}
+    analysis = analyze_matmul(width, tile, arch, product, regs, predicted, latency)
+    if not no_simulate:
+        seconds = simulation_seconds(width)
+        if seconds > WARN_ABOVE_S:
+            typer.echo(f"simulating naive and tiled at width {width} on the execution core: about "
+                       f"{seconds:.0f} s (measured rate; --no-simulate skips it)", err=True)
+        for v in VARIANTS:
+            counters, verdict = _simulate(MATMUL_KERNELS[v], params, arch)
+            analysis = with_simulation(analysis, v, counters, verdict)
+    data = {"rows": matmul_rows(analysis)} if fmt == Format.json else None
+    show(matmul_tables(analysis, fmt.value, explain), fmt, output, data=data)
+
+
+def _kernel_params(kernels: list[str], param: list[str]) -> tuple[list[Any], dict[str, int]]:
+    """Catalog specs and the --param overrides (each must belong to at least one kernel)."""
+    from perfcalc.errors import InputError
+    from perfcalc.specs.kernels import get_kernel
+
+    specs = [get_kernel(k) for k in kernels]
+    overrides: dict[str, int] = {}
+    for text in param:
+        name, sep, value = text.partition("=")
+        try:
+            overrides[name.strip()] = int(value)
+        except ValueError:
+            sep = ""
+        if not sep:
+            raise InputError(f"--param {text!r}: expected NAME=INTEGER, e.g. Width=1024")
+        if not any(name.strip() in s.defaults for s in specs):
+            raise InputError(f"--param {text!r}: no kernel given with --kernel has a parameter "
+                             f"{name.strip()!r} (kernels.yaml params)")
+    return specs, overrides
+
+
+def _kernel_point(spec: Any, overrides: dict[str, int], arch: Any) -> tuple[Any, str]:
+    """A catalog kernel's flops and transaction bytes -> its intensity, with a label."""
+    from perfcalc.model.predict import predict
+
+    params = {k: v for k, v in overrides.items() if k in spec.defaults}
+    p = predict(spec, params, arch)
+    moved = p.global_load_bytes + p.global_store_bytes
+    label = spec.name + ("(" + ", ".join(f"{k}={v}" for k, v in p.params.items()) + ")"
+                         if p.params else "")
+    return (p.flops, moved), label
+
+
+def roofline(
+    gpu: GpuOption = None,
+    kernel: Annotated[list[str] | None, typer.Option(
+        "--kernel", "-k", help="Catalog kernel to place (repeatable).")] = None,
+    param: Annotated[list[str] | None, typer.Option(
+        "--param", "-p", help="Kernel parameter NAME=VALUE (repeatable).")] = None,
+    intensity_values: Annotated[list[float] | None, typer.Option(
+        "--intensity", "-i", help="Arithmetic intensity (flop/byte) to place (repeatable).")
+    ] = None,
+    plot: Annotated[Path | None, typer.Option(
+        "--plot", help="Also draw the roofline to FILE.png or FILE.svg (needs perfcalc[plot]).",
+        dir_okay=False)] = None,
+    fmt: FormatOption = Format.table,
+    output: OutputOption = None,
+) -> None:
+    """The roofline of a GPU as a table: ceilings, the curve, and kernels placed on it.
+
+    Example: perfcalc roofline --gpu v100 --kernel matmul_tiled --param Width=1024
+    """
+    from perfcalc.errors import InputError
+    from perfcalc.model.roofline import intensity, place
+    from perfcalc.model.roofline import roofline as build_roofline
+    from perfcalc.report.perf_tables import ceilings_table, points_table, roofline_curve_table
+
+    start_output(output)
+    if plot is not None:
+        from perfcalc.report.roofline_plot import check_plot_path
+
+        check_plot_path(plot)
+    arch, product = _target(gpu, None, default=None)
+    if product is None:
+        raise InputError("a roofline needs a GPU product's peak and bandwidth: --gpu NAME")
+    roof = build_roofline(product, arch)
+    points = [place(roof, x, f"I = {x:g}") for x in intensity_values or []]
+    notes = []
+    if kernel:
+        specs, overrides = _kernel_params(kernel, param or [])
+        for spec in specs:
+            (flops, moved), label = _kernel_point(spec, overrides, arch)
+            points.append(place(roof, intensity(flops, moved), label))
+        notes.append("Kernel intensity = predicted flops / bytes moved by the predicted global "
+                     "transactions for this CC (DRAM traffic if no cache reuses them).")
+    elif param:
+        raise InputError("--param needs --kernel (the catalog kernel it applies to)")
+    samples = [2.0 ** e for e in range(-4, 11)]
+    tables = [ceilings_table(roof), roofline_curve_table(roof, samples)]
+    if points:
+        tables.append(points_table(points, notes))
+    data = {"roofline": roof, "points": points} if fmt == Format.json else None
+    show(tables, fmt, output, data=data)
+    if plot is not None:
+        from perfcalc.report.roofline_plot import plot_roofline
+
+        plot_roofline(roof, points, plot)
+
+
+class _Progress:
+    """A one-line progress bar on stderr, shown only when stderr is a terminal."""
+
+    def __init__(self, total: int) -> None:
+        self.total, self.done = total, 0
+        self.live = sys.stderr.isatty()
+
+    def step(self, label: str) -> None:
+        self.done += 1
+        if self.live:
+            filled = round(30 * self.done / self.total)
+            sys.stderr.write(f"\r[{'#' * filled}{'.' * (30 - filled)}] {self.done}/{self.total} "
+                             f"{label:<28}")
+            if self.done == self.total:
+                sys.stderr.write("\n")
+            sys.stderr.flush()
+
+
+def _catalog_rows(roof: Any, arch: Any) -> tuple[list[dict[str, Any]], list[str]]:
+    """Every catalog kernel at its default parameters: predicted counts, intensity, bound, time."""
+    from perfcalc.model.predict import predict
+    from perfcalc.model.roofline import place
+    from perfcalc.model.timing import time_lower_bound
+    from perfcalc.specs.kernels import catalog
+
+    rows, notes = [], []
+    for name, spec in catalog().items():
+        p = predict(spec, None, arch)
+        moved = p.global_load_bytes + p.global_store_bytes
+        point = place(roof, p.flops / moved, name) if p.flops and moved else None
+        rows.append({
+            "kernel": name, "params": ", ".join(f"{k}={v}" for k, v in p.params.items()),
+            "flops": p.flops, "global_load_elements": p.global_load_elements, "cgma": p.cgma,
+            "global_load_requests": p.global_load_requests,
+            "global_load_transactions": p.global_load_transactions,
+            "transactions_per_request": (p.global_load_transactions / p.global_load_requests
+                                         if p.global_load_requests else None),
+            "global_bytes_moved": moved,
+            "intensity_flop_per_byte": point.intensity_flop_per_byte if point else None,
+            "attainable_gflops": point.attainable_gflops if point else None,
+            "bound": point.bound if point else "memory (no flops)",
+            "time_lower_bound_s": time_lower_bound(p.flops, moved, roof.peak_gflops,
+                                                   roof.bandwidth_gbs),
+            "model_exact": p.exact,
+        })
+        notes.extend(p.notes)
+    return rows, notes
+
+
+def report(
+    gpu: GpuOption = None,
+    output: Annotated[Path, typer.Option(
+        "--output", "-o", help="Directory to write the CSV and Markdown files into.",
+        file_okay=False)] = Path("perfcalc-report"),
+    width: Annotated[int, typer.Option("--width", help="Matrix width for the matmul table.")
+                     ] = 1024,
+    tile: Annotated[int, typer.Option("--tile", help="TILE_WIDTH for the matmul table.")] = 16,
+) -> None:
+    """Every table for the catalog kernels on a GPU, as CSV and Markdown files in a directory.
+
+    Example: perfcalc report --gpu v100 --output report/
+    """
+    from perfcalc.errors import InputError, OutputError
+    from perfcalc.model.matmul import VARIANTS, analyze_matmul
+    from perfcalc.model.roofline import roofline as build_roofline
+    from perfcalc.report import emit, render
+    from perfcalc.report.perf_tables import (
+        ceilings_table,
+        kernels_table,
+        matmul_flat_table,
+        matmul_side_by_side,
+        roofline_curve_table,
+    )
+
+    if output.exists() and not output.is_dir():
+        raise OutputError(f"cannot write the report into {output}: it is a file, not a directory")
+    if not output.parent.is_dir():
+        raise OutputError(f"cannot create {output}: directory {output.parent} does not exist")
+    arch, product = _target(gpu, None, default=None)
+    if product is None:
+        raise InputError("a report needs a GPU product: --gpu NAME (see 'perfcalc devices')")
+    output.mkdir(exist_ok=True)
+    roof = build_roofline(product, arch)
+    params = {"Width": width, "TILE_WIDTH": tile}
+
+    def matmul_analysis():
+        predicted = {v: _predicted(MATMUL_KERNELS[v], params, arch) for v in VARIANTS}
+        return analyze_matmul(width, tile, arch, product, None, predicted)
+
+    def kernels():
+        rows, notes = _catalog_rows(roof, arch)
+        return kernels_table(rows, f"Catalog kernels on {product.name} (default parameters)",
+                             notes)
+
+    jobs = [
+        ("ceilings", lambda: (ceilings_table(roof),) * 2),
+        ("roofline", lambda: (roofline_curve_table(roof, [2.0 ** e for e in range(-4, 11)]),) * 2),
+        ("kernels", lambda: (kernels(),) * 2),
+        ("matmul", lambda: (lambda a: (matmul_flat_table(a), matmul_side_by_side(a)))(
+            matmul_analysis())),
+    ]
+    progress = _Progress(len(jobs))
+    written = []
+    for name, build in jobs:
+        csv_table, md_table = build()
+        emit(render(csv_table, "csv"), output / f"{name}.csv")
+        emit(render(md_table, "markdown"), output / f"{name}.md")
+        written += [f"{name}.csv", f"{name}.md"]
+        progress.step(name)
+    typer.echo(f"wrote {len(written)} files to {output}: {', '.join(written)}")

@@ -1,0 +1,200 @@
+"""Tables for `perfcalc matmul`, `perfcalc roofline` and `perfcalc report`: rows of raw values.
+
+`matmul_rows` is the JSON contract of `perfcalc matmul --format json` (one row per variant, the
+keys issue #5 names, no more); the table views put naive and tiled side by side and each
+predicted counter beside the execution core's count.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from perfcalc.model.matmul import MatmulAnalysis, MatmulVariant, mismatches
+from perfcalc.model.roofline import Roofline, RooflinePoint
+from perfcalc.report.table import Table
+
+MATMUL_ROW_KEYS = (
+    "variant", "width", "tile", "blocks", "threads_per_block", "global_loads_per_block",
+    "global_loads_total", "flops_total", "cgma", "intensity_flop_per_byte",
+    "bandwidth_bound_gflops", "compute_bound_gflops", "attainable_gflops", "bound", "occupancy",
+    "limiters", "predicted_time_s", "predicted", "simulated", "result_check",
+)
+
+# Side-by-side view: (key, label). Keys are MatmulVariant attributes.
+_SIDE_BY_SIDE = (
+    ("threads_per_block", "threads per block"),
+    ("blocks", "blocks"),
+    ("global_loads_per_block_phase", "global loads per block per phase"),
+    ("global_loads_per_block", "global loads per block"),
+    ("global_loads_total", "global loads total"),
+    ("flops_per_block_phase", "flops per block per phase"),
+    ("flops_total", "flops total"),
+    ("cgma", "CGMA (flops per global load)"),
+    ("intensity_flop_per_byte", "intensity (flop/B, loads + stores)"),
+    ("registers_per_thread", "registers per thread"),
+    ("shared_memory_per_block_bytes", "shared memory per block (B)"),
+    ("occupancy", "occupancy"),
+    ("active_blocks_per_sm", "blocks per SM"),
+    ("limiters", "occupancy limiters"),
+    ("transactions_per_request", "load transactions per request"),
+    ("transactions_total", "transactions total (loads + stores)"),
+    ("cgma_bound_gflops", "seeds' CGMA bound (GFLOPS)"),
+    ("bandwidth_bound_gflops", "bandwidth-bound GFLOPS"),
+    ("compute_bound_gflops", "compute-bound GFLOPS (peak)"),
+    ("attainable_gflops", "attainable GFLOPS"),
+    ("bound", "bound"),
+    ("time_lower_bound_s", "time lower bound (s)"),
+    ("predicted_time_s", "predicted time (s)"),
+    ("predicted_gflops", "predicted GFLOPS"),
+    ("time_limited_by", "predicted time limited by"),
+    ("result_check", "result check"),
+)
+
+
+def _value(v: MatmulVariant, key: str) -> Any:
+    if key == "time_lower_bound_s":
+        return None if v.time is None else v.time.lower_bound_s
+    if key == "predicted_gflops":
+        return None if v.time is None else v.time.estimated_gflops
+    if key == "time_limited_by":
+        return None if v.time is None else v.time.limited_by
+    return getattr(v, key)
+
+
+def matmul_rows(analysis: MatmulAnalysis) -> list[dict[str, Any]]:
+    """One JSON row per variant, exactly MATMUL_ROW_KEYS."""
+    return [{k: _value(v, k) for k in MATMUL_ROW_KEYS} for v in analysis.variants]
+
+
+def _title(analysis: MatmulAnalysis) -> str:
+    where = (f"{analysis.gpu_name} (CC {analysis.compute_capability})" if analysis.gpu
+             else f"CC {analysis.compute_capability}, no product")
+    return f"Matrix multiply, width {analysis.width}, tile {analysis.tile}, on {where}"
+
+
+def _notes(analysis: MatmulAnalysis) -> list[str]:
+    notes = list(analysis.notes)
+    for v in analysis.variants:
+        for counter, (pred, sim) in mismatches(v).items():
+            notes.append(f"MISMATCH {v.variant} {counter}: predicted {pred}, execution core {sim}")
+    return notes
+
+
+def matmul_side_by_side(analysis: MatmulAnalysis) -> Table:
+    """Rows = quantities, columns = naive and tiled (the readable view)."""
+    names = [v.variant for v in analysis.variants]
+    rows = [{"quantity": label, **{v.variant: _value(v, key) for v in analysis.variants}}
+            for key, label in _SIDE_BY_SIDE]
+    return Table(columns=["quantity", *names], rows=rows, title=_title(analysis),
+                 notes=_notes(analysis))
+
+
+def matmul_counter_table(analysis: MatmulAnalysis) -> Table | None:
+    """Each predicted counter beside the execution core's count, per variant."""
+    counters: list[str] = []
+    for v in analysis.variants:
+        for name in [*(v.predicted or {}), *(v.simulated or {})]:
+            if name not in counters:
+                counters.append(name)
+    if not counters:
+        return None
+    rows = []
+    for name in counters:
+        row: dict[str, Any] = {"counter": name}
+        for v in analysis.variants:
+            row[f"{v.variant}_predicted"] = (v.predicted or {}).get(name)
+            row[f"{v.variant}_simulated"] = None if v.simulated is None else v.simulated.get(name)
+        compared = [v for v in analysis.variants if v.simulated is not None and v.predicted]
+        row["match"] = (all(v.predicted.get(name) == v.simulated.get(name) for v in compared)
+                        if compared else None)
+        rows.append(row)
+    columns = ["counter"] + [f"{v.variant}_{s}" for v in analysis.variants
+                             for s in ("predicted", "simulated")] + ["match"]
+    return Table(columns=columns, rows=rows, title="Predicted counts vs the execution core")
+
+
+def matmul_explain_table(analysis: MatmulAnalysis) -> Table:
+    """Every figure with its formula and inputs (`--explain`)."""
+    rows = [{"variant": f.variant, "figure": f.name, "value": f.value, "formula": f.formula}
+            for f in analysis.figures]
+    return Table(columns=["variant", "figure", "value", "formula"], rows=rows,
+                 title="How each figure was computed")
+
+
+def matmul_flat_table(analysis: MatmulAnalysis) -> Table:
+    """One row per variant with the JSON keys; counters spread into predicted_/simulated_ columns
+    so a spreadsheet gets one number per cell (the CSV view)."""
+    counters: list[str] = []
+    for v in analysis.variants:
+        for name in [*(v.predicted or {}), *(v.simulated or {})]:
+            if name not in counters:
+                counters.append(name)
+    base = [k for k in MATMUL_ROW_KEYS if k not in ("predicted", "simulated")]
+    rows = []
+    for v, row in zip(analysis.variants, matmul_rows(analysis), strict=True):
+        flat = {k: row[k] for k in base}
+        for name in counters:
+            flat[f"predicted_{name}"] = (v.predicted or {}).get(name)
+            flat[f"simulated_{name}"] = None if v.simulated is None else v.simulated.get(name)
+        rows.append(flat)
+    columns = base + [f"{p}_{n}" for n in counters for p in ("predicted", "simulated")]
+    return Table(columns=columns, rows=rows, title=_title(analysis), notes=_notes(analysis))
+
+
+def matmul_tables(analysis: MatmulAnalysis, fmt: str, explain: bool = False) -> list[Table]:
+    """The tables a format shows: CSV is one flat row per variant, the others side by side."""
+    if fmt == "csv":
+        tables = [matmul_flat_table(analysis)]
+    else:
+        tables = [matmul_side_by_side(analysis)]
+        counter_table = matmul_counter_table(analysis)
+        if counter_table is not None:
+            tables.append(counter_table)
+    if explain:
+        tables.append(matmul_explain_table(analysis))
+    return tables
+
+
+def ceilings_table(roof: Roofline) -> Table:
+    rows = [{"ceiling": c.name, "kind": c.kind, "value": c.value,
+             "unit": "GB/s" if c.kind == "memory" else "GFLOPS",
+             "ridge_flop_per_byte": roof.peak_gflops / c.value if c.kind == "memory" else None,
+             "formula": c.formula, "source": c.source} for c in roof.ceilings]
+    return Table(columns=["ceiling", "kind", "value", "unit", "ridge_flop_per_byte", "formula",
+                          "source"], rows=rows,
+                 title=f"Roofline ceilings of {roof.gpu_name} (CC {roof.compute_capability})",
+                 notes=[f"FP32 ridge point: {roof.peak_gflops:g} GFLOPS / {roof.bandwidth_gbs:g} "
+                        f"GB/s = {roof.ridge_flop_per_byte:.4g} flop/B; below it a kernel is "
+                        f"memory-bound, above it compute-bound."])
+
+
+def roofline_curve_table(roof: Roofline, intensities: Sequence[float]) -> Table:
+    """Attainable GFLOPS at sample intensities under each memory ceiling and the FP32 peak."""
+    memory = [c for c in roof.ceilings if c.kind == "memory"]
+    rows = []
+    for x in intensities:
+        row: dict[str, Any] = {"intensity_flop_per_byte": x}
+        for c in memory:
+            row[f"{c.name} (GFLOPS)"] = min(roof.peak_gflops, x * c.value)
+        rows.append(row)
+    return Table(columns=["intensity_flop_per_byte", *[f"{c.name} (GFLOPS)" for c in memory]],
+                 rows=rows, title="Attainable FP32 GFLOPS = min(peak, intensity x bandwidth)")
+
+
+def points_table(points: Sequence[RooflinePoint], notes: Sequence[str] = ()) -> Table:
+    rows = [{"kernel": p.label, "intensity_flop_per_byte": p.intensity_flop_per_byte,
+             "bandwidth_bound_gflops": p.bandwidth_bound_gflops,
+             "compute_bound_gflops": p.compute_bound_gflops,
+             "attainable_gflops": p.attainable_gflops, "bound": p.bound,
+             "fraction_of_peak": p.fraction_of_peak} for p in points]
+    return Table(columns=["kernel", "intensity_flop_per_byte", "bandwidth_bound_gflops",
+                          "compute_bound_gflops", "attainable_gflops", "bound",
+                          "fraction_of_peak"], rows=rows, title="Kernels on the roofline",
+                 notes=list(notes))
+
+
+def kernels_table(rows: list[dict[str, Any]], title: str, notes: Sequence[str] = ()) -> Table:
+    """Catalog kernels with their predicted counts, intensity, bound and time (report command)."""
+    columns = list(rows[0]) if rows else ["kernel"]
+    return Table(columns=columns, rows=rows, title=title, notes=list(notes))
