@@ -26,13 +26,16 @@ def test_issue_acceptance_volta_256_threads_32_registers(cc):
     assert r.block_limits["shared_memory"] == UNLIMITED  # no shared memory: H13's INT_MAX
 
 
-@pytest.mark.parametrize(("block", "dynamic", "carveout", "blocks", "smem_limit", "alloc"), [
-    (128, 0, None, 16, 228, 1024),      # the 1 KB reservation is charged with no shared memory
-    (128, 7168, None, 16, 28, 8192),
-    (32, 8192, None, 25, 25, 9216),     # 28 without the reservation
-    (128, 15360, None, 14, 14, 16384),
-    (128, 15360, 50, 8, 8, 16384),      # 50 % of 228 KB = 114 KB, rounded up to 132 KB
-])
+@pytest.mark.parametrize(
+    ("block", "dynamic", "carveout", "blocks", "smem_limit", "alloc"),
+    [
+        (128, 0, None, 16, 228, 1024),  # the 1 KB reservation is charged with no shared memory
+        (128, 7168, None, 16, 28, 8192),
+        (32, 8192, None, 25, 25, 9216),  # 28 without the reservation
+        (128, 15360, None, 14, 14, 16384),
+        (128, 15360, 50, 8, 8, 16384),  # 50 % of 228 KB = 114 KB, rounded up to 132 KB
+    ],
+)
 def test_h100_measurements(block, dynamic, carveout, blocks, smem_limit, alloc):
     """reference/occupancy.md worked cases, MEAS on H100 (runtime = H13); 10 registers."""
     r = perfcalc.occupancy("9.0", block, 10, dynamic_shared_memory=dynamic, carveout=carveout)
@@ -43,16 +46,28 @@ def test_h100_measurements(block, dynamic, carveout, blocks, smem_limit, alloc):
         assert r.shared_memory_per_sm_bytes == 132 * 1024
 
 
-@pytest.mark.parametrize(("dynamic", "blocks"), [
-    (116736, 1), (58368, 3), (29184, 7), (14592, 14),                 # the inverse query's sizes
-    (116736 - 1024, 2), (58368 - 1024, 4), (29184 - 1024, 8), (14592 - 1024, 16),
-])
+@pytest.mark.parametrize(
+    ("dynamic", "blocks"),
+    [
+        (116736, 1),
+        (58368, 3),
+        (29184, 7),
+        (14592, 14),  # the inverse query's sizes
+        (116736 - 1024, 2),
+        (58368 - 1024, 4),
+        (29184 - 1024, 8),
+        (14592 - 1024, 16),
+    ],
+)
 def test_h100_inverse_query_shortfall(dynamic, blocks):
     """occupancy.md MEAS: the sizes cudaOccAvailableDynamicSMemPerBlock returns for 2, 4, 8, 16
     blocks give only 1, 3, 7, 14 blocks when fed back; 1 KB less restores 2, 4, 8, 16. (The
     measured kernel's block size is not recorded; with 128 threads and 10 registers, as in the
     other MEAS rows, warps allow 16 and registers 32, so shared memory alone decides.)"""
-    assert perfcalc.occupancy("9.0", 128, 10, dynamic_shared_memory=dynamic).active_blocks_per_sm == blocks
+    assert (
+        perfcalc.occupancy("9.0", 128, 10, dynamic_shared_memory=dynamic).active_blocks_per_sm
+        == blocks
+    )
 
 
 @pytest.mark.parametrize(("dynamic", "blocks"), [(4096, 1), (2048, 2), (1024, 4)])
@@ -93,7 +108,8 @@ def test_1024_threads_65_registers_fit_nothing(cc):
 
 def test_issue_800_threads_80_registers_hardware_check():
     """Issue #2 / occupancy.md step 2: 25 warps x 2560 = 64000 <= 65536, but the hardware check
-    counts 28 warps (a multiple of 4 sub-partitions) = 71680 > 65536: a result of 0, not an error."""
+    counts 28 warps (a multiple of 4 sub-partitions) = 71680 > 65536: a result of 0, not an
+    error."""
     r = perfcalc.occupancy("8.0", 800, 80)
     assert (r.active_blocks_per_sm, r.occupancy, r.limiters) == (0, 0.0, ("registers",))
     reason = explain_zero("8.0", 800, 80)
@@ -111,9 +127,15 @@ def test_gp100_rerun_as_gp10x():
     assert perfcalc.occupancy("6.0", 256, 169).active_blocks_per_sm == 1
 
 
-@pytest.mark.parametrize(("cache_config", "capacity", "blocks"), [
-    (None, 114688, 14), ("prefer-shared", 114688, 14), ("prefer-l1", 81920, 10), ("prefer-equal", 98304, 12),
-])
+@pytest.mark.parametrize(
+    ("cache_config", "capacity", "blocks"),
+    [
+        (None, 114688, 14),
+        ("prefer-shared", 114688, 14),
+        ("prefer-l1", 81920, 10),
+        ("prefer-equal", 98304, 12),
+    ],
+)
 def test_kepler_37_cache_configs(cache_config, capacity, blocks):
     """H13 cudaOccSMemPreference for 3.x: high = 112 KB, L1 = high + 16 KB - 48 KB = 80 KB,
     equal = midpoint 96 KB (devices/cc_3_7.yaml splits). 128 threads, 10 registers, 8 KB:
@@ -195,22 +217,57 @@ def test_suggestion_register_heavy_kernel():
     assert [c.block_size for c in s.ranking[:4]] == [256, 128, 64, 32]
 
 
-@pytest.mark.parametrize(("call", "needle"), [
-    (lambda: perfcalc.occupancy("7.0", 1025, 10), "block of 1025 threads exceeds CC 7.0's limit of 1024"),
-    (lambda: perfcalc.occupancy("9.0", 128, 256), "256 registers per thread is outside CC 9.0's range of 0 to 255"),
-    (lambda: perfcalc.occupancy("3.0", 128, 64), "64 registers per thread is outside CC 3.0's range of 0 to 63"),
-    (lambda: perfcalc.occupancy("9.0", 128, 10, 0, 232449),
-     "static + dynamic shared memory of 232449 bytes exceeds CC 9.0's limit of 232448 bytes"),
-    (lambda: perfcalc.occupancy("8.6", 128, 10, 49153), "static shared memory of 49153 bytes exceeds"),
-    (lambda: perfcalc.occupancy("5.2", 128, 10, 0, 49153), "exceeds CC 5.2's limit of 49152 bytes"),
-    (lambda: perfcalc.occupancy("9.0", 128, 10, -1), "static shared memory of -1 bytes is negative"),
-    (lambda: perfcalc.occupancy("9.0", 128, 10, carveout=101), "carveout 101 is outside 0..100"),
-    (lambda: perfcalc.occupancy("9.0", 128, 10, cache_config="bogus"), "unknown cache config 'bogus'"),
-    (lambda: perfcalc.occupancy("5.2", 128, 10, cache_config="prefer-l1"), "does not apply to CC 5.2"),
-    (lambda: perfcalc.occupancy("3.5", 128, 10, carveout=0), "0 % does not apply to CC 3.5"),
-    (lambda: perfcalc.occupancy("9.0", 12.5, 10), "block size must be a whole number, got 12.5"),
-    (lambda: perfcalc.occupancy("9.0", -3, 10), "block size -3 is not launchable"),
-])
+@pytest.mark.parametrize(
+    ("call", "needle"),
+    [
+        (
+            lambda: perfcalc.occupancy("7.0", 1025, 10),
+            "block of 1025 threads exceeds CC 7.0's limit of 1024",
+        ),
+        (
+            lambda: perfcalc.occupancy("9.0", 128, 256),
+            "256 registers per thread is outside CC 9.0's range of 0 to 255",
+        ),
+        (
+            lambda: perfcalc.occupancy("3.0", 128, 64),
+            "64 registers per thread is outside CC 3.0's range of 0 to 63",
+        ),
+        (
+            lambda: perfcalc.occupancy("9.0", 128, 10, 0, 232449),
+            "static + dynamic shared memory of 232449 bytes exceeds CC 9.0's limit of 232448 bytes",
+        ),
+        (
+            lambda: perfcalc.occupancy("8.6", 128, 10, 49153),
+            "static shared memory of 49153 bytes exceeds",
+        ),
+        (
+            lambda: perfcalc.occupancy("5.2", 128, 10, 0, 49153),
+            "exceeds CC 5.2's limit of 49152 bytes",
+        ),
+        (
+            lambda: perfcalc.occupancy("9.0", 128, 10, -1),
+            "static shared memory of -1 bytes is negative",
+        ),
+        (
+            lambda: perfcalc.occupancy("9.0", 128, 10, carveout=101),
+            "carveout 101 is outside 0..100",
+        ),
+        (
+            lambda: perfcalc.occupancy("9.0", 128, 10, cache_config="bogus"),
+            "unknown cache config 'bogus'",
+        ),
+        (
+            lambda: perfcalc.occupancy("5.2", 128, 10, cache_config="prefer-l1"),
+            "does not apply to CC 5.2",
+        ),
+        (lambda: perfcalc.occupancy("3.5", 128, 10, carveout=0), "0 % does not apply to CC 3.5"),
+        (
+            lambda: perfcalc.occupancy("9.0", 12.5, 10),
+            "block size must be a whole number, got 12.5",
+        ),
+        (lambda: perfcalc.occupancy("9.0", -3, 10), "block size -3 is not launchable"),
+    ],
+)
 def test_bad_input_is_one_line_naming_value_and_limit(call, needle):
     """Limits from the device files (devices/cc_*.yaml, CHOSEN 255 registers on 9.0 and 63 on
     3.0; 227 KB opt-in on 9.0; no opt-in before 7.0), carveouts 0..100 on 7.0+ only."""

@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 from occ_driver import build as driver
 
-from perfcalc.model.occupancy import UNLIMITED, LIMITER_BITS, occupancy, occupancy_grid
+from perfcalc.model.occupancy import LIMITER_BITS, UNLIMITED, occupancy, occupancy_grid
 from perfcalc.model.occupancy_suggest import suggest_block_size
 from perfcalc.specs import all_archs
 
@@ -46,18 +46,28 @@ def _cache_configs(arch):
 def _draw(rng, arch, n):
     """n random legal configurations; half drawn small so every limiter gets its turn."""
     small = rng.random(n) < 0.5
-    block = np.where(small, rng.integers(1, 257, n), rng.integers(1, arch.max_threads_per_block + 1, n))
+    block = np.where(
+        small, rng.integers(1, 257, n), rng.integers(1, arch.max_threads_per_block + 1, n)
+    )
     block[:4] = [1, arch.warp_size, arch.max_threads_per_block, arch.max_threads_per_block - 1]
-    regs = np.where(small, rng.integers(0, 65, n), rng.integers(0, arch.max_registers_per_thread + 1, n))
+    regs = np.where(
+        small, rng.integers(0, 65, n), rng.integers(0, arch.max_registers_per_thread + 1, n)
+    )
     regs = np.minimum(regs, arch.max_registers_per_thread)
     regs[:4] = [0, arch.max_registers_per_thread, 1, 32]
     launchable = arch.max_shared_memory_per_block_launchable_bytes
-    static = np.where(small, rng.integers(0, 4097, n),
-                      rng.integers(0, arch.max_shared_memory_per_block_bytes + 1, n))
+    static = np.where(
+        small,
+        rng.integers(0, 4097, n),
+        rng.integers(0, arch.max_shared_memory_per_block_bytes + 1, n),
+    )
     static[rng.random(n) < 0.3] = 0
     room = launchable - static
-    dynamic = np.where(rng.random(n) < 0.5, rng.integers(0, 8193, n) % (room + 1),
-                       (rng.random(n) * (room + 1)).astype(np.int64))
+    dynamic = np.where(
+        rng.random(n) < 0.5,
+        rng.integers(0, 8193, n) % (room + 1),
+        (rng.random(n) * (room + 1)).astype(np.int64),
+    )
     dynamic[rng.random(n) < 0.2] = 0
     dynamic[:2] = [0, room[1]]  # the largest block the CC can launch
     has_carveout = arch.shared_memory_carveouts_kb is not None
@@ -69,8 +79,10 @@ def _draw(rng, arch, n):
 
 def _header_results(exe, arch, block, regs, static, dynamic, carveout, cache, barriers=1):
     dev = driver.device_fields(arch)
-    requests = [f"occ {dev} {b} {r} {s} {d} {c} {driver.CACHE_CONFIG_CODES[k]} {barriers}"
-                for b, r, s, d, c, k in zip(block, regs, static, dynamic, carveout, cache, strict=True)]
+    requests = [
+        f"occ {dev} {b} {r} {s} {d} {c} {driver.CACHE_CONFIG_CODES[k]} {barriers}"
+        for b, r, s, d, c, k in zip(block, regs, static, dynamic, carveout, cache, strict=True)
+    ]
     return np.asarray(driver.run(exe, requests), dtype=np.int64)
 
 
@@ -79,19 +91,44 @@ def _perfcalc_results(arch, block, regs, static, dynamic, carveout, cache):
     out = np.zeros((len(block), 10), dtype=np.int64)
     for config in np.unique(cache):
         sel = cache == config
-        grid = occupancy_grid(arch, block[sel], regs[sel], static[sel], dynamic[sel],
-                              carveout[sel], str(config))
-        bars = grid.limit_barriers if grid.limit_barriers is not None else np.full(sel.sum(), UNLIMITED)
-        out[sel] = np.stack([np.zeros(sel.sum(), dtype=np.int64), grid.active_blocks, grid.limiter_mask,
-                             grid.limit_registers, grid.limit_shared_memory, grid.limit_warps,
-                             grid.limit_blocks, bars, grid.allocated_registers,
-                             grid.allocated_shared_memory], axis=1)
+        grid = occupancy_grid(
+            arch, block[sel], regs[sel], static[sel], dynamic[sel], carveout[sel], str(config)
+        )
+        bars = (
+            grid.limit_barriers
+            if grid.limit_barriers is not None
+            else np.full(sel.sum(), UNLIMITED)
+        )
+        out[sel] = np.stack(
+            [
+                np.zeros(sel.sum(), dtype=np.int64),
+                grid.active_blocks,
+                grid.limiter_mask,
+                grid.limit_registers,
+                grid.limit_shared_memory,
+                grid.limit_warps,
+                grid.limit_blocks,
+                bars,
+                grid.allocated_registers,
+                grid.allocated_shared_memory,
+            ],
+            axis=1,
+        )
     return out
 
 
-COLUMNS = ["status", "active_blocks", "limiting_factors", "limit_registers", "limit_shared_memory",
-           "limit_warps", "limit_blocks", "limit_barriers", "allocated_registers",
-           "allocated_shared_memory"]
+COLUMNS = [
+    "status",
+    "active_blocks",
+    "limiting_factors",
+    "limit_registers",
+    "limit_shared_memory",
+    "limit_warps",
+    "limit_blocks",
+    "limit_barriers",
+    "allocated_registers",
+    "allocated_shared_memory",
+]
 
 
 def _compare(arch, expected, got, inputs, seed):
@@ -101,11 +138,19 @@ def _compare(arch, expected, got, inputs, seed):
     lines = []
     for i in bad[:5]:
         block, regs, static, dynamic, carveout, cache = (x[i] for x in inputs)
-        diff = {c: (int(e), int(g)) for c, e, g in zip(COLUMNS, expected[i], got[i], strict=True) if e != g}
-        lines.append(f"  block={block} regs={regs} static={static} dynamic={dynamic} carveout={carveout} "
-                     f"cache={cache}: (header, perfcalc) {diff}")
-    pytest.fail(f"CC {arch.compute_capability}: {len(bad)} of {len(expected)} configurations differ "
-                f"from cuda_occupancy.h (seed {seed}):\n" + "\n".join(lines))
+        diff = {
+            c: (int(e), int(g))
+            for c, e, g in zip(COLUMNS, expected[i], got[i], strict=True)
+            if e != g
+        }
+        lines.append(
+            f"  block={block} regs={regs} static={static} dynamic={dynamic} carveout={carveout} "
+            f"cache={cache}: (header, perfcalc) {diff}"
+        )
+    pytest.fail(
+        f"CC {arch.compute_capability}: {len(bad)} of {len(expected)} configurations differ "
+        f"from cuda_occupancy.h (seed {seed}):\n" + "\n".join(lines)
+    )
 
 
 def test_random_configurations_match_the_header(occ_driver):
@@ -120,8 +165,10 @@ def test_random_configurations_match_the_header(occ_driver):
         block, regs, static, dynamic, carveout, cache = drawn[arch.compute_capability]
         dev = driver.device_fields(arch)
         start = len(requests)
-        requests += [f"occ {dev} {b} {r} {s} {d} {c} {driver.CACHE_CONFIG_CODES[k]} 1"
-                     for b, r, s, d, c, k in zip(block, regs, static, dynamic, carveout, cache, strict=True)]
+        requests += [
+            f"occ {dev} {b} {r} {s} {d} {c} {driver.CACHE_CONFIG_CODES[k]} 1"
+            for b, r, s, d, c, k in zip(block, regs, static, dynamic, carveout, cache, strict=True)
+        ]
         spans[arch.compute_capability] = slice(start, len(requests))
     assert len(requests) >= 20_000
     answers = np.asarray(driver.run(occ_driver, requests), dtype=np.int64)
@@ -156,8 +203,9 @@ def test_scalar_occupancy_matches_the_header(occ_driver):
         answers = _header_results(occ_driver, arch, *inputs)
         for i, row in enumerate(answers):
             block, regs, static, dynamic, carveout, cache = (x[i] for x in inputs)
-            res = occupancy(arch, int(block), int(regs), int(static), int(dynamic),
-                            int(carveout), str(cache))
+            res = occupancy(
+                arch, int(block), int(regs), int(static), int(dynamic), int(carveout), str(cache)
+            )
             assert res.active_blocks_per_sm == row[1], (arch.compute_capability, block, regs, SEED)
             mask = sum(LIMITER_BITS[n] for n in res.limiters)
             assert mask == row[2]
@@ -178,12 +226,22 @@ def test_block_size_suggestion_matches_the_header(occ_driver):
             carveout = int(rng.choice(CARVEOUTS)) if arch.shared_memory_carveouts_kb else -1
             limit = int(rng.choice([arch.max_threads_per_block, 1000, 200, 33]))
             cases.append((arch, regs, static, dynamic, carveout, limit))
-            requests.append(f"suggest {driver.device_fields(arch)} {regs} {static} {dynamic} "
-                            f"{carveout} 0 {limit}")
+            requests.append(
+                f"suggest {driver.device_fields(arch)} {regs} {static} {dynamic} "
+                f"{carveout} 0 {limit}"
+            )
     answers = driver.run(occ_driver, requests)
     for (arch, regs, static, dynamic, carveout, limit), (status, block, blocks) in zip(
-            cases, answers, strict=True):
+        cases, answers, strict=True
+    ):
         assert status == 0
         got = suggest_block_size(arch, regs, static, dynamic, carveout, block_size_limit=limit)
         assert (got.block_size, got.active_blocks_per_sm) == (block, blocks), (
-            arch.compute_capability, regs, static, dynamic, carveout, limit, SEED)
+            arch.compute_capability,
+            regs,
+            static,
+            dynamic,
+            carveout,
+            limit,
+            SEED,
+        )

@@ -49,7 +49,9 @@ def test_tile_width_32_cannot_launch_on_cc1(cc):
         occupancy(cc, 32 * 32, 10)
     assert str(err.value) == (
         f"block of 1024 threads exceeds CC {cc}'s limit of 512 threads per block "
-        f"(max_threads_per_block in devices/cc_{cc.replace('.', '_')}.yaml); the hardware cannot launch it")
+        f"(max_threads_per_block in devices/cc_{cc.replace('.', '_')}.yaml); "
+        "the hardware cannot launch it"
+    )
 
 
 def test_cc1_registers_per_block_with_warp_pairs_and_unit_256():
@@ -144,12 +146,15 @@ def test_cc2_shared_memory_unit_128():
     assert r.limiters == ("shared_memory",)
 
 
-@pytest.mark.parametrize(("cache_config", "capacity", "blocks"), [
-    (None, 49152, 6),              # default = 48 KB shared: warps bind, 48 // 8 = 6
-    ("prefer-shared", 49152, 6),
-    ("prefer-l1", 16384, 4),       # 16 KB shared: 16384 // 4096 = 4
-    ("prefer-equal", 49152, 6),    # H70: Fermi has no equal split; treated as 48 KB
-])
+@pytest.mark.parametrize(
+    ("cache_config", "capacity", "blocks"),
+    [
+        (None, 49152, 6),  # default = 48 KB shared: warps bind, 48 // 8 = 6
+        ("prefer-shared", 49152, 6),
+        ("prefer-l1", 16384, 4),  # 16 KB shared: 16384 // 4096 = 4
+        ("prefer-equal", 49152, 6),  # H70: Fermi has no equal split; treated as 48 KB
+    ],
+)
 def test_cc2_cache_config_splits(cache_config, capacity, blocks):
     """H70 cudaOccSMemPerMultiprocessor for 2.x: 48 KB shared, or 16 KB with PREFER_L1
     (devices/cc_2_0.yaml l1_shared_splits_kb [[48, 16], [16, 48]]). 256 threads (8 warps),
@@ -168,15 +173,26 @@ def test_cc2_prefer_l1_grows_to_fit_one_block():
     assert r.active_blocks_per_sm == 2
 
 
-@pytest.mark.parametrize(("call", "needle"), [
-    (lambda: occupancy("1.0", 64, 125), "125 registers per thread is outside CC 1.0's range of 0 to 124"),
-    (lambda: occupancy("2.0", 64, 64), "64 registers per thread is outside CC 2.0's range of 0 to 63"),
-    (lambda: occupancy("1.3", 64, 10, 16385),
-     "static shared memory of 16385 bytes exceeds CC 1.3's limit of 16384 bytes per block"),
-    (lambda: occupancy("1.1", 64, 10, cache_config="prefer-l1"), "does not apply to CC 1.1"),
-    (lambda: occupancy("2.0", 64, 10, carveout=50), "50 % does not apply to CC 2.0"),
-    (lambda: occupancy("2.0", 0, 10), "block size 0 is not launchable"),
-])
+@pytest.mark.parametrize(
+    ("call", "needle"),
+    [
+        (
+            lambda: occupancy("1.0", 64, 125),
+            "125 registers per thread is outside CC 1.0's range of 0 to 124",
+        ),
+        (
+            lambda: occupancy("2.0", 64, 64),
+            "64 registers per thread is outside CC 2.0's range of 0 to 63",
+        ),
+        (
+            lambda: occupancy("1.3", 64, 10, 16385),
+            "static shared memory of 16385 bytes exceeds CC 1.3's limit of 16384 bytes per block",
+        ),
+        (lambda: occupancy("1.1", 64, 10, cache_config="prefer-l1"), "does not apply to CC 1.1"),
+        (lambda: occupancy("2.0", 64, 10, carveout=50), "50 % does not apply to CC 2.0"),
+        (lambda: occupancy("2.0", 0, 10), "block size 0 is not launchable"),
+    ],
+)
 def test_legacy_bad_input_names_value_and_limit(call, needle):
     """Limits from the device files (CHOSEN: 124 registers on 1.x from the XLS; 63 on 2.x, PG4;
     16 KB per block on 1.x, PG4); cache configs and carveouts only where the CC has them."""

@@ -20,12 +20,26 @@ from perfcalc.model import occupancy_rules as rules
 from perfcalc.model.occupancy_rules import UNLIMITED
 from perfcalc.specs import Arch, resolve_arch
 
-__all__ = ["LIMITERS", "LIMITER_BITS", "UNLIMITED", "OccupancyGrid", "OccupancyResult", "as_arch",
-           "occupancy", "occupancy_grid"]
+__all__ = [
+    "LIMITERS",
+    "LIMITER_BITS",
+    "UNLIMITED",
+    "OccupancyGrid",
+    "OccupancyResult",
+    "as_arch",
+    "occupancy",
+    "occupancy_grid",
+]
 
 # Limiter names in report order, with H13's cudaOccLimitingFactor bits.
 LIMITERS = ("warps", "registers", "shared_memory", "blocks", "barriers")
-LIMITER_BITS = {"warps": 0x01, "registers": 0x02, "shared_memory": 0x04, "blocks": 0x08, "barriers": 0x10}
+LIMITER_BITS = {
+    "warps": 0x01,
+    "registers": 0x02,
+    "shared_memory": 0x04,
+    "blocks": 0x08,
+    "barriers": 0x10,
+}
 
 
 @dataclass(frozen=True)
@@ -95,8 +109,12 @@ class OccupancyGrid:
 
     def limits(self) -> dict[str, np.ndarray]:
         """Per-limiter block limits by name ("barriers" only where it applies)."""
-        named = {"warps": self.limit_warps, "registers": self.limit_registers,
-                 "shared_memory": self.limit_shared_memory, "blocks": self.limit_blocks}
+        named = {
+            "warps": self.limit_warps,
+            "registers": self.limit_registers,
+            "shared_memory": self.limit_shared_memory,
+            "blocks": self.limit_blocks,
+        }
         if self.limit_barriers is not None:
             named["barriers"] = self.limit_barriers
         return named
@@ -159,15 +177,28 @@ def occupancy_grid(
     inputs.check_shared_memory(arch, static, dynamic, upper=check_launch)
     if check_launch:
         inputs.check_total_shared_memory(arch, static, dynamic)
-    return compute_grid(arch, blocks, regs, static, dynamic,
-                        inputs.normalize_carveout(arch, carveout),
-                        inputs.normalize_cache_config(arch, cache_config),
-                        inputs.check_block_barriers(block_barriers))
+    return compute_grid(
+        arch,
+        blocks,
+        regs,
+        static,
+        dynamic,
+        inputs.normalize_carveout(arch, carveout),
+        inputs.normalize_cache_config(arch, cache_config),
+        inputs.check_block_barriers(block_barriers),
+    )
 
 
-def compute_grid(arch: Arch, blocks: np.ndarray, regs: np.ndarray, static: np.ndarray,
-                 dynamic: np.ndarray, carveout: np.ndarray, cache_config: str,
-                 block_barriers: int) -> OccupancyGrid:
+def compute_grid(
+    arch: Arch,
+    blocks: np.ndarray,
+    regs: np.ndarray,
+    static: np.ndarray,
+    dynamic: np.ndarray,
+    carveout: np.ndarray,
+    cache_config: str,
+    block_barriers: int,
+) -> OccupancyGrid:
     """The algorithm on checked int64 arrays (H13 cudaOccMaxActiveBlocksPerMultiprocessor)."""
     limit_warps = rules.warp_limit(arch, blocks)
     limit_regs = rules.register_limit(arch, blocks, regs)
@@ -176,7 +207,8 @@ def compute_grid(arch: Arch, blocks: np.ndarray, regs: np.ndarray, static: np.nd
     preferred = rules.preferred_shared_memory(arch, carveout, cache_config)
     capacity = rules.shared_memory_capacity(arch, alloc_smem, preferred)
     limit_smem = rules.shared_memory_limit(
-        alloc_smem, rules.shared_memory_block_limit(arch, static, dynamic), capacity)
+        alloc_smem, rules.shared_memory_block_limit(arch, static, dynamic), capacity
+    )
     limit_blocks = np.asarray(arch.max_blocks_per_sm)
 
     active = np.minimum(np.minimum(limit_regs, limit_smem), np.minimum(limit_warps, limit_blocks))
@@ -186,8 +218,13 @@ def compute_grid(arch: Arch, blocks: np.ndarray, regs: np.ndarray, static: np.nd
         active = np.minimum(active, limit_bars)
     # A limiter is every limit equal to the final minimum (H13 sets the same bits; it computes
     # them before min'ing in the barrier limit, which can only differ with >= 3 barriers/block).
-    named = ((limit_warps, "warps"), (limit_regs, "registers"), (limit_smem, "shared_memory"),
-             (limit_blocks, "blocks"), (limit_bars, "barriers"))
+    named = (
+        (limit_warps, "warps"),
+        (limit_regs, "registers"),
+        (limit_smem, "shared_memory"),
+        (limit_blocks, "blocks"),
+        (limit_bars, "barriers"),
+    )
     mask = np.zeros(np.shape(active), dtype=np.uint8)
     for limit, name in named:
         if limit is not None:
@@ -202,15 +239,24 @@ def compute_grid(arch: Arch, blocks: np.ndarray, regs: np.ndarray, static: np.nd
     active.flags.writeable = False
     mask.flags.writeable = False
     return OccupancyGrid(
-        arch=arch, cache_config=cache_config, block_barriers=block_barriers,
-        block_size=view(blocks), registers_per_thread=view(regs),
-        static_shared_memory=view(static), dynamic_shared_memory=view(dynamic),
-        carveout=view(carveout), warps_per_block=view(rules.warps_per_block(arch, blocks)),
-        active_blocks=active, limiter_mask=mask,
-        limit_warps=view(limit_warps), limit_registers=view(limit_regs),
-        limit_shared_memory=view(limit_smem), limit_blocks=view(limit_blocks),
+        arch=arch,
+        cache_config=cache_config,
+        block_barriers=block_barriers,
+        block_size=view(blocks),
+        registers_per_thread=view(regs),
+        static_shared_memory=view(static),
+        dynamic_shared_memory=view(dynamic),
+        carveout=view(carveout),
+        warps_per_block=view(rules.warps_per_block(arch, blocks)),
+        active_blocks=active,
+        limiter_mask=mask,
+        limit_warps=view(limit_warps),
+        limit_registers=view(limit_regs),
+        limit_shared_memory=view(limit_smem),
+        limit_blocks=view(limit_blocks),
         limit_barriers=None if limit_bars is None else view(limit_bars),
-        allocated_registers=view(alloc_regs), allocated_shared_memory=view(alloc_smem),
+        allocated_registers=view(alloc_regs),
+        allocated_shared_memory=view(alloc_smem),
         shared_memory_per_sm=view(capacity),
     )
 
@@ -231,12 +277,25 @@ def occupancy(
     >>> occupancy("7.0", 256, 32).active_blocks_per_sm
     8
     """
-    for name, value in (("block size", block_size), ("registers per thread", registers_per_thread),
-                        ("static shared memory", static_shared_memory),
-                        ("dynamic shared memory", dynamic_shared_memory), ("carveout", carveout)):
+    for name, value in (
+        ("block size", block_size),
+        ("registers per thread", registers_per_thread),
+        ("static shared memory", static_shared_memory),
+        ("dynamic shared memory", dynamic_shared_memory),
+        ("carveout", carveout),
+    ):
         if np.ndim(value) != 0:
-            raise InputError(f"{name} must be one number for occupancy(); use occupancy_grid "
-                                    f"for arrays")
-    grid = occupancy_grid(cc, block_size, registers_per_thread, static_shared_memory,
-                          dynamic_shared_memory, carveout, cache_config, block_barriers=block_barriers)
+            raise InputError(
+                f"{name} must be one number for occupancy(); use occupancy_grid for arrays"
+            )
+    grid = occupancy_grid(
+        cc,
+        block_size,
+        registers_per_thread,
+        static_shared_memory,
+        dynamic_shared_memory,
+        carveout,
+        cache_config,
+        block_barriers=block_barriers,
+    )
     return grid.result_at(())

@@ -26,9 +26,17 @@ def explain_zero(
     block_barriers: int = 1,
 ) -> str | None:
     """One line naming each resource that allows no block, or None when at least one fits."""
-    grid = occupancy_grid(as_arch(cc), block_size, registers_per_thread, static_shared_memory,
-                          dynamic_shared_memory, carveout, cache_config, block_barriers=block_barriers,
-                          check_launch=False)
+    grid = occupancy_grid(
+        as_arch(cc),
+        block_size,
+        registers_per_thread,
+        static_shared_memory,
+        dynamic_shared_memory,
+        carveout,
+        cache_config,
+        block_barriers=block_barriers,
+        check_launch=False,
+    )
     return zero_reason(grid)
 
 
@@ -47,41 +55,56 @@ def zero_reason(grid: OccupancyGrid, index: Any = ()) -> str | None:
 def _warps(grid: OccupancyGrid, arch: Arch, index: Any) -> str:
     block = int(grid.block_size[index])
     if block > arch.max_threads_per_block:
-        return (f"a block of {block} threads exceeds the {arch.max_threads_per_block}-thread limit "
-                f"({device_file(arch, 'max_threads_per_block')})")
+        return (
+            f"a block of {block} threads exceeds the {arch.max_threads_per_block}-thread limit "
+            f"({device_file(arch, 'max_threads_per_block')})"
+        )
     warps = int(rules.allocated_warps(arch, grid.block_size[index]))
-    return (f"{warps} warps per block exceed the SM's {arch.max_warps_per_sm} warp slots "
-            f"({device_file(arch, 'max_warps_per_sm')})")
+    return (
+        f"{warps} warps per block exceed the SM's {arch.max_warps_per_sm} warp slots "
+        f"({device_file(arch, 'max_warps_per_sm')})"
+    )
 
 
 def _registers(grid: OccupancyGrid, arch: Arch, index: Any) -> str:
     regs = int(grid.registers_per_thread[index])
     block = grid.block_size[index]
     if regs > arch.max_registers_per_thread:
-        return (f"{regs} registers per thread exceed the limit of {arch.max_registers_per_thread} "
-                f"({device_file(arch, 'max_registers_per_thread')})")
+        return (
+            f"{regs} registers per thread exceed the limit of {arch.max_registers_per_thread} "
+            f"({device_file(arch, 'max_registers_per_thread')})"
+        )
     per_block = int(grid.allocated_registers[index])
     limit = arch.max_registers_per_block
     where = device_file(arch, "max_registers_per_block")
     if rules.is_block_granular(arch):
-        return (f"{regs} registers x {arch.warp_size} threads x {int(rules.allocated_warps(arch, block))} "
-                f"warps (rounded up to {arch.warp_allocation_granularity}) = {per_block} registers per "
-                f"block, more than the {limit} a block may hold ({where})")
+        return (
+            f"{regs} registers x {arch.warp_size} threads x "
+            f"{int(rules.allocated_warps(arch, block))} "
+            f"warps (rounded up to {arch.warp_allocation_granularity}) = {per_block} registers per "
+            f"block, more than the {limit} a block may hold ({where})"
+        )
     warps = int(rules.warps_per_block(arch, block))
     per_warp = int(rules.registers_per_warp(arch, grid.registers_per_thread[index]))
     if per_block > limit:
-        return (f"{warps} warps x {per_warp} registers per warp = {per_block} registers, more than "
-                f"the {limit} a block may hold ({where})")
+        return (
+            f"{warps} warps x {per_warp} registers per warp = {per_block} registers, more than "
+            f"the {limit} a block may hold ({where})"
+        )
     sub = arch.sub_partitions
     assumed = per_warp * int(rules.round_up(warps, sub))
     if assumed > limit:
-        return (f"{warps} warps x {per_warp} registers per warp = {per_block} registers fit, but the "
-                f"hardware check rounds the block up to {int(rules.round_up(warps, sub))} warps (a "
-                f"multiple of the {sub} sub-partitions) = {assumed} registers, more than the {limit} "
-                f"a block may hold ({where}; cuda_occupancy.h cudaOccMaxBlocksPerSMRegsLimit)")
-    return (f"{warps} warps x {per_warp} registers per warp do not fit GP10x's "
-            f"{rules.gp10x_sub_partitions()} sub-partitions; cuda_occupancy.h reports such kernels as "
-            f"not running on any Pascal part, GP100 included")
+        return (
+            f"{warps} warps x {per_warp} registers per warp = {per_block} registers fit, but the "
+            f"hardware check rounds the block up to {int(rules.round_up(warps, sub))} warps (a "
+            f"multiple of the {sub} sub-partitions) = {assumed} registers, more than the {limit} "
+            f"a block may hold ({where}; cuda_occupancy.h cudaOccMaxBlocksPerSMRegsLimit)"
+        )
+    return (
+        f"{warps} warps x {per_warp} registers per warp do not fit GP10x's "
+        f"{rules.gp10x_sub_partitions()} sub-partitions; cuda_occupancy.h reports such kernels as "
+        f"not running on any Pascal part, GP100 included"
+    )
 
 
 def _shared_memory(grid: OccupancyGrid, arch: Arch, index: Any) -> str:
@@ -91,10 +114,16 @@ def _shared_memory(grid: OccupancyGrid, arch: Arch, index: Any) -> str:
     limit = int(rules.shared_memory_block_limit(arch, static, dynamic))
     reserved = arch.reserved_shared_memory_per_block_bytes
     charged = f" (including the {reserved} bytes the driver reserves)" if reserved else ""
-    key = ("max_shared_memory_per_block_optin_bytes" if arch.max_shared_memory_per_block_optin_bytes
-           else "max_shared_memory_per_block_bytes")
-    return (f"the block's {allocated} bytes of shared memory{charged} exceed the {limit}-byte per-block "
-            f"limit ({device_file(arch, key)})")
+    key = (
+        "max_shared_memory_per_block_optin_bytes"
+        if arch.max_shared_memory_per_block_optin_bytes
+        else "max_shared_memory_per_block_bytes"
+    )
+    return (
+        f"the block's {allocated} bytes of shared memory{charged} exceed the {limit}-byte "
+        f"per-block "
+        f"limit ({device_file(arch, key)})"
+    )
 
 
 def _blocks(grid: OccupancyGrid, arch: Arch, index: Any) -> str:
@@ -102,9 +131,16 @@ def _blocks(grid: OccupancyGrid, arch: Arch, index: Any) -> str:
 
 
 def _barriers(grid: OccupancyGrid, arch: Arch, index: Any) -> str:
-    return (f"{grid.block_barriers} barriers per block exceed the SM's {arch.block_barriers_per_sm} "
-            f"({device_file(arch, 'block_barriers_per_sm')})")
+    return (
+        f"{grid.block_barriers} barriers per block exceed the SM's {arch.block_barriers_per_sm} "
+        f"({device_file(arch, 'block_barriers_per_sm')})"
+    )
 
 
-_EXPLAIN = {"warps": _warps, "registers": _registers, "shared_memory": _shared_memory,
-            "blocks": _blocks, "barriers": _barriers}
+_EXPLAIN = {
+    "warps": _warps,
+    "registers": _registers,
+    "shared_memory": _shared_memory,
+    "blocks": _blocks,
+    "barriers": _barriers,
+}

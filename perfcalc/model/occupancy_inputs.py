@@ -28,8 +28,9 @@ def as_int_array(value: Any, what: str) -> np.ndarray:
         array = np.asarray(value)
     except (TypeError, ValueError):
         raise InputError(f"{what} must be a whole number, got {value!r}") from None
-    if array.dtype == bool or not (np.issubdtype(array.dtype, np.integer)
-                                   or np.issubdtype(array.dtype, np.floating)):
+    if array.dtype == bool or not (
+        np.issubdtype(array.dtype, np.integer) or np.issubdtype(array.dtype, np.floating)
+    ):
         raise InputError(f"{what} must be a whole number, got {value!r}")
     if np.issubdtype(array.dtype, np.floating):
         bad = ~np.isfinite(array) | (array != np.round(array))
@@ -47,12 +48,16 @@ def check_block_size(arch: Arch, block_size: np.ndarray, upper: bool = True) -> 
     where = device_file(arch, "max_threads_per_block")
     if (block_size <= 0).any():
         value = _first(block_size <= 0, block_size)
-        raise InputError(f"block size {value} is not launchable: a block has 1 to {limit} threads "
-                         f"on CC {cc} ({where})")
+        raise InputError(
+            f"block size {value} is not launchable: a block has 1 to {limit} threads "
+            f"on CC {cc} ({where})"
+        )
     if upper and (block_size > limit).any():
         value = _first(block_size > limit, block_size)
-        raise InputError(f"block of {value} threads exceeds CC {cc}'s limit of {limit} threads per "
-                         f"block ({where}); the hardware cannot launch it")
+        raise InputError(
+            f"block of {value} threads exceeds CC {cc}'s limit of {limit} threads per "
+            f"block ({where}); the hardware cannot launch it"
+        )
 
 
 def check_registers(arch: Arch, registers: np.ndarray, upper: bool = True) -> None:
@@ -61,22 +66,30 @@ def check_registers(arch: Arch, registers: np.ndarray, upper: bool = True) -> No
     bad = (registers < 0) | ((registers > limit) if upper else False)
     if bad.any():
         value = _first(bad, registers)
-        raise InputError(f"{value} registers per thread is outside CC {cc}'s range of 0 to {limit} "
-                         f"({where}); ptxas cannot allocate it")
+        raise InputError(
+            f"{value} registers per thread is outside CC {cc}'s range of 0 to {limit} "
+            f"({where}); ptxas cannot allocate it"
+        )
 
 
-def check_shared_memory(arch: Arch, static: np.ndarray, dynamic: np.ndarray, upper: bool = True) -> None:
+def check_shared_memory(
+    arch: Arch, static: np.ndarray, dynamic: np.ndarray, upper: bool = True
+) -> None:
     """Non-negative sizes; static within the default per-block limit (only dynamic opts in)."""
     cc = arch.compute_capability
     for name, array in (("static", static), ("dynamic", dynamic)):
         if (array < 0).any():
-            raise InputError(f"{name} shared memory of {_first(array < 0, array)} bytes is negative")
+            raise InputError(
+                f"{name} shared memory of {_first(array < 0, array)} bytes is negative"
+            )
     default = arch.max_shared_memory_per_block_bytes
     if upper and (static > default).any():
         value = _first(static > default, static)
-        raise InputError(f"static shared memory of {value} bytes exceeds CC {cc}'s limit of {default} "
-                         f"bytes per block ({device_file(arch, 'max_shared_memory_per_block_bytes')}); "
-                         f"only dynamic shared memory can opt in above it")
+        raise InputError(
+            f"static shared memory of {value} bytes exceeds CC {cc}'s limit of {default} "
+            f"bytes per block ({device_file(arch, 'max_shared_memory_per_block_bytes')}); "
+            f"only dynamic shared memory can opt in above it"
+        )
 
 
 def check_total_shared_memory(arch: Arch, static: np.ndarray, dynamic: np.ndarray) -> None:
@@ -86,11 +99,16 @@ def check_total_shared_memory(arch: Arch, static: np.ndarray, dynamic: np.ndarra
         return
     total = static + dynamic
     if (total > limit).any():
-        key = ("max_shared_memory_per_block_optin_bytes"
-               if arch.max_shared_memory_per_block_optin_bytes else "max_shared_memory_per_block_bytes")
-        raise InputError(f"static + dynamic shared memory of {_first(total > limit, total)} bytes "
-                         f"exceeds CC {arch.compute_capability}'s limit of {limit} bytes per block "
-                         f"({device_file(arch, key)}); the launch would fail")
+        key = (
+            "max_shared_memory_per_block_optin_bytes"
+            if arch.max_shared_memory_per_block_optin_bytes
+            else "max_shared_memory_per_block_bytes"
+        )
+        raise InputError(
+            f"static + dynamic shared memory of {_first(total > limit, total)} bytes "
+            f"exceeds CC {arch.compute_capability}'s limit of {limit} bytes per block "
+            f"({device_file(arch, key)}); the launch would fail"
+        )
 
 
 def normalize_cache_config(arch: Arch, cache_config: str | None) -> str:
@@ -99,12 +117,20 @@ def normalize_cache_config(arch: Arch, cache_config: str | None) -> str:
         return "none"
     name = str(cache_config).strip().lower().replace("_", "-")
     if name not in CACHE_CONFIGS:
-        raise InputError(f"unknown cache config {cache_config!r}; choose one of {', '.join(CACHE_CONFIGS)}")
-    if name != "none" and arch.l1_shared_splits_kb is None and arch.shared_memory_carveouts_kb is None:
         raise InputError(
-            f"cache config {name!r} does not apply to CC {arch.compute_capability}: its shared memory "
+            f"unknown cache config {cache_config!r}; choose one of {', '.join(CACHE_CONFIGS)}"
+        )
+    if (
+        name != "none"
+        and arch.l1_shared_splits_kb is None
+        and arch.shared_memory_carveouts_kb is None
+    ):
+        raise InputError(
+            f"cache config {name!r} does not apply to CC {arch.compute_capability}: its shared "
+            f"memory "
             f"size is fixed (l1_shared_splits_kb and shared_memory_carveouts_kb are null in "
-            f"devices/cc_{arch.compute_capability.replace('.', '_')}.yaml)")
+            f"devices/cc_{arch.compute_capability.replace('.', '_')}.yaml)"
+        )
     return name
 
 
@@ -115,18 +141,25 @@ def normalize_carveout(arch: Arch, carveout: Any) -> np.ndarray:
     percent = as_int_array(carveout, "carveout")
     bad = (percent < -1) | (percent > 100)
     if bad.any():
-        raise InputError(f"carveout {_first(bad, percent)} is outside 0..100 percent "
-                         f"(cudaFuncAttributePreferredSharedMemoryCarveout; -1 = default)")
+        raise InputError(
+            f"carveout {_first(bad, percent)} is outside 0..100 percent "
+            f"(cudaFuncAttributePreferredSharedMemoryCarveout; -1 = default)"
+        )
     if (percent >= 0).any() and arch.shared_memory_carveouts_kb is None:
         raise InputError(
             f"carveout {_first(percent >= 0, percent)} % does not apply to CC "
             f"{arch.compute_capability}: it has no shared-memory carveout "
-            f"({device_file(arch, 'shared_memory_carveouts_kb')} is null; carveouts start at CC 7.0)")
+            f"({device_file(arch, 'shared_memory_carveouts_kb')} is null; carveouts start at "
+            f"CC 7.0)"
+        )
     return percent
 
 
 def check_block_barriers(block_barriers: Any) -> int:
-    if isinstance(block_barriers, bool) or not isinstance(block_barriers, (int, np.integer)) \
-            or block_barriers < 0:
+    if (
+        isinstance(block_barriers, bool)
+        or not isinstance(block_barriers, (int, np.integer))
+        or block_barriers < 0
+    ):
         raise InputError(f"block barriers must be a whole number >= 0, got {block_barriers!r}")
     return int(block_barriers)

@@ -40,7 +40,10 @@ def warps_per_block(arch: Arch, block_size: np.ndarray) -> np.ndarray:
 
 
 def is_block_granular(arch: Arch) -> bool:
-    """CC 1.x allocates registers per block and warps in pairs (H70; `register_allocation_granularity`)."""
+    """CC 1.x allocates registers per block and warps in pairs (H70).
+
+    Keyed on the device file's `register_allocation_granularity` ("block" on 1.x).
+    """
     return arch.register_allocation_granularity == "block"
 
 
@@ -84,8 +87,9 @@ def allocated_registers(arch: Arch, block_size: np.ndarray, registers: np.ndarra
     return registers_per_warp(arch, registers) * warps_per_block(arch, block_size)
 
 
-def _warp_granular_register_limit(arch: Arch, block_size: np.ndarray, registers: np.ndarray,
-                                  sub_partitions: int) -> np.ndarray:
+def _warp_granular_register_limit(
+    arch: Arch, block_size: np.ndarray, registers: np.ndarray, sub_partitions: int
+) -> np.ndarray:
     """H13 cudaOccMaxBlocksPerSMRegsLimit with partitioned global caching off (the default)."""
     warps = warps_per_block(arch, block_size)
     per_warp = registers_per_warp(arch, registers)
@@ -107,7 +111,9 @@ def register_limit(arch: Arch, block_size: np.ndarray, registers: np.ndarray) ->
     """Blocks the register file holds; 0 where one block cannot be launched."""
     if is_block_granular(arch):
         per_block = allocated_registers(arch, block_size, registers)
-        fits = (per_block <= arch.max_registers_per_block) & (registers <= arch.max_registers_per_thread)
+        fits = (per_block <= arch.max_registers_per_block) & (
+            registers <= arch.max_registers_per_thread
+        )
         limit = np.where(fits, arch.registers_per_sm // np.maximum(per_block, 1), 0)
         return np.where(per_block == 0, UNLIMITED, limit)
     limit = _warp_granular_register_limit(arch, block_size, registers, arch.sub_partitions)
@@ -208,8 +214,9 @@ def shared_memory_capacity(arch: Arch, allocated: np.ndarray, preferred: np.ndar
     return np.where(preferred >= allocated, preferred, grown)
 
 
-def shared_memory_limit(allocated: np.ndarray, block_limit: np.ndarray,
-                        capacity: np.ndarray) -> np.ndarray:
+def shared_memory_limit(
+    allocated: np.ndarray, block_limit: np.ndarray, capacity: np.ndarray
+) -> np.ndarray:
     """Blocks the shared memory holds; 0 where one block's allocation exceeds its limit."""
     limit = np.where(allocated > block_limit, 0, capacity // np.maximum(allocated, 1))
     return np.where(allocated == 0, UNLIMITED, limit)

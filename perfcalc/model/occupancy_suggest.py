@@ -51,9 +51,14 @@ def candidate_block_sizes(arch: Arch, block_size_limit: int | None = None) -> np
     """Block sizes in the header's search order (descending)."""
     limit = arch.max_threads_per_block
     if block_size_limit is not None:
-        if isinstance(block_size_limit, bool) or not isinstance(block_size_limit, (int, np.integer)) \
-                or block_size_limit < 1:
-            raise InputError(f"block size limit must be a whole number >= 1, got {block_size_limit!r}")
+        if (
+            isinstance(block_size_limit, bool)
+            or not isinstance(block_size_limit, (int, np.integer))
+            or block_size_limit < 1
+        ):
+            raise InputError(
+                f"block size limit must be a whole number >= 1, got {block_size_limit!r}"
+            )
         limit = min(limit, int(block_size_limit))
     warp = arch.warp_size
     aligned = -(-limit // warp) * warp
@@ -77,8 +82,9 @@ def suggest_block_size(
     blocks = candidate_block_sizes(arch, block_size_limit)
     variable = callable(dynamic_shared_memory)
     if variable:
-        dynamic = inputs.as_int_array([dynamic_shared_memory(int(b)) for b in blocks],
-                                      "dynamic shared memory")
+        dynamic = inputs.as_int_array(
+            [dynamic_shared_memory(int(b)) for b in blocks], "dynamic shared memory"
+        )
     else:
         dynamic = inputs.as_int_array(dynamic_shared_memory, "dynamic shared memory")
     regs = inputs.as_int_array(registers_per_thread, "registers per thread")
@@ -89,8 +95,17 @@ def suggest_block_size(
     inputs.check_shared_memory(arch, static, dynamic)
     if not variable:
         inputs.check_total_shared_memory(arch, static, dynamic)
-    grid = occupancy_grid(arch, blocks, regs, static, dynamic, carveout, cache_config,
-                          block_barriers=block_barriers, check_launch=False)
+    grid = occupancy_grid(
+        arch,
+        blocks,
+        regs,
+        static,
+        dynamic,
+        carveout,
+        cache_config,
+        block_barriers=block_barriers,
+        check_launch=False,
+    )
     return _pick(grid)
 
 
@@ -110,6 +125,12 @@ def _pick(grid: OccupancyGrid) -> BlockSizeSuggestion:
     )
     best = ranking[0]
     if best.active_threads_per_sm == 0:
-        return BlockSizeSuggestion(block_size=0, active_blocks_per_sm=0, occupancy=0.0, ranking=ranking)
-    return BlockSizeSuggestion(block_size=best.block_size, active_blocks_per_sm=best.active_blocks_per_sm,
-                               occupancy=best.occupancy, ranking=ranking)
+        return BlockSizeSuggestion(
+            block_size=0, active_blocks_per_sm=0, occupancy=0.0, ranking=ranking
+        )
+    return BlockSizeSuggestion(
+        block_size=best.block_size,
+        active_blocks_per_sm=best.active_blocks_per_sm,
+        occupancy=best.occupancy,
+        ranking=ranking,
+    )

@@ -1,0 +1,149 @@
+"""Full CC 9.0 occupancy sweep: perfcalc's vectorised engine vs a compiled C++ loop over
+NVIDIA's cuda_occupancy.h, in one run, as a ratio (issue #2 goal: within 5x of compiled C).
+
+Sweep: block 32..1024 step 32 x registers 0..255 x dynamic shared memory 0..228 KB step 1 KB
+= 32 x 256 x 229 = 1,875,968 configurations (228 KB is above 9.0's 227 KB opt-in, so the last
+column launches nothing, as the header reports). Both sides must agree on the sum of active
+blocks and of limiter bitmasks, or the timing is meaningless and the script fails.
+
+Also times one `perfcalc occupancy` answer in a fresh process (goal < 0.3 s), through the CLI
+when it is installed, else through the library call.
+
+Run manually: .venv/bin/python benchmarks/bench_occupancy_sweep.py [--write]
+"""
+
+from __future__ import annotations
+
+import argparse
+import platform
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tests"))
+
+from occ_driver import build as driver  # noqa: E402
+
+from perfcalc.model.occupancy import occupancy_grid  # noqa: E402
+from perfcalc.specs import get_arch  # noqa: E402
+
+REPEATS = 5
+RESULTS = ROOT / "benchmarks" / "results_occupancy.md"
+
+
+def sweep_axes():
+    blocks = np.arange(32, 1025, 32)[:, None, None]
+    regs = np.arange(0, 256)[None, :, None]
+    dynamic = (np.arange(0, 229) * 1024)[None, None, :]
+    return blocks, regs, dynamic
+
+
+def time_numpy(arch):
+    blocks, regs, dynamic = sweep_axes()
+    times, grid = [], None
+    for _ in range(REPEATS):
+        start = time.perf_counter()
+        grid = occupancy_grid(arch, blocks, regs, 0, dynamic, check_launch=False)
+        times.append(time.perf_counter() - start)
+    checks = (
+        int(grid.active_blocks.size),
+        int(grid.active_blocks.sum(dtype=np.int64)),
+        int(grid.limiter_mask.sum(dtype=np.int64)),
+    )
+    return min(times), statistics.median(times), checks
+
+
+def time_compiled(arch, exe):
+    request = f"sweep {driver.device_fields(arch)} 255 1024 {228 * 1024} {REPEATS}"
+    status, configs, seconds, blocks, masks = driver.run(exe, [request])[0]
+    if status != 0:
+        raise RuntimeError(f"cuda_occupancy.h returned status {status} in the sweep")
+    return seconds, (configs, blocks, masks)
+
+
+def _median_run(command):
+    times = []
+    for _ in range(REPEATS):
+        start = time.perf_counter()
+        subprocess.run(command, check=True, capture_output=True)
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def time_one_answer():
+    """(label, median seconds) for the library call and, when installed, the CLI command."""
+    rows = [
+        (
+            "python -c \"import perfcalc; perfcalc.occupancy('7.0', 256, 32)\"",
+            _median_run(
+                [sys.executable, "-c", "import perfcalc; perfcalc.occupancy('7.0', 256, 32)"]
+            ),
+        )
+    ]
+    cli = shutil.which("perfcalc") or str(Path(sys.executable).with_name("perfcalc"))
+    if subprocess.run([cli, "occupancy", "--help"], capture_output=True).returncode == 0:
+        command = [cli, "occupancy", "--cc", "7.0", "--block", "256", "--regs", "32"]
+        rows.append(("perfcalc occupancy --cc 7.0 --block 256 --regs 32", _median_run(command)))
+    return rows
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--write", action="store_true", help=f"write the table to {RESULTS.name}")
+    args = parser.parse_args()
+    arch = get_arch("9.0")
+    with tempfile.TemporaryDirectory() as tmp:
+        exe = driver.build(Path(tmp), optimize="-O2")
+        c_seconds, c_checks = time_compiled(arch, exe)
+    np_best, np_median, np_checks = time_numpy(arch)
+    if c_checks != np_checks:
+        raise SystemExit(
+            f"results differ: header (configs, sum blocks, sum masks) = {c_checks}, "
+            f"perfcalc = {np_checks}"
+        )
+    answers = time_one_answer()
+    ratio = np_best / c_seconds
+    machine = (
+        f"{platform.machine()} sandbox, 2 cores shared, Python {platform.python_version()}, "
+        f"NumPy {np.__version__}, g++ -O2"
+    )
+    table = "\n".join(
+        [
+            "## Occupancy engine (benchmarks/bench_occupancy_sweep.py)",
+            "",
+            f"Machine: {machine}. Best of {REPEATS} runs each, same process run.",
+            "",
+            "| measurement | time | ratio |",
+            "|---|---|---|",
+            f"| CC 9.0 full sweep, {c_checks[0]:,} configurations, compiled C++ loop over "
+            f"cuda_occupancy.h | {c_seconds * 1e3:.1f} ms | 1.00 (baseline) |",
+            f"| same sweep, perfcalc `occupancy_grid` (NumPy broadcasting; "
+            f"median {np_median * 1e3:.1f} ms) "
+            f"| {np_best * 1e3:.1f} ms | {ratio:.2f} (goal <= 5) |",
+            *(
+                f"| one answer in a fresh process: `{label}` (median) | {seconds * 1e3:.0f} ms "
+                "| goal < 300 ms |"
+                for label, seconds in answers
+            ),
+            "",
+            f"Both sides agree: {c_checks[1]:,} active blocks and limiter-bitmask sum "
+            f"{c_checks[2]:,} "
+            "over the sweep.",
+            "",
+        ]
+    )
+    print(table)
+    if args.write:
+        RESULTS.write_text(table)
+        print(f"written to {RESULTS}")
+
+
+if __name__ == "__main__":
+    main()
