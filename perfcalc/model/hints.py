@@ -3,7 +3,7 @@
 Every suggestion is a configuration the engine was asked about: "registers limit you: <= 24
 registers per thread would allow 10 blocks" means the engine, fed 24 registers and everything
 else unchanged, answers 10 blocks, and 25 registers would not raise the count. A configuration
-that fits zero blocks also gets the reason, with the numbers the hardware check compares.
+that fits zero blocks also gets the engine's own explanation (occupancy_explain.zero_reason).
 
 The searches use `occupancy_grid` over whole ranges at once (all register counts, all shared
 memory sizes in allocation units, all block sizes), so advice costs a few array evaluations.
@@ -17,12 +17,7 @@ from typing import Any
 import numpy as np
 
 from perfcalc.model.occupancy import OccupancyResult, as_arch, occupancy_grid
-from perfcalc.model.occupancy_rules import (
-    allocated_warps,
-    registers_per_warp,
-    round_up,
-    warps_per_block,
-)
+from perfcalc.model.occupancy_explain import zero_reason
 from perfcalc.specs import Arch
 
 
@@ -45,26 +40,6 @@ class Hint:
 
 
 @dataclass(frozen=True)
-class ZeroFitReason:
-    """Why one block does not fit: `needed` of a resource against `available` (a device key).
-
-    For registers, `needed` is what the launch check counts: registers per warp times the
-    warps per block rounded up to the sub-partition count (`warps_counted`); on CC 1.x it is
-    the per-block allocation (warps rounded up to pairs, H70) and `registers_per_warp` is 0.
-    For shared memory `available` includes the reserved bytes (CC 8.0+), as H13 compares it.
-    """
-
-    limiter: str
-    needed: int
-    available: int
-    limit_key: str
-    warps_per_block: int
-    warps_counted: int
-    sub_partitions: int
-    registers_per_warp: int
-
-
-@dataclass(frozen=True)
 class OccupancyInputs:
     """One kernel configuration, named as `occupancy()`'s parameters (None = default)."""
 
@@ -84,12 +59,12 @@ class OccupancyInputs:
 
 @dataclass(frozen=True)
 class Advice:
-    """A configuration's result, why it fits zero blocks (if so), and what to change."""
+    """A configuration's result, why it fits zero blocks (None when it fits), what to change."""
 
     compute_capability: str
     inputs: OccupancyInputs
     result: OccupancyResult
-    zero_fit_reasons: tuple[ZeroFitReason, ...]
+    zero_fit_reason: str | None
     hints: tuple[Hint, ...]
 
 
@@ -118,46 +93,14 @@ class _Config:
 def advise(cc: Arch | str, inputs: OccupancyInputs) -> Advice:
     """Occupancy of one configuration plus the reasons for a zero fit and the hints."""
     cfg = _Config(as_arch(cc), inputs)
-    result = cfg.grid().result_at(())
-    reasons = zero_fit_reasons(cfg.arch, inputs.block_size, inputs.registers_per_thread, result)
+    grid = cfg.grid()
+    result = grid.result_at(())
     if result.occupancy >= 1.0:
         hints: tuple[Hint, ...] = (Hint("none", (), {}, result.active_blocks_per_sm, 1.0),)
     else:
         hints = tuple(h for h in (_resource_hint(cfg, result), _carveout_hint(cfg, result),
                                   _block_size_hint(cfg, result)) if h is not None)
-    return Advice(cfg.arch.compute_capability, inputs, result, reasons, hints)
-
-
-def zero_fit_reasons(arch: Arch, block_size: int, registers: int,
-                     result: OccupancyResult) -> tuple[ZeroFitReason, ...]:
-    """For each limit that is 0, the quantity one block needs and the limit it exceeds."""
-    reasons = []
-    block = np.asarray(block_size)
-    warps = int(warps_per_block(arch, block))
-    if result.block_limits.get("registers") == 0:
-        if arch.register_allocation_granularity == "block":
-            # H70 (1.x): warps rounded up to pairs, registers allocated per block
-            needed, per_warp = result.allocated_registers_per_block, 0
-            counted, partitions = int(allocated_warps(arch, block)), 1
-        else:
-            per_warp = int(registers_per_warp(arch, np.asarray(registers)))
-            # H13's launch check assumes the warps are spread over all sub-partitions; on 6.0
-            # the engine also applies GP10x's 4 (its note in occupancy_rules.register_limit).
-            partitions = 4 if arch.cc_number == 60 else arch.sub_partitions
-            counted = int(round_up(np.asarray(warps), partitions))
-            needed = per_warp * counted
-        reasons.append(ZeroFitReason("registers", needed, arch.max_registers_per_block,
-                                     "max_registers_per_block", warps, counted, partitions,
-                                     per_warp))
-    if result.block_limits.get("shared_memory") == 0:
-        optin = arch.max_shared_memory_per_block_optin_bytes
-        key = ("max_shared_memory_per_block_optin_bytes" if optin
-               else "max_shared_memory_per_block_bytes")
-        limit = (arch.max_shared_memory_per_block_launchable_bytes
-                 + arch.reserved_shared_memory_per_block_bytes)
-        reasons.append(ZeroFitReason("shared_memory", result.allocated_shared_memory_per_block,
-                                     limit, key, warps, warps, 1, 0))
-    return tuple(reasons)
+    return Advice(cfg.arch.compute_capability, inputs, result, zero_reason(grid), hints)
 
 
 def _largest_at_least(values: np.ndarray, limits: np.ndarray, target: int) -> int | None:

@@ -1,0 +1,259 @@
+"""`perfcalc occupancy`: one configuration, the spreadsheet's sweeps, a block-size suggestion,
+or every kernel of a ptxas log, with what to change.
+
+Parsing only: every number is checked by the engine (perfcalc.model.occupancy), which names
+the value, the limit and the device-file key in its InputError. Core modules are imported
+inside the command so the answer stays fast (matplotlib only for --plot).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from perfcalc.cli.common import Format, FormatOption, OutputOption, show, start_output
+from perfcalc.errors import InputError
+
+CARVEOUT_NAMES = {"default": None, "max-l1": 0, "max-shared": 100}  # cudaSharedCarveout enum
+SWEEP_CHOICES = ("block", "regs", "smem", "all")
+_BYTES = re.compile(r"^\s*(-?\d+)\s*(k|kb|kib)?\s*$", re.IGNORECASE)
+
+
+def register(app: typer.Typer) -> None:
+    app.command("occupancy")(occupancy)
+
+
+def parse_bytes(text: str, option: str) -> int:
+    """'2048', '2K', '2KB', '2KiB' -> bytes (K = 1024)."""
+    match = _BYTES.match(text)
+    if not match:
+        raise InputError(f"{option} {text!r} is not a byte count; give bytes such as 2048 or 2K")
+    return int(match.group(1)) * (1024 if match.group(2) else 1)
+
+
+def parse_carveout(text: str) -> int | None:
+    """'default' | 'max-l1' | 'max-shared' | a percentage -> None or 0..100 (checked later)."""
+    name = text.strip().lower()
+    if name in CARVEOUT_NAMES:
+        return CARVEOUT_NAMES[name]
+    if re.fullmatch(r"-?\d+%?", name):
+        return int(name.rstrip("%"))
+    raise InputError(f"--carveout {text!r} is not a percentage 0..100 or one of "
+                     f"{', '.join(CARVEOUT_NAMES)} (cudaFuncAttributePreferredSharedMemoryCarveout)")
+
+
+def parse_sweeps(values: list[str] | None) -> tuple[str, ...]:
+    axes: list[str] = []
+    for value in values or []:
+        name = value.strip().lower()
+        if name not in SWEEP_CHOICES:
+            raise InputError(f"--sweep {value!r} is not one of {', '.join(SWEEP_CHOICES)}")
+        for axis in (("block", "regs", "smem") if name == "all" else (name,)):
+            if axis not in axes:
+                axes.append(axis)
+    return tuple(axes)
+
+
+def _require(value: Any, option: str, why: str) -> Any:
+    if value is None:
+        raise InputError(f"{option} is required {why}")
+    return value
+
+
+def occupancy(
+    cc: Annotated[str | None, typer.Option(
+        "--cc", help="Compute capability (7.0, 70, sm_70), GPU name, or a device YAML file.")] = None,
+    block: Annotated[int | None, typer.Option("--block", "-b", help="Threads per block.")] = None,
+    regs: Annotated[int | None, typer.Option(
+        "--regs", "-r", help="Registers per thread (ptxas 'Used N registers').")] = None,
+    smem: Annotated[str, typer.Option(
+        "--smem", help="Static shared memory per block, bytes (2K = 2048).")] = "0",
+    dyn_smem: Annotated[str, typer.Option(
+        "--dyn-smem", help="Dynamic shared memory per block, bytes (the launch's 3rd argument).")] = "0",
+    carveout: Annotated[str, typer.Option(
+        "--carveout", help="Shared-memory carveout: PCT (0-100), default, max-l1 or max-shared (CC 7.0+).")
+    ] = "default",
+    cache_config: Annotated[str, typer.Option(
+        "--cache-config", help="none, prefer-shared, prefer-l1 or prefer-equal (CC 2.x/3.x splits).")
+    ] = "none",
+    barriers: Annotated[int, typer.Option(
+        "--barriers", help="Barriers per block (CC 9.0 barrier limit; the runtime assumes 1).")] = 1,
+    sweep: Annotated[list[str] | None, typer.Option(
+        "--sweep", help="Vary block, regs or smem over its range (repeatable, or 'all').")] = None,
+    plot: Annotated[Path | None, typer.Option(
+        "--plot", help="Draw the sweeps to FILE.png or FILE.svg (needs perfcalc[plot]).",
+        dir_okay=False)] = None,
+    suggest: Annotated[bool, typer.Option(
+        "--suggest", help="Best block size by NVIDIA's rule, and the ranking.")] = False,
+    ptxas: Annotated[Path | None, typer.Option(
+        "--ptxas", help="A saved 'nvcc -Xptxas -v' log: occupancy of every kernel in it.",
+        dir_okay=False)] = None,
+    fmt: FormatOption = Format.table,
+    output: OutputOption = None,
+) -> None:
+    """Theoretical occupancy of a kernel configuration and what limits it.
+
+    Example: perfcalc occupancy --cc 7.0 --block 256 --regs 32
+    """
+    start_output(output)
+    axes = parse_sweeps(sweep)
+    if plot is not None:
+        from perfcalc.report.occupancy_plot import check_plot_target
+
+        check_plot_target(plot)
+    static, dynamic = parse_bytes(smem, "--smem"), parse_bytes(dyn_smem, "--dyn-smem")
+    settings = {"static_shared_memory": static, "dynamic_shared_memory": dynamic,
+                "carveout": parse_carveout(carveout),
+                "cache_config": None if cache_config.strip().lower() == "none" else cache_config,
+                "block_barriers": barriers}
+    if ptxas is not None:
+        if regs is not None or static:
+            raise InputError("--regs and --smem come from the ptxas file; leave them out with "
+                             "--ptxas (--dyn-smem still applies)")
+        if axes or plot is not None:
+            raise InputError("--sweep and --plot work on one configuration; use --regs and "
+                             "--smem instead of --ptxas")
+        _ptxas_command(ptxas, cc, block, suggest, settings, fmt, output)
+        return
+    from perfcalc.specs import resolve_arch
+
+    arch = resolve_arch(_require(cc, "--cc", "(for example --cc 7.0)"))
+    regs = _require(regs, "--regs", "(registers per thread, from ptxas -v), or give --ptxas FILE")
+    sections: list[tuple[str, list, Any]] = []
+    if suggest:
+        sections.append(_suggest_section(arch, regs, block, settings))
+    if axes or plot is not None:
+        inputs = _inputs(block, regs, settings, "with --sweep/--plot (the current point)")
+        sweeps = _sweep_section(arch, inputs, axes or ("block", "regs", "smem"), plot)
+        if axes:
+            sections.append(sweeps)
+    if not suggest and not axes:
+        sections.append(_single_section(arch, _inputs(block, regs, settings, "")))
+    _show(sections, fmt, output)
+
+
+def _inputs(block: int | None, regs: int, settings: dict[str, Any], why: str):
+    from perfcalc.model.hints import OccupancyInputs
+
+    block = _require(block, "--block", why or "(threads per block)")
+    return OccupancyInputs(block_size=block, registers_per_thread=regs, **settings)
+
+
+def _single_section(arch, inputs) -> tuple[str, list, Any]:
+    from perfcalc.model.hints import advise
+    from perfcalc.report.occupancy_tables import occupancy_document, occupancy_tables
+
+    advice = advise(arch, inputs)
+    return "occupancy", occupancy_tables(arch, advice), occupancy_document(arch, advice)
+
+
+def _sweep_section(arch, inputs, axes, plot: Path | None) -> tuple[str, list, Any]:
+    from perfcalc.model.occupancy import occupancy
+    from perfcalc.report.occupancy_tables import compute_sweep, sweep_document, sweep_table
+
+    occupancy(arch, **_engine_args(inputs))  # the current point must itself be legal
+    sweeps = [compute_sweep(arch, inputs, axis) for axis in axes]
+    if plot is not None:
+        from perfcalc.report.occupancy_plot import draw_sweeps
+
+        draw_sweeps(sweeps, plot, f"CC {arch.compute_capability}: {inputs.block_size} threads, "
+                                  f"{inputs.registers_per_thread} registers, "
+                                  f"{inputs.shared_memory} B shared memory per block")
+    return "sweeps", [sweep_table(s) for s in sweeps], sweep_document(sweeps)
+
+
+def _suggest_section(arch, regs: int, block: int | None, settings) -> tuple[str, list, Any]:
+    from perfcalc.model.occupancy_suggest import suggest_block_size
+    from perfcalc.report.occupancy_tables import suggestion_tables
+    from perfcalc.report.render import to_jsonable
+
+    suggestion = suggest_block_size(
+        arch, regs, settings["static_shared_memory"], settings["dynamic_shared_memory"],
+        settings["carveout"], settings["cache_config"], block_barriers=settings["block_barriers"])
+    doc = {"compute_capability": arch.compute_capability, **to_jsonable(suggestion)}
+    return "suggestion", suggestion_tables(arch, suggestion, current=block), doc
+
+
+def _engine_args(inputs) -> dict[str, Any]:
+    from dataclasses import asdict
+
+    return asdict(inputs)
+
+
+def _show(sections: list[tuple[str, list, Any]], fmt: Format, output: Path | None) -> None:
+    tables = [t for _name, section_tables, _doc in sections for t in section_tables]
+    data = sections[0][2] if len(sections) == 1 else {name: doc for name, _t, doc in sections}
+    show(tables, fmt, output, data=data)
+
+
+def _ptxas_command(path: Path, cc: str | None, block: int | None, suggest: bool,
+                   settings: dict[str, Any], fmt: Format, output: Path | None) -> None:
+    from perfcalc.model.ptxas import read_ptxas_file
+
+    kernels = read_ptxas_file(path)
+    pairs, note = _kernel_archs(kernels, cc)
+    if suggest:
+        from perfcalc.model.occupancy_suggest import suggest_block_size
+        from perfcalc.report.occupancy_tables import ptxas_suggestion_document, ptxas_suggestion_table
+
+        found = [(k, arch, suggest_block_size(
+            arch, k.registers, k.shared_memory_bytes, settings["dynamic_shared_memory"],
+            settings["carveout"], settings["cache_config"],
+            block_barriers=_barriers(k, settings))) for k, arch in pairs]
+        table = ptxas_suggestion_table(found)
+        table.notes.extend(note)
+        show([table], fmt, output, data=ptxas_suggestion_document(found))
+        return
+    from perfcalc.model.hints import OccupancyInputs, advise
+    from perfcalc.report.occupancy_tables import ptxas_document, ptxas_table
+
+    block = _require(block, "--block", "with --ptxas (the block size to evaluate), or use --suggest")
+    entries = []
+    for kernel, arch in pairs:
+        inputs = OccupancyInputs(
+            block_size=block, registers_per_thread=kernel.registers,
+            static_shared_memory=kernel.shared_memory_bytes,
+            dynamic_shared_memory=settings["dynamic_shared_memory"],
+            carveout=settings["carveout"], cache_config=settings["cache_config"],
+            block_barriers=_barriers(kernel, settings))
+        entries.append((kernel, arch, advise(arch, inputs)))
+    table = ptxas_table(entries, block)
+    table.notes[:0] = note
+    show([table], fmt, output, data=ptxas_document(entries, block))
+
+
+def _barriers(kernel, settings: dict[str, Any]) -> int:
+    """ptxas's barrier count where it printed one (0 skips the 9.0 limit, as H13 does for a
+    kernel without barriers); otherwise --barriers (default 1, the runtime's assumption)."""
+    return settings["block_barriers"] if kernel.barriers is None else kernel.barriers
+
+
+def _kernel_archs(kernels, cc: str | None) -> tuple[list, list[str]]:
+    """Pair each kernel with the CC to evaluate it on.
+
+    With --cc: the kernels compiled for that CC if the log has any, else all of them (with a
+    note that ptxas may allocate differently for the other target). Without --cc: each kernel
+    on the CC it was compiled for.
+    """
+    from perfcalc.specs import get_arch, known_ccs, resolve_arch
+
+    if cc is not None:
+        arch = resolve_arch(cc)
+        same = [k for k in kernels if k.compute_capability == arch.compute_capability]
+        if same:
+            return [(k, arch) for k in same], []
+        targets = sorted({k.arch or "an unnamed target" for k in kernels})
+        return [(k, arch) for k in kernels], [
+            f"registers and shared memory were compiled for {', '.join(targets)}; ptxas may "
+            f"allocate differently for CC {arch.compute_capability}"]
+    pairs = []
+    for k in kernels:
+        if k.compute_capability not in known_ccs():
+            raise InputError(f"kernel {k.display_name} was compiled for "
+                             f"{k.arch or 'an unnamed target'}, which is not a known compute "
+                             f"capability ({', '.join(known_ccs())}); pass --cc")
+        pairs.append((k, get_arch(k.compute_capability)))
+    return pairs, []

@@ -1,0 +1,389 @@
+"""Rows for `perfcalc occupancy`: one configuration, the spreadsheet's sweeps, the block-size
+suggestion and per-kernel ptxas results, plus the one-line hints and the JSON documents.
+
+Numbers stay raw here (occupancy as a percentage column for tables, the fraction in JSON);
+the renderer rounds. The sweeps are the data of NVIDIA's spreadsheet graphs ("Impact of Varying
+Block Size / Register Count Per Thread / Shared Memory Usage Per Block"), computed in one
+`occupancy_grid` call each and shared with `occupancy_plot`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from typing import Any
+
+import numpy as np
+
+from perfcalc.model.hints import Advice, Hint, OccupancyInputs
+from perfcalc.model.occupancy import UNLIMITED, OccupancyResult, occupancy_grid
+from perfcalc.report.render import format_value, to_jsonable
+from perfcalc.report.table import Table
+from perfcalc.specs import Arch
+
+LIMITER_LABELS = {"warps": "warps", "registers": "registers", "shared_memory": "shared memory",
+                  "blocks": "blocks", "barriers": "barriers"}
+LIMITER_KEYS = {"warps": "max_warps_per_sm", "registers": "registers_per_sm",
+                "shared_memory": "shared_memory_per_sm_bytes", "blocks": "max_blocks_per_sm",
+                "barriers": "block_barriers_per_sm"}
+CURRENT = "<- current"
+
+
+def percent(fraction: float) -> str:
+    """'62.5 %' for hint sentences (tables keep the raw number)."""
+    return f"{format_value(float(fraction) * 100)} %"
+
+
+# --- one configuration ---------------------------------------------------------------------
+
+def input_rows(arch: Arch, inputs: OccupancyInputs) -> list[dict[str, Any]]:
+    carveout = "default" if inputs.carveout is None else inputs.carveout
+    rows = [
+        ("compute capability", f"{arch.compute_capability} ({arch.architecture})"),
+        ("threads per block", inputs.block_size),
+        ("registers per thread", inputs.registers_per_thread),
+        ("static shared memory per block (bytes)", inputs.static_shared_memory),
+        ("dynamic shared memory per block (bytes)", inputs.dynamic_shared_memory),
+        ("shared memory carveout (%)", carveout),
+        ("cache config", inputs.cache_config or "none"),
+        ("barriers per block", inputs.block_barriers),
+    ]
+    return [{"input": k, "value": v} for k, v in rows]
+
+
+def device_limit_rows(arch: Arch) -> list[dict[str, Any]]:
+    """The CC's physical limits that occupancy uses, with the device-file key of each."""
+    keys = [
+        ("threads per warp", "warp_size"),
+        ("max threads per block", "max_threads_per_block"),
+        ("max warps per SM", "max_warps_per_sm"),
+        ("max threads per SM", "max_threads_per_sm"),
+        ("max blocks per SM", "max_blocks_per_sm"),
+        ("registers per SM", "registers_per_sm"),
+        ("max registers per block", "max_registers_per_block"),
+        ("max registers per thread", "max_registers_per_thread"),
+        ("register allocation unit", "register_allocation_unit"),
+        ("register allocation granularity", "register_allocation_granularity"),
+        ("sub-partitions", "sub_partitions"),
+        ("shared memory per SM (bytes)", "shared_memory_per_sm_bytes"),
+        ("max shared memory per block (bytes)", "max_shared_memory_per_block_bytes"),
+        ("max shared memory per block, opt-in (bytes)", "max_shared_memory_per_block_optin_bytes"),
+        ("reserved shared memory per block (bytes)", "reserved_shared_memory_per_block_bytes"),
+        ("shared memory allocation unit (bytes)", "shared_memory_allocation_unit_bytes"),
+        ("shared memory carveouts (KB)", "shared_memory_carveouts_kb"),
+        ("L1/shared splits (shared KB)", "l1_shared_splits_kb"),
+        ("block barriers per SM", "block_barriers_per_sm"),
+    ]
+    rows = []
+    for label, key in keys:
+        value = getattr(arch, key)
+        if value is None:
+            continue
+        if key == "l1_shared_splits_kb":
+            value = [shared for shared, _l1 in value]
+        rows.append({"limit": label, "value": value, "key": key})
+    return rows
+
+
+def allocation_rows(result: OccupancyResult, warps: int) -> list[dict[str, Any]]:
+    return [
+        {"resource": "warps per block", "value": warps},
+        {"resource": "registers per block (allocated)",
+         "value": result.allocated_registers_per_block},
+        {"resource": "shared memory per block (allocated, bytes)",
+         "value": result.allocated_shared_memory_per_block},
+        {"resource": "shared memory per SM (configured, bytes)",
+         "value": result.shared_memory_per_sm_bytes},
+    ]
+
+
+def limiter_rows(result: OccupancyResult) -> list[dict[str, Any]]:
+    rows = []
+    for name, blocks in result.block_limits.items():
+        rows.append({"limiter": LIMITER_LABELS[name],
+                     "blocks_per_sm": "unlimited" if blocks == UNLIMITED else blocks,
+                     "limits": "<- limiter" if name in result.limiters else ""})
+    return rows
+
+
+def result_row(result: OccupancyResult) -> dict[str, Any]:
+    return {"active_blocks_per_sm": result.active_blocks_per_sm,
+            "active_warps_per_sm": result.active_warps_per_sm,
+            "active_threads_per_sm": result.active_threads_per_sm,
+            "occupancy_pct": result.occupancy * 100,
+            "limiters": ", ".join(LIMITER_LABELS[n] for n in result.limiters)}
+
+
+RESULT_HEADERS = {"active_blocks_per_sm": "active blocks/SM", "active_warps_per_sm":
+                  "active warps/SM", "active_threads_per_sm": "active threads/SM",
+                  "occupancy_pct": "occupancy %", "limiters": "limited by"}
+
+
+def _names(limiters: Sequence[str]) -> str:
+    labels = [LIMITER_LABELS[n] for n in limiters]
+    return labels[0] if len(labels) == 1 else ", ".join(labels[:-1]) + " and " + labels[-1]
+
+
+def hint_message(hint: Hint) -> str:
+    """One sentence per hint, e.g. 'registers limit you: <= 24 registers per thread would
+    allow 10 blocks (62.5 % occupancy)'."""
+    gives = (f"would allow {hint.active_blocks_per_sm} block"
+             f"{'' if hint.active_blocks_per_sm == 1 else 's'} ({percent(hint.occupancy)} occupancy)")
+    if hint.kind == "none":
+        return "nothing to change: 100 % theoretical occupancy"
+    if hint.kind == "resources":
+        verb = "limits" if hint.limiters == ("shared_memory",) else "limit"
+        parts = []
+        if "registers_per_thread" in hint.changes:
+            parts.append(f"<= {hint.changes['registers_per_thread']} registers per thread")
+        if "shared_memory_per_block" in hint.changes:
+            parts.append(f"<= {hint.changes['shared_memory_per_block']} bytes of shared memory "
+                         "per block (static + dynamic)")
+        together = " together" if len(hint.limiters) > 1 else ""
+        return f"{_names(hint.limiters)} {verb} you{together}: {' and '.join(parts)} {gives}"
+    if hint.kind == "carveout":
+        return (f"shared memory limits you: a carveout of {hint.changes['carveout']} % or more "
+                f"(--carveout) {gives}")
+    if hint.kind == "block_size":
+        return f"block size {hint.changes['block_size']} {gives}"
+    raise ValueError(f"unknown hint kind {hint.kind!r}")
+
+
+def advice_lines(advice: Advice) -> list[str]:
+    lines = [advice.zero_fit_reason] if advice.zero_fit_reason else []
+    return lines + [hint_message(h) for h in advice.hints]
+
+
+def warps_per_block(arch: Arch, inputs: OccupancyInputs) -> int:
+    return -(-inputs.block_size // arch.warp_size)
+
+
+def occupancy_tables(arch: Arch, advice: Advice) -> list[Table]:
+    """Inputs, physical limits, allocations, per-limiter blocks, the result and what to change."""
+    result = advice.result
+    return [
+        Table(["input", "value"], input_rows(arch, advice.inputs), title="Inputs"),
+        Table(["limit", "value", "key"], device_limit_rows(arch),
+              title=f"Physical limits of CC {arch.compute_capability}",
+              headers={"key": f"devices/cc_{arch.compute_capability.replace('.', '_')}.yaml"}),
+        Table(["resource", "value"],
+              allocation_rows(result, warps_per_block(arch, advice.inputs)),
+              title="Allocated resources"),
+        Table(["limiter", "blocks_per_sm", "limits"], limiter_rows(result),
+              title="Blocks per SM by each limit", headers={"blocks_per_sm": "blocks/SM",
+                                                            "limits": ""}),
+        Table(list(RESULT_HEADERS), [result_row(result)], title="Occupancy",
+              headers=RESULT_HEADERS, notes=advice_lines(advice)),
+    ]
+
+
+def occupancy_document(arch: Arch, advice: Advice) -> dict[str, Any]:
+    """JSON: the OccupancyResult fields (same names) at the top level, plus context.
+
+    Added keys: compute_capability, inputs (OccupancyInputs fields), warps_per_block,
+    device_limits (the Arch keys shown in the table), zero_fit_reason (null when a block fits),
+    hints (kind, limiters, changes, active_blocks_per_sm, occupancy, message).
+    """
+    doc: dict[str, Any] = {"compute_capability": arch.compute_capability,
+                           "inputs": asdict(advice.inputs)}
+    doc.update(to_jsonable(advice.result))
+    doc["warps_per_block"] = warps_per_block(arch, advice.inputs)
+    doc["device_limits"] = {r["key"]: getattr(arch, r["key"]) for r in device_limit_rows(arch)}
+    doc["zero_fit_reason"] = advice.zero_fit_reason
+    doc["hints"] = [{**to_jsonable(h), "message": hint_message(h)} for h in advice.hints]
+    return to_jsonable(doc)
+
+
+# --- the spreadsheet's three graphs ----------------------------------------------------------
+
+SWEEP_AXES = ("block", "regs", "smem")
+SWEEP_TITLES = {"block": "Impact of Varying Block Size",
+                "regs": "Impact of Varying Register Count Per Thread",
+                "smem": "Impact of Varying Shared Memory Usage Per Block"}
+SWEEP_COLUMNS = {"block": "block_size", "regs": "registers_per_thread",
+                 "smem": "shared_memory_per_block"}
+SWEEP_UNITS = {"block": "threads per block", "regs": "registers per thread",
+               "smem": "shared memory per block (bytes)"}
+
+
+@dataclass(frozen=True)
+class Sweep:
+    """One input varied over its whole legal range, everything else as given.
+
+    Each value v stands for the integers after the previous value up to v: results are equal
+    across them (warps, register units and shared-memory units round up), so the step table's
+    ranges are exact. `current` is the user's value of the varied input.
+    """
+
+    axis: str
+    values: np.ndarray
+    active_blocks: np.ndarray
+    active_warps: np.ndarray
+    occupancy: np.ndarray
+    limiters: tuple[tuple[str, ...], ...]
+    current: int
+    max_warps_per_sm: int
+
+
+def sweep_values(arch: Arch, inputs: OccupancyInputs, axis: str) -> np.ndarray:
+    """The spreadsheet's x axes: block sizes in warp steps, every register count, shared memory
+    in the CC's allocation unit up to what a block may request; the current value included."""
+    if axis == "block":
+        values = np.arange(arch.warp_size, arch.max_threads_per_block + 1, arch.warp_size)
+        current = inputs.block_size
+    elif axis == "regs":
+        values = np.arange(0, arch.max_registers_per_thread + 1)
+        current = inputs.registers_per_thread
+    else:
+        unit = arch.shared_memory_allocation_unit_bytes
+        values = np.arange(0, arch.max_shared_memory_per_block_launchable_bytes + 1, unit)
+        current = inputs.shared_memory
+    return np.unique(np.append(values, current))
+
+
+def compute_sweep(arch: Arch, inputs: OccupancyInputs, axis: str) -> Sweep:
+    values = sweep_values(arch, inputs, axis)
+    args: dict[str, Any] = {"block_size": inputs.block_size,
+                            "registers_per_thread": inputs.registers_per_thread,
+                            "static_shared_memory": inputs.static_shared_memory,
+                            "dynamic_shared_memory": inputs.dynamic_shared_memory}
+    if axis == "block":
+        args["block_size"] = values
+        current = inputs.block_size
+    elif axis == "regs":
+        args["registers_per_thread"] = values
+        current = inputs.registers_per_thread
+    else:
+        # static kept as far as it fits, the rest dynamic (only dynamic opts in above 48 KB)
+        static = np.minimum(inputs.static_shared_memory, values)
+        args["static_shared_memory"], args["dynamic_shared_memory"] = static, values - static
+        current = inputs.shared_memory
+    grid = occupancy_grid(arch, carveout=inputs.carveout, cache_config=inputs.cache_config,
+                          block_barriers=inputs.block_barriers, **args)
+    limiters = tuple(grid.limiters_at(i) for i in range(values.size))
+    return Sweep(axis, values, np.asarray(grid.active_blocks), np.asarray(grid.active_warps),
+                 np.asarray(grid.occupancy), limiters, int(current), arch.max_warps_per_sm)
+
+
+def sweep_table(sweep: Sweep) -> Table:
+    """Steps of equal results as from..to ranges, the current point's range marked."""
+    first = 1 if sweep.axis == "block" else int(sweep.values[0])
+    rows: list[dict[str, Any]] = []
+    start = first
+    n = sweep.values.size
+    for i in range(n):
+        last = i == n - 1
+        same_next = not last and (
+            sweep.active_blocks[i] == sweep.active_blocks[i + 1]
+            and sweep.active_warps[i] == sweep.active_warps[i + 1]
+            and sweep.limiters[i] == sweep.limiters[i + 1])
+        if same_next:
+            continue
+        end = int(sweep.values[i])
+        rows.append({"from": start, "to": end,
+                     "active_blocks_per_sm": int(sweep.active_blocks[i]),
+                     "active_warps_per_sm": int(sweep.active_warps[i]),
+                     "occupancy_pct": float(sweep.occupancy[i]) * 100,
+                     "limiters": ", ".join(LIMITER_LABELS[x] for x in sweep.limiters[i]),
+                     "current": CURRENT if start <= sweep.current <= end else ""})
+        start = end + 1
+    return Table(["from", "to", "active_blocks_per_sm", "active_warps_per_sm", "occupancy_pct",
+                  "limiters", "current"], rows, title=SWEEP_TITLES[sweep.axis],
+                 headers={**RESULT_HEADERS, "from": f"{SWEEP_UNITS[sweep.axis]} from", "to": "to",
+                          "current": ""})
+
+
+def sweep_document(sweeps: Sequence[Sweep]) -> dict[str, Any]:
+    """JSON: per axis, every swept value with its result (full resolution, not ranges)."""
+    doc = {}
+    for s in sweeps:
+        doc[SWEEP_COLUMNS[s.axis]] = {
+            "title": SWEEP_TITLES[s.axis], "current": s.current,
+            "points": [{SWEEP_COLUMNS[s.axis]: int(v), "active_blocks_per_sm": int(b),
+                        "active_warps_per_sm": int(w), "occupancy": float(o),
+                        "limiters": list(lim)}
+                       for v, b, w, o, lim in zip(s.values, s.active_blocks, s.active_warps,
+                                                  s.occupancy, s.limiters, strict=True)]}
+    return doc
+
+
+# --- block-size suggestion -------------------------------------------------------------------
+
+def suggestion_tables(arch: Arch, suggestion: Any, current: int | None = None) -> list[Table]:
+    """The pick (cudaOccMaxPotentialOccupancyBlockSize) and the ranking, best first; the
+    user's own block size, when given, is marked in the ranking."""
+    pick = {"block_size": suggestion.block_size,
+            "active_blocks_per_sm": suggestion.active_blocks_per_sm,
+            "occupancy_pct": suggestion.occupancy * 100}
+    notes = ["NVIDIA's rule (cudaOccMaxPotentialOccupancyBlockSize): the most active threads per "
+             "SM; ties keep the larger block."]
+    if not suggestion.block_size:
+        notes.append("no block size fits a block on an SM with these registers and shared memory")
+    rows = [{"rank": i + 1, "block_size": c.block_size,
+             "active_blocks_per_sm": c.active_blocks_per_sm,
+             "active_threads_per_sm": c.active_threads_per_sm,
+             "occupancy_pct": c.occupancy * 100,
+             "limiters": ", ".join(LIMITER_LABELS[x] for x in c.limiters),
+             "current": CURRENT if c.block_size == current else ""}
+            for i, c in enumerate(suggestion.ranking)]
+    headers = {**RESULT_HEADERS, "block_size": "block size", "current": ""}
+    return [Table(list(pick), [pick], title=f"Suggested block size (CC {arch.compute_capability})",
+                  headers=headers, notes=notes),
+            Table(["rank", "block_size", "active_blocks_per_sm", "active_threads_per_sm",
+                   "occupancy_pct", "limiters", "current"], rows, title="Ranking",
+                  headers=headers)]
+
+
+# --- ptxas kernels ---------------------------------------------------------------------------
+
+def ptxas_table(entries: Sequence[tuple[Any, Arch, Advice]], block_size: int) -> Table:
+    """One row per kernel: what ptxas reported and the occupancy at the given block size.
+
+    `entries` are (KernelResources, Arch used, Advice); the notes carry the first hint (or why
+    it fits zero blocks) of each kernel below 100 %.
+    """
+    rows, notes = [], []
+    for kernel, arch, advice in entries:
+        r = advice.result
+        rows.append({"kernel": kernel.display_name, "compiled_for": kernel.arch or "-",
+                     "cc": arch.compute_capability, "registers": kernel.registers,
+                     "static_smem_bytes": kernel.shared_memory_bytes,
+                     "barriers": kernel.barriers, "spill_bytes": kernel.spill_store_bytes,
+                     **result_row(r)})
+        lines = advice_lines(advice)
+        if r.occupancy < 1.0 and lines:
+            notes.append(f"{kernel.display_name} [{arch.compute_capability}]: {lines[0]}")
+    headers = {**RESULT_HEADERS, "compiled_for": "compiled for", "cc": "CC",
+               "registers": "regs", "static_smem_bytes": "static smem (B)",
+               "spill_bytes": "spill stores (B)"}
+    return Table(["kernel", "compiled_for", "cc", "registers", "static_smem_bytes", "barriers",
+                  "spill_bytes", *RESULT_HEADERS], rows,
+                 title=f"Kernels from ptxas at {block_size} threads per block", headers=headers,
+                 notes=notes)
+
+
+def ptxas_document(entries: Sequence[tuple[Any, Arch, Advice]], block_size: int) -> dict:
+    """JSON: per kernel, the ptxas record and the occupancy document at this block size."""
+    kernels = [{"kernel": to_jsonable(kernel), "occupancy": occupancy_document(arch, advice)}
+               for kernel, arch, advice in entries]
+    return {"block_size": block_size, "kernels": kernels}
+
+
+
+def ptxas_suggestion_table(found: Sequence[tuple[Any, Arch, Any]]) -> Table:
+    """One row per kernel: the block size NVIDIA's rule picks for it."""
+    rows = [{"kernel": k.display_name, "compiled_for": k.arch or "-",
+             "cc": arch.compute_capability, "registers": k.registers,
+             "static_smem_bytes": k.shared_memory_bytes, "block_size": s.block_size,
+             "active_blocks_per_sm": s.active_blocks_per_sm, "occupancy_pct": s.occupancy * 100}
+            for k, arch, s in found]
+    headers = {**RESULT_HEADERS, "compiled_for": "compiled for", "cc": "CC", "registers": "regs",
+               "static_smem_bytes": "static smem (B)", "block_size": "suggested block size"}
+    return Table(list(rows[0]), rows, title="Suggested block size per kernel", headers=headers,
+                 notes=["NVIDIA's rule (cudaOccMaxPotentialOccupancyBlockSize): the most active "
+                        "threads per SM; ties keep the larger block; 0 = nothing fits."])
+
+
+def ptxas_suggestion_document(found: Sequence[tuple[Any, Arch, Any]]) -> dict[str, Any]:
+    return {"kernels": [{"kernel": to_jsonable(k), "compute_capability": arch.compute_capability,
+                         "suggestion": to_jsonable(s)} for k, arch, s in found]}
