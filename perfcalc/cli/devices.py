@@ -15,24 +15,43 @@ def register(app: typer.Typer) -> None:
 
 def devices(
     show_cc: Annotated[str | None, typer.Argument(
-        metavar="[show CC]", help="'show' followed by a CC (8.6, 86, sm_86) prints every limit.")] = None,
+        metavar="[show CC|GPU | products]",
+        help="'show' followed by a CC (8.6, 86, sm_86) prints every limit; 'show' followed by a "
+        "GPU (v100) every product figure; 'products' lists the GPU products.")] = None,
     cc: Annotated[str | None, typer.Argument(hidden=True)] = None,
     fmt: FormatOption = Format.table,
     output: OutputOption = None,
 ) -> None:
-    """List the compute capabilities with their key limits, or show one in full.
+    """List the compute capabilities (with their GPU products), or show one CC or GPU in full.
 
-    Example: perfcalc devices show 8.6
+    Examples: perfcalc devices show 8.6 | perfcalc devices show v100 | perfcalc devices products
     """
     from perfcalc.errors import InputError
-    from perfcalc.report.device_tables import device_detail_table, devices_table
-    from perfcalc.specs import all_archs, get_arch
+    from perfcalc.report.device_tables import (
+        device_detail_table,
+        devices_table,
+        product_detail_table,
+        products_table,
+    )
+    from perfcalc.specs import all_archs, all_gpus, get_arch, get_gpu, normalize_cc
 
     start_output(output)
     if show_cc is None:
-        show(devices_table(all_archs()), fmt, output)
+        ccs = devices_table(all_archs(), all_gpus())
+        if fmt in (Format.table, Format.markdown):
+            show([ccs, products_table(all_gpus())], fmt, output)
+        else:  # one flat table for CSV/JSON; 'perfcalc devices products' gives the products
+            show(ccs, fmt, output)
+        return
+    if show_cc == "products" and cc is None:
+        show(products_table(all_gpus()), fmt, output)
         return
     if show_cc != "show" or cc is None:
-        raise InputError(f"expected 'perfcalc devices' or 'perfcalc devices show CC', got {show_cc!r}")
+        raise InputError(f"expected 'perfcalc devices', 'perfcalc devices products' or "
+                         f"'perfcalc devices show CC|GPU', got {show_cc!r}")
+    if normalize_cc(cc) is None:  # not a CC spelling: a product name (or an error listing them)
+        gpu = get_gpu(cc)
+        show(product_detail_table(gpu), fmt, output, data=gpu)
+        return
     arch = get_arch(cc)
     show(device_detail_table(arch), fmt, output, data=arch)

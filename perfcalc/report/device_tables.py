@@ -7,6 +7,7 @@ from dataclasses import fields
 
 from perfcalc.report.table import Table
 from perfcalc.specs.arch import Arch
+from perfcalc.specs.gpu import Gpu
 
 _KEY_COLUMNS = {
     "compute_capability": "CC",
@@ -22,10 +23,47 @@ _KEY_COLUMNS = {
 }
 
 
-def devices_table(archs: Sequence[Arch]) -> Table:
+_PRODUCT_COLUMNS = {
+    "key": "GPU",
+    "name": "name",
+    "compute_capability": "CC",
+    "sm_count": "SMs",
+    "fp32_cores_per_sm": "FP32 cores/SM",
+    "peak_clock_mhz": "peak clock (MHz)",
+    "peak_clock_basis": "clock basis",
+    "peak_fp32_gflops": "FP32 GFLOPS",
+    "peak_fp64_gflops": "FP64 GFLOPS",
+    "memory_bandwidth_gbs": "DRAM GB/s",
+    "l2_cache_kb": "L2 (KB)",
+    "ridge_flop_per_byte": "ridge (flop/B)",
+}
+
+
+def devices_table(archs: Sequence[Arch], gpus: Sequence[Gpu] = ()) -> Table:
+    """Key limits per CC; with `gpus`, a last column names the products of each CC."""
+    columns = dict(_KEY_COLUMNS)
     rows = [{k: getattr(a, k) for k in _KEY_COLUMNS} for a in archs]
-    return Table(columns=list(_KEY_COLUMNS), rows=rows, title="Compute capabilities",
-                 headers=dict(_KEY_COLUMNS))
+    if gpus:
+        columns["gpus"] = "GPU products"
+        for row in rows:
+            row["gpus"] = [g.key for g in gpus if g.compute_capability == row["compute_capability"]]
+    return Table(columns=list(columns), rows=rows, title="Compute capabilities", headers=columns)
+
+
+def products_table(gpus: Sequence[Gpu]) -> Table:
+    """Key figures of every GPU product (a product name works wherever a CC does)."""
+    rows = [{k: getattr(g, k) for k in _PRODUCT_COLUMNS} for g in gpus]
+    return Table(columns=list(_PRODUCT_COLUMNS), rows=rows, title="GPU products",
+                 headers=dict(_PRODUCT_COLUMNS),
+                 notes=["Peaks count an FMA as 2 flops at the clock named in 'clock basis'; "
+                        "sources and disagreements: perfcalc devices show NAME."])
+
+
+def product_detail_table(gpu: Gpu) -> Table:
+    rows = [{"figure": f.name, "value": getattr(gpu, f.name)} for f in fields(gpu)]
+    rows.append({"figure": "ridge_flop_per_byte", "value": gpu.ridge_flop_per_byte})
+    return Table(columns=["figure", "value"], rows=rows,
+                 title=f"{gpu.name} ({gpu.chip}, CC {gpu.compute_capability})")
 
 
 def device_detail_table(arch: Arch) -> Table:
