@@ -135,7 +135,10 @@ def main() -> None:
             "",
             f"Both sides agree: {c_checks[1]:,} active blocks and limiter-bitmask sum "
             f"{c_checks[2]:,} "
-            "over the sweep.",
+            "over the sweep. The NumPy engine beats the C loop because broadcasting computes each "
+            "limit only over the axes it depends on (registers over block x registers, shared "
+            "memory over the 229 sizes) and only the final min and limiter bits over all "
+            "configurations; the C loop evaluates every step of the header per configuration.",
             "",
         ]
     )

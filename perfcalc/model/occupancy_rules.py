@@ -90,7 +90,11 @@ def allocated_registers(arch: Arch, block_size: np.ndarray, registers: np.ndarra
 def _warp_granular_register_limit(
     arch: Arch, block_size: np.ndarray, registers: np.ndarray, sub_partitions: int
 ) -> np.ndarray:
-    """H13 cudaOccMaxBlocksPerSMRegsLimit with partitioned global caching off (the default)."""
+    """H13 cudaOccMaxBlocksPerSMRegsLimit with partitioned global caching off (the default).
+
+    Also H70's 2.x rule (2 sub-partitions): floor(16384 / regs per warp) x 2 warps equals the
+    XLS's floor(32768 / regs per warp) floored to its warp allocation granularity of 2.
+    """
     warps = warps_per_block(arch, block_size)
     per_warp = registers_per_warp(arch, registers)
     per_block = per_warp * warps
