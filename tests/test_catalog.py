@@ -1,6 +1,8 @@
 """The kernel catalog: exact-key loading, the seeds' kernels verbatim, parameters, launch rules,
 inputs and NumPy references (no simulation here; see test_catalog_counts.py)."""
 
+import functools
+import json
 import re
 from pathlib import Path
 
@@ -136,9 +138,14 @@ def test_unknown_parameter_and_failed_requirement_are_input_errors():
         get_kernel("nope")
 
 
-def _user_file(tmp_path, mutate):
+@functools.cache
+def _copy_offset_entry() -> str:
     data = yaml.safe_load((ROOT / "kernels.yaml").read_text())
-    data = {"schema_version": 1, "kernels": {"copy_offset": data["kernels"]["copy_offset"]}}
+    return json.dumps(data["kernels"]["copy_offset"])
+
+
+def _user_file(tmp_path, mutate):
+    data = {"schema_version": 1, "kernels": {"copy_offset": json.loads(_copy_offset_entry())}}
     mutate(data["kernels"]["copy_offset"])
     path = tmp_path / "mine.yaml"
     path.write_text(yaml.safe_dump(data))
