@@ -1,0 +1,161 @@
+"""Run-time state of one chunk of blocks: thread layout, active masks, variables, counters.
+
+Lanes of a chunk are laid out block after block; inside a block by the linear thread index
+x + y*bdx + z*bdx*bdy (warp w of a block = lanes 32w..32w+31, memory.md §0), padded to a whole
+number of warps, the padding lanes permanently inactive. So `array.reshape(-1, 32)` is always
+the chunk's warps.
+
+A `Mask` is the set of active lanes. `arr is None` means "every real lane" (the fast path: no
+masking work at all); active-lane and active-warp counts are computed once per new mask because
+every counter needs them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from perfcalc.sim.safety import Fault, FaultSignal
+
+
+class Mask:
+    """Active lanes: `arr` (bool per lane, or None = all real lanes), with cached counts."""
+
+    __slots__ = ("arr", "nact", "nwarps")
+
+    def __init__(self, arr: np.ndarray | None, nact: int, nwarps: int):
+        self.arr = arr
+        self.nact = nact
+        self.nwarps = nwarps
+
+
+@dataclass
+class LoopFrame:
+    """Lanes that executed `continue` in the current iteration (rejoin at its end)."""
+
+    continued: np.ndarray | None = None
+
+
+@dataclass
+class FunctionFrame:
+    """Lanes that returned from the current function, and its return-value slot."""
+
+    returned: np.ndarray | None = None
+    value: object = None
+
+
+class ChunkContext:
+    """Everything a compiled kernel needs while running one chunk of blocks."""
+
+    def __init__(self, run: object, block_ids: np.ndarray, block_dim: tuple[int, int, int],
+                 grid_dim: tuple[int, int, int]):
+        self.run = run  # the launch-wide state (launch.Run): counters, arrays, options
+        self.block_ids = block_ids
+        self.nblocks = int(block_ids.size)
+        bdx, bdy, bdz = block_dim
+        threads = bdx * bdy * bdz
+        self.threads_per_block = threads
+        self.warps_per_block = -(-threads // 32)
+        self.lanes_per_block = 32 * self.warps_per_block
+        self.nlanes = self.nblocks * self.lanes_per_block
+        tid = np.arange(self.lanes_per_block, dtype=np.int64)
+        real = tid < threads
+        self.lane_tid = np.tile(tid, self.nblocks)  # linear thread index in block
+        self.lane_block = np.repeat(np.arange(self.nblocks, dtype=np.int64),
+                                    self.lanes_per_block)  # block index within the chunk
+        self.lane_warp = self.lane_tid >> 5  # warp index within its block
+        gx, gy, _ = grid_dim
+        bid = block_ids[self.lane_block]
+        u32 = np.uint32
+        self.tid_xyz = (
+            (self.lane_tid % bdx).astype(u32),
+            ((self.lane_tid // bdx) % bdy).astype(u32),
+            (self.lane_tid // (bdx * bdy)).astype(u32),
+        )
+        self.bid_xyz = (
+            (bid % gx).astype(u32),
+            ((bid // gx) % gy).astype(u32),
+            (bid // (gx * gy)).astype(u32),
+        )
+        self.block_dim = tuple(u32(v) for v in block_dim)
+        self.grid_dim = tuple(u32(v) for v in grid_dim)
+        if threads == self.lanes_per_block:
+            self.full = Mask(None, self.nlanes, self.nlanes // 32)
+            self.real_lanes = None
+        else:
+            real_all = np.tile(real, self.nblocks)
+            self.real_lanes = real_all
+            self.full = Mask(real_all, self.nblocks * threads,
+                             self.nblocks * self.warps_per_block)
+        self.all_lanes = np.ones(self.nlanes, dtype=bool)
+        self.all_active_2d = self.all_lanes.reshape(-1, 32)
+        self.empty = Mask(np.zeros(self.nlanes, dtype=bool), 0, 0)
+        self.mask = self.full
+        self.slots: list[object] = []
+        self.loops: list[LoopFrame] = []
+        self.funcs: list[FunctionFrame] = []
+        self.kernel_frame = FunctionFrame()
+        self.epoch = 1  # barrier intervals, for race detection (shadows start at epoch 0)
+
+    # ---- masks -------------------------------------------------------------------------
+    def make_mask(self, arr: np.ndarray, warp_any: np.ndarray | None = None) -> Mask:
+        """A Mask for a bool lane array (counts computed once)."""
+        nact = int(np.count_nonzero(arr))
+        if nact == 0:
+            return self.empty
+        if nact == self.full.nact:
+            return self.full
+        if warp_any is None:
+            warp_any = arr.reshape(-1, 32).any(axis=1)
+        return Mask(arr, nact, int(np.count_nonzero(warp_any)))
+
+    def active_arr(self, mask: Mask | None = None) -> np.ndarray:
+        """The lane array of a mask (materialised for the all-lanes case)."""
+        m = self.mask if mask is None else mask
+        if m.arr is not None:
+            return m.arr
+        return self.all_lanes
+
+    def active_2d(self) -> np.ndarray:
+        """The current mask as (warps, 32)."""
+        if self.mask.arr is None:
+            return self.all_active_2d
+        return self.mask.arr.reshape(-1, 32)
+
+    def union(self, a: Mask, b: Mask) -> Mask:
+        if a.nact == 0:
+            return b
+        if b.nact == 0:
+            return a
+        if a.arr is None or b.arr is None:
+            return self.full
+        return self.make_mask(a.arr | b.arr)
+
+    def minus(self, m: Mask, lanes: np.ndarray | None) -> Mask:
+        """`m` without `lanes` (None = nothing removed)."""
+        if lanes is None or m.nact == 0:
+            return m
+        return self.make_mask(self.active_arr(m) & ~lanes)
+
+    # ---- identification ----------------------------------------------------------------
+    def first_lane(self, lanes: np.ndarray) -> int:
+        return int(np.flatnonzero(lanes)[0])
+
+    def thread_of(self, lane: int) -> tuple[tuple[int, int, int], tuple[int, int, int]]:
+        """(block index, thread index) of a chunk lane, as CUDA's (x,y,z)."""
+        block = tuple(int(a[lane]) for a in self.bid_xyz)
+        thread = tuple(int(a[lane]) for a in self.tid_xyz)
+        return block, thread  # type: ignore[return-value]
+
+    def fault(self, kind: str, line: int, lane: int, what: str, array: str | None = None,
+              index: int | None = None) -> FaultSignal:
+        """A FaultSignal whose one-line message names kernel, line, block and thread."""
+        block, thread = self.thread_of(lane)
+        run = self.run
+        where = f"{run.source_name}:{line}"  # type: ignore[attr-defined]
+        msg = (f"{what} in kernel '{run.kernel_name}' at {where} "  # type: ignore[attr-defined]
+               f"by thread ({thread[0]},{thread[1]},{thread[2]}) "
+               f"in block ({block[0]},{block[1]},{block[2]})")
+        return FaultSignal(Fault(kind, run.kernel_name, run.source_name,  # type: ignore[attr-defined]
+                                 line, array, block, thread, index, msg))

@@ -1,0 +1,385 @@
+"""Instrumented memories: global (arrays bound to pointer parameters), shared (per block) and
+constant. Each access is bounds-checked on its active lanes, priced per warp through memory/
+(via `pricing`), counted at its source line, and (shared memory) checked for races.
+
+Addresses: every global array gets a base aligned to 256 bytes (cudaMalloc's alignment,
+memory.md §0) in a simulated address space, arrays never overlapping. Each static shared array
+starts at a 128-byte-aligned offset of the block's shared space (declaration order), so its bank
+pattern is the one memory.md's vectors assume (base 0); all `extern __shared__` arrays alias one
+buffer placed after the static ones, as in CUDA.
+
+Race detection (execution.md §4.2 "Detecting a missing __syncthreads"): per shared element a
+shadow holds (barrier epoch, writer warp); reads in the current barrier interval are remembered
+lazily and only turned into a reader shadow when a store happens in the same interval. A read
+of an element written in this interval by another warp (RAW), a write of an element read (WAR)
+or written (WAW) in this interval by another warp is a fault. Accesses within one warp are
+ordered by lockstep and not reported. The epoch is per chunk of blocks: a block that skips a
+barrier other blocks execute only loses checks (no false reports).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from perfcalc.sim import counters as C
+from perfcalc.sim.context import ChunkContext
+from perfcalc.sim.pricing import price_global, price_shared
+
+SPACE_BASE = 1 << 40
+_TAG_WARP_BITS = 6
+_WARP_FIELD = (1 << _TAG_WARP_BITS) - 1
+_MANY = _WARP_FIELD  # several warps read the element in this interval
+
+
+def _checked_index(ctx: ChunkContext, idx: object, n: int) -> tuple[object, object]:
+    """(safe index, bad lanes or None): inactive lanes get index 0; bad = active & out of range."""
+    m = ctx.mask
+    if not isinstance(idx, np.ndarray):
+        i = int(idx)
+        if 0 <= i < n:
+            return i, None
+        return 0, ctx.active_arr()
+    safe = idx if m.arr is None else np.where(m.arr, idx, 0)
+    if safe.size and (int(safe.min()) < 0 or int(safe.max()) >= n):
+        bad = (safe < 0) | (safe >= n)
+        if m.arr is not None:
+            bad &= m.arr
+        if bad.any():
+            return np.where(bad, 0, safe), bad
+    return safe, None
+
+
+def _lanes_2d(ctx: ChunkContext, values: object, dtype: type = np.int64) -> np.ndarray:
+    if isinstance(values, np.ndarray):
+        return values.reshape(-1, 32)
+    return np.full((ctx.nlanes // 32, 32), values, dtype=dtype)
+
+
+class GlobalArray:
+    """A pointer parameter bound to a caller's 1-D NumPy array."""
+
+    def __init__(self, name: str, array: np.ndarray, base: int, readonly: bool):
+        self.name = name
+        self.array = array
+        self.base = base
+        self.readonly = readonly
+        self.n = int(array.shape[0])
+        self.itemsize = int(array.dtype.itemsize)
+        self.fields = {}
+        if array.dtype.names:
+            for fname in array.dtype.names:
+                fdtype, offset = array.dtype.fields[fname][:2]
+                self.fields[fname] = (array[fname], int(offset), int(fdtype.itemsize))
+
+    def view(self, field: str | None) -> tuple[np.ndarray, int, int]:
+        if field is None:
+            return self.array, 0, self.itemsize
+        return self.fields[field]
+
+    def _bounds_fault(self, ctx: ChunkContext, idx: object, bad: np.ndarray, line: int,
+                      op: str, size: int, field: str | None) -> Exception:
+        lane = ctx.first_lane(bad)
+        i = int(idx[lane]) if isinstance(idx, np.ndarray) else int(idx)
+        what = f"{self.name}[{i}]" + (f".{field}" if field else "")
+        return ctx.fault(
+            "out_of_bounds", line, lane,
+            f"Invalid __global__ {op} of size {size} bytes: {what} is out of bounds "
+            f"('{self.name}' has {self.n} elements)", self.name, i)
+
+    def access(self, ctx: ChunkContext, idx: object, field: str | None, line: int,
+               counts: list[int], op: str) -> tuple[np.ndarray, object, int]:
+        """Bounds-check, price and count one access; returns (view, safe index, size)."""
+        view, offset, size = self.view(field)
+        safe, bad = _checked_index(ctx, idx, self.n)
+        if bad is not None:
+            raise self._bounds_fault(ctx, idx, bad, line, op, size, field)
+        run = ctx.run
+        addr = self.base + offset + (safe * self.itemsize if isinstance(safe, np.ndarray)
+                                     else np.int64(safe * self.itemsize))
+        cost = price_global(run.arch, _lanes_2d(ctx, addr), size, ctx.active_2d(),
+                            "load" if op == "read" else "store", run.cache)
+        if op == "read":
+            counts[C.GLD_REQ] += cost.requests
+            counts[C.GLD_TX] += cost.transactions
+            counts[C.GLD_B] += cost.bytes_moved
+            counts[C.instruction_slot("global_load")] += ctx.mask.nwarps
+        else:
+            counts[C.GST_REQ] += cost.requests
+            counts[C.GST_TX] += cost.transactions
+            counts[C.GST_B] += cost.bytes_moved
+            counts[C.instruction_slot("global_store")] += ctx.mask.nwarps
+        return view, safe, size
+
+    def load(self, ctx: ChunkContext, idx: object, field: str | None, line: int,
+             counts: list[int]) -> object:
+        view, safe, _ = self.access(ctx, idx, field, line, counts, "read")
+        if isinstance(safe, np.ndarray):
+            return view.take(safe)
+        return view[safe]
+
+    def store(self, ctx: ChunkContext, idx: object, value: object, field: str | None,
+              line: int, counts: list[int]) -> None:
+        if self.readonly:
+            raise ctx.fault("read_only", line, ctx.first_lane(ctx.active_arr()),
+                            f"Write to const array '{self.name}'", self.name)
+        view, safe, _ = self.access(ctx, idx, field, line, counts, "write")
+        store_lanes(ctx, view, safe, value)
+
+    def load_struct(self, ctx: ChunkContext, idx: object, st: object, line: int,
+                    counts: list[int]) -> dict[str, object]:
+        """A whole struct element: one vector access for 8/16-byte CUDA vector types,
+        otherwise one access per member (memory.md §0: float3 is three 4-byte loads)."""
+        if _single_access(st):
+            _, safe, _ = self.access(ctx, idx, None, line, counts, "read")
+            return {f: (v.take(safe) if isinstance(safe, np.ndarray) else v[safe])
+                    for f, (v, _, _) in self.fields.items()}
+        return {f: self.load(ctx, idx, f, line, counts) for f in self.fields}
+
+    def store_struct(self, ctx: ChunkContext, idx: object, value: dict[str, object], st: object,
+                     line: int, counts: list[int]) -> None:
+        if _single_access(st):
+            _, safe, _ = self.access(ctx, idx, None, line, counts, "write")
+            for f, (v, _, _) in self.fields.items():
+                store_lanes(ctx, v, safe, value[f])
+            return
+        for f in self.fields:
+            self.store(ctx, idx, value[f], f, line, counts)
+
+    def atomic_add(self, ctx: ChunkContext, idx: object, value: object, field: str | None,
+                   line: int) -> object:
+        view, _, size = self.view(field)
+        safe, bad = _checked_index(ctx, idx, self.n)
+        if bad is not None:
+            raise self._bounds_fault(ctx, idx, bad, line, "atomic", size, field)
+        return atomic_add_lanes(ctx, view, safe, value)
+
+
+def _single_access(st: object) -> bool:
+    return bool(getattr(st, "vector", False)) and getattr(st, "size", 0) in (8, 16)
+
+
+def atomic_add_lanes(ctx: ChunkContext, view: np.ndarray, safe: object, value: object) -> object:
+    """atomicAdd for the active lanes in lane order; returns each lane's old value.
+
+    The memory update is np.add.at (exact with duplicate indices, execution.md §2.5); old
+    values of lanes hitting the same element are the running sum in lane order (computed in
+    float64 for floats, so they may differ from sequential float32 sums in the last bit)."""
+    lanes = np.flatnonzero(ctx.active_arr())
+    idx = safe[lanes] if isinstance(safe, np.ndarray) else np.full(lanes.size, safe, np.int64)
+    vals = value[lanes] if isinstance(value, np.ndarray) else np.full(lanes.size, value)
+    vals = vals.astype(view.dtype)
+    order = np.argsort(idx, kind="stable")
+    si, sv = idx[order], vals[order]
+    wide = np.float64 if view.dtype.kind == "f" else np.int64
+    csum = np.cumsum(sv.astype(wide))
+    start = np.ones(si.size, dtype=bool)
+    start[1:] = si[1:] != si[:-1]
+    group_first = np.maximum.accumulate(np.where(start, np.arange(si.size), 0))
+    before = csum - sv.astype(wide) - (csum[group_first] - sv[group_first].astype(wide))
+    old_sorted = (view[si].astype(wide) + before).astype(view.dtype)
+    np.add.at(view, idx, vals)
+    out = np.zeros(ctx.nlanes, dtype=view.dtype)
+    out[lanes[order]] = old_sorted
+    return out
+
+
+def store_lanes(ctx: ChunkContext, view: np.ndarray, safe: object, value: object) -> None:
+    """Write `value` at `safe` for the active lanes only."""
+    m = ctx.mask.arr
+    if m is None:
+        if isinstance(safe, np.ndarray) and not isinstance(value, np.ndarray):
+            view[safe] = value
+        else:
+            view[safe] = value
+        return
+    if isinstance(safe, np.ndarray):
+        view[safe[m]] = value[m] if isinstance(value, np.ndarray) else value
+    else:
+        lanes = np.flatnonzero(m)
+        view[safe] = value[lanes[-1]] if isinstance(value, np.ndarray) else value
+
+
+class ConstantArray:
+    """A __constant__ array: read-only, bounds-checked, counted as constant loads."""
+
+    def __init__(self, name: str, array: np.ndarray):
+        self.name = name
+        self.array = array
+        self.n = int(array.shape[0])
+        self.fields = array.dtype.names or ()
+
+    def load_struct(self, ctx: ChunkContext, idx: object, st: object, line: int,
+                    counts: list[int]) -> dict[str, object]:
+        return {f: self.load(ctx, idx, f, line, counts) for f in self.fields}
+
+    def load(self, ctx: ChunkContext, idx: object, field: str | None, line: int,
+             counts: list[int]) -> object:
+        safe, bad = _checked_index(ctx, idx, self.n)
+        if bad is not None:
+            lane = ctx.first_lane(bad)
+            i = int(idx[lane]) if isinstance(idx, np.ndarray) else int(idx)
+            raise ctx.fault("out_of_bounds", line, lane,
+                            f"Invalid __constant__ read of size {self.array.dtype.itemsize} "
+                            f"bytes: {self.name}[{i}] is out of bounds ('{self.name}' has "
+                            f"{self.n} elements)", self.name, i)
+        counts[C.instruction_slot("constant_load")] += ctx.mask.nwarps
+        view = self.array if field is None else self.array[field]
+        return view.take(safe) if isinstance(safe, np.ndarray) else view[safe]
+
+
+class SharedArray:
+    """One __shared__ array of every block of a chunk, stored flat as (block, element)."""
+
+    def __init__(self, ctx: ChunkContext, name: str, storage: np.ndarray, nelems: int,
+                 dims: tuple[int, ...], byte_offset: int, stride: int | None = None):
+        self.name = name
+        self.storage = storage  # flat, nblocks * nelems
+        self.nelems = nelems
+        self.dims = dims
+        self.byte_offset = byte_offset
+        self.itemsize = int(storage.dtype.itemsize)
+        self.block_base = ctx.lane_block * (nelems if stride is None else stride)
+        self.wshadow = np.zeros(storage.shape[0], dtype=np.int64)
+        self.wline = np.zeros(storage.shape[0], dtype=np.int32)
+        self.rshadow = np.zeros(storage.shape[0], dtype=np.int64)
+        self.rline = np.zeros(storage.shape[0], dtype=np.int32)
+        self.last_write_epoch = -1
+        self.pending_reads: list[tuple[np.ndarray, np.ndarray, int]] = []
+
+    def describe(self, i: int) -> str:
+        if len(self.dims) <= 1:
+            return f"{self.name}[{i}]"
+        parts = []
+        for d in reversed(self.dims[1:]):
+            parts.append(i % d)
+            i //= d
+        parts.append(i)
+        return self.name + "".join(f"[{p}]" for p in reversed(parts))
+
+    def _flat(self, ctx: ChunkContext, idx: object, line: int, op: str) -> object:
+        safe, bad = _checked_index(ctx, idx, self.nelems)
+        if bad is not None:
+            lane = ctx.first_lane(bad)
+            i = int(idx[lane]) if isinstance(idx, np.ndarray) else int(idx)
+            raise ctx.fault(
+                "out_of_bounds", line, lane,
+                f"Invalid __shared__ {op} of size {self.itemsize} bytes: {self.describe(i)} "
+                f"(element {i}) is out of bounds ('{self.name}' has {self.nelems} elements "
+                "per block)", self.name, i)
+        return safe
+
+    def _price(self, ctx: ChunkContext, safe: object, op: str, counts: list[int]) -> None:
+        run = ctx.run
+        addr = self.byte_offset + (safe * self.itemsize if isinstance(safe, np.ndarray)
+                                   else np.int64(safe * self.itemsize))
+        cost = price_shared(run.arch, _lanes_2d(ctx, addr), self.itemsize, ctx.active_2d(),
+                            op, run.bank_mode)
+        if op == "load":
+            counts[C.SLD_REQ] += ctx.mask.nwarps
+            counts[C.SLD_WF] += cost.wavefronts
+            counts[C.instruction_slot("shared_load")] += ctx.mask.nwarps
+        else:
+            counts[C.SST_REQ] += ctx.mask.nwarps
+            counts[C.SST_WF] += cost.wavefronts
+            counts[C.instruction_slot("shared_store")] += ctx.mask.nwarps
+        counts[C.BANK] += cost.bank_conflicts
+
+    def _flat_lanes(self, ctx: ChunkContext, safe: object) -> np.ndarray:
+        if isinstance(safe, np.ndarray):
+            return self.block_base + safe
+        return self.block_base + np.int64(safe)
+
+    def _race(self, ctx: ChunkContext, lanes: np.ndarray, flat: np.ndarray, line: int,
+              other_line: int, other_warp: int, now: str, before: str) -> Exception:
+        lane = ctx.first_lane(lanes)
+        elem = int(flat[lane] - self.block_base[lane])
+        mine = int(ctx.lane_warp[lane])
+        who = "several warps" if other_warp == _MANY else f"warp {other_warp - 1}"
+        return ctx.fault(
+            "shared_race", line, lane,
+            f"Race on __shared__ {self.describe(elem)}: {now} by warp {mine} after a {before} "
+            f"by {who} at line {other_line} with no __syncthreads() between", self.name, elem)
+
+    def _check_raw(self, ctx: ChunkContext, flat: np.ndarray, act: np.ndarray,
+                   line: int) -> None:
+        if self.last_write_epoch != ctx.epoch:
+            return
+        w = self.wshadow[flat]
+        mine = ctx.lane_warp + 1
+        hit = ((w >> _TAG_WARP_BITS) == ctx.epoch) & ((w & _WARP_FIELD) != mine) & act
+        if hit.any():
+            lane = ctx.first_lane(hit)
+            raise self._race(ctx, hit, flat, line, int(self.wline[flat[lane]]),
+                             int(w[lane] & _WARP_FIELD), "read", "write")
+
+    def load(self, ctx: ChunkContext, idx: object, field: str | None, line: int,
+             counts: list[int]) -> object:
+        safe = self._flat(ctx, idx, line, "read")
+        self._price(ctx, safe, "load", counts)
+        flat = self._flat_lanes(ctx, safe)
+        act = ctx.active_arr()
+        self._check_raw(ctx, flat, act, line)
+        self.pending_reads.append((flat, act, line))
+        return self.storage.take(flat)
+
+    def _absorb_reads(self, ctx: ChunkContext) -> None:
+        """Turn this interval's remembered reads into the reader shadow (several warps: MANY)."""
+        tag_base = ctx.epoch << _TAG_WARP_BITS
+        for flat, act, line in self.pending_reads:
+            f = flat[act]
+            tags = tag_base + ctx.lane_warp[act] + 1
+            old = self.rshadow[f]
+            several = ((old >> _TAG_WARP_BITS) == ctx.epoch) & (old != tags)
+            self.rshadow[f] = tags
+            self.rline[f] = line
+            back = self.rshadow[f]
+            several |= back != tags
+            if several.any():
+                self.rshadow[f[several]] = tag_base + _MANY
+        self.pending_reads.clear()
+
+    def store(self, ctx: ChunkContext, idx: object, value: object, field: str | None,
+              line: int, counts: list[int]) -> None:
+        safe = self._flat(ctx, idx, line, "write")
+        self._price(ctx, safe, "store", counts)
+        flat = self._flat_lanes(ctx, safe)
+        act = ctx.active_arr()
+        mine = ctx.lane_warp + 1
+        epoch = ctx.epoch
+        if self.last_write_epoch == epoch:  # write after write
+            w = self.wshadow[flat]
+            hit = ((w >> _TAG_WARP_BITS) == epoch) & ((w & _WARP_FIELD) != mine) & act
+            if hit.any():
+                lane = ctx.first_lane(hit)
+                raise self._race(ctx, hit, flat, line, int(self.wline[flat[lane]]),
+                                 int(w[lane] & _WARP_FIELD), "write", "write")
+        if self.pending_reads:
+            self._absorb_reads(ctx)
+        r = self.rshadow[flat]
+        hit = ((r >> _TAG_WARP_BITS) == epoch) & ((r & _WARP_FIELD) != mine) & act
+        if hit.any():  # write after read
+            lane = ctx.first_lane(hit)
+            raise self._race(ctx, hit, flat, line, int(self.rline[flat[lane]]),
+                             int(r[lane] & _WARP_FIELD), "write", "read")
+        tags = (epoch << _TAG_WARP_BITS) + mine
+        f = flat[act]
+        self.wshadow[f] = tags[act]
+        back = self.wshadow[f]
+        clash = back != tags[act]
+        if clash.any():  # two warps write one element in the same instruction
+            lanes = np.zeros(ctx.nlanes, dtype=bool)
+            lanes[np.flatnonzero(act)[clash]] = True
+            lane = ctx.first_lane(lanes)
+            raise self._race(ctx, lanes, flat, line, line, int(back[clash][0] & _WARP_FIELD),
+                             "write", "write")
+        self.wline[f] = line
+        self.last_write_epoch = epoch
+        store_lanes(ctx, self.storage, flat, value)
+
+    def atomic_add(self, ctx: ChunkContext, idx: object, value: object, field: str | None,
+                   line: int) -> object:
+        safe = self._flat(ctx, idx, line, "atomic")
+        return atomic_add_lanes(ctx, self.storage, self._flat_lanes(ctx, safe), value)
+
+    def barrier(self) -> None:
+        self.pending_reads.clear()

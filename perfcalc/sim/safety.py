@@ -1,0 +1,44 @@
+"""Kernel faults, reported the way compute-sanitizer would: one line with kernel, source line,
+array, block, thread and the offending index.
+
+Kinds (compute-sanitizer tool in brackets): ``out_of_bounds`` [memcheck], ``shared_race``
+(read-after-write, write-after-read or write-after-write between different warps of a block
+with no ``__syncthreads()`` between) [racecheck], ``divergent_barrier`` (a ``__syncthreads()``
+reached by only part of a block's live threads) [synccheck], ``iteration_cap`` (a loop that runs
+past the cap: a kernel that would hang), ``division_by_zero`` (integer ``/`` or ``%`` by zero:
+undefined behaviour in C, no trap on the GPU, so reported here rather than silently computed).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from perfcalc.errors import KernelFault
+
+
+@dataclass(frozen=True)
+class Fault:
+    """One detected fault; `message` is the one-line report."""
+
+    kind: str
+    kernel: str
+    source_name: str
+    line: int
+    array: str | None
+    block: tuple[int, int, int]
+    thread: tuple[int, int, int]
+    index: int | None
+    message: str
+
+
+class FaultSignal(KernelFault):
+    """KernelFault carrying the structured Fault (raised inside the evaluator)."""
+
+    def __init__(self, fault: Fault):
+        super().__init__(fault.message)
+        self.fault = fault
+
+
+def fmt3(t: tuple[int, int, int]) -> str:
+    """CUDA's (x,y,z) spelling of a thread or block index."""
+    return f"({t[0]},{t[1]},{t[2]})"
