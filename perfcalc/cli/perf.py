@@ -290,8 +290,6 @@ def report(
         roofline_curve_table,
     )
 
-    if output.exists() and not output.is_dir():
-        raise OutputError(f"cannot write the report into {output}: it is a file, not a directory")
     if not output.parent.is_dir():
         raise OutputError(f"cannot create {output}: directory {output.parent} does not exist")
     arch, product = _target(gpu, None, default=None)

@@ -1,0 +1,201 @@
+"""`perfcalc matmul`, `perfcalc roofline`, `perfcalc report` through typer's CliRunner.
+
+Expected numbers are derived in each docstring from seed 000's kernels, the memory rules of
+../shared/reference/memory.md and devices/products.yaml.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import struct
+
+import pytest
+from typer.testing import CliRunner
+
+from perfcalc.cli import app
+from perfcalc.report.perf_tables import MATMUL_ROW_KEYS
+
+runner = CliRunner()
+
+
+def _ok(args):
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0, result.output
+    return result
+
+
+def _error(args):
+    result = runner.invoke(app, args)
+    assert result.exit_code == 2, result.output
+    assert result.stderr.startswith("error: ") and result.stderr.count("\n") == 1
+    assert "Traceback" not in result.output
+    return result.stderr
+
+
+def test_matmul_csv_for_a_spreadsheet(tmp_path):
+    """Issue #5: `matmul --width 1024 --gpu g80 --no-simulate --format csv --output t.csv`.
+
+    Seed 000: 4096 blocks, CGMA 1 and 16. CC 1.0 coalescing (memory.md 1.1): in the naive kernel
+    the 16 lanes of a half-warp read one Md word (same Row: not 'k-th thread, k-th word') -> 16
+    transactions of 32 B, and 16 consecutive aligned Nd words -> 1 of 64 B; W^3/16 half-warp
+    executions per load -> 2 x 2^26 requests, 17 x 2^26 transactions, 576 x 2^26 bytes."""
+    target = tmp_path / "t.csv"
+    result = _ok(["matmul", "--width", "1024", "--gpu", "g80", "--no-simulate", "--format", "csv",
+                  "--output", str(target)])
+    assert result.stdout == ""
+    with target.open(newline="", encoding="utf-8") as fh:
+        rows = list(csv.DictReader(fh))
+    header = list(rows[0])
+    assert header[:len(MATMUL_ROW_KEYS) - 3] == [k for k in MATMUL_ROW_KEYS
+                                                 if k not in ("predicted", "simulated")][:-1]
+    assert "predicted_global_load_transactions" in header and "result_check" in header
+    naive, tiled = rows
+    assert (naive["variant"], tiled["variant"]) == ("naive", "tiled")
+    assert int(naive["blocks"]) == int(tiled["blocks"]) == 4096
+    assert float(naive["cgma"]) == 1 and float(tiled["cgma"]) == 16
+    assert int(naive["flops_total"]) == 2 * 1024 ** 3
+    assert float(naive["bandwidth_bound_gflops"]) == pytest.approx(86.4 * 0.25 * 2048 / 2049)
+    assert float(tiled["compute_bound_gflops"]) == 345.6
+    assert int(naive["predicted_global_load_requests"]) == 2 * 2 ** 26
+    assert int(naive["predicted_global_load_transactions"]) == 17 * 2 ** 26
+    assert int(naive["predicted_global_load_bytes"]) == 576 * 2 ** 26
+    assert naive["simulated_flops"] == ""  # not run
+    assert naive["limiters"] == "warps;registers"
+
+
+def test_matmul_json_rows_have_exactly_the_issue_keys():
+    """Issue #5: {"rows": [...]}, one row per variant, keys exactly as listed."""
+    data = json.loads(_ok(["matmul", "--width", "256", "--gpu", "v100", "--no-simulate",
+                           "--format", "json"]).stdout)
+    assert list(data) == ["rows"]
+    assert [r["variant"] for r in data["rows"]] == ["naive", "tiled"]
+    for row in data["rows"]:
+        assert tuple(row) == MATMUL_ROW_KEYS
+        assert row["simulated"] is None and row["result_check"] is None
+        assert row["predicted"]["flops"] == 2 * 256 ** 3
+        assert row["bound"] == "memory" and row["predicted_time_s"] > 0
+
+
+def test_matmul_with_cc_only_has_no_product_figures():
+    """Issue #5: with --cc only there is no product; bandwidth/peak columns are None."""
+    data = json.loads(_ok(["matmul", "--width", "128", "--cc", "8.6", "--no-simulate",
+                           "--format", "json"]).stdout)
+    for row in data["rows"]:
+        for key in ("bandwidth_bound_gflops", "compute_bound_gflops", "attainable_gflops",
+                    "bound", "predicted_time_s"):
+            assert row[key] is None
+        assert row["occupancy"] > 0
+    table = _ok(["matmul", "--width", "128", "--cc", "8.6", "--no-simulate"]).stdout
+    assert "No GPU product given" in table
+
+
+def test_matmul_default_is_the_g80_and_explain_shows_formulas():
+    """Issue #5: with no GPU or CC, the G80 as in the seeds; --explain prints each formula."""
+    out = _ok(["matmul", "--width", "1024", "--no-simulate", "--explain"]).stdout
+    assert "GeForce 8800 GTX (CC 1.0)" in out
+    assert "2 x W^3 = 2 x 1024^3" in out
+    assert "(86.4 / 4) x 16" in out and "347.6" in out
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["--width", "100", "--tile", "16"], "width 100 is not a multiple of tile 16"),
+    (["--gpu", "gtx9999"], "unknown GPU 'gtx9999'"),
+    (["--gpu", "v100", "--cc", "9.0"], "--gpu v100 is CC 7.0 but --cc 9.0 is 9.0"),
+    (["--tile", "32", "--cc", "1.0"], "max_threads_per_block 512"),
+])
+def test_matmul_bad_input_is_one_line(args, message):
+    assert message in _error(["matmul", "--no-simulate", *args])
+
+
+def test_matmul_warns_before_a_long_simulation(monkeypatch):
+    """Issue #5: say on stderr how long the run will take before a long one. The execution core
+    is replaced by a recorder here so the test stays fast; the estimate is the measured rate x
+    W^3 summed over both kernels (perfcalc/cli/perf.py SIM_SECONDS_PER_W3)."""
+    from perfcalc.cli import perf
+
+    calls = []
+
+    def fake_run(kernel, params, arch):
+        calls.append(kernel)
+        return {"flops": 0}, "pass"
+
+    monkeypatch.setattr(perf, "_simulate", fake_run)
+    result = _ok(["matmul", "--width", "2048", "--cc", "9.0", "--format", "json"])
+    expected = sum(rate * 2048 ** 3 for rate in perf.SIM_SECONDS_PER_W3.values())
+    assert f"about {expected:.0f} s" in result.stderr
+    assert calls == ["matmul_naive", "matmul_tiled"]
+
+
+def test_roofline_table_and_points():
+    """V100 (products.yaml: 15667.2 GFLOPS, 900 GB/s): I = 0.25 -> 225 GFLOPS, memory-bound;
+    I = 64 -> the peak. The tiled matmul at W=1024 on CC 7.0 (memory.md 1.6: 32 B sectors per
+    warp; a warp = two 16-float rows) moves 2 rows x 64 B per load request and 2 x 64 B per
+    store, so its intensity is 2W^3 / (2W^3/16 / 32 x 128 + W^2 / 32 x 128) = 3.969 flop/B."""
+    data = json.loads(_ok(["roofline", "--gpu", "v100", "--intensity", "0.25", "--intensity",
+                           "64", "--kernel", "matmul_tiled", "--param", "Width=1024",
+                           "--format", "json"]).stdout)
+    assert data["roofline"]["ridge_flop_per_byte"] == pytest.approx(15667.2 / 900)
+    low, high, tiled = data["points"]
+    assert (low["attainable_gflops"], low["bound"]) == (225.0, "memory")
+    assert (high["attainable_gflops"], high["bound"]) == (15667.2, "compute")
+    w = 1024
+    moved = (2 * w ** 3 // 16) / 32 * 128 + w * w / 32 * 128
+    assert tiled["intensity_flop_per_byte"] == pytest.approx(2 * w ** 3 / moved)
+    names = [c["name"] for c in data["roofline"]["ceilings"]]
+    assert names[:3] == ["DRAM", "L2 (measured)", "shared memory"]
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["--intensity", "1"], "needs a GPU product"),
+    (["--gpu", "v100", "--param", "Width=64"], "--param needs --kernel"),
+    (["--gpu", "v100", "--kernel", "matmul_naive", "--param", "Width"], "expected NAME=INTEGER"),
+    (["--gpu", "v100", "--kernel", "matmul_naive", "--param", "n=4"], "no kernel given"),
+    (["--gpu", "v100", "--plot", "roof.pdf"], "must end in .png or .svg"),
+])
+def test_roofline_bad_input_is_one_line(args, message):
+    assert message in _error(["roofline", *args])
+
+
+def _png_size(data: bytes) -> tuple[int, int]:
+    assert data[:8] == b"\x89PNG\r\n\x1a\n" and data[12:16] == b"IHDR"
+    return struct.unpack(">II", data[16:24])
+
+
+def test_roofline_plot_is_a_real_image(tmp_path):
+    """Issue #5: the plot is a real image: a PNG of figsize 8 x 5.5 in at 100 dpi = 800 x 550
+    pixels (perfcalc/report/roofline_plot.py), and an SVG document for .svg."""
+    pytest.importorskip("matplotlib", reason="the 'plot' extra (matplotlib) is not installed")
+    png, svg = tmp_path / "roof.png", tmp_path / "roof.svg"
+    _ok(["roofline", "--gpu", "g80", "--kernel", "matmul_naive", "--intensity", "16",
+         "--plot", str(png)])
+    assert _png_size(png.read_bytes()) == (800, 550)
+    _ok(["roofline", "--gpu", "h100-sxm", "--plot", str(svg), "--format", "csv"])
+    text = svg.read_text(encoding="utf-8")
+    assert "<svg" in text and "</svg>" in text
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["roof.png", "roof.svg"]
+
+
+def test_report_writes_csv_and_markdown_per_table(tmp_path):
+    """Issue #5: every table for the catalog kernels as CSV and Markdown files; the progress bar
+    goes to stderr only on a terminal (CliRunner's stderr is not one)."""
+    out = tmp_path / "report"
+    result = _ok(["report", "--gpu", "t4", "--output", str(out), "--width", "256"])
+    assert result.stderr == ""
+    names = sorted(p.name for p in out.iterdir())
+    assert names == sorted(f"{t}.{ext}" for t in ("ceilings", "roofline", "kernels", "matmul")
+                           for ext in ("csv", "md"))
+    with (out / "kernels.csv").open(newline="", encoding="utf-8") as fh:
+        kernels = {r["kernel"]: r for r in csv.DictReader(fh)}
+    assert {"matmul_naive", "matmul_tiled"} <= set(kernels)
+    assert float(kernels["matmul_tiled"]["cgma"]) == 16  # catalog default TILE_WIDTH 16
+    with (out / "matmul.csv").open(newline="", encoding="utf-8") as fh:
+        assert [r["variant"] for r in csv.DictReader(fh)] == ["naive", "tiled"]
+    assert (out / "ceilings.md").read_text(encoding="utf-8").startswith("## Roofline ceilings")
+
+
+def test_report_into_a_file_path_fails_cleanly(tmp_path):
+    target = tmp_path / "file.txt"
+    target.write_text("x")
+    assert "is a file" in _error(["report", "--gpu", "t4", "-o", str(target)])
+    assert "cannot create" in _error(["report", "--gpu", "t4", "-o", str(tmp_path / "a" / "b")])
