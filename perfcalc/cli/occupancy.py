@@ -34,6 +34,15 @@ def parse_bytes(text: str, option: str) -> int:
     return int(match.group(1)) * (1024 if match.group(2) else 1)
 
 
+def parse_count(text: str | None, option: str) -> int | None:
+    """A whole number as typed (range checks are the engine's, with the CC's limits)."""
+    if text is None:
+        return None
+    if not re.fullmatch(r"\s*-?\d+\s*", text):
+        raise InputError(f"{option} {text!r} is not a whole number")
+    return int(text)
+
+
 def parse_carveout(text: str) -> int | None:
     """'default' | 'max-l1' | 'max-shared' | a percentage -> None or 0..100 (checked later)."""
     name = text.strip().lower()
@@ -66,8 +75,8 @@ def _require(value: Any, option: str, why: str) -> Any:
 def occupancy(
     cc: Annotated[str | None, typer.Option(
         "--cc", help="Compute capability (7.0, 70, sm_70), GPU name, or a device YAML file.")] = None,
-    block: Annotated[int | None, typer.Option("--block", "-b", help="Threads per block.")] = None,
-    regs: Annotated[int | None, typer.Option(
+    block: Annotated[str | None, typer.Option("--block", "-b", help="Threads per block.")] = None,
+    regs: Annotated[str | None, typer.Option(
         "--regs", "-r", help="Registers per thread (ptxas 'Used N registers').")] = None,
     smem: Annotated[str, typer.Option(
         "--smem", help="Static shared memory per block, bytes (2K = 2048).")] = "0",
@@ -79,8 +88,8 @@ def occupancy(
     cache_config: Annotated[str, typer.Option(
         "--cache-config", help="none, prefer-shared, prefer-l1 or prefer-equal (CC 2.x/3.x splits).")
     ] = "none",
-    barriers: Annotated[int, typer.Option(
-        "--barriers", help="Barriers per block (CC 9.0 barrier limit; the runtime assumes 1).")] = 1,
+    barriers: Annotated[str, typer.Option(
+        "--barriers", help="Barriers per block (CC 9.0 barrier limit; the runtime assumes 1).")] = "1",
     sweep: Annotated[list[str] | None, typer.Option(
         "--sweep", help="Vary block, regs or smem over its range (repeatable, or 'all').")] = None,
     plot: Annotated[Path | None, typer.Option(
@@ -99,6 +108,7 @@ def occupancy(
     Example: perfcalc occupancy --cc 7.0 --block 256 --regs 32
     """
     start_output(output)
+    block, regs = parse_count(block, "--block"), parse_count(regs, "--regs")
     axes = parse_sweeps(sweep)
     if plot is not None:
         from perfcalc.report.occupancy_plot import check_plot_target
@@ -108,7 +118,7 @@ def occupancy(
     settings = {"static_shared_memory": static, "dynamic_shared_memory": dynamic,
                 "carveout": parse_carveout(carveout),
                 "cache_config": None if cache_config.strip().lower() == "none" else cache_config,
-                "block_barriers": barriers}
+                "block_barriers": parse_count(barriers, "--barriers")}
     if ptxas is not None:
         if regs is not None or static:
             raise InputError("--regs and --smem come from the ptxas file; leave them out with "
