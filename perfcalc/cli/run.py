@@ -1,0 +1,314 @@
+"""`perfcalc run` (simulate a kernel, check it, compare with the model) and `perfcalc kernels`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from perfcalc.cli.common import Format, FormatOption, OutputOption, show, start_output
+
+DEFAULT_REGISTERS = 32
+_REGS_HELP = (f"Registers per thread for the occupancy figure (the simulator cannot know the "
+              f"compiler's allocation; default {DEFAULT_REGISTERS}).")
+
+
+def register(app: typer.Typer) -> None:
+    app.command("run")(run)
+    app.command("kernels")(kernels)
+
+
+def _name_values(items: list[str] | None, option: str) -> dict[str, int | float]:
+    """`NAME=VALUE` options -> dict; integers stay integers."""
+    from perfcalc.errors import InputError
+
+    out: dict[str, int | float] = {}
+    for item in items or []:
+        name, sep, text = item.partition("=")
+        name = name.strip()
+        if not sep or not name.isidentifier():
+            raise InputError(f"{option} {item!r}: expected NAME=VALUE, e.g. {option} Width=256")
+        try:
+            out[name] = int(text, 0)
+        except ValueError:
+            try:
+                out[name] = float(text)
+            except ValueError:
+                raise InputError(f"{option} {item!r}: {text!r} is not a number") from None
+    return out
+
+
+def _dims(text: str | None, option: str) -> tuple[int, ...]:
+    from perfcalc.errors import InputError
+
+    if text is None:
+        raise InputError(f"{option} is required with --source (e.g. {option} 16,16)")
+    try:
+        dims = tuple(int(p) for p in text.replace("x", ",").split(","))
+    except ValueError:
+        raise InputError(f"{option} {text!r}: expected 1 to 3 integers like 16,16") from None
+    if not 1 <= len(dims) <= 3:
+        raise InputError(f"{option} {text!r}: expected 1 to 3 integers like 16,16")
+    return dims
+
+
+def run(
+    kernel_name: Annotated[str | None, typer.Argument(
+        metavar="[KERNEL]", help="Catalog kernel (see `perfcalc kernels`); omit with --source.")] = None,
+    cc: Annotated[str, typer.Option("--cc", help="Compute capability, product name or device YAML.")] = "9.0",
+    param: Annotated[list[str] | None, typer.Option(
+        "--param", "-p", help="NAME=VALUE: a catalog parameter, or a scalar argument of --source.")] = None,
+    catalog_file: Annotated[Path | None, typer.Option(
+        "--catalog", help="Your own kernel catalog (kernels.yaml schema) instead of the shipped one.",
+        dir_okay=False)] = None,
+    source: Annotated[Path | None, typer.Option(
+        "--source", help="Run your own CUDA C file instead of a catalog kernel.", dir_okay=False)] = None,
+    kernel: Annotated[str | None, typer.Option("--kernel", help="__global__ function in --source.")] = None,
+    grid: Annotated[str | None, typer.Option("--grid", help="Grid for --source, e.g. 64,64.")] = None,
+    block: Annotated[str | None, typer.Option("--block", help="Block for --source, e.g. 16,16.")] = None,
+    array: Annotated[list[str] | None, typer.Option(
+        "--array", help="NAME=DTYPE:ELEMENTS for a pointer argument of --source (random, seeded "
+        "data, never zero; dtype float32|float64|int32|uint32|float2|float3|float4).")] = None,
+    define: Annotated[list[str] | None, typer.Option(
+        "--define", "-D", help="NAME=VALUE #define for --source (e.g. TILE_WIDTH=16).")] = None,
+    dynamic_shared: Annotated[int, typer.Option(
+        "--dynamic-shared", help="Dynamic shared memory bytes for --source.")] = 0,
+    cache: Annotated[str | None, typer.Option(
+        "--cache", help="Global caching mode on CC 2.x/3.x: l1 (128-byte lines) or l2 (32-byte).")] = None,
+    bank_mode: Annotated[int | None, typer.Option(
+        "--bank-mode", help="Shared bank width on CC 3.x: 4 or 8 bytes.")] = None,
+    regs: Annotated[int, typer.Option("--regs", help=_REGS_HELP)] = DEFAULT_REGISTERS,
+    fmt: FormatOption = Format.table,
+    output: OutputOption = None,
+) -> None:
+    """Run a kernel on the execution core, check its result, and compare its counters with the model.
+
+    Examples: perfcalc run matmul_tiled --cc 2.0 --param Width=128;
+    perfcalc run --source k.cu --kernel scale --grid 4 --block 256 --array x=float32:1024 -p n=1024
+    """
+    from perfcalc.errors import InputError
+
+    start_output(output)
+    if (kernel_name is None) == (source is None):
+        raise InputError("give a catalog KERNEL (see `perfcalc kernels`) or --source FILE.cu, not both")
+    if source is None and (kernel or grid or block or array or define or dynamic_shared):
+        raise InputError("--kernel, --grid, --block, --array, --define and --dynamic-shared "
+                         "go with --source; a catalog kernel takes --param")
+    options = {"cache": cache, "bank_mode": bank_mode, "regs": regs}
+    if source is None:
+        doc = run_catalog(kernel_name, _name_values(param, "--param"), cc, catalog_file, options)
+    else:
+        doc = run_source(source, kernel, _dims(grid, "--grid"), _dims(block, "--block"),
+                         array or [], _name_values(param, "--param"), _name_values(define, "--define"),
+                         dynamic_shared, cc, options)
+    _show_run(doc, fmt, output)
+
+
+def _show_run(doc: dict[str, Any], fmt: Format, output: Path | None) -> None:
+    from perfcalc.model.predict import PREDICTED_NAMES, SITE_COUNTER_NAMES
+    from perfcalc.report.run_tables import counters_table, sites_table, summary_table
+
+    names = [n for n in doc["counters"] if n != "warp_instructions"] or list(PREDICTED_NAMES)
+    tables = [summary_table(doc), counters_table(doc["counters"], doc["predicted"], names),
+              sites_table(doc["per_site"], SITE_COUNTER_NAMES)]
+    show(tables, fmt, output, data=doc)
+
+
+def kernels(
+    name: Annotated[str | None, typer.Argument(metavar="[KERNEL]", help="Show one kernel in full.")] = None,
+    catalog_file: Annotated[Path | None, typer.Option(
+        "--catalog", help="Your own kernel catalog (kernels.yaml schema).", dir_okay=False)] = None,
+    fmt: FormatOption = Format.table,
+    output: OutputOption = None,
+) -> None:
+    """List the kernel catalog, or show one kernel's source, parameters and model.
+
+    Example: perfcalc kernels matmul_tiled
+    """
+    from perfcalc.report.run_tables import kernel_detail_tables, kernels_table
+    from perfcalc.specs.kernels import catalog, get_kernel, load_kernel_file
+
+    start_output(output)
+    if name is not None:
+        spec = get_kernel(name, catalog_file)
+        show(kernel_detail_tables(spec), fmt, output, data=spec)
+        return
+    specs = catalog() if catalog_file is None else load_kernel_file(catalog_file)
+    show(kernels_table(list(specs.values())), fmt, output)
+
+
+# ---------------------------------------------------------------------------------------------
+# The two run paths: each makes the core calls and assembles `run_document`'s object.
+
+
+def _launch_info(grid: tuple[int, ...], block: tuple[int, ...], dyn: int, warp_size: int) -> dict:
+    blocks = 1
+    for g in grid:
+        blocks *= g
+    threads_per_block = 1
+    for b in block:
+        threads_per_block *= b
+    warps_per_block = -(-threads_per_block // warp_size)
+    return {"grid": list(grid), "block": list(block), "dynamic_shared_bytes": dyn,
+            "blocks": blocks, "threads_per_block": threads_per_block,
+            "threads": blocks * threads_per_block, "warps": blocks * warps_per_block}
+
+
+def _occupancy(arch: Any, block: tuple[int, ...], regs: int, static_smem: int, dyn: int) -> dict:
+    from perfcalc.model.occupancy import occupancy
+    from perfcalc.report import to_jsonable
+
+    threads = 1
+    for b in block:
+        threads *= b
+    result = occupancy(arch, threads, regs, static_shared_memory=static_smem,
+                       dynamic_shared_memory=dyn)
+    return {**to_jsonable(result), "registers_per_thread": regs,
+            "static_shared_memory_bytes": static_smem}
+
+
+def _site_rows(source: str, sim_sites: dict, predicted_sites: dict | None) -> list[dict]:
+    from perfcalc.model.predict import SITE_COUNTER_NAMES
+    from perfcalc.report import to_jsonable
+
+    lines = source.splitlines()
+    rows = []
+    memory_lines = {ln for ln, c in sim_sites.items()
+                    if any(getattr(c, n, 0) for n in SITE_COUNTER_NAMES)}
+    for line in sorted(memory_lines | set(predicted_sites or {})):
+        counters = sim_sites.get(line)
+        sim = {n: getattr(counters, n, 0) if counters is not None else 0 for n in SITE_COUNTER_NAMES}
+        pred = None
+        if predicted_sites is not None:
+            p = predicted_sites.get(line)
+            pred = {n: getattr(p, n, 0) if p is not None else 0 for n in SITE_COUNTER_NAMES}
+        rows.append({"line": line, "code": lines[line - 1].strip() if 0 < line <= len(lines) else "",
+                     "counters": sim, "predicted": pred,
+                     "all_counters": to_jsonable(counters) if counters is not None else None})
+    return rows
+
+
+def _counters_dict(counters: Any) -> dict:
+    from perfcalc.report import to_jsonable
+
+    return to_jsonable(counters)
+
+
+def run_catalog(name: str, params: dict, cc: str, catalog_file: Path | None, options: dict) -> dict:
+    """Predict, run and check one catalog kernel."""
+    from perfcalc.model.predict import predict
+    from perfcalc.report.run_tables import run_document
+    from perfcalc.sim.references import run_catalog_kernel
+    from perfcalc.specs import resolve_arch
+    from perfcalc.specs.kernels import get_kernel, resolve_params
+
+    arch = resolve_arch(cc)
+    spec = get_kernel(name, catalog_file)
+    params = resolve_params(spec, params)
+    prediction = predict(spec, params, arch, cache=options["cache"], bank_mode=options["bank_mode"])
+    done = run_catalog_kernel(spec, params, arch, cache=options["cache"],
+                              bank_mode=options["bank_mode"], **_progress_option())
+    result = done.result
+    launch = _launch_info(done.grid, done.block, done.dynamic_shared_bytes, arch.warp_size)
+    occ = _occupancy(arch, done.block, options["regs"], _static_shared(result),
+                     done.dynamic_shared_bytes)
+    return run_document(
+        kernel=spec.name, source_name=f"kernels.yaml:{spec.name}" if catalog_file is None
+        else f"{catalog_file}:{spec.name}", compute_capability=arch.compute_capability,
+        params=params, launch=launch, counters=_counters_dict(result.counters),
+        predicted=prediction.counters(),
+        per_site=_site_rows(spec.source, result.per_site, prediction.per_site),
+        result_check=_check_dict(done.result_check), occupancy=occ,
+        prediction_exact=prediction.exact,
+        notes=[*prediction.notes, _regs_note(options["regs"])])
+
+
+def run_source(path: Path, kernel: str | None, grid: tuple[int, ...], block: tuple[int, ...],
+               arrays: list[str], scalars: dict, defines: dict, dyn: int, cc: str,
+               options: dict) -> dict:
+    """Run a user's own CUDA C file: random seeded arrays, no reference, no model."""
+    from perfcalc.errors import InputError
+    from perfcalc.report.run_tables import run_document
+    from perfcalc.sim import run_kernel
+    from perfcalc.sim.references import make_user_arrays, parse_array_option
+    from perfcalc.specs import resolve_arch
+
+    if kernel is None:
+        raise InputError("--kernel NAME is required with --source (the __global__ function to run)")
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise InputError(f"cannot read --source {path}: {exc.strerror or exc}") from None
+    arch = resolve_arch(cc)
+    args: dict[str, Any] = dict(make_user_arrays([parse_array_option(a) for a in arrays]))
+    args.update(scalars)
+    result = run_kernel(text, kernel, grid, block, args, arch, dynamic_shared_bytes=dyn,
+                        defines=defines or None, cache=options["cache"],
+                        bank_mode=options["bank_mode"], source_name=str(path),
+                        **_progress_option())
+    launch = _launch_info(grid, block, dyn, arch.warp_size)
+    occ = _occupancy(arch, block, options["regs"], _static_shared(result), dyn)
+    return run_document(
+        kernel=kernel, source_name=str(path), compute_capability=arch.compute_capability,
+        params={**scalars, **{f"#define {k}": v for k, v in defines.items()}}, launch=launch,
+        counters=_counters_dict(result.counters), predicted=None,
+        per_site=_site_rows(text, result.per_site, None),
+        result_check={"passed": None, "max_rel_error": None, "tolerance": None},
+        occupancy=occ, prediction_exact=None,
+        notes=["no reference and no model for a user source: counters only",
+               _regs_note(options["regs"])])
+
+
+def _check_dict(check: Any) -> dict:
+    from perfcalc.report import to_jsonable
+
+    return to_jsonable(check)
+
+
+def _regs_note(regs: int) -> str:
+    return (f"occupancy assumes {regs} registers per thread (--regs): the simulator does not "
+            f"compile the kernel, so ptxas's allocation is unknown")
+
+
+def _static_shared(result: Any) -> int:
+    """Static __shared__ bytes per block as the execution core laid them out."""
+    launch = getattr(result, "launch", None)
+    return int(getattr(launch, "static_shared_bytes", 0) or 0)
+
+
+class _ProgressBar:
+    """A one-line bar on stderr, drawn only on a terminal and only once a run passes a second."""
+
+    def __init__(self) -> None:
+        import time
+
+        self._clock = time.monotonic
+        self._start = self._clock()
+        self._drawn = False
+
+    def __call__(self, done: int, total: int) -> None:
+        import sys
+
+        if self._clock() - self._start < 1.0 or total <= 0:
+            return
+        width = 30
+        filled = int(width * done / total)
+        sys.stderr.write(f"\rsimulating [{'#' * filled}{'.' * (width - filled)}] "
+                         f"{done}/{total} blocks")
+        if done >= total:
+            sys.stderr.write("\n")
+        sys.stderr.flush()
+        self._drawn = True
+
+
+def _progress_option() -> dict:
+    """`progress=` for run_kernel when stderr is a terminal (nothing otherwise)."""
+    import inspect
+    import sys
+
+    from perfcalc.sim import run_kernel
+
+    if not sys.stderr.isatty() or "progress" not in inspect.signature(run_kernel).parameters:
+        return {}
+    return {"progress": _ProgressBar()}
