@@ -199,3 +199,17 @@ def test_report_into_a_file_path_fails_cleanly(tmp_path):
     target.write_text("x")
     assert "is a file" in _error(["report", "--gpu", "t4", "-o", str(target)])
     assert "cannot create" in _error(["report", "--gpu", "t4", "-o", str(tmp_path / "a" / "b")])
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("cc", ["1.0", "2.0", "9.0"])
+def test_matmul_predictions_equal_the_execution_core(cc):
+    """Issue #5 acceptance: `perfcalc matmul --width 256 --cc 1.0 / 2.0 / 9.0` shows predicted
+    counts equal to the simulated counts, and a passing result check (the NumPy reference in
+    perfcalc/sim/references.py, Pd = Md x Nd in float64, relative tolerance 1e-4)."""
+    data = json.loads(_ok(["matmul", "--width", "256", "--cc", cc, "--format", "json"]).stdout)
+    for row in data["rows"]:
+        assert row["simulated"] is not None
+        assert row["predicted"] == row["simulated"], row["variant"]
+        assert row["result_check"] == "pass"
+        assert row["simulated"]["flops"] == 2 * 256 ** 3

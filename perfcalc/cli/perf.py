@@ -15,7 +15,7 @@ MATMUL_KERNELS = {"naive": "matmul_naive", "tiled": "matmul_tiled"}
 # Execution-core cost of the two seed kernels, seconds per W^3 (one thread-iteration of the
 # inner product), measured on the 2-core x86-64 sandbox (benchmarks/bench_matmul_sim.py,
 # benchmarks/results_perf.md). Used only to warn before a long simulation.
-SIM_SECONDS_PER_W3 = {"naive": 4.0e-8, "tiled": 4.0e-8}
+SIM_SECONDS_PER_W3 = {"naive": 5.5e-8, "tiled": 2.0e-7}
 WARN_ABOVE_S = 5.0
 
 GpuOption = Annotated[str | None, typer.Option(
