@@ -74,31 +74,43 @@ def _require(value: Any, option: str, why: str) -> Any:
 
 def occupancy(
     cc: Annotated[str | None, typer.Option(
-        "--cc", help="Compute capability (7.0, 70, sm_70), GPU name, or a device YAML file.")] = None,
-    block: Annotated[str | None, typer.Option("--block", "-b", help="Threads per block.")] = None,
+        "--cc", metavar="CC",
+        help="Compute capability (7.0, 70, sm_70), GPU name, or a device YAML file.")] = None,
+    block: Annotated[str | None, typer.Option(
+        "--block", "-b", metavar="THREADS", help="Threads per block.")] = None,
     regs: Annotated[str | None, typer.Option(
-        "--regs", "-r", help="Registers per thread (ptxas 'Used N registers').")] = None,
+        "--regs", "-r", metavar="N", help="Registers per thread (ptxas 'Used N registers').")
+    ] = None,
     smem: Annotated[str, typer.Option(
-        "--smem", help="Static shared memory per block, bytes (2K = 2048).")] = "0",
+        "--smem", metavar="BYTES", help="Static shared memory per block, bytes (2K = 2048).")
+    ] = "0",
     dyn_smem: Annotated[str, typer.Option(
-        "--dyn-smem", help="Dynamic shared memory per block, bytes (the launch's 3rd argument).")] = "0",
+        "--dyn-smem", metavar="BYTES",
+        help="Dynamic shared memory per block, bytes (the launch's 3rd argument).")] = "0",
     carveout: Annotated[str, typer.Option(
-        "--carveout", help="Shared-memory carveout: PCT (0-100), default, max-l1 or max-shared (CC 7.0+).")
+        "--carveout", metavar="PCT",
+        help="Shared-memory carveout 0-100 %, or default, max-l1, max-shared (CC 7.0+).")
     ] = "default",
     cache_config: Annotated[str, typer.Option(
-        "--cache-config", help="none, prefer-shared, prefer-l1 or prefer-equal (CC 2.x/3.x splits).")
+        "--cache-config", metavar="CONFIG",
+        help="none, prefer-shared, prefer-l1 or prefer-equal (cudaFuncSetCacheConfig).")
     ] = "none",
     barriers: Annotated[str, typer.Option(
-        "--barriers", help="Barriers per block (CC 9.0 barrier limit; the runtime assumes 1).")] = "1",
+        "--barriers", metavar="N",
+        help="Barriers per block (CC 9.0 barrier limit; the runtime assumes 1).")] = "1",
     sweep: Annotated[list[str] | None, typer.Option(
-        "--sweep", help="Vary block, regs or smem over its range (repeatable, or 'all').")] = None,
+        "--sweep", metavar="AXIS",
+        help="block, regs, smem or all: the spreadsheet's graphs as tables (repeatable).")
+    ] = None,
     plot: Annotated[Path | None, typer.Option(
-        "--plot", help="Draw the sweeps to FILE.png or FILE.svg (needs perfcalc[plot]).",
+        "--plot", metavar="FILE",
+        help="Draw the sweeps to a .png or .svg, current point marked (needs the 'plot' extra).",
         dir_okay=False)] = None,
     suggest: Annotated[bool, typer.Option(
         "--suggest", help="Best block size by NVIDIA's rule, and the ranking.")] = False,
     ptxas: Annotated[Path | None, typer.Option(
-        "--ptxas", help="A saved 'nvcc -Xptxas -v' log: occupancy of every kernel in it.",
+        "--ptxas", metavar="FILE",
+        help="A saved 'nvcc -Xptxas -v' log: occupancy of every kernel in it at --block.",
         dir_okay=False)] = None,
     fmt: FormatOption = Format.table,
     output: OutputOption = None,
