@@ -22,12 +22,13 @@ from perfcalc.sim.safety import Fault, FaultSignal
 class Mask:
     """Active lanes: `arr` (bool per lane, or None = all real lanes), with cached counts."""
 
-    __slots__ = ("arr", "nact", "nwarps")
+    __slots__ = ("arr", "nact", "nwarps", "block_uniform")
 
     def __init__(self, arr: np.ndarray | None, nact: int, nwarps: int):
         self.arr = arr
         self.nact = nact
         self.nwarps = nwarps
+        self.block_uniform: bool | None = None  # same lanes active in every block? (lazy)
 
 
 @dataclass
@@ -109,6 +110,17 @@ class ChunkContext:
         if warp_any is None:
             warp_any = arr.reshape(-1, 32).any(axis=1)
         return Mask(arr, nact, int(np.count_nonzero(warp_any)))
+
+    def mask_block_uniform(self) -> bool:
+        """Whether every block of the chunk has the same active lanes (cached per mask)."""
+        m = self.mask
+        if m.block_uniform is None:
+            if m.arr is None or self.nblocks == 1:
+                m.block_uniform = True
+            else:
+                m3 = m.arr.reshape(self.nblocks, self.lanes_per_block)
+                m.block_uniform = bool((m3 == m3[0]).all())
+        return m.block_uniform
 
     def active_arr(self, mask: Mask | None = None) -> np.ndarray:
         """The lane array of a mask (materialised for the all-lanes case)."""

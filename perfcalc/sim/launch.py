@@ -19,6 +19,7 @@ from perfcalc.sim.counters import Counters, freeze, new_site_counts
 from perfcalc.sim.ctypes_struct import StructType, dtype_matches
 from perfcalc.sim.frontend import ParsedSource, parse_source
 from perfcalc.sim.memories import SPACE_BASE, ConstantArray, GlobalArray, SharedArray
+from perfcalc.sim.pricing import Pricer
 from perfcalc.sim.safety import Fault, FaultSignal
 
 CHUNK_LANES = 1 << 16
@@ -63,6 +64,7 @@ class _Run:
     bank_mode: int | None
     source_name: str
     kernel_name: str
+    pricer: Pricer
 
 
 @functools.lru_cache(maxsize=64)
@@ -208,7 +210,7 @@ def run_kernel(source: str, kernel: str, grid: object, block: object,
     parsed = _parse_cached(source, source_name, dkey)
     compiled = KernelCompiler(parsed, kernel, iteration_cap).compile()
     offsets, static_bytes, dyn_offset = _shared_layout(compiled, dynamic_shared_bytes, arch)
-    run = _Run(arch, cache, bank_mode, source_name, kernel)
+    run = _Run(arch, cache, bank_mode, source_name, kernel, Pricer(arch, cache, bank_mode))
     mems, scalars = _bind(compiled, args)
 
     nblocks = g[0] * g[1] * g[2]

@@ -23,7 +23,6 @@ import numpy as np
 
 from perfcalc.sim import counters as C
 from perfcalc.sim.context import ChunkContext
-from perfcalc.sim.pricing import price_global, price_shared
 
 SPACE_BASE = 1 << 40
 _TAG_WARP_BITS = 6
@@ -31,28 +30,77 @@ _WARP_FIELD = (1 << _TAG_WARP_BITS) - 1
 _MANY = _WARP_FIELD  # several warps read the element in this interval
 
 
-def _checked_index(ctx: ChunkContext, idx: object, n: int) -> tuple[object, object]:
-    """(safe index, bad lanes or None): inactive lanes get index 0; bad = active & out of range."""
+class Lanes:
+    """The checked index of one access: `safe` (inactive lanes -> 0), `bad` (active lanes out of
+    range, or None) and, when every block of the chunk uses the first block's indices shifted
+    by one constant, `i0` (first block's indices, int64) and `shifts` (per block)."""
+
+    __slots__ = ("safe", "bad", "i0", "shifts")
+
+    def __init__(self, safe: object, bad: object, i0: object = None, shifts: object = None):
+        self.safe = safe
+        self.bad = bad
+        self.i0 = i0
+        self.shifts = shifts
+
+
+_SIGNED_VIEW = {np.dtype(np.uint32): np.int32, np.dtype(np.uint64): np.int64,
+                np.dtype(np.uint16): np.int16, np.dtype(np.uint8): np.int8}
+
+
+def _checked_index(ctx: ChunkContext, idx: object, n: int) -> Lanes:
+    """Bounds-check the active lanes of an index; detect the block-translation structure."""
     m = ctx.mask
     if not isinstance(idx, np.ndarray):
         i = int(idx)
         if 0 <= i < n:
-            return i, None
-        return 0, ctx.active_arr()
+            return Lanes(i, None)
+        return Lanes(0, ctx.active_arr())
     safe = idx if m.arr is None else np.where(m.arr, idx, 0)
-    if safe.size and (int(safe.min()) < 0 or int(safe.max()) >= n):
-        bad = (safe < 0) | (safe >= n)
-        if m.arr is not None:
-            bad &= m.arr
-        if bad.any():
-            return np.where(bad, 0, safe), bad
-    return safe, None
+    nb = ctx.nblocks
+    if nb > 1 and ctx.mask_block_uniform():
+        s3 = safe.reshape(nb, ctx.lanes_per_block)
+        d = s3 - s3[0]
+        if bool((d == d[:, :1]).all()):
+            first = d[:, 0]
+            if first.dtype in _SIGNED_VIEW:  # unsigned wrap: |difference| < 2**31 in bounds
+                first = first.view(_SIGNED_VIEW[first.dtype])
+            shifts = first.astype(np.int64)
+            i0 = s3[0].astype(np.int64)
+            act0 = None if m.arr is None else m.arr[: ctx.lanes_per_block]
+            vals = i0 if act0 is None else i0[act0]
+            if vals.size == 0 or (int(vals.min()) + int(shifts.min()) >= 0
+                                  and int(vals.max()) + int(shifts.max()) < n):
+                return Lanes(safe, None, i0, shifts)
+    elif safe.size and (int(safe.min()) >= 0 and int(safe.max()) < n):
+        return Lanes(safe, None)
+    bad = (safe < 0) | (safe >= n)
+    if m.arr is not None:
+        bad &= m.arr
+    if bad.any():
+        return Lanes(np.where(bad, 0, safe), bad)
+    return Lanes(safe, None)
 
 
-def _lanes_2d(ctx: ChunkContext, values: object, dtype: type = np.int64) -> np.ndarray:
-    if isinstance(values, np.ndarray):
-        return values.reshape(-1, 32)
-    return np.full((ctx.nlanes // 32, 32), values, dtype=dtype)
+def _price(ctx: ChunkContext, space: str, lanes: Lanes, base: int, itemsize: int, size: int,
+           op: str) -> tuple[int, ...]:
+    """Price one access through the run's Pricer (structured fast path when available)."""
+    pricer = ctx.run.pricer
+    act0 = None if ctx.mask.arr is None else ctx.mask.arr[: ctx.lanes_per_block]
+    if lanes.i0 is not None:
+        return pricer.price_blocks(space, base + lanes.i0 * itemsize,
+                                   lanes.shifts * itemsize, size, act0, op)
+    safe = lanes.safe
+    if not isinstance(safe, np.ndarray):
+        if ctx.nblocks == 1 or ctx.mask_block_uniform():
+            addr0 = np.full(ctx.lanes_per_block, base + int(safe) * itemsize, dtype=np.int64)
+            return pricer.price_blocks(space, addr0, np.zeros(ctx.nblocks, np.int64), size,
+                                       act0, op)
+        safe = np.full(ctx.nlanes, int(safe), dtype=np.int64)
+    addr = base + safe.astype(np.int64) * itemsize
+    if ctx.nblocks == 1:
+        return pricer.price_blocks(space, addr, np.zeros(1, np.int64), size, act0, op)
+    return pricer.price_lanes(space, addr, size, ctx.mask.arr, op)
 
 
 class GlobalArray:
@@ -90,25 +138,22 @@ class GlobalArray:
                counts: list[int], op: str) -> tuple[np.ndarray, object, int]:
         """Bounds-check, price and count one access; returns (view, safe index, size)."""
         view, offset, size = self.view(field)
-        safe, bad = _checked_index(ctx, idx, self.n)
-        if bad is not None:
-            raise self._bounds_fault(ctx, idx, bad, line, op, size, field)
-        run = ctx.run
-        addr = self.base + offset + (safe * self.itemsize if isinstance(safe, np.ndarray)
-                                     else np.int64(safe * self.itemsize))
-        cost = price_global(run.arch, _lanes_2d(ctx, addr), size, ctx.active_2d(),
-                            "load" if op == "read" else "store", run.cache)
+        lanes = _checked_index(ctx, idx, self.n)
+        if lanes.bad is not None:
+            raise self._bounds_fault(ctx, idx, lanes.bad, line, op, size, field)
+        req, tx, nbytes = _price(ctx, "global", lanes, self.base + offset, self.itemsize, size,
+                                 "load" if op == "read" else "store")
         if op == "read":
-            counts[C.GLD_REQ] += cost.requests
-            counts[C.GLD_TX] += cost.transactions
-            counts[C.GLD_B] += cost.bytes_moved
+            counts[C.GLD_REQ] += req
+            counts[C.GLD_TX] += tx
+            counts[C.GLD_B] += nbytes
             counts[C.instruction_slot("global_load")] += ctx.mask.nwarps
         else:
-            counts[C.GST_REQ] += cost.requests
-            counts[C.GST_TX] += cost.transactions
-            counts[C.GST_B] += cost.bytes_moved
+            counts[C.GST_REQ] += req
+            counts[C.GST_TX] += tx
+            counts[C.GST_B] += nbytes
             counts[C.instruction_slot("global_store")] += ctx.mask.nwarps
-        return view, safe, size
+        return view, lanes.safe, size
 
     def load(self, ctx: ChunkContext, idx: object, field: str | None, line: int,
              counts: list[int]) -> object:
@@ -148,10 +193,10 @@ class GlobalArray:
     def atomic_add(self, ctx: ChunkContext, idx: object, value: object, field: str | None,
                    line: int) -> object:
         view, _, size = self.view(field)
-        safe, bad = _checked_index(ctx, idx, self.n)
-        if bad is not None:
-            raise self._bounds_fault(ctx, idx, bad, line, "atomic", size, field)
-        return atomic_add_lanes(ctx, view, safe, value)
+        lanes = _checked_index(ctx, idx, self.n)
+        if lanes.bad is not None:
+            raise self._bounds_fault(ctx, idx, lanes.bad, line, "atomic", size, field)
+        return atomic_add_lanes(ctx, view, lanes.safe, value)
 
 
 def _single_access(st: object) -> bool:
@@ -214,9 +259,10 @@ class ConstantArray:
 
     def load(self, ctx: ChunkContext, idx: object, field: str | None, line: int,
              counts: list[int]) -> object:
-        safe, bad = _checked_index(ctx, idx, self.n)
-        if bad is not None:
-            lane = ctx.first_lane(bad)
+        lanes = _checked_index(ctx, idx, self.n)
+        safe = lanes.safe
+        if lanes.bad is not None:
+            lane = ctx.first_lane(lanes.bad)
             i = int(idx[lane]) if isinstance(idx, np.ndarray) else int(idx)
             raise ctx.fault("out_of_bounds", line, lane,
                             f"Invalid __constant__ read of size {self.array.dtype.itemsize} "
@@ -256,33 +302,30 @@ class SharedArray:
         parts.append(i)
         return self.name + "".join(f"[{p}]" for p in reversed(parts))
 
-    def _flat(self, ctx: ChunkContext, idx: object, line: int, op: str) -> object:
-        safe, bad = _checked_index(ctx, idx, self.nelems)
-        if bad is not None:
-            lane = ctx.first_lane(bad)
+    def _flat(self, ctx: ChunkContext, idx: object, line: int, op: str) -> Lanes:
+        lanes = _checked_index(ctx, idx, self.nelems)
+        if lanes.bad is not None:
+            lane = ctx.first_lane(lanes.bad)
             i = int(idx[lane]) if isinstance(idx, np.ndarray) else int(idx)
             raise ctx.fault(
                 "out_of_bounds", line, lane,
                 f"Invalid __shared__ {op} of size {self.itemsize} bytes: {self.describe(i)} "
                 f"(element {i}) is out of bounds ('{self.name}' has {self.nelems} elements "
                 "per block)", self.name, i)
-        return safe
+        return lanes
 
-    def _price(self, ctx: ChunkContext, safe: object, op: str, counts: list[int]) -> None:
-        run = ctx.run
-        addr = self.byte_offset + (safe * self.itemsize if isinstance(safe, np.ndarray)
-                                   else np.int64(safe * self.itemsize))
-        cost = price_shared(run.arch, _lanes_2d(ctx, addr), self.itemsize, ctx.active_2d(),
-                            op, run.bank_mode)
+    def _price(self, ctx: ChunkContext, lanes: Lanes, op: str, counts: list[int]) -> None:
+        wavefronts, conflicts = _price(ctx, "shared", lanes, self.byte_offset, self.itemsize,
+                                       self.itemsize, op)
         if op == "load":
             counts[C.SLD_REQ] += ctx.mask.nwarps
-            counts[C.SLD_WF] += cost.wavefronts
+            counts[C.SLD_WF] += wavefronts
             counts[C.instruction_slot("shared_load")] += ctx.mask.nwarps
         else:
             counts[C.SST_REQ] += ctx.mask.nwarps
-            counts[C.SST_WF] += cost.wavefronts
+            counts[C.SST_WF] += wavefronts
             counts[C.instruction_slot("shared_store")] += ctx.mask.nwarps
-        counts[C.BANK] += cost.bank_conflicts
+        counts[C.BANK] += conflicts
 
     def _flat_lanes(self, ctx: ChunkContext, safe: object) -> np.ndarray:
         if isinstance(safe, np.ndarray):
@@ -314,9 +357,9 @@ class SharedArray:
 
     def load(self, ctx: ChunkContext, idx: object, field: str | None, line: int,
              counts: list[int]) -> object:
-        safe = self._flat(ctx, idx, line, "read")
-        self._price(ctx, safe, "load", counts)
-        flat = self._flat_lanes(ctx, safe)
+        lanes = self._flat(ctx, idx, line, "read")
+        self._price(ctx, lanes, "load", counts)
+        flat = self._flat_lanes(ctx, lanes.safe)
         act = ctx.active_arr()
         self._check_raw(ctx, flat, act, line)
         self.pending_reads.append((flat, act, line))
@@ -340,9 +383,9 @@ class SharedArray:
 
     def store(self, ctx: ChunkContext, idx: object, value: object, field: str | None,
               line: int, counts: list[int]) -> None:
-        safe = self._flat(ctx, idx, line, "write")
-        self._price(ctx, safe, "store", counts)
-        flat = self._flat_lanes(ctx, safe)
+        lanes = self._flat(ctx, idx, line, "write")
+        self._price(ctx, lanes, "store", counts)
+        flat = self._flat_lanes(ctx, lanes.safe)
         act = ctx.active_arr()
         mine = ctx.lane_warp + 1
         epoch = ctx.epoch
@@ -378,8 +421,8 @@ class SharedArray:
 
     def atomic_add(self, ctx: ChunkContext, idx: object, value: object, field: str | None,
                    line: int) -> object:
-        safe = self._flat(ctx, idx, line, "atomic")
-        return atomic_add_lanes(ctx, self.storage, self._flat_lanes(ctx, safe), value)
+        lanes = self._flat(ctx, idx, line, "atomic")
+        return atomic_add_lanes(ctx, self.storage, self._flat_lanes(ctx, lanes.safe), value)
 
     def barrier(self) -> None:
         self.pending_reads.clear()

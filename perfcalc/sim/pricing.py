@@ -1,83 +1,97 @@
-"""The one place where sim/ asks memory/ what a warp-level access costs.
+"""The one place where sim/ asks memory/ what a warp-level access costs, and asks it rarely.
 
-Every global and shared access of a simulated kernel is priced through
-``perfcalc.memory.global_access_batch`` / ``shared_access_batch`` (batch API: (W, 32) address
-and active-lane arrays in, per-warp arrays out). Until memory/ provides them, a private interim
-rule for CC >= 5.0 is used (distinct 32-byte sectors per warp; shared: max distinct 4-byte words
-per bank), marked ``INTERIM`` below, so the execution core can be built and tested meanwhile.
+Every global and shared access of a simulated kernel is priced by
+``perfcalc.memory.global_access_batch`` / ``shared_access_batch``. Pricing every warp of every
+access directly costs 10-16x the bare kernel (execution.md §2.2), so this module prices
+*representative* warps and multiplies, exactly:
+
+* **Translation by 256 bytes.** Every rule of memory.md groups addresses into aligned units of
+  at most 256 bytes (32 B sectors, 32/64/128 B segments and lines, half-warp windows of 16*w
+  <= 256 B on CC 1.0, banks of 4 or 8 bytes repeating every 64-256 B), so shifting all lanes
+  of a warp by the same multiple of 256 bytes never changes its cost. When every block of a
+  chunk issues the same pattern as the chunk's first block shifted by one constant per block
+  (the usual case: indices affine in threadIdx plus block-dependent offsets), the blocks fall
+  into at most a few classes by (shift mod 256), and only the first block's warps are priced
+  for each class.
+* **Memo.** The first block's pattern, made relative to its 256-byte-aligned base, plus the
+  active lanes, is a key into a per-run memo; a loop that walks an array in steps therefore
+  prices each distinct alignment once.
+* Anything else (block-dependent masks, data-dependent indices) is priced warp by warp, only
+  for warps with an active lane.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 
-try:  # pragma: no cover - which branch runs depends on whether memory/ has landed
-    from perfcalc.memory import global_access_batch as _global_batch
-    from perfcalc.memory import shared_access_batch as _shared_batch
-except ImportError:  # INTERIM
-    _global_batch = None
-    _shared_batch = None
+from perfcalc.memory import global_access_batch, shared_access_batch
+
+QUANTUM = 256
 
 
-@dataclass(frozen=True)
-class GlobalCost:
-    """Totals over the warps of one access instruction."""
+class Pricer:
+    """Prices accesses of one run (holds the memo)."""
 
-    requests: int
-    transactions: int
-    bytes_moved: int
+    def __init__(self, arch: object, cache: str | None, bank_mode: int | None):
+        self.arch = arch
+        self.cache = cache
+        self.bank_mode = bank_mode
+        self.memo: dict[tuple, tuple[int, ...]] = {}
 
+    def _raw(self, space: str, addr: np.ndarray, size: int, active: np.ndarray | None,
+             op: str) -> tuple[int, ...]:
+        if space == "global":
+            r = global_access_batch(self.arch, addr, size, active, op=op, cache=self.cache)
+            return (int(r.total_requests), int(r.total_transactions),
+                    int(r.total_bytes_moved))
+        s = shared_access_batch(self.arch, addr, size, active, op=op, bank_mode=self.bank_mode)
+        return int(s.total_wavefronts), int(s.total_bank_conflicts)
 
-@dataclass(frozen=True)
-class SharedCost:
-    """Totals over the warps of one shared access instruction."""
+    def _block_cost(self, space: str, addr0: np.ndarray, size: int, act0: np.ndarray | None,
+                    op: str) -> tuple[int, ...]:
+        """Cost of the first block's warps (addr0: (warps, 32)), memoised by pattern."""
+        base = (int(addr0.min()) // QUANTUM) * QUANTUM
+        rel = addr0 - base
+        key = (space, size, op, rel.tobytes(), None if act0 is None else act0.tobytes())
+        hit = self.memo.get(key)
+        if hit is None:
+            if len(self.memo) > 100_000:
+                self.memo.clear()
+            hit = self._raw(space, addr0, size, act0, op)
+            self.memo[key] = hit
+        return hit
 
-    wavefronts: int
-    bank_conflicts: int
+    def price_blocks(self, space: str, addr0: np.ndarray, shift_bytes: np.ndarray, size: int,
+                     act0: np.ndarray | None, op: str) -> tuple[int, ...]:
+        """Totals over every block of a chunk whose lanes use the first block's addresses
+        `addr0` (lanes of one block, int64) shifted by `shift_bytes[b]`, with the same active
+        lanes `act0` (None: all)."""
+        zero = (0, 0, 0) if space == "global" else (0, 0)
+        warps = addr0.shape[0] // 32
+        a2 = addr0.reshape(warps, 32)
+        m2 = None
+        if act0 is not None:
+            m2 = act0.reshape(warps, 32)
+            rows = m2.any(axis=1)
+            if not rows.any():
+                return zero
+            if not rows.all():
+                a2, m2 = a2[rows], m2[rows]
+        classes, members = np.unique(shift_bytes % QUANTUM, return_counts=True)
+        total = zero
+        for shift, count in zip(classes.tolist(), members.tolist(), strict=True):
+            c = self._block_cost(space, a2 + shift, size, m2, op)
+            total = tuple(x + y * count for x, y in zip(total, c, strict=True))
+        return total
 
-
-def price_global(arch: object, addresses: np.ndarray, size: int, active: np.ndarray, op: str,
-                 cache: str | None) -> GlobalCost:
-    """Cost of one global load/store instruction executed by every warp of `addresses`."""
-    if _global_batch is not None:
-        r = _global_batch(arch, addresses, size, active, op=op, cache=cache)
-        return GlobalCost(int(np.sum(r.requests)), int(np.sum(r.transactions)),
-                          int(np.sum(r.bytes_moved)))
-    sectors = _distinct_per_row(addresses >> 5, active)  # INTERIM: CC >= 5.0 sectors
-    requests = int(np.count_nonzero(active.any(axis=1)))
-    total = int(sectors.sum())
-    return GlobalCost(requests, total, 32 * total)
-
-
-def price_shared(arch: object, addresses: np.ndarray, size: int, active: np.ndarray, op: str,
-                 bank_mode: int | None) -> SharedCost:
-    """Cost of one shared load/store instruction executed by every warp of `addresses`."""
-    if _shared_batch is not None:
-        r = _shared_batch(arch, addresses, size, active, op=op, bank_mode=bank_mode)
-        return SharedCost(int(np.sum(r.wavefronts)), int(np.sum(r.bank_conflicts)))
-    words = addresses >> 2  # INTERIM: 32 banks x 4 bytes, passes = max distinct words per bank
-    key = np.where(active, ((words & 31) << 40) | (words & ((1 << 40) - 1)), -1)
-    key = np.sort(key, axis=1)
-    new = np.ones(key.shape, dtype=bool)
-    new[:, 1:] = key[:, 1:] != key[:, :-1]
-    new &= key >= 0
-    banks = np.where(new, key >> 40, 32)
-    rows = np.repeat(np.arange(key.shape[0]), 32)
-    counts = np.zeros((key.shape[0], 33), dtype=np.int64)
-    np.add.at(counts, (rows, banks.ravel()), 1)
-    passes = counts[:, :32].max(axis=1)
-    any_active = active.any(axis=1)
-    passes = np.where(any_active, np.maximum(passes, 1), 0)
-    ideal = np.where(any_active, np.maximum(1, -(-active.sum(axis=1) * size // 128)), 0)
-    return SharedCost(int(passes.sum()), int(np.maximum(passes - ideal, 0).sum()))
-
-
-def _distinct_per_row(keys: np.ndarray, active: np.ndarray) -> np.ndarray:
-    """Number of distinct values among the active entries of each row."""
-    big = np.iinfo(np.int64).max
-    k = np.sort(np.where(active, keys, big), axis=1)
-    new = np.ones(k.shape, dtype=bool)
-    new[:, 1:] = k[:, 1:] != k[:, :-1]
-    return np.count_nonzero(new & (k != big), axis=1)
+    def price_lanes(self, space: str, addr: np.ndarray, size: int, mask: np.ndarray | None,
+                    op: str) -> tuple[int, ...]:
+        """Totals over every warp of a chunk, priced warp by warp (warps with an active lane)."""
+        a2 = addr.reshape(-1, 32)
+        if mask is None:
+            return self._raw(space, a2, size, None, op)
+        m2 = mask.reshape(-1, 32)
+        rows = m2.any(axis=1)
+        if not rows.any():
+            return (0, 0, 0) if space == "global" else (0, 0)
+        return self._raw(space, a2[rows], size, m2[rows], op)
