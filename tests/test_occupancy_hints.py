@@ -142,3 +142,16 @@ def test_seed_g80_tiles_need_nothing():
     assert advice.result.block_limits["shared_memory"] == 8
     assert advice.result.active_blocks_per_sm == 3
     assert [h.kind for h in advice.hints] == ["none"]
+
+
+def test_cache_config_hint_kepler():
+    """CC 3.5, 192 threads (6 warps), 63 registers, 12 KB static, cudaFuncCachePreferL1: the
+    16 KB shared split holds 16384 // 12288 = 1 block. Registers allow 5 (2016 -> 2048 per warp,
+    16384 / 2048 = 8 per sub-partition -> 32 warps // 6); prefer-shared's 48 KB split holds 4
+    -> 24 of 64 warps = 37.5 % (prefer-equal's 32 KB only 2)."""
+    advice = advise("3.5", OccupancyInputs(192, 63, static_shared_memory=12288,
+                                           cache_config="prefer-l1"))
+    assert advice.result.active_blocks_per_sm == 1
+    hint = only(advice, "cache_config")
+    assert hint.changes == {"cache_config": "prefer-shared"}
+    assert (hint.active_blocks_per_sm, hint.occupancy) == (4, 0.375)

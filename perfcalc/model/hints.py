@@ -11,7 +11,7 @@ memory sizes in allocation units, all block sizes), so advice costs a few array 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -26,15 +26,16 @@ class Hint:
     """One change and what the engine says it gives.
 
     kind: "resources" (fewer registers and/or less shared memory per block), "carveout" (a
-    larger shared-memory carveout), "block_size" (the nearest block size that does better) or
-    "none" (already at 100 %). `changes` maps the input names (registers_per_thread,
-    shared_memory_per_block = static + dynamic bytes, carveout, block_size) to suggested values;
+    larger shared-memory carveout, CC 7.0+), "cache_config" (a larger L1/shared split, 2.x/3.x),
+    "block_size" (the nearest block size that does better) or "none" (already at 100 %).
+    `changes` maps the input names (registers_per_thread, shared_memory_per_block = static +
+    dynamic bytes, carveout, cache_config, block_size) to suggested values;
     `limiters` are the current limiters the change works on (all of them for a block size).
     """
 
     kind: str
     limiters: tuple[str, ...]
-    changes: dict[str, int]
+    changes: dict[str, int | str]
     active_blocks_per_sm: int
     occupancy: float
 
@@ -144,17 +145,30 @@ def _resource_hint(cfg: _Config, result: OccupancyResult) -> Hint | None:
 
 
 def _carveout_hint(cfg: _Config, result: OccupancyResult) -> Hint | None:
-    """The smallest carveout that holds more blocks, when shared memory limits on CC 7.0+."""
-    if "shared_memory" not in result.limiters or cfg.arch.shared_memory_carveouts_kb is None:
+    """More shared memory per SM, when shared memory limits: on CC 7.0+ the smallest carveout
+    that holds more blocks; on 2.x/3.x the cudaFuncSetCacheConfig split that holds the most."""
+    if "shared_memory" not in result.limiters:
         return None
-    percents = np.arange(101)
-    blocks = cfg.grid(carveout=percents).active_blocks
-    better = np.flatnonzero(blocks > result.active_blocks_per_sm)
-    if not better.size:
+    if cfg.arch.shared_memory_carveouts_kb is not None:
+        percents = np.arange(101)
+        blocks = cfg.grid(carveout=percents).active_blocks
+        better = np.flatnonzero(blocks > result.active_blocks_per_sm)
+        if not better.size:
+            return None
+        best = cfg.grid(carveout=int(percents[better[0]])).result_at(())
+        return Hint("carveout", ("shared_memory",), {"carveout": int(percents[better[0]])},
+                    best.active_blocks_per_sm, best.occupancy)
+    if cfg.arch.l1_shared_splits_kb is None:
         return None
-    best = cfg.grid(carveout=int(percents[better[0]])).result_at(())
-    return Hint("carveout", ("shared_memory",), {"carveout": int(percents[better[0]])},
-                best.active_blocks_per_sm, best.occupancy)
+    options = []
+    for name in ("prefer-shared", "prefer-equal", "prefer-l1"):  # preferred first on ties
+        got = _Config(cfg.arch, replace(cfg.inputs, cache_config=name)).grid().result_at(())
+        options.append((got.active_blocks_per_sm, name, got))
+    blocks, name, got = max(options, key=lambda o: o[0])
+    if blocks <= result.active_blocks_per_sm:
+        return None
+    return Hint("cache_config", ("shared_memory",), {"cache_config": name},
+                got.active_blocks_per_sm, got.occupancy)
 
 
 def _block_size_hint(cfg: _Config, result: OccupancyResult) -> Hint | None:

@@ -144,6 +144,9 @@ def hint_message(hint: Hint) -> str:
     if hint.kind == "carveout":
         return (f"shared memory limits you: a carveout of {hint.changes['carveout']} % or more "
                 f"(--carveout) {gives}")
+    if hint.kind == "cache_config":
+        return (f"shared memory limits you: --cache-config {hint.changes['cache_config']} "
+                f"(cudaFuncSetCacheConfig) {gives}")
     if hint.kind == "block_size":
         return f"block size {hint.changes['block_size']} {gives}"
     raise ValueError(f"unknown hint kind {hint.kind!r}")
