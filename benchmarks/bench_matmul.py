@@ -1,0 +1,230 @@
+"""Manual benchmark: the execution core on seed 000's matmul kernels, with full counting, against
+(a) bare NumPy versions of the same kernels that count nothing and (b) Numba's CUDA simulator.
+
+    .venv/bin/python benchmarks/bench_matmul.py [--widths 128,256,512,1024]
+        [--numba-python /tmp/numba-venv/bin/python] [--numba-widths 32,64,128] [--cc 9.0]
+
+Numba is not a perfcalc dependency: install it in a throwaway venv
+(`python3 -m venv /tmp/numba-venv && /tmp/numba-venv/bin/pip install numba`); without it the
+Numba columns are skipped and execution.md's recorded times are printed instead. Every timing
+covers the kernel launch only (inputs are built before the clock starts) and every result is
+checked against a float64 NumPy matmul. Goals (issue #4): full counting within 2x of the bare
+NumPy version; W = 1024 naive + tiled together under 20 s; >= 300x faster than Numba at W = 128.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+TILE = 16
+# execution.md 2.1, medians on this machine (Numba 0.68.1), used when Numba is not available
+RECORDED_NUMBA = {("naive", 32): 0.23, ("naive", 64): 1.29, ("naive", 128): 7.61,
+                  ("tiled", 32): 1.22, ("tiled", 64): 7.68, ("tiled", 128): 50.84}
+
+
+def thread_indices(width: int) -> tuple[np.ndarray, ...]:
+    """Row, column, ty, tx and block of every thread in launch order (block-major, then
+    threadIdx.y, then threadIdx.x), int32 like the C kernel's ints."""
+    gb = width // TILE
+    by, bx, ty, tx = np.meshgrid(np.arange(gb), np.arange(gb), np.arange(TILE), np.arange(TILE),
+                                 indexing="ij")
+    row = (by * TILE + ty).ravel().astype(np.int32)
+    col = (bx * TILE + tx).ravel().astype(np.int32)
+    block = (by * gb + bx).ravel().astype(np.int32)
+    return row, col, ty.ravel().astype(np.int32), tx.ravel().astype(np.int32), block
+
+
+def bare_naive(md: np.ndarray, nd: np.ndarray, width: int) -> np.ndarray:
+    """The naive kernel for all threads at once, nothing counted: per k, each thread's two
+    loads (index arithmetic + gather) and its float32 multiply-add."""
+    row, col, _, _, _ = thread_indices(width)
+    w = np.int32(width)
+    acc = np.zeros(row.shape, dtype=np.float32)
+    row_w = row * w
+    for k in range(width):
+        acc += np.take(md, row_w + np.int32(k)) * np.take(nd, np.int32(k) * w + col)
+    out = np.empty(width * width, dtype=np.float32)
+    out[row_w + col] = acc
+    return out
+
+
+def bare_tiled(md: np.ndarray, nd: np.ndarray, width: int) -> np.ndarray:
+    """The tiled kernel for all threads at once, nothing counted: per phase the tile loads into a
+    flat per-block shared buffer, then TILE multiply-adds reading Mds[ty][k] and Nds[k][tx]."""
+    row, col, ty, tx, block = thread_indices(width)
+    w = np.int32(width)
+    nblocks = (width // TILE) ** 2
+    base = block * np.int32(TILE * TILE)
+    mds = np.empty(nblocks * TILE * TILE, dtype=np.float32)
+    nds = np.empty_like(mds)
+    slot = base + ty * np.int32(TILE) + tx
+    acc = np.zeros(row.shape, dtype=np.float32)
+    for m in range(width // TILE):
+        mds[slot] = np.take(md, row * w + np.int32(m * TILE) + tx)
+        nds[slot] = np.take(nd, col + (np.int32(m * TILE) + ty) * w)
+        for k in range(TILE):
+            acc += np.take(mds, base + ty * np.int32(TILE) + np.int32(k)) * \
+                np.take(nds, base + np.int32(k * TILE) + tx)
+    out = np.empty(width * width, dtype=np.float32)
+    out[row * w + col] = acc
+    return out
+
+
+def inputs(width: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(0)
+    md = rng.uniform(0.5, 1.5, width * width).astype(np.float32)
+    nd = rng.uniform(0.5, 1.5, width * width).astype(np.float32)
+    ref = (md.reshape(width, width).astype(np.float64) @ nd.reshape(width, width)).ravel()
+    return md, nd, ref
+
+
+def check(out: np.ndarray, ref: np.ndarray) -> float:
+    err = float(np.max(np.abs(out - ref) / np.abs(ref)))
+    if not err < 1e-4:
+        raise SystemExit(f"wrong result: max relative error {err}")
+    return err
+
+
+def perfcalc_run(variant: str, width: int, cc: str) -> tuple[float, object]:
+    """The catalog kernel on the execution core with all counters, CC `cc`."""
+    from perfcalc.sim import run_kernel
+    from perfcalc.specs import get_arch
+    from perfcalc.specs.kernels import get_kernel
+
+    spec = get_kernel(f"matmul_{variant}")
+    md, nd, ref = inputs(width)
+    pd = np.full(width * width, np.nan, dtype=np.float32)
+    arch = get_arch(cc)
+    t0 = time.perf_counter()
+    result = run_kernel(spec.source, spec.kernel, (width // TILE, width // TILE), (TILE, TILE),
+                        {"Md": md, "Nd": nd, "Pd": pd, "Width": width}, arch,
+                        defines={"TILE_WIDTH": TILE})
+    elapsed = time.perf_counter() - t0
+    check(pd, ref)
+    return elapsed, result
+
+
+def bare_run(variant: str, width: int) -> float:
+    md, nd, ref = inputs(width)
+    fn = bare_naive if variant == "naive" else bare_tiled
+    t0 = time.perf_counter()
+    out = fn(md, nd, width)
+    elapsed = time.perf_counter() - t0
+    check(out, ref)
+    return elapsed
+
+
+NUMBA_SCRIPT = '''
+import sys, time
+import numpy as np
+from numba import cuda, float32
+T = 16
+@cuda.jit
+def naive(M, N, P, W):
+    col = cuda.blockIdx.x * T + cuda.threadIdx.x
+    row = cuda.blockIdx.y * T + cuda.threadIdx.y
+    acc = float32(0.0)
+    for k in range(W):
+        acc += M[row * W + k] * N[k * W + col]
+    P[row * W + col] = acc
+@cuda.jit
+def tiled(M, N, P, W):
+    Ms = cuda.shared.array((T, T), dtype=float32)
+    Ns = cuda.shared.array((T, T), dtype=float32)
+    tx = cuda.threadIdx.x
+    ty = cuda.threadIdx.y
+    row = cuda.blockIdx.y * T + ty
+    col = cuda.blockIdx.x * T + tx
+    acc = float32(0.0)
+    for m in range(W // T):
+        Ms[ty, tx] = M[row * W + m * T + tx]
+        Ns[ty, tx] = N[(m * T + ty) * W + col]
+        cuda.syncthreads()
+        for k in range(T):
+            acc += Ms[ty, k] * Ns[k, tx]
+        cuda.syncthreads()
+    P[row * W + col] = acc
+variant, W = sys.argv[1], int(sys.argv[2])
+rng = np.random.default_rng(0)
+A = rng.uniform(0.5, 1.5, W * W).astype(np.float32)
+B = rng.uniform(0.5, 1.5, W * W).astype(np.float32)
+P = np.zeros(W * W, dtype=np.float32)
+kern = naive if variant == "naive" else tiled
+t0 = time.perf_counter()
+kern[(W // T, W // T), (T, T)](A, B, P, W)
+t1 = time.perf_counter()
+ref = A.reshape(W, W).astype(np.float64) @ B.reshape(W, W)
+assert np.allclose(P.reshape(W, W), ref, rtol=1e-4), "wrong result"
+print(t1 - t0)
+'''
+
+
+def numba_run(python: str, variant: str, width: int) -> float:
+    """Wall seconds of one launch in Numba's CUDA simulator (a fresh process, as execution.md)."""
+    with tempfile.NamedTemporaryFile("w", suffix=".py", delete=False) as fh:
+        fh.write(NUMBA_SCRIPT)
+        script = fh.name
+    try:
+        env = {**os.environ, "NUMBA_ENABLE_CUDASIM": "1"}
+        out = subprocess.run([python, script, variant, str(width)], env=env, check=True,
+                             capture_output=True, text=True, timeout=900)
+        return float(out.stdout.strip().splitlines()[-1])
+    finally:
+        Path(script).unlink(missing_ok=True)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--widths", default="128,256,512,1024")
+    ap.add_argument("--numba-widths", default="32,64,128")
+    ap.add_argument("--numba-python", default="/tmp/numba-venv/bin/python")
+    ap.add_argument("--cc", default="9.0")
+    opts = ap.parse_args()
+    widths = [int(w) for w in opts.widths.split(",")]
+    nwidths = [int(w) for w in opts.numba_widths.split(",")] if opts.numba_widths else []
+
+    print(f"machine: {platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}, "
+          f"NumPy {np.__version__}; execution core at CC {opts.cc}, full counting")
+    print("\n| W | kernel | perfcalc (s) | bare NumPy (s) | perfcalc / bare | "
+          "global load sectors | shared wavefronts |")
+    print("|---:|---|---:|---:|---:|---:|---:|")
+    totals: dict[int, float] = {}
+    perf_times: dict[tuple[str, int], float] = {}
+    for width in widths:
+        for variant in ("naive", "tiled"):
+            t_sim, result = perfcalc_run(variant, width, opts.cc)
+            t_bare = bare_run(variant, width)
+            perf_times[(variant, width)] = t_sim
+            totals[width] = totals.get(width, 0.0) + t_sim
+            c = result.counters
+            print(f"| {width} | {variant} | {t_sim:.3f} | {t_bare:.3f} | {t_sim / t_bare:.2f} | "
+                  f"{c.global_load_transactions} | {c.shared_load_wavefronts} |", flush=True)
+    for width, total in totals.items():
+        print(f"\nW = {width}: naive + tiled with counting = {total:.2f} s")
+
+    have_numba = Path(opts.numba_python).exists()
+    source = "measured now" if have_numba else "execution.md 2.1 recorded medians (Numba not found)"
+    print(f"\n| W | kernel | Numba CUDA simulator (s, {source}) | perfcalc (s) | Numba / perfcalc |")
+    print("|---:|---|---:|---:|---:|")
+    for width in nwidths:
+        for variant in ("naive", "tiled"):
+            t_numba = numba_run(opts.numba_python, variant, width) if have_numba \
+                else RECORDED_NUMBA[(variant, width)]
+            t_sim = perf_times.get((variant, width))
+            if t_sim is None:
+                t_sim, _ = perfcalc_run(variant, width, opts.cc)
+            print(f"| {width} | {variant} | {t_numba:.2f} | {t_sim:.4f} | {t_numba / t_sim:.0f}x |",
+                  flush=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

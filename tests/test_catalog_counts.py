@@ -1,0 +1,227 @@
+"""Every catalog kernel run by the execution core: its result passes the NumPy check, its CC 9.0
+counters equal closed forms derived here by hand from reference/memory.md sections 1.6 and 3.4
+(the H100-measured model), and its counters equal the analytic model's predictions at CC 1.0,
+2.0 and 9.0, in total and per source line."""
+
+import functools
+import math
+
+import pytest
+
+from perfcalc.errors import InputError
+from perfcalc.model.predict import PREDICTED_NAMES, SITE_COUNTER_NAMES, predict
+from perfcalc.sim.references import run_catalog_kernel
+from perfcalc.specs import get_arch
+from perfcalc.specs.kernels import catalog, get_kernel, launch_geometry, resolve_params
+
+# (kernel, small params, medium params)
+SIZES = [
+    ("matmul_naive", {"Width": 32, "TILE_WIDTH": 16}, {"Width": 128, "TILE_WIDTH": 16}),
+    ("matmul_tiled", {"Width": 32, "TILE_WIDTH": 16}, {"Width": 128, "TILE_WIDTH": 16}),
+    ("reduce_interleaved", {"n": 1000, "block": 128}, {"n": 5000, "block": 256}),
+    ("reduce_sequential", {"n": 1000, "block": 128}, {"n": 5000, "block": 256}),
+    ("convolve", {"n": 1023}, {"n": 5000}),
+    ("transpose_naive", {"n": 64}, {"n": 256}),
+    ("transpose_shared", {"n": 64}, {"n": 256}),
+    ("transpose_padded", {"n": 64}, {"n": 256}),
+    ("copy_stride", {"n": 1000, "stride": 3}, {"n": 8192, "stride": 2}),
+    ("copy_offset", {"n": 1000, "offset": 1}, {"n": 8192, "offset": 8}),
+    ("aos_struct", {"n": 1000}, {"n": 8192}),
+    ("soa_struct", {"n": 1000}, {"n": 8192}),
+    ("aos_float3", {"n": 1000}, {"n": 8192}),
+]
+# other shapes the model's classes must also get right (tile edges 8 and 32, a single-lane halo)
+EXTRA = [("matmul_naive", {"Width": 64, "TILE_WIDTH": 8}), ("matmul_tiled", {"Width": 64, "TILE_WIDTH": 8}),
+         ("matmul_tiled", {"Width": 64, "TILE_WIDTH": 32}), ("copy_stride", {"n": 1000, "stride": 33}),
+         ("copy_offset", {"n": 777, "offset": 31, "block": 64})]
+CASES = [(k, s) for k, small, medium in SIZES for s in (small, medium)]
+
+
+def cdiv(a, b):
+    return -(-a // b)
+
+
+def sectors(lanes, stride_bytes, size):
+    """Distinct 32-byte sectors of `lanes` accesses of `size` bytes at 0, b, 2b, ... from a
+    32-byte boundary (memory.md 1.6 rule 2): with b <= 32 the span is covered without gaps, so
+    it is the span's sector count; with b > 32 every lane has its own sector."""
+    if lanes == 0:
+        return 0
+    if stride_bytes > 32:
+        return lanes
+    return (stride_bytes * (lanes - 1) + size - 1) // 32 + 1
+
+
+def warps_of(n, stride_bytes, size):
+    """(requests, sectors) of n consecutive threads in warps of 32, each a stride run."""
+    full, rest = divmod(n, 32)
+    return cdiv(n, 32), full * sectors(32, stride_bytes, size) + sectors(rest, stride_bytes, size)
+
+
+def closed_form_90(kernel, q):
+    """Expected CC 9.0 counters (requests = warp instructions with an active lane, transactions
+    = sectors, bytes = 32 per sector; shared: wavefronts = max distinct words per bank,
+    conflicts = wavefronts - 1 per warp here). Derivations per kernel: see test_predict.py's
+    docstrings for matmul, reductions, convolve and transposes; elementwise kernels are stride
+    runs (`warps_of`)."""
+    z = dict.fromkeys(PREDICTED_NAMES, 0)
+    if kernel in ("matmul_naive", "matmul_tiled"):
+        w = q["Width"]
+        z.update(global_store_requests=w * w // 32, global_store_transactions=w * w // 8,
+                 flops=2 * w**3)
+        if kernel == "matmul_naive":
+            z.update(global_load_requests=2 * w**3 // 32, global_load_transactions=w**3 // 8)
+        else:
+            z.update(global_load_requests=w**3 // 256, global_load_transactions=w**3 // 64,
+                     shared_store_requests=w**3 // 256, shared_store_wavefronts=w**3 // 256,
+                     shared_load_requests=w**3 // 16, shared_load_wavefronts=w**3 // 16,
+                     barriers=w**3 // 2048)
+    elif kernel.startswith("reduce_"):
+        n, b = q["n"], q["block"]
+        g = cdiv(n, b)
+        ws = g * (b // 32 + 4) if kernel == "reduce_sequential" else g * (6 * b // 32 - 1)
+        req, sec = warps_of(n, 4, 4)
+        z.update(global_load_requests=req, global_load_transactions=sec,
+                 global_store_requests=g, global_store_transactions=g,
+                 shared_load_requests=2 * ws + g, shared_load_wavefronts=2 * ws + g,
+                 shared_store_requests=g * b // 32 + ws, shared_store_wavefronts=g * b // 32 + ws,
+                 flops=g * (b - 1), barriers=g * (b.bit_length() - 1),
+                 divergent_branches=6 * g if kernel == "reduce_sequential" else 6 * g * b // 32)
+    elif kernel == "convolve":
+        n = q["n"]
+        g = cdiv(n, 128)
+        window = min(n + 2, 128 * g)
+        halo = n // 128 + (1 if (n + 1) % 128 == 0 else 0)
+        req, sec = warps_of(window, 4, 4)
+        out_req, out_sec = warps_of(n, 4, 4)
+        z.update(global_load_requests=req + halo, global_load_transactions=sec + halo,
+                 shared_store_requests=req + halo, shared_store_wavefronts=req + halo,
+                 shared_load_requests=3 * out_req, shared_load_wavefronts=3 * out_req,
+                 global_store_requests=out_req, global_store_transactions=out_sec,
+                 flops=3 * n, barriers=g,
+                 divergent_branches=(window % 32 > 0) + halo + (n % 32 > 0))
+    elif kernel.startswith("transpose_"):
+        w = q["n"] ** 2 // 32
+        z.update(global_load_requests=w, global_load_transactions=4 * w, global_store_requests=w)
+        if kernel == "transpose_naive":
+            z.update(global_store_transactions=32 * w)
+        else:
+            col = 32 if kernel == "transpose_shared" else 1
+            z.update(global_store_transactions=4 * w, shared_store_requests=w,
+                     shared_store_wavefronts=w, shared_load_requests=w,
+                     shared_load_wavefronts=col * w, bank_conflicts=(col - 1) * w,
+                     barriers=q["n"] ** 2 // 1024)
+    else:
+        n = q["n"]
+        loads = {"copy_stride": [(4 * q.get("stride", 1), 4)],
+                 "copy_offset": [(4, 4)],
+                 "aos_struct": [(16, 4), (16, 8)], "soa_struct": [(4, 4), (8, 8)],
+                 "aos_float3": [(12, 4)]}[kernel]
+        store = (8, 8) if kernel in ("aos_struct", "soa_struct") else (4, 4)
+        for stride, size in loads:
+            req, sec = warps_of(n, stride, size)
+            if kernel == "copy_offset":  # a run shifted by `offset` words: one more sector
+                full, rest = divmod(n, 32)  # per warp unless the shift is whole sectors
+                shift = 4 * (q["offset"] % 8)
+                sec = full * ((128 + shift + 31) // 32) + ((4 * rest + shift + 31) // 32 if rest else 0)
+            z["global_load_requests"] += req
+            z["global_load_transactions"] += sec
+        z["global_store_requests"], z["global_store_transactions"] = warps_of(n, *store)
+        z["flops"] = n if kernel in ("aos_struct", "soa_struct") else 0
+        z["divergent_branches"] = 1 if n % 32 else 0
+    z["global_load_bytes"] = 32 * z["global_load_transactions"]
+    z["global_store_bytes"] = 32 * z["global_store_transactions"]
+    return z
+
+
+@functools.cache
+def run(kernel, cc, items):
+    spec = get_kernel(kernel)
+    return run_catalog_kernel(spec, dict(items), get_arch(cc))
+
+
+def counters_of(result):
+    return {n: getattr(result.counters, n) for n in PREDICTED_NAMES}
+
+
+def test_sizes_cover_the_catalog():
+    assert {k for k, _, _ in SIZES} == set(catalog())
+
+
+@pytest.mark.parametrize("kernel,params", CASES, ids=lambda v: v if isinstance(v, str) else
+                         ",".join(f"{k}={x}" for k, x in v.items()))
+def test_result_check_and_cc90_closed_form(kernel, params):
+    done = run(kernel, "9.0", tuple(params.items()))
+    assert done.result_check.passed, done.result_check
+    assert not done.result.faults
+    full = {**get_kernel(kernel).defaults, **params}
+    assert counters_of(done.result) == closed_form_90(kernel, full)
+
+
+@pytest.mark.parametrize("cc", ["1.0", "2.0", "9.0"])
+@pytest.mark.parametrize("kernel,params", CASES + EXTRA, ids=lambda v: v if isinstance(v, str) else
+                         ",".join(f"{k}={x}" for k, x in v.items()))
+def test_prediction_equals_simulation(kernel, params, cc):
+    """DESIGN.md: predictions are computed without running the grid, then compared with the
+    execution core's counts; both price warps through memory/ for the CC."""
+    spec = get_kernel(kernel)
+    arch = get_arch(cc)
+    block = launch_geometry(spec, resolve_params(spec, params))[1]
+    if math.prod(block) > arch.max_threads_per_block:
+        # 32x32 thread blocks (1024 threads) cannot launch on CC 1.x (512 per block, PG 4.2
+        # Table F-2); the core refuses them the way the hardware would
+        with pytest.raises(InputError, match="max_threads_per_block"):
+            run(kernel, cc, tuple(params.items()))
+        return
+    done = run(kernel, cc, tuple(params.items()))
+    assert done.result_check.passed
+    predicted = predict(spec, params, arch)
+    assert predicted.exact
+    assert counters_of(done.result) == predicted.counters()
+    for line in set(done.result.per_site) | set(predicted.per_site):
+        sim_site = done.result.per_site.get(line)
+        pred_site = predicted.per_site.get(line)
+        for name in SITE_COUNTER_NAMES:
+            assert getattr(sim_site, name, 0) == getattr(pred_site, name, 0), (line, name)
+
+
+@pytest.mark.parametrize("stride", range(1, 33))
+def test_copy_stride_1_to_32_on_h100_rules(stride):
+    """Issue acceptance: copy_stride 1..32 at CC 9.0. A warp's 32 loads s floats apart touch
+    min(4s, 32) sectors in one request (memory.md 1.6; H100 rows GV1 s=1: 1/4/1, GV12 s=2: 1/8/2,
+    GV13 s=32: 1/32/32); the store stays 4 sectors."""
+    done = run("copy_stride", "9.0", (("n", 1024), ("stride", stride)))
+    c = done.result.counters
+    assert done.result_check.passed
+    assert c.global_load_requests == 32 and c.global_load_transactions == 32 * min(4 * stride, 32)
+    assert c.global_store_transactions == 32 * 4
+
+
+@pytest.mark.parametrize("offset", [0, 1, 4, 8, 9, 16, 17, 31, 32])
+def test_copy_offset_on_h100_rules(offset):
+    """memory.md GV8/GV9 (BPG offsetCopy on V100: multiples of 8 words -> 4 sectors per warp,
+    otherwise 5) and GV3 (H100 measured 1/5/2 for a 4-byte shift)."""
+    done = run("copy_offset", "9.0", (("n", 1024), ("offset", offset)))
+    c = done.result.counters
+    assert c.global_load_requests == 32
+    assert c.global_load_transactions == 32 * (4 if offset % 8 == 0 else 5)
+
+
+def test_struct_and_float3_on_h100_rules():
+    """Per full warp at CC 9.0 (memory.md 2.3, H100 measured): AoS .index GV23 16 sectors,
+    .value GV22 16 sectors; SoA int GV1 4 + double GV20 8; float3 .x GV7 12 sectors."""
+    per_warp = {}
+    for kernel in ("aos_struct", "soa_struct", "aos_float3"):
+        c = run(kernel, "9.0", (("n", 4096),)).result.counters
+        per_warp[kernel] = (c.global_load_requests / 128, c.global_load_transactions / 128)
+    assert per_warp == {"aos_struct": (2, 32), "soa_struct": (2, 12), "aos_float3": (1, 12)}
+
+
+def test_transpose_bank_conflicts_on_h100_rules():
+    """memory.md SV4 (32x32 column read: 32 wavefronts, H100 measured 32) and SV5 (32x33: 1);
+    seed 003: '32-way bank conflicts' and, padded, 'No bank conflict now!'."""
+    shared = run("transpose_shared", "9.0", (("n", 64),)).result.counters
+    padded = run("transpose_padded", "9.0", (("n", 64),)).result.counters
+    warps = 64 * 64 // 32
+    assert shared.shared_load_wavefronts == 32 * warps and shared.bank_conflicts == 31 * warps
+    assert padded.shared_load_wavefronts == warps and padded.bank_conflicts == 0
