@@ -22,10 +22,12 @@ from perfcalc.memory.inputs import (
     warp_arrays,
 )
 from perfcalc.memory.l1_wavefronts import data_wavefronts, line_ranks
-from perfcalc.memory.runs import distinct
+from perfcalc.memory.runs import distinct, row_counts
 from perfcalc.specs import Arch
 
 _CACHE_SOURCE = "memory.md sections 1.3-1.4"
+# Warps priced per step: small enough that temporaries stay in cache and memory is reused.
+CHUNK_WARPS = 16384
 _T_STAGE_LANES = {1: 8, 2: 8, 4: 8, 8: 4, 16: 2}  # memory.md 1.5 (forum: 8/4/2 threads)
 
 
@@ -131,7 +133,16 @@ def global_access_batch(cc: Arch | str, addresses: Any, size: int, active: Any =
     mode = resolve_cache(arch, cache, op)
     addr, mask = batch_arrays(addresses, active)
     check_addresses(addr, mask, size, "global")
-    priced = _price(arch.global_memory_family, addr, mask, size, mode, records=False)
+    family = arch.global_memory_family
+    parts = [_price(family, addr[i:i + CHUNK_WARPS], None if mask is None else
+                    mask[i:i + CHUNK_WARPS], size, mode, records=False)
+             for i in range(0, addr.shape[0], CHUNK_WARPS)]
+    if parts:
+        priced = rules.Priced(*(np.concatenate([getattr(p, f) for p in parts])
+                                for f in ("requests", "transactions", "bytes_moved")), None)
+    else:
+        empty = np.zeros(0, dtype=np.int64)
+        priced = rules.Priced(empty, empty, empty, None)
     return _batch_result(arch, addr, mask, size, op, mode, priced, detail)
 
 
@@ -150,7 +161,7 @@ def _price(family: str, addr: np.ndarray, mask: np.ndarray | None, size: int, mo
 def _batch_result(arch: Arch, addr: np.ndarray, mask: np.ndarray | None, size: int, op: str,
                   mode: str | None, priced: rules.Priced, detail: bool) -> GlobalBatchCost:
     warps = addr.shape[0]
-    active_lanes = np.full(warps, 32, dtype=np.int64) if mask is None else mask.sum(axis=1)
+    active_lanes = np.full(warps, 32, dtype=np.int64) if mask is None else row_counts(mask)
     requested = active_lanes * size
     extra: dict[str, np.ndarray] = {}
     family = arch.global_memory_family

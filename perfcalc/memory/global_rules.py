@@ -12,7 +12,16 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from perfcalc.memory.runs import argsort_rows, distinct_sorted, masked, run_starts, sort_rows
+from perfcalc.memory.runs import (
+    any_rows,
+    argsort_rows,
+    distinct_fast,
+    fill_inactive,
+    masked,
+    narrow_keys,
+    row_counts,
+    run_starts,
+)
 
 
 @dataclass(frozen=True)
@@ -41,36 +50,42 @@ def _active_rows(mask: np.ndarray | None, warps: int, group: int) -> np.ndarray:
     """(W, 32 // group) True where the group has an active lane."""
     if mask is None:
         return np.ones((warps, 32 // group), dtype=bool)
-    return mask.reshape(warps, 32 // group, group).any(axis=2)
+    return any_rows(mask.reshape(warps * 32 // group, group)).reshape(warps, 32 // group)
 
 
-def _runs(keys: np.ndarray, mask: np.ndarray | None, group: int, records: bool):
-    """Sort each group of `group` lanes by key. Returns (sorted keys (R, group), lane of each
-    sorted entry or None, run-start flags)."""
+def _runs(keys: np.ndarray, mask: np.ndarray | None, group: int):
+    """Stable sort of each group of `group` lanes by key (records path). Returns (sorted keys
+    (R, group), the lane of each sorted entry, run-start flags)."""
     warps = keys.shape[0]
     k = masked(keys, mask).reshape(warps * 32 // group, group)
-    if records:
-        s, perm = argsort_rows(k)
-        lanes = perm + (np.arange(s.shape[0]) % (32 // group) * group)[:, None]
-        lanes = np.where(s >= 0, lanes, _NO_LANE)  # sentinels never win a minimum
-        return s, lanes, run_starts(s)
-    s = sort_rows(k)
-    return s, None, None
+    s, perm = argsort_rows(k)
+    lanes = perm + (np.arange(s.shape[0]) % (32 // group) * group)[:, None]
+    lanes = np.where(s >= 0, lanes, _NO_LANE)  # sentinels never win a minimum
+    return s, lanes, run_starts(s)
 
 
-def distinct_groups(keys, mask, group, records, size_of_run, shift):
-    """Transactions = distinct keys per lane group (the 2.x/3.x line/segment rule)."""
-    warps = keys.shape[0]
+def _fast_keys(addr: np.ndarray, mask: np.ndarray | None, shift: int, group: int) -> np.ndarray:
+    """addr >> shift as rows of `group` lanes, inactive lanes filled (fast path)."""
+    rows = addr.shape[0] * 32 // group
+    keys = narrow_keys(addr, shift).reshape(rows, group)
+    return fill_inactive(keys, None if mask is None else mask.reshape(rows, group))
+
+
+def distinct_groups(addr, mask, group, records, shift):
+    """Transactions = distinct (addr >> shift) per lane group (the 2.x/3.x line/segment rule)."""
+    warps = addr.shape[0]
     per_row = 32 // group
-    s, lanes, starts = _runs(keys, mask, group, records)
-    count = starts.sum(axis=1) if records else distinct_sorted(s)
-    tx = count.reshape(warps, per_row).sum(axis=1)
+    size_of_run = 1 << shift
     req = _active_rows(mask, warps, group).sum(axis=1)
-    rec = None
-    if records:
-        rows, cols = np.nonzero(starts)
-        rec = Records(rows // per_row, rows % per_row, lanes[rows, cols], s[rows, cols] << shift,
-                      np.full(rows.size, size_of_run, dtype=np.int64))
+    if not records:
+        count = distinct_fast(_fast_keys(addr, mask, shift, group))
+        tx = count.reshape(warps, per_row).sum(axis=1)
+        return Priced(req, tx, tx * size_of_run, None)
+    s, lanes, starts = _runs(addr >> shift, mask, group)
+    tx = starts.sum(axis=1).reshape(warps, per_row).sum(axis=1)
+    rows, cols = np.nonzero(starts)
+    rec = Records(rows // per_row, rows % per_row, lanes[rows, cols], s[rows, cols] << shift,
+                  np.full(rows.size, size_of_run, dtype=np.int64))
     return Priced(req, tx, tx * size_of_run, rec)
 
 
@@ -125,35 +140,66 @@ def cc12(addr: np.ndarray, mask: np.ndarray | None, size: int, records: bool) ->
     (1-byte words), 64 B (2-byte) or 128 B (larger), shrunk to the 64 B or 32 B it uses."""
     warps = addr.shape[0]
     seg_shift = {1: 0, 2: 1}.get(size, 2)  # sectors per segment = 1 << seg_shift
+    req = _active_rows(mask, warps, 16).sum(axis=1)
+    if not records:
+        return _cc12_fast(addr, mask, seg_shift, req)
     # Sort 32 B sector ids; a segment id is a sector id without its low seg_shift bits, so
     # sorting sectors also groups segments, and sub-sectors come in order inside each.
-    s, lanes, _ = _runs(addr >> 5, mask, 16, records)
+    s, lanes, _ = _runs(addr >> 5, mask, 16)
     seg = np.where(s >= 0, s >> seg_shift, -1)
-    new_seg = run_starts(seg)
-    starts = np.flatnonzero(new_seg)
+    starts = np.flatnonzero(run_starts(seg))
     rows = starts // 16
-    sub_mask = np.where(s >= 0, 1 << (s & ((1 << seg_shift) - 1)), 0)
-    if seg_shift == 2:
-        sizes = _SHRUNK[np.bitwise_or.reduceat(sub_mask.ravel(), starts)] if starts.size else starts
-    else:
-        sectors = np.bitwise_or.reduceat(sub_mask.ravel(), starts) if starts.size else starts
-        sizes = np.where(sectors == 3, 64, 32)
-    tx_row = np.bincount(rows, minlength=warps * 2)
-    bytes_row = np.bincount(rows, weights=sizes, minlength=warps * 2).astype(np.int64)
+    sub_mask = np.where(s >= 0, 1 << (s & ((1 << seg_shift) - 1)), 0).ravel()
+    used = np.bitwise_or.reduceat(sub_mask, starts) if starts.size else starts
+    sizes = _SHRUNK[used] if seg_shift == 2 else np.where(used == 3, 64, 32)
+    tx = np.bincount(rows, minlength=warps * 2).reshape(warps, 2).sum(axis=1)
+    moved = np.bincount(rows, weights=sizes, minlength=warps * 2).astype(np.int64)
+    seg_base = seg.ravel()[starts] << (5 + seg_shift)
+    low_sector = _lowest_bit(used)
+    # A 64 B transaction starts at its half, a 32 B one at its sector (memory.md 1.2 step 3).
+    offset = np.where(sizes == 128, 0, np.where(sizes == 64, (low_sector >> 1) << 6,
+                                                low_sector << 5))
+    first_lane = np.minimum.reduceat(lanes.ravel(), starts) if starts.size else starts
+    rec = Records(rows // 2, rows % 2, first_lane, seg_base + offset, sizes)
+    return Priced(req, tx, moved.reshape(warps, 2).sum(axis=1), rec)
+
+
+# Size of a 1.2/1.3 transaction from the first and last sector (0-3) it covers in its 128 B
+# segment: different 64 B halves -> 128, two sectors of one half -> 64, one sector -> 32.
+_FIRST_LAST = np.array([[32 if a == b else 64 if a >> 1 == b >> 1 else 128 for b in range(4)]
+                        for a in range(4)], dtype=np.int64).ravel()
+
+
+def _cc12_fast(addr: np.ndarray, mask: np.ndarray | None, seg_shift: int,
+               req: np.ndarray) -> Priced:
+    warps = addr.shape[0]
+    k = _fast_keys(addr, mask, 5, 16)
+    k.sort(axis=1)
+    seg = k >> seg_shift if seg_shift else k
+    starts = np.empty(k.shape, dtype=bool)
+    starts[:, 0] = k[:, 0] >= 0
+    np.not_equal(seg[:, 1:], seg[:, :-1], out=starts[:, 1:])
+    tx_row = row_counts(starts)
     tx = tx_row.reshape(warps, 2).sum(axis=1)
-    moved = bytes_row.reshape(warps, 2).sum(axis=1)
-    req = _active_rows(mask, warps, 16).sum(axis=1)
-    rec = None
-    if records:
-        or_mask = np.bitwise_or.reduceat(sub_mask.ravel(), starts) if starts.size else starts
-        seg_base = seg.ravel()[starts] << (5 + seg_shift)
-        low_sector = _lowest_bit(or_mask)
-        # A 64 B transaction starts at its half, a 32 B one at its sector (memory.md 1.2 step 3).
-        offset = np.where(sizes == 128, 0, np.where(sizes == 64, (low_sector >> 1) << 6,
-                                                    low_sector << 5))
-        first_lane = np.minimum.reduceat(lanes.ravel(), starts)
-        rec = Records(rows // 2, rows % 2, first_lane, seg_base + offset, sizes)
-    return Priced(req, tx, moved, rec)
+    if seg_shift == 0:
+        return Priced(req, tx, 32 * tx, None)
+    if seg_shift == 1:  # a 64 B segment costs 32 B per sector it uses
+        changes = np.zeros(k.shape, dtype=bool)
+        np.not_equal(k[:, 1:], k[:, :-1], out=changes[:, 1:])
+        return Priced(req, tx, 32 * (row_counts(changes) + (k[:, 0] >= 0)).reshape(
+            warps, 2).sum(axis=1), None)
+    # A half-warp with one segment (the common case) spans its first to its last sector.
+    moved_row = np.where(tx_row == 1, _FIRST_LAST[((k[:, 0] & 3) << 2) | (k[:, -1] & 3)], 0)
+    multi = np.flatnonzero(tx_row > 1)
+    if multi.size:
+        km, sm, tm = k[multi], starts[multi], tx_row[multi]
+        ends = np.empty(km.shape, dtype=bool)
+        ends[:, :-1] = sm[:, 1:]
+        ends[:, -1] = True
+        # The k-th start and the k-th end of the flattened rows bound the same segment.
+        sizes = _FIRST_LAST[((km[sm] & 3) << 2) | (km[ends] & 3)]
+        moved_row[multi] = np.add.reduceat(sizes, np.cumsum(tm) - tm)
+    return Priced(req, tx, moved_row.reshape(warps, 2).sum(axis=1), None)
 
 
 def _lowest_bit(x: np.ndarray) -> np.ndarray:
@@ -169,7 +215,7 @@ def cached(addr: np.ndarray, mask: np.ndarray | None, size: int, line_cache: boo
     (L2-only loads and all stores). Requests without an active lane are dropped (memory.md 8.5)."""
     group = {8: 16, 16: 8}.get(size, 32)
     shift = 7 if line_cache else 5
-    return distinct_groups(addr >> shift, mask, group, records, 1 << shift, shift)
+    return distinct_groups(addr, mask, group, records, shift)
 
 
 def sectors(addr: np.ndarray, mask: np.ndarray | None, size: int, request_lanes: int,
@@ -178,15 +224,15 @@ def sectors(addr: np.ndarray, mask: np.ndarray | None, size: int, request_lanes:
     instruction; requests are 1 per instruction on 7.x-9.0 (H100-measured) and, on 5.x/6.x,
     the forum's t-stage requests of `request_lanes` lanes (8/4/2 for <=4/8/16-byte words)."""
     warps = addr.shape[0]
-    s, lanes, starts = _runs(addr >> 5, mask, 32, records)
-    tx = starts.sum(axis=1) if records else distinct_sorted(s)
     req = _active_rows(mask, warps, request_lanes).sum(axis=1)
-    rec = None
-    if records:
-        rows, cols = np.nonzero(starts)
-        first = lanes[rows, cols]  # stable sort: a run starts at its lowest lane
-        rec = Records(rows, first // request_lanes, first, s[rows, cols] << 5,
-                      np.full(rows.size, 32, dtype=np.int64))
+    if not records:
+        tx = distinct_fast(_fast_keys(addr, mask, 5, 32))
+        return Priced(req, tx, tx * 32, None)
+    s, lanes, starts = _runs(addr >> 5, mask, 32)
+    tx = starts.sum(axis=1)
+    rows, cols = np.nonzero(starts)
+    rec = Records(rows, lanes[rows, cols] // request_lanes, lanes[rows, cols],
+                  s[rows, cols] << 5, np.full(rows.size, 32, dtype=np.int64))
     return Priced(req, tx, tx * 32, rec)
 
 

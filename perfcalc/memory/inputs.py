@@ -95,11 +95,14 @@ def check_addresses(addr: np.ndarray, mask: np.ndarray | None, size: int, space:
     """Active addresses must be non-negative and naturally aligned (else the hardware faults)."""
     if addr.size == 0:
         return
-    # One OR-reduction finds any sign bit or low bit that should not be set (no temporaries).
-    checked = addr if mask is None else np.where(mask, addr, 0)
-    if not int(np.bitwise_or.reduce(checked, axis=None)) & (_SIGN | (size - 1)):
+    # One OR-reduction over all lanes finds any sign bit or low bit that should not be set (no
+    # temporaries); only when it does are inactive lanes excluded and the culprit located.
+    if not int(np.bitwise_or.reduce(addr, axis=None)) & (_SIGN | (size - 1)):
         return
+    checked = addr if mask is None else np.where(mask, addr, 0)
     bad = (checked < 0) | ((checked & (size - 1)) != 0)
+    if not bad.any():
+        return
     warp, lane = (int(i) for i in np.argwhere(bad)[0])
     where = f"lane {lane}" if addr.shape[0] == 1 else f"warp {warp} lane {lane}"
     value = int(addr[warp, lane])

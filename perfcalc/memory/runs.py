@@ -106,3 +106,80 @@ def bank_passes(bank: np.ndarray, row: np.ndarray, group: np.ndarray | int,
 def lane_groups(group_size: int) -> np.ndarray:
     """Group number of each of the 32 lanes for groups of `group_size` consecutive lanes."""
     return np.arange(32, dtype=np.int64) // group_size
+
+
+# ---- fast paths for the many-warp pricing (no records, as few full passes as possible) ----
+
+_ONES = np.uint64(0x0101010101010101)  # eight True bytes viewed as one uint64
+
+
+def _words(flags: np.ndarray) -> np.ndarray | None:
+    """(R, 8k) bool -> (R, k) uint64 view, or None where a view is not possible."""
+    if flags.shape[1] % 8 or not flags.flags.c_contiguous:
+        return None
+    return flags.view(np.uint64)
+
+
+def row_counts(flags: np.ndarray) -> np.ndarray:
+    """Number of True entries per row of a bool array, counted eight at a time through a uint64
+    view and summed column by column (NumPy reduces tiny rows slowly)."""
+    words = _words(flags)
+    if words is None or not hasattr(np, "bitwise_count"):
+        return flags.sum(axis=1)
+    bits = np.bitwise_count(words)
+    total = bits[:, 0].astype(np.int64)
+    for j in range(1, bits.shape[1]):
+        total += bits[:, j]
+    return total
+
+
+def full_rows(mask: np.ndarray) -> np.ndarray:
+    """True for rows of a bool mask whose entries are all True."""
+    words = _words(mask)
+    if words is None:
+        return mask.all(axis=1)
+    out = words[:, 0] == _ONES
+    for j in range(1, words.shape[1]):
+        out &= words[:, j] == _ONES
+    return out
+
+
+def any_rows(mask: np.ndarray) -> np.ndarray:
+    """True for rows of a bool mask with at least one True entry."""
+    words = _words(mask)
+    if words is None:
+        return mask.any(axis=1)
+    out = words[:, 0].copy()
+    for j in range(1, words.shape[1]):
+        out |= words[:, j]
+    return out != 0
+
+
+def narrow_keys(addr: np.ndarray, shift: int) -> np.ndarray:
+    """addr >> shift as a fresh array, in int32 when every key fits (halves memory traffic)."""
+    top = int(addr.max(initial=0)) >> shift if addr.size else 0
+    if top < (1 << 31) - 1:
+        out = np.empty(addr.shape, dtype=np.int32)
+        return np.right_shift(addr, shift, out=out, casting="unsafe")
+    return addr >> shift
+
+
+def fill_inactive(keys: np.ndarray, mask: np.ndarray | None) -> np.ndarray:
+    """In place: inactive entries take the largest active key of their row, so they add no
+    distinct key and keep sorted rows sorted; rows with no active entry become the sentinel."""
+    if mask is None:
+        return keys
+    rows = np.flatnonzero(~full_rows(mask))
+    if rows.size:
+        sub, m = keys[rows], mask[rows]
+        top = np.where(m, sub, SENTINEL).max(axis=1)
+        keys[rows] = np.where(m, sub, top[:, None])
+    return keys
+
+
+def distinct_fast(keys: np.ndarray) -> np.ndarray:
+    """Distinct keys per row after `fill_inactive` (sorts `keys` in place)."""
+    keys.sort(axis=1)
+    changes = np.zeros(keys.shape, dtype=bool)
+    np.not_equal(keys[:, 1:], keys[:, :-1], out=changes[:, 1:])
+    return row_counts(changes) + (keys[:, 0] >= 0)

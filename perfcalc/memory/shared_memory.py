@@ -29,6 +29,9 @@ from perfcalc.memory.inputs import (
 from perfcalc.memory.runs import bank_passes
 from perfcalc.specs import Arch
 
+CHUNK_WARPS = 16384  # warps priced per step (temporaries stay in cache)
+_PER_WARP = ("wavefronts", "ideal_wavefronts", "bank_conflicts", "conflict_degree")
+
 
 @dataclass(frozen=True, eq=False)
 class SharedBatchCost:
@@ -115,7 +118,15 @@ def shared_access_batch(cc: Arch | str, addresses: Any, size: int, active: Any =
     mode = resolve_bank_mode(arch, bank_mode)
     addr, mask = batch_arrays(addresses, active)
     check_addresses(addr, mask, size, "shared")
-    return _price(arch, addr, mask, size, op, mode)
+    if addr.shape[0] <= CHUNK_WARPS:
+        return _price(arch, addr, mask, size, op, mode)
+    parts = [_price(arch, addr[i:i + CHUNK_WARPS], None if mask is None else
+                    mask[i:i + CHUNK_WARPS], size, op, mode)
+             for i in range(0, addr.shape[0], CHUNK_WARPS)]
+    joined = {f: np.concatenate([getattr(p, f) for p in parts]) for f in _PER_WARP}
+    uniform = None if parts[0].uniform_pairs is None else \
+        np.concatenate([p.uniform_pairs for p in parts])
+    return _result(arch, size, op, mode, uniform=uniform, **joined)
 
 
 def _price(arch: Arch, addr: np.ndarray, mask: np.ndarray | None, size: int, op: str,
@@ -131,13 +142,19 @@ def _price(arch: Arch, addr: np.ndarray, mask: np.ndarray | None, size: int, op:
                 np.zeros(warps, dtype=bool)
         passes, degree = _bank_rule(family, addr, mask, size, mode, uniform)
     ideal = _ideal(arch, mask, size, warps)
-    conflicts = np.maximum(passes - ideal, 0)
+    return _result(arch, size, op, mode, passes, ideal, np.maximum(passes - ideal, 0), degree,
+                   uniform)
+
+
+def _result(arch: Arch, size: int, op: str, mode: int, wavefronts: np.ndarray,
+            ideal_wavefronts: np.ndarray, bank_conflicts: np.ndarray,
+            conflict_degree: np.ndarray, uniform: np.ndarray | None) -> SharedBatchCost:
     return SharedBatchCost(
-        compute_capability=arch.compute_capability, family=family, size=size, op=op,
-        bank_mode=mode, wavefronts=passes, ideal_wavefronts=ideal, bank_conflicts=conflicts,
-        conflict_degree=degree, total_wavefronts=int(passes.sum()),
-        total_ideal_wavefronts=int(ideal.sum()), total_bank_conflicts=int(conflicts.sum()),
-        uniform_pairs=uniform)
+        compute_capability=arch.compute_capability, family=arch.shared_memory_family, size=size,
+        op=op, bank_mode=mode, wavefronts=wavefronts, ideal_wavefronts=ideal_wavefronts,
+        bank_conflicts=bank_conflicts, conflict_degree=conflict_degree,
+        total_wavefronts=int(wavefronts.sum()), total_ideal_wavefronts=int(ideal_wavefronts.sum()),
+        total_bank_conflicts=int(bank_conflicts.sum()), uniform_pairs=uniform)
 
 
 def _units(family: str, addr: np.ndarray, size: int, mode: int):
