@@ -90,16 +90,17 @@ def test_device_functions_are_not_kernels():
 
 
 def test_sm20_format_without_barriers():
-    """Fermi-era output quoted in the NVIDIA forum thread 'Xptxas -v : analysing'
-    (forums.developer.nvidia.com/t/xptxas-v-analysing/29324): no barrier count, no smem. The
-    forum's formatting turned the quotes curly and dropped the name's leading underscore; both
-    are restored here."""
-    text = """ptxas info : Compiling entry function '_Z11solverPfS_S_S_S_S_S_S_S_S_S_S_' for 'sm_20'
-ptxas info : Function properties for _Z11solverPfS_S_S_S_S_S_S_S_S_S_S_
-    8 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
+    """Fermi-era output quoted verbatim from the NVIDIA forum thread 'Xptxas -v : analysing'
+    (forums.developer.nvidia.com/t/xptxas-v-analysing/29324): no barrier count, no smem; the
+    forum turned the quotes typographic and dropped the name's leading underscore."""
+    text = """ptxas info : Compiling entry function \u2018Z11solverPfS_S_S_S_S_S_S_S_S_S_S\u2019 for \u2018sm_20\u2019
+ptxas info : Function properties for Z11solverPfS_S_S_S_S_S_S_S_S_S_S
+
+8 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
 ptxas info : Used 40 registers, 128 bytes cmem[0], 128 bytes cmem[14], 56 bytes cmem[16]
 """
     (k,) = parse_ptxas(text)
+    assert k.name == "Z11solverPfS_S_S_S_S_S_S_S_S_S_S" and k.demangled is None
     assert (k.registers, k.barriers, k.shared_memory_bytes, k.stack_frame_bytes) == (40, None, 0, 8)
     assert k.constant_memory_bytes == ((0, 128), (14, 128), (16, 56))
     assert k.compute_capability == "2.0"

@@ -23,7 +23,9 @@ from pathlib import Path
 
 from perfcalc.errors import InputError
 
-_ENTRY = re.compile(r"Compiling entry function '([^']+)'(?: for '(\w+)')?")
+# Quotes may arrive as typographic ones when a log was pasted through a forum or a word processor.
+_ENTRY = re.compile(r"Compiling entry function ['\u2018]([^'\u2019]+)['\u2019]"
+                    r"(?: for ['\u2018](\w+)['\u2019])?")
 _PROPERTIES = re.compile(r"Function properties for (\S+)")
 _FRAME = re.compile(
     r"(\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) bytes spill loads")
