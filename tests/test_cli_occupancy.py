@@ -237,6 +237,14 @@ def test_ptxas_on_another_cc_says_so():
     assert tiled["occupancy"]["inputs"]["block_barriers"] == 1
 
 
+def test_ptxas_picks_the_kernels_compiled_for_the_cc():
+    """With --cc 9.0 the two-target log contributes only its 6 sm_90 entries, and no note."""
+    data = json.loads(run("occupancy", "--ptxas", str(DATA / "ptxas_seeds_sm75_sm90.txt"),
+                          "--cc", "9.0", "--block", "256", "-f", "json").stdout)
+    assert [k["kernel"]["arch"] for k in data["kernels"]] == ["sm_90"] * 6
+    assert data["notes"] == []
+
+
 def test_ptxas_suggest():
     data = json.loads(run("occupancy", "--ptxas", str(DATA / "ptxas_seeds_sm90.txt"),
                           "--suggest", "-f", "json").stdout)

@@ -227,7 +227,7 @@ def _ptxas_command(path: Path, cc: str | None, block: int | None, suggest: bool,
             block_barriers=_barriers(k, settings))) for k, arch in pairs]
         table = ptxas_suggestion_table(found)
         table.notes.extend(note)
-        show([table], fmt, output, data=ptxas_suggestion_document(found))
+        show([table], fmt, output, data=ptxas_suggestion_document(found, note))
         return
     from perfcalc.model.hints import OccupancyInputs, advise
     from perfcalc.report.occupancy_tables import ptxas_document, ptxas_table
@@ -244,7 +244,7 @@ def _ptxas_command(path: Path, cc: str | None, block: int | None, suggest: bool,
         entries.append((kernel, arch, advise(arch, inputs)))
     table = ptxas_table(entries, block)
     table.notes[:0] = note
-    show([table], fmt, output, data=ptxas_document(entries, block))
+    show([table], fmt, output, data=ptxas_document(entries, block, note))
 
 
 def _barriers(kernel, settings: dict[str, Any]) -> int:

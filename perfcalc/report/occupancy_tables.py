@@ -365,11 +365,12 @@ def ptxas_table(entries: Sequence[tuple[Any, Arch, Advice]], block_size: int) ->
                  notes=notes)
 
 
-def ptxas_document(entries: Sequence[tuple[Any, Arch, Advice]], block_size: int) -> dict:
+def ptxas_document(entries: Sequence[tuple[Any, Arch, Advice]], block_size: int,
+                   notes: Sequence[str] = ()) -> dict:
     """JSON: per kernel, the ptxas record and the occupancy document at this block size."""
     kernels = [{"kernel": to_jsonable(kernel), "occupancy": occupancy_document(arch, advice)}
                for kernel, arch, advice in entries]
-    return {"block_size": block_size, "kernels": kernels}
+    return {"block_size": block_size, "notes": list(notes), "kernels": kernels}
 
 
 
@@ -387,6 +388,8 @@ def ptxas_suggestion_table(found: Sequence[tuple[Any, Arch, Any]]) -> Table:
                         "threads per SM; ties keep the larger block; 0 = nothing fits."])
 
 
-def ptxas_suggestion_document(found: Sequence[tuple[Any, Arch, Any]]) -> dict[str, Any]:
-    return {"kernels": [{"kernel": to_jsonable(k), "compute_capability": arch.compute_capability,
+def ptxas_suggestion_document(found: Sequence[tuple[Any, Arch, Any]],
+                              notes: Sequence[str] = ()) -> dict[str, Any]:
+    return {"notes": list(notes),
+            "kernels": [{"kernel": to_jsonable(k), "compute_capability": arch.compute_capability,
                          "suggestion": to_jsonable(s)} for k, arch, s in found]}
