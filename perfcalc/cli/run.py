@@ -79,6 +79,9 @@ def run(
     bank_mode: Annotated[int | None, typer.Option(
         "--bank-mode", help="Shared bank width on CC 3.x: 4 or 8 bytes.")] = None,
     regs: Annotated[int, typer.Option("--regs", help=_REGS_HELP)] = DEFAULT_REGISTERS,
+    iteration_cap: Annotated[int, typer.Option(
+        "--iteration-cap", help="Loop iterations after which a loop counts as endless (a fault).")
+    ] = 1_000_000,
     fmt: FormatOption = Format.table,
     output: OutputOption = None,
 ) -> None:
@@ -91,11 +94,13 @@ def run(
 
     start_output(output)
     if (kernel_name is None) == (source is None):
-        raise InputError("give a catalog KERNEL (see `perfcalc kernels`) or --source FILE.cu, not both")
+        raise InputError("give either a catalog KERNEL (see `perfcalc kernels`) or --source FILE.cu")
     if source is None and (kernel or grid or block or array or define or dynamic_shared):
         raise InputError("--kernel, --grid, --block, --array, --define and --dynamic-shared "
                          "go with --source; a catalog kernel takes --param")
-    options = {"cache": cache, "bank_mode": bank_mode, "regs": regs}
+    options = {"cache": cache, "bank_mode": bank_mode, "regs": regs, "iteration_cap": iteration_cap}
+    if source is not None and kernel is None:
+        raise InputError("--kernel NAME is required with --source (the __global__ function to run)")
     if source is None:
         doc = run_catalog(kernel_name, _name_values(param, "--param"), cc, catalog_file, options)
     else:
@@ -208,7 +213,8 @@ def run_catalog(name: str, params: dict, cc: str, catalog_file: Path | None, opt
     params = resolve_params(spec, params)
     prediction = predict(spec, params, arch, cache=options["cache"], bank_mode=options["bank_mode"])
     done = run_catalog_kernel(spec, params, arch, cache=options["cache"],
-                              bank_mode=options["bank_mode"], **_progress_option())
+                              bank_mode=options["bank_mode"],
+                              iteration_cap=options["iteration_cap"], **_progress_option())
     result = done.result
     launch = _launch_info(done.grid, done.block, done.dynamic_shared_bytes, arch.warp_size)
     occ = _occupancy(arch, done.block, options["regs"], _static_shared(result),
@@ -221,10 +227,11 @@ def run_catalog(name: str, params: dict, cc: str, catalog_file: Path | None, opt
         per_site=_site_rows(spec.source, result.per_site, prediction.per_site),
         result_check=_check_dict(done.result_check), occupancy=occ,
         prediction_exact=prediction.exact,
+        model={"global_load_elements": prediction.global_load_elements, "cgma": prediction.cgma},
         notes=[*prediction.notes, _regs_note(options["regs"])])
 
 
-def run_source(path: Path, kernel: str | None, grid: tuple[int, ...], block: tuple[int, ...],
+def run_source(path: Path, kernel: str, grid: tuple[int, ...], block: tuple[int, ...],
                arrays: list[str], scalars: dict, defines: dict, dyn: int, cc: str,
                options: dict) -> dict:
     """Run a user's own CUDA C file: random seeded arrays, no reference, no model."""
@@ -234,8 +241,6 @@ def run_source(path: Path, kernel: str | None, grid: tuple[int, ...], block: tup
     from perfcalc.sim.references import make_user_arrays, parse_array_option
     from perfcalc.specs import resolve_arch
 
-    if kernel is None:
-        raise InputError("--kernel NAME is required with --source (the __global__ function to run)")
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
@@ -246,7 +251,7 @@ def run_source(path: Path, kernel: str | None, grid: tuple[int, ...], block: tup
     result = run_kernel(text, kernel, grid, block, args, arch, dynamic_shared_bytes=dyn,
                         defines=defines or None, cache=options["cache"],
                         bank_mode=options["bank_mode"], source_name=str(path),
-                        **_progress_option())
+                        iteration_cap=options["iteration_cap"], **_progress_option())
     launch = _launch_info(grid, block, dyn, arch.warp_size)
     occ = _occupancy(arch, block, options["regs"], _static_shared(result), dyn)
     return run_document(

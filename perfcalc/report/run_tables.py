@@ -89,12 +89,18 @@ def sites_table(per_site: Sequence[Mapping[str, Any]], names: Sequence[str]) -> 
                  title="Memory counters per source line")
 
 
+def _short(text: str, limit: int = 60) -> str:
+    """The first clause of an origin note, for the catalog listing (`kernels NAME` shows all)."""
+    head = text.split(". ")[0].split(" (")[0].split(";")[0]
+    return head if len(head) <= limit else head[: limit - 3].rstrip() + "..."
+
+
 def kernels_table(specs: Sequence[Any]) -> Table:
     """The catalog: name, parameters with defaults, origin."""
     rows = [{"kernel": s.name,
              "params": ", ".join(f"{k}={v}" for k, v in s.params),
              "description": s.description,
-             "origin": s.origin.split(";")[0].split(" (")[0]} for s in specs]
+             "origin": _short(s.origin)} for s in specs]
     return Table(columns=["kernel", "params", "description", "origin"], rows=rows,
                  title="Kernel catalog (perfcalc run KERNEL --param NAME=VALUE)")
 
@@ -120,7 +126,7 @@ def run_document(*, kernel: str, source_name: str, compute_capability: str,
                  counters: Mapping[str, Any], predicted: Mapping[str, int] | None,
                  per_site: Sequence[Mapping[str, Any]], result_check: Mapping[str, Any],
                  occupancy: Mapping[str, Any] | None, prediction_exact: bool | None,
-                 notes: Sequence[str] = ()) -> dict[str, Any]:
+                 model: Mapping[str, Any] | None = None, notes: Sequence[str] = ()) -> dict[str, Any]:
     """The JSON object of `perfcalc run` (field names as in the issue)."""
     return {
         "kernel": kernel,
@@ -132,6 +138,7 @@ def run_document(*, kernel: str, source_name: str, compute_capability: str,
         "predicted": None if predicted is None else dict(predicted),
         "match": compare(counters, predicted),
         "prediction_exact": prediction_exact,
+        "model": None if model is None else dict(model),
         "per_site": list(per_site),
         "result_check": dict(result_check),
         "occupancy": None if occupancy is None else dict(occupancy),

@@ -1,0 +1,211 @@
+"""`perfcalc run` and `perfcalc kernels` through typer's CliRunner (and one real subprocess)."""
+
+import csv
+import io
+import json
+import subprocess
+import sys
+
+import pytest
+from typer.testing import CliRunner
+
+from perfcalc.cli import app
+from perfcalc.cli import run as run_cli
+
+runner = CliRunner()
+
+SCALE = """__global__ void scale(float* x, float a, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n)
+        x[i] = a * x[i];
+}
+"""
+
+
+def invoke(*args):
+    return runner.invoke(app, [str(a) for a in args])
+
+
+def one_line_error(result, *fragments):
+    assert result.exit_code == 2, result.output
+    assert result.stderr.startswith("error: ") and result.stderr.count("\n") == 1, result.stderr
+    assert "Traceback" not in result.output
+    for fragment in fragments:
+        assert fragment in result.stderr, (fragment, result.stderr)
+
+
+def test_run_json_has_the_issue_fields():
+    """Issue #4 item 6: counters, predicted (same names), result_check (passed, max_rel_error),
+    launch and occupancy. Naive matmul W = 64 at CC 9.0: 2*64^3/32 = 16384 load requests at
+    2 sectors each (derivation in test_predict.py)."""
+    result = invoke("run", "matmul_naive", "--cc", "9.0", "--param", "Width=64", "--format", "json")
+    assert result.exit_code == 0, result.output
+    doc = json.loads(result.stdout)
+    assert {"counters", "predicted", "result_check", "launch", "occupancy"} <= set(doc)
+    assert doc["result_check"]["passed"] is True and doc["result_check"]["max_rel_error"] < 1e-4
+    assert doc["counters"]["global_load_requests"] == 16384
+    assert doc["counters"]["global_load_transactions"] == 32768
+    assert set(doc["predicted"]) <= set(doc["counters"])
+    assert all(doc["match"].values()) and doc["prediction_exact"] is True
+    assert doc["launch"]["grid"] == [4, 4] and doc["launch"]["block"] == [16, 16]
+    assert doc["launch"]["threads"] == 4096 and doc["launch"]["warps"] == 128
+    assert doc["model"]["cgma"] == 1.0  # seed 003: 'The CGMA ratio is just 1'
+    occ = doc["occupancy"]
+    assert occ["registers_per_thread"] == 32 and 0 < occ["occupancy"] <= 1
+    lines = {s["line"]: s for s in doc["per_site"]}
+    assert lines[10]["counters"]["global_load_requests"] == 16384 == lines[10]["predicted"][
+        "global_load_requests"]
+
+
+@pytest.mark.parametrize("cc", ["1.0", "2.0"])
+def test_run_prediction_matches_at_old_ccs(cc):
+    result = invoke("run", "matmul_tiled", "--cc", cc, "-p", "Width=32", "-f", "json")
+    doc = json.loads(result.stdout)
+    assert all(doc["match"].values()) and doc["result_check"]["passed"]
+    assert doc["compute_capability"] == cc
+
+
+def test_run_table_shows_match_column_and_sites():
+    result = invoke("run", "transpose_shared", "-p", "n=64", "--cc", "8.6")
+    assert result.exit_code == 0, result.output
+    out = result.stdout
+    assert "prediction                      matches the run" in out
+    assert "Counters (whole launch)" in out and "Memory counters per source line" in out
+    # the 32-way column read of seed 003's 32x32 tile: 32 wavefronts for each of 128 warps
+    row = next(line for line in out.splitlines()
+               if "tile[threadIdx.x][threadIdx.y]" in line and "shared_load_wavefronts" in line)
+    assert row.split()[-3:] == ["4096", "4096", "yes"]
+
+
+def test_run_csv_and_markdown_and_output_file(tmp_path):
+    result = invoke("run", "copy_offset", "-p", "n=256", "-f", "csv")
+    assert result.exit_code == 0
+    sections = result.stdout.split("\n\n")
+    counters = list(csv.DictReader(io.StringIO(sections[1].split("\n", 1)[1])))
+    load = next(r for r in counters if r["counter"] == "global_load_transactions")
+    assert load["simulated"] == load["predicted"] == str(8 * 5)  # offset 1: 5 sectors per warp
+    md = invoke("run", "copy_offset", "-p", "n=256", "-f", "markdown")
+    assert "| counter " in md.stdout
+    target = tmp_path / "run.json"
+    written = invoke("run", "aos_float3", "-p", "n=64", "-f", "json", "-o", target)
+    assert written.exit_code == 0 and written.stdout == ""
+    assert json.loads(target.read_text())["result_check"]["passed"] is True
+
+
+def test_run_user_source_with_arrays(tmp_path):
+    """A user source: `--array x=float32:1000` gives random seeded data; no reference, no model.
+    At CC 9.0 the 1000-element load and store are 32 requests and ceil(4000/32) = 125 sectors;
+    one float multiply per live thread = 1000 flops; the one partial warp diverges at i < n."""
+    src = tmp_path / "scale.cu"
+    src.write_text(SCALE)
+    result = invoke("run", "--source", src, "--kernel", "scale", "--grid", "4", "--block", "256",
+                    "--array", "x=float32:1000", "-p", "a=2.5", "-p", "n=1000", "-f", "json")
+    assert result.exit_code == 0, result.output
+    doc = json.loads(result.stdout)
+    c = doc["counters"]
+    assert (c["global_load_requests"], c["global_load_transactions"]) == (32, 125)
+    assert (c["global_store_requests"], c["global_store_transactions"]) == (32, 125)
+    assert c["flops"] == 1000 and c["divergent_branches"] == 1
+    assert doc["predicted"] is None and doc["result_check"]["passed"] is None
+    assert doc["source"] == str(src)
+
+
+def test_kernel_fault_is_one_line_exit_2(tmp_path):
+    """Seed 001's pattern: an unguarded read past the array in the last block (1000 elements,
+    4 x 256 threads): the first bad index is x[1000], thread 232 of block 3, line 4."""
+    src = tmp_path / "oob.cu"
+    src.write_text(SCALE.replace("    if (i < n)\n", ""))
+    result = invoke("run", "--source", src, "--kernel", "scale", "--grid", "4", "--block", "256",
+                    "--array", "x=float32:1000", "-p", "a=2.0", "-p", "n=1000")
+    one_line_error(result, "x[1000]", f"{src}:4", "(232,0,0)", "block (3,0,0)")
+
+
+def test_endless_loop_of_seed_003_is_caught(tmp_path):
+    """Seed 003's 'better' reduction verbatim: `stride >> 1` never changes stride."""
+    src = tmp_path / "endless.cu"
+    src.write_text(
+        "__global__ void reduce(float* partialSum)\n{\n"
+        "    unsigned int t = threadIdx.x;\n"
+        "    for (unsigned int stride = blockDim.x; stride > 1; stride >> 1)\n    {\n"
+        "        __syncthreads();\n        if (t < stride)\n"
+        "            partialSum[t] += partialSum[t+stride];\n    }\n}\n")
+    result = invoke("run", "--source", src, "--kernel", "reduce", "--grid", "1", "--block", "32",
+                    "--array", "partialSum=float32:64", "--iteration-cap", "50")
+    one_line_error(result, f"{src}:4")
+
+
+@pytest.mark.parametrize("args,fragments", [
+    (["run", "nope"], ["unknown kernel 'nope'", "matmul_naive"]),
+    (["run", "matmul_naive", "-p", "Width=100"], ["Width=100", "multiple of TILE_WIDTH"]),
+    (["run", "matmul_naive", "-p", "width=64"], ["no parameter 'width'"]),
+    (["run", "matmul_naive", "-p", "Width"], ["expected NAME=VALUE"]),
+    (["run", "transpose_naive", "--cc", "1.0"], ["1024 threads", "max_threads_per_block"]),
+    (["run", "matmul_naive", "--cc", "4.0"], ["unknown compute capability"]),
+    (["run"], ["either a catalog KERNEL"]),
+    (["run", "matmul_naive", "--grid", "4"], ["go with --source"]),
+    (["run", "--source", "x.cu"], ["--kernel NAME is required"]),
+    (["run", "matmul_naive", "-o", "/nonexistent/dir/out.json"], ["does not exist"]),
+    (["kernels", "nope"], ["unknown kernel 'nope'"]),
+])
+def test_bad_input_is_one_line_exit_2(args, fragments):
+    one_line_error(invoke(*args), *fragments)
+
+
+def test_bad_array_option(tmp_path):
+    src = tmp_path / "scale.cu"
+    src.write_text(SCALE)
+    result = invoke("run", "--source", src, "--kernel", "scale", "--grid", "1", "--block", "32",
+                    "--array", "x=half:10")
+    one_line_error(result, "--array 'x=half:10'", "float32")
+
+
+def test_kernels_lists_the_catalog_and_shows_one():
+    listing = invoke("kernels", "-f", "csv")
+    rows = list(csv.DictReader(io.StringIO(listing.stdout)))
+    assert len(rows) == 13 and rows[0]["kernel"] == "matmul_naive"
+    assert rows[0]["params"] == "Width=64, TILE_WIDTH=16"
+    one = invoke("kernels", "matmul_tiled", "-f", "json")
+    spec = json.loads(one.stdout)
+    assert spec["kernel"] == "MatrixMulKernel" and "__syncthreads();" in spec["source"]
+    table = invoke("kernels", "convolve")
+    assert "#define THREADS_PER_BLK 128" in table.stdout
+
+
+def test_user_catalog_file(tmp_path):
+    """--catalog points run and kernels at a user's own file (same schema, same validation)."""
+    import yaml
+
+    from perfcalc.specs.data_files import data_path
+
+    data = yaml.safe_load(data_path("kernels.yaml").read_text())
+    mine = {"schema_version": 1, "kernels": {"my_copy": data["kernels"]["copy_offset"]}}
+    path = tmp_path / "mine.yaml"
+    path.write_text(yaml.safe_dump(mine))
+    listing = invoke("kernels", "--catalog", path, "-f", "csv")
+    assert "my_copy" in listing.stdout
+    result = invoke("run", "my_copy", "--catalog", path, "-p", "n=64", "-f", "json")
+    assert json.loads(result.stdout)["source"] == f"{path}:my_copy"
+
+
+def test_progress_bar_only_after_a_second_and_only_on_a_terminal(monkeypatch, capsys):
+    """The bar draws nothing for runs shorter than a second; CliRunner's stderr is no terminal,
+    so no progress option is passed to the core there."""
+    bar = run_cli._ProgressBar()
+    now = [bar._start]
+    bar._clock = lambda: now[0]
+    bar(1, 4)
+    assert capsys.readouterr().err == ""
+    now[0] += 1.5
+    bar(4, 4)
+    err = capsys.readouterr().err
+    assert "4/4 blocks" in err and err.endswith("\n")
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: False, raising=False)
+    assert run_cli._progress_option() == {}
+
+
+def test_real_subprocess():
+    out = subprocess.run([sys.executable, "-m", "perfcalc", "run", "copy_stride", "-p", "n=64",
+                          "-f", "json"], capture_output=True, text=True, check=True, timeout=60)
+    doc = json.loads(out.stdout)
+    assert doc["result_check"]["passed"] and all(doc["match"].values())
