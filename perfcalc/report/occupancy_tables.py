@@ -64,6 +64,7 @@ def device_limit_rows(arch: Arch) -> list[dict[str, Any]]:
         ("max registers per thread", "max_registers_per_thread"),
         ("register allocation unit", "register_allocation_unit"),
         ("register allocation granularity", "register_allocation_granularity"),
+        ("warp allocation granularity", "warp_allocation_granularity"),
         ("sub-partitions", "sub_partitions"),
         ("shared memory per SM (bytes)", "shared_memory_per_sm_bytes"),
         ("max shared memory per block (bytes)", "max_shared_memory_per_block_bytes"),
@@ -79,6 +80,9 @@ def device_limit_rows(arch: Arch) -> list[dict[str, Any]]:
         value = getattr(arch, key)
         if value is None:
             continue
+        if key == "warp_allocation_granularity" and arch.register_allocation_granularity != "block":
+            continue  # only 1.x rounds warps per block up (to pairs, H70); later CCs split by
+            # sub-partitions, shown on their own row
         if key == "l1_shared_splits_kb":
             value = [shared for shared, _l1 in value]
         rows.append({"limit": label, "value": value, "key": key})
