@@ -1130,7 +1130,12 @@ class KernelCompiler:
             t = T.promote(a.t)  # type: ignore[arg-type]
             a, b = _cast(a, t), _cast(b, t)
             ufunc = np.left_shift if op == "<<" else np.right_shift
-            return self._ufunc2(ufunc, a, b, t, t, counts, "int")
+            if b.const is not None:
+                if not 0 <= int(b.const) < 8 * t.size:
+                    raise self.err(f"shift count {int(b.const)} is outside 0..{8 * t.size - 1} "
+                                   "(undefined behaviour in C)", n)
+                return self._ufunc2(ufunc, a, b, t, t, counts, "int")
+            return self._checked_shift(ufunc, a, b, t, n, counts)
         t = T.usual_arithmetic(a.t, b.t)  # type: ignore[arg-type]
         a, b = _cast(a, t), _cast(b, t)
         kind = ("fp64" if t is T.DOUBLE else "fp32") if t.is_float else "int"
@@ -1181,6 +1186,37 @@ class KernelCompiler:
 
         return E(rt, f_op, None, a.pure and b.pure)
 
+    def _checked_shift(self, ufunc: np.ufunc, a: E, b: E, t: T.CType, n: c_ast.Node,
+                       counts: list[int]) -> E:
+        """A shift by a run-time count: counts outside 0..width-1 are a fault (C: undefined;
+        NumPy silently gives 0, execution.md §2.5)."""
+        af, bf = a.f, b.f
+        width = 8 * t.size
+        line = n.coord.line
+        kslot = C.instruction_slot("int")
+
+        def shift(ctx: ChunkContext) -> object:
+            x = af(ctx)
+            y = bf(ctx)
+            counts[kslot] += ctx.mask.nwarps
+            bad = (y < 0) | (y >= width) if t.signed else (y >= width)
+            if isinstance(bad, np.ndarray):
+                if ctx.mask.arr is not None:
+                    bad &= ctx.mask.arr
+                if bad.any():
+                    lane = ctx.first_lane(bad)
+                    raise ctx.fault("shift_out_of_range", line, lane,
+                                    f"Shift count {int(y[lane])} outside 0..{width - 1} "
+                                    "(undefined behaviour in C)")
+            elif bad and ctx.mask.nact:
+                lane = ctx.first_lane(ctx.active_arr())
+                raise ctx.fault("shift_out_of_range", line, lane,
+                                f"Shift count {int(y)} outside 0..{width - 1} "
+                                "(undefined behaviour in C)")
+            return ufunc(x, y)
+
+        return E(t, shift, None, False)
+
     def _int_divide(self, op: str, a: E, b: E, t: T.CType, n: c_ast.Node,
                     counts: list[int]) -> E:
         signed = t.signed
@@ -1194,6 +1230,8 @@ class KernelCompiler:
         kslot = C.instruction_slot("int")
         one = t.dtype.type(1)
         zero = t.dtype.type(0)
+        imin = np.iinfo(t.dtype).min if signed else 0
+        minus_one = t.dtype.type(-1) if signed else zero
 
         def div(ctx: ChunkContext) -> object:
             x = af(ctx)
@@ -1216,6 +1254,19 @@ class KernelCompiler:
                                     f"Integer {'division' if op == '/' else 'remainder'} by "
                                     "zero (undefined behaviour in C)")
                 return x
+            if signed and op == "/":
+                ovf = (x == imin) & (y == minus_one)
+                if isinstance(ovf, np.ndarray):
+                    if ctx.mask.arr is not None:
+                        ovf = ovf & ctx.mask.arr
+                    if ovf.any():
+                        lane = ctx.first_lane(ovf)
+                        raise ctx.fault("integer_overflow", line, lane,
+                                        f"Integer overflow: {imin} / -1 (undefined behaviour "
+                                        "in C)")
+                elif ovf and ctx.mask.nact:
+                    raise ctx.fault("integer_overflow", line, ctx.first_lane(ctx.active_arr()),
+                                    f"Integer overflow: {imin} / -1 (undefined behaviour in C)")
             return _c_divmod(op, x, y, signed)
 
         return E(t, div, None, False)

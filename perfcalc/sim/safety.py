@@ -6,7 +6,10 @@ Kinds (compute-sanitizer tool in brackets): ``out_of_bounds`` [memcheck], ``shar
 with no ``__syncthreads()`` between) [racecheck], ``divergent_barrier`` (a ``__syncthreads()``
 reached by only part of a block's live threads) [synccheck], ``iteration_cap`` (a loop that runs
 past the cap: a kernel that would hang), ``division_by_zero`` (integer ``/`` or ``%`` by zero:
-undefined behaviour in C, no trap on the GPU, so reported here rather than silently computed).
+undefined behaviour in C, no trap on the GPU, so reported here rather than silently computed),
+``integer_overflow`` (INT_MIN / -1), ``shift_out_of_range`` (a shift count outside 0..width-1;
+NumPy silently gives 0, execution.md §2.5), ``read_only`` (a store through a const pointer).
+Signed overflow of + - * is not reported: it wraps, as the hardware does (execution.md §2.5).
 """
 
 from __future__ import annotations
