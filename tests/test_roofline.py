@@ -123,3 +123,23 @@ def test_partial_last_wave_stretches_the_estimate():
 def test_a_kernel_that_cannot_launch_has_no_time():
     with pytest.raises(InputError, match="0 blocks fit on an SM"):
         _h100(0, active_blocks_per_sm=0)
+
+
+def test_lower_bound_uses_compulsory_bytes_and_the_estimate_transaction_bytes():
+    """A cache can at best read each input once (perfmodel.md a1 'bytes moved to/from that
+    level'), so the bound uses the compulsory bytes; the estimate uses the transaction bytes.
+    10 GB of transactions, 1 GB compulsory, 3352 GB/s: bound 0.298 ms, estimate 2.98 ms."""
+    t = _h100(64, flops=1.0, dram_bytes=10e9, compulsory_bytes=1e9)
+    assert t.lower_bound_s == pytest.approx(1e9 / 3352e9)
+    assert t.estimated_time_s == pytest.approx(10e9 / 3352e9)
+
+
+def test_shared_memory_time_counts_wavefronts_per_sm_clock():
+    """One wavefront per SM per bank cycle (Programming Guide: a bank serves 32 bits per clock
+    on 5.x+, per two clocks on 1.x/2.x). 132 SMs x 1.98 GHz: 2.6136e11 wavefronts/s, so
+    2.6136e8 wavefronts take 1 ms, twice that at 2 cycles each."""
+    t = _h100(64, flops=1.0, dram_bytes=1.0, shared_wavefronts=2.6136e8)
+    assert t.shared_time_s == pytest.approx(1e-3)
+    assert t.limited_by == "shared memory" and t.estimated_time_s == pytest.approx(1e-3)
+    assert _h100(64, shared_wavefronts=2.6136e8, cycles_per_wavefront=2).shared_time_s == (
+        pytest.approx(2e-3))

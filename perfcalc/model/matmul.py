@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from perfcalc.errors import InputError
 from perfcalc.model.occupancy import occupancy
-from perfcalc.model.roofline import attainable, cgma_bound_gflops
+from perfcalc.model.roofline import attainable, cgma_bound_gflops, shared_cycles_per_wavefront
 from perfcalc.model.timing import DEFAULT_LATENCY_CYCLES, TimeEstimate, estimate_time
 from perfcalc.specs.arch import Arch
 from perfcalc.specs.gpu import Gpu
@@ -221,13 +221,19 @@ def analyze_variant(variant: str, width: int, tile: int, arch: Arch, gpu: Gpu | 
         load_requests = (predicted or {}).get("global_load_requests")
         per_warp_request = (loads_moved / load_requests if loads_moved and load_requests
                             else arch.warp_size * WORD_BYTES)
+        compulsory = WORD_BYTES * 3 * w * w  # Md and Nd read once, Pd written once
+        wavefronts = ((predicted or {}).get("shared_load_wavefronts", 0)
+                      + (predicted or {}).get("shared_store_wavefronts", 0))
+        per_wavefront = shared_cycles_per_wavefront(arch)
         timing = estimate_time(
             flops=c["flops_total"], dram_bytes=dram, peak_gflops=peak, bandwidth_gbs=bw,
             clock_mhz=gpu.peak_clock_mhz, sm_count=gpu.sm_count,
             active_warps_per_sm=occ.active_warps_per_sm,
             active_blocks_per_sm=occ.active_blocks_per_sm, blocks=c["blocks"],
             bytes_per_warp_request=per_warp_request,
-            requests_in_flight_per_warp=LOADS_IN_FLIGHT_PER_WARP, latency_cycles=latency_cycles)
+            requests_in_flight_per_warp=LOADS_IN_FLIGHT_PER_WARP, latency_cycles=latency_cycles,
+            compulsory_bytes=compulsory, shared_wavefronts=wavefronts,
+            cycles_per_wavefront=per_wavefront)
         fig += [
             Figure(variant, "cgma_bound_gflops", cgma_bound,
                    f"(bandwidth / 4 B) x CGMA = ({bw:g} / 4) x {cgma_ratio:g} (the seeds' bound, "
@@ -238,9 +244,14 @@ def analyze_variant(variant: str, width: int, tile: int, arch: Arch, gpu: Gpu | 
                    f"FP32 peak of {gpu.key} ({gpu.peak_clock_basis} {gpu.peak_clock_mhz:g} MHz)"),
             Figure(variant, "attainable_gflops", attain,
                    f"min(peak, intensity x bandwidth) = min({peak:g}, {bw_bound:.6g}) -> {bound} bound"),
+            Figure(variant, "shared_time_s", timing.shared_time_s,
+                   f"shared wavefronts x cycles each / (SMs x clock) = {wavefronts} x "
+                   f"{per_wavefront} / ({gpu.sm_count} x {gpu.peak_clock_mhz:g} MHz)"),
             Figure(variant, "time_lower_bound_s", timing.lower_bound_s,
-                   f"max(flops / peak, DRAM bytes / bandwidth) = max({c['flops_total']} / "
-                   f"{peak:g}e9, {dram:.6g} / {bw:g}e9)"),
+                   f"max(flops / peak, compulsory bytes 3 x 4 x W^2 / bandwidth) = "
+                   f"max({c['flops_total']} / {peak:g}e9, {compulsory} / {bw:g}e9)"),
+            Figure(variant, "memory_time_s", timing.memory_time_s,
+                   f"transaction bytes / bandwidth = {dram:.6g} / {bw:g}e9"),
             Figure(variant, "latency_hiding", timing.latency_hiding,
                    f"min(1, bytes in flight / (bandwidth x latency)) = min(1, "
                    f"{timing.bytes_in_flight_available:.6g} / {timing.bytes_in_flight_needed:.6g}); "
@@ -252,8 +263,8 @@ def analyze_variant(variant: str, width: int, tile: int, arch: Arch, gpu: Gpu | 
                    f"({occ.active_blocks_per_sm} x {gpu.sm_count})); efficiency "
                    f"{timing.wave_efficiency:.4g}"),
             Figure(variant, "predicted_time_s", timing.estimated_time_s,
-                   f"max(flops / peak, DRAM bytes / (bandwidth x hiding)) / wave efficiency "
-                   f"-> limited by {timing.limited_by}"),
+                   f"max(flops / peak, transaction bytes / (bandwidth x hiding), shared time) "
+                   f"/ wave efficiency -> limited by {timing.limited_by}"),
         ]
     result = MatmulVariant(
         variant=variant, width=w, tile=t, blocks=c["blocks"], threads_per_block=threads,
@@ -287,6 +298,11 @@ def _notes(width: int, tile: int, arch: Arch, gpu: Gpu | None, registers: int | 
             f"({bw:g} / 4) x {tile} = {bw / 4 * tile:g} GFLOPS tiled. The intensity and "
             f"bandwidth-bound columns also count the W^2 result stores, so they are slightly lower.")
         if gpu.chip == "G80":
+            notes.append(
+                "Seed 000 says the naive kernel 'runs at about 15 GFLOPS' on G80. CC 1.0 "
+                "coalescing (memory.md 1.1) makes a half-warp that reads one Md word 16 separate "
+                "32 B transactions, so the transaction-based estimate is far lower; the 15 GFLOPS "
+                "source was not re-located (perfmodel.md c1), so the gap is shown, not tuned away.")
             notes.append(
                 "Seed 000 prints (86.4/4)*16 = 347.6 GFLOPS; the arithmetic gives 21.6 x 16 = "
                 "345.6. It also quotes a 346.5 GFLOPS peak (4 x 346.5 = 1386 GB/s needed); the "

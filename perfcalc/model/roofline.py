@@ -101,6 +101,12 @@ def attainable(intensity_flop_per_byte: float, peak_gflops: float, bandwidth_gbs
                          peak_gflops / bandwidth_gbs, value / peak_gflops)
 
 
+def shared_cycles_per_wavefront(arch: Arch) -> int:
+    """SM clocks one shared-memory wavefront (one pass over the banks) takes: a bank serves one
+    word per 2 clocks on CC 1.x/2.x and per clock from 3.x on (same Guide sections)."""
+    return 2 if arch.shared_memory_family in ("cc1", "cc2") else 1
+
+
 def shared_memory_bandwidth_gbs(gpu: Gpu, arch: Arch) -> float:
     """SMs x banks x bytes per bank per clock x clock: the shared-memory ceiling (derived)."""
     per_bank = SHARED_BANK_BYTES_PER_CLOCK[arch.shared_memory_family]
