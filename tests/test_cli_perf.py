@@ -101,7 +101,8 @@ def test_matmul_default_is_the_g80_and_explain_shows_formulas():
 @pytest.mark.parametrize(("args", "message"), [
     (["--width", "100", "--tile", "16"], "width 100 is not a multiple of tile 16"),
     (["--gpu", "gtx9999"], "unknown GPU 'gtx9999'"),
-    (["--gpu", "v100", "--cc", "9.0"], "--gpu v100 is CC 7.0 but --cc 9.0 is 9.0"),
+    (["--gpu", "v100", "--cc", "9.0"], "--gpu v100 is CC 7.0 (devices/products.yaml) but --cc"),
+    (["--cc", "9.0", "--latency-cycles", "0"], "memory latency 0 cycles must be > 0"),
     (["--tile", "32", "--cc", "1.0"], "max_threads_per_block 512"),
 ])
 def test_matmul_bad_input_is_one_line(args, message):

@@ -40,8 +40,8 @@ def _target(gpu: str | None, cc: str | None, default: str | None = DEFAULT_GPU):
         found = get_gpu(gpu)
         arch, _ = resolve_device(cc)
         if arch.compute_capability != found.compute_capability:
-            raise InputError(f"--gpu {gpu} is CC {found.compute_capability} but --cc {cc} is "
-                             f"{arch.compute_capability} (devices/products.yaml); give one")
+            raise InputError(f"--gpu {gpu} is CC {found.compute_capability} (devices/products.yaml)"
+                             f" but --cc {cc} means CC {arch.compute_capability}; give one of them")
         return arch, found
     if gpu:
         found = get_gpu(gpu)
@@ -258,11 +258,14 @@ def _catalog_rows(roof: Any, arch: Any) -> tuple[list[dict[str, Any]], list[str]
             "intensity_flop_per_byte": point.intensity_flop_per_byte if point else None,
             "attainable_gflops": point.attainable_gflops if point else None,
             "bound": point.bound if point else "memory (no flops)",
-            "time_lower_bound_s": time_lower_bound(p.flops, moved, roof.peak_gflops,
-                                                   roof.bandwidth_gbs),
+            "roofline_time_s": time_lower_bound(p.flops, moved, roof.peak_gflops,
+                                                roof.bandwidth_gbs),
             "model_exact": p.exact,
         })
         notes.extend(p.notes)
+    notes.append("intensity and roofline_time_s use the bytes the predicted global transactions "
+                 "move, priced as DRAM traffic: on GPUs with caches (CC >= 2.0) reuse can beat "
+                 "them (seed 003, perfmodel.md c3).")
     return rows, notes
 
 

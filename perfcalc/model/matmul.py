@@ -333,6 +333,9 @@ def analyze_matmul(width: int, tile: int, arch: Arch, gpu: Gpu | None = None,
     if gpu is not None and gpu.compute_capability != arch.compute_capability:
         raise InputError(f"GPU {gpu.key} is CC {gpu.compute_capability}, not "
                          f"{arch.compute_capability} (devices/products.yaml)")
+    if not latency_cycles > 0:
+        raise InputError(f"memory latency {latency_cycles:g} cycles must be > 0 (seed 003 gives "
+                         f"200-400 GPU cycles for global memory)")
     variants, figures = [], []
     for name in VARIANTS:
         v, f = analyze_variant(name, width, tile, arch, gpu, registers,
