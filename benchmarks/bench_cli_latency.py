@@ -13,6 +13,7 @@ Run manually: .venv/bin/python benchmarks/bench_cli_latency.py [--runs 21] [--wr
 from __future__ import annotations
 
 import argparse
+import os
 import platform
 import statistics
 import subprocess
@@ -57,15 +58,17 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=21, help="runs per command (default 21)")
     parser.add_argument("--write", action="store_true", help=f"write the table to {RESULTS.name}")
     args = parser.parse_args()
+    load_before = os.getloadavg()[0]
     times = measure(args.runs)
+    load = f"load average {load_before:.2f} before, {os.getloadavg()[0]:.2f} after"
     base = statistics.median(times[COMMANDS[0][0]])
     machine = (f"{platform.machine()} sandbox, 2 cores shared with other work, Python "
                f"{platform.python_version()}")
     lines = [
         "## `perfcalc occupancy` latency (benchmarks/bench_cli_latency.py)",
         "",
-        f"Machine: {machine}. {args.runs} runs per command, round-robin in one run; "
-        "wall time of a fresh process (subprocess.run), goal < 300 ms for the bold row.",
+        f"Machine: {machine} ({load}). {args.runs} runs per command, round-robin in one "
+        "run; wall time of a fresh process (subprocess.run), goal < 300 ms for the bold row.",
         "",
         "| command | median | min | median / baseline |",
         "|---|---|---|---|",
