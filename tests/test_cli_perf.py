@@ -214,3 +214,18 @@ def test_matmul_predictions_equal_the_execution_core(cc):
         assert row["predicted"] == row["simulated"], row["variant"]
         assert row["result_check"] == "pass"
         assert row["simulated"]["flops"] == 2 * 256 ** 3
+
+
+def test_plot_without_matplotlib_names_the_extra(tmp_path, monkeypatch):
+    """Issue #5 / pyproject's 'plot' extra: without matplotlib, --plot fails in one line that
+    names the install command, and writes nothing (None in sys.modules makes the import fail)."""
+    import sys
+
+    for name in [m for m in sys.modules if m == "matplotlib" or m.startswith("matplotlib.")]:
+        monkeypatch.delitem(sys.modules, name)
+    monkeypatch.setitem(sys.modules, "matplotlib", None)
+    target = tmp_path / "roof.png"
+    result = runner.invoke(app, ["roofline", "--gpu", "v100", "--plot", str(target)])
+    assert result.exit_code == 2 and result.stdout == ""
+    assert result.stderr.count("\n") == 1 and "pip install 'perfcalc[plot]'" in result.stderr
+    assert not target.exists()

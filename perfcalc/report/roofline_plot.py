@@ -30,12 +30,14 @@ def _pyplot():
 
 
 def check_plot_path(path: str | Path) -> Path:
-    """Fail before any work on a suffix we cannot draw or a path we cannot write."""
+    """Fail before any work on a suffix we cannot draw, a path we cannot write, or no matplotlib."""
     path = Path(path)
     if path.suffix.lower() not in PLOT_SUFFIXES:
         raise InputError(f"--plot {path}: the file name must end in .png or .svg "
                          f"(the formats the plot is written in)")
-    return check_writable(path)
+    check_writable(path)
+    _pyplot()
+    return path
 
 
 def plot_roofline(roof: Roofline, points: Sequence[RooflinePoint], path: str | Path) -> Path:
