@@ -1033,6 +1033,8 @@ class KernelCompiler:
         return E(t, update, None, False)
 
     def _store(self, target: c_ast.Node, value: E, n: c_ast.Node) -> E:
+        if isinstance(target, c_ast.StructRef) and target.type == "->":
+            raise self.unsupported("->", target, "pointer member access")
         if isinstance(target, c_ast.ID):
             sym = self.lookup(target.name)
             if isinstance(sym, Var):
