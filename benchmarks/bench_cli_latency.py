@@ -77,7 +77,16 @@ def main() -> None:
         median, best = statistics.median(times[label]), min(times[label])
         lines.append(f"| {label} | {median * 1e3:.0f} ms | {best * 1e3:.0f} ms | "
                      f"{median / base:.1f}x |")
-    lines.append("")
+    median = {label: statistics.median(t) for label, t in times.items()}
+    devices, occ = median[COMMANDS[4][0]], median[COMMANDS[5][0]]
+    lines += [
+        "",
+        "The CLI's own floor, `perfcalc devices show 7.0` (typer 0.29, which coerces every "
+        "option through pydantic, plus the YAML device file; no NumPy), is "
+        f"{devices * 1e3:.0f} ms; `perfcalc occupancy` adds {(occ - devices) * 1e3:.0f} ms "
+        "(NumPy, the engine and the hints). matplotlib is never imported without --plot.",
+        "",
+    ]
     table = "\n".join(lines)
     print(table)
     if args.write:
