@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import os
 import platform
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -188,21 +189,26 @@ def main() -> None:
     ap.add_argument("--numba-widths", default="32,64,128")
     ap.add_argument("--numba-python", default="/tmp/numba-venv/bin/python")
     ap.add_argument("--cc", default="9.0")
+    ap.add_argument("--repeat", type=int, default=3,
+                    help="runs per timing below W = 1024 (the median is shown); W = 1024 runs once")
     opts = ap.parse_args()
     widths = [int(w) for w in opts.widths.split(",")]
     nwidths = [int(w) for w in opts.numba_widths.split(",")] if opts.numba_widths else []
 
     print(f"machine: {platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}, "
-          f"NumPy {np.__version__}; execution core at CC {opts.cc}, full counting")
+          f"NumPy {np.__version__}; execution core at CC {opts.cc}, full counting; median of "
+          f"{opts.repeat} runs below W = 1024")
     print("\n| W | kernel | perfcalc (s) | bare NumPy (s) | perfcalc / bare | "
           "global load sectors | shared wavefronts |")
     print("|---:|---|---:|---:|---:|---:|---:|")
     totals: dict[int, float] = {}
     perf_times: dict[tuple[str, int], float] = {}
     for width in widths:
+        reps = 1 if width >= 1024 else max(1, opts.repeat)
         for variant in ("naive", "tiled"):
-            t_sim, result = perfcalc_run(variant, width, opts.cc)
-            t_bare = bare_run(variant, width)
+            sims = [perfcalc_run(variant, width, opts.cc) for _ in range(reps)]
+            t_sim, result = statistics.median(t for t, _ in sims), sims[-1][1]
+            t_bare = statistics.median(bare_run(variant, width) for _ in range(reps))
             perf_times[(variant, width)] = t_sim
             totals[width] = totals.get(width, 0.0) + t_sim
             c = result.counters
@@ -221,7 +227,8 @@ def main() -> None:
                 else RECORDED_NUMBA[(variant, width)]
             t_sim = perf_times.get((variant, width))
             if t_sim is None:
-                t_sim, _ = perfcalc_run(variant, width, opts.cc)
+                t_sim = statistics.median(perfcalc_run(variant, width, opts.cc)[0]
+                                          for _ in range(max(1, opts.repeat)))
             print(f"| {width} | {variant} | {t_numba:.2f} | {t_sim:.4f} | {t_numba / t_sim:.0f}x |",
                   flush=True)
 
