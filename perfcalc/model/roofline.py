@@ -149,7 +149,9 @@ def roofline(gpu: Gpu, arch: Arch) -> Roofline:
                        ("peak_fp16_tensor_gflops", "FP16 tensor (dense)")):
         value = getattr(gpu, key)
         if value:
-            ceilings.append(Ceiling(label, "compute", value, "vendor figure", src))
+            clock = (f" at the {gpu.tensor_clock_mhz:g} MHz tensor clock"
+                     if gpu.tensor_clock_mhz and "tensor" in label else "")
+            ceilings.append(Ceiling(label, "compute", value, "vendor figure" + clock, src))
     return Roofline(gpu.key, gpu.name, gpu.compute_capability, gpu.peak_fp32_gflops,
                     gpu.memory_bandwidth_gbs, gpu.ridge_flop_per_byte, tuple(ceilings))
 
