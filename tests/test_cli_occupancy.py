@@ -155,6 +155,19 @@ def test_register_sweep_steps():
     assert len(current) == 1 and (current[0]["from"], current[0]["to"]) == ("33", "40")
 
 
+def test_block_sweep_marks_a_block_size_between_warp_multiples():
+    """CC 7.0, 100 threads, 32 registers: 100 threads take 4 warps like 97..128 do, so the
+    current point lies in the 97-128 step: 64 // 4 = 16 blocks (warps and registers tie,
+    1024 registers per warp -> 64 warps). 65..96 threads take 3 warps: 21 blocks, 63 warps."""
+    out = run("occupancy", "--cc", "7.0", "--block", "100", "--regs", "32", "--sweep", "block",
+              "-f", "csv").stdout
+    rows = {(r["from"], r["to"]): r for r in csv.DictReader(io.StringIO(out))}
+    assert rows[("97", "128")]["current"] == "<- current"
+    assert rows[("97", "128")]["active_blocks_per_sm"] == "16"
+    assert (rows[("65", "96")]["active_blocks_per_sm"], rows[("65", "96")]["active_warps_per_sm"]
+            ) == ("21", "63")
+
+
 def test_block_and_smem_sweeps_json():
     """CC 9.0, 10 registers (reference/occupancy.md MEAS, default carveout): 128 threads with
     15360 B dynamic smem -> 14 blocks (allocation 16384 with the 1 KB reserve); 128 threads
