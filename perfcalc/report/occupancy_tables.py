@@ -23,9 +23,6 @@ from perfcalc.specs import Arch
 
 LIMITER_LABELS = {"warps": "warps", "registers": "registers", "shared_memory": "shared memory",
                   "blocks": "blocks", "barriers": "barriers"}
-LIMITER_KEYS = {"warps": "max_warps_per_sm", "registers": "registers_per_sm",
-                "shared_memory": "shared_memory_per_sm_bytes", "blocks": "max_blocks_per_sm",
-                "barriers": "block_barriers_per_sm"}
 CURRENT = "<- current"
 
 
