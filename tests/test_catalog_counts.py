@@ -30,8 +30,10 @@ SIZES = [
     ("soa_struct", {"n": 1000}, {"n": 8192}),
     ("aos_float3", {"n": 1000}, {"n": 8192}),
 ]
-# other shapes the model's classes must also get right (tile edges 8 and 32, a single-lane halo)
+# other shapes the model's classes must also get right (tile edges 8 and 32, widths that are
+# multiples of 16 only, a stride past 32 words, a partial last block)
 EXTRA = [("matmul_naive", {"Width": 64, "TILE_WIDTH": 8}), ("matmul_tiled", {"Width": 64, "TILE_WIDTH": 8}),
+         ("matmul_naive", {"Width": 48, "TILE_WIDTH": 16}), ("matmul_tiled", {"Width": 16, "TILE_WIDTH": 16}),
          ("matmul_tiled", {"Width": 64, "TILE_WIDTH": 32}), ("copy_stride", {"n": 1000, "stride": 33}),
          ("copy_offset", {"n": 777, "offset": 31, "block": 64})]
 CASES = [(k, s) for k, small, medium in SIZES for s in (small, medium)]
