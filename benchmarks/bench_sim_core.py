@@ -1,0 +1,121 @@
+"""Execution-core speed: the seed matmuls run by perfcalc.sim with full counting, against a bare
+NumPy version of the same kernels that counts nothing (the floor), in one run.
+
+    .venv/bin/python benchmarks/bench_sim_core.py [W ...] [--repeats N]
+
+The bare versions evaluate every thread of the grid at once in launch order (block, then
+threadIdx.y, then threadIdx.x), with int32 index arithmetic and gathers, as execution.md §2.2
+measured; the tiled one keeps each block's tiles in a flat buffer indexed by precomputed flat
+indices (§2.2 point 2: cheaper than 3-D fancy indexing). Both check their result. Prints one
+line per (kernel, W): seconds for the simulator, for the floor, and their ratio (goal: <= 2).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from perfcalc.sim import run_kernel  # noqa: E402
+from perfcalc.specs import get_arch  # noqa: E402
+
+TB = 16
+DATA = ROOT / "tests" / "data" / "cuda"
+
+
+def layout(w: int) -> tuple[np.ndarray, ...]:
+    gb = w // TB
+    by, bx, ty, tx = np.meshgrid(np.arange(gb), np.arange(gb), np.arange(TB), np.arange(TB),
+                                 indexing="ij")
+    return tuple(a.ravel().astype(np.int32) for a in (by, bx, ty, tx))
+
+
+def bare_naive(m: np.ndarray, n: np.ndarray, w: int) -> np.ndarray:
+    by, bx, ty, tx = layout(w)
+    row = by * np.int32(TB) + ty
+    col = bx * np.int32(TB) + tx
+    wi = np.int32(w)
+    acc = np.zeros(row.size, np.float32)
+    row_w = row * wi
+    for k in range(w):
+        kk = np.int32(k)
+        acc += m.take(row_w + kk) * n.take(kk * wi + col)
+    p = np.empty(w * w, np.float32)
+    p[row_w + col] = acc
+    return p
+
+
+def bare_tiled(m: np.ndarray, n: np.ndarray, w: int) -> np.ndarray:
+    by, bx, ty, tx = layout(w)
+    row = by * np.int32(TB) + ty
+    col = bx * np.int32(TB) + tx
+    wi = np.int32(w)
+    nblocks = (w // TB) ** 2
+    block = np.repeat(np.arange(nblocks, dtype=np.int64), TB * TB)
+    mine = block * (TB * TB) + ty.astype(np.int64) * TB + tx  # Mds[ty][tx], Nds[ty][tx]
+    mds = np.zeros(nblocks * TB * TB, np.float32)
+    nds = np.zeros(nblocks * TB * TB, np.float32)
+    row_base = block * (TB * TB) + ty.astype(np.int64) * TB  # Mds[ty][k] = row_base + k
+    col_base = block * (TB * TB) + tx  # Nds[k][tx] = col_base + k*TB
+    acc = np.zeros(row.size, np.float32)
+    for ph in range(w // TB):
+        p0 = np.int32(ph * TB)
+        mds[mine] = m.take(row * wi + (p0 + tx))
+        nds[mine] = n.take(col + (p0 + ty) * wi)
+        for k in range(TB):
+            acc += mds.take(row_base + k) * nds.take(col_base + k * TB)
+    p = np.empty(w * w, np.float32)
+    p[row * wi + col] = acc
+    return p
+
+
+def simulate(kernel: str, m: np.ndarray, n: np.ndarray, w: int) -> np.ndarray:
+    p = np.zeros(w * w, np.float32)
+    run_kernel((DATA / f"matmul_{kernel}.cu").read_text(), "MatrixMulKernel",
+               (w // TB, w // TB), (TB, TB), {"Md": m, "Nd": n, "Pd": p, "Width": w},
+               get_arch("9.0"), defines={"TILE_WIDTH": TB})
+    return p
+
+
+def best_of(fn: object, repeats: int, *args: object) -> tuple[float, np.ndarray]:
+    best, out = float("inf"), None
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        out = fn(*args)  # type: ignore[operator]
+        best = min(best, time.perf_counter() - t0)
+    return best, out  # type: ignore[return-value]
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("widths", nargs="*", type=int, default=[128, 256, 512, 1024])
+    ap.add_argument("--repeats", type=int, default=3)
+    args = ap.parse_args()
+    print("kernel  W      sim_s   bare_s  sim/bare  max_rel_err")
+    totals = {"naive": 0.0, "tiled": 0.0}
+    for w in args.widths:
+        rng = np.random.default_rng(0)
+        m = rng.standard_normal(w * w).astype(np.float32)
+        n = rng.standard_normal(w * w).astype(np.float32)
+        ref = (m.reshape(w, w).astype(np.float64) @ n.reshape(w, w).astype(np.float64)).ravel()
+        reps = args.repeats if w < 1024 else 1
+        for kernel, bare in (("naive", bare_naive), ("tiled", bare_tiled)):
+            t_sim, p_sim = best_of(simulate, reps, kernel, m, n, w)
+            t_bare, p_bare = best_of(bare, reps, m, n, w)
+            np.testing.assert_allclose(p_bare, p_sim, rtol=0, atol=0)  # same float32 order
+            err = float(np.max(np.abs(p_sim - ref)) / np.max(np.abs(ref)))
+            totals[kernel] = t_sim
+            print(f"{kernel:6s} {w:5d} {t_sim:8.3f} {t_bare:8.3f} {t_sim / t_bare:8.2f}"
+                  f"  {err:.1e}", flush=True)
+    if 1024 in args.widths:
+        print(f"W=1024 naive + tiled simulated: {totals['naive'] + totals['tiled']:.1f} s")
+
+
+if __name__ == "__main__":
+    main()
