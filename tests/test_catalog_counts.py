@@ -227,3 +227,15 @@ def test_transpose_bank_conflicts_on_h100_rules():
     warps = 64 * 64 // 32
     assert shared.shared_load_wavefronts == 32 * warps and shared.bank_conflicts == 31 * warps
     assert padded.shared_load_wavefronts == warps and padded.bank_conflicts == 0
+
+
+@pytest.mark.parametrize("cc,mode", [("2.0", {"cache": "l2"}), ("3.5", {"cache": "l1"}),
+                                     ("3.5", {"bank_mode": 8})])
+def test_prediction_equals_simulation_in_other_cache_and_bank_modes(cc, mode):
+    """memory.md 1.3/1.4 (L1 vs L2-only caching on 2.x/3.x) and 3.3 (Kepler's 8-byte banks):
+    the model passes the same mode to memory/ as the core. In 8-byte mode the padded transpose's
+    odd tile rows cost 2 wavefronts per column read, which its even/odd row classes capture."""
+    arch = get_arch(cc)
+    for spec in catalog().values():
+        done = run_catalog_kernel(spec, None, arch, **mode)
+        assert counters_of(done.result) == predict(spec, None, arch, **mode).counters(), spec.name
