@@ -307,8 +307,8 @@ def _model(raw: Any, where: str, params: set[str], source: str,
 
 
 def kernel_from_mapping(name: str, raw: Any, where: str) -> KernelSpec:
-    """Validate one catalog entry."""
-    where = f"{where}: kernel {name}"
+    """Validate one catalog entry (`where` is the file it comes from)."""
+    path, where = where, f"{where}: kernel {name}"
     raw = _mapping(raw, where)
     check_keys(raw, _KERNEL_KEYS, where, optional=_KERNEL_OPTIONAL)
     params_raw = _mapping(raw["params"], f"{where}.params")
@@ -358,7 +358,7 @@ def kernel_from_mapping(name: str, raw: Any, where: str) -> KernelSpec:
         params=tuple(params.items()), launch=launch, args=args, seed=seed, reference=reference,
         tolerance=float(tol), source=source,
         model=_model(raw["model"], f"{where}.model", pnames, source, args),
-        defines=defines, requires=tuple(requires), path=where,
+        defines=defines, requires=tuple(requires), path=path,
     )
 
 
