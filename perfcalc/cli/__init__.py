@@ -19,7 +19,7 @@ from perfcalc.errors import PerfcalcError
 _UsageError = next(c for c in typer.BadParameter.__mro__ if c.__name__ == "UsageError")
 
 # Each module defines `register(app)`; add a module here to add its commands.
-COMMAND_MODULES = ("devices", "occupancy", "perf", "run")
+COMMAND_MODULES = ("devices", "occupancy", "perf", "run", "memory")
 
 
 class _ErrorBoundaryGroup(TyperGroup):

@@ -1,0 +1,153 @@
+"""`perfcalc coalesce` and `perfcalc banks`: what one warp-level access costs, per CC family."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+import typer
+
+from perfcalc.cli.common import Format, FormatOption, OutputOption, show, start_output
+
+
+def register(app: typer.Typer) -> None:
+    app.command("coalesce")(coalesce)
+    app.command("banks")(banks)
+
+
+Pattern = Annotated[str | None, typer.Option(
+    "--pattern", "-p", help="stride | reversed | permuted | broadcast | aos | tile-row | "
+    "tile-column | random | index (default: stride, or index when --index is given).")]
+Stride = Annotated[int, typer.Option(help="Elements between neighbouring lanes.")]
+Word = Annotated[int, typer.Option(help="Bytes per lane access: 1, 2, 4, 8 or 16.")]
+Offset = Annotated[int, typer.Option(help="Shift the warp by this many elements (misalignment).")]
+Base = Annotated[int, typer.Option(help="Byte address of element 0 (cudaMalloc: 256-aligned).")]
+StructSize = Annotated[int | None, typer.Option(help="aos: struct size in bytes.")]
+FieldOffset = Annotated[int, typer.Option(help="aos: byte offset of the field in the struct.")]
+TileWidth = Annotated[int, typer.Option(help="tile-*: tile width in elements.")]
+Pad = Annotated[int, typer.Option(help="tile-*: padding elements per tile row (32x33: 1).")]
+Row = Annotated[int, typer.Option(help="tile-row: first row read.")]
+Column = Annotated[int, typer.Option(help="tile-column: first column read.")]
+Segment = Annotated[int, typer.Option(help="random: bytes the random words are drawn from.")]
+Seed = Annotated[int, typer.Option(help="permuted/random: random seed.")]
+Index = Annotated[str | None, typer.Option(
+    help="Element index of lane `lane` as an expression, e.g. 'lane*2+1' (never eval'd).")]
+Active = Annotated[str | None, typer.Option(
+    help="Active lanes as a hex mask, bit l = lane l (e.g. ffe7ffe7); default all 32.")]
+CC = Annotated[str | None, typer.Option(
+    "--cc", help="Compute capability (7.0, 70, sm_70), product or device file; default: every "
+    "family (--all-cc).")]
+AllCC = Annotated[bool, typer.Option("--all-cc", help="One row per CC family (the default).")]
+Op = Annotated[str, typer.Option(help="load or store.")]
+
+
+def _pattern(pattern, word, stride, offset, base, struct_size, field_offset, tile_width, pad,
+             row, column, segment, seed, index, active):
+    from perfcalc.memory.patterns import warp_pattern
+
+    name = pattern or ("index" if index else "stride")
+    return warp_pattern(name, word, stride=stride, offset=offset, base=base,
+                        struct_size=struct_size, field_offset=field_offset,
+                        tile_width=tile_width, pad=pad, row=row, column=column,
+                        segment=segment, seed=seed, index=index, active=active)
+
+
+def _targets(cc: str | None, all_cc: bool, family_key: str) -> list[tuple[str, Any]]:
+    """[(label, Arch)]: the one CC asked for, or the first CC of each family ('7.0-9.0')."""
+    from perfcalc.errors import InputError
+    from perfcalc.specs import all_archs, resolve_arch
+
+    if cc is not None:
+        if all_cc:
+            raise InputError("give either --cc or --all-cc, not both")
+        arch = resolve_arch(cc)
+        return [(arch.compute_capability, arch)]
+    groups: list[list[Any]] = []
+    for arch in all_archs():
+        if groups and getattr(groups[-1][0], family_key) == getattr(arch, family_key):
+            groups[-1].append(arch)
+        else:
+            groups.append([arch])
+    return [(_span(g), g[0]) for g in groups]
+
+
+def _span(archs: list[Any]) -> str:
+    first, last = archs[0].compute_capability, archs[-1].compute_capability
+    return first if first == last else f"{first}-{last}"
+
+
+def coalesce(
+    pattern: Pattern = None, stride: Stride = 1, word: Word = 4, offset: Offset = 0,
+    base: Base = 0, struct_size: StructSize = None, field_offset: FieldOffset = 0,
+    tile_width: TileWidth = 32, pad: Pad = 0, row: Row = 0, column: Column = 0,
+    segment: Segment = 128, seed: Seed = 0, index: Index = None, active: Active = None,
+    cc: CC = None, all_cc: AllCC = False,
+    cache: Annotated[str | None, typer.Option(
+        help="2.x/3.x only: l1 (128-byte lines; 2.x default) or l2 (32-byte segments; 3.x "
+        "default).")] = None,
+    op: Op = "load",
+    show_transactions: Annotated[bool, typer.Option(
+        "--show-transactions", help="List each request's transactions in issue order.")] = False,
+    fmt: FormatOption = Format.table,
+    output: OutputOption = None,
+) -> None:
+    """Global-memory transactions, bytes and efficiency of one warp-level access.
+
+    Example: perfcalc coalesce --pattern stride --stride 2 --word 4 --all-cc
+    """
+    from perfcalc.memory import global_access
+    from perfcalc.report.memory_tables import coalesce_table, transactions_table
+
+    start_output(output)
+    pat = _pattern(pattern, word, stride, offset, base, struct_size, field_offset, tile_width,
+                   pad, row, column, segment, seed, index, active)
+    addr, mask = pat.arrays()
+    results = []
+    for label, arch in _targets(cc, all_cc, "global_memory_family"):
+        mode = cache if (cc is not None or arch.global_memory_family in ("cc2", "cc3")) else None
+        results.append((label, global_access(arch, addr, pat.word, mask, op=op, cache=mode)))
+    tables = [coalesce_table(results, f"Global {op}: {pat.description}, {pat.word}-byte words")]
+    if show_transactions:
+        tables.append(transactions_table(results))
+    show(tables, fmt, output, data={"pattern": pat,
+                                    "results": [{"cc": lb, "cost": r} for lb, r in results]})
+
+
+def banks(
+    pattern: Pattern = None, stride: Stride = 1, word: Word = 4, offset: Offset = 0,
+    base: Base = 0, struct_size: StructSize = None, field_offset: FieldOffset = 0,
+    tile_width: TileWidth = 32, pad: Pad = 0, row: Row = 0, column: Column = 0,
+    segment: Segment = 128, seed: Seed = 0, index: Index = None, active: Active = None,
+    cc: CC = None, all_cc: AllCC = False,
+    bank_mode: Annotated[int | None, typer.Option(
+        help="3.x only: bank width 4 (default) or 8 bytes (cudaDeviceSetSharedMemConfig).")] = None,
+    op: Op = "load",
+    show_banks: Annotated[bool, typer.Option(
+        "--show-banks", help="Also print the bank of every lane.")] = False,
+    fmt: FormatOption = Format.table,
+    output: OutputOption = None,
+) -> None:
+    """Shared-memory passes (wavefronts) and bank conflicts of one warp-level access.
+
+    Example: perfcalc banks --stride 2 --word 4 --all-cc
+    """
+    from perfcalc.memory import shared_access
+    from perfcalc.report.memory_tables import banks_table, lane_banks_table
+
+    start_output(output)
+    pat = _pattern(pattern, word, stride, offset, base, struct_size, field_offset, tile_width,
+                   pad, row, column, segment, seed, index, active)
+    addr, mask = pat.arrays()
+    results = []
+    for label, arch in _targets(cc, all_cc, "shared_memory_family"):
+        if cc is None and arch.shared_memory_family == "cc3" and bank_mode is None:
+            for mode in arch.bank_widths_bytes:  # both Kepler modes side by side
+                results.append((f"{label} ({mode}-byte banks)",
+                                shared_access(arch, addr, pat.word, mask, op=op, bank_mode=mode)))
+            continue
+        mode = bank_mode if (cc is not None or arch.shared_memory_family == "cc3") else None
+        results.append((label, shared_access(arch, addr, pat.word, mask, op=op, bank_mode=mode)))
+    tables = [banks_table(results, f"Shared {op}: {pat.description}, {pat.word}-byte words")]
+    if show_banks:
+        tables.append(lane_banks_table(results, pat.addresses))
+    show(tables, fmt, output, data={"pattern": pat,
+                                    "results": [{"cc": lb, "cost": r} for lb, r in results]})
