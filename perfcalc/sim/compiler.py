@@ -27,6 +27,7 @@ from perfcalc.sim import ctype as T
 from perfcalc.sim.context import ChunkContext, FunctionFrame, LoopFrame
 from perfcalc.sim.ctypes_struct import VECTOR_TYPES, StructType, make_struct
 from perfcalc.sim.frontend import ParsedSource
+from perfcalc.sim.separable import dense
 
 Fn = Callable[[ChunkContext], object]
 
@@ -1237,7 +1238,7 @@ class KernelCompiler:
 
         def div(ctx: ChunkContext) -> object:
             x = af(ctx)
-            y = bf(ctx)
+            y = dense(bf(ctx))
             counts[kslot] += ctx.mask.nwarps
             if isinstance(y, np.ndarray):
                 z = y == zero

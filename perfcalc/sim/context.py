@@ -17,6 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from perfcalc.sim.safety import Fault, FaultSignal
+from perfcalc.sim.separable import Sep
 
 
 class Mask:
@@ -67,17 +68,20 @@ class ChunkContext:
                                     self.lanes_per_block)  # block index within the chunk
         self.lane_warp = self.lane_tid >> 5  # warp index within its block
         gx, gy, _ = grid_dim
-        bid = block_ids[self.lane_block]
         u32 = np.uint32
+        tid = tid.astype(u32)
+        zl = np.zeros(self.lanes_per_block, dtype=u32)
+        zb = np.zeros(self.nblocks, dtype=u32)
+        # threadIdx/blockIdx as separable values (separable.py): per-lane and per-block parts
         self.tid_xyz = (
-            (self.lane_tid % bdx).astype(u32),
-            ((self.lane_tid // bdx) % bdy).astype(u32),
-            (self.lane_tid // (bdx * bdy)).astype(u32),
+            Sep(zb, tid % u32(bdx)),
+            Sep(zb, (tid // u32(bdx)) % u32(bdy)),
+            Sep(zb, tid // u32(bdx * bdy)),
         )
         self.bid_xyz = (
-            (bid % gx).astype(u32),
-            ((bid // gx) % gy).astype(u32),
-            (bid // (gx * gy)).astype(u32),
+            Sep((block_ids % gx).astype(u32), zl),
+            Sep(((block_ids // gx) % gy).astype(u32), zl),
+            Sep((block_ids // (gx * gy)).astype(u32), zl),
         )
         self.block_dim = tuple(u32(v) for v in block_dim)
         self.grid_dim = tuple(u32(v) for v in grid_dim)

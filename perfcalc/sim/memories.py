@@ -23,6 +23,7 @@ import numpy as np
 
 from perfcalc.sim import counters as C
 from perfcalc.sim.context import ChunkContext
+from perfcalc.sim.separable import Sep, dense
 
 SPACE_BASE = 1 << 40
 _TAG_WARP_BITS = 6
@@ -48,9 +49,38 @@ _SIGNED_VIEW = {np.dtype(np.uint32): np.int32, np.dtype(np.uint64): np.int64,
                 np.dtype(np.uint16): np.int16, np.dtype(np.uint8): np.int8}
 
 
+def _separable_index(ctx: ChunkContext, idx: Sep, n: int) -> Lanes | None:
+    """Bounds and block structure of a separable index from its parts alone (None: no
+    shortcut; the caller checks the materialised lanes)."""
+    if not idx._fits():
+        return None
+    m = ctx.mask
+    b = idx.b.astype(np.int64)
+    lane = idx.lane.astype(np.int64)
+    bmin, bmax = int(b.min()), int(b.max())
+    all_ok = bmin + int(lane.min()) >= 0 and bmax + int(lane.max()) < n
+    if m.arr is not None and not all_ok:
+        if not ctx.mask_block_uniform():
+            return None
+        act = lane[m.arr[: ctx.lanes_per_block]]
+        if act.size and not (bmin + int(act.min()) >= 0 and bmax + int(act.max()) < n):
+            return None
+        safe = np.where(m.arr, idx.full(), 0)
+    elif not all_ok:
+        return None
+    else:
+        safe = idx.full()
+    return Lanes(safe, None, b[0] + lane, b - b[0])
+
+
 def _checked_index(ctx: ChunkContext, idx: object, n: int) -> Lanes:
     """Bounds-check the active lanes of an index; detect the block-translation structure."""
     m = ctx.mask
+    if isinstance(idx, Sep):
+        fast = _separable_index(ctx, idx, n)
+        if fast is not None:
+            return fast
+        idx = idx.full()
     if not isinstance(idx, np.ndarray):
         i = int(idx)
         if 0 <= i < n:
@@ -127,7 +157,7 @@ class GlobalArray:
     def _bounds_fault(self, ctx: ChunkContext, idx: object, bad: np.ndarray, line: int,
                       op: str, size: int, field: str | None) -> Exception:
         lane = ctx.first_lane(bad)
-        i = int(idx[lane]) if isinstance(idx, np.ndarray) else int(idx)
+        i = int(idx[lane]) if isinstance(idx, (np.ndarray, Sep)) else int(idx)
         what = f"{self.name}[{i}]" + (f".{field}" if field else "")
         return ctx.fault(
             "out_of_bounds", line, lane,
@@ -209,6 +239,7 @@ def atomic_add_lanes(ctx: ChunkContext, view: np.ndarray, safe: object, value: o
     The memory update is np.add.at (exact with duplicate indices, execution.md §2.5); old
     values of lanes hitting the same element are the running sum in lane order (computed in
     float64 for floats, so they may differ from sequential float32 sums in the last bit)."""
+    value = dense(value)
     lanes = np.flatnonzero(ctx.active_arr())
     idx = safe[lanes] if isinstance(safe, np.ndarray) else np.full(lanes.size, safe, np.int64)
     vals = value[lanes] if isinstance(value, np.ndarray) else np.full(lanes.size, value)
@@ -230,6 +261,7 @@ def atomic_add_lanes(ctx: ChunkContext, view: np.ndarray, safe: object, value: o
 
 def store_lanes(ctx: ChunkContext, view: np.ndarray, safe: object, value: object) -> None:
     """Write `value` at `safe` for the active lanes only."""
+    value = dense(value)
     m = ctx.mask.arr
     if m is None:
         if isinstance(safe, np.ndarray) and not isinstance(value, np.ndarray):
@@ -263,7 +295,7 @@ class ConstantArray:
         safe = lanes.safe
         if lanes.bad is not None:
             lane = ctx.first_lane(lanes.bad)
-            i = int(idx[lane]) if isinstance(idx, np.ndarray) else int(idx)
+            i = int(idx[lane]) if isinstance(idx, (np.ndarray, Sep)) else int(idx)
             raise ctx.fault("out_of_bounds", line, lane,
                             f"Invalid __constant__ read of size {self.array.dtype.itemsize} "
                             f"bytes: {self.name}[{i}] is out of bounds ('{self.name}' has "
@@ -306,7 +338,7 @@ class SharedArray:
         lanes = _checked_index(ctx, idx, self.nelems)
         if lanes.bad is not None:
             lane = ctx.first_lane(lanes.bad)
-            i = int(idx[lane]) if isinstance(idx, np.ndarray) else int(idx)
+            i = int(idx[lane]) if isinstance(idx, (np.ndarray, Sep)) else int(idx)
             raise ctx.fault(
                 "out_of_bounds", line, lane,
                 f"Invalid __shared__ {op} of size {self.itemsize} bytes: {self.describe(i)} "
