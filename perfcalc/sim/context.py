@@ -67,6 +67,7 @@ class ChunkContext:
         self.lane_block = np.repeat(np.arange(self.nblocks, dtype=np.int64),
                                     self.lanes_per_block)  # block index within the chunk
         self.lane_warp = self.lane_tid >> 5  # warp index within its block
+        self.lane_warp1 = self.lane_warp + 1  # the warp field of race-detection tags
         gx, gy, _ = grid_dim
         u32 = np.uint32
         tid = tid.astype(u32)

@@ -36,13 +36,21 @@ class Lanes:
     range, or None) and, when every block of the chunk uses the first block's indices shifted
     by one constant, `i0` (first block's indices, int64) and `shifts` (per block)."""
 
-    __slots__ = ("safe", "bad", "i0", "shifts")
+    __slots__ = ("_safe", "bad", "i0", "shifts", "sep")
 
-    def __init__(self, safe: object, bad: object, i0: object = None, shifts: object = None):
-        self.safe = safe
+    def __init__(self, safe: object, bad: object, i0: object = None, shifts: object = None,
+                 sep: Sep | None = None):
+        self._safe = safe
         self.bad = bad
         self.i0 = i0
         self.shifts = shifts
+        self.sep = sep  # set when every lane is in bounds and the index is separable
+
+    @property
+    def safe(self) -> object:
+        if self._safe is None:
+            self._safe = self.sep.full()  # type: ignore[union-attr]
+        return self._safe
 
 
 _SIGNED_VIEW = {np.dtype(np.uint32): np.int32, np.dtype(np.uint64): np.int64,
@@ -65,12 +73,10 @@ def _separable_index(ctx: ChunkContext, idx: Sep, n: int) -> Lanes | None:
         act = lane[m.arr[: ctx.lanes_per_block]]
         if act.size and not (bmin + int(act.min()) >= 0 and bmax + int(act.max()) < n):
             return None
-        safe = np.where(m.arr, idx.full(), 0)
-    elif not all_ok:
+        return Lanes(np.where(m.arr, idx.full(), 0), None, b[0] + lane, b - b[0])
+    if not all_ok:
         return None
-    else:
-        safe = idx.full()
-    return Lanes(safe, None, b[0] + lane, b - b[0])
+    return Lanes(None, None, b[0] + lane, b - b[0], Sep(b, lane))
 
 
 def _checked_index(ctx: ChunkContext, idx: object, n: int) -> Lanes:
@@ -316,12 +322,15 @@ class SharedArray:
         self.dims = dims
         self.byte_offset = byte_offset
         self.itemsize = int(storage.dtype.itemsize)
+        self.block_offsets = np.arange(ctx.nblocks, dtype=np.int64) * (
+            nelems if stride is None else stride)
         self.block_base = ctx.lane_block * (nelems if stride is None else stride)
         self.wshadow = np.zeros(storage.shape[0], dtype=np.int64)
         self.wline = np.zeros(storage.shape[0], dtype=np.int32)
         self.rshadow = np.zeros(storage.shape[0], dtype=np.int64)
         self.rline = np.zeros(storage.shape[0], dtype=np.int32)
         self.last_write_epoch = -1
+        self.read_epoch = -1  # epoch of the reads in rshadow
         self.pending_reads: list[tuple[np.ndarray, np.ndarray, int]] = []
 
     def describe(self, i: int) -> str:
@@ -359,7 +368,11 @@ class SharedArray:
             counts[C.instruction_slot("shared_store")] += ctx.mask.nwarps
         counts[C.BANK] += conflicts
 
-    def _flat_lanes(self, ctx: ChunkContext, safe: object) -> np.ndarray:
+    def _flat_lanes(self, ctx: ChunkContext, lanes: Lanes) -> object:
+        """Flat storage index (block * stride + element): a Sep when the index is one."""
+        if lanes.sep is not None and lanes._safe is None:
+            return Sep(lanes.sep.b + self.block_offsets, lanes.sep.lane)
+        safe = lanes.safe
         if isinstance(safe, np.ndarray):
             return self.block_base + safe
         return self.block_base + np.int64(safe)
@@ -380,7 +393,7 @@ class SharedArray:
         if self.last_write_epoch != ctx.epoch:
             return
         w = self.wshadow[flat]
-        mine = ctx.lane_warp + 1
+        mine = ctx.lane_warp1
         hit = ((w >> _TAG_WARP_BITS) == ctx.epoch) & ((w & _WARP_FIELD) != mine) & act
         if hit.any():
             lane = ctx.first_lane(hit)
@@ -391,18 +404,21 @@ class SharedArray:
              counts: list[int]) -> object:
         lanes = self._flat(ctx, idx, line, "read")
         self._price(ctx, lanes, "load", counts)
-        flat = self._flat_lanes(ctx, lanes.safe)
+        flat = self._flat_lanes(ctx, lanes)
         act = ctx.active_arr()
-        self._check_raw(ctx, flat, act, line)
-        self.pending_reads.append((flat, act, line))
-        return self.storage.take(flat)
+        dense_flat = dense(flat)
+        self._check_raw(ctx, dense_flat, act, line)
+        # remember the read (a Sep keeps only its small parts, not the lane array)
+        self.pending_reads.append((Sep(flat.b, flat.lane) if isinstance(flat, Sep) else flat,
+                                   act, line))
+        return self.storage.take(dense_flat)
 
     def _absorb_reads(self, ctx: ChunkContext) -> None:
         """Turn this interval's remembered reads into the reader shadow (several warps: MANY)."""
         tag_base = ctx.epoch << _TAG_WARP_BITS
         for flat, act, line in self.pending_reads:
-            f = flat[act]
-            tags = tag_base + ctx.lane_warp[act] + 1
+            f = dense(flat)[act]
+            tags = tag_base + ctx.lane_warp1[act]
             old = self.rshadow[f]
             several = ((old >> _TAG_WARP_BITS) == ctx.epoch) & (old != tags)
             self.rshadow[f] = tags
@@ -412,14 +428,15 @@ class SharedArray:
             if several.any():
                 self.rshadow[f[several]] = tag_base + _MANY
         self.pending_reads.clear()
+        self.read_epoch = ctx.epoch
 
     def store(self, ctx: ChunkContext, idx: object, value: object, field: str | None,
               line: int, counts: list[int]) -> None:
         lanes = self._flat(ctx, idx, line, "write")
         self._price(ctx, lanes, "store", counts)
-        flat = self._flat_lanes(ctx, lanes.safe)
+        flat = dense(self._flat_lanes(ctx, lanes))
         act = ctx.active_arr()
-        mine = ctx.lane_warp + 1
+        mine = ctx.lane_warp1
         epoch = ctx.epoch
         if self.last_write_epoch == epoch:  # write after write
             w = self.wshadow[flat]
@@ -430,23 +447,26 @@ class SharedArray:
                                  int(w[lane] & _WARP_FIELD), "write", "write")
         if self.pending_reads:
             self._absorb_reads(ctx)
-        r = self.rshadow[flat]
-        hit = ((r >> _TAG_WARP_BITS) == epoch) & ((r & _WARP_FIELD) != mine) & act
-        if hit.any():  # write after read
-            lane = ctx.first_lane(hit)
-            raise self._race(ctx, hit, flat, line, int(self.rline[flat[lane]]),
-                             int(r[lane] & _WARP_FIELD), "write", "read")
+        if self.read_epoch == epoch:  # write after read
+            r = self.rshadow[flat]
+            hit = ((r >> _TAG_WARP_BITS) == epoch) & ((r & _WARP_FIELD) != mine) & act
+            if hit.any():
+                lane = ctx.first_lane(hit)
+                raise self._race(ctx, hit, flat, line, int(self.rline[flat[lane]]),
+                                 int(r[lane] & _WARP_FIELD), "write", "read")
         tags = (epoch << _TAG_WARP_BITS) + mine
-        f = flat[act]
-        self.wshadow[f] = tags[act]
+        if ctx.mask.arr is None:
+            f, t = flat, tags
+        else:
+            f, t = flat[act], tags[act]
+        self.wshadow[f] = t
         back = self.wshadow[f]
-        clash = back != tags[act]
+        clash = back != t
         if clash.any():  # two warps write one element in the same instruction
-            lanes = np.zeros(ctx.nlanes, dtype=bool)
-            lanes[np.flatnonzero(act)[clash]] = True
-            lane = ctx.first_lane(lanes)
-            raise self._race(ctx, lanes, flat, line, line, int(back[clash][0] & _WARP_FIELD),
-                             "write", "write")
+            lanes_hit = np.zeros(ctx.nlanes, dtype=bool)
+            lanes_hit[np.flatnonzero(act)[clash]] = True
+            raise self._race(ctx, lanes_hit, flat, line, line,
+                             int(back[clash][0] & _WARP_FIELD), "write", "write")
         self.wline[f] = line
         self.last_write_epoch = epoch
         store_lanes(ctx, self.storage, flat, value)
@@ -454,7 +474,7 @@ class SharedArray:
     def atomic_add(self, ctx: ChunkContext, idx: object, value: object, field: str | None,
                    line: int) -> object:
         lanes = self._flat(ctx, idx, line, "atomic")
-        return atomic_add_lanes(ctx, self.storage, self._flat_lanes(ctx, lanes.safe), value)
+        return atomic_add_lanes(ctx, self.storage, dense(self._flat_lanes(ctx, lanes)), value)
 
     def barrier(self) -> None:
         self.pending_reads.clear()

@@ -15,6 +15,9 @@ from __future__ import annotations
 import numpy as np
 
 _LINEAR = {np.add, np.subtract}
+_RANGE = {np.dtype(t): (int(np.iinfo(t).min), int(np.iinfo(t).max))
+          for t in (np.int8, np.uint8, np.int16, np.uint16, np.int32, np.uint32, np.int64,
+                    np.uint64)}
 
 
 class Sep(np.lib.mixins.NDArrayOperatorsMixin):
@@ -63,10 +66,11 @@ class Sep(np.lib.mixins.NDArrayOperatorsMixin):
         return self.full().astype(dt)
 
     def _fits(self) -> bool:
-        info = np.iinfo(self.dtype)
+        """No element of b + lane leaves the dtype's range (so no element wrapped)."""
+        lo_t, hi_t = _RANGE[self.dtype]
         lo = int(self.b.min()) + int(self.lane.min())
         hi = int(self.b.max()) + int(self.lane.max())
-        return info.min <= lo and hi <= info.max
+        return lo_t <= lo and hi <= hi_t
 
     def __array_ufunc__(self, ufunc: np.ufunc, method: str, *inputs: object,
                         **kwargs: object) -> object:
