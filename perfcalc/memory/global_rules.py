@@ -17,6 +17,7 @@ from perfcalc.memory.runs import (
     argsort_rows,
     distinct_fast,
     fill_inactive,
+    full_rows,
     masked,
     narrow_keys,
     row_counts,
@@ -96,14 +97,20 @@ def cc10(addr: np.ndarray, mask: np.ndarray | None, size: int, records: bool) ->
     lane. Inactive lanes of a non-coalesced half-warp cost nothing (memory.md 8.2 reading)."""
     warps = addr.shape[0]
     a = addr.reshape(warps * 2, 16)
-    m = np.ones(a.shape, dtype=bool) if mask is None else mask.reshape(warps * 2, 16)
-    n_active = m.sum(axis=1)
+    m = None if mask is None else mask.reshape(warps * 2, 16)
+    n_active = np.full(a.shape[0], 16) if m is None else row_counts(m)
+    # Lane k coalesces iff its address minus k words is the same segment start S for every
+    # active lane: compare with S of the first active lane.
     base = a - size * np.arange(16, dtype=np.int64)
-    big = np.iinfo(np.int64).max
-    lo = np.where(m, base, big).min(axis=1)
-    hi = np.where(m, base, -1).max(axis=1)
+    lo = base[:, 0].copy()
+    if m is not None:
+        partial = np.flatnonzero(~full_rows(m))
+        lo[partial] = base[partial, np.argmax(m[partial], axis=1)]
+    same = base == lo[:, None]
+    if m is not None:
+        same |= ~m
     align = 64 if size == 4 else 128
-    coalesced = (size >= 4) & (n_active > 0) & (lo == hi) & (lo % align == 0)
+    coalesced = (size >= 4) & (n_active > 0) & full_rows(same) & (lo % align == 0)
     per_coalesced = 2 if size == 16 else 1
     bytes_coalesced = {4: 64, 8: 128, 16: 256}.get(size, 0)
     tx_row = np.where(coalesced, per_coalesced, n_active)
@@ -122,7 +129,7 @@ def cc10(addr: np.ndarray, mask: np.ndarray | None, size: int, records: bool) ->
                 for i in range(per_coalesced):
                     parts.append((warp, hw, 16 * hw, seg + 128 * i, 128 if size >= 8 else 64))
             else:
-                for lane in lanes_hw[m[row]]:
+                for lane in lanes_hw if m is None else lanes_hw[m[row]]:
                     parts.append((warp, hw, 16 * hw + int(lane), int(a[row, lane]) & ~31, 32))
         rec = _records(parts)
     return Priced(req, tx, moved, rec)

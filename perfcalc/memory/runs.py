@@ -183,3 +183,26 @@ def distinct_fast(keys: np.ndarray) -> np.ndarray:
     changes = np.zeros(keys.shape, dtype=bool)
     np.not_equal(keys[:, 1:], keys[:, :-1], out=changes[:, 1:])
     return row_counts(changes) + (keys[:, 0] >= 0)
+
+
+def distinct_banks(bank: np.ndarray, valid: np.ndarray | None, group_units: int) -> np.ndarray:
+    """Per row: True when, inside every block of `group_units` consecutive entries, no two valid
+    entries share a bank, so each block with a valid entry costs exactly one pass (a cheap
+    test that settles most real rows before the sorting kernel)."""
+    rows, width = bank.shape
+    groups = width // group_units
+    onehot = np.left_shift(np.int64(1), bank.astype(np.int64))
+    if valid is not None:
+        onehot = np.where(valid, onehot, 0)
+    blocks = onehot.reshape(rows, groups, group_units)
+    seen = blocks[:, :, 0].copy()
+    for j in range(1, group_units):
+        seen |= blocks[:, :, j]
+    if valid is None:
+        counts = np.full((rows, groups), group_units)
+    else:
+        counts = row_counts(np.ascontiguousarray(valid).reshape(rows * groups, group_units))
+        counts = counts.reshape(rows, groups)
+    ok = np.bitwise_count(seen) == counts if hasattr(np, "bitwise_count") else \
+        np.array([[bin(int(v)).count("1") for v in r] for r in seen]) == counts
+    return ok.all(axis=1)

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from perfcalc.memory.runs import bank_passes, distinct
+from perfcalc.memory.runs import bank_passes, distinct, distinct_banks
 
 _LOWER = np.tri(16, k=-1, dtype=bool)  # _LOWER[i, j]: lane j comes before lane i
 
@@ -36,8 +36,14 @@ def steps(words: np.ndarray, valid: np.ndarray | None) -> np.ndarray:
     rows = words.shape[0]
     active = np.full(rows, 16) if valid is None else valid.sum(axis=1)
     out = np.zeros(rows, dtype=np.int64)
-    repeated = distinct(words, valid) < active
-    plain = np.flatnonzero(~repeated)
+    easy = distinct_banks(words & 15, valid, 16)  # all banks different: one step if any lane
+    out[easy] = active[easy] > 0
+    repeated = np.zeros(rows, dtype=bool)
+    hard = np.flatnonzero(~easy)
+    if hard.size:
+        repeated[hard] = distinct(words[hard], None if valid is None else valid[hard]) < \
+            active[hard]
+    plain = np.flatnonzero(~easy & ~repeated)
     if plain.size:  # every lane its own word: one lane per bank per step
         v = None if valid is None else valid[plain]
         w = words[plain]

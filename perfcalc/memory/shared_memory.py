@@ -26,7 +26,7 @@ from perfcalc.memory.inputs import (
     check_size,
     warp_arrays,
 )
-from perfcalc.memory.runs import bank_passes
+from perfcalc.memory.runs import bank_passes, distinct_banks
 from perfcalc.specs import Arch
 
 CHUNK_WARPS = 16384  # warps priced per step (temporaries stay in cache)
@@ -186,7 +186,24 @@ def _bank_rule(family: str, addr: np.ndarray, mask: np.ndarray | None, size: int
         group = np.where(uniform[:, None], merged[None, :], group)
     group = np.broadcast_to(group, bank.shape)
     valid = None if mask is None else np.repeat(mask, k, axis=1)
-    passes, largest, groups = bank_passes(bank, row, group, valid)
+    group_units = k * (32 // (int(_lane_groups(family, size)[-1]) + 1))
+    easy = distinct_banks(bank, valid, group_units)
+    if uniform is not None:
+        easy &= ~uniform
+    passes = np.zeros(addr.shape[0], dtype=np.int64)
+    groups = np.zeros(addr.shape[0], dtype=np.int64)
+    rows = np.flatnonzero(easy)
+    if rows.size:  # every bank word distinct per group: one pass per group with a lane
+        present = np.ones((rows.size, 32 * k // group_units), dtype=bool) if valid is None else \
+            valid[rows].reshape(rows.size, -1, group_units).any(axis=2)
+        groups[rows] = present.sum(axis=1)
+        passes[rows] = groups[rows]
+    largest = np.minimum(passes, 1)
+    rows = np.flatnonzero(~easy)
+    if rows.size:
+        sub_valid = None if valid is None else valid[rows]
+        passes[rows], largest[rows], groups[rows] = bank_passes(bank[rows], row[rows],
+                                                                group[rows], sub_valid)
     if family == "cc2" and size == 16:
         # 2.x 128-bit: "add 1 to the maximum number of threads in a quarter-warp that access
         # different addresses belonging to the same bank" (PG 4.2 F.4.3); memory.md 8.4 reading:
