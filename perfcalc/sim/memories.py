@@ -65,8 +65,8 @@ def _separable_index(ctx: ChunkContext, idx: Sep, n: int) -> Lanes | None:
     m = ctx.mask
     b = idx.b.astype(np.int64)
     lane = idx.lane.astype(np.int64)
-    bmin, bmax = int(b.min()), int(b.max())
-    all_ok = bmin + int(lane.min()) >= 0 and bmax + int(lane.max()) < n
+    bmin, bmax, lmin, lmax = idx.bounds()
+    all_ok = bmin + lmin >= 0 and bmax + lmax < n
     if m.arr is not None and not all_ok:
         if not ctx.mask_block_uniform():
             return None

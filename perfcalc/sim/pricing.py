@@ -77,9 +77,15 @@ class Pricer:
                 return zero
             if not rows.all():
                 a2, m2 = a2[rows], m2[rows]
-        classes, members = np.unique(shift_bytes % QUANTUM, return_counts=True)
+        residues = shift_bytes % QUANTUM
+        if residues.size == 1 or not (residues != residues[0]).any():
+            pairs = [(int(residues[0]), int(residues.size))]
+        else:
+            hist = np.bincount(residues, minlength=QUANTUM)
+            classes = np.flatnonzero(hist)
+            pairs = list(zip(classes.tolist(), hist[classes].tolist(), strict=True))
         total = zero
-        for shift, count in zip(classes.tolist(), members.tolist(), strict=True):
+        for shift, count in pairs:
             c = self._block_cost(space, a2 + shift, size, m2, op)
             total = tuple(x + y * count for x, y in zip(total, c, strict=True))
         return total

@@ -23,13 +23,21 @@ _RANGE = {np.dtype(t): (int(np.iinfo(t).min), int(np.iinfo(t).max))
 class Sep(np.lib.mixins.NDArrayOperatorsMixin):
     """An integer lane array stored as per-block + per-lane parts (same dtype)."""
 
-    __slots__ = ("b", "lane", "_full")
+    __slots__ = ("b", "lane", "_full", "_bounds")
     __array_priority__ = 100
 
     def __init__(self, b: np.ndarray, lane: np.ndarray):
         self.b = b
         self.lane = lane
         self._full: np.ndarray | None = None
+        self._bounds: tuple[int, int, int, int] | None = None
+
+    def bounds(self) -> tuple[int, int, int, int]:
+        """(min, max) of the block part and of the lane part, as Python ints (cached)."""
+        if self._bounds is None:
+            self._bounds = (int(self.b.min()), int(self.b.max()), int(self.lane.min()),
+                            int(self.lane.max()))
+        return self._bounds
 
     @property
     def dtype(self) -> np.dtype:
@@ -62,15 +70,17 @@ class Sep(np.lib.mixins.NDArrayOperatorsMixin):
         if dt.kind in "iu" and dt.itemsize == self.dtype.itemsize:
             return Sep(self.b.astype(dt), self.lane.astype(dt))  # same width: reinterpretation
         if dt.kind in "iu" and dt.itemsize > self.dtype.itemsize and self._fits():
-            return Sep(self.b.astype(dt), self.lane.astype(dt))  # no element wraps
+            wide = Sep(self.b.astype(dt), self.lane.astype(dt))  # no element wraps
+            if dt.kind == "i" or self.dtype.kind == "u":
+                wide._bounds = self._bounds  # same values, same bounds
+            return wide
         return self.full().astype(dt)
 
     def _fits(self) -> bool:
         """No element of b + lane leaves the dtype's range (so no element wrapped)."""
         lo_t, hi_t = _RANGE[self.dtype]
-        lo = int(self.b.min()) + int(self.lane.min())
-        hi = int(self.b.max()) + int(self.lane.max())
-        return lo_t <= lo and hi <= hi_t
+        bmin, bmax, lmin, lmax = self.bounds()
+        return lo_t <= bmin + lmin and bmax + lmax <= hi_t
 
     def __array_ufunc__(self, ufunc: np.ufunc, method: str, *inputs: object,
                         **kwargs: object) -> object:
