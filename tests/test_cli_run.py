@@ -135,6 +135,27 @@ def test_endless_loop_of_seed_003_is_caught(tmp_path):
     one_line_error(result, f"{src}:4")
 
 
+def test_missing_barrier_race_is_one_line_exit_2(tmp_path):
+    """Warp 0 reads buf[32..63], written by warp 1 one line earlier with no __syncthreads()."""
+    src = tmp_path / "race.cu"
+    src.write_text("__global__ void shift(float* out, const float* in)\n{\n"
+                   "    __shared__ float buf[64];\n    int t = threadIdx.x;\n"
+                   "    buf[t] = in[t];\n    out[t] = buf[(t + 32) % 64];\n}\n")
+    result = invoke("run", "--source", src, "--kernel", "shift", "--grid", "1", "--block", "64",
+                    "--array", "out=float32:64", "--array", "in=float32:64")
+    one_line_error(result, "buf[32]", "warp 0", "warp 1", f"{src}:6", "thread (0,0,0)")
+
+
+def test_partial_barrier_is_one_line_exit_2(tmp_path):
+    """__syncthreads() inside `if (threadIdx.x < 16)`: reached by 16 of 32 threads."""
+    src = tmp_path / "partial.cu"
+    src.write_text("__global__ void partial(float* x)\n{\n    if (threadIdx.x < 16)\n"
+                   "        __syncthreads();\n    x[threadIdx.x] = 1.0f;\n}\n")
+    result = invoke("run", "--source", src, "--kernel", "partial", "--grid", "1", "--block", "32",
+                    "--array", "x=float32:32")
+    one_line_error(result, "16 of 32", f"{src}:4", "thread (16,0,0)")
+
+
 @pytest.mark.parametrize("args,fragments", [
     (["run", "nope"], ["unknown kernel 'nope'", "matmul_naive"]),
     (["run", "matmul_naive", "-p", "Width=100"], ["Width=100", "multiple of TILE_WIDTH"]),
