@@ -5,6 +5,7 @@ import io
 import json
 import subprocess
 import sys
+import time
 
 import pytest
 from typer.testing import CliRunner
@@ -223,6 +224,23 @@ def test_progress_bar_only_after_a_second_and_only_on_a_terminal(monkeypatch, ca
     assert "4/4 blocks" in err and err.endswith("\n")
     monkeypatch.setattr(sys.stderr, "isatty", lambda: False, raising=False)
     assert run_cli._progress_option() == {}
+
+
+def test_ticker_on_a_terminal_when_the_core_has_no_progress_hook(monkeypatch, capsys):
+    """Without a progress callback in run_kernel, a terminal gets elapsed seconds after the
+    delay, and the line is cleared when the run ends; nothing for a run shorter than the delay."""
+    monkeypatch.setattr(run_cli, "_on_terminal", lambda: True)
+    monkeypatch.setattr(run_cli, "_progress_option", lambda: {})
+    monkeypatch.setattr(run_cli._Ticker, "delay_s", 0.05)
+    with run_cli._Progress("matmul_naive") as extra:
+        assert extra == {}
+        time.sleep(0.2)
+    err = capsys.readouterr().err
+    assert "simulating matmul_naive:" in err and err.endswith("\r")
+    monkeypatch.setattr(run_cli._Ticker, "delay_s", 5.0)
+    with run_cli._Progress("quick"):
+        pass
+    assert capsys.readouterr().err == ""
 
 
 def test_real_subprocess():

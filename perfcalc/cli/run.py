@@ -212,9 +212,10 @@ def run_catalog(name: str, params: dict, cc: str, catalog_file: Path | None, opt
     spec = get_kernel(name, catalog_file)
     params = resolve_params(spec, params)
     prediction = predict(spec, params, arch, cache=options["cache"], bank_mode=options["bank_mode"])
-    done = run_catalog_kernel(spec, params, arch, cache=options["cache"],
-                              bank_mode=options["bank_mode"],
-                              iteration_cap=options["iteration_cap"], **_progress_option())
+    with _Progress(spec.name) as extra:
+        done = run_catalog_kernel(spec, params, arch, cache=options["cache"],
+                                  bank_mode=options["bank_mode"],
+                                  iteration_cap=options["iteration_cap"], **extra)
     result = done.result
     launch = _launch_info(done.grid, done.block, done.dynamic_shared_bytes, arch.warp_size)
     occ = _occupancy(arch, done.block, options["regs"], _static_shared(result),
@@ -248,10 +249,11 @@ def run_source(path: Path, kernel: str, grid: tuple[int, ...], block: tuple[int,
     arch = resolve_arch(cc)
     args: dict[str, Any] = dict(make_user_arrays([parse_array_option(a) for a in arrays]))
     args.update(scalars)
-    result = run_kernel(text, kernel, grid, block, args, arch, dynamic_shared_bytes=dyn,
-                        defines=defines or None, cache=options["cache"],
-                        bank_mode=options["bank_mode"], source_name=str(path),
-                        iteration_cap=options["iteration_cap"], **_progress_option())
+    with _Progress(kernel) as extra:
+        result = run_kernel(text, kernel, grid, block, args, arch, dynamic_shared_bytes=dyn,
+                            defines=defines or None, cache=options["cache"],
+                            bank_mode=options["bank_mode"], source_name=str(path),
+                            iteration_cap=options["iteration_cap"], **extra)
     launch = _launch_info(grid, block, dyn, arch.warp_size)
     occ = _occupancy(arch, block, options["regs"], _static_shared(result), dyn)
     return run_document(
@@ -307,13 +309,80 @@ class _ProgressBar:
         self._drawn = True
 
 
-def _progress_option() -> dict:
-    """`progress=` for run_kernel when stderr is a terminal (nothing otherwise)."""
-    import inspect
+class _Ticker:
+    """Elapsed time on stderr while a run without a progress hook works (terminal only, after 1 s).
+
+    The execution core's run_kernel has no progress callback yet; once it accepts
+    `progress=(blocks_done, blocks_total)` the bar above is used instead.
+    """
+
+    delay_s = 1.0  # runs shorter than this show nothing
+
+    def __init__(self, label: str) -> None:
+        import threading
+
+        self._label = label
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._tick, daemon=True)
+        self._drawn = False
+
+    def _tick(self) -> None:
+        import sys
+        import time
+
+        start = time.monotonic()
+        if self._stop.wait(self.delay_s):
+            return
+        while not self._stop.is_set():
+            sys.stderr.write(f"\rsimulating {self._label}: {time.monotonic() - start:.0f} s")
+            sys.stderr.flush()
+            self._drawn = True
+            self._stop.wait(0.5)
+
+    def __enter__(self) -> _Ticker:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        import sys
+
+        self._stop.set()
+        self._thread.join()
+        if self._drawn:  # clear the line: the result follows on stdout
+            sys.stderr.write("\r" + " " * (len(self._label) + 24) + "\r")
+            sys.stderr.flush()
+
+
+class _Progress:
+    """Context manager giving run_kernel's extra keyword arguments for progress reporting."""
+
+    def __init__(self, label: str) -> None:
+        self._label = label
+        self._ticker: _Ticker | None = None
+
+    def __enter__(self) -> dict:
+        option = _progress_option()
+        if not option and _on_terminal():
+            self._ticker = _Ticker(self._label).__enter__()
+        return option
+
+    def __exit__(self, *exc: object) -> None:
+        if self._ticker is not None:
+            self._ticker.__exit__(*exc)
+
+
+def _on_terminal() -> bool:
     import sys
+
+    return sys.stderr.isatty()
+
+
+def _progress_option() -> dict:
+    """`progress=` for run_kernel when stderr is a terminal and the core accepts it."""
+    import inspect
 
     from perfcalc.sim import run_kernel
 
-    if not sys.stderr.isatty() or "progress" not in inspect.signature(run_kernel).parameters:
+    if not _on_terminal() or "progress" not in inspect.signature(run_kernel).parameters:
         return {}
     return {"progress": _ProgressBar()}
