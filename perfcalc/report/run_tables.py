@@ -91,6 +91,9 @@ def sites_table(per_site: Sequence[Mapping[str, Any]], names: Sequence[str]) -> 
 
 def _short(text: str, limit: int = 60) -> str:
     """The first clause of an origin note, for the catalog listing (`kernels NAME` shows all)."""
+    prefix = "written for perfcalc after "
+    if text.startswith(prefix):  # kernels the seeds discuss but do not print
+        text = "after " + text[len(prefix):]
     head = text.split(". ")[0].split(" (")[0].split(";")[0]
     return head if len(head) <= limit else head[: limit - 3].rstrip() + "..."
 
