@@ -21,6 +21,7 @@ from perfcalc.memory.runs import (
     masked,
     narrow_keys,
     row_counts,
+    row_sums,
     run_starts,
 )
 
@@ -199,14 +200,38 @@ def _cc12_fast(addr: np.ndarray, mask: np.ndarray | None, seg_shift: int,
     moved_row = np.where(tx_row == 1, _FIRST_LAST[((k[:, 0] & 3) << 2) | (k[:, -1] & 3)], 0)
     multi = np.flatnonzero(tx_row > 1)
     if multi.size:
-        km, sm, tm = k[multi], starts[multi], tx_row[multi]
-        ends = np.empty(km.shape, dtype=bool)
-        ends[:, :-1] = sm[:, 1:]
-        ends[:, -1] = True
-        # The k-th start and the k-th end of the flattened rows bound the same segment.
-        sizes = _FIRST_LAST[((km[sm] & 3) << 2) | (km[ends] & 3)]
-        moved_row[multi] = np.add.reduceat(sizes, np.cumsum(tm) - tm)
+        moved_row[multi] = _multi_segment_bytes(k[multi])
     return Priced(req, tx, moved_row.reshape(warps, 2).sum(axis=1), None)
+
+
+def _multi_segment_bytes(k: np.ndarray) -> np.ndarray:
+    """Bytes of sorted half-warp rows of sector ids that touch several 128 B segments.
+
+    A segment costs 32 B per distinct sector, except one that uses both 64 B halves, which
+    costs 128 B. Repeated sectors are pushed to the end of each row by a second sort; then a
+    segment is a run of at most 4 distinct sectors, and the one step where a run crosses from
+    its lower to its upper half sees the whole run within 2 places back and 1 ahead.
+    """
+    top = np.iinfo(k.dtype).max
+    repeated = np.zeros(k.shape, dtype=bool)
+    np.equal(k[:, 1:], k[:, :-1], out=repeated[:, 1:])
+    d = k.copy()
+    np.copyto(d, top, where=repeated)
+    d.sort(axis=1)
+    distinct = k.shape[1] - row_counts(repeated)
+    seg = d >> 2
+    upper = (d & 2) != 0  # sector in the upper 64 B half of its segment (sentinels: True)
+    width = k.shape[1]
+    same1 = np.zeros((d.shape[0], width + 1), dtype=bool)  # same1[:, j]: seg[j] == seg[j-1]
+    np.equal(seg[:, 1:], seg[:, :-1], out=same1[:, 1:width])
+    same2 = np.zeros(d.shape, dtype=bool)  # same2[:, j]: seg[j] == seg[j-2]
+    np.equal(seg[:, 2:], seg[:, :-2], out=same2[:, 2:])
+    crossing = np.zeros(d.shape, dtype=bool)  # lower -> upper half inside one segment at j
+    np.logical_and(same1[:, 1:width], upper[:, 1:], out=crossing[:, 1:])
+    crossing[:, 1:] &= ~upper[:, :-1]
+    # 128 B instead of 32 B x n: n = 2 + (seg[j-2] == seg[j]) + (seg[j+1] == seg[j]).
+    extra = crossing.astype(np.int8) * (2 - same2.astype(np.int8) - same1[:, 1:].astype(np.int8))
+    return 32 * (distinct + row_sums(extra))
 
 
 def _lowest_bit(x: np.ndarray) -> np.ndarray:

@@ -133,6 +133,19 @@ def row_counts(flags: np.ndarray) -> np.ndarray:
     return total
 
 
+def row_sums(values: np.ndarray) -> np.ndarray:
+    """Row sums as int64 by pairwise halving (NumPy reduces tiny rows slowly). The dtype of
+    `values` must hold a row's total."""
+    while values.shape[1] > 1:
+        half = values.shape[1] // 2
+        if values.shape[1] % 2:
+            values = np.concatenate([values[:, :half] + values[:, half:2 * half],
+                                     values[:, 2 * half:]], axis=1)
+        else:
+            values = values[:, :half] + values[:, half:]
+    return values[:, 0].astype(np.int64)
+
+
 def full_rows(mask: np.ndarray) -> np.ndarray:
     """True for rows of a bool mask whose entries are all True."""
     words = _words(mask)
@@ -158,7 +171,7 @@ def any_rows(mask: np.ndarray) -> np.ndarray:
 def narrow_keys(addr: np.ndarray, shift: int) -> np.ndarray:
     """addr >> shift as a fresh array, in int32 when every key fits (halves memory traffic)."""
     top = int(addr.max(initial=0)) >> shift if addr.size else 0
-    if top < (1 << 31) - 1:
+    if top < 1 << 30:  # headroom: sentinels and shifted segment ids stay distinct
         out = np.empty(addr.shape, dtype=np.int32)
         return np.right_shift(addr, shift, out=out, casting="unsafe")
     return addr >> shift
