@@ -195,7 +195,7 @@ class GlobalArray:
              counts: list[int]) -> object:
         view, safe, _ = self.access(ctx, idx, field, line, counts, "read")
         if isinstance(safe, np.ndarray):
-            return view.take(safe)
+            return view.take(safe, mode="clip")  # in bounds: checked above
         return view[safe]
 
     def store(self, ctx: ChunkContext, idx: object, value: object, field: str | None,
@@ -308,7 +308,7 @@ class ConstantArray:
                             f"{self.n} elements)", self.name, i)
         counts[C.instruction_slot("constant_load")] += ctx.mask.nwarps
         view = self.array if field is None else self.array[field]
-        return view.take(safe) if isinstance(safe, np.ndarray) else view[safe]
+        return view.take(safe, mode="clip") if isinstance(safe, np.ndarray) else view[safe]
 
 
 class SharedArray:
@@ -411,7 +411,7 @@ class SharedArray:
         # remember the read (a Sep keeps only its small parts, not the lane array)
         self.pending_reads.append((Sep(flat.b, flat.lane) if isinstance(flat, Sep) else flat,
                                    act, line))
-        return self.storage.take(dense_flat)
+        return self.storage.take(dense_flat, mode="clip")  # in bounds: checked
 
     def _absorb_reads(self, ctx: ChunkContext) -> None:
         """Turn this interval's remembered reads into the reader shadow (several warps: MANY)."""
