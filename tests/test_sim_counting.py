@@ -241,3 +241,26 @@ def test_counter_names_and_addition() -> None:
     b = Counters(flops=5, warp_instructions={"fp32": 1, "int": 2})
     s = a + b
     assert (s.flops, s.barriers, s.warp_instructions) == (7, 1, {"fp32": 4, "int": 2})
+
+
+def test_idle_warps_of_a_partial_last_block_cost_nothing() -> None:
+    """memory.md §3.4 / §1.7: a warp with no active lane issues no request. Two blocks of 128
+    threads, n = 224: block 1 has lanes 96-127 (its 4th warp) all guarded off, so 7 warps load
+    x[i] (7 requests, 4 sectors each) and store s[tx] (7 requests, 1 wavefront each)."""
+    src = """__global__ void k(const float* x, int n) {
+    __shared__ float s[128];
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n)
+        s[threadIdx.x] = x[i];
+}"""
+    c = run_kernel(src, "k", 2, 128, {"x": np.ones(256, np.float32), "n": 224}, H100).counters
+    assert (c.global_load_requests, c.global_load_transactions) == (7, 28)
+    assert (c.shared_store_requests, c.shared_store_wavefronts) == (7, 7)
+
+
+def test_progress_reports_blocks_done() -> None:
+    """The progress callback ends with (total, total) blocks."""
+    calls: list[tuple[int, int]] = []
+    run_kernel("__global__ void k(float* a) { a[threadIdx.x] = 1.0f; }", "k", 3, 32,
+               {"a": np.zeros(32, np.float32)}, H100, progress=lambda d, t: calls.append((d, t)))
+    assert calls[-1] == (3, 3)

@@ -7,6 +7,7 @@ the lane arrays cache-sized; every block of a chunk runs in lockstep, statement 
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -191,13 +192,15 @@ def run_kernel(source: str, kernel: str, grid: object, block: object,
                args: dict[str, object], arch: object, dynamic_shared_bytes: int = 0,
                defines: dict[str, int | float] | None = None, iteration_cap: int = 1_000_000,
                cache: str | None = None, bank_mode: int | None = None,
-               source_name: str = "<source>", raise_on_fault: bool = True) -> SimResult:
+               source_name: str = "<source>", raise_on_fault: bool = True,
+               progress: Callable[[int, int], None] | None = None) -> SimResult:
     """Run `kernel` of CUDA C `source` on NumPy for every thread of the launch and count.
 
     Pointer parameters are bound to the 1-D NumPy arrays in `args` and written in place;
     scalar parameters and `__constant__` arrays are taken from `args` by name. Faults raise
     KernelFault (one line, compute-sanitizer style) unless `raise_on_fault` is False, in which
-    case the run stops at the first fault and returns it in `faults`.
+    case the run stops at the first fault and returns it in `faults`. `progress`, if given,
+    is called as progress(blocks_done, blocks_total) after each chunk of blocks.
     """
     if not isinstance(iteration_cap, int) or iteration_cap < 1:
         raise InputError(f"iteration_cap = {iteration_cap!r} must be a positive int")
@@ -226,6 +229,8 @@ def run_kernel(source: str, kernel: str, grid: object, block: object,
                 _prepare_chunk(ctx, compiled, mems, scalars, offsets, dyn_offset,
                                dynamic_shared_bytes)
                 compiled.body(ctx)
+                if progress is not None:
+                    progress(int(ids[-1]) + 1, nblocks)
         except FaultSignal as sig:
             if raise_on_fault:
                 raise

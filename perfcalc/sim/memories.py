@@ -123,7 +123,7 @@ def _price(ctx: ChunkContext, space: str, lanes: Lanes, base: int, itemsize: int
     """Price one access through the run's Pricer (structured fast path when available)."""
     pricer = ctx.run.pricer
     act0 = None if ctx.mask.arr is None else ctx.mask.arr[: ctx.lanes_per_block]
-    if lanes.i0 is not None:
+    if lanes.i0 is not None and (act0 is None or ctx.mask_block_uniform()):
         return pricer.price_blocks(space, base + lanes.i0 * itemsize,
                                    lanes.shifts * itemsize, size, act0, op)
     safe = lanes.safe
