@@ -133,17 +133,20 @@ def row_counts(flags: np.ndarray) -> np.ndarray:
     return total
 
 
-def row_sums(values: np.ndarray) -> np.ndarray:
-    """Row sums as int64 by pairwise halving (NumPy reduces tiny rows slowly). The dtype of
-    `values` must hold a row's total."""
+def _pairwise(op: np.ufunc, values: np.ndarray) -> np.ndarray:
+    """op-reduce each row by halving (NumPy reduces tiny rows slowly); returns shape (R,)."""
     while values.shape[1] > 1:
         half = values.shape[1] // 2
+        folded = op(values[:, :half], values[:, half:2 * half])
         if values.shape[1] % 2:
-            values = np.concatenate([values[:, :half] + values[:, half:2 * half],
-                                     values[:, 2 * half:]], axis=1)
-        else:
-            values = values[:, :half] + values[:, half:]
-    return values[:, 0].astype(np.int64)
+            folded = np.concatenate([folded, values[:, 2 * half:]], axis=1)
+        values = folded
+    return values[:, 0]
+
+
+def row_sums(values: np.ndarray) -> np.ndarray:
+    """Row sums as int64; the dtype of `values` must hold a row's total."""
+    return _pairwise(np.add, values).astype(np.int64)
 
 
 def full_rows(mask: np.ndarray) -> np.ndarray:
@@ -207,10 +210,8 @@ def distinct_banks(bank: np.ndarray, valid: np.ndarray | None, group_units: int)
     onehot = np.left_shift(np.int64(1), bank.astype(np.int64))
     if valid is not None:
         onehot = np.where(valid, onehot, 0)
-    blocks = onehot.reshape(rows, groups, group_units)
-    seen = blocks[:, :, 0].copy()
-    for j in range(1, group_units):
-        seen |= blocks[:, :, j]
+    seen = _pairwise(np.bitwise_or, onehot.reshape(rows * groups, group_units))
+    seen = seen.reshape(rows, groups)
     if valid is None:
         counts = np.full((rows, groups), group_units)
     else:

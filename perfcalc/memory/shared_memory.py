@@ -163,8 +163,9 @@ def _units(family: str, addr: np.ndarray, size: int, mode: int):
     warps = addr.shape[0]
     unit_bytes = 8 if (family == "cc3" and mode == 8) else 4
     k = max(1, size // unit_bytes)
-    unit = (addr // unit_bytes)[:, :, None] + np.arange(k, dtype=np.int64)
-    unit = unit.reshape(warps, 32 * k)
+    unit = addr >> (3 if unit_bytes == 8 else 2)
+    if k > 1:
+        unit = (unit[:, :, None] + np.arange(k, dtype=np.int64)).reshape(warps, 32 * k)
     # 3.x 4-byte mode: words i and i+32 of one 64-word segment share a 64-bit bank row.
     row_shift = 6 if (family == "cc3" and mode == 4) else 5
     return unit & 31, unit >> row_shift, k
@@ -178,14 +179,15 @@ def _lane_groups(family: str, size: int) -> np.ndarray:
 def _bank_rule(family: str, addr: np.ndarray, mask: np.ndarray | None, size: int, mode: int,
                uniform: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
     bank, row, k = _units(family, addr, size, mode)
-    group = np.repeat(_lane_groups(family, size), k)[None, :]
+    group = np.repeat(_lane_groups(family, size), k)[None, :] if k > 1 else \
+        _lane_groups(family, size)[None, :]
     if uniform is not None and uniform.any():
         # Uniform pairs: 64-bit loads run as one group, 128-bit loads as two (memory.md 3.4);
         # the duplicate lanes add no distinct word, so regrouping all lanes is exact.
         merged = np.repeat(np.arange(32, dtype=np.int64) // (32 if size == 8 else 16), k)
         group = np.where(uniform[:, None], merged[None, :], group)
     group = np.broadcast_to(group, bank.shape)
-    valid = None if mask is None else np.repeat(mask, k, axis=1)
+    valid = mask if (mask is None or k == 1) else np.repeat(mask, k, axis=1)
     group_units = k * (32 // (int(_lane_groups(family, size)[-1]) + 1))
     easy = distinct_banks(bank, valid, group_units)
     if uniform is not None:
