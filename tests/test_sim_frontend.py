@@ -54,6 +54,8 @@ def test_parse_error_quotes_the_line_with_a_caret() -> None:
     ("void host(float* a) { }\n__global__ void k(float* a) { }", "1:6", "host function host"),
     ("#if 1\n#endif\n__global__ void k(float* a) { }", "1:1", "#if"),
     ("__global__ void k(float* a) {\n    static int x;\n}", "2:5", "static"),
+    ("__device__ int counter;\n__global__ void k(float* a) { }", "1:16",
+     "__device__ variable counter"),
     # pycparser places a unary operator at its operand: column 13 is the 'a' of '*a'
     ("__global__ void k(float* a) {\n    a[0] = *a;\n}", "2:13", "*"),
     ("__global__ void k(float* a) {\n    a[0] = sinhf(a[1]);\n}", "2:12", "sinhf()"),

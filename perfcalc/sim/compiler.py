@@ -307,9 +307,12 @@ class KernelCompiler:
             self.constants.append(ConstantDecl(d.name, key, elem, dims[0], init, d.coord.line))
             self.scopes[0][d.name] = MemSym("constant", d.name, key, elem, dims, True)
             return
-        if "static" in storage:
+        if "auto" in storage:
             self._shared_decl(d, file_scope=True)
             return
+        if "static" in storage:
+            raise self.unsupported(f"__device__ variable {d.name}", d,
+                                   "pass the data as a kernel argument")
         raise self.unsupported(f"file-scope variable {d.name}", d,
                                "only __constant__ and __shared__ arrays are simulated")
 
@@ -473,9 +476,11 @@ class KernelCompiler:
 
     def decl(self, d: c_ast.Decl) -> Callable | None:
         storage = d.storage or []
-        if "static" in storage:
+        if "auto" in storage:
             self._shared_decl(d)
             return None
+        if "static" in storage:
+            raise self.unsupported(f"__device__ variable {d.name}", d)
         if "register" in storage:
             raise self.unsupported("__constant__ inside a function", d)
         if "extern" in storage:

@@ -13,10 +13,10 @@ The pre-pass keeps line numbers and, wherever possible, columns:
   macro never re-expanding inside itself), `#undef`, `#ifdef/#ifndef/#else/#endif`, `#include`
   and `#pragma unroll|once` (dropped); any other directive is refused by name;
 * CUDA qualifiers become C storage classes of the *same length* (so columns stay exact):
-  `__global__`->`extern`, `__device__`->`static` (functions), `__shared__`->`static`,
-  `extern __shared__`->`extern static`, `__constant__`->`register`, `__restrict__`->`restrict`.
-  Because a user may not write `static`, `register` or `extern` themselves (refused by name),
-  the storage class identifies the CUDA space unambiguously;
+  `__global__`->`extern`, `__device__`->`static`, `__shared__`->`auto`,
+  `extern __shared__`->`extern auto`, `__constant__`->`register`, `__restrict__`->`restrict`.
+  Because a user may not write `static`, `auto`, `register` or `extern` themselves (refused by
+  name), the storage class identifies the CUDA space unambiguously;
 * a typedef prelude declares the CUDA type names (size_t, float2/3/4, int2/4, ...), followed by
   `#line 1` so pycparser's coordinates are the user's lines.
 Macro expansion shifts columns; a per-line map translates pycparser columns back.
@@ -66,14 +66,14 @@ _REFUSED_WORDS = {
 }
 
 _QUALIFIERS = [
-    (re.compile(r"\bextern(\s+)__shared__"), lambda m: "extern" + m.group(1) + "static    "),
-    (re.compile(r"\b__device__(\s+)__shared__"), lambda m: " " * 10 + m.group(1) + "static    "),
+    (re.compile(r"\bextern(\s+)__shared__"), lambda m: "extern" + m.group(1) + "auto      "),
+    (re.compile(r"\b__device__(\s+)__shared__"), lambda m: " " * 10 + m.group(1) + "auto      "),
     (re.compile(r"\b__device__(\s+)__constant__"), lambda m: " " * 10 + m.group(1) + "register    "),
-    (re.compile(r"\b__shared__(\s+)__device__"), lambda m: "static    " + m.group(1) + " " * 10),
+    (re.compile(r"\b__shared__(\s+)__device__"), lambda m: "auto      " + m.group(1) + " " * 10),
     (re.compile(r"\b__constant__(\s+)__device__"), lambda m: "register    " + m.group(1) + " " * 10),
     (re.compile(r"\b__global__"), lambda m: "extern    "),
     (re.compile(r"\b__device__"), lambda m: "static    "),
-    (re.compile(r"\b__shared__"), lambda m: "static    "),
+    (re.compile(r"\b__shared__"), lambda m: "auto      "),
     (re.compile(r"\b__constant__"), lambda m: "register    "),
     (re.compile(r"\b__restrict__"), lambda m: "restrict    "),
 ]

@@ -52,7 +52,7 @@ def convolve3(a: Arrays, p: Mapping[str, int]) -> dict[str, np.ndarray]:
     """output[i] = (input[i] + input[i+1] + input[i+2]) / 3 for i < N (seed 001)."""
     x = a["input"].astype(np.float64)
     n = p["n"]
-    return {"output": (x[:n] + x[1:n + 1] + x[2:n + 2]) / 3.0}
+    return {"output": (x[:n] + x[1 : n + 1] + x[2 : n + 2]) / 3.0}
 
 
 def transpose(a: Arrays, p: Mapping[str, int]) -> dict[str, np.ndarray]:
@@ -68,7 +68,7 @@ def gather_stride(a: Arrays, p: Mapping[str, int]) -> dict[str, np.ndarray]:
 
 def gather_offset(a: Arrays, p: Mapping[str, int]) -> dict[str, np.ndarray]:
     """out[i] = in[i + offset]."""
-    return {"out": a["in"][p["offset"]: p["offset"] + p["n"]].copy()}
+    return {"out": a["in"][p["offset"] : p["offset"] + p["n"]].copy()}
 
 
 def aos_sum(a: Arrays, p: Mapping[str, int]) -> dict[str, np.ndarray]:
@@ -88,16 +88,27 @@ def float3_x(a: Arrays, p: Mapping[str, int]) -> dict[str, np.ndarray]:
 
 REFERENCES: dict[str, Callable[[Arrays, Mapping[str, int]], dict[str, np.ndarray]]] = {
     f.__name__: f
-    for f in (matmul, block_sums, convolve3, transpose, gather_stride, gather_offset, aos_sum,
-              soa_sum, float3_x)
+    for f in (
+        matmul,
+        block_sums,
+        convolve3,
+        transpose,
+        gather_stride,
+        gather_offset,
+        aos_sum,
+        soa_sum,
+        float3_x,
+    )
 }
 
 
 def reference(name: str) -> Callable[[Arrays, Mapping[str, int]], dict[str, np.ndarray]]:
     """The reference function a catalog entry names."""
     if name not in REFERENCES:
-        raise SpecError(f"kernel catalog names reference {name!r}, which perfcalc/sim/references.py "
-                        f"does not define (known: {', '.join(REFERENCES)})")
+        raise SpecError(
+            f"kernel catalog names reference {name!r}, which perfcalc/sim/references.py "
+            f"does not define (known: {', '.join(REFERENCES)})"
+        )
     return REFERENCES[name]
 
 
@@ -155,8 +166,10 @@ def make_args(spec: KernelSpec, params: Mapping[str, int]) -> dict[str, Any]:
         if arg.is_pointer:
             size = as_int(evaluate(arg.size, params), f"{spec.name} size of {arg.name}")
             if size <= 0:
-                raise InputError(f"kernel {spec.name}: array {arg.name} would have {size} elements "
-                                 f"for {dict(params)}")
+                raise InputError(
+                    f"kernel {spec.name}: array {arg.name} would have {size} elements "
+                    f"for {dict(params)}"
+                )
             args[arg.name] = new_array(numpy_dtype(arg), size, arg.role, rng)
         else:
             args[arg.name] = as_int(evaluate(arg.value, params), f"{spec.name} scalar {arg.name}")
@@ -189,8 +202,10 @@ def check_result(spec: KernelSpec, args: Arrays, expected: Mapping[str, np.ndarr
     for name, want in expected.items():
         got = np.asarray(args[name])
         if got.shape != np.shape(want):
-            raise SpecError(f"reference {spec.reference} returned {np.shape(want)} for {name}, "
-                            f"the kernel's array has {got.shape}")
+            raise SpecError(
+                f"reference {spec.reference} returned {np.shape(want)} for {name}, "
+                f"the kernel's array has {got.shape}"
+            )
         got64 = got.astype(np.float64)
         want64 = np.asarray(want, dtype=np.float64)
         bad = ~np.isfinite(got64)
@@ -202,8 +217,13 @@ def check_result(spec: KernelSpec, args: Arrays, expected: Mapping[str, np.ndarr
             if err[i] > worst_err or not worst_at:
                 worst_err, worst_at = float(err[i]), f"{name}[{i}]"
     if unwritten:
-        return ResultCheck(False, None, spec.tolerance, unwritten,
-                           f"{unwritten} output elements never written or not finite")
+        return ResultCheck(
+            False,
+            None,
+            spec.tolerance,
+            unwritten,
+            f"{unwritten} output elements never written or not finite",
+        )
     return ResultCheck(worst_err <= spec.tolerance, worst_err, spec.tolerance, 0, worst_at)
 
 
@@ -224,8 +244,9 @@ class CatalogRun:
     result_check: ResultCheck
 
 
-def run_catalog_kernel(spec: KernelSpec, params: Mapping[str, int] | None, arch: Any,
-                       **run_options: Any) -> CatalogRun:
+def run_catalog_kernel(
+    spec: KernelSpec, params: Mapping[str, int] | None, arch: Any, **run_options: Any
+) -> CatalogRun:
     """Resolve parameters, build inputs, run the kernel's source and check its outputs.
 
     `run_options` go to `perfcalc.sim.run_kernel` (cache, bank_mode, iteration_cap, ...).
@@ -237,16 +258,28 @@ def run_catalog_kernel(spec: KernelSpec, params: Mapping[str, int] | None, arch:
     args = make_args(spec, params)
     inputs = {a.name: args[a.name].copy() for a in spec.args if a.role in ("in", "inout")}
     defines = {d: params[d] for d in spec.defines}
-    result = run_kernel(spec.source, spec.kernel, grid, block, args, arch,
-                        dynamic_shared_bytes=dyn, defines=defines or None,
-                        source_name=f"kernels.yaml:{spec.name}", **run_options)
+    result = run_kernel(
+        spec.source,
+        spec.kernel,
+        grid,
+        block,
+        args,
+        arch,
+        dynamic_shared_bytes=dyn,
+        defines=defines or None,
+        source_name=f"kernels.yaml:{spec.name}",
+        **run_options,
+    )
     expected = reference(spec.reference)({**args, **inputs}, params)
     outputs = {a.name for a in spec.args if a.role in ("out", "inout")}
     if set(expected) != outputs:
-        raise SpecError(f"reference {spec.reference} returns {sorted(expected)}, kernel {spec.name} "
-                        f"has outputs {sorted(outputs)}")
-    return CatalogRun(spec.name, dict(params), grid, block, dyn, result,
-                      check_result(spec, args, expected))
+        raise SpecError(
+            f"reference {spec.reference} returns {sorted(expected)}, kernel {spec.name} "
+            f"has outputs {sorted(outputs)}"
+        )
+    return CatalogRun(
+        spec.name, dict(params), grid, block, dyn, result, check_result(spec, args, expected)
+    )
 
 
 def parse_array_option(text: str) -> tuple[str, str, int]:
@@ -256,8 +289,9 @@ def parse_array_option(text: str) -> tuple[str, str, int]:
     if not sep or not sep2 or not name.isidentifier():
         raise InputError(f"--array {text!r}: expected NAME=DTYPE:ELEMENTS, e.g. A=float32:1024")
     if dtype not in _SCALAR and dtype not in _VECTOR:
-        raise InputError(f"--array {text!r}: dtype {dtype!r} is not one of "
-                         f"{', '.join((*_SCALAR, *_VECTOR))}")
+        raise InputError(
+            f"--array {text!r}: dtype {dtype!r} is not one of {', '.join((*_SCALAR, *_VECTOR))}"
+        )
     try:
         n = int(count)
     except ValueError:
