@@ -347,6 +347,7 @@ def test_h100_model_carries_over_to_7x_8x(cc):
     (dict(cc="9.0", addresses=[0], size=4, cache="l2"), "always moves 32-byte sectors"),
     (dict(cc="2.0", addresses=[0], size=4, cache="tex"), "is not 'l1'"),
     (dict(cc="9.0", addresses=[-4], size=4), "negative"),
+    (dict(cc="9.0", addresses=[0, 1 << 50], size=4), r"lane 1: .* beyond 2\*\*47 bytes"),
     (dict(cc="9.0", addresses=[0], size=4, op="atomic"), "op 'atomic'"),
 ])
 def test_bad_input(kwargs, needle):
@@ -424,3 +425,11 @@ def test_batch_rejects_bad_shapes_and_names_the_warp():
     addr[2, 5] = 4
     with pytest.raises(InputError, match="warp 2 lane 5"):
         global_access_batch("9.0", addr, 8)
+
+
+def test_empty_batch_costs_nothing():
+    from perfcalc.memory import global_access_batch
+
+    for cc in ("1.0", "1.2", "2.0", "5.0", "9.0"):
+        r = global_access_batch(cc, np.zeros((0, 32), dtype=np.int64), 4, detail=True)
+        assert (r.total_requests, r.total_transactions, r.requests.shape) == (0, 0, (0,))

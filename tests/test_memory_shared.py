@@ -336,3 +336,11 @@ def test_batch_chunks_join_exactly(monkeypatch):
     parts = shared_access_batch("9.0", addr, 8)
     assert np.array_equal(whole.wavefronts, parts.wavefronts)
     assert np.array_equal(whole.uniform_pairs, parts.uniform_pairs)
+
+
+def test_empty_batch_costs_nothing():
+    from perfcalc.memory import shared_access_batch
+
+    for cc in ("1.0", "2.0", "3.5", "9.0"):
+        r = shared_access_batch(cc, np.zeros((0, 32), dtype=np.int64), 8)
+        assert (r.total_wavefronts, r.wavefronts.shape) == (0, (0,))

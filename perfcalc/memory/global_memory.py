@@ -119,7 +119,7 @@ def request_unit(arch: Arch, size: int) -> str:
     if family in ("cc2", "cc3"):
         return {8: "half-warp", 16: "quarter-warp"}.get(size, "warp")
     if family == "cc5":
-        return f"{_T_STAGE_LANES[size]} lanes"
+        return f"{_T_STAGE_LANES[size]}-lane group"
     return "warp"
 
 

@@ -16,7 +16,8 @@ from perfcalc.specs import Arch, get_arch
 WARP = 32
 ACCESS_SIZES = (1, 2, 4, 8, 16)
 OPS = ("load", "store")
-_SIGN = -(1 << 63)
+_TOO_HIGH = 1 << 47  # keys pack 128-byte line numbers into 40 bits (memory/runs.py)
+_HIGH_BITS = -_TOO_HIGH  # bit 47 and up, the sign bit included
 _SIZE_SOURCE = ("a warp-level access moves 1, 2, 4, 8 or 16 bytes per lane "
                 "(CUDA Programming Guide, 'Device Memory Accesses'; memory.md section 0)")
 
@@ -97,10 +98,10 @@ def check_addresses(addr: np.ndarray, mask: np.ndarray | None, size: int, space:
         return
     # One OR-reduction over all lanes finds any sign bit or low bit that should not be set (no
     # temporaries); only when it does are inactive lanes excluded and the culprit located.
-    if not int(np.bitwise_or.reduce(addr, axis=None)) & (_SIGN | (size - 1)):
+    if not int(np.bitwise_or.reduce(addr, axis=None)) & (_HIGH_BITS | (size - 1)):
         return
     checked = addr if mask is None else np.where(mask, addr, 0)
-    bad = (checked < 0) | ((checked & (size - 1)) != 0)
+    bad = (checked < 0) | (checked >= _TOO_HIGH) | ((checked & (size - 1)) != 0)
     if not bad.any():
         return
     warp, lane = (int(i) for i in np.argwhere(bad)[0])
@@ -108,6 +109,9 @@ def check_addresses(addr: np.ndarray, mask: np.ndarray | None, size: int, space:
     value = int(addr[warp, lane])
     if value < 0:
         raise InputError(f"{where}: {space} address {value} is negative; byte addresses start at 0")
+    if value >= _TOO_HIGH:
+        raise InputError(f"{where}: {space} address {value} is beyond 2**47 bytes (128 TiB), "
+                         "the largest address perfcalc prices; give offsets into the buffer")
     raise InputError(f"{where}: {space} address {value} is not a multiple of the {size}-byte "
                      "access size; accesses must be naturally aligned or the hardware faults (CUDA "
                      "Programming Guide, 'Size and Alignment Requirement'; memory.md section 0)")

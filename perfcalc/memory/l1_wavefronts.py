@@ -42,7 +42,7 @@ def data_wavefronts(addr: np.ndarray, mask: np.ndarray | None, size: int,
     group = (rank // 4) * 4 + size_group  # at most 8 tag wavefronts x 4 size groups
     words_per_lane = max(1, size // 4)
     step = np.arange(words_per_lane, dtype=np.int64)
-    words = ((addr >> 2)[:, :, None] + step).reshape(warps, -1)
+    words = ((addr >> 2)[:, :, None] + step).reshape(warps, 32 * words_per_lane)
     group = np.repeat(group, words_per_lane, axis=1)
     valid = None if mask is None else np.repeat(mask, words_per_lane, axis=1)
     passes, _, groups = bank_passes(words & 31, words >> 5, group, valid)

@@ -62,7 +62,7 @@ def transactions_table(results: Sequence[tuple[str, Any]]) -> Table:
     """Per CC and request: the transactions in issue order, in seed 002's notation."""
     rows = []
     for label, r in results:
-        lanes = _UNIT_LANES.get(r.request_unit) or int(r.request_unit.split()[0])
+        lanes = _UNIT_LANES.get(r.request_unit) or int(r.request_unit.split("-")[0])
         pairs = list(zip(r.transaction_requests, r.transactions, strict=True))
         for request, items in groupby(pairs, key=lambda p: p[0]):
             txs = [t for _, t in items]
