@@ -55,7 +55,8 @@ def _active_rows(mask: np.ndarray | None, warps: int, group: int) -> np.ndarray:
     return any_rows(mask.reshape(warps * 32 // group, group)).reshape(warps, 32 // group)
 
 
-def _runs(keys: np.ndarray, mask: np.ndarray | None, group: int):
+def _runs(keys: np.ndarray, mask: np.ndarray | None,
+          group: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Stable sort of each group of `group` lanes by key (records path). Returns (sorted keys
     (R, group), the lane of each sorted entry, run-start flags)."""
     warps = keys.shape[0]
@@ -73,7 +74,8 @@ def _fast_keys(addr: np.ndarray, mask: np.ndarray | None, shift: int, group: int
     return fill_inactive(keys, None if mask is None else mask.reshape(rows, group))
 
 
-def distinct_groups(addr, mask, group, records, shift):
+def distinct_groups(addr: np.ndarray, mask: np.ndarray | None, group: int, records: bool,
+                    shift: int) -> Priced:
     """Transactions = distinct (addr >> shift) per lane group (the 2.x/3.x line/segment rule)."""
     warps = addr.shape[0]
     per_row = 32 // group

@@ -12,7 +12,6 @@ import numpy as np
 SENTINEL = -1
 # Key layout for the bank kernel: group (bits 45+) | bank (bits 40-44) | row (bits 0-39).
 _ROW_BITS = 40
-_ROW_MASK = (1 << _ROW_BITS) - 1
 
 
 def masked(keys: np.ndarray, valid: np.ndarray | None) -> np.ndarray:
@@ -49,17 +48,9 @@ def run_starts(sorted_keys: np.ndarray) -> np.ndarray:
     return starts
 
 
-def distinct_sorted(sorted_keys: np.ndarray) -> np.ndarray:
-    """Number of distinct real keys per sorted row."""
-    if sorted_keys.shape[1] < 2:
-        return (sorted_keys[:, 0] >= 0).astype(np.int64)
-    changes = np.count_nonzero(sorted_keys[:, 1:] != sorted_keys[:, :-1], axis=1)
-    return changes + 1 - (sorted_keys[:, 0] < 0)
-
-
 def distinct(keys: np.ndarray, valid: np.ndarray | None) -> np.ndarray:
     """Number of distinct keys among the valid entries of each row."""
-    return distinct_sorted(sort_rows(masked(keys, valid)))
+    return run_starts(sort_rows(masked(keys, valid))).sum(axis=1)
 
 
 def bank_passes(bank: np.ndarray, row: np.ndarray, group: np.ndarray | int,
@@ -101,11 +92,6 @@ def bank_passes(bank: np.ndarray, row: np.ndarray, group: np.ndarray | int,
     largest[rows_present] = np.maximum.reduceat(per_group, rstarts)
     groups[rows_present] = np.diff(np.r_[rstarts, group_row.size])
     return passes, largest, groups
-
-
-def lane_groups(group_size: int) -> np.ndarray:
-    """Group number of each of the 32 lanes for groups of `group_size` consecutive lanes."""
-    return np.arange(32, dtype=np.int64) // group_size
 
 
 # ---- fast paths for the many-warp pricing (no records, as few full passes as possible) ----
