@@ -28,16 +28,23 @@ import numpy as np
 
 TILE = 16
 # execution.md 2.1, medians on this machine (Numba 0.68.1), used when Numba is not available
-RECORDED_NUMBA = {("naive", 32): 0.23, ("naive", 64): 1.29, ("naive", 128): 7.61,
-                  ("tiled", 32): 1.22, ("tiled", 64): 7.68, ("tiled", 128): 50.84}
+RECORDED_NUMBA = {
+    ("naive", 32): 0.23,
+    ("naive", 64): 1.29,
+    ("naive", 128): 7.61,
+    ("tiled", 32): 1.22,
+    ("tiled", 64): 7.68,
+    ("tiled", 128): 50.84,
+}
 
 
 def thread_indices(width: int) -> tuple[np.ndarray, ...]:
     """Row, column, ty, tx and block of every thread in launch order (block-major, then
     threadIdx.y, then threadIdx.x), int32 like the C kernel's ints."""
     gb = width // TILE
-    by, bx, ty, tx = np.meshgrid(np.arange(gb), np.arange(gb), np.arange(TILE), np.arange(TILE),
-                                 indexing="ij")
+    by, bx, ty, tx = np.meshgrid(
+        np.arange(gb), np.arange(gb), np.arange(TILE), np.arange(TILE), indexing="ij"
+    )
     row = (by * TILE + ty).ravel().astype(np.int32)
     col = (bx * TILE + tx).ravel().astype(np.int32)
     block = (by * gb + bx).ravel().astype(np.int32)
@@ -73,8 +80,9 @@ def bare_tiled(md: np.ndarray, nd: np.ndarray, width: int) -> np.ndarray:
         mds[slot] = np.take(md, row * w + np.int32(m * TILE) + tx)
         nds[slot] = np.take(nd, col + (np.int32(m * TILE) + ty) * w)
         for k in range(TILE):
-            acc += np.take(mds, base + ty * np.int32(TILE) + np.int32(k)) * \
-                np.take(nds, base + np.int32(k * TILE) + tx)
+            acc += np.take(mds, base + ty * np.int32(TILE) + np.int32(k)) * np.take(
+                nds, base + np.int32(k * TILE) + tx
+            )
     out = np.empty(width * width, dtype=np.float32)
     out[row * w + col] = acc
     return out
@@ -106,9 +114,15 @@ def perfcalc_run(variant: str, width: int, cc: str) -> tuple[float, object]:
     pd = np.full(width * width, np.nan, dtype=np.float32)
     arch = get_arch(cc)
     t0 = time.perf_counter()
-    result = run_kernel(spec.source, spec.kernel, (width // TILE, width // TILE), (TILE, TILE),
-                        {"Md": md, "Nd": nd, "Pd": pd, "Width": width}, arch,
-                        defines={"TILE_WIDTH": TILE})
+    result = run_kernel(
+        spec.source,
+        spec.kernel,
+        (width // TILE, width // TILE),
+        (TILE, TILE),
+        {"Md": md, "Nd": nd, "Pd": pd, "Width": width},
+        arch,
+        defines={"TILE_WIDTH": TILE},
+    )
     elapsed = time.perf_counter() - t0
     check(pd, ref)
     return elapsed, result
@@ -124,7 +138,7 @@ def bare_run(variant: str, width: int) -> float:
     return elapsed
 
 
-NUMBA_SCRIPT = '''
+NUMBA_SCRIPT = """
 import sys, time
 import numpy as np
 from numba import cuda, float32
@@ -166,7 +180,7 @@ t1 = time.perf_counter()
 ref = A.reshape(W, W).astype(np.float64) @ B.reshape(W, W)
 assert np.allclose(P.reshape(W, W), ref, rtol=1e-4), "wrong result"
 print(t1 - t0)
-'''
+"""
 
 
 def numba_run(python: str, variant: str, width: int) -> float:
@@ -176,8 +190,14 @@ def numba_run(python: str, variant: str, width: int) -> float:
         script = fh.name
     try:
         env = {**os.environ, "NUMBA_ENABLE_CUDASIM": "1"}
-        out = subprocess.run([python, script, variant, str(width)], env=env, check=True,
-                             capture_output=True, text=True, timeout=900)
+        out = subprocess.run(
+            [python, script, variant, str(width)],
+            env=env,
+            check=True,
+            capture_output=True,
+            text=True,
+            timeout=900,
+        )
         return float(out.stdout.strip().splitlines()[-1])
     finally:
         Path(script).unlink(missing_ok=True)
@@ -189,17 +209,26 @@ def main() -> None:
     ap.add_argument("--numba-widths", default="32,64,128")
     ap.add_argument("--numba-python", default="/tmp/numba-venv/bin/python")
     ap.add_argument("--cc", default="9.0")
-    ap.add_argument("--repeat", type=int, default=3,
-                    help="runs per timing below W = 1024 (the median is shown); W = 1024 runs once")
+    ap.add_argument(
+        "--repeat",
+        type=int,
+        default=3,
+        help="runs per timing below W = 1024 (the median is shown); W = 1024 runs once",
+    )
     opts = ap.parse_args()
     widths = [int(w) for w in opts.widths.split(",")]
     nwidths = [int(w) for w in opts.numba_widths.split(",")] if opts.numba_widths else []
 
-    print(f"machine: {platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}, "
-          f"NumPy {np.__version__}; execution core at CC {opts.cc}, full counting; median of "
-          f"{opts.repeat} runs below W = 1024")
-    print("\n| W | kernel | perfcalc (s) | bare NumPy (s) | perfcalc / bare | "
-          "global load sectors | shared wavefronts |")
+    print(
+        f"machine: {platform.machine()}, {os.cpu_count()} CPUs, "
+        f"Python {platform.python_version()}, NumPy {np.__version__}; "
+        f"execution core at CC {opts.cc}, full counting; median of "
+        f"{opts.repeat} runs below W = 1024"
+    )
+    print(
+        "\n| W | kernel | perfcalc (s) | bare NumPy (s) | perfcalc / bare | "
+        "global load sectors | shared wavefronts |"
+    )
     print("|---:|---|---:|---:|---:|---:|---:|")
     totals: dict[int, float] = {}
     perf_times: dict[tuple[str, int], float] = {}
@@ -212,25 +241,36 @@ def main() -> None:
             perf_times[(variant, width)] = t_sim
             totals[width] = totals.get(width, 0.0) + t_sim
             c = result.counters
-            print(f"| {width} | {variant} | {t_sim:.3f} | {t_bare:.3f} | {t_sim / t_bare:.2f} | "
-                  f"{c.global_load_transactions} | {c.shared_load_wavefronts} |", flush=True)
+            print(
+                f"| {width} | {variant} | {t_sim:.3f} | {t_bare:.3f} | {t_sim / t_bare:.2f} | "
+                f"{c.global_load_transactions} | {c.shared_load_wavefronts} |",
+                flush=True,
+            )
     for width, total in totals.items():
         print(f"\nW = {width}: naive + tiled with counting = {total:.2f} s")
 
     have_numba = Path(opts.numba_python).exists()
     source = "measured now" if have_numba else "execution.md 2.1 recorded medians (Numba not found)"
-    print(f"\n| W | kernel | Numba CUDA simulator (s, {source}) | perfcalc (s) | Numba / perfcalc |")
+    print(
+        f"\n| W | kernel | Numba CUDA simulator (s, {source}) | perfcalc (s) | Numba / perfcalc |"
+    )
     print("|---:|---|---:|---:|---:|")
     for width in nwidths:
         for variant in ("naive", "tiled"):
-            t_numba = numba_run(opts.numba_python, variant, width) if have_numba \
+            t_numba = (
+                numba_run(opts.numba_python, variant, width)
+                if have_numba
                 else RECORDED_NUMBA[(variant, width)]
+            )
             t_sim = perf_times.get((variant, width))
             if t_sim is None:
-                t_sim = statistics.median(perfcalc_run(variant, width, opts.cc)[0]
-                                          for _ in range(max(1, opts.repeat)))
-            print(f"| {width} | {variant} | {t_numba:.2f} | {t_sim:.4f} | {t_numba / t_sim:.0f}x |",
-                  flush=True)
+                t_sim = statistics.median(
+                    perfcalc_run(variant, width, opts.cc)[0] for _ in range(max(1, opts.repeat))
+                )
+            print(
+                f"| {width} | {variant} | {t_numba:.2f} | {t_sim:.4f} | {t_numba / t_sim:.0f}x |",
+                flush=True,
+            )
 
 
 if __name__ == "__main__":

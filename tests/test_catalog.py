@@ -23,11 +23,18 @@ from perfcalc.specs.kernels import (
 SEEDS = Path("/work/shared/seeds")
 ROOT = Path(__file__).resolve().parents[1]
 ISSUE_KERNELS = {  # issue #4 item 5: names and parameter names exactly as given
-    "matmul_naive": {"Width", "TILE_WIDTH"}, "matmul_tiled": {"Width", "TILE_WIDTH"},
-    "reduce_interleaved": {"n", "block"}, "reduce_sequential": {"n", "block"},
-    "convolve": {"n"}, "transpose_naive": {"n"}, "transpose_shared": {"n"},
-    "transpose_padded": {"n"}, "copy_stride": {"n", "stride", "block"},
-    "copy_offset": {"n", "offset", "block"}, "aos_struct": {"n"}, "soa_struct": {"n"},
+    "matmul_naive": {"Width", "TILE_WIDTH"},
+    "matmul_tiled": {"Width", "TILE_WIDTH"},
+    "reduce_interleaved": {"n", "block"},
+    "reduce_sequential": {"n", "block"},
+    "convolve": {"n"},
+    "transpose_naive": {"n"},
+    "transpose_shared": {"n"},
+    "transpose_padded": {"n"},
+    "copy_stride": {"n", "stride", "block"},
+    "copy_offset": {"n", "offset", "block"},
+    "aos_struct": {"n"},
+    "soa_struct": {"n"},
     "aos_float3": {"n"},
 }
 
@@ -78,8 +85,10 @@ def test_reduction_loops_are_seed_003s():
     """The interleaved loop is seed 003's verbatim; the sequential one is its corrected form."""
     seed = (SEEDS / "003_b272894a175a5c2d.txt").read_text()
     assert "for (unsigned int stride = 1; stride < blockDim.x; stride *= 2)" in seed
-    assert "for (unsigned int stride = 1; stride < blockDim.x; stride *= 2)" in \
-        get_kernel("reduce_interleaved").source
+    assert (
+        "for (unsigned int stride = 1; stride < blockDim.x; stride *= 2)"
+        in get_kernel("reduce_interleaved").source
+    )
     assert "if (t % (2*stride) == 0)" in get_kernel("reduce_interleaved").source
     assert "stride > 1; stride >> 1)" in seed  # the seed's endless loop
     fixed = get_kernel("reduce_sequential").source
@@ -90,16 +99,23 @@ def test_reduction_loops_are_seed_003s():
 def test_convolve_keeps_seed_001s_body():
     """Seed 001's convolve statements are all still there (bounds guards added around them)."""
     src = get_kernel("convolve").source
-    for text in ("#define THREADS_PER_BLK 128", "__shared__ float support[THREADS_PER_BLK+2];",
-                 "support[threadIdx.x] = input[index];", "result += support[threadIdx.x + i];",
-                 "output[index] = result / 3.f;", "= input[index+THREADS_PER_BLK];"):
+    for text in (
+        "#define THREADS_PER_BLK 128",
+        "__shared__ float support[THREADS_PER_BLK+2];",
+        "support[threadIdx.x] = input[index];",
+        "result += support[threadIdx.x + i];",
+        "output[index] = result / 3.f;",
+        "= input[index+THREADS_PER_BLK];",
+    ):
         assert text in src
 
 
 def test_seed_000_launch_geometry():
     """Seed 000: 'A 1024 * 1024 Pd gives 64 * 64 = 4096 Thread Blocks' of 16 x 16 threads."""
     spec = get_kernel("matmul_tiled")
-    grid, block, dyn = launch_geometry(spec, resolve_params(spec, {"Width": 1024, "TILE_WIDTH": 16}))
+    grid, block, dyn = launch_geometry(
+        spec, resolve_params(spec, {"Width": 1024, "TILE_WIDTH": 16})
+    )
     assert grid == (64, 64) and block == (16, 16) and dyn == 0
 
 
@@ -108,7 +124,11 @@ def test_geometry_of_the_other_kernels():
     convolve ceil(n/128) blocks of THREADS_PER_BLK = 128 (seed 001); transposes (n/32)^2 blocks
     of 32 x 32."""
     red = get_kernel("reduce_sequential")
-    assert launch_geometry(red, resolve_params(red, {"n": 1000, "block": 128})) == ((8,), (128,), 512)
+    assert launch_geometry(red, resolve_params(red, {"n": 1000, "block": 128})) == (
+        (8,),
+        (128,),
+        512,
+    )
     conv = get_kernel("convolve")
     assert launch_geometry(conv, resolve_params(conv, {"n": 1000})) == ((8,), (128,), 0)
     tr = get_kernel("transpose_padded")
@@ -119,8 +139,11 @@ def test_model_sites_find_their_lines():
     """Each site's 'at' text locates the access's line: naive matmul loads on line 10 of the
     seed kernel, the store on line 11."""
     sites = get_kernel("matmul_naive").model.sites
-    assert [(s.array, s.op, s.line) for s in sites] == [("Md", "load", 10), ("Nd", "load", 10),
-                                                       ("Pd", "store", 11)]
+    assert [(s.array, s.op, s.line) for s in sites] == [
+        ("Md", "load", 10),
+        ("Nd", "load", 10),
+        ("Pd", "store", 11),
+    ]
     src_lines = get_kernel("matmul_naive").source.splitlines()
     assert "Md[Row*Width+k]" in src_lines[9]
 
@@ -129,8 +152,11 @@ def test_unknown_parameter_and_failed_requirement_are_input_errors():
     spec = get_kernel("matmul_tiled")
     with pytest.raises(InputError, match="has no parameter 'width'.*Width, TILE_WIDTH"):
         resolve_params(spec, {"width": 64})
-    with pytest.raises(InputError, match=r"Width=100, TILE_WIDTH=16: Width must be a multiple of "
-                                         r"TILE_WIDTH.*requires 'Width % TILE_WIDTH == 0'"):
+    with pytest.raises(
+        InputError,
+        match=r"Width=100, TILE_WIDTH=16: Width must be a multiple of "
+        r"TILE_WIDTH.*requires 'Width % TILE_WIDTH == 0'",
+    ):
         resolve_params(spec, {"Width": 100})
     with pytest.raises(InputError, match="must be an integer"):
         resolve_params(spec, {"Width": 64.5})
@@ -158,15 +184,20 @@ def test_user_catalog_file_gets_the_same_validation(tmp_path):
     cases = [
         (lambda k: k.update(colour="red"), "unknown key 'colour'"),
         (lambda k: k.pop("reference"), "missing key 'reference'"),
-        (lambda k: k["model"]["sites"][0].update(at="in[i - offset]"), "does not occur in the source"),
+        (
+            lambda k: k["model"]["sites"][0].update(at="in[i - offset]"),
+            "does not occur in the source",
+        ),
         (lambda k: k["model"].update(flops="n +"), "cannot parse expression"),
         (lambda k: k["model"].update(flops="m * 2"), "unknown name 'm'"),
         (lambda k: k["model"]["sites"][0].update(array="inp"), "is not a pointer argument"),
         (lambda k: k["args"][0].update(dtype="half"), "dtype must be one of"),
         (lambda k: k["launch"].update(grid=[]), "list of 1 to 3 expressions"),
         (lambda k: k.update(kernel="copy"), "no '__global__ void copy('"),
-        (lambda k: k["model"]["sites"][0]["classes"][0].update(index="__import__('os')"),
-         "only calls of"),
+        (
+            lambda k: k["model"]["sites"][0]["classes"][0].update(index="__import__('os')"),
+            "only calls of",
+        ),
     ]
     for mutate, message in cases:
         with pytest.raises(SpecError, match=re.escape(message)):
@@ -192,18 +223,31 @@ def test_references_on_small_hand_examples():
     two = {"Md": np.array([1, 2, 3, 4], np.float32), "Nd": np.array([5, 6, 7, 8], np.float32)}
     np.testing.assert_array_equal(references.matmul(two, {"Width": 2})["Pd"], [19, 22, 43, 50])
     np.testing.assert_array_equal(
-        references.block_sums({"in": np.arange(1, 6, dtype=np.float32)}, {"n": 5, "block": 2})["out"],
-        [3, 7, 5])
+        references.block_sums({"in": np.arange(1, 6, dtype=np.float32)}, {"n": 5, "block": 2})[
+            "out"
+        ],
+        [3, 7, 5],
+    )
     np.testing.assert_allclose(
-        references.convolve3({"input": np.array([3, 6, 9, 12], np.float32)}, {"n": 2})["output"], [6, 9])
+        references.convolve3({"input": np.array([3, 6, 9, 12], np.float32)}, {"n": 2})["output"],
+        [6, 9],
+    )
     np.testing.assert_array_equal(
-        references.transpose({"idata": np.arange(4, dtype=np.float32)}, {"n": 2})["odata"], [0, 2, 1, 3])
+        references.transpose({"idata": np.arange(4, dtype=np.float32)}, {"n": 2})["odata"],
+        [0, 2, 1, 3],
+    )
     np.testing.assert_array_equal(
-        references.gather_stride({"in": np.arange(6, dtype=np.float32)}, {"n": 3, "stride": 2})["out"],
-        [0, 2, 4])
+        references.gather_stride({"in": np.arange(6, dtype=np.float32)}, {"n": 3, "stride": 2})[
+            "out"
+        ],
+        [0, 2, 4],
+    )
     np.testing.assert_array_equal(
-        references.gather_offset({"in": np.arange(6, dtype=np.float32)}, {"n": 3, "offset": 2})["out"],
-        [2, 3, 4])
+        references.gather_offset({"in": np.arange(6, dtype=np.float32)}, {"n": 3, "offset": 2})[
+            "out"
+        ],
+        [2, 3, 4],
+    )
 
 
 def test_result_check_flags_unwritten_and_wrong_elements():

@@ -20,8 +20,7 @@ SIZES = [
     ("matmul_tiled", {"Width": 32, "TILE_WIDTH": 16}, {"Width": 128, "TILE_WIDTH": 16}),
     ("reduce_interleaved", {"n": 1000, "block": 128}, {"n": 5000, "block": 256}),
     ("reduce_sequential", {"n": 1000, "block": 128}, {"n": 5000, "block": 256}),
-    # sizes whose last block has no idle warp: see CORE_BUG_INACTIVE_WARPS
-    ("convolve", {"n": 1023}, {"n": 5118}),
+    ("convolve", {"n": 1023}, {"n": 5000}),
     ("transpose_naive", {"n": 64}, {"n": 256}),
     ("transpose_shared", {"n": 64}, {"n": 256}),
     ("transpose_padded", {"n": 64}, {"n": 256}),
@@ -33,10 +32,15 @@ SIZES = [
 ]
 # other shapes the model's classes must also get right (tile edges 8 and 32, widths that are
 # multiples of 16 only, a stride past 32 words, a partial last block)
-EXTRA = [("matmul_naive", {"Width": 64, "TILE_WIDTH": 8}), ("matmul_tiled", {"Width": 64, "TILE_WIDTH": 8}),
-         ("matmul_naive", {"Width": 48, "TILE_WIDTH": 16}), ("matmul_tiled", {"Width": 16, "TILE_WIDTH": 16}),
-         ("matmul_tiled", {"Width": 64, "TILE_WIDTH": 32}), ("copy_stride", {"n": 1000, "stride": 33}),
-         ("copy_offset", {"n": 777, "offset": 31, "block": 64})]
+EXTRA = [
+    ("matmul_naive", {"Width": 64, "TILE_WIDTH": 8}),
+    ("matmul_tiled", {"Width": 64, "TILE_WIDTH": 8}),
+    ("matmul_naive", {"Width": 48, "TILE_WIDTH": 16}),
+    ("matmul_tiled", {"Width": 16, "TILE_WIDTH": 16}),
+    ("matmul_tiled", {"Width": 64, "TILE_WIDTH": 32}),
+    ("copy_stride", {"n": 1000, "stride": 33}),
+    ("copy_offset", {"n": 777, "offset": 31, "block": 64}),
+]
 CASES = [(k, s) for k, small, medium in SIZES for s in (small, medium)]
 
 
@@ -70,26 +74,39 @@ def closed_form_90(kernel, q):
     z = dict.fromkeys(PREDICTED_NAMES, 0)
     if kernel in ("matmul_naive", "matmul_tiled"):
         w = q["Width"]
-        z.update(global_store_requests=w * w // 32, global_store_transactions=w * w // 8,
-                 flops=2 * w**3)
+        z.update(
+            global_store_requests=w * w // 32, global_store_transactions=w * w // 8, flops=2 * w**3
+        )
         if kernel == "matmul_naive":
             z.update(global_load_requests=2 * w**3 // 32, global_load_transactions=w**3 // 8)
         else:
-            z.update(global_load_requests=w**3 // 256, global_load_transactions=w**3 // 64,
-                     shared_store_requests=w**3 // 256, shared_store_wavefronts=w**3 // 256,
-                     shared_load_requests=w**3 // 16, shared_load_wavefronts=w**3 // 16,
-                     barriers=w**3 // 2048)
+            z.update(
+                global_load_requests=w**3 // 256,
+                global_load_transactions=w**3 // 64,
+                shared_store_requests=w**3 // 256,
+                shared_store_wavefronts=w**3 // 256,
+                shared_load_requests=w**3 // 16,
+                shared_load_wavefronts=w**3 // 16,
+                barriers=w**3 // 2048,
+            )
     elif kernel.startswith("reduce_"):
         n, b = q["n"], q["block"]
         g = cdiv(n, b)
         ws = g * (b // 32 + 4) if kernel == "reduce_sequential" else g * (6 * b // 32 - 1)
         req, sec = warps_of(n, 4, 4)
-        z.update(global_load_requests=req, global_load_transactions=sec,
-                 global_store_requests=g, global_store_transactions=g,
-                 shared_load_requests=2 * ws + g, shared_load_wavefronts=2 * ws + g,
-                 shared_store_requests=g * b // 32 + ws, shared_store_wavefronts=g * b // 32 + ws,
-                 flops=g * (b - 1), barriers=g * (b.bit_length() - 1),
-                 divergent_branches=6 * g if kernel == "reduce_sequential" else 6 * g * b // 32)
+        z.update(
+            global_load_requests=req,
+            global_load_transactions=sec,
+            global_store_requests=g,
+            global_store_transactions=g,
+            shared_load_requests=2 * ws + g,
+            shared_load_wavefronts=2 * ws + g,
+            shared_store_requests=g * b // 32 + ws,
+            shared_store_wavefronts=g * b // 32 + ws,
+            flops=g * (b - 1),
+            barriers=g * (b.bit_length() - 1),
+            divergent_branches=6 * g if kernel == "reduce_sequential" else 6 * g * b // 32,
+        )
     elif kernel == "convolve":
         n = q["n"]
         g = cdiv(n, 128)
@@ -97,12 +114,19 @@ def closed_form_90(kernel, q):
         halo = n // 128 + (1 if (n + 1) % 128 == 0 else 0)
         req, sec = warps_of(window, 4, 4)
         out_req, out_sec = warps_of(n, 4, 4)
-        z.update(global_load_requests=req + halo, global_load_transactions=sec + halo,
-                 shared_store_requests=req + halo, shared_store_wavefronts=req + halo,
-                 shared_load_requests=3 * out_req, shared_load_wavefronts=3 * out_req,
-                 global_store_requests=out_req, global_store_transactions=out_sec,
-                 flops=3 * n, barriers=g,
-                 divergent_branches=(window % 32 > 0) + halo + (n % 32 > 0))
+        z.update(
+            global_load_requests=req + halo,
+            global_load_transactions=sec + halo,
+            shared_store_requests=req + halo,
+            shared_store_wavefronts=req + halo,
+            shared_load_requests=3 * out_req,
+            shared_load_wavefronts=3 * out_req,
+            global_store_requests=out_req,
+            global_store_transactions=out_sec,
+            flops=3 * n,
+            barriers=g,
+            divergent_branches=(window % 32 > 0) + halo + (n % 32 > 0),
+        )
     elif kernel.startswith("transpose_"):
         w = q["n"] ** 2 // 32
         z.update(global_load_requests=w, global_load_transactions=4 * w, global_store_requests=w)
@@ -110,23 +134,33 @@ def closed_form_90(kernel, q):
             z.update(global_store_transactions=32 * w)
         else:
             col = 32 if kernel == "transpose_shared" else 1
-            z.update(global_store_transactions=4 * w, shared_store_requests=w,
-                     shared_store_wavefronts=w, shared_load_requests=w,
-                     shared_load_wavefronts=col * w, bank_conflicts=(col - 1) * w,
-                     barriers=q["n"] ** 2 // 1024)
+            z.update(
+                global_store_transactions=4 * w,
+                shared_store_requests=w,
+                shared_store_wavefronts=w,
+                shared_load_requests=w,
+                shared_load_wavefronts=col * w,
+                bank_conflicts=(col - 1) * w,
+                barriers=q["n"] ** 2 // 1024,
+            )
     else:
         n = q["n"]
-        loads = {"copy_stride": [(4 * q.get("stride", 1), 4)],
-                 "copy_offset": [(4, 4)],
-                 "aos_struct": [(16, 4), (16, 8)], "soa_struct": [(4, 4), (8, 8)],
-                 "aos_float3": [(12, 4)]}[kernel]
+        loads = {
+            "copy_stride": [(4 * q.get("stride", 1), 4)],
+            "copy_offset": [(4, 4)],
+            "aos_struct": [(16, 4), (16, 8)],
+            "soa_struct": [(4, 4), (8, 8)],
+            "aos_float3": [(12, 4)],
+        }[kernel]
         store = (8, 8) if kernel in ("aos_struct", "soa_struct") else (4, 4)
         for stride, size in loads:
             req, sec = warps_of(n, stride, size)
             if kernel == "copy_offset":  # a run shifted by `offset` words: one more sector
                 full, rest = divmod(n, 32)  # per warp unless the shift is whole sectors
                 shift = 4 * (q["offset"] % 8)
-                sec = full * ((128 + shift + 31) // 32) + ((4 * rest + shift + 31) // 32 if rest else 0)
+                sec = full * ((128 + shift + 31) // 32) + (
+                    (4 * rest + shift + 31) // 32 if rest else 0
+                )
             z["global_load_requests"] += req
             z["global_load_transactions"] += sec
         z["global_store_requests"], z["global_store_transactions"] = warps_of(n, *store)
@@ -151,8 +185,11 @@ def test_sizes_cover_the_catalog():
     assert {k for k, _, _ in SIZES} == set(catalog())
 
 
-@pytest.mark.parametrize("kernel,params", CASES, ids=lambda v: v if isinstance(v, str) else
-                         ",".join(f"{k}={x}" for k, x in v.items()))
+@pytest.mark.parametrize(
+    "kernel,params",
+    CASES,
+    ids=lambda v: v if isinstance(v, str) else ",".join(f"{k}={x}" for k, x in v.items()),
+)
 def test_result_check_and_cc90_closed_form(kernel, params):
     done = run(kernel, "9.0", tuple(params.items()))
     assert done.result_check.passed, done.result_check
@@ -162,8 +199,11 @@ def test_result_check_and_cc90_closed_form(kernel, params):
 
 
 @pytest.mark.parametrize("cc", ["1.0", "2.0", "9.0"])
-@pytest.mark.parametrize("kernel,params", CASES + EXTRA, ids=lambda v: v if isinstance(v, str) else
-                         ",".join(f"{k}={x}" for k, x in v.items()))
+@pytest.mark.parametrize(
+    "kernel,params",
+    CASES + EXTRA,
+    ids=lambda v: v if isinstance(v, str) else ",".join(f"{k}={x}" for k, x in v.items()),
+)
 def test_prediction_equals_simulation(kernel, params, cc):
     """DESIGN.md: predictions are computed without running the grid, then compared with the
     execution core's counts; both price warps through memory/ for the CC."""
@@ -230,8 +270,9 @@ def test_transpose_bank_conflicts_on_h100_rules():
     assert padded.shared_load_wavefronts == warps and padded.bank_conflicts == 0
 
 
-@pytest.mark.parametrize("cc,mode", [("2.0", {"cache": "l2"}), ("3.5", {"cache": "l1"}),
-                                     ("3.5", {"bank_mode": 8})])
+@pytest.mark.parametrize(
+    "cc,mode", [("2.0", {"cache": "l2"}), ("3.5", {"cache": "l1"}), ("3.5", {"bank_mode": 8})]
+)
 def test_prediction_equals_simulation_in_other_cache_and_bank_modes(cc, mode):
     """memory.md 1.3/1.4 (L1 vs L2-only caching on 2.x/3.x) and 3.3 (Kepler's 8-byte banks):
     the model passes the same mode to memory/ as the core. In 8-byte mode the padded transpose's
@@ -252,15 +293,25 @@ def _random_cases(count=40, seed=20261121):
     rng = np.random.default_rng(seed)
     ccs = known_ccs()
     makers = {
-        "copy_stride": lambda: {"n": int(rng.integers(1, 700)), "stride": int(rng.integers(1, 40)),
-                                "block": 32 * int(rng.integers(1, 9))},
-        "copy_offset": lambda: {"n": int(rng.integers(1, 700)), "offset": int(rng.integers(0, 70)),
-                                "block": 32 * int(rng.integers(1, 9))},
+        "copy_stride": lambda: {
+            "n": int(rng.integers(1, 700)),
+            "stride": int(rng.integers(1, 40)),
+            "block": 32 * int(rng.integers(1, 9)),
+        },
+        "copy_offset": lambda: {
+            "n": int(rng.integers(1, 700)),
+            "offset": int(rng.integers(0, 70)),
+            "block": 32 * int(rng.integers(1, 9)),
+        },
         "convolve": lambda: {"n": int(rng.integers(1, 1100))},
-        "reduce_interleaved": lambda: {"n": int(rng.integers(1, 2000)),
-                                       "block": 2 ** int(rng.integers(5, 10))},
-        "reduce_sequential": lambda: {"n": int(rng.integers(1, 2000)),
-                                      "block": 2 ** int(rng.integers(5, 10))},
+        "reduce_interleaved": lambda: {
+            "n": int(rng.integers(1, 2000)),
+            "block": 2 ** int(rng.integers(5, 10)),
+        },
+        "reduce_sequential": lambda: {
+            "n": int(rng.integers(1, 2000)),
+            "block": 2 ** int(rng.integers(5, 10)),
+        },
         "aos_struct": lambda: {"n": int(rng.integers(1, 700))},
         "soa_struct": lambda: {"n": int(rng.integers(1, 700))},
         "aos_float3": lambda: {"n": int(rng.integers(1, 700))},
@@ -269,45 +320,28 @@ def _random_cases(count=40, seed=20261121):
     cases = []
     for _ in range(count):
         kernel = names[int(rng.integers(len(names)))]
-        params, cc = makers[kernel](), ccs[int(rng.integers(len(ccs)))]
-        marks = [CORE_BUG_IDLE_WARPS_RANDOM] if kernel == "convolve" and _idle_warps(params["n"]) \
-            else []
-        cases.append(pytest.param(kernel, params, cc, marks=marks))
+        cases.append((kernel, makers[kernel](), ccs[int(rng.integers(len(ccs)))]))
     return cases
 
 
-def _idle_warps(n):
-    """Whether convolve's last block (of several) has warps with no live lane at its guards."""
-    grid = cdiv(n, 128)
-    return grid > 1 and (cdiv(min(n + 2, 128 * grid), 32) < 4 * grid or cdiv(n, 32) < 4 * grid)
-
-
-CORE_BUG_INACTIVE_WARPS = pytest.mark.xfail(
-    strict=True,
-    reason="execution core bills shared wavefronts for warps with no active lane in the last "
-           "block of a multi-block launch (requests are right); see "
-           "test_shared_access_of_idle_warps_costs_nothing")
-
-
-# not strict: whether the core's per-chunk pricing shows the bug depends on the block count
-CORE_BUG_IDLE_WARPS_RANDOM = pytest.mark.xfail(strict=False, reason=CORE_BUG_INACTIVE_WARPS.kwargs[
-    "reason"])
-
-
-@CORE_BUG_INACTIVE_WARPS
 def test_shared_access_of_idle_warps_costs_nothing():
     """memory.md 3.4: 'Inactive lanes are ignored'; a warp with no active lane issues no request
-    and so no wavefront. Two blocks of 128 threads, n = 224: 7 warps store, the 8th (threads
-    224-255) has no live lane, so 7 requests and 7 conflict-free wavefronts."""
+    and so no wavefront (a regression check: the core once billed such warps in the last block
+    of a multi-block launch; the random test below found it). Two blocks of 128 threads,
+    n = 224: 7 warps store, the 8th (threads 224-255) has no live lane, so 7 requests and 7
+    conflict-free wavefronts."""
     import numpy as np
 
     from perfcalc.sim import run_kernel
 
-    src = ("__global__ void k(float* x, int n)\n{\n    __shared__ float s[128];\n"
-           "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n    if (i < n)\n"
-           "        s[threadIdx.x] = x[i];\n}\n")
-    c = run_kernel(src, "k", 2, 128, {"x": np.ones(256, np.float32), "n": 224},
-                   get_arch("9.0")).counters
+    src = (
+        "__global__ void k(float* x, int n)\n{\n    __shared__ float s[128];\n"
+        "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n    if (i < n)\n"
+        "        s[threadIdx.x] = x[i];\n}\n"
+    )
+    c = run_kernel(
+        src, "k", 2, 128, {"x": np.ones(256, np.float32), "n": 224}, get_arch("9.0")
+    ).counters
     assert (c.shared_store_requests, c.shared_store_wavefronts) == (7, 7)
 
 
@@ -316,7 +350,10 @@ def test_prediction_equals_simulation_for_random_parameters(kernel, params, cc):
     """Random (seeded) parameters and CCs: the warp classes hold for every valid launch."""
     spec = get_kernel(kernel)
     arch = get_arch(cc)
-    if math.prod(launch_geometry(spec, resolve_params(spec, params))[1]) > arch.max_threads_per_block:
+    if (
+        math.prod(launch_geometry(spec, resolve_params(spec, params))[1])
+        > arch.max_threads_per_block
+    ):
         pytest.skip(f"block larger than CC {cc} launches (max_threads_per_block)")
     done = run_catalog_kernel(spec, params, arch)
     assert done.result_check.passed

@@ -5,7 +5,6 @@ import io
 import json
 import subprocess
 import sys
-import time
 
 import pytest
 from typer.testing import CliRunner
@@ -55,8 +54,11 @@ def test_run_json_has_the_issue_fields():
     occ = doc["occupancy"]
     assert occ["registers_per_thread"] == 32 and 0 < occ["occupancy"] <= 1
     lines = {s["line"]: s for s in doc["per_site"]}
-    assert lines[10]["counters"]["global_load_requests"] == 16384 == lines[10]["predicted"][
-        "global_load_requests"]
+    assert (
+        lines[10]["counters"]["global_load_requests"]
+        == 16384
+        == lines[10]["predicted"]["global_load_requests"]
+    )
 
 
 @pytest.mark.parametrize("cc", ["1.0", "2.0"])
@@ -74,8 +76,11 @@ def test_run_table_shows_match_column_and_sites():
     assert "prediction                      matches the run" in out
     assert "Counters (whole launch)" in out and "Memory counters per source line" in out
     # the 32-way column read of seed 003's 32x32 tile: 32 wavefronts for each of 128 warps
-    row = next(line for line in out.splitlines()
-               if "tile[threadIdx.x][threadIdx.y]" in line and "shared_load_wavefronts" in line)
+    row = next(
+        line
+        for line in out.splitlines()
+        if "tile[threadIdx.x][threadIdx.y]" in line and "shared_load_wavefronts" in line
+    )
     assert row.split()[-3:] == ["4096", "4096", "yes"]
 
 
@@ -100,8 +105,25 @@ def test_run_user_source_with_arrays(tmp_path):
     one float multiply per live thread = 1000 flops; the one partial warp diverges at i < n."""
     src = tmp_path / "scale.cu"
     src.write_text(SCALE)
-    result = invoke("run", "--source", src, "--kernel", "scale", "--grid", "4", "--block", "256",
-                    "--array", "x=float32:1000", "-p", "a=2.5", "-p", "n=1000", "-f", "json")
+    result = invoke(
+        "run",
+        "--source",
+        src,
+        "--kernel",
+        "scale",
+        "--grid",
+        "4",
+        "--block",
+        "256",
+        "--array",
+        "x=float32:1000",
+        "-p",
+        "a=2.5",
+        "-p",
+        "n=1000",
+        "-f",
+        "json",
+    )
     assert result.exit_code == 0, result.output
     doc = json.loads(result.stdout)
     c = doc["counters"]
@@ -117,8 +139,23 @@ def test_kernel_fault_is_one_line_exit_2(tmp_path):
     4 x 256 threads): the first bad index is x[1000], thread 232 of block 3, line 4."""
     src = tmp_path / "oob.cu"
     src.write_text(SCALE.replace("    if (i < n)\n", ""))
-    result = invoke("run", "--source", src, "--kernel", "scale", "--grid", "4", "--block", "256",
-                    "--array", "x=float32:1000", "-p", "a=2.0", "-p", "n=1000")
+    result = invoke(
+        "run",
+        "--source",
+        src,
+        "--kernel",
+        "scale",
+        "--grid",
+        "4",
+        "--block",
+        "256",
+        "--array",
+        "x=float32:1000",
+        "-p",
+        "a=2.0",
+        "-p",
+        "n=1000",
+    )
     one_line_error(result, "x[1000]", f"{src}:4", "(232,0,0)", "block (3,0,0)")
 
 
@@ -130,46 +167,91 @@ def test_endless_loop_of_seed_003_is_caught(tmp_path):
         "    unsigned int t = threadIdx.x;\n"
         "    for (unsigned int stride = blockDim.x; stride > 1; stride >> 1)\n    {\n"
         "        __syncthreads();\n        if (t < stride)\n"
-        "            partialSum[t] += partialSum[t+stride];\n    }\n}\n")
-    result = invoke("run", "--source", src, "--kernel", "reduce", "--grid", "1", "--block", "32",
-                    "--array", "partialSum=float32:64", "--iteration-cap", "50")
+        "            partialSum[t] += partialSum[t+stride];\n    }\n}\n"
+    )
+    result = invoke(
+        "run",
+        "--source",
+        src,
+        "--kernel",
+        "reduce",
+        "--grid",
+        "1",
+        "--block",
+        "32",
+        "--array",
+        "partialSum=float32:64",
+        "--iteration-cap",
+        "50",
+    )
     one_line_error(result, f"{src}:4")
 
 
 def test_missing_barrier_race_is_one_line_exit_2(tmp_path):
     """Warp 0 reads buf[32..63], written by warp 1 one line earlier with no __syncthreads()."""
     src = tmp_path / "race.cu"
-    src.write_text("__global__ void shift(float* out, const float* in)\n{\n"
-                   "    __shared__ float buf[64];\n    int t = threadIdx.x;\n"
-                   "    buf[t] = in[t];\n    out[t] = buf[(t + 32) % 64];\n}\n")
-    result = invoke("run", "--source", src, "--kernel", "shift", "--grid", "1", "--block", "64",
-                    "--array", "out=float32:64", "--array", "in=float32:64")
+    src.write_text(
+        "__global__ void shift(float* out, const float* in)\n{\n"
+        "    __shared__ float buf[64];\n    int t = threadIdx.x;\n"
+        "    buf[t] = in[t];\n    out[t] = buf[(t + 32) % 64];\n}\n"
+    )
+    result = invoke(
+        "run",
+        "--source",
+        src,
+        "--kernel",
+        "shift",
+        "--grid",
+        "1",
+        "--block",
+        "64",
+        "--array",
+        "out=float32:64",
+        "--array",
+        "in=float32:64",
+    )
     one_line_error(result, "buf[32]", "warp 0", "warp 1", f"{src}:6", "thread (0,0,0)")
 
 
 def test_partial_barrier_is_one_line_exit_2(tmp_path):
     """__syncthreads() inside `if (threadIdx.x < 16)`: reached by 16 of 32 threads."""
     src = tmp_path / "partial.cu"
-    src.write_text("__global__ void partial(float* x)\n{\n    if (threadIdx.x < 16)\n"
-                   "        __syncthreads();\n    x[threadIdx.x] = 1.0f;\n}\n")
-    result = invoke("run", "--source", src, "--kernel", "partial", "--grid", "1", "--block", "32",
-                    "--array", "x=float32:32")
+    src.write_text(
+        "__global__ void partial(float* x)\n{\n    if (threadIdx.x < 16)\n"
+        "        __syncthreads();\n    x[threadIdx.x] = 1.0f;\n}\n"
+    )
+    result = invoke(
+        "run",
+        "--source",
+        src,
+        "--kernel",
+        "partial",
+        "--grid",
+        "1",
+        "--block",
+        "32",
+        "--array",
+        "x=float32:32",
+    )
     one_line_error(result, "16 of 32", f"{src}:4", "thread (16,0,0)")
 
 
-@pytest.mark.parametrize("args,fragments", [
-    (["run", "nope"], ["unknown kernel 'nope'", "matmul_naive"]),
-    (["run", "matmul_naive", "-p", "Width=100"], ["Width=100", "multiple of TILE_WIDTH"]),
-    (["run", "matmul_naive", "-p", "width=64"], ["no parameter 'width'"]),
-    (["run", "matmul_naive", "-p", "Width"], ["expected NAME=VALUE"]),
-    (["run", "transpose_naive", "--cc", "1.0"], ["1024 threads", "max_threads_per_block"]),
-    (["run", "matmul_naive", "--cc", "4.0"], ["unknown compute capability"]),
-    (["run"], ["either a catalog KERNEL"]),
-    (["run", "matmul_naive", "--grid", "4"], ["go with --source"]),
-    (["run", "--source", "x.cu"], ["--kernel NAME is required"]),
-    (["run", "matmul_naive", "-o", "/nonexistent/dir/out.json"], ["does not exist"]),
-    (["kernels", "nope"], ["unknown kernel 'nope'"]),
-])
+@pytest.mark.parametrize(
+    "args,fragments",
+    [
+        (["run", "nope"], ["unknown kernel 'nope'", "matmul_naive"]),
+        (["run", "matmul_naive", "-p", "Width=100"], ["Width=100", "multiple of TILE_WIDTH"]),
+        (["run", "matmul_naive", "-p", "width=64"], ["no parameter 'width'"]),
+        (["run", "matmul_naive", "-p", "Width"], ["expected NAME=VALUE"]),
+        (["run", "transpose_naive", "--cc", "1.0"], ["1024 threads", "max_threads_per_block"]),
+        (["run", "matmul_naive", "--cc", "4.0"], ["unknown compute capability"]),
+        (["run"], ["either a catalog KERNEL"]),
+        (["run", "matmul_naive", "--grid", "4"], ["go with --source"]),
+        (["run", "--source", "x.cu"], ["--kernel NAME is required"]),
+        (["run", "matmul_naive", "-o", "/nonexistent/dir/out.json"], ["does not exist"]),
+        (["kernels", "nope"], ["unknown kernel 'nope'"]),
+    ],
+)
 def test_bad_input_is_one_line_exit_2(args, fragments):
     one_line_error(invoke(*args), *fragments)
 
@@ -177,8 +259,19 @@ def test_bad_input_is_one_line_exit_2(args, fragments):
 def test_bad_array_option(tmp_path):
     src = tmp_path / "scale.cu"
     src.write_text(SCALE)
-    result = invoke("run", "--source", src, "--kernel", "scale", "--grid", "1", "--block", "32",
-                    "--array", "x=half:10")
+    result = invoke(
+        "run",
+        "--source",
+        src,
+        "--kernel",
+        "scale",
+        "--grid",
+        "1",
+        "--block",
+        "32",
+        "--array",
+        "x=half:10",
+    )
     one_line_error(result, "--array 'x=half:10'", "float32")
 
 
@@ -212,7 +305,8 @@ def test_user_catalog_file(tmp_path):
 
 def test_progress_bar_only_after_a_second_and_only_on_a_terminal(monkeypatch, capsys):
     """The bar draws nothing for runs shorter than a second; CliRunner's stderr is no terminal,
-    so no progress option is passed to the core there."""
+    so no progress option is passed to the core there; on a terminal run_kernel gets the bar
+    as its progress(blocks_done, blocks_total) callback."""
     bar = run_cli._ProgressBar()
     now = [bar._start]
     bar._clock = lambda: now[0]
@@ -224,27 +318,17 @@ def test_progress_bar_only_after_a_second_and_only_on_a_terminal(monkeypatch, ca
     assert "4/4 blocks" in err and err.endswith("\n")
     monkeypatch.setattr(sys.stderr, "isatty", lambda: False, raising=False)
     assert run_cli._progress_option() == {}
-
-
-def test_ticker_on_a_terminal_when_the_core_has_no_progress_hook(monkeypatch, capsys):
-    """Without a progress callback in run_kernel, a terminal gets elapsed seconds after the
-    delay, and the line is cleared when the run ends; nothing for a run shorter than the delay."""
     monkeypatch.setattr(run_cli, "_on_terminal", lambda: True)
-    monkeypatch.setattr(run_cli, "_progress_option", lambda: {})
-    monkeypatch.setattr(run_cli._Ticker, "delay_s", 0.05)
-    with run_cli._Progress("matmul_naive") as extra:
-        assert extra == {}
-        time.sleep(0.2)
-    err = capsys.readouterr().err
-    assert "simulating matmul_naive:" in err and err.endswith("\r")
-    monkeypatch.setattr(run_cli._Ticker, "delay_s", 5.0)
-    with run_cli._Progress("quick"):
-        pass
-    assert capsys.readouterr().err == ""
+    assert isinstance(run_cli._progress_option()["progress"], run_cli._ProgressBar)
 
 
 def test_real_subprocess():
-    out = subprocess.run([sys.executable, "-m", "perfcalc", "run", "copy_stride", "-p", "n=64",
-                          "-f", "json"], capture_output=True, text=True, check=True, timeout=60)
+    out = subprocess.run(
+        [sys.executable, "-m", "perfcalc", "run", "copy_stride", "-p", "n=64", "-f", "json"],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
+    )
     doc = json.loads(out.stdout)
     assert doc["result_check"]["passed"] and all(doc["match"].values())

@@ -89,8 +89,11 @@ def test_naive_matmul_cc20_lines():
     w = 64
     r = p("matmul_naive", "2.0", Width=w, TILE_WIDTH=16)
     steps = (w * w // 32) * w
-    assert (r.global_load_requests, r.global_load_transactions, r.global_load_bytes) == \
-        (2 * steps, 3 * steps, 384 * steps)
+    assert (r.global_load_requests, r.global_load_transactions, r.global_load_bytes) == (
+        2 * steps,
+        3 * steps,
+        384 * steps,
+    )
 
 
 @pytest.mark.parametrize("stride", range(1, 33))
@@ -128,8 +131,14 @@ def test_copy_offset_old_families_follow_seed_002():
     (7+8+8+8+1); CC 1.2/1.3 = 128 B + 64 B + 32 B (3); CC 2.0 = 2 x 128 B ('Twice expensive').
     Aligned: 1.0 = 2 x 64 B, 1.2 = 2 x 64 B, 2.0 = 1 x 128 B."""
     warps = 32
-    for cc, offset, tx, nbytes in [("1.0", 1, 32, 32 * 32), ("1.2", 1, 3, 224), ("2.0", 1, 2, 256),
-                                   ("1.0", 0, 2, 128), ("1.2", 0, 2, 128), ("2.0", 0, 1, 128)]:
+    for cc, offset, tx, nbytes in [
+        ("1.0", 1, 32, 32 * 32),
+        ("1.2", 1, 3, 224),
+        ("2.0", 1, 2, 256),
+        ("1.0", 0, 2, 128),
+        ("1.2", 0, 2, 128),
+        ("2.0", 0, 1, 128),
+    ]:
         r = p("copy_offset", cc, n=1024, offset=offset)
         assert r.global_load_transactions == tx * warps, cc
         assert r.global_load_bytes == nbytes * warps, cc
@@ -140,7 +149,11 @@ def test_struct_layouts_cc90():
     sectors, .value GV22 16 sectors; SoA: int GV1 4 sectors + double GV20 8 sectors; float3 .x
     GV7 12 sectors. Stores of doubles: 8 sectors (GV20 store row)."""
     n, warps = 4096, 128
-    aos, soa, f3 = p("aos_struct", "9.0", n=n), p("soa_struct", "9.0", n=n), p("aos_float3", "9.0", n=n)
+    aos, soa, f3 = (
+        p("aos_struct", "9.0", n=n),
+        p("soa_struct", "9.0", n=n),
+        p("aos_float3", "9.0", n=n),
+    )
     assert (aos.global_load_requests, aos.global_load_transactions) == (2 * warps, 32 * warps)
     assert (soa.global_load_requests, soa.global_load_transactions) == (2 * warps, 12 * warps)
     assert aos.global_store_transactions == soa.global_store_transactions == 8 * warps

@@ -10,8 +10,10 @@ import typer
 from perfcalc.cli.common import Format, FormatOption, OutputOption, show, start_output
 
 DEFAULT_REGISTERS = 32
-_REGS_HELP = (f"Registers per thread for the occupancy figure (the simulator cannot know the "
-              f"compiler's allocation; default {DEFAULT_REGISTERS}).")
+_REGS_HELP = (
+    f"Registers per thread for the occupancy figure (the simulator cannot know the "
+    f"compiler's allocation; default {DEFAULT_REGISTERS})."
+)
 
 
 def register(app: typer.Typer) -> None:
@@ -54,38 +56,85 @@ def _dims(text: str | None, option: str) -> tuple[int, ...]:
 
 
 def run(
-    kernel_name: Annotated[str | None, typer.Argument(
-        metavar="[KERNEL]", help="Catalog kernel (see `perfcalc kernels`); omit with --source.")] = None,
-    cc: Annotated[str, typer.Option("--cc", help="Compute capability, product name or device YAML.")] = "9.0",
-    param: Annotated[list[str] | None, typer.Option(
-        "--param", "-p", help="NAME=VALUE: a catalog parameter, or a scalar argument of --source.")] = None,
-    catalog_file: Annotated[Path | None, typer.Option(
-        "--catalog", help="Your own kernel catalog (kernels.yaml schema) instead of the shipped one.",
-        dir_okay=False)] = None,
-    source: Annotated[Path | None, typer.Option(
-        "--source", help="Run your own CUDA C file instead of a catalog kernel.", dir_okay=False)] = None,
-    kernel: Annotated[str | None, typer.Option("--kernel", help="__global__ function in --source.")] = None,
-    grid: Annotated[str | None, typer.Option("--grid", help="Grid for --source, e.g. 64,64.")] = None,
-    block: Annotated[str | None, typer.Option("--block", help="Block for --source, e.g. 16,16.")] = None,
-    array: Annotated[list[str] | None, typer.Option(
-        "--array", help="NAME=DTYPE:ELEMENTS for a pointer argument of --source (random, seeded "
-        "data, never zero; dtype float32|float64|int32|uint32|float2|float3|float4).")] = None,
-    define: Annotated[list[str] | None, typer.Option(
-        "--define", "-D", help="NAME=VALUE #define for --source (e.g. TILE_WIDTH=16).")] = None,
-    dynamic_shared: Annotated[int, typer.Option(
-        "--dynamic-shared", help="Dynamic shared memory bytes for --source.")] = 0,
-    cache: Annotated[str | None, typer.Option(
-        "--cache", help="Global caching mode on CC 2.x/3.x: l1 (128-byte lines) or l2 (32-byte).")] = None,
-    bank_mode: Annotated[int | None, typer.Option(
-        "--bank-mode", help="Shared bank width on CC 3.x: 4 or 8 bytes.")] = None,
+    kernel_name: Annotated[
+        str | None,
+        typer.Argument(
+            metavar="[KERNEL]", help="Catalog kernel (see `perfcalc kernels`); omit with --source."
+        ),
+    ] = None,
+    cc: Annotated[
+        str, typer.Option("--cc", help="Compute capability, product name or device YAML.")
+    ] = "9.0",
+    param: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--param",
+            "-p",
+            help="NAME=VALUE: a catalog parameter, or a scalar argument of --source.",
+        ),
+    ] = None,
+    catalog_file: Annotated[
+        Path | None,
+        typer.Option(
+            "--catalog",
+            help="Your own kernel catalog (kernels.yaml schema) instead of the shipped one.",
+            dir_okay=False,
+        ),
+    ] = None,
+    source: Annotated[
+        Path | None,
+        typer.Option(
+            "--source", help="Run your own CUDA C file instead of a catalog kernel.", dir_okay=False
+        ),
+    ] = None,
+    kernel: Annotated[
+        str | None, typer.Option("--kernel", help="__global__ function in --source.")
+    ] = None,
+    grid: Annotated[
+        str | None, typer.Option("--grid", help="Grid for --source, e.g. 64,64.")
+    ] = None,
+    block: Annotated[
+        str | None, typer.Option("--block", help="Block for --source, e.g. 16,16.")
+    ] = None,
+    array: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--array",
+            help="NAME=DTYPE:ELEMENTS for a pointer argument of --source (random, seeded "
+            "data, never zero; dtype float32|float64|int32|uint32|float2|float3|float4).",
+        ),
+    ] = None,
+    define: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--define", "-D", help="NAME=VALUE #define for --source (e.g. TILE_WIDTH=16)."
+        ),
+    ] = None,
+    dynamic_shared: Annotated[
+        int, typer.Option("--dynamic-shared", help="Dynamic shared memory bytes for --source.")
+    ] = 0,
+    cache: Annotated[
+        str | None,
+        typer.Option(
+            "--cache",
+            help="Global caching mode on CC 2.x/3.x: l1 (128-byte lines) or l2 (32-byte).",
+        ),
+    ] = None,
+    bank_mode: Annotated[
+        int | None, typer.Option("--bank-mode", help="Shared bank width on CC 3.x: 4 or 8 bytes.")
+    ] = None,
     regs: Annotated[int, typer.Option("--regs", help=_REGS_HELP)] = DEFAULT_REGISTERS,
-    iteration_cap: Annotated[int, typer.Option(
-        "--iteration-cap", help="Loop iterations after which a loop counts as endless (a fault).")
+    iteration_cap: Annotated[
+        int,
+        typer.Option(
+            "--iteration-cap",
+            help="Loop iterations after which a loop counts as endless (a fault).",
+        ),
     ] = 1_000_000,
     fmt: FormatOption = Format.table,
     output: OutputOption = None,
 ) -> None:
-    """Run a kernel on the execution core, check its result, and compare its counters with the model.
+    """Run a kernel on the execution core, check its result, compare its counters with the model.
 
     Examples: perfcalc run matmul_tiled --cc 2.0 --param Width=128;
     perfcalc run --source k.cu --kernel scale --grid 4 --block 256 --array x=float32:1024 -p n=1024
@@ -94,19 +143,32 @@ def run(
 
     start_output(output)
     if (kernel_name is None) == (source is None):
-        raise InputError("give either a catalog KERNEL (see `perfcalc kernels`) or --source FILE.cu")
+        raise InputError(
+            "give either a catalog KERNEL (see `perfcalc kernels`) or --source FILE.cu"
+        )
     if source is None and (kernel or grid or block or array or define or dynamic_shared):
-        raise InputError("--kernel, --grid, --block, --array, --define and --dynamic-shared "
-                         "go with --source; a catalog kernel takes --param")
+        raise InputError(
+            "--kernel, --grid, --block, --array, --define and --dynamic-shared "
+            "go with --source; a catalog kernel takes --param"
+        )
     options = {"cache": cache, "bank_mode": bank_mode, "regs": regs, "iteration_cap": iteration_cap}
     if source is not None and kernel is None:
         raise InputError("--kernel NAME is required with --source (the __global__ function to run)")
     if source is None:
         doc = run_catalog(kernel_name, _name_values(param, "--param"), cc, catalog_file, options)
     else:
-        doc = run_source(source, kernel, _dims(grid, "--grid"), _dims(block, "--block"),
-                         array or [], _name_values(param, "--param"), _name_values(define, "--define"),
-                         dynamic_shared, cc, options)
+        doc = run_source(
+            source,
+            kernel,
+            _dims(grid, "--grid"),
+            _dims(block, "--block"),
+            array or [],
+            _name_values(param, "--param"),
+            _name_values(define, "--define"),
+            dynamic_shared,
+            cc,
+            options,
+        )
     _show_run(doc, fmt, output)
 
 
@@ -115,15 +177,24 @@ def _show_run(doc: dict[str, Any], fmt: Format, output: Path | None) -> None:
     from perfcalc.report.run_tables import counters_table, sites_table, summary_table
 
     names = [n for n in doc["counters"] if n != "warp_instructions"] or list(PREDICTED_NAMES)
-    tables = [summary_table(doc), counters_table(doc["counters"], doc["predicted"], names),
-              sites_table(doc["per_site"], SITE_COUNTER_NAMES)]
+    tables = [
+        summary_table(doc),
+        counters_table(doc["counters"], doc["predicted"], names),
+        sites_table(doc["per_site"], SITE_COUNTER_NAMES),
+    ]
     show(tables, fmt, output, data=doc)
 
 
 def kernels(
-    name: Annotated[str | None, typer.Argument(metavar="[KERNEL]", help="Show one kernel in full.")] = None,
-    catalog_file: Annotated[Path | None, typer.Option(
-        "--catalog", help="Your own kernel catalog (kernels.yaml schema).", dir_okay=False)] = None,
+    name: Annotated[
+        str | None, typer.Argument(metavar="[KERNEL]", help="Show one kernel in full.")
+    ] = None,
+    catalog_file: Annotated[
+        Path | None,
+        typer.Option(
+            "--catalog", help="Your own kernel catalog (kernels.yaml schema).", dir_okay=False
+        ),
+    ] = None,
     fmt: FormatOption = Format.table,
     output: OutputOption = None,
 ) -> None:
@@ -155,9 +226,15 @@ def _launch_info(grid: tuple[int, ...], block: tuple[int, ...], dyn: int, warp_s
     for b in block:
         threads_per_block *= b
     warps_per_block = -(-threads_per_block // warp_size)
-    return {"grid": list(grid), "block": list(block), "dynamic_shared_bytes": dyn,
-            "blocks": blocks, "threads_per_block": threads_per_block,
-            "threads": blocks * threads_per_block, "warps": blocks * warps_per_block}
+    return {
+        "grid": list(grid),
+        "block": list(block),
+        "dynamic_shared_bytes": dyn,
+        "blocks": blocks,
+        "threads_per_block": threads_per_block,
+        "threads": blocks * threads_per_block,
+        "warps": blocks * warps_per_block,
+    }
 
 
 def _occupancy(arch: Any, block: tuple[int, ...], regs: int, static_smem: int, dyn: int) -> dict:
@@ -167,10 +244,14 @@ def _occupancy(arch: Any, block: tuple[int, ...], regs: int, static_smem: int, d
     threads = 1
     for b in block:
         threads *= b
-    result = occupancy(arch, threads, regs, static_shared_memory=static_smem,
-                       dynamic_shared_memory=dyn)
-    return {**to_jsonable(result), "registers_per_thread": regs,
-            "static_shared_memory_bytes": static_smem}
+    result = occupancy(
+        arch, threads, regs, static_shared_memory=static_smem, dynamic_shared_memory=dyn
+    )
+    return {
+        **to_jsonable(result),
+        "registers_per_thread": regs,
+        "static_shared_memory_bytes": static_smem,
+    }
 
 
 def _site_rows(source: str, sim_sites: dict, predicted_sites: dict | None) -> list[dict]:
@@ -179,18 +260,27 @@ def _site_rows(source: str, sim_sites: dict, predicted_sites: dict | None) -> li
 
     lines = source.splitlines()
     rows = []
-    memory_lines = {ln for ln, c in sim_sites.items()
-                    if any(getattr(c, n, 0) for n in SITE_COUNTER_NAMES)}
+    memory_lines = {
+        ln for ln, c in sim_sites.items() if any(getattr(c, n, 0) for n in SITE_COUNTER_NAMES)
+    }
     for line in sorted(memory_lines | set(predicted_sites or {})):
         counters = sim_sites.get(line)
-        sim = {n: getattr(counters, n, 0) if counters is not None else 0 for n in SITE_COUNTER_NAMES}
+        sim = {
+            n: getattr(counters, n, 0) if counters is not None else 0 for n in SITE_COUNTER_NAMES
+        }
         pred = None
         if predicted_sites is not None:
             p = predicted_sites.get(line)
             pred = {n: getattr(p, n, 0) if p is not None else 0 for n in SITE_COUNTER_NAMES}
-        rows.append({"line": line, "code": lines[line - 1].strip() if 0 < line <= len(lines) else "",
-                     "counters": sim, "predicted": pred,
-                     "all_counters": to_jsonable(counters) if counters is not None else None})
+        rows.append(
+            {
+                "line": line,
+                "code": lines[line - 1].strip() if 0 < line <= len(lines) else "",
+                "counters": sim,
+                "predicted": pred,
+                "all_counters": to_jsonable(counters) if counters is not None else None,
+            }
+        )
     return rows
 
 
@@ -212,29 +302,51 @@ def run_catalog(name: str, params: dict, cc: str, catalog_file: Path | None, opt
     spec = get_kernel(name, catalog_file)
     params = resolve_params(spec, params)
     prediction = predict(spec, params, arch, cache=options["cache"], bank_mode=options["bank_mode"])
-    with _Progress(spec.name) as extra:
-        done = run_catalog_kernel(spec, params, arch, cache=options["cache"],
-                                  bank_mode=options["bank_mode"],
-                                  iteration_cap=options["iteration_cap"], **extra)
+    done = run_catalog_kernel(
+        spec,
+        params,
+        arch,
+        cache=options["cache"],
+        bank_mode=options["bank_mode"],
+        iteration_cap=options["iteration_cap"],
+        **_progress_option(),
+    )
     result = done.result
     launch = _launch_info(done.grid, done.block, done.dynamic_shared_bytes, arch.warp_size)
-    occ = _occupancy(arch, done.block, options["regs"], _static_shared(result),
-                     done.dynamic_shared_bytes)
+    occ = _occupancy(
+        arch, done.block, options["regs"], _static_shared(result), done.dynamic_shared_bytes
+    )
     return run_document(
-        kernel=spec.name, source_name=f"kernels.yaml:{spec.name}" if catalog_file is None
-        else f"{catalog_file}:{spec.name}", compute_capability=arch.compute_capability,
-        params=params, launch=launch, counters=_counters_dict(result.counters),
+        kernel=spec.name,
+        source_name=f"kernels.yaml:{spec.name}"
+        if catalog_file is None
+        else f"{catalog_file}:{spec.name}",
+        compute_capability=arch.compute_capability,
+        params=params,
+        launch=launch,
+        counters=_counters_dict(result.counters),
         predicted=prediction.counters(),
         per_site=_site_rows(spec.source, result.per_site, prediction.per_site),
-        result_check=_check_dict(done.result_check), occupancy=occ,
+        result_check=_check_dict(done.result_check),
+        occupancy=occ,
         prediction_exact=prediction.exact,
         model={"global_load_elements": prediction.global_load_elements, "cgma": prediction.cgma},
-        notes=[*prediction.notes, _regs_note(options["regs"])])
+        notes=[*prediction.notes, _regs_note(options["regs"])],
+    )
 
 
-def run_source(path: Path, kernel: str, grid: tuple[int, ...], block: tuple[int, ...],
-               arrays: list[str], scalars: dict, defines: dict, dyn: int, cc: str,
-               options: dict) -> dict:
+def run_source(
+    path: Path,
+    kernel: str,
+    grid: tuple[int, ...],
+    block: tuple[int, ...],
+    arrays: list[str],
+    scalars: dict,
+    defines: dict,
+    dyn: int,
+    cc: str,
+    options: dict,
+) -> dict:
     """Run a user's own CUDA C file: random seeded arrays, no reference, no model."""
     from perfcalc.errors import InputError
     from perfcalc.report.run_tables import run_document
@@ -249,22 +361,40 @@ def run_source(path: Path, kernel: str, grid: tuple[int, ...], block: tuple[int,
     arch = resolve_arch(cc)
     args: dict[str, Any] = dict(make_user_arrays([parse_array_option(a) for a in arrays]))
     args.update(scalars)
-    with _Progress(kernel) as extra:
-        result = run_kernel(text, kernel, grid, block, args, arch, dynamic_shared_bytes=dyn,
-                            defines=defines or None, cache=options["cache"],
-                            bank_mode=options["bank_mode"], source_name=str(path),
-                            iteration_cap=options["iteration_cap"], **extra)
+    result = run_kernel(
+        text,
+        kernel,
+        grid,
+        block,
+        args,
+        arch,
+        dynamic_shared_bytes=dyn,
+        defines=defines or None,
+        cache=options["cache"],
+        bank_mode=options["bank_mode"],
+        source_name=str(path),
+        iteration_cap=options["iteration_cap"],
+        **_progress_option(),
+    )
     launch = _launch_info(grid, block, dyn, arch.warp_size)
     occ = _occupancy(arch, block, options["regs"], _static_shared(result), dyn)
     return run_document(
-        kernel=kernel, source_name=str(path), compute_capability=arch.compute_capability,
-        params={**scalars, **{f"#define {k}": v for k, v in defines.items()}}, launch=launch,
-        counters=_counters_dict(result.counters), predicted=None,
+        kernel=kernel,
+        source_name=str(path),
+        compute_capability=arch.compute_capability,
+        params={**scalars, **{f"#define {k}": v for k, v in defines.items()}},
+        launch=launch,
+        counters=_counters_dict(result.counters),
+        predicted=None,
         per_site=_site_rows(text, result.per_site, None),
         result_check={"passed": None, "max_rel_error": None, "tolerance": None},
-        occupancy=occ, prediction_exact=None,
-        notes=["no reference and no model for a user source: counters only",
-               _regs_note(options["regs"])])
+        occupancy=occ,
+        prediction_exact=None,
+        notes=[
+            "no reference and no model for a user source: counters only",
+            _regs_note(options["regs"]),
+        ],
+    )
 
 
 def _check_dict(check: Any) -> dict:
@@ -274,8 +404,10 @@ def _check_dict(check: Any) -> dict:
 
 
 def _regs_note(regs: int) -> str:
-    return (f"occupancy assumes {regs} registers per thread (--regs): the simulator does not "
-            f"compile the kernel, so ptxas's allocation is unknown")
+    return (
+        f"occupancy assumes {regs} registers per thread (--regs): the simulator does not "
+        f"compile the kernel, so ptxas's allocation is unknown"
+    )
 
 
 def _static_shared(result: Any) -> int:
@@ -301,74 +433,13 @@ class _ProgressBar:
             return
         width = 30
         filled = int(width * done / total)
-        sys.stderr.write(f"\rsimulating [{'#' * filled}{'.' * (width - filled)}] "
-                         f"{done}/{total} blocks")
+        sys.stderr.write(
+            f"\rsimulating [{'#' * filled}{'.' * (width - filled)}] {done}/{total} blocks"
+        )
         if done >= total:
             sys.stderr.write("\n")
         sys.stderr.flush()
         self._drawn = True
-
-
-class _Ticker:
-    """Elapsed time on stderr while a run without a progress hook works (terminal only, after 1 s).
-
-    The execution core's run_kernel has no progress callback yet; once it accepts
-    `progress=(blocks_done, blocks_total)` the bar above is used instead.
-    """
-
-    delay_s = 1.0  # runs shorter than this show nothing
-
-    def __init__(self, label: str) -> None:
-        import threading
-
-        self._label = label
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._tick, daemon=True)
-        self._drawn = False
-
-    def _tick(self) -> None:
-        import sys
-        import time
-
-        start = time.monotonic()
-        if self._stop.wait(self.delay_s):
-            return
-        while not self._stop.is_set():
-            sys.stderr.write(f"\rsimulating {self._label}: {time.monotonic() - start:.0f} s")
-            sys.stderr.flush()
-            self._drawn = True
-            self._stop.wait(0.5)
-
-    def __enter__(self) -> _Ticker:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        import sys
-
-        self._stop.set()
-        self._thread.join()
-        if self._drawn:  # clear the line: the result follows on stdout
-            sys.stderr.write("\r" + " " * (len(self._label) + 24) + "\r")
-            sys.stderr.flush()
-
-
-class _Progress:
-    """Context manager giving run_kernel's extra keyword arguments for progress reporting."""
-
-    def __init__(self, label: str) -> None:
-        self._label = label
-        self._ticker: _Ticker | None = None
-
-    def __enter__(self) -> dict:
-        option = _progress_option()
-        if not option and _on_terminal():
-            self._ticker = _Ticker(self._label).__enter__()
-        return option
-
-    def __exit__(self, *exc: object) -> None:
-        if self._ticker is not None:
-            self._ticker.__exit__(*exc)
 
 
 def _on_terminal() -> bool:
@@ -378,11 +449,7 @@ def _on_terminal() -> bool:
 
 
 def _progress_option() -> dict:
-    """`progress=` for run_kernel when stderr is a terminal and the core accepts it."""
-    import inspect
-
-    from perfcalc.sim import run_kernel
-
-    if not _on_terminal() or "progress" not in inspect.signature(run_kernel).parameters:
+    """`progress=` for run_kernel (a bar after one second) when stderr is a terminal."""
+    if not _on_terminal():
         return {}
     return {"progress": _ProgressBar()}

@@ -43,8 +43,20 @@ SITE_COUNTER_NAMES = (
 )
 PREDICTED_NAMES = (*SITE_COUNTER_NAMES, "flops", "divergent_branches", "barriers")
 
-_C_SIZES = {"char": 1, "short": 2, "int": 4, "unsigned": 4, "float": 4, "double": 8,
-            "long": 8, "size_t": 8, "float2": 8, "float4": 16, "int2": 8, "int4": 16}
+_C_SIZES = {
+    "char": 1,
+    "short": 2,
+    "int": 4,
+    "unsigned": 4,
+    "float": 4,
+    "double": 8,
+    "long": 8,
+    "size_t": 8,
+    "float2": 8,
+    "float4": 16,
+    "int2": 8,
+    "int4": 16,
+}
 _SCALAR_BYTES = {"float32": 4, "float64": 8, "int32": 4, "uint32": 4}
 _VECTOR_LANES = {"float2": 2, "float3": 3, "float4": 4}
 
@@ -66,7 +78,9 @@ class SitePrediction:
     bank_conflicts: int = 0
 
     def __add__(self, other: SitePrediction) -> SitePrediction:
-        return SitePrediction(**{n: getattr(self, n) + getattr(other, n) for n in SITE_COUNTER_NAMES})
+        return SitePrediction(
+            **{n: getattr(self, n) + getattr(other, n) for n in SITE_COUNTER_NAMES}
+        )
 
 
 @dataclass(frozen=True)
@@ -114,8 +128,9 @@ def _scalar(value: Any, what: str) -> Any:
 
 
 def _shared_element_bytes(spec: KernelSpec, array: str) -> int:
-    match = re.search(rf"__shared__\s+(?:volatile\s+)?(unsigned\s+int|\w+)\s+{re.escape(array)}\s*\[",
-                      spec.source)
+    match = re.search(
+        rf"__shared__\s+(?:volatile\s+)?(unsigned\s+int|\w+)\s+{re.escape(array)}\s*\[", spec.source
+    )
     ctype = match.group(1).split()[0] if match else ""
     if ctype not in _C_SIZES:
         raise SpecError(f"kernel {spec.name}: cannot find the element type of __shared__ {array}")
@@ -144,33 +159,51 @@ def _global_layout(spec: KernelSpec, site: SiteSpec) -> tuple[int, int, int]:
     return total, *layout[site.field]
 
 
-def _class_rows(spec: KernelSpec, site: SiteSpec, cls: WarpClass, names: Mapping[str, Any],
-                elem: int, offset: int) -> list[tuple[int, np.ndarray, np.ndarray]]:
+def _class_rows(
+    spec: KernelSpec,
+    site: SiteSpec,
+    cls: WarpClass,
+    names: Mapping[str, Any],
+    elem: int,
+    offset: int,
+) -> list[tuple[int, np.ndarray, np.ndarray]]:
     """(count, byte addresses[32], active[32]) of each representative warp of a class."""
     rows = []
     over_names = [n for n, _ in cls.over]
-    ranges = [range(as_int(evaluate(e, names), f"{spec.name} {site.at!r} over {n}"))
-              for n, e in cls.over]
+    ranges = [
+        range(as_int(evaluate(e, names), f"{spec.name} {site.at!r} over {n}")) for n, e in cls.over
+    ]
     for values in itertools.product(*ranges):
         scope = dict(names)
         scope.update(zip(over_names, values, strict=True))
         for n, e in cls.let:
             scope[n] = evaluate(e, scope)
-        count = as_int(_scalar(evaluate(cls.count, scope), f"count of {site.at!r}"),
-                       f"{spec.name} count of {site.at!r}")
+        count = as_int(
+            _scalar(evaluate(cls.count, scope), f"count of {site.at!r}"),
+            f"{spec.name} count of {site.at!r}",
+        )
         if count < 0:
             raise SpecError(f"kernel {spec.name}: count of site {site.at!r} is {count} < 0")
         if count == 0:
             continue
         index = np.broadcast_to(np.asarray(evaluate(cls.index, scope), dtype=np.int64), (32,))
-        active = np.ones(32, dtype=bool) if cls.active is None else \
-            np.broadcast_to(np.asarray(evaluate(cls.active, scope), dtype=bool), (32,))
+        active = (
+            np.ones(32, dtype=bool)
+            if cls.active is None
+            else np.broadcast_to(np.asarray(evaluate(cls.active, scope), dtype=bool), (32,))
+        )
         rows.append((count, index * elem + offset, active))
     return rows
 
 
-def _price_site(spec: KernelSpec, site: SiteSpec, names: Mapping[str, Any], arch: Any,
-                cache: str | None, bank_mode: int | None) -> SitePrediction:
+def _price_site(
+    spec: KernelSpec,
+    site: SiteSpec,
+    names: Mapping[str, Any],
+    arch: Any,
+    cache: str | None,
+    bank_mode: int | None,
+) -> SitePrediction:
     from perfcalc.memory import global_access_batch, shared_access_batch
 
     if site.space == "global":
@@ -187,19 +220,25 @@ def _price_site(spec: KernelSpec, site: SiteSpec, names: Mapping[str, Any], arch
     if site.space == "global":
         cost = global_access_batch(arch, addresses, size, active, op=site.op, cache=cache)
         kind = f"global_{site.op}"
-        return SitePrediction(**{
-            f"{kind}_requests": int(np.dot(counts, np.asarray(cost.requests, dtype=np.int64))),
-            f"{kind}_transactions": int(np.dot(counts, np.asarray(cost.transactions, dtype=np.int64))),
-            f"{kind}_bytes": int(np.dot(counts, np.asarray(cost.bytes_moved, dtype=np.int64))),
-        })
+        return SitePrediction(
+            **{
+                f"{kind}_requests": int(np.dot(counts, np.asarray(cost.requests, dtype=np.int64))),
+                f"{kind}_transactions": int(
+                    np.dot(counts, np.asarray(cost.transactions, dtype=np.int64))
+                ),
+                f"{kind}_bytes": int(np.dot(counts, np.asarray(cost.bytes_moved, dtype=np.int64))),
+            }
+        )
     cost = shared_access_batch(arch, addresses, size, active, op=site.op, bank_mode=bank_mode)
     issued = active.any(axis=1).astype(np.int64)
     kind = f"shared_{site.op}"
-    return SitePrediction(**{
-        f"{kind}_requests": int(np.dot(counts, issued)),
-        f"{kind}_wavefronts": int(np.dot(counts, np.asarray(cost.wavefronts, dtype=np.int64))),
-        "bank_conflicts": int(np.dot(counts, np.asarray(cost.bank_conflicts, dtype=np.int64))),
-    })
+    return SitePrediction(
+        **{
+            f"{kind}_requests": int(np.dot(counts, issued)),
+            f"{kind}_wavefronts": int(np.dot(counts, np.asarray(cost.wavefronts, dtype=np.int64))),
+            "bank_conflicts": int(np.dot(counts, np.asarray(cost.bank_conflicts, dtype=np.int64))),
+        }
+    )
 
 
 def model_scope(spec: KernelSpec, params: Mapping[str, int]) -> dict[str, Any]:
@@ -211,8 +250,13 @@ def model_scope(spec: KernelSpec, params: Mapping[str, int]) -> dict[str, Any]:
     return scope
 
 
-def predict(kernel_spec: KernelSpec, params: Mapping[str, int] | None, arch: Any,
-            cache: str | None = None, bank_mode: int | None = None) -> Prediction:
+def predict(
+    kernel_spec: KernelSpec,
+    params: Mapping[str, int] | None,
+    arch: Any,
+    cache: str | None = None,
+    bank_mode: int | None = None,
+) -> Prediction:
     """Predicted counters of `kernel_spec` with `params` (defaults filled in) on `arch`.
 
     `arch` is an Arch or any spelling `resolve_arch` accepts; `cache` and `bank_mode` are
@@ -239,14 +283,25 @@ def predict(kernel_spec: KernelSpec, params: Mapping[str, int] | None, arch: Any
     flops = total(spec.model.flops, "flops")
     loads = total(spec.model.global_load_elements, "global_load_elements")
     exact = True if spec.model.exact_when is None else bool(evaluate(spec.model.exact_when, scope))
-    notes = () if exact else (
-        f"the model of {spec.name} is exact only when {spec.model.exact_when}; "
-        f"these parameters ({', '.join(f'{k}={v}' for k, v in params.items())}) are outside it",)
+    notes = (
+        ()
+        if exact
+        else (
+            f"the model of {spec.name} is exact only when {spec.model.exact_when}; "
+            f"these parameters ({', '.join(f'{k}={v}' for k, v in params.items())}) are outside it",
+        )
+    )
     return Prediction(
-        kernel=spec.name, compute_capability=arch.compute_capability, params=dict(params),
+        kernel=spec.name,
+        compute_capability=arch.compute_capability,
+        params=dict(params),
         **{n: getattr(totals, n) for n in SITE_COUNTER_NAMES},
-        flops=flops, divergent_branches=total(spec.model.divergent_branches, "divergent_branches"),
-        barriers=total(spec.model.barriers, "barriers"), global_load_elements=loads,
-        cgma=flops / loads if loads else None, exact=exact,
-        per_site=dict(sorted(per_site.items())), notes=notes,
+        flops=flops,
+        divergent_branches=total(spec.model.divergent_branches, "divergent_branches"),
+        barriers=total(spec.model.barriers, "barriers"),
+        global_load_elements=loads,
+        cgma=flops / loads if loads else None,
+        exact=exact,
+        per_site=dict(sorted(per_site.items())),
+        notes=notes,
     )

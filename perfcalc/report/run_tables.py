@@ -47,30 +47,46 @@ def summary_table(doc: Mapping[str, Any]) -> Table:
     if occ:
         rows += [
             ("occupancy", occ.get("occupancy")),
-            ("active blocks / warps per SM",
-             f"{occ.get('active_blocks_per_sm')} / {occ.get('active_warps_per_sm')}"),
+            (
+                "active blocks / warps per SM",
+                f"{occ.get('active_blocks_per_sm')} / {occ.get('active_warps_per_sm')}",
+            ),
             ("limited by", ", ".join(occ.get("limiters", ())) or "-"),
             ("registers per thread (assumed)", occ.get("registers_per_thread")),
         ]
     if doc.get("predicted") is not None:
         matched = all(doc["match"].values())
         rows.append(("prediction", "matches the run" if matched else "DIFFERS from the run"))
-    return Table(columns=["item", "value"], rows=[{"item": k, "value": v} for k, v in rows],
-                 title=f"perfcalc run {doc['kernel']}", headers={"item": "", "value": ""},
-                 notes=list(doc.get("notes", ())))
+    return Table(
+        columns=["item", "value"],
+        rows=[{"item": k, "value": v} for k, v in rows],
+        title=f"perfcalc run {doc['kernel']}",
+        headers={"item": "", "value": ""},
+        notes=list(doc.get("notes", ())),
+    )
 
 
-def counters_table(simulated: Mapping[str, int], predicted: Mapping[str, int] | None,
-                   names: Sequence[str]) -> Table:
+def counters_table(
+    simulated: Mapping[str, int], predicted: Mapping[str, int] | None, names: Sequence[str]
+) -> Table:
     """One row per counter: simulated, predicted (where modelled) and whether they match."""
     rows = []
     for name in names:
         pred = None if predicted is None else predicted.get(name)
         sim = simulated.get(name, 0)
-        rows.append({"counter": name, "simulated": sim, "predicted": pred,
-                     "match": MATCH_LABEL[_match(sim, pred)]})
-    return Table(columns=["counter", "simulated", "predicted", "match"], rows=rows,
-                 title="Counters (whole launch)")
+        rows.append(
+            {
+                "counter": name,
+                "simulated": sim,
+                "predicted": pred,
+                "match": MATCH_LABEL[_match(sim, pred)],
+            }
+        )
+    return Table(
+        columns=["counter", "simulated", "predicted", "match"],
+        rows=rows,
+        title="Counters (whole launch)",
+    )
 
 
 def sites_table(per_site: Sequence[Mapping[str, Any]], names: Sequence[str]) -> Table:
@@ -83,53 +99,95 @@ def sites_table(per_site: Sequence[Mapping[str, Any]], names: Sequence[str]) -> 
             p = None if pred is None else pred.get(name, 0)
             if not s and not p:
                 continue
-            rows.append({"line": site["line"], "code": site["code"], "counter": name,
-                         "simulated": s, "predicted": p, "match": MATCH_LABEL[_match(s, p)]})
-    return Table(columns=["line", "code", "counter", "simulated", "predicted", "match"], rows=rows,
-                 title="Memory counters per source line")
+            rows.append(
+                {
+                    "line": site["line"],
+                    "code": site["code"],
+                    "counter": name,
+                    "simulated": s,
+                    "predicted": p,
+                    "match": MATCH_LABEL[_match(s, p)],
+                }
+            )
+    return Table(
+        columns=["line", "code", "counter", "simulated", "predicted", "match"],
+        rows=rows,
+        title="Memory counters per source line",
+    )
 
 
 def _short(text: str, limit: int = 60) -> str:
     """The first clause of an origin note, for the catalog listing (`kernels NAME` shows all)."""
     prefix = "written for perfcalc after "
     if text.startswith(prefix):  # kernels the seeds discuss but do not print
-        text = "after " + text[len(prefix):]
+        text = "after " + text[len(prefix) :]
     head = text.split(". ")[0].split(" (")[0].split(";")[0]
     return head if len(head) <= limit else head[: limit - 3].rstrip() + "..."
 
 
 def kernels_table(specs: Sequence[Any]) -> Table:
     """The catalog: name, parameters with defaults, origin."""
-    rows = [{"kernel": s.name,
-             "params": ", ".join(f"{k}={v}" for k, v in s.params),
-             "description": s.description,
-             "origin": _short(s.origin)} for s in specs]
-    return Table(columns=["kernel", "params", "description", "origin"], rows=rows,
-                 title="Kernel catalog (perfcalc run KERNEL --param NAME=VALUE)")
+    rows = [
+        {
+            "kernel": s.name,
+            "params": ", ".join(f"{k}={v}" for k, v in s.params),
+            "description": s.description,
+            "origin": _short(s.origin),
+        }
+        for s in specs
+    ]
+    return Table(
+        columns=["kernel", "params", "description", "origin"],
+        rows=rows,
+        title="Kernel catalog (perfcalc run KERNEL --param NAME=VALUE)",
+    )
 
 
 def kernel_detail_tables(spec: Any) -> list[Table]:
     """One kernel: its facts, then its source with line numbers."""
-    facts = [("kernel", spec.name), ("function", spec.kernel), ("description", spec.description),
-             ("origin", spec.origin),
-             ("parameters", ", ".join(f"{k}={v}" for k, v in spec.params)),
-             ("grid", ", ".join(spec.launch.grid)), ("block", ", ".join(spec.launch.block)),
-             ("dynamic shared bytes", spec.launch.dynamic_shared_bytes),
-             ("reference", spec.reference), ("tolerance", spec.tolerance),
-             ("flops", spec.model.flops), ("global loads (elements)", spec.model.global_load_elements),
-             ("model notes", spec.model.notes or "-")]
+    facts = [
+        ("kernel", spec.name),
+        ("function", spec.kernel),
+        ("description", spec.description),
+        ("origin", spec.origin),
+        ("parameters", ", ".join(f"{k}={v}" for k, v in spec.params)),
+        ("grid", ", ".join(spec.launch.grid)),
+        ("block", ", ".join(spec.launch.block)),
+        ("dynamic shared bytes", spec.launch.dynamic_shared_bytes),
+        ("reference", spec.reference),
+        ("tolerance", spec.tolerance),
+        ("flops", spec.model.flops),
+        ("global loads (elements)", spec.model.global_load_elements),
+        ("model notes", spec.model.notes or "-"),
+    ]
     lines = [{"line": i, "code": text} for i, text in enumerate(spec.source.splitlines(), start=1)]
-    return [Table(columns=["item", "value"], rows=[{"item": k, "value": v} for k, v in facts],
-                  title=f"kernel {spec.name}", headers={"item": "", "value": ""}),
-            Table(columns=["line", "code"], rows=lines, title="source")]
+    return [
+        Table(
+            columns=["item", "value"],
+            rows=[{"item": k, "value": v} for k, v in facts],
+            title=f"kernel {spec.name}",
+            headers={"item": "", "value": ""},
+        ),
+        Table(columns=["line", "code"], rows=lines, title="source"),
+    ]
 
 
-def run_document(*, kernel: str, source_name: str, compute_capability: str,
-                 params: Mapping[str, int], launch: Mapping[str, Any],
-                 counters: Mapping[str, Any], predicted: Mapping[str, int] | None,
-                 per_site: Sequence[Mapping[str, Any]], result_check: Mapping[str, Any],
-                 occupancy: Mapping[str, Any] | None, prediction_exact: bool | None,
-                 model: Mapping[str, Any] | None = None, notes: Sequence[str] = ()) -> dict[str, Any]:
+def run_document(
+    *,
+    kernel: str,
+    source_name: str,
+    compute_capability: str,
+    params: Mapping[str, int],
+    launch: Mapping[str, Any],
+    counters: Mapping[str, Any],
+    predicted: Mapping[str, int] | None,
+    per_site: Sequence[Mapping[str, Any]],
+    result_check: Mapping[str, Any],
+    occupancy: Mapping[str, Any] | None,
+    prediction_exact: bool | None,
+    model: Mapping[str, Any] | None = None,
+    notes: Sequence[str] = (),
+) -> dict[str, Any]:
     """The JSON object of `perfcalc run` (field names as in the issue)."""
     return {
         "kernel": kernel,

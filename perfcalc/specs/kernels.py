@@ -27,8 +27,19 @@ POINTER_ROLES = ("in", "out", "inout")
 ROLES = (*POINTER_ROLES, "scalar")
 LANE_NAMES = ("lane",)
 
-_KERNEL_KEYS = ("description", "origin", "kernel", "params", "launch", "args", "seed", "reference",
-                "tolerance", "source", "model")
+_KERNEL_KEYS = (
+    "description",
+    "origin",
+    "kernel",
+    "params",
+    "launch",
+    "args",
+    "seed",
+    "reference",
+    "tolerance",
+    "source",
+    "model",
+)
 _KERNEL_OPTIONAL = ("defines", "requires")
 _MODEL_KEYS = ("flops", "global_load_elements", "barriers", "divergent_branches", "sites")
 _MODEL_OPTIONAL = ("vars", "exact_when", "notes")
@@ -157,8 +168,10 @@ def _expr(value: Any, where: str, allowed: set[str] | None = None) -> str:
     if allowed is not None:
         unknown = sorted(used - allowed)
         if unknown:
-            raise SpecError(f"{where}: expression {text!r} uses unknown name {unknown[0]!r} "
-                            f"(known: {', '.join(sorted(allowed))})")
+            raise SpecError(
+                f"{where}: expression {text!r} uses unknown name {unknown[0]!r} "
+                f"(known: {', '.join(sorted(allowed))})"
+            )
     return text
 
 
@@ -178,14 +191,17 @@ def _dtype(value: Any, where: str) -> tuple[str, tuple[tuple[str, str], ...]]:
     if isinstance(value, str):
         if value in SCALAR_DTYPES or value in VECTOR_DTYPES:
             return value, ()
-    elif isinstance(value, dict) and list(value) == ["struct"] and isinstance(value["struct"], dict):
+    elif (
+        isinstance(value, dict) and list(value) == ["struct"] and isinstance(value["struct"], dict)
+    ):
         fields = tuple((str(k), v) for k, v in value["struct"].items())
         bad = [v for _, v in fields if v not in SCALAR_DTYPES]
         if fields and not bad:
             return "struct", fields
     known = ", ".join((*SCALAR_DTYPES, *VECTOR_DTYPES))
-    raise SpecError(f"{where}: dtype must be one of {known} or {{struct: {{field: dtype}}}}, "
-                    f"got {value!r}")
+    raise SpecError(
+        f"{where}: dtype must be one of {known} or {{struct: {{field: dtype}}}}, got {value!r}"
+    )
 
 
 def _args(raw: Any, where: str, params: set[str]) -> tuple[ArgSpec, ...]:
@@ -200,13 +216,25 @@ def _args(raw: Any, where: str, params: set[str]) -> tuple[ArgSpec, ...]:
             raise SpecError(f"{w}: role must be one of {', '.join(ROLES)}, got {role!r}")
         if role == "scalar":
             check_keys(item, ["name", "role", "value"], w)
-            out.append(ArgSpec(name=_text(item["name"], w), role=role,
-                               value=_expr(item["value"], f"{w}.value", params)))
+            out.append(
+                ArgSpec(
+                    name=_text(item["name"], w),
+                    role=role,
+                    value=_expr(item["value"], f"{w}.value", params),
+                )
+            )
         else:
             check_keys(item, ["name", "role", "dtype", "size"], w)
             dtype, fields = _dtype(item["dtype"], f"{w}.dtype")
-            out.append(ArgSpec(name=_text(item["name"], w), role=role, dtype=dtype, fields=fields,
-                               size=_expr(item["size"], f"{w}.size", params)))
+            out.append(
+                ArgSpec(
+                    name=_text(item["name"], w),
+                    role=role,
+                    dtype=dtype,
+                    fields=fields,
+                    size=_expr(item["size"], f"{w}.size", params),
+                )
+            )
     names = [a.name for a in out]
     if len(set(names)) != len(names):
         raise SpecError(f"{where}: argument names repeat: {names}")
@@ -217,7 +245,9 @@ def _find_line(source: str, text: str, where: str) -> int:
     hits = [i for i, line in enumerate(source.splitlines(), start=1) if text in line]
     if len(hits) != 1:
         what = "does not occur" if not hits else f"occurs on lines {hits}"
-        raise SpecError(f"{where}: 'at' text {text!r} {what} in the source; it must name exactly one line")
+        raise SpecError(
+            f"{where}: 'at' text {text!r} {what} in the source; it must name exactly one line"
+        )
     return hits[0]
 
 
@@ -244,10 +274,15 @@ def _classes(raw: Any, where: str, names: set[str]) -> tuple[WarpClass, ...]:
         let = _pairs(item.get("let", {}), f"{w}.let", scope)
         scope |= {n for n, _ in let}
         active = item.get("active")
-        out.append(WarpClass(count=_expr(item["count"], f"{w}.count", scope),
-                             index=_expr(item["index"], f"{w}.index", scope),
-                             over=over, let=let,
-                             active=None if active is None else _expr(active, f"{w}.active", scope)))
+        out.append(
+            WarpClass(
+                count=_expr(item["count"], f"{w}.count", scope),
+                index=_expr(item["index"], f"{w}.index", scope),
+                over=over,
+                let=let,
+                active=None if active is None else _expr(active, f"{w}.active", scope),
+            )
+        )
     return tuple(out)
 
 
@@ -255,8 +290,9 @@ def _shared_arrays(source: str) -> set[str]:
     return set(re.findall(r"__shared__\s+[\w\s]*?\b(\w+)\s*\[", source))
 
 
-def _model(raw: Any, where: str, params: set[str], source: str,
-           args: tuple[ArgSpec, ...]) -> ModelSpec:
+def _model(
+    raw: Any, where: str, params: set[str], source: str, args: tuple[ArgSpec, ...]
+) -> ModelSpec:
     raw = _mapping(raw, where)
     check_keys(raw, _MODEL_KEYS, where, optional=_MODEL_OPTIONAL)
     vars_ = _pairs(raw.get("vars", {}), f"{where}.vars", params | set(LANE_NAMES))
@@ -279,28 +315,46 @@ def _model(raw: Any, where: str, params: set[str], source: str,
         fld = item.get("field")
         if space == "global":
             if array not in pointers:
-                raise SpecError(f"{w}: global array {array!r} is not a pointer argument "
-                                f"(pointers: {', '.join(pointers) or 'none'})")
+                raise SpecError(
+                    f"{w}: global array {array!r} is not a pointer argument "
+                    f"(pointers: {', '.join(pointers) or 'none'})"
+                )
             if fld is not None and fld not in pointers[array].field_names:
-                raise SpecError(f"{w}: {array} has no field {fld!r} "
-                                f"(fields: {', '.join(pointers[array].field_names) or 'none'})")
+                raise SpecError(
+                    f"{w}: {array} has no field {fld!r} "
+                    f"(fields: {', '.join(pointers[array].field_names) or 'none'})"
+                )
             if fld is None and pointers[array].field_names:
                 raise SpecError(f"{w}: {array} is a struct/vector array; name the field accessed")
         elif array not in shared:
-            raise SpecError(f"{w}: {array!r} is not a __shared__ array of the source "
-                            f"(found: {', '.join(sorted(shared)) or 'none'})")
+            raise SpecError(
+                f"{w}: {array!r} is not a __shared__ array of the source "
+                f"(found: {', '.join(sorted(shared)) or 'none'})"
+            )
         at = _text(item["at"], f"{w}.at")
-        sites.append(SiteSpec(at=at, line=_find_line(source, at, w), space=space, op=op,
-                              array=array, field=fld, classes=_classes(item["classes"], f"{w}.classes", names)))
+        sites.append(
+            SiteSpec(
+                at=at,
+                line=_find_line(source, at, w),
+                space=space,
+                op=op,
+                array=array,
+                field=fld,
+                classes=_classes(item["classes"], f"{w}.classes", names),
+            )
+        )
     exact = raw.get("exact_when")
     return ModelSpec(
         flops=_expr(raw["flops"], f"{where}.flops", names - set(LANE_NAMES)),
-        global_load_elements=_expr(raw["global_load_elements"], f"{where}.global_load_elements",
-                                   names - set(LANE_NAMES)),
+        global_load_elements=_expr(
+            raw["global_load_elements"], f"{where}.global_load_elements", names - set(LANE_NAMES)
+        ),
         barriers=_expr(raw["barriers"], f"{where}.barriers", names - set(LANE_NAMES)),
-        divergent_branches=_expr(raw["divergent_branches"], f"{where}.divergent_branches",
-                                 names - set(LANE_NAMES)),
-        sites=tuple(sites), vars=vars_,
+        divergent_branches=_expr(
+            raw["divergent_branches"], f"{where}.divergent_branches", names - set(LANE_NAMES)
+        ),
+        sites=tuple(sites),
+        vars=vars_,
         exact_when=None if exact is None else _expr(exact, f"{where}.exact_when", names),
         notes=str(raw.get("notes", "")).strip(),
     )
@@ -326,8 +380,12 @@ def kernel_from_mapping(name: str, raw: Any, where: str) -> KernelSpec:
         w = f"{where}.requires[{i}]"
         item = _mapping(item, w)
         check_keys(item, ["check", "message"], w)
-        requires.append(Requirement(_expr(item["check"], f"{w}.check", pnames),
-                                    " ".join(_text(item["message"], f"{w}.message").split())))
+        requires.append(
+            Requirement(
+                _expr(item["check"], f"{w}.check", pnames),
+                " ".join(_text(item["message"], f"{w}.message").split()),
+            )
+        )
     launch_raw = _mapping(raw["launch"], f"{where}.launch")
     check_keys(launch_raw, ["grid", "block", "dynamic_shared_bytes"], f"{where}.launch")
     dims = {}
@@ -336,8 +394,11 @@ def kernel_from_mapping(name: str, raw: Any, where: str) -> KernelSpec:
         if not isinstance(value, list) or not 1 <= len(value) <= 3:
             raise SpecError(f"{where}.launch.{key}: expected a list of 1 to 3 expressions")
         dims[key] = tuple(_expr(v, f"{where}.launch.{key}", pnames) for v in value)
-    launch = LaunchSpec(dims["grid"], dims["block"],
-                        _expr(launch_raw["dynamic_shared_bytes"], f"{where}.launch", pnames))
+    launch = LaunchSpec(
+        dims["grid"],
+        dims["block"],
+        _expr(launch_raw["dynamic_shared_bytes"], f"{where}.launch", pnames),
+    )
     source = _text(raw["source"], f"{where}.source")
     kernel = _text(raw["kernel"], f"{where}.kernel")
     if not re.search(rf"__global__\s+void\s+{re.escape(kernel)}\s*\(", source):
@@ -353,12 +414,21 @@ def kernel_from_mapping(name: str, raw: Any, where: str) -> KernelSpec:
     if not reference.isidentifier():
         raise SpecError(f"{where}.reference: must be a function name, got {reference!r}")
     return KernelSpec(
-        name=name, description=" ".join(_text(raw["description"], f"{where}.description").split()),
-        origin=" ".join(_text(raw["origin"], f"{where}.origin").split()), kernel=kernel,
-        params=tuple(params.items()), launch=launch, args=args, seed=seed, reference=reference,
-        tolerance=float(tol), source=source,
+        name=name,
+        description=" ".join(_text(raw["description"], f"{where}.description").split()),
+        origin=" ".join(_text(raw["origin"], f"{where}.origin").split()),
+        kernel=kernel,
+        params=tuple(params.items()),
+        launch=launch,
+        args=args,
+        seed=seed,
+        reference=reference,
+        tolerance=float(tol),
+        source=source,
         model=_model(raw["model"], f"{where}.model", pnames, source, args),
-        defines=defines, requires=tuple(requires), path=path,
+        defines=defines,
+        requires=tuple(requires),
+        path=path,
     )
 
 
@@ -368,12 +438,16 @@ def load_kernel_file(path: str | Path) -> dict[str, KernelSpec]:
     data = read_mapping(path)
     check_keys(data, ["schema_version", "kernels"], str(path))
     if data["schema_version"] != SCHEMA_VERSION:
-        raise SpecError(f"{path}: schema_version is {data['schema_version']!r}, "
-                        f"this perfcalc reads {SCHEMA_VERSION}")
+        raise SpecError(
+            f"{path}: schema_version is {data['schema_version']!r}, "
+            f"this perfcalc reads {SCHEMA_VERSION}"
+        )
     kernels = _mapping(data["kernels"], f"{path}: kernels")
     if not kernels:
         raise SpecError(f"{path}: kernels is empty")
-    return {str(name): kernel_from_mapping(str(name), raw, str(path)) for name, raw in kernels.items()}
+    return {
+        str(name): kernel_from_mapping(str(name), raw, str(path)) for name, raw in kernels.items()
+    }
 
 
 @cache
@@ -404,16 +478,19 @@ def resolve_params(spec: KernelSpec, overrides: Mapping[str, int] | None = None)
     params = spec.defaults
     for name, value in (overrides or {}).items():
         if name not in params:
-            raise InputError(f"kernel {spec.name} has no parameter {name!r} "
-                             f"(parameters: {', '.join(params)})")
+            raise InputError(
+                f"kernel {spec.name} has no parameter {name!r} (parameters: {', '.join(params)})"
+            )
         if isinstance(value, bool) or not isinstance(value, int):
             raise InputError(f"parameter {name}={value!r} of kernel {spec.name} must be an integer")
         params[name] = value
     for req in spec.requires:
         if not evaluate(req.check, params):
             shown = ", ".join(f"{k}={v}" for k, v in params.items())
-            raise InputError(f"kernel {spec.name} with {shown}: {req.message} "
-                             f"(kernels.yaml requires '{req.check}')")
+            raise InputError(
+                f"kernel {spec.name} with {shown}: {req.message} "
+                f"(kernels.yaml requires '{req.check}')"
+            )
     return params
 
 
@@ -432,14 +509,20 @@ def as_int(value: Any, what: str) -> int:
     return value
 
 
-def launch_geometry(spec: KernelSpec, params: Mapping[str, int]) -> tuple[tuple[int, ...], tuple[int, ...], int]:
+def launch_geometry(
+    spec: KernelSpec, params: Mapping[str, int]
+) -> tuple[tuple[int, ...], tuple[int, ...], int]:
     """(grid, block, dynamic shared bytes) for the parameters."""
     grid = tuple(as_int(evaluate(e, params), f"{spec.name} grid '{e}'") for e in spec.launch.grid)
-    block = tuple(as_int(evaluate(e, params), f"{spec.name} block '{e}'") for e in spec.launch.block)
-    dyn = as_int(evaluate(spec.launch.dynamic_shared_bytes, params),
-                 f"{spec.name} dynamic_shared_bytes")
+    block = tuple(
+        as_int(evaluate(e, params), f"{spec.name} block '{e}'") for e in spec.launch.block
+    )
+    dyn = as_int(
+        evaluate(spec.launch.dynamic_shared_bytes, params), f"{spec.name} dynamic_shared_bytes"
+    )
     for what, dims in (("grid", grid), ("block", block)):
         if any(d <= 0 for d in dims):
-            raise InputError(f"kernel {spec.name}: {what} {dims} has a dimension <= 0 "
-                             f"for {dict(params)}")
+            raise InputError(
+                f"kernel {spec.name}: {what} {dims} has a dimension <= 0 for {dict(params)}"
+            )
     return grid, block, dyn
