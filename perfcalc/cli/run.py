@@ -424,7 +424,6 @@ class _ProgressBar:
 
         self._clock = time.monotonic
         self._start = self._clock()
-        self._drawn = False
 
     def __call__(self, done: int, total: int) -> None:
         import sys
@@ -439,7 +438,6 @@ class _ProgressBar:
         if done >= total:
             sys.stderr.write("\n")
         sys.stderr.flush()
-        self._drawn = True
 
 
 def _on_terminal() -> bool:
