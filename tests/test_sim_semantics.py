@@ -275,3 +275,43 @@ __global__ void k(const int* x, int* out) {
     run_kernel(src, "k", 1, 4, {"x": x, "out": out}, H100)
     # v: 0,4,0,9 -> halvings by 2: 0,2,0,5 -> do-while adds 10 once (n >= 10 afterwards)
     assert out.tolist() == [10, 12, 10, 15]
+
+
+def test_nested_loops_and_return_inside_a_loop() -> None:
+    """Nested control flow against the same C run by hand in Python: the inner loop's break
+    leaves only the inner loop; a return inside the outer loop ends the thread (its out[t] keeps
+    the value stored before); the others continue after the loop."""
+    out = np.full(12, -1, np.int32)
+    src = """__global__ void k(int* out) {
+    int t = threadIdx.x;
+    int s = 0;
+    for (int i = 0; i < 4; i++) {
+        for (int j = 0; j < 5; j++) {
+            if (j > i + t % 3) break;
+            s += j;
+        }
+        out[t] = s;
+        if (s > 12 && t % 2 == 0) return;
+        if (i == t % 4) continue;
+        s += 1;
+    }
+    out[t] = s * 100;
+}"""
+    run_kernel(src, "k", 1, 12, {"out": out}, H100)
+    expected = []
+    for t in range(12):
+        s, value, returned = 0, -1, False
+        for i in range(4):
+            for j in range(5):
+                if j > i + t % 3:
+                    break
+                s += j
+            value = s
+            if s > 12 and t % 2 == 0:
+                returned = True
+                break
+            if i == t % 4:
+                continue
+            s += 1
+        expected.append(value if returned else s * 100)
+    assert out.tolist() == expected

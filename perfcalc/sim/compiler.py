@@ -620,8 +620,8 @@ class KernelCompiler:
         body = self.block(n.stmt)
         self.loop_depth -= 1
         self.scopes.pop()
-        has_continue = _has_jump(n.stmt, (c_ast.Continue,), stop_at_loops=True)
-        has_return = _has_jump(n.stmt, (c_ast.Return,), stop_at_loops=False)
+        has_continue = _has_jump(n.stmt, (c_ast.Continue,))
+        has_return = _has_jump(n.stmt, (c_ast.Return,))
         test_first = not isinstance(n, c_ast.DoWhile)
         counts = self.counts(n)
         cap = self.iteration_cap
@@ -1534,24 +1534,20 @@ def _run_continue(ctx: ChunkContext) -> None:
     ctx.mask = ctx.empty
 
 
-def _has_jump(node: c_ast.Node | None, kinds: tuple = (c_ast.Break, c_ast.Continue,
-                                                       c_ast.Return),
-              stop_at_loops: bool = False) -> bool:
-    """Whether `node` contains a jump of `kinds` that leaves it (nested loops own their
-    break/continue)."""
+def _has_jump(node: c_ast.Node | None,
+              kinds: tuple = (c_ast.Break, c_ast.Continue, c_ast.Return)) -> bool:
+    """Whether `node` contains a jump of `kinds` that leaves it: a nested loop owns its break
+    and continue, only a return leaves it."""
     if node is None:
         return False
     if isinstance(node, kinds):
         return True
     for _, child in node.children():
         if isinstance(child, (c_ast.For, c_ast.While, c_ast.DoWhile)):
-            inner = tuple(k for k in kinds if k is c_ast.Return)
-            if inner and _has_jump(child, inner):
+            if c_ast.Return in kinds and _has_jump(child, (c_ast.Return,)):
                 return True
-            if stop_at_loops:
-                continue
             continue
-        if _has_jump(child, kinds, stop_at_loops):
+        if _has_jump(child, kinds):
             return True
     return False
 
