@@ -244,7 +244,10 @@ SEED_002 = {  # seed 002 tables, base 128: (pattern, {CC: transactions})
 @pytest.mark.parametrize("name", list(SEED_002))
 @pytest.mark.parametrize("cc", ["1.0", "1.1", "1.2", "1.3", "2.0"])
 def test_seed_002_tables(name, cc):
-    """Seed 002 'Coalescing' tables for 1.0/1.1 (uncached), 1.2/1.3 (uncached), 2.0 (cached)."""
+    """Seed 002 'Coalescing' tables for 1.0/1.1 (uncached), 1.2/1.3 (uncached), 2.0 (cached).
+
+    memory.md 8.1 could not find the text of the Programming Guide's Figure F-1 and derived
+    GV1-GV3 from the algorithms; seed 002 reproduces that figure's labels, and they agree."""
     addr, table = SEED_002[name]
     expected = tx(table[{"1.1": "1.0", "1.3": "1.2"}.get(cc, cc)])
     r = global_access(cc, addr, 4)
