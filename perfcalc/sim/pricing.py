@@ -13,9 +13,9 @@ access directly costs 10-16x the bare kernel (execution.md §2.2), so this modul
   (the usual case: indices affine in threadIdx plus block-dependent offsets), the blocks fall
   into at most a few classes by (shift mod 256), and only the first block's warps are priced
   for each class.
-* **Memo.** The first block's pattern, made relative to its 256-byte-aligned base, plus the
-  active lanes, is a key into a per-run memo; a loop that walks an array in steps therefore
-  prices each distinct alignment once.
+* **Memo.** The first block's pattern relative to its lane 0, lane 0's address modulo 256
+  and the active lanes form a key into a per-run memo; a loop that walks an array in steps
+  therefore prices each distinct alignment once.
 * Anything else (block-dependent masks, data-dependent indices) is priced warp by warp, only
   for warps with an active lane.
 """
@@ -49,34 +49,25 @@ class Pricer:
 
     def _block_cost(self, space: str, addr0: np.ndarray, size: int, act0: np.ndarray | None,
                     op: str) -> tuple[int, ...]:
-        """Cost of the first block's warps (addr0: (warps, 32)), memoised by pattern."""
-        base = (int(addr0.min()) // QUANTUM) * QUANTUM
-        rel = addr0 - base
-        key = (space, size, op, rel.tobytes(), None if act0 is None else act0.tobytes())
-        hit = self.memo.get(key)
-        if hit is None:
-            if len(self.memo) > 100_000:
-                self.memo.clear()
-            hit = self._raw(space, addr0, size, act0, op)
-            self.memo[key] = hit
-        return hit
+        """Cost of one block's warps (warps with no active lane issue nothing)."""
+        warps = addr0.shape[0] // 32
+        a2 = addr0.reshape(warps, 32)
+        if act0 is None:
+            return self._raw(space, a2, size, None, op)
+        m2 = act0.reshape(warps, 32)
+        rows = m2.any(axis=1)
+        if not rows.any():
+            return (0, 0, 0) if space == "global" else (0, 0)
+        return self._raw(space, a2[rows], size, m2[rows], op)
 
     def price_blocks(self, space: str, addr0: np.ndarray, shift_bytes: np.ndarray, size: int,
                      act0: np.ndarray | None, op: str) -> tuple[int, ...]:
         """Totals over every block of a chunk whose lanes use the first block's addresses
         `addr0` (lanes of one block, int64) shifted by `shift_bytes[b]`, with the same active
-        lanes `act0` (None: all)."""
-        zero = (0, 0, 0) if space == "global" else (0, 0)
-        warps = addr0.shape[0] // 32
-        a2 = addr0.reshape(warps, 32)
-        m2 = None
-        if act0 is not None:
-            m2 = act0.reshape(warps, 32)
-            rows = m2.any(axis=1)
-            if not rows.any():
-                return zero
-            if not rows.all():
-                a2, m2 = a2[rows], m2[rows]
+        lanes `act0` (None: all).
+
+        The memo key is the lane pattern relative to lane 0, lane 0's address modulo 256 and
+        the active lanes: equal keys mean patterns that differ by a multiple of 256 bytes."""
         residues = shift_bytes % QUANTUM
         if residues.size == 1 or not (residues != residues[0]).any():
             pairs = [(int(residues[0]), int(residues.size))]
@@ -84,10 +75,19 @@ class Pricer:
             hist = np.bincount(residues, minlength=QUANTUM)
             classes = np.flatnonzero(hist)
             pairs = list(zip(classes.tolist(), hist[classes].tolist(), strict=True))
-        total = zero
+        first = int(addr0[0])
+        pattern = (addr0 - first).tobytes()
+        active = None if act0 is None else act0.tobytes()
+        total = (0, 0, 0) if space == "global" else (0, 0)
         for shift, count in pairs:
-            c = self._block_cost(space, a2 + shift, size, m2, op)
-            total = tuple(x + y * count for x, y in zip(total, c, strict=True))
+            key = (space, size, op, pattern, (first + shift) % QUANTUM, active)
+            cost = self.memo.get(key)
+            if cost is None:
+                cost = self._block_cost(space, addr0 + shift, size, act0, op)
+                if len(self.memo) > 100_000:
+                    self.memo.clear()
+                self.memo[key] = cost
+            total = tuple(x + y * count for x, y in zip(total, cost, strict=True))
         return total
 
     def price_lanes(self, space: str, addr: np.ndarray, size: int, mask: np.ndarray | None,
