@@ -193,7 +193,7 @@ def distinct_banks(bank: np.ndarray, valid: np.ndarray | None, group_units: int)
     test that settles most real rows before the sorting kernel)."""
     rows, width = bank.shape
     groups = width // group_units
-    onehot = np.left_shift(np.int64(1), bank.astype(np.int64))
+    onehot = np.left_shift(np.uint32(1), bank.astype(np.uint32))
     if valid is not None:
         onehot = np.where(valid, onehot, 0)
     seen = _pairwise(np.bitwise_or, onehot.reshape(rows * groups, group_units))

@@ -26,7 +26,7 @@ from perfcalc.memory.inputs import (
     check_size,
     warp_arrays,
 )
-from perfcalc.memory.runs import bank_passes, distinct_banks
+from perfcalc.memory.runs import any_rows, bank_passes, distinct_banks, narrow_keys
 from perfcalc.specs import Arch
 
 CHUNK_WARPS = 16384  # warps priced per step (temporaries stay in cache)
@@ -163,7 +163,7 @@ def _units(family: str, addr: np.ndarray, size: int, mode: int):
     warps = addr.shape[0]
     unit_bytes = 8 if (family == "cc3" and mode == 8) else 4
     k = max(1, size // unit_bytes)
-    unit = addr >> (3 if unit_bytes == 8 else 2)
+    unit = narrow_keys(addr, 3 if unit_bytes == 8 else 2)
     if k > 1:
         unit = (unit[:, :, None] + np.arange(k, dtype=np.int64)).reshape(warps, 32 * k)
     # 3.x 4-byte mode: words i and i+32 of one 64-word segment share a 64-bit bank row.
@@ -196,9 +196,12 @@ def _bank_rule(family: str, addr: np.ndarray, mask: np.ndarray | None, size: int
     groups = np.zeros(addr.shape[0], dtype=np.int64)
     rows = np.flatnonzero(easy)
     if rows.size:  # every bank word distinct per group: one pass per group with a lane
-        present = np.ones((rows.size, 32 * k // group_units), dtype=bool) if valid is None else \
-            valid[rows].reshape(rows.size, -1, group_units).any(axis=2)
-        groups[rows] = present.sum(axis=1)
+        per_row = 32 * k // group_units
+        if valid is None:
+            groups[rows] = per_row
+        else:
+            present = any_rows(valid[rows].reshape(rows.size * per_row, group_units))
+            groups[rows] = present.reshape(rows.size, per_row).sum(axis=1)
         passes[rows] = groups[rows]
     largest = np.minimum(passes, 1)
     rows = np.flatnonzero(~easy)
