@@ -315,3 +315,22 @@ def test_nested_loops_and_return_inside_a_loop() -> None:
             s += 1
         expected.append(value if returned else s * 100)
     assert out.tolist() == expected
+
+
+def test_divergent_assignment_of_thread_index_arithmetic() -> None:
+    """Values computed from threadIdx/blockIdx (kept in separable form internally) assigned
+    under a divergent mask, selected by ?:, divided: compared with the same C run in Python."""
+    out = np.zeros(64, np.int32)
+    src = """__global__ void k(int* out) {
+    int x = 7;
+    if (threadIdx.x < 5) x = threadIdx.x * 3 + blockIdx.x;
+    int y = (threadIdx.x % 2) ? x : -x;
+    out[blockIdx.x * blockDim.x + threadIdx.x] = y + (blockIdx.x * blockDim.x + threadIdx.x) / 3;
+}"""
+    run_kernel(src, "k", 2, 32, {"out": out}, H100)
+    expected = []
+    for b in range(2):
+        for t in range(32):
+            x = t * 3 + b if t < 5 else 7
+            expected.append((x if t % 2 else -x) + (b * 32 + t) // 3)
+    assert out.tolist() == expected
