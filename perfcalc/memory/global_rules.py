@@ -202,7 +202,15 @@ def _cc12_fast(addr: np.ndarray, mask: np.ndarray | None, seg_shift: int,
     moved_row = np.where(tx_row == 1, _FIRST_LAST[((k[:, 0] & 3) << 2) | (k[:, -1] & 3)], 0)
     multi = np.flatnonzero(tx_row > 1)
     if multi.size:
-        moved_row[multi] = _multi_segment_bytes(k[multi])
+        km = k[multi]
+        changes = np.zeros(km.shape, dtype=bool)
+        np.not_equal(km[:, 1:], km[:, :-1], out=changes[:, 1:])
+        # Scattered and column rows: one sector per segment, so 32 B per transaction.
+        one_sector = row_counts(changes) + 1 == tx_row[multi]
+        moved_row[multi[one_sector]] = 32 * tx_row[multi[one_sector]]
+        rest = np.flatnonzero(~one_sector)
+        if rest.size:
+            moved_row[multi[rest]] = _multi_segment_bytes(km[rest])
     return Priced(req, tx, moved_row.reshape(warps, 2).sum(axis=1), None)
 
 
