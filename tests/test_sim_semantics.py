@@ -334,3 +334,26 @@ def test_divergent_assignment_of_thread_index_arithmetic() -> None:
             x = t * 3 + b if t < 5 else 7
             expected.append((x if t % 2 else -x) + (b * 32 + t) // 3)
     assert out.tolist() == expected
+
+
+def test_bool_ldg_and_fmaf() -> None:
+    """CUDA's bool/true/false, __ldg (a plain load for the counters: 1 request per warp) and
+    fmaf (a*b + c with one rounding: 2 flops per thread). fmaf(3, 1/3, -1) keeps the product's
+    low bits that a float multiply rounds away: the result is 3*float32(1/3) - 1 computed
+    exactly (float64 holds it) and rounded once to float32, while a*b+c in float32 gives 0."""
+    x = np.full(32, np.float32(1) / np.float32(3), np.float32)
+    out = np.zeros(32, np.float32)
+    flags = np.zeros(32, np.bool_)
+    src = """__global__ void k(const float* x, float* out, bool* flags) {
+    int i = threadIdx.x;
+    bool odd = (i % 2 == 1) ? true : false;
+    flags[i] = odd;
+    out[i] = fmaf(3.0f, __ldg(&x[i]), -1.0f);
+}"""
+    r = run_kernel(src, "k", 1, 32, {"x": x, "out": out, "flags": flags}, H100)
+    assert flags.tolist() == [i % 2 == 1 for i in range(32)]
+    exact = np.float32(3.0 * np.float64(x[0]) - 1.0)
+    assert exact != np.float32(3) * x[0] - np.float32(1)
+    assert out.tolist() == [float(exact)] * 32
+    assert r.counters.global_load_requests == 1
+    assert r.counters.flops == 2 * 32

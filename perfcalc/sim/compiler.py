@@ -243,7 +243,7 @@ class KernelCompiler:
         seen_prelude: set[str] = set()
         for ext in self.p.ast.ext:
             if isinstance(ext, c_ast.Typedef):
-                if ext.name in VECTOR_TYPES or ext.name == "size_t":
+                if ext.name in VECTOR_TYPES or ext.name in ("size_t", "bool"):
                     if ext.name not in seen_prelude:
                         seen_prelude.add(ext.name)
                         continue
@@ -783,6 +783,9 @@ class KernelCompiler:
         if name == "warpSize":
             s = np.int32(32)
             return E(T.INT, lambda ctx: s, s)
+        if name in ("true", "false") and self.lookup(name) is None:
+            b = np.bool_(name == "true")  # C++/CUDA bool literals
+            return E(T.BOOL, lambda ctx: b, b)
         sym = self.lookup(name)
         if sym is None:
             if name in ("threadIdx", "blockIdx", "blockDim", "gridDim"):
@@ -1381,6 +1384,15 @@ class KernelCompiler:
             return E(None, lambda ctx: None, None, False)  # lockstep: warps are in sync
         if name == "atomicAdd":
             return self._atomic_add(n, args)
+        if name == "__ldg":  # read-only data cache load: the same load for the counters
+            if len(args) != 1 or not (isinstance(args[0], c_ast.UnaryOp) and args[0].op == "&"
+                                      and isinstance(args[0].expr, c_ast.ArrayRef)):
+                raise self.unsupported("__ldg form", n, "write __ldg(&array[index])")
+            return self.x_ArrayRef(args[0].expr)
+        if name in ("fmaf", "fma"):
+            if len(args) != 3:
+                raise self.err(f"{name}() takes three arguments", n)
+            return self._fma(n, name, [self._arith(self.expr(a), n) for a in args])
         if name in self.functions:
             return self._call(n, name, args)
         if name in _MATH_FLOAT or name in _MATH_DOUBLE:
@@ -1410,6 +1422,28 @@ class KernelCompiler:
             return self._call_math(lambda v: np.float32(1) / np.sqrt(v), [a], T.FLOAT, n)
         raise self.unsupported(f"{name}()", n, "not a __device__ function of this source "
                                "nor a supported built-in")
+
+    def _fma(self, n: c_ast.Node, name: str, args: list[E]) -> E:
+        """fmaf(a, b, c): one rounding. The float32 product is exact in float64 (24 + 24 bits
+        <= 53), so a float64 a*b + c rounded once to float32 differs from a true FMA only by a
+        rare double rounding; fma (double) uses NumPy's a*b + c (two roundings). 2 flops."""
+        t = T.FLOAT if name == "fmaf" else T.DOUBLE
+        fa, fb, fc = (_cast(a, t).f for a in args)
+        counts = self.counts(n)
+        kslot = C.instruction_slot("fp32" if t is T.FLOAT else "fp64")
+        fl = C.FLOPS
+
+        def fma(ctx: ChunkContext) -> object:
+            a, b, c = fa(ctx), fb(ctx), fc(ctx)
+            m = ctx.mask
+            counts[fl] += 2 * m.nact
+            counts[kslot] += m.nwarps
+            if t is T.FLOAT:
+                r = np.multiply(a, b, dtype=np.float64) + np.asarray(c, dtype=np.float64)
+                return r.astype(np.float32) if isinstance(r, np.ndarray) else np.float32(r)
+            return a * b + c
+
+        return E(t, fma, None, all(a.pure for a in args))
 
     def _call_math(self, fn: Callable, args: list[E], t: T.CType, n: c_ast.Node) -> E:
         cargs = [_cast(a, t) for a in args]

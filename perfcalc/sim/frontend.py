@@ -40,7 +40,7 @@ VECTOR_TYPE_NAMES = (
     "float2", "float3", "float4", "int2", "int3", "int4", "uint2", "uint3", "uint4",
     "double2", "char4", "uchar4", "dim3", "uint3",
 )
-_PRELUDE_TYPES = ("size_t",) + VECTOR_TYPE_NAMES
+_PRELUDE_TYPES = ("size_t", "bool") + VECTOR_TYPE_NAMES
 _PRELUDE = "".join(f"typedef int {n};" for n in dict.fromkeys(_PRELUDE_TYPES))
 
 # C++ and other words pycparser would misreport; refused by name before parsing.
