@@ -264,3 +264,49 @@ def test_progress_reports_blocks_done() -> None:
     run_kernel("__global__ void k(float* a) { a[threadIdx.x] = 1.0f; }", "k", 3, 32,
                {"a": np.zeros(32, np.float32)}, H100, progress=lambda d, t: calls.append((d, t)))
     assert calls[-1] == (3, 3)
+
+
+CONV = """#define MASK_WIDTH 3
+__constant__ float Mc[MASK_WIDTH];
+__constant__ float bias[1] = {0.5f};
+__global__ void conv(const float* in, float* out, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    float s = bias[0];
+    for (int j = 0; j < MASK_WIDTH; j++) {
+        int k = i + j - 1;
+        if (k >= 0 && k < n) s += in[k] * Mc[j];
+    }
+    out[i] = s;
+}"""
+
+
+def test_constant_memory_is_bound_by_name_and_not_global_traffic() -> None:
+    """__constant__ Mc comes from args by name, bias from its initializer. Constant reads are
+    counted as constant_load warp instructions (1 + 3 per warp, 2 warps) and never as global
+    loads; the global loads are the 3 in[k] reads per warp."""
+    x = np.arange(64, dtype=np.float32)
+    out = np.zeros(64, np.float32)
+    mask = np.array([1.0, 2.0, 4.0], np.float32)
+    r = run_kernel(CONV, "conv", 1, 64, {"in": x, "out": out, "n": 64, "Mc": mask}, H100)
+    padded = np.concatenate([[0.0], x, [0.0]])
+    ref = 0.5 + padded[:-2] * 1.0 + padded[1:-1] * 2.0 + padded[2:] * 4.0
+    np.testing.assert_allclose(out, ref, rtol=1e-6)
+    c = r.counters
+    assert c.warp_instructions["constant_load"] == 2 * (1 + 3)
+    assert c.global_load_requests == 2 * 3
+
+
+def test_extern_shared_arrays_alias_one_buffer() -> None:
+    """All `extern __shared__` arrays start at the same address (CUDA): an int written through
+    one is read back, bit for bit, as a float through the other."""
+    out = np.zeros(32, np.float32)
+    src = """__global__ void k(float* out) {
+    extern __shared__ int ibuf[];
+    extern __shared__ float fbuf[];
+    ibuf[threadIdx.x] = 1065353216;  // the bits of 1.0f
+    __syncthreads();
+    out[threadIdx.x] = fbuf[threadIdx.x];
+}"""
+    run_kernel(src, "k", 1, 32, {"out": out}, H100, dynamic_shared_bytes=128)
+    assert out.tolist() == [1.0] * 32
