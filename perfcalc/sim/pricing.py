@@ -5,16 +5,19 @@ Every global and shared access of a simulated kernel is priced by
 access directly costs 10-16x the bare kernel (execution.md §2.2), so this module prices
 *representative* warps and multiplies, exactly:
 
-* **Translation by 256 bytes.** Every rule of memory.md groups addresses into aligned units of
+* **Translation by a quantum.** Every rule of memory.md groups addresses into aligned units of
   at most 256 bytes (32 B sectors, 32/64/128 B segments and lines, half-warp windows of 16*w
   <= 256 B on CC 1.0, banks of 4 or 8 bytes repeating every 64-256 B), so shifting all lanes
-  of a warp by the same multiple of 256 bytes never changes its cost. When every block of a
-  chunk issues the same pattern as the chunk's first block shifted by one constant per block
-  (the usual case: indices affine in threadIdx plus block-dependent offsets), the blocks fall
-  into at most a few classes by (shift mod 256), and only the first block's warps are priced
-  for each class.
-* **Memo.** The first block's pattern relative to its lane 0, lane 0's address modulo 256
-  and the active lanes form a key into a per-run memo; a loop that walks an array in steps
+  of a warp by the same multiple of 256 bytes never changes its cost. Finer quanta hold where
+  the rules only see smaller units: global CC 5.x-9.0 counts requests from active lanes and
+  transactions/bytes from distinct 32 B sectors only (memory.md §1.5-1.7) -> 32 bytes; shared
+  banks on CC 2.x and 5.x-9.0 are floor(addr/4) mod 32 (§3.2, §3.4) -> 128 bytes. When every
+  block of a chunk issues the same pattern as the chunk's first block shifted by one constant
+  per block (the usual case: indices affine in threadIdx plus block-dependent offsets), the
+  blocks fall into classes by (shift mod quantum), and only the first block's warps are
+  priced for each class.
+* **Memo.** The first block's pattern relative to its lane 0, lane 0's address modulo the
+  quantum and the active lanes form a key into a per-run memo; a loop that walks an array in steps
   therefore prices each distinct alignment once.
 * Anything else (block-dependent masks, data-dependent indices) is priced warp by warp, only
   for warps with an active lane.
@@ -37,6 +40,12 @@ class Pricer:
         self.cache = cache
         self.bank_mode = bank_mode
         self.memo: dict[tuple, tuple[int, ...]] = {}
+        family_g = getattr(arch, "global_memory_family", "")
+        family_s = getattr(arch, "shared_memory_family", "")
+        self.quantum = {
+            "global": 32 if family_g in ("cc5", "cc7") else QUANTUM,
+            "shared": 128 if family_s in ("cc2", "cc5") else QUANTUM,
+        }
 
     def _raw(self, space: str, addr: np.ndarray, size: int, active: np.ndarray | None,
              op: str) -> tuple[int, ...]:
@@ -66,13 +75,15 @@ class Pricer:
         `addr0` (lanes of one block, int64) shifted by `shift_bytes[b]`, with the same active
         lanes `act0` (None: all).
 
-        The memo key is the lane pattern relative to lane 0, lane 0's address modulo 256 and
-        the active lanes: equal keys mean patterns that differ by a multiple of 256 bytes."""
-        residues = shift_bytes % QUANTUM
+        The memo key is the lane pattern relative to lane 0, lane 0's address modulo the
+        quantum and the active lanes: equal keys mean patterns that differ by a multiple of the
+        quantum."""
+        quantum = self.quantum[space]
+        residues = shift_bytes % quantum
         if residues.size == 1 or not (residues != residues[0]).any():
             pairs = [(int(residues[0]), int(residues.size))]
         else:
-            hist = np.bincount(residues, minlength=QUANTUM)
+            hist = np.bincount(residues, minlength=quantum)
             classes = np.flatnonzero(hist)
             pairs = list(zip(classes.tolist(), hist[classes].tolist(), strict=True))
         first = int(addr0[0])
@@ -80,7 +91,7 @@ class Pricer:
         active = None if act0 is None else act0.tobytes()
         total = (0, 0, 0) if space == "global" else (0, 0)
         for shift, count in pairs:
-            key = (space, size, op, pattern, (first + shift) % QUANTUM, active)
+            key = (space, size, op, pattern, (first + shift) % quantum, active)
             cost = self.memo.get(key)
             if cost is None:
                 cost = self._block_cost(space, addr0 + shift, size, act0, op)
