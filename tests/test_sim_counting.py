@@ -310,3 +310,18 @@ def test_extern_shared_arrays_alias_one_buffer() -> None:
 }"""
     run_kernel(src, "k", 1, 32, {"out": out}, H100, dynamic_shared_bytes=128)
     assert out.tolist() == [1.0] * 32
+
+
+def test_interleaved_reduction_divergence_and_barriers() -> None:
+    """Seed 003's simple reduction, 64 threads (2 warps) per block, 3 blocks. Strides 1..32:
+    6 iterations, 6 barriers per block. `t % (2*stride) == 0` splits both warps for strides
+    1..16 (2*stride <= 32: some lanes of each warp pass) = 10, and only warp 0 for stride 32
+    (only t = 0 passes; warp 1 is uniformly false) = 1; the final `t == 0` splits warp 0 = 1;
+    the loop condition is uniform. 12 divergent branches per block."""
+    x = np.random.default_rng(5).uniform(0, 1, 3 * 64).astype(np.float32)
+    out = np.zeros(3, np.float32)
+    r = run_kernel((DATA / "reduce_interleaved.cu").read_text(), "reduceInterleaved", 3, 64,
+                   {"input": x, "output": out}, H100, dynamic_shared_bytes=64 * 4)
+    np.testing.assert_allclose(out, x.reshape(3, 64).astype(np.float64).sum(axis=1), rtol=1e-5)
+    assert r.counters.barriers == 3 * 6
+    assert r.counters.divergent_branches == 3 * 12
