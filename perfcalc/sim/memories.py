@@ -15,6 +15,11 @@ of an element written in this interval by another warp (RAW), a write of an elem
 or written (WAW) in this interval by another warp is a fault. Accesses within one warp are
 ordered by lockstep and not reported. The epoch is per chunk of blocks: a block that skips a
 barrier other blocks execute only loses checks (no false reports).
+
+Not checked (no false reports, possible misses): races on global memory (between blocks or
+within one), atomics racing with plain accesses, and intra-warp shared races that Volta's
+independent thread scheduling allows without __syncwarp (execution.md §4.2 suggests an optional
+per-thread mode for those).
 """
 
 from __future__ import annotations
