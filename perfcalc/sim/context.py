@@ -75,14 +75,14 @@ class ChunkContext:
         zb = np.zeros(self.nblocks, dtype=u32)
         # threadIdx/blockIdx as separable values (separable.py): per-lane and per-block parts
         self.tid_xyz = (
-            Sep(zb, tid % u32(bdx)),
-            Sep(zb, (tid // u32(bdx)) % u32(bdy)),
-            Sep(zb, tid // u32(bdx * bdy)),
+            Sep.of(zb, tid % u32(bdx)),
+            Sep.of(zb, (tid // u32(bdx)) % u32(bdy)),
+            Sep.of(zb, tid // u32(bdx * bdy)),
         )
         self.bid_xyz = (
-            Sep((block_ids % gx).astype(u32), zl),
-            Sep(((block_ids // gx) % gy).astype(u32), zl),
-            Sep((block_ids // (gx * gy)).astype(u32), zl),
+            Sep.of((block_ids % gx).astype(u32), zl),
+            Sep.of(((block_ids // gx) % gy).astype(u32), zl),
+            Sep.of((block_ids // (gx * gy)).astype(u32), zl),
         )
         self.block_dim = tuple(u32(v) for v in block_dim)
         self.grid_dim = tuple(u32(v) for v in grid_dim)

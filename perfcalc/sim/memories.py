@@ -28,7 +28,7 @@ import numpy as np
 
 from perfcalc.sim import counters as C
 from perfcalc.sim.context import ChunkContext
-from perfcalc.sim.separable import Sep, dense
+from perfcalc.sim.separable import Core, Sep, dense
 
 SPACE_BASE = 1 << 40
 _TAG_WARP_BITS = 6
@@ -65,25 +65,23 @@ _SIGNED_VIEW = {np.dtype(np.uint32): np.int32, np.dtype(np.uint64): np.int64,
 def _separable_index(ctx: ChunkContext, idx: Sep, n: int) -> Lanes | None:
     """Bounds and block structure of a separable index from its parts alone (None: no
     shortcut; the caller checks the materialised lanes)."""
-    if not idx._fits():
+    if not idx.fits():
         return None
     m = ctx.mask
-    b = idx.b.astype(np.int64)
-    lane = idx.lane.astype(np.int64)
-    bmin, bmax, lmin, lmax = idx.bounds()
-    all_ok = bmin + lmin >= 0 and bmax + lmax < n
-    if m.arr is not None and not all_ok:
-        if not ctx.mask_block_uniform():
-            return None
-        act = lane[m.arr[: ctx.lanes_per_block]]
-        if act.size and not (bmin + int(act.min()) >= 0 and bmax + int(act.max()) < n):
-            return None
-        return Lanes(np.where(m.arr, idx.full(), 0), None, b[0] + lane, b - b[0])
-    if not all_ok:
+    lo, hi = idx.bounds()
+    all_ok = lo >= 0 and hi < n
+    if all_ok:
+        return Lanes(None, None, None, None, idx)
+    if m.arr is None or not ctx.mask_block_uniform():
         return None
-    # materialise in the index's own width when it is int32 (half the memory traffic of int64)
-    narrow = idx if idx.dtype == np.int32 else Sep(b, lane)
-    return Lanes(None, None, b[0] + lane, b - b[0], narrow)
+    bmin, bmax, _, _ = idx.core.bounds()
+    o = int(idx.off)
+    act = idx.lane[m.arr[: ctx.lanes_per_block]]
+    if act.size and not (bmin + int(act.min()) + o >= 0 and bmax + int(act.max()) + o < n):
+        return None
+    b = idx.b.astype(np.int64)
+    lane = idx.lane.astype(np.int64) + o
+    return Lanes(np.where(m.arr, idx.full(), 0), None, b[0] + lane, b - b[0])
 
 
 def _checked_index(ctx: ChunkContext, idx: object, n: int) -> Lanes:
@@ -130,7 +128,10 @@ def _price(ctx: ChunkContext, space: str, lanes: Lanes, base: int, itemsize: int
     """Price one access through the run's Pricer (structured fast path when available)."""
     pricer = ctx.run.pricer
     act0 = None if ctx.mask.arr is None else ctx.mask.arr[: ctx.lanes_per_block]
-    if lanes.i0 is not None and (act0 is None or ctx.mask_block_uniform()):
+    uniform = act0 is None or ctx.mask_block_uniform()
+    if lanes.sep is not None and uniform:
+        return pricer.price_sep(space, lanes.sep, base, itemsize, size, act0, op)
+    if lanes.i0 is not None and uniform:
         return pricer.price_blocks(space, base + lanes.i0 * itemsize,
                                    lanes.shifts * itemsize, size, act0, op)
     safe = lanes.safe
@@ -329,8 +330,8 @@ class SharedArray:
         self.dims = dims
         self.byte_offset = byte_offset
         self.itemsize = int(storage.dtype.itemsize)
-        self.block_offsets = np.arange(ctx.nblocks, dtype=np.int64) * (
-            nelems if stride is None else stride)
+        self.stride = nelems if stride is None else stride
+        self.block_offsets = np.arange(ctx.nblocks, dtype=np.int64) * self.stride
         self.flat_fits_int32 = storage.shape[0] < 2**31
         self.block_offsets32 = self.block_offsets.astype(np.int32)
         self.block_base = ctx.lane_block * (nelems if stride is None else stride)
@@ -381,9 +382,14 @@ class SharedArray:
         """Flat storage index (block * stride + element): a Sep when the index is one."""
         if lanes.sep is not None and lanes._safe is None:
             sep = lanes.sep
+            core = sep.core
             if sep.dtype == np.int32 and self.flat_fits_int32:
-                return Sep(sep.b + self.block_offsets32, sep.lane)
-            return Sep(sep.b.astype(np.int64) + self.block_offsets, sep.lane.astype(np.int64))
+                flat = core.derived(("flat32", self.stride, ctx.nblocks), lambda: Core(
+                    core.b + self.block_offsets32, core.lane))
+                return Sep(flat, sep.off)  # type: ignore[arg-type]
+            flat = core.derived(("flat64", self.stride, ctx.nblocks), lambda: Core(
+                core.b.astype(np.int64) + self.block_offsets, core.lane.astype(np.int64)))
+            return Sep(flat, np.int64(int(sep.off)))  # type: ignore[arg-type]
         safe = lanes.safe
         if isinstance(safe, np.ndarray):
             return self.block_base + safe
@@ -421,8 +427,7 @@ class SharedArray:
         dense_flat = dense(flat)
         self._check_raw(ctx, dense_flat, act, line)
         # remember the read (a Sep keeps only its small parts, not the lane array)
-        self.pending_reads.append((Sep(flat.b, flat.lane) if isinstance(flat, Sep) else flat,
-                                   act, line))
+        self.pending_reads.append((flat.bare() if isinstance(flat, Sep) else flat, act, line))
         return self.storage.take(dense_flat, mode="clip")  # in bounds: checked
 
     def _absorb_reads(self, ctx: ChunkContext) -> None:

@@ -101,6 +101,39 @@ class Pricer:
             total = tuple(x + y * count for x, y in zip(total, cost, strict=True))
         return total
 
+    def price_sep(self, space: str, sep: object, base: int, itemsize: int, size: int,
+                  act0: np.ndarray | None, op: str) -> tuple[int, ...]:
+        """price_blocks for a separable element index (separable.py) whose values are all in
+        bounds: the lane pattern and the blocks' residue classes depend only on its Core and are
+        computed once per Core; only the uniform offset changes from call to call."""
+        quantum = self.quantum[space]
+        core = sep.core  # type: ignore[attr-defined]
+
+        def make() -> tuple[np.ndarray, bytes, list[tuple[int, int]], int]:
+            lane = core.lane.astype(np.int64)
+            b = core.b.astype(np.int64)
+            pattern = (lane - lane[0]) * itemsize
+            residues = ((b - b[0]) * itemsize) % quantum
+            hist = np.bincount(residues, minlength=quantum)
+            classes = np.flatnonzero(hist)
+            pairs = list(zip(classes.tolist(), hist[classes].tolist(), strict=True))
+            return pattern, pattern.tobytes(), pairs, int(b[0]) + int(lane[0])
+
+        pattern, pbytes, pairs, start = core.derived(("price", itemsize, quantum), make)
+        first = base + (start + int(sep.off)) * itemsize  # type: ignore[attr-defined]
+        active = None if act0 is None else act0.tobytes()
+        total = (0, 0, 0) if space == "global" else (0, 0)
+        for shift, count in pairs:
+            key = (space, size, op, pbytes, (first + shift) % quantum, active)
+            cost = self.memo.get(key)
+            if cost is None:
+                cost = self._block_cost(space, pattern + (first + shift), size, act0, op)
+                if len(self.memo) > 100_000:
+                    self.memo.clear()
+                self.memo[key] = cost
+            total = tuple(x + y * count for x, y in zip(total, cost, strict=True))
+        return total
+
     def price_lanes(self, space: str, addr: np.ndarray, size: int, mask: np.ndarray | None,
                     op: str) -> tuple[int, ...]:
         """Totals over every warp of a chunk, priced warp by warp (warps with an active lane)."""

@@ -1,13 +1,18 @@
-"""Separable integer lane values: value[block, lane] = per_block[block] + per_lane[lane].
+"""Separable integer lane values: value[block, lane] = per_block[block] + per_lane[lane] + off.
 
 Why: index arithmetic in CUDA kernels is almost always threadIdx and blockIdx combined by
 +, - and multiplication by uniform values (`Row*Width + k` with Row = by*16 + ty). Kept in this
 form, such arithmetic costs O(blocks + lanes per block) instead of O(threads), and an access
-with a separable index has its block-translation structure, its bounds and its pricing
+with a separable index has its bounds, its block-translation structure and its pricing
 representatives (pricing.py) for free. Integer +, -, *, << and unary - are ring operations
-modulo 2^n, so applying them to the two parts separately gives exactly the wrapped C result;
-every other operation (comparisons, division, conversions to another width, floats, NumPy
-functions) sees a materialised ordinary array through `__array__` / `__array_ufunc__`.
+modulo 2^n, so applying them to the parts separately gives exactly the wrapped C result; every
+other operation (comparisons, division, conversions to another width, floats, NumPy functions)
+sees a materialised ordinary array through `__array__` / `__array_ufunc__`.
+
+The two arrays live in a `Core` shared by every value that differs only in the uniform offset
+`off` (a loop counter added to an index changes `off` only), and a Core caches what is derived
+from it (products by a uniform factor, conversions, bounds, pricing patterns), so an access
+inside a loop recomputes almost nothing per iteration.
 """
 
 from __future__ import annotations
@@ -18,40 +23,91 @@ _LINEAR = {np.add, np.subtract}
 _RANGE = {np.dtype(t): (int(np.iinfo(t).min), int(np.iinfo(t).max))
           for t in (np.int8, np.uint8, np.int16, np.uint16, np.int32, np.uint32, np.int64,
                     np.uint64)}
+_CACHE_LIMIT = 64
 
 
-class Sep(np.lib.mixins.NDArrayOperatorsMixin):
-    """An integer lane array stored as per-block + per-lane parts (same dtype)."""
+class Core:
+    """The per-block and per-lane parts (same dtype) and what is derived from them."""
 
-    __slots__ = ("b", "lane", "_full", "_bounds")
-    __array_priority__ = 100
+    __slots__ = ("b", "lane", "cache", "_bounds")
 
     def __init__(self, b: np.ndarray, lane: np.ndarray):
         self.b = b
         self.lane = lane
-        self._full: np.ndarray | None = None
+        self.cache: dict[object, object] = {}
         self._bounds: tuple[int, int, int, int] | None = None
 
     def bounds(self) -> tuple[int, int, int, int]:
-        """(min, max) of the block part and of the lane part, as Python ints (cached)."""
+        """(min, max) of the block part and of the lane part, as Python ints."""
         if self._bounds is None:
             self._bounds = (int(self.b.min()), int(self.b.max()), int(self.lane.min()),
                             int(self.lane.max()))
         return self._bounds
 
+    def derived(self, key: object, make: object) -> object:
+        """A cached derived value (`make()` on a miss)."""
+        hit = self.cache.get(key)
+        if hit is None:
+            if len(self.cache) >= _CACHE_LIMIT:
+                self.cache.clear()
+            hit = make()  # type: ignore[operator]
+            self.cache[key] = hit
+        return hit
+
+
+class Sep(np.lib.mixins.NDArrayOperatorsMixin):
+    """An integer lane array stored as Core (per-block + per-lane parts) plus a uniform offset."""
+
+    __slots__ = ("core", "off", "_full")
+    __array_priority__ = 100
+
+    def __init__(self, core: Core, off: np.generic | None = None):
+        self.core = core
+        self.off = core.lane.dtype.type(0) if off is None else off
+        self._full: np.ndarray | None = None
+
+    @classmethod
+    def of(cls, b: np.ndarray, lane: np.ndarray) -> Sep:
+        return cls(Core(b, lane))
+
+    @property
+    def b(self) -> np.ndarray:
+        return self.core.b
+
+    @property
+    def lane(self) -> np.ndarray:
+        return self.core.lane
+
     @property
     def dtype(self) -> np.dtype:
-        return self.lane.dtype
+        return self.core.lane.dtype
 
     @property
     def size(self) -> int:
-        return self.b.size * self.lane.size
+        return self.core.b.size * self.core.lane.size
+
+    def bare(self) -> Sep:
+        """The same value without its materialised array (cheap to keep around)."""
+        return Sep(self.core, self.off)
 
     def full(self) -> np.ndarray:
         """The ordinary lane array (computed once)."""
         if self._full is None:
-            self._full = np.add.outer(self.b, self.lane).reshape(-1)
+            b = self.core.b if self.off == 0 else self.core.b + self.off
+            self._full = np.add.outer(b, self.core.lane).reshape(-1)
         return self._full
+
+    def bounds(self) -> tuple[int, int]:
+        """(min, max) of b + lane + off without wrap-around, as Python ints."""
+        bmin, bmax, lmin, lmax = self.core.bounds()
+        o = int(self.off)
+        return bmin + lmin + o, bmax + lmax + o
+
+    def fits(self) -> bool:
+        """No element of b + lane + off leaves the dtype's range (so none wrapped)."""
+        lo_t, hi_t = _RANGE[self.dtype]
+        lo, hi = self.bounds()
+        return lo_t <= lo and hi <= hi_t
 
     def __array__(self, dtype: object = None, copy: object = None) -> np.ndarray:
         f = self.full()
@@ -67,20 +123,16 @@ class Sep(np.lib.mixins.NDArrayOperatorsMixin):
         dt = np.dtype(dtype)
         if dt == self.dtype:
             return self
-        if dt.kind in "iu" and dt.itemsize == self.dtype.itemsize:
-            return Sep(self.b.astype(dt), self.lane.astype(dt))  # same width: reinterpretation
-        if dt.kind in "iu" and dt.itemsize > self.dtype.itemsize and self._fits():
-            wide = Sep(self.b.astype(dt), self.lane.astype(dt))  # no element wraps
-            if dt.kind == "i" or self.dtype.kind == "u":
-                wide._bounds = self._bounds  # same values, same bounds
-            return wide
+        same_width = dt.kind in "iu" and dt.itemsize == self.dtype.itemsize
+        widening = dt.kind in "iu" and dt.itemsize > self.dtype.itemsize and self.fits()
+        if same_width or widening:  # reinterpretation, or exact (no element wraps)
+            core = self.core
+            if widening and dt.kind == "u" and self.dtype.kind == "i":
+                return self.full().astype(dt)
+            new = core.derived(("astype", dt.str),
+                               lambda: Core(core.b.astype(dt), core.lane.astype(dt)))
+            return Sep(new, np.asarray(self.off).astype(dt)[()])  # type: ignore[arg-type]
         return self.full().astype(dt)
-
-    def _fits(self) -> bool:
-        """No element of b + lane leaves the dtype's range (so no element wrapped)."""
-        lo_t, hi_t = _RANGE[self.dtype]
-        bmin, bmax, lmin, lmax = self.bounds()
-        return lo_t <= bmin + lmin and bmax + lmax <= hi_t
 
     def __array_ufunc__(self, ufunc: np.ufunc, method: str, *inputs: object,
                         **kwargs: object) -> object:
@@ -95,32 +147,45 @@ class Sep(np.lib.mixins.NDArrayOperatorsMixin):
         return getattr(ufunc, method)(*args, **kwargs)
 
 
-def _is_scalar(x: object) -> bool:
-    return isinstance(x, np.generic)
+def _is_scalar(x: object, dtype: np.dtype) -> bool:
+    return isinstance(x, np.generic) and x.dtype == dtype
+
+
+def _scaled(s: Sep, ufunc: np.ufunc, c: np.generic) -> Sep:
+    core = s.core
+    new = core.derived((ufunc.__name__, c.item()),
+                       lambda: Core(ufunc(core.b, c), ufunc(core.lane, c)))
+    return Sep(new, ufunc(s.off, c))  # type: ignore[arg-type]
+
+
+def _negated(s: Sep) -> Sep:
+    core = s.core
+    new = core.derived("neg", lambda: Core(-core.b, -core.lane))
+    return Sep(new, -s.off)  # type: ignore[arg-type]
 
 
 def _separable(ufunc: np.ufunc, inputs: tuple[object, ...]) -> Sep | None:
     if ufunc is np.negative and len(inputs) == 1:
-        s = inputs[0]
-        return Sep(-s.b, -s.lane)  # type: ignore[union-attr]
+        return _negated(inputs[0])  # type: ignore[arg-type]
     if len(inputs) != 2:
         return None
     a, c = inputs
     if ufunc in _LINEAR:
         if isinstance(a, Sep) and isinstance(c, Sep) and a.dtype == c.dtype:
-            return Sep(ufunc(a.b, c.b), ufunc(a.lane, c.lane))
-        if isinstance(a, Sep) and _is_scalar(c) and c.dtype == a.dtype:
-            return Sep(ufunc(a.b, c), a.lane)
-        if isinstance(c, Sep) and _is_scalar(a) and a.dtype == c.dtype:
+            return Sep(Core(ufunc(a.b, c.b), ufunc(a.lane, c.lane)), ufunc(a.off, c.off))
+        if isinstance(a, Sep) and _is_scalar(c, a.dtype):
+            return Sep(a.core, ufunc(a.off, c))  # type: ignore[arg-type]
+        if isinstance(c, Sep) and _is_scalar(a, c.dtype):
             if ufunc is np.add:
-                return Sep(a + c.b, c.lane)
-            return Sep(a - c.b, -c.lane)
+                return Sep(c.core, a + c.off)  # type: ignore[operator]
+            neg = _negated(c)
+            return Sep(neg.core, a + neg.off)  # type: ignore[operator]
         return None
     if ufunc is np.multiply or ufunc is np.left_shift:
-        if isinstance(a, Sep) and _is_scalar(c) and c.dtype == a.dtype:
-            return Sep(ufunc(a.b, c), ufunc(a.lane, c))
-        if ufunc is np.multiply and isinstance(c, Sep) and _is_scalar(a) and a.dtype == c.dtype:
-            return Sep(a * c.b, a * c.lane)
+        if isinstance(a, Sep) and _is_scalar(c, a.dtype):
+            return _scaled(a, ufunc, c)  # type: ignore[arg-type]
+        if ufunc is np.multiply and isinstance(c, Sep) and _is_scalar(a, c.dtype):
+            return _scaled(c, ufunc, a)  # type: ignore[arg-type]
     return None
 
 
