@@ -54,6 +54,10 @@ def summary_table(doc: Mapping[str, Any]) -> Table:
             ("limited by", ", ".join(occ.get("limiters", ())) or "-"),
             ("registers per thread (assumed)", occ.get("registers_per_thread")),
         ]
+    model = doc.get("model") or {}
+    if model:
+        rows.append(("global loads (elements, model)", model.get("global_load_elements")))
+        rows.append(("CGMA = flops / global loads (model)", model.get("cgma")))
     if doc.get("predicted") is not None:
         matched = all(doc["match"].values())
         rows.append(("prediction", "matches the run" if matched else "DIFFERS from the run"))
