@@ -66,11 +66,30 @@ def warps_of(n, stride_bytes, size):
 
 
 def closed_form_90(kernel, q):
-    """Expected CC 9.0 counters (requests = warp instructions with an active lane, transactions
-    = sectors, bytes = 32 per sector; shared: wavefronts = max distinct words per bank,
-    conflicts = wavefronts - 1 per warp here). Derivations per kernel: see test_predict.py's
-    docstrings for matmul, reductions, convolve and transposes; elementwise kernels are stride
-    runs (`warps_of`)."""
+    """Expected CC 9.0 counters, by memory.md 1.6 (one request per warp instruction with an
+    active lane; transactions = distinct 32-byte sectors; 32 bytes each) and 3.4 (wavefronts =
+    max distinct 4-byte words per bank; conflicts = wavefronts - 1 for these full-warp cases).
+
+    * matmul, 16x16 blocks (a warp = two 16-thread rows): naive, per k, Md is one word per row
+      (2 sectors) and Nd 16 floats from a 64-byte boundary shared by both rows (2 sectors):
+      2W^3/32 requests, W^3/8 sectors. Tiled, per phase, Md and Nd are two 64-byte row pieces
+      (4 sectors): W^3/256 requests, W^3/64 sectors; tile stores (32 consecutive words) and the
+      k-loop reads (broadcast Mds[ty][k], 16 words of Nds[k]) are 1 wavefront each: W^3/256
+      and W^3/16; barriers 2 per phase per block. Stores: two 64-byte pieces, 4 sectors/warp.
+    * reductions (g blocks): the load is a run of n floats; sequential step s has s/32 warps
+      while s >= 32 then warp 0 (5 steps): g(B/32 + 4) warp-steps; interleaved has every warp
+      in the 5 steps with 2s <= 32 then B/(2s) warps: g(6B/32 - 1). Each warp-step reads 2 and
+      writes 1 conflict-free shared word set; plus the first store (gB/32) and thread 0's final
+      read (g). Divergence: sequential warp 0 in 5 steps + t == 0 (6g); interleaved every warp
+      in 5 steps, one per active warp after, + t == 0 (6gB/32).
+    * convolve: the window is a run of min(n+2, 128g) floats, the halo one 8-byte piece per
+      block with n // 128 pairs plus one lone lane when 128 divides n+1; compute and store
+      cover n threads, 3 window reads each (1 wavefront: consecutive words).
+    * transposes (n^2/32 warps, one tile row each): row reads 4 sectors; the naive store hits
+      32 rows (32 sectors); the 32x32 tile's column read is 32 wavefronts, 32x33's is 1.
+    * elementwise kernels: runs of n lanes at a fixed byte stride (`warps_of`), the copy_offset
+      run shifted by `offset` words (an extra sector per warp unless the shift is whole
+      sectors)."""
     z = dict.fromkeys(PREDICTED_NAMES, 0)
     if kernel in ("matmul_naive", "matmul_tiled"):
         w = q["Width"]
