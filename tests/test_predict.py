@@ -251,3 +251,20 @@ def test_bad_parameters_are_rejected_before_pricing():
         p("transpose_naive", "9.0", n=100)
     with pytest.raises(InputError, match="power of two"):
         p("reduce_interleaved", "9.0", n=100, block=96)
+
+
+def test_predict_runs_no_grid_and_imports_no_simulator():
+    """DESIGN.md: model/ prices through memory/ and never imports sim/; a W = 8192 prediction
+    (2^39 multiply-adds if run) is the closed form 2W^3/32 requests."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "from perfcalc.model.predict import predict\n"
+        "from perfcalc.specs.kernels import get_kernel\n"
+        "r = predict(get_kernel('matmul_naive'), {'Width': 8192}, '9.0')\n"
+        "assert r.global_load_requests == 2 * 8192**3 // 32, r.global_load_requests\n"
+        "assert not [m for m in sys.modules if m.startswith('perfcalc.sim')]\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True, timeout=60)
