@@ -54,7 +54,7 @@ class Lanes:
     @property
     def safe(self) -> object:
         if self._safe is None:
-            self._safe = self.sep.full()  # type: ignore[union-attr]
+            self._safe = self.sep.index64()  # type: ignore[union-attr]
         return self._safe
 
 
@@ -203,7 +203,7 @@ class GlobalArray:
              counts: list[int]) -> object:
         view, safe, _ = self.access(ctx, idx, field, line, counts, "read")
         if isinstance(safe, np.ndarray):
-            return view.take(safe, mode="clip")  # in bounds: checked above
+            return _take(view, safe)
         return view[safe]
 
     def store(self, ctx: ChunkContext, idx: object, value: object, field: str | None,
@@ -220,7 +220,7 @@ class GlobalArray:
         otherwise one access per member (memory.md §0: float3 is three 4-byte loads)."""
         if _single_access(st):
             _, safe, _ = self.access(ctx, idx, None, line, counts, "read")
-            return {f: (v.take(safe) if isinstance(safe, np.ndarray) else v[safe])
+            return {f: (_take(v, safe) if isinstance(safe, np.ndarray) else v[safe])
                     for f, (v, _, _) in self.fields.items()}
         return {f: self.load(ctx, idx, f, line, counts) for f in self.fields}
 
@@ -273,6 +273,14 @@ def atomic_add_lanes(ctx: ChunkContext, view: np.ndarray, safe: object, value: o
     return out
 
 
+def _take(view: np.ndarray, safe: np.ndarray) -> np.ndarray:
+    """Gather with in-bounds indices (checked before); int64 indices, because NumPy's take
+    is several times slower with int32 ones."""
+    if safe.dtype != np.intp:
+        safe = safe.astype(np.intp)
+    return view.take(safe, mode="clip")
+
+
 def store_lanes(ctx: ChunkContext, view: np.ndarray, safe: object, value: object) -> None:
     """Write `value` at `safe` for the active lanes only."""
     value = dense(value)
@@ -316,7 +324,7 @@ class ConstantArray:
                             f"{self.n} elements)", self.name, i)
         counts[C.instruction_slot("constant_load")] += ctx.mask.nwarps
         view = self.array if field is None else self.array[field]
-        return view.take(safe, mode="clip") if isinstance(safe, np.ndarray) else view[safe]
+        return _take(view, safe) if isinstance(safe, np.ndarray) else view[safe]
 
 
 class SharedArray:
@@ -332,8 +340,6 @@ class SharedArray:
         self.itemsize = int(storage.dtype.itemsize)
         self.stride = nelems if stride is None else stride
         self.block_offsets = np.arange(ctx.nblocks, dtype=np.int64) * self.stride
-        self.flat_fits_int32 = storage.shape[0] < 2**31
-        self.block_offsets32 = self.block_offsets.astype(np.int32)
         self.block_base = ctx.lane_block * (nelems if stride is None else stride)
         self.wshadow = np.zeros(storage.shape[0], dtype=np.int64)
         self.wline = np.zeros(storage.shape[0], dtype=np.int32)
@@ -383,10 +389,6 @@ class SharedArray:
         if lanes.sep is not None and lanes._safe is None:
             sep = lanes.sep
             core = sep.core
-            if sep.dtype == np.int32 and self.flat_fits_int32:
-                flat = core.derived(("flat32", self.stride, ctx.nblocks), lambda: Core(
-                    core.b + self.block_offsets32, core.lane))
-                return Sep(flat, sep.off)  # type: ignore[arg-type]
             flat = core.derived(("flat64", self.stride, ctx.nblocks), lambda: Core(
                 core.b.astype(np.int64) + self.block_offsets, core.lane.astype(np.int64)))
             return Sep(flat, np.int64(int(sep.off)))  # type: ignore[arg-type]
@@ -424,11 +426,11 @@ class SharedArray:
         self._price(ctx, lanes, "load", counts)
         flat = self._flat_lanes(ctx, lanes)
         act = ctx.active_arr()
-        dense_flat = dense(flat)
+        dense_flat = flat.index64() if isinstance(flat, Sep) else flat
         self._check_raw(ctx, dense_flat, act, line)
         # remember the read (a Sep keeps only its small parts, not the lane array)
         self.pending_reads.append((flat.bare() if isinstance(flat, Sep) else flat, act, line))
-        return self.storage.take(dense_flat, mode="clip")  # in bounds: checked
+        return _take(self.storage, dense_flat)
 
     def _absorb_reads(self, ctx: ChunkContext) -> None:
         """Turn this interval's remembered reads into the reader shadow (several warps: MANY)."""
@@ -451,7 +453,8 @@ class SharedArray:
               line: int, counts: list[int]) -> None:
         lanes = self._flat(ctx, idx, line, "write")
         self._price(ctx, lanes, "store", counts)
-        flat = dense(self._flat_lanes(ctx, lanes))
+        flat = self._flat_lanes(ctx, lanes)
+        flat = flat.index64() if isinstance(flat, Sep) else flat
         act = ctx.active_arr()
         mine = ctx.lane_warp1
         epoch = ctx.epoch

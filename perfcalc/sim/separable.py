@@ -44,6 +44,16 @@ class Core:
                             int(self.lane.max()))
         return self._bounds
 
+    def dense(self) -> np.ndarray:
+        """b[block] + lane[lane] for every lane, computed once per Core (an access inside a
+        loop then costs one plain add of its uniform offset, like hand-written NumPy)."""
+        return self.derived("dense", lambda: np.add.outer(self.b, self.lane).reshape(-1))
+
+    def dense64(self) -> np.ndarray:
+        """b + lane in int64, computed once per Core (exact when the value fits its dtype)."""
+        return self.derived("dense64", lambda: np.add.outer(
+            self.b.astype(np.int64), self.lane.astype(np.int64)).reshape(-1))
+
     def derived(self, key: object, make: object) -> object:
         """A cached derived value (`make()` on a miss)."""
         hit = self.cache.get(key)
@@ -58,13 +68,14 @@ class Core:
 class Sep(np.lib.mixins.NDArrayOperatorsMixin):
     """An integer lane array stored as Core (per-block + per-lane parts) plus a uniform offset."""
 
-    __slots__ = ("core", "off", "_full")
+    __slots__ = ("core", "off", "_full", "_index")
     __array_priority__ = 100
 
     def __init__(self, core: Core, off: np.generic | None = None):
         self.core = core
         self.off = core.lane.dtype.type(0) if off is None else off
         self._full: np.ndarray | None = None
+        self._index: np.ndarray | None = None
 
     @classmethod
     def of(cls, b: np.ndarray, lane: np.ndarray) -> Sep:
@@ -91,11 +102,19 @@ class Sep(np.lib.mixins.NDArrayOperatorsMixin):
         return Sep(self.core, self.off)
 
     def full(self) -> np.ndarray:
-        """The ordinary lane array (computed once)."""
+        """The ordinary lane array (computed once; never modified in place by anyone)."""
         if self._full is None:
-            b = self.core.b if self.off == 0 else self.core.b + self.off
-            self._full = np.add.outer(b, self.core.lane).reshape(-1)
+            base = self.core.dense()
+            self._full = base if self.off == 0 else base + self.off
         return self._full
+
+    def index64(self) -> np.ndarray:
+        """The values as int64 (NumPy's take is several times slower with int32 indices);
+        only valid when `fits()`, which every caller (a bounds-checked access) ensures."""
+        if self._index is None:
+            base = self.core.dense64()
+            self._index = base if int(self.off) == 0 else base + np.int64(int(self.off))
+        return self._index
 
     def bounds(self) -> tuple[int, int]:
         """(min, max) of b + lane + off without wrap-around, as Python ints."""
