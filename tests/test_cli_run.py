@@ -253,6 +253,7 @@ def test_partial_barrier_is_one_line_exit_2(tmp_path):
         (["run", "--source", "x.cu"], ["--kernel NAME is required"]),
         (["run", "matmul_naive", "-o", "/nonexistent/dir/out.json"], ["does not exist"]),
         (["kernels", "nope"], ["unknown kernel 'nope'"]),
+        (["run", "matmul_naive", "--cc", "2.0", "--regs", "64"], ["--regs 64", "0 to 63"]),
     ],
 )
 def test_bad_input_is_one_line_exit_2(args, fragments):

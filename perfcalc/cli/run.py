@@ -299,6 +299,7 @@ def run_catalog(name: str, params: dict, cc: str, catalog_file: Path | None, opt
     from perfcalc.specs.kernels import get_kernel, resolve_params
 
     arch = resolve_arch(cc)
+    _check_regs(arch, options["regs"])
     spec = get_kernel(name, catalog_file)
     params = resolve_params(spec, params)
     prediction = predict(spec, params, arch, cache=options["cache"], bank_mode=options["bank_mode"])
@@ -359,6 +360,7 @@ def run_source(
     except OSError as exc:
         raise InputError(f"cannot read --source {path}: {exc.strerror or exc}") from None
     arch = resolve_arch(cc)
+    _check_regs(arch, options["regs"])
     args: dict[str, Any] = dict(make_user_arrays([parse_array_option(a) for a in arrays]))
     args.update(scalars)
     result = run_kernel(
@@ -395,6 +397,17 @@ def run_source(
             _regs_note(options["regs"]),
         ],
     )
+
+
+def _check_regs(arch: Any, regs: int) -> None:
+    """Refuse a --regs value the occupancy step would refuse, before a long run, not after."""
+    from perfcalc.errors import InputError
+
+    limit = arch.max_registers_per_thread
+    if not 0 <= regs <= limit:
+        key = f"devices/cc_{arch.compute_capability.replace('.', '_')}.yaml"
+        raise InputError(f"--regs {regs} is outside CC {arch.compute_capability}'s range of 0 to "
+                         f"{limit} registers per thread (max_registers_per_thread in {key})")
 
 
 def _check_dict(check: Any) -> dict:
