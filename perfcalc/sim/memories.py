@@ -273,6 +273,18 @@ def atomic_add_lanes(ctx: ChunkContext, view: np.ndarray, safe: object, value: o
     return out
 
 
+def _injective(lanes: Lanes) -> bool:
+    """True when the index is separable with a lane part that takes distinct values on the
+    lanes of a block: then no two lanes of one block address the same element (blocks have
+    disjoint shared memory), whatever the uniform offset."""
+    sep = lanes.sep
+    if sep is None:
+        return False
+    core = sep.core
+    return bool(core.derived("injective",
+                             lambda: np.unique(core.lane).size == core.lane.size))
+
+
 def _take(view: np.ndarray, safe: np.ndarray) -> np.ndarray:
     """Gather with in-bounds indices (checked before); int64 indices, because NumPy's take
     is several times slower with int32 ones."""
@@ -480,6 +492,14 @@ class SharedArray:
         else:
             f, t = flat[act], tags[act]
         self.wshadow[f] = t
+        if not _injective(lanes):  # could two lanes of a block write one element?
+            self._check_same_instruction(ctx, f, t, act, flat, line)
+        self.wline[f] = line
+        self.last_write_epoch = epoch
+        store_lanes(ctx, self.storage, flat, value)
+
+    def _check_same_instruction(self, ctx: ChunkContext, f: np.ndarray, t: np.ndarray,
+                                act: np.ndarray, flat: np.ndarray, line: int) -> None:
         back = self.wshadow[f]
         clash = back != t
         if clash.any():  # two warps write one element in the same instruction
@@ -487,9 +507,6 @@ class SharedArray:
             lanes_hit[np.flatnonzero(act)[clash]] = True
             raise self._race(ctx, lanes_hit, flat, line, line,
                              int(back[clash][0] & _WARP_FIELD), "write", "write")
-        self.wline[f] = line
-        self.last_write_epoch = epoch
-        store_lanes(ctx, self.storage, flat, value)
 
     def atomic_add(self, ctx: ChunkContext, idx: object, value: object, field: str | None,
                    line: int) -> object:
