@@ -69,16 +69,42 @@ def run_reduce(name: str, block: int = 64, blocks: int = 4, cap: int = 1_000_000
     return x, out, r
 
 
-def test_seed_reduction_loop_never_ends_and_hits_the_iteration_cap() -> None:
-    """Seed 003's `for (...; stride > 1; stride >> 1)` never changes stride; the report names
-    the loop's line and the first thread still looping, (0,0,0) of block (0,0,0)."""
+def test_seed_reduction_loop_is_proven_endless() -> None:
+    """Seed 003's `for (...; stride > 1; stride >> 1)` never assigns stride, and nothing
+    breaks out of the loop: each thread's condition can never change, so the kernel hangs.
+    Reported after the first iteration (not after a million), naming the loop's line, the
+    variable and the first thread still looping, (0,0,0) of block (0,0,0)."""
     with pytest.raises(KernelFault) as info:
-        run_reduce("reduce_seed.cu", cap=40)
+        run_reduce("reduce_seed.cu")
     f = info.value.fault
-    assert f.kind == "iteration_cap"
+    assert f.kind == "endless_loop"
     assert f.line == line_of("reduce_seed.cu", "stride >> 1)")
     assert (f.block, f.thread) == ((0, 0, 0), (0, 0, 0))
+    assert "stride" in str(info.value) and "hang" in str(info.value)
+
+
+def test_loop_past_the_iteration_cap() -> None:
+    """A loop whose condition reads memory cannot be proven endless; it is stopped by the
+    iteration cap: `while (flag[0] == 0)` with flag[0] = 0 runs until iteration 41 of a cap
+    of 40. A struct member written in the body keeps a loop from being called endless."""
+    src = """__global__ void k(const int* flag, int* out) {
+    int n = 0;
+    while (flag[0] == 0) n++;
+    out[threadIdx.x] = n;
+}"""
+    with pytest.raises(KernelFault) as info:
+        run_kernel(src, "k", 1, 32, {"flag": np.zeros(1, np.int32),
+                                     "out": np.zeros(32, np.int32)}, H100, iteration_cap=40)
+    assert info.value.fault.kind == "iteration_cap"
     assert "40 iterations" in str(info.value)
+    out = np.zeros(32, np.int32)
+    src2 = """__global__ void k(int* out) {
+    int2 v; v.x = 0; v.y = 0;
+    while (v.x < 5) v.x += 1;
+    out[threadIdx.x] = v.x;
+}"""
+    run_kernel(src2, "k", 1, 32, {"out": out}, H100)
+    assert out.tolist() == [5] * 32
 
 
 def test_corrected_reduction_sums_each_block() -> None:

@@ -257,8 +257,29 @@ class ExpressionsMixin:
         if isinstance(target, (c_ast.ArrayRef, c_ast.ID)) or (
                 isinstance(target, c_ast.StructRef) and isinstance(target.name, c_ast.ArrayRef)):
             return self._mem_update(target, op, rhs, n, post)
+        if isinstance(target, c_ast.StructRef) and target.type == "." \
+                and isinstance(target.name, c_ast.ID):
+            sym = self.lookup(target.name.name)
+            if isinstance(sym, Var) and isinstance(sym.t, StructType):
+                fld = target.field.name
+                info = sym.t.field(fld)
+                if info is None:
+                    raise self.err(f"'{sym.t.name}' has no member '{fld}'", target.field)
+                cur = E(info[0], lambda ctx, s=sym.slot: ctx.slots[s][fld])
+                new = cast(self.binop(op, cur, rhs, n), info[0])
+                assign = self._assign_struct_field(sym, fld, new)
+                if not post:
+                    return assign
+                af, cf = assign.f, cur.f
+
+                def post_update(ctx: ChunkContext) -> object:
+                    old = cf(ctx)
+                    af(ctx)
+                    return old
+
+                return E(info[0], post_update, None, False)
         if isinstance(target, c_ast.StructRef):
-            raise self.unsupported("compound assignment to a struct member", n)
+            raise self.unsupported("compound assignment to this member", n)
         raise self.err("expression is not assignable", target)
 
     def _assign_var(self, sym: Var, value: E, ret: E | None = None) -> E:

@@ -236,6 +236,7 @@ class StatementsMixin:
         self.loop_depth += 1
         body = self.block(n.stmt)
         self.loop_depth -= 1
+        frozen = self._frozen_condition(n, cond)
         self.scopes.pop()
         has_continue = _has_jump(n.stmt, (c_ast.Continue,))
         has_return = _has_jump(n.stmt, (c_ast.Return,))
@@ -276,6 +277,10 @@ class StatementsMixin:
                         break
                 first = False
                 it += 1
+                if frozen is not None and it == 2:
+                    lane = ctx.first_lane(ctx.active_arr(lm))
+                    ctx.loops.pop()
+                    raise ctx.fault("endless_loop", line, lane, frozen)
                 if it > cap:
                     lane = ctx.first_lane(ctx.active_arr(lm))
                     ctx.loops.pop()
@@ -301,6 +306,28 @@ class StatementsMixin:
                 ctx.mask = entry
 
         return run_loop
+
+    def _frozen_condition(self, n: c_ast.Node, cond: object) -> str | None:
+        """A message when the loop provably never ends (else None): no break or return leaves
+        it, and its condition is a pure expression of variables that neither the body nor the
+        increment assigns (so each lane's condition never changes), e.g. seed 003's
+        `for (...; stride > 1; stride >> 1)`. Checked after the first iteration, so faults
+        of that iteration are reported first, as on the GPU."""
+        if _has_jump(n.stmt, (c_ast.Break, c_ast.Return)):
+            return None
+        if cond is None:
+            return "Loop can never finish: it has no condition and no break or return " \
+                   "(the kernel would hang)"
+        if not cond.pure:  # type: ignore[attr-defined]
+            return None
+        names = sorted({x.name for x in _walk(n.cond) if isinstance(x, c_ast.ID)
+                        and isinstance(self.lookup(x.name), Var)})
+        changed = _assigned_names(n.stmt) | _assigned_names(getattr(n, "next", None))
+        if set(names) & changed:
+            return None
+        what = ", ".join(names) if names else "nothing that changes"
+        return (f"Loop can never finish: its condition depends on {what}, which the loop "
+                "never assigns, and no break or return leaves it (the kernel would hang)")
 
     def return_stmt(self, n: c_ast.Return) -> Callable:
         ret_t = self.func_ret[-1]
@@ -374,6 +401,35 @@ def _run_continue(ctx: ChunkContext) -> None:
     lanes = ctx.active_arr()
     frame.continued = lanes.copy() if frame.continued is None else frame.continued | lanes
     ctx.mask = ctx.empty
+
+
+def _walk(node: c_ast.Node | None) -> list[c_ast.Node]:
+    """Every node under `node` (itself included)."""
+    if node is None:
+        return []
+    out = [node]
+    for _, child in node.children():
+        out.extend(_walk(child))
+    return out
+
+
+def _assigned_names(node: c_ast.Node | None) -> set[str]:
+    """Names a statement or expression may write: assignment targets, ++/-- operands and
+    declarations (which shadow)."""
+    names: set[str] = set()
+    for x in _walk(node):
+        target = None
+        if isinstance(x, c_ast.Assignment):
+            target = x.lvalue
+        elif isinstance(x, c_ast.UnaryOp) and x.op in ("++", "--", "p++", "p--"):
+            target = x.expr
+        elif isinstance(x, c_ast.Decl) and x.name:
+            names.add(x.name)
+        while isinstance(target, (c_ast.StructRef, c_ast.ArrayRef)):
+            target = target.name  # v.x = ... writes v
+        if isinstance(target, c_ast.ID):
+            names.add(target.name)
+    return names
 
 
 def _has_jump(node: c_ast.Node | None,

@@ -4,12 +4,14 @@ array, block, thread and the offending index.
 Kinds (compute-sanitizer tool in brackets): ``out_of_bounds`` [memcheck], ``shared_race``
 (read-after-write, write-after-read or write-after-write between different warps of a block
 with no ``__syncthreads()`` between) [racecheck], ``divergent_barrier`` (a ``__syncthreads()``
-reached by only part of a block's live threads) [synccheck], ``iteration_cap`` (a loop that runs
-past the cap: a kernel that would hang), ``division_by_zero`` (integer ``/`` or ``%`` by zero:
-undefined behaviour in C, no trap on the GPU, so reported here rather than silently computed),
-``integer_overflow`` (INT_MIN / -1), ``shift_out_of_range`` (a shift count outside 0..width-1;
-NumPy silently gives 0, execution.md §2.5), ``read_only`` (a store through a const pointer).
-Signed overflow of + - * is not reported: it wraps, as the hardware does (execution.md §2.5).
+reached by only part of a block's live threads) [synccheck], ``iteration_cap`` (a loop that
+runs past the cap: a kernel that would hang), ``endless_loop`` (a loop proven never to end:
+its condition reads only variables the loop never assigns, and nothing breaks out of it),
+``division_by_zero`` (integer ``/`` or ``%`` by zero: undefined behaviour in C, no trap on the
+GPU, so reported here rather than silently computed), ``integer_overflow`` (INT_MIN / -1),
+``shift_out_of_range`` (a shift count outside 0..width-1; NumPy silently gives 0,
+execution.md §2.5), ``read_only`` (a store through a const pointer). Signed overflow of + - *
+is not reported: it wraps, as the hardware does (execution.md §2.5).
 """
 
 from __future__ import annotations
