@@ -31,6 +31,11 @@ from perfcalc.sim.context import ChunkContext
 from perfcalc.sim.separable import Core, Sep, dense
 
 SPACE_BASE = 1 << 40
+_GLOBAL_LOAD = C.instruction_slot("global_load")
+_GLOBAL_STORE = C.instruction_slot("global_store")
+_CONSTANT_LOAD = C.instruction_slot("constant_load")
+_SHARED_LOAD = C.instruction_slot("shared_load")
+_SHARED_STORE = C.instruction_slot("shared_store")
 _TAG_WARP_BITS = 6
 _WARP_FIELD = (1 << _TAG_WARP_BITS) - 1
 _MANY = _WARP_FIELD  # several warps read the element in this interval
@@ -191,12 +196,12 @@ class GlobalArray:
             counts[C.GLD_REQ] += req
             counts[C.GLD_TX] += tx
             counts[C.GLD_B] += nbytes
-            counts[C.instruction_slot("global_load")] += ctx.mask.nwarps
+            counts[_GLOBAL_LOAD] += ctx.mask.nwarps
         else:
             counts[C.GST_REQ] += req
             counts[C.GST_TX] += tx
             counts[C.GST_B] += nbytes
-            counts[C.instruction_slot("global_store")] += ctx.mask.nwarps
+            counts[_GLOBAL_STORE] += ctx.mask.nwarps
         return view, lanes.safe, size
 
     def load(self, ctx: ChunkContext, idx: object, field: str | None, line: int,
@@ -334,7 +339,7 @@ class ConstantArray:
                             f"Invalid __constant__ read of size {self.array.dtype.itemsize} "
                             f"bytes: {self.name}[{i}] is out of bounds ('{self.name}' has "
                             f"{self.n} elements)", self.name, i)
-        counts[C.instruction_slot("constant_load")] += ctx.mask.nwarps
+        counts[_CONSTANT_LOAD] += ctx.mask.nwarps
         view = self.array if field is None else self.array[field]
         return _take(view, safe) if isinstance(safe, np.ndarray) else view[safe]
 
@@ -389,11 +394,11 @@ class SharedArray:
         if op == "load":
             counts[C.SLD_REQ] += ctx.mask.nwarps
             counts[C.SLD_WF] += wavefronts
-            counts[C.instruction_slot("shared_load")] += ctx.mask.nwarps
+            counts[_SHARED_LOAD] += ctx.mask.nwarps
         else:
             counts[C.SST_REQ] += ctx.mask.nwarps
             counts[C.SST_WF] += wavefronts
-            counts[C.instruction_slot("shared_store")] += ctx.mask.nwarps
+            counts[_SHARED_STORE] += ctx.mask.nwarps
         counts[C.BANK] += conflicts
 
     def _flat_lanes(self, ctx: ChunkContext, lanes: Lanes) -> object:
