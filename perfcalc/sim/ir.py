@@ -152,9 +152,7 @@ def to_index(e: E) -> E:
         return E(T.LONG, lambda ctx: v, v)
     if t.dtype == np.int64:
         return e
-    f = e.f
-    if t.dtype == np.uint64:
-        return E(T.LONG, lambda ctx: f(ctx).astype(np.int64), None, e.pure)
+    f = e.f  # uint64 values >= 2**63 turn negative here, and fail the bounds check
     return E(T.LONG, lambda ctx: f(ctx).astype(np.int64), None, e.pure)
 
 
