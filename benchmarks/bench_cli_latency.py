@@ -31,8 +31,6 @@ COMMANDS = [
     ("`python -c \"import numpy\"`", [PY, "-c", "import numpy"]),
     ("`python -c \"import perfcalc.cli\"` (typer + command modules)",
      [PY, "-c", "import perfcalc.cli"]),
-    ("`python -c \"import typer._adapters\"` (typer's pydantic coercion, run for every option)",
-     [PY, "-c", "import typer._adapters"]),
     ("`perfcalc devices show 7.0` (same CLI, no numpy)", [CLI, "devices", "show", "7.0"]),
     ("**`perfcalc occupancy --cc 7.0 --block 256 --regs 32`**",
      [CLI, "occupancy", "--cc", "7.0", "--block", "256", "--regs", "32"]),
@@ -78,11 +76,11 @@ def main() -> None:
         lines.append(f"| {label} | {median * 1e3:.0f} ms | {best * 1e3:.0f} ms | "
                      f"{median / base:.1f}x |")
     median = {label: statistics.median(t) for label, t in times.items()}
-    devices, occ = median[COMMANDS[4][0]], median[COMMANDS[5][0]]
+    devices, occ = median[COMMANDS[3][0]], median[COMMANDS[4][0]]
     lines += [
         "",
-        "The CLI's own floor, `perfcalc devices show 7.0` (typer 0.29, which coerces every "
-        "option through pydantic, plus the YAML device file; no NumPy), is "
+        "The CLI's own floor, `perfcalc devices show 7.0` (typer and the YAML device file; "
+        "no NumPy), is "
         f"{devices * 1e3:.0f} ms; `perfcalc occupancy` adds {(occ - devices) * 1e3:.0f} ms "
         "(NumPy, the engine and the hints). matplotlib is never imported without --plot.",
         "",
