@@ -39,16 +39,30 @@ def test_wheel_installs_and_finds_all_device_files(tmp_path):
     assert out[1:] == ["24", "64", "True"]
 
 
-def test_core_layers_do_not_import_the_cli_or_renderers():
-    """DESIGN.md: nothing below cli imports typer; nothing below report imports tabulate/matplotlib."""
-    code = ("import sys, importlib\n"
-            "for m in ['perfcalc.specs', 'perfcalc.expr', 'perfcalc.model', 'perfcalc.memory', 'perfcalc.sim']:\n"
-            "    try: importlib.import_module(m)\n"
-            "    except ModuleNotFoundError as e:\n"
-            "        if e.name != m: raise\n"
-            "print(sorted(n for n in ('typer', 'tabulate', 'matplotlib') if n in sys.modules))")
-    out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True).stdout
-    assert out.strip() == "[]"
+def _imports_of(package: str) -> list[str]:
+    """Import every module of a package in a fresh interpreter; report what got loaded."""
+    code = ("import importlib, pkgutil, sys\n"
+            f"pkg = importlib.import_module('{package}')\n"
+            "for m in pkgutil.walk_packages(pkg.__path__, pkg.__name__ + '.'):\n"
+            "    importlib.import_module(m.name)\n"
+            "print(' '.join(sorted(sys.modules)))")
+    out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True)
+    return out.stdout.split()
+
+
+@pytest.mark.parametrize("package", ["perfcalc.specs", "perfcalc.memory", "perfcalc.model", "perfcalc.sim"])
+def test_core_layers_do_not_import_the_cli_or_renderers(package):
+    """DESIGN.md: nothing below cli imports typer; nothing below report imports tabulate or
+    matplotlib; model/ and sim/ do not import each other (both price through memory/)."""
+    loaded = _imports_of(package)
+    for name in ("typer", "tabulate", "matplotlib", "perfcalc.cli", "perfcalc.report"):
+        assert name not in loaded, f"{package} imports {name}"
+    other = {"perfcalc.model": "perfcalc.sim", "perfcalc.sim": "perfcalc.model"}.get(package)
+    if other:
+        crossing = [m for m in loaded if m.startswith(other + ".")]
+        assert not crossing, f"{package} imports {crossing}"
+    if package in ("perfcalc.specs", "perfcalc.memory"):
+        assert not [m for m in loaded if m.startswith(("perfcalc.model.", "perfcalc.sim."))]
 
 
 def test_python_dash_m_runs_the_cli():
