@@ -186,6 +186,12 @@ class GlobalArray:
     def access(self, ctx: ChunkContext, idx: object, field: str | None, line: int,
                counts: list[int], op: str) -> tuple[np.ndarray, object, int]:
         """Bounds-check, price and count one access; returns (view, safe index, size)."""
+        view, lanes, size = self.access_lanes(ctx, idx, field, line, counts, op)
+        return view, lanes.safe, size
+
+    def access_lanes(self, ctx: ChunkContext, idx: object, field: str | None, line: int,
+                     counts: list[int], op: str) -> tuple[np.ndarray, Lanes, int]:
+        """access, returning the checked Lanes (whose index may still be separable)."""
         view, offset, size = self.view(field)
         lanes = _checked_index(ctx, idx, self.n)
         if lanes.bad is not None:
@@ -202,11 +208,14 @@ class GlobalArray:
             counts[C.GST_TX] += tx
             counts[C.GST_B] += nbytes
             counts[_GLOBAL_STORE] += ctx.mask.nwarps
-        return view, lanes.safe, size
+        return view, lanes, size
 
     def load(self, ctx: ChunkContext, idx: object, field: str | None, line: int,
              counts: list[int]) -> object:
-        view, safe, _ = self.access(ctx, idx, field, line, counts, "read")
+        view, lanes, _ = self.access_lanes(ctx, idx, field, line, counts, "read")
+        if lanes.sep is not None and lanes._safe is None:
+            return lanes.sep.take_from(view)
+        safe = lanes.safe
         if isinstance(safe, np.ndarray):
             return _take(view, safe)
         return view[safe]
@@ -443,11 +452,14 @@ class SharedArray:
         self._price(ctx, lanes, "load", counts)
         flat = self._flat_lanes(ctx, lanes)
         act = ctx.active_arr()
-        dense_flat = flat.index64() if isinstance(flat, Sep) else flat
-        self._check_raw(ctx, dense_flat, act, line)
-        # remember the read (a Sep keeps only its small parts, not the lane array)
-        self.pending_reads.append((flat.bare() if isinstance(flat, Sep) else flat, act, line))
-        return _take(self.storage, dense_flat)
+        if self.last_write_epoch == ctx.epoch:
+            self._check_raw(ctx, flat.index64() if isinstance(flat, Sep) else flat, act, line)
+        if isinstance(flat, Sep):
+            # remember the read (a Sep keeps only its small parts, not the lane array)
+            self.pending_reads.append((flat.bare(), act, line))
+            return flat.take_from(self.storage)
+        self.pending_reads.append((flat, act, line))
+        return _take(self.storage, flat)
 
     def _absorb_reads(self, ctx: ChunkContext) -> None:
         """Turn this interval's remembered reads into the reader shadow (several warps: MANY)."""

@@ -54,6 +54,16 @@ class Core:
         return self.derived("dense64", lambda: np.add.outer(
             self.b.astype(np.int64), self.lane.astype(np.int64)).reshape(-1))
 
+    def gather_base(self) -> tuple[np.ndarray, int]:
+        """(b + lane - low as int64, low), low = the smallest b + lane: indices >= 0 that
+        take_from shifts by low + off."""
+        def make() -> tuple[np.ndarray, int]:
+            bmin, _, lmin, _ = self.bounds()
+            return (np.add.outer(self.b.astype(np.int64) - bmin,
+                                 self.lane.astype(np.int64) - lmin).reshape(-1), bmin + lmin)
+
+        return self.derived("gather", make)  # type: ignore[return-value]
+
     def derived(self, key: object, make: object) -> object:
         """A cached derived value (`make()` on a miss)."""
         hit = self.cache.get(key)
@@ -115,6 +125,14 @@ class Sep(np.lib.mixins.NDArrayOperatorsMixin):
             base = self.core.dense64()
             self._index = base if int(self.off) == 0 else base + np.int64(int(self.off))
         return self._index
+
+    def take_from(self, view: np.ndarray) -> np.ndarray:
+        """view[b + lane + off], for a value whose every element is an index into `view` (the
+        caller has bounds-checked it). One gather from `view` shifted by the offset, with the
+        Core's cached int64 indices, so an access in a loop builds no index array at all
+        (one pass fewer than hand-written NumPy's `view.take(base + k)`)."""
+        rel, low = self.core.gather_base()
+        return view[low + int(self.off):].take(rel, mode="clip")
 
     def bounds(self) -> tuple[int, int]:
         """(min, max) of b + lane + off without wrap-around, as Python ints."""
