@@ -209,7 +209,12 @@ def _separable(ufunc: np.ufunc, inputs: tuple[object, ...]) -> Sep | None:
     a, c = inputs
     if ufunc in _LINEAR:
         if isinstance(a, Sep) and isinstance(c, Sep) and a.dtype == c.dtype:
-            return Sep(Core(ufunc(a.b, c.b), ufunc(a.lane, c.lane)), ufunc(a.off, c.off))
+            ca, cc = a.core, c.core
+            # keyed by the other Core itself (kept alive by the key, so never confused with
+            # a later one): `Row*Width + (m*16 + tx)` in a loop reuses one Core per phase
+            new = ca.derived((ufunc.__name__, cc), lambda: Core(ufunc(ca.b, cc.b),
+                                                                 ufunc(ca.lane, cc.lane)))
+            return Sep(new, ufunc(a.off, c.off))  # type: ignore[arg-type]
         if isinstance(a, Sep) and _is_scalar(c, a.dtype):
             return Sep(a.core, ufunc(a.off, c))  # type: ignore[arg-type]
         if isinstance(c, Sep) and _is_scalar(a, c.dtype):
