@@ -11,7 +11,10 @@ access directly costs 10-16x the bare kernel (execution.md §2.2), so this modul
   of a warp by the same multiple of 256 bytes never changes its cost. Finer quanta hold where
   the rules only see smaller units: global CC 5.x-9.0 counts requests from active lanes and
   transactions/bytes from distinct 32 B sectors only (memory.md §1.5-1.7) -> 32 bytes; shared
-  banks on CC 2.x and 5.x-9.0 are floor(addr/4) mod 32 (§3.2, §3.4) -> 128 bytes. When every
+  banks on CC 2.x and 5.x-9.0 are floor(addr/4) mod 32 (§3.2, §3.4), and their rule only asks
+  which words share a bank and how many distinct words a bank gets; shifting every lane by
+  one 4-byte word maps banks one-to-one (b -> b+1 mod 32) and keeps distinct words distinct,
+  so the quantum there is max(4, access size) (the access size keeps lanes aligned). When every
   block of a chunk issues the same pattern as the chunk's first block shifted by one constant
   per block (the usual case: indices affine in threadIdx plus block-dependent offsets), the
   blocks fall into classes by (shift mod quantum), and only the first block's warps are
@@ -44,8 +47,13 @@ class Pricer:
         family_s = getattr(arch, "shared_memory_family", "")
         self.quantum = {
             "global": 32 if family_g in ("cc5", "cc7") else QUANTUM,
-            "shared": 128 if family_s in ("cc2", "cc5") else QUANTUM,
+            "shared": 4 if family_s in ("cc2", "cc5") else QUANTUM,
         }
+
+    def _quantum(self, space: str, size: int) -> int:
+        """Shift (bytes) under which every warp's cost is invariant (module docstring)."""
+        q = self.quantum[space]
+        return max(q, size) if q < QUANTUM else q
 
     def _raw(self, space: str, addr: np.ndarray, size: int, active: np.ndarray | None,
              op: str) -> tuple[int, ...]:
@@ -78,7 +86,7 @@ class Pricer:
         The memo key is the lane pattern relative to lane 0, lane 0's address modulo the
         quantum and the active lanes: equal keys mean patterns that differ by a multiple of the
         quantum."""
-        quantum = self.quantum[space]
+        quantum = self._quantum(space, size)
         residues = shift_bytes % quantum
         if residues.size == 1 or not (residues != residues[0]).any():
             pairs = [(int(residues[0]), int(residues.size))]
@@ -106,7 +114,7 @@ class Pricer:
         """price_blocks for a separable element index (separable.py) whose values are all in
         bounds: the lane pattern and the blocks' residue classes depend only on its Core and are
         computed once per Core; only the uniform offset changes from call to call."""
-        quantum = self.quantum[space]
+        quantum = self._quantum(space, size)
         core = sep.core  # type: ignore[attr-defined]
 
         def make() -> tuple[np.ndarray, bytes, list[tuple[int, int]], int]:
