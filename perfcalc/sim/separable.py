@@ -157,6 +157,10 @@ class Sep(np.lib.mixins.NDArrayOperatorsMixin):
         return self.size
 
     def astype(self, dtype: object, copy: bool = True) -> object:
+        core = self.core
+        fast = core.cache.get(("widen", dtype))
+        if fast is not None and self.fits():  # the usual int -> long of every subscript
+            return Sep(fast, fast.lane.dtype.type(int(self.off)))
         dt = np.dtype(dtype)
         if dt == self.dtype:
             return self
@@ -168,8 +172,28 @@ class Sep(np.lib.mixins.NDArrayOperatorsMixin):
                 return self.full().astype(dt)
             new = core.derived(("astype", dt.str),
                                lambda: Core(core.b.astype(dt), core.lane.astype(dt)))
+            if widening and isinstance(dtype, np.dtype | type):
+                # exact whenever the value fits its dtype (checked on every later use)
+                core.cache[("widen", dtype)] = new
             return Sep(new, np.asarray(self.off).astype(dt)[()])  # type: ignore[arg-type]
         return self.full().astype(dt)
+
+    # the operators index arithmetic uses, without NumPy's override dispatch
+    def __add__(self, other: object) -> object:
+        r = _separable(np.add, (self, other))
+        return np.add(self, other) if r is None else r
+
+    def __radd__(self, other: object) -> object:
+        r = _separable(np.add, (other, self))
+        return np.add(other, self) if r is None else r
+
+    def __mul__(self, other: object) -> object:
+        r = _separable(np.multiply, (self, other))
+        return np.multiply(self, other) if r is None else r
+
+    def __rmul__(self, other: object) -> object:
+        r = _separable(np.multiply, (other, self))
+        return np.multiply(other, self) if r is None else r
 
     def __array_ufunc__(self, ufunc: np.ufunc, method: str, *inputs: object,
                         **kwargs: object) -> object:
