@@ -28,7 +28,7 @@ import numpy as np
 
 from perfcalc.sim import counters as C
 from perfcalc.sim.context import ChunkContext
-from perfcalc.sim.separable import Core, Sep, dense
+from perfcalc.sim.separable import _RANGE, Core, Sep, dense
 
 SPACE_BASE = 1 << 40
 _GLOBAL_LOAD = C.instruction_slot("global_load")
@@ -87,6 +87,26 @@ def _separable_index(ctx: ChunkContext, idx: Sep, n: int) -> Lanes | None:
     b = idx.b.astype(np.int64)
     lane = idx.lane.astype(np.int64) + o
     return Lanes(np.where(m.arr, idx.full(), 0), None, b[0] + lane, b - b[0])
+
+
+class SepLoad:
+    """What a load through one separable index Core needs, derived once per (Core, array):
+    the range of uniform offsets for which every lane is in bounds and no lane wrapped (the
+    checks `_separable_index` makes), the pricing plan (pricing.Pricer.sep_plan) and the
+    gather indices of the storage (Core.gather_base). A load in a loop then costs a range
+    test, one dict hit for its price and one gather."""
+
+    __slots__ = ("off_lo", "off_hi", "start", "totals", "quantum", "rel", "low", "flat")
+
+    def __init__(self, core: Core, dtype: np.dtype, n: int, plan: tuple,
+                 gather: Core, flat: Core | None = None):
+        bmin, bmax, lmin, lmax = core.bounds()
+        lo_t, hi_t = _RANGE[dtype]
+        self.off_lo = max(lo_t - (bmin + lmin), -(bmin + lmin))
+        self.off_hi = min(hi_t - (bmax + lmax), n - 1 - (bmax + lmax))
+        self.start, self.totals, self.quantum = plan[3], plan[4], plan[5]
+        self.rel, self.low = gather.gather_base()
+        self.flat = flat
 
 
 def _checked_index(ctx: ChunkContext, idx: object, n: int) -> Lanes:
@@ -212,6 +232,10 @@ class GlobalArray:
 
     def load(self, ctx: ChunkContext, idx: object, field: str | None, line: int,
              counts: list[int]) -> object:
+        if type(idx) is Sep and ctx.mask.arr is None:
+            fast = self._load_sep(ctx, idx, field, counts)
+            if fast is not None:
+                return fast
         view, lanes, _ = self.access_lanes(ctx, idx, field, line, counts, "read")
         if lanes.sep is not None and lanes._safe is None:
             return lanes.sep.take_from(view)
@@ -219,6 +243,33 @@ class GlobalArray:
         if isinstance(safe, np.ndarray):
             return _take(view, safe)
         return view[safe]
+
+    def _load_sep(self, ctx: ChunkContext, idx: Sep, field: str | None,
+                  counts: list[int]) -> np.ndarray | None:
+        """load() of every lane through a separable index, exactly as the general path
+        counts it (None: not in bounds, or not representable: the general path decides)."""
+        view, offset, size = self.view(field)
+        core = idx.core
+        pricer = ctx.run.pricer
+
+        def make() -> SepLoad:
+            plan = pricer.sep_plan("global", core, self.itemsize, size)
+            return SepLoad(core, idx.dtype, self.n, plan, core)
+
+        p: SepLoad = core.derived((self, field), make)  # type: ignore[assignment]
+        off = int(idx.off)
+        if not p.off_lo <= off <= p.off_hi:
+            return None
+        base = self.base + offset
+        first = base + (p.start + off) * self.itemsize
+        total = p.totals.get(("global", size, "load", first % p.quantum, None))
+        if total is None:
+            total = pricer.price_sep("global", idx, base, self.itemsize, size, None, "load")
+        counts[C.GLD_REQ] += total[0]
+        counts[C.GLD_TX] += total[1]
+        counts[C.GLD_B] += total[2]
+        counts[_GLOBAL_LOAD] += ctx.mask.nwarps
+        return view[p.low + off:].take(p.rel, mode="clip")
 
     def store(self, ctx: ChunkContext, idx: object, value: object, field: str | None,
               line: int, counts: list[int]) -> None:
@@ -448,6 +499,10 @@ class SharedArray:
 
     def load(self, ctx: ChunkContext, idx: object, field: str | None, line: int,
              counts: list[int]) -> object:
+        if type(idx) is Sep and ctx.mask.arr is None and self.last_write_epoch != ctx.epoch:
+            fast = self._load_sep(ctx, idx, line, counts)
+            if fast is not None:
+                return fast
         lanes = self._flat(ctx, idx, line, "read")
         self._price(ctx, lanes, "load", counts)
         flat = self._flat_lanes(ctx, lanes)
@@ -460,6 +515,37 @@ class SharedArray:
             return flat.take_from(self.storage)
         self.pending_reads.append((flat, act, line))
         return _take(self.storage, flat)
+
+    def _load_sep(self, ctx: ChunkContext, idx: Sep, line: int,
+                  counts: list[int]) -> np.ndarray | None:
+        """load() of every lane through a separable index with no write in this barrier
+        interval (so no read-after-write check), exactly as the general path counts and
+        remembers it (None: not in bounds or not representable: the general path decides)."""
+        core = idx.core
+        pricer = ctx.run.pricer
+        isz = self.itemsize
+
+        def make() -> SepLoad:
+            plan = pricer.sep_plan("shared", core, isz, isz)
+            flat = core.derived(("flat64", self.stride, ctx.nblocks), lambda: Core(
+                core.b.astype(np.int64) + self.block_offsets, core.lane.astype(np.int64)))
+            return SepLoad(core, idx.dtype, self.nelems, plan, flat, flat)  # type: ignore
+
+        p: SepLoad = core.derived((self, "load"), make)  # type: ignore[assignment]
+        off = int(idx.off)
+        if not p.off_lo <= off <= p.off_hi:
+            return None
+        first = self.byte_offset + (p.start + off) * isz
+        total = p.totals.get(("shared", isz, "load", first % p.quantum, None))
+        if total is None:
+            total = pricer.price_sep("shared", idx, self.byte_offset, isz, isz, None, "load")
+        nwarps = ctx.mask.nwarps
+        counts[C.SLD_REQ] += nwarps
+        counts[C.SLD_WF] += total[0]
+        counts[_SHARED_LOAD] += nwarps
+        counts[C.BANK] += total[1]
+        self.pending_reads.append((Sep(p.flat, np.int64(off)), ctx.all_lanes, line))
+        return self.storage[p.low + off:].take(p.rel, mode="clip")
 
     def _absorb_reads(self, ctx: ChunkContext) -> None:
         """Turn this interval's remembered reads into the reader shadow (several warps: MANY)."""

@@ -114,20 +114,8 @@ class Pricer:
         """price_blocks for a separable element index (separable.py) whose values are all in
         bounds: the lane pattern and the blocks' residue classes depend only on its Core and are
         computed once per Core; only the uniform offset changes from call to call."""
-        quantum = self._quantum(space, size)
-        core = sep.core  # type: ignore[attr-defined]
-
-        def make() -> tuple[np.ndarray, bytes, list[tuple[int, int]], int, dict]:
-            lane = core.lane.astype(np.int64)
-            b = core.b.astype(np.int64)
-            pattern = (lane - lane[0]) * itemsize
-            residues = ((b - b[0]) * itemsize) % quantum
-            hist = np.bincount(residues, minlength=quantum)
-            classes = np.flatnonzero(hist)
-            pairs = list(zip(classes.tolist(), hist[classes].tolist(), strict=True))
-            return pattern, pattern.tobytes(), pairs, int(b[0]) + int(lane[0]), {}
-
-        pattern, pbytes, pairs, start, totals = core.derived(("price", itemsize, quantum), make)
+        pattern, pbytes, pairs, start, totals, quantum = self.sep_plan(
+            space, sep.core, itemsize, size)  # type: ignore[attr-defined]
         first = base + (start + int(sep.off)) * itemsize  # type: ignore[attr-defined]
         active = None if act0 is None else act0.tobytes()
         # the chunk's total depends on nothing else: one dict hit per access in a loop
@@ -140,6 +128,24 @@ class Pricer:
                 totals.clear()
             totals[tkey] = total
         return total
+
+    def sep_plan(self, space: str, core: object, itemsize: int, size: int) -> tuple:
+        """What price_sep derives from a Core once: (pattern, its bytes, residue classes of
+        the blocks, lane 0's element, the totals dict keyed (space, size, op, first address
+        mod quantum, active lanes), quantum)."""
+        quantum = self._quantum(space, size)
+
+        def make() -> tuple[np.ndarray, bytes, list[tuple[int, int]], int, dict, int]:
+            lane = core.lane.astype(np.int64)
+            b = core.b.astype(np.int64)
+            pattern = (lane - lane[0]) * itemsize
+            residues = ((b - b[0]) * itemsize) % quantum
+            hist = np.bincount(residues, minlength=quantum)
+            classes = np.flatnonzero(hist)
+            pairs = list(zip(classes.tolist(), hist[classes].tolist(), strict=True))
+            return pattern, pattern.tobytes(), pairs, int(b[0]) + int(lane[0]), {}, quantum
+
+        return core.derived(("price", itemsize, quantum), make)  # type: ignore[attr-defined]
 
     def _sep_total(self, space: str, size: int, op: str, pattern: np.ndarray, pbytes: bytes,
                    pairs: list[tuple[int, int]], first: int, act0: np.ndarray | None,
