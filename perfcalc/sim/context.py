@@ -68,6 +68,7 @@ class ChunkContext:
                                     self.lanes_per_block)  # block index within the chunk
         self.lane_warp = self.lane_tid >> 5  # warp index within its block
         self.lane_warp1 = self.lane_warp + 1  # the warp field of race-detection tags
+        self._write_tags: tuple[int, np.ndarray] | None = None
         gx, gy, _ = grid_dim
         u32 = np.uint32
         tid = tid.astype(u32)
@@ -126,6 +127,15 @@ class ChunkContext:
                 m3 = m.arr.reshape(self.nblocks, self.lanes_per_block)
                 m.block_uniform = bool((m3 == m3[0]).all())
         return m.block_uniform
+
+    def write_tags(self, warp_bits: int) -> np.ndarray:
+        """Per lane (epoch << warp_bits) + warp + 1, the race shadow's tag of a shared write in
+        the current barrier interval (computed once per interval; never modified in place)."""
+        cached = self._write_tags
+        if cached is None or cached[0] != self.epoch:
+            cached = self._write_tags = (self.epoch,
+                                         (self.epoch << warp_bits) + self.lane_warp1)
+        return cached[1]
 
     def active_arr(self, mask: Mask | None = None) -> np.ndarray:
         """The lane array of a mask (materialised for the all-lanes case)."""

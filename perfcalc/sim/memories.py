@@ -350,6 +350,18 @@ def _injective(lanes: Lanes) -> bool:
                              lambda: np.unique(core.lane).size == core.lane.size))
 
 
+def _span(flat: Sep) -> slice | None:
+    """The slice that a separable flat index covers when its lanes, in order, are one
+    contiguous run (b + lane == low + lane number), else None."""
+    core = flat.core
+    rel, low = core.gather_base()
+    if not core.derived("contiguous", lambda: bool(
+            rel[0] == 0 and (rel.size < 2 or (np.diff(rel) == 1).all()))):
+        return None
+    start = low + int(flat.off)
+    return slice(start, start + rel.size)
+
+
 def _take(view: np.ndarray, safe: np.ndarray) -> np.ndarray:
     """Gather with in-bounds indices (checked before); int64 indices, because NumPy's take
     is several times slower with int32 ones."""
@@ -569,12 +581,16 @@ class SharedArray:
         lanes = self._flat(ctx, idx, line, "write")
         self._price(ctx, lanes, "store", counts)
         flat = self._flat_lanes(ctx, lanes)
-        flat = flat.index64() if isinstance(flat, Sep) else flat
+        # `at` indexes storage and shadows: a slice when every lane writes one contiguous
+        # run in lane order (Mds[ty][tx] = ...), so scatters become copies
+        at = _span(flat) if isinstance(flat, Sep) and ctx.mask.arr is None else None
+        if at is None:
+            flat = at = flat.index64() if isinstance(flat, Sep) else flat
         act = ctx.active_arr()
         mine = ctx.lane_warp1
         epoch = ctx.epoch
         if self.last_write_epoch == epoch:  # write after write
-            w = self.wshadow[flat]
+            w = self.wshadow[at]
             hit = ((w >> _TAG_WARP_BITS) == epoch) & ((w & _WARP_FIELD) != mine) & act
             if hit.any():
                 lane = ctx.first_lane(hit)
@@ -583,15 +599,15 @@ class SharedArray:
         if self.pending_reads:
             self._absorb_reads(ctx)
         if self.read_epoch == epoch:  # write after read
-            r = self.rshadow[flat]
+            r = self.rshadow[at]
             hit = ((r >> _TAG_WARP_BITS) == epoch) & ((r & _WARP_FIELD) != mine) & act
             if hit.any():
                 lane = ctx.first_lane(hit)
                 raise self._race(ctx, hit, flat, line, int(self.rline[flat[lane]]),
                                  int(r[lane] & _WARP_FIELD), "write", "read")
-        tags = (epoch << _TAG_WARP_BITS) + mine
+        tags = ctx.write_tags(_TAG_WARP_BITS)
         if ctx.mask.arr is None:
-            f, t = flat, tags
+            f, t = at, tags
         else:
             f, t = flat[act], tags[act]
         self.wshadow[f] = t
@@ -599,7 +615,7 @@ class SharedArray:
             self._check_same_instruction(ctx, f, t, act, flat, line)
         self.wline[f] = line
         self.last_write_epoch = epoch
-        store_lanes(ctx, self.storage, flat, value)
+        store_lanes(ctx, self.storage, at, value)
 
     def _check_same_instruction(self, ctx: ChunkContext, f: np.ndarray, t: np.ndarray,
                                 act: np.ndarray, flat: np.ndarray, line: int) -> None:
