@@ -20,8 +20,9 @@ access directly costs 10-16x the bare kernel (execution.md §2.2), so this modul
   blocks fall into classes by (shift mod quantum), and only the first block's warps are
   priced for each class.
 * **Memo.** The first block's pattern relative to its lane 0, lane 0's address modulo the
-  quantum and the active lanes form a key into a per-run memo; a loop that walks an array in steps
-  therefore prices each distinct alignment once.
+  quantum and the active lanes form a key into a memo shared by every run on the same device
+  with the same options; a loop that walks an array in steps therefore prices each distinct
+  alignment once, and a repeated launch prices nothing.
 * Anything else (block-dependent masks, data-dependent indices) is priced warp by warp, only
   for warps with an active lane.
 """
@@ -33,6 +34,23 @@ import numpy as np
 from perfcalc.memory import global_access_batch, shared_access_batch
 
 QUANTUM = 256
+_MEMOS: dict[tuple, dict[tuple, tuple[int, ...]]] = {}  # per (arch, cache, bank_mode)
+
+
+def _shared_memo(arch: object, cache: str | None, bank_mode: int | None) -> dict:
+    """The memo every run with the same device and options shares: a cost is a function of
+    the Arch's fields (a frozen dataclass, compared by value), the options and the memo key,
+    so a later launch of the same kernel prices nothing again. Unhashable archs get their own."""
+    try:
+        key = (arch, cache, bank_mode)
+        memo = _MEMOS.get(key)
+    except TypeError:
+        return {}
+    if memo is None:
+        if len(_MEMOS) >= 32:
+            _MEMOS.clear()
+        memo = _MEMOS[key] = {}
+    return memo
 
 
 class Pricer:
@@ -42,7 +60,7 @@ class Pricer:
         self.arch = arch
         self.cache = cache
         self.bank_mode = bank_mode
-        self.memo: dict[tuple, tuple[int, ...]] = {}
+        self.memo: dict[tuple, tuple[int, ...]] = _shared_memo(arch, cache, bank_mode)
         family_g = getattr(arch, "global_memory_family", "")
         family_s = getattr(arch, "shared_memory_family", "")
         self.quantum = {
