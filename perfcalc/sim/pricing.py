@@ -35,6 +35,7 @@ from perfcalc.memory import global_access_batch, shared_access_batch
 
 QUANTUM = 256
 _MEMOS: dict[tuple, dict[tuple, tuple[int, ...]]] = {}  # per (arch, cache, bank_mode)
+_MEMO_LIMIT = 20_000  # entries per memo (a key holds one block's pattern: <= ~9 KB)
 
 
 def _shared_memo(arch: object, cache: str | None, bank_mode: int | None) -> dict:
@@ -47,7 +48,7 @@ def _shared_memo(arch: object, cache: str | None, bank_mode: int | None) -> dict
     except TypeError:
         return {}
     if memo is None:
-        if len(_MEMOS) >= 32:
+        if len(_MEMOS) >= 8:
             _MEMOS.clear()
         memo = _MEMOS[key] = {}
     return memo
@@ -121,7 +122,7 @@ class Pricer:
             cost = self.memo.get(key)
             if cost is None:
                 cost = self._block_cost(space, addr0 + shift, size, act0, op)
-                if len(self.memo) > 100_000:
+                if len(self.memo) > _MEMO_LIMIT:
                     self.memo.clear()
                 self.memo[key] = cost
             total = tuple(x + y * count for x, y in zip(total, cost, strict=True))
@@ -174,7 +175,7 @@ class Pricer:
             cost = self.memo.get(key)
             if cost is None:
                 cost = self._block_cost(space, pattern + (first + shift), size, act0, op)
-                if len(self.memo) > 100_000:
+                if len(self.memo) > _MEMO_LIMIT:
                     self.memo.clear()
                 self.memo[key] = cost
             total = tuple(x + y * count for x, y in zip(total, cost, strict=True))
