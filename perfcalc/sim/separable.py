@@ -78,7 +78,7 @@ class Core:
 class Sep(np.lib.mixins.NDArrayOperatorsMixin):
     """An integer lane array stored as Core (per-block + per-lane parts) plus a uniform offset."""
 
-    __slots__ = ("core", "off", "_full", "_index")
+    __slots__ = ("core", "off", "_full", "_index", "_memo")
     __array_priority__ = 100
 
     def __init__(self, core: Core, off: np.generic | None = None):
@@ -86,6 +86,15 @@ class Sep(np.lib.mixins.NDArrayOperatorsMixin):
         self.off = core.lane.dtype.type(0) if off is None else off
         self._full: np.ndarray | None = None
         self._index: np.ndarray | None = None
+        # conversions and products of this very value (a loop-invariant variable such as
+        # `ty` in `Mds[ty][k]` is converted and scaled once, not once per iteration)
+        self._memo: dict | None = None
+
+    def _remember(self, key: object, value: Sep) -> Sep:
+        if self._memo is None:
+            self._memo = {}
+        self._memo[key] = value
+        return value
 
     @classmethod
     def of(cls, b: np.ndarray, lane: np.ndarray) -> Sep:
@@ -157,10 +166,16 @@ class Sep(np.lib.mixins.NDArrayOperatorsMixin):
         return self.size
 
     def astype(self, dtype: object, copy: bool = True) -> object:
+        memo = self._memo
+        if memo is not None:
+            hit = memo.get(("astype", dtype))
+            if hit is not None:
+                return hit
         core = self.core
         fast = core.cache.get(("widen", dtype))
         if fast is not None and self.fits():  # the usual int -> long of every subscript
-            return Sep(fast, fast.lane.dtype.type(int(self.off)))
+            return self._remember(("astype", dtype),
+                                  Sep(fast, fast.lane.dtype.type(int(self.off))))
         dt = np.dtype(dtype)
         if dt == self.dtype:
             return self
@@ -213,10 +228,15 @@ def _is_scalar(x: object, dtype: np.dtype) -> bool:
 
 
 def _scaled(s: Sep, ufunc: np.ufunc, c: np.generic) -> Sep:
+    key = (ufunc.__name__, c.item())
+    memo = s._memo
+    if memo is not None:
+        hit = memo.get(key)
+        if hit is not None:
+            return hit
     core = s.core
-    new = core.derived((ufunc.__name__, c.item()),
-                       lambda: Core(ufunc(core.b, c), ufunc(core.lane, c)))
-    return Sep(new, ufunc(s.off, c))  # type: ignore[arg-type]
+    new = core.derived(key, lambda: Core(ufunc(core.b, c), ufunc(core.lane, c)))
+    return s._remember(key, Sep(new, ufunc(s.off, c)))  # type: ignore[arg-type]
 
 
 def _negated(s: Sep) -> Sep:
