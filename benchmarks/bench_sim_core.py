@@ -1,14 +1,15 @@
 """Execution-core speed: the seed matmuls run by perfcalc.sim with full counting, against a bare
 NumPy version of the same kernels that counts nothing (the floor), in one run.
 
-    .venv/bin/python benchmarks/bench_sim_core.py [W ...] [--repeats N]
+    .venv/bin/python benchmarks/bench_sim_core.py [W ...] [--repeats N] [--fixed-malloc]
 
 The bare versions evaluate every thread of the grid at once in launch order (block, then
 threadIdx.y, then threadIdx.x), with int32 index arithmetic and gathers, as execution.md §2.2
 measured; the tiled one keeps each block's tiles in a flat buffer indexed by precomputed flat
 indices (§2.2 point 2: cheaper than 3-D fancy indexing). Both check their result. Prints one
-line per (kernel, W): seconds for the simulator (best of N), for the floor, their ratio (goal:
-<= 2), and the simulator's first run in the process (parsing and pricing memo not yet filled).
+line per (kernel, W): seconds for the simulator and for the floor (best of N each), their
+ratio (goal: <= 2), and the simulator's first run of that kernel at that W (it also parses,
+and prices what the memo does not hold yet). --fixed-malloc: see fix_malloc_thresholds.
 """
 
 from __future__ import annotations
@@ -85,8 +86,8 @@ def simulate(kernel: str, m: np.ndarray, n: np.ndarray, w: int) -> np.ndarray:
 
 
 def best_of(fn: object, repeats: int, *args: object) -> tuple[float, np.ndarray, float]:
-    """(best time, result, first time): the first run of a kernel in a process also parses it
-    and fills the pricing memo (both kept for later launches, pricing.py)."""
+    """(best time, result, first time); a simulator's first run of a kernel at a W also
+    parses it and prices what the memo does not hold yet (both kept for later launches)."""
     best, out, first = float("inf"), None, 0.0
     for i in range(repeats):
         t0 = time.perf_counter()
@@ -97,11 +98,27 @@ def best_of(fn: object, repeats: int, *args: object) -> tuple[float, np.ndarray,
     return best, out, first  # type: ignore[return-value]
 
 
+def fix_malloc_thresholds() -> None:
+    """glibc only: stop trimming the heap and mmap-ing large blocks (both thresholds 256 MB).
+    Otherwise whether a run pays for the kernel re-zeroing pages after a trim (minor faults:
+    ~70 ms per 14 000 on this KVM guest) depends on what ran before it in the process, for the
+    simulator and the bare version alike (measured: bare tiled W=256 at 38 ms or 155 ms)."""
+    import ctypes
+
+    libc = ctypes.CDLL("libc.so.6")
+    libc.mallopt(-1, 256 << 20)  # M_TRIM_THRESHOLD
+    libc.mallopt(-3, 256 << 20)  # M_MMAP_THRESHOLD
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("widths", nargs="*", type=int, default=[128, 256, 512, 1024])
     ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--fixed-malloc", action="store_true",
+                    help="fix glibc's trim/mmap thresholds for both versions (steadier)")
     args = ap.parse_args()
+    if args.fixed_malloc:
+        fix_malloc_thresholds()
     print("kernel  W      sim_s   bare_s  sim/bare  max_rel_err  sim_first_s")
     totals = {"naive": 0.0, "tiled": 0.0}
     for w in args.widths:
