@@ -13,10 +13,9 @@ from perfcalc.cli.common import Format, FormatOption, OutputOption, show, start_
 DEFAULT_GPU = "g80"  # the seeds' GPU
 MATMUL_KERNELS = {"naive": "matmul_naive", "tiled": "matmul_tiled"}
 # Execution-core cost of the two seed kernels, seconds per W^3 (one thread-iteration of the
-# inner product), measured at W=512, CC 9.0, on the 2-core x86-64 sandbox
-# (benchmarks/bench_matmul_sim.py, benchmarks/results_perf.md). Used only to warn before a long
-# simulation.
-SIM_SECONDS_PER_W3 = {"naive": 9.0e-9, "tiled": 2.4e-8}
+# inner product), measured at W=1024 (CC 1.0 and 9.0 alike) on the 2-core x86-64 sandbox
+# (benchmarks/bench_matmul.py, benchmarks/RESULTS.md). Used only to warn before a long simulation.
+SIM_SECONDS_PER_W3 = {"naive": 2.0e-9, "tiled": 2.5e-9}
 WARN_ABOVE_S = 5.0
 
 GpuOption = Annotated[str | None, typer.Option(
