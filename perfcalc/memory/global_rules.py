@@ -150,9 +150,9 @@ def cc12(addr: np.ndarray, mask: np.ndarray | None, size: int, records: bool) ->
     (1-byte words), 64 B (2-byte) or 128 B (larger), shrunk to the 64 B or 32 B it uses."""
     warps = addr.shape[0]
     seg_shift = {1: 0, 2: 1}.get(size, 2)  # sectors per segment = 1 << seg_shift
-    req = _active_rows(mask, warps, 16).sum(axis=1)
     if not records:
-        return _cc12_fast(addr, mask, seg_shift, req)
+        return _cc12_fast(addr, mask, seg_shift)
+    req = _active_rows(mask, warps, 16).sum(axis=1)
     # Sort 32 B sector ids; a segment id is a sector id without its low seg_shift bits, so
     # sorting sectors also groups segments, and sub-sectors come in order inside each.
     s, lanes, _ = _runs(addr >> 5, mask, 16)
@@ -180,38 +180,72 @@ _FIRST_LAST = np.array([[32 if a == b else 64 if a >> 1 == b >> 1 else 128 for b
                         for a in range(4)], dtype=np.int64).ravel()
 
 
-def _cc12_fast(addr: np.ndarray, mask: np.ndarray | None, seg_shift: int,
-               req: np.ndarray) -> Priced:
-    warps = addr.shape[0]
+def _cc12_fast(addr: np.ndarray, mask: np.ndarray | None, seg_shift: int) -> Priced:
+    """Batch pricing without records. After `fill_inactive` a half-warp row is either all
+    sentinels (no active lane: no request, nothing moved) or holds only real sector ids; rows
+    are sorted only where they are not already nondecreasing (coalesced, strided, column and
+    broadcast rows already are), and only rows whose first and last sector lie in different
+    segments are looked at lane by lane."""
     k = _fast_keys(addr, mask, 5, 16)
-    k.sort(axis=1)
-    seg = k >> seg_shift if seg_shift else k
-    starts = np.empty(k.shape, dtype=bool)
-    starts[:, 0] = k[:, 0] >= 0
-    np.not_equal(seg[:, 1:], seg[:, :-1], out=starts[:, 1:])
-    tx_row = row_counts(starts)
-    tx = tx_row.reshape(warps, 2).sum(axis=1)
-    if seg_shift == 0:
-        return Priced(req, tx, 32 * tx, None)
-    if seg_shift == 1:  # a 64 B segment costs 32 B per sector it uses
-        changes = np.zeros(k.shape, dtype=bool)
-        np.not_equal(k[:, 1:], k[:, :-1], out=changes[:, 1:])
-        return Priced(req, tx, 32 * (row_counts(changes) + (k[:, 0] >= 0)).reshape(
-            warps, 2).sum(axis=1), None)
-    # A half-warp with one segment (the common case) spans its first to its last sector.
-    moved_row = np.where(tx_row == 1, _FIRST_LAST[((k[:, 0] & 3) << 2) | (k[:, -1] & 3)], 0)
-    multi = np.flatnonzero(tx_row > 1)
+    _sort_unsorted_rows(k)
+    first, last = k[:, 0].copy(), k[:, -1].copy()  # contiguous: strided columns are slow
+    active = first >= 0
+    tx_row = active.astype(np.int64)
+    if seg_shift == 2:  # one 128 B segment spans its first to its last sector
+        moved_row = _FIRST_LAST.take(((first & 3) << 2) | (last & 3))
+    elif seg_shift == 1:  # a 64 B segment costs 32 B per sector it uses
+        moved_row = np.where(first == last, 32, 64)
+    else:
+        moved_row = np.full(k.shape[0], 32, dtype=np.int64)
+    moved_row *= tx_row
+    first >>= seg_shift
+    last >>= seg_shift
+    multi = np.flatnonzero(first != last)
     if multi.size:
         km = k[multi]
-        changes = np.zeros(km.shape, dtype=bool)
-        np.not_equal(km[:, 1:], km[:, :-1], out=changes[:, 1:])
-        # Scattered and column rows: one sector per segment, so 32 B per transaction.
-        one_sector = row_counts(changes) + 1 == tx_row[multi]
-        moved_row[multi[one_sector]] = 32 * tx_row[multi[one_sector]]
-        rest = np.flatnonzero(~one_sector)
-        if rest.size:
-            moved_row[multi[rest]] = _multi_segment_bytes(km[rest])
-    return Priced(req, tx, moved_row.reshape(warps, 2).sum(axis=1), None)
+        seg = km >> seg_shift if seg_shift else km
+        starts = _row_steps(np.not_equal, seg)
+        starts[:, 0] = False
+        tx_multi = row_counts(starts) + 1
+        tx_row[multi] = tx_multi
+        if seg_shift == 0:
+            moved_row[multi] = 32 * tx_multi
+        else:
+            changes = _row_steps(np.not_equal, km)
+            changes[:, 0] = False
+            sectors_used = row_counts(changes) + 1
+            moved_row[multi] = 32 * sectors_used
+            if seg_shift == 2:
+                # Segments with several sectors may use both 64 B halves (128 B, not 32 B x n).
+                rest = np.flatnonzero(sectors_used != tx_multi)
+                if rest.size:
+                    moved_row[multi[rest]] = _multi_segment_bytes(km[rest])
+    return Priced(_pair_sums(active), _pair_sums(tx_row), _pair_sums(moved_row), None)
+
+
+def _pair_sums(per_half: np.ndarray) -> np.ndarray:
+    """Per-warp totals of per-half-warp values (two adjacent entries), as int64."""
+    pairs = per_half.reshape(-1, 2)
+    return pairs[:, 0].astype(np.int64) + pairs[:, 1]
+
+
+def _sort_unsorted_rows(k: np.ndarray) -> None:
+    """In place: sort the rows that are not already nondecreasing."""
+    ordered = _row_steps(np.greater_equal, k)
+    ordered[:, 0] = True
+    rows = np.flatnonzero(~full_rows(ordered))
+    if rows.size:
+        k[rows] = np.sort(k[rows], axis=1)
+
+
+def _row_steps(op: np.ufunc, k: np.ndarray) -> np.ndarray:
+    """(R, n) bool: op(k[:, j], k[:, j - 1]) for j >= 1; column 0 is left for the caller to set.
+    One pass over the flat contiguous array (column 0 compares across rows) is several times
+    faster than the same comparison on strided (R, n - 1) views."""
+    flat = k.ravel()
+    out = np.empty(flat.size, dtype=bool)
+    op(flat[1:], flat[:-1], out=out[1:])
+    return out.reshape(k.shape)
 
 
 def _multi_segment_bytes(k: np.ndarray) -> np.ndarray:
