@@ -2,7 +2,7 @@
 
 Run by hand (not part of the tests; needs about 2 GB of memory):
 
-    .venv/bin/python benchmarks/bench_memory.py [--warps 1000000]
+    .venv/bin/python benchmarks/bench_memory.py [--warps 1000000] [--repeat 5] [--only-global]
 
 The mix imitates what the execution core feeds in: mostly coalesced rows, some misaligned,
 strided, column (stride 32), broadcast and scattered rows, and a tenth of the warps with a
@@ -54,6 +54,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--warps", type=int, default=1_000_000)
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--only-global", action="store_true",
+                        help="time the global-memory rows only (skips the slower shared rows)")
     args = parser.parse_args()
     addr, active = realistic_mix(args.warps)
     baseline = best_of(lambda: (addr >> 5).sum(axis=1), args.repeat)
@@ -68,6 +70,8 @@ def main() -> None:
         ("shared load, CC 9.0", lambda: shared_access_batch("9.0", addr & 0xBFFC, 4, active)),
         ("shared load, CC 1.2", lambda: shared_access_batch("1.2", addr & 0xBFFC, 4, active)),
     ]
+    if args.only_global:
+        cases = [case for case in cases if case[0].startswith("global")]
     print("| case | seconds | x baseline |")
     print("|---|---|---|")
     for name, fn in cases:
