@@ -81,6 +81,17 @@ def _sqrt(x: Value) -> Value:
     return _np().sqrt(x) if _is_array(x) else math.sqrt(x)
 
 
+MAX_EXPONENT = 64
+
+
+def _any_zero(value: Value) -> bool:
+    return bool((_np().asarray(value) == 0).any()) if _is_array(value) else value == 0
+
+
+def _too_large_exponent(value: Value) -> bool:
+    return bool((_np().abs(_np().asarray(value)) > MAX_EXPONENT).any())
+
+
 FUNCTIONS: dict[str, Callable[..., Value]] = {
     "min": _min,
     "max": _max,
@@ -156,10 +167,13 @@ class _Evaluator:
 
     def visit_BinOp(self, node: ast.BinOp) -> Value:
         left, right = self.visit(node.left), self.visit(node.right)
-        try:
-            return _BINARY[type(node.op)](left, right)
-        except ZeroDivisionError:
-            raise InputError(f"expression {self.text!r} divides by zero") from None
+        if isinstance(node.op, (ast.Div, ast.FloorDiv, ast.Mod)) and _any_zero(right):
+            # NumPy arrays divide by zero with a warning and a wrong value, never an exception.
+            raise InputError(f"expression {self.text!r} divides by zero")
+        if isinstance(node.op, (ast.Pow, ast.LShift)) and _too_large_exponent(right):
+            raise InputError(f"expression {self.text!r}: exponent or shift {right!r} exceeds the "
+                             f"limit of {MAX_EXPONENT} (keeps every value a machine-size number)")
+        return _BINARY[type(node.op)](left, right)
 
     def visit_UnaryOp(self, node: ast.UnaryOp) -> Value:
         value = self.visit(node.operand)

@@ -47,3 +47,20 @@ def test_errors_name_the_problem():
         evaluate("lane *", {"lane": 1})
     with pytest.raises(InputError, match="divides by zero"):
         evaluate("1 // 0")
+
+
+def test_division_by_zero_in_an_array_is_an_error_not_a_warning():
+    """NumPy returns 0 or inf with a RuntimeWarning for lane // 0; a user must get an error."""
+    lane = np.arange(32)
+    for text in ("lane // 0", "lane % 0", "lane / 0", "lane // (lane - lane)"):
+        with pytest.raises(InputError, match="divides by zero"):
+            evaluate(text, {"lane": lane})
+
+
+def test_huge_powers_are_refused_before_they_are_computed():
+    """9**9**9 would take minutes and gigabytes of Python integer arithmetic."""
+    with pytest.raises(InputError, match="exceeds the limit of 64"):
+        evaluate("9**9**9")
+    with pytest.raises(InputError, match="exceeds the limit of 64"):
+        evaluate("1 << 100")
+    assert evaluate("2**10") == 1024
