@@ -63,3 +63,29 @@ def test_bad_option_value_is_one_line():
     result = runner.invoke(app, ["devices", "--format", "xml"])
     assert result.exit_code == 2
     assert result.stderr.startswith("error: ") and result.stderr.count("\n") == 1
+
+
+def test_output_file_gets_normal_permissions(tmp_path):
+    """An output file is created like open() would create it (umask applied), not 0600; an
+    existing file keeps its mode."""
+    import os
+
+    umask = os.umask(0o022)
+    try:
+        new = tmp_path / "new.csv"
+        assert runner.invoke(app, ["devices", "-f", "csv", "-o", str(new)]).exit_code == 0
+        assert new.stat().st_mode & 0o777 == 0o644
+        old = tmp_path / "old.csv"
+        old.write_text("x")
+        old.chmod(0o640)
+        assert runner.invoke(app, ["devices", "-f", "csv", "-o", str(old)]).exit_code == 0
+        assert old.stat().st_mode & 0o777 == 0o640
+    finally:
+        os.umask(umask)
+
+
+def test_output_into_an_unwritable_place_is_one_line(tmp_path):
+    """/proc refuses new files: one error line, exit 2, no traceback."""
+    result = runner.invoke(app, ["devices", "-f", "csv", "-o", "/proc/perfcalc-test.csv"])
+    assert result.exit_code == 2
+    assert result.stderr.startswith("error: cannot write /proc/perfcalc-test.csv")

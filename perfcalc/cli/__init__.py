@@ -32,6 +32,8 @@ class _ErrorBoundaryGroup(TyperGroup):
             _fail(str(exc))
         except _UsageError as exc:
             _fail(exc.format_message())
+        except MemoryError as exc:  # e.g. NumPy refusing a 40 GiB array for a huge simulation
+            _fail(f"not enough memory on this machine: {exc or 'allocation failed'}; try smaller sizes")
 
 
 def _fail(message: str) -> None:

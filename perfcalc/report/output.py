@@ -24,17 +24,33 @@ def check_writable(path: str | Path) -> Path:
 
 
 def write_atomic(path: str | Path, text: str | bytes) -> None:
-    """Write to a temporary file beside `path`, then rename it into place."""
+    """Write to a temporary file beside `path`, then rename it into place.
+
+    The file gets the mode a plain `open()` would give it (an existing file keeps its own), not
+    the 0600 of the temporary.
+    """
     path = check_writable(path)
     mode = "wb" if isinstance(text, bytes) else "w"
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent or ".")
+    tmp = None
     try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent or ".")
         with os.fdopen(fd, mode, **({} if mode == "wb" else {"encoding": "utf-8", "newline": ""})) as fh:
             fh.write(text)
+        os.chmod(tmp, _final_mode(path))
         os.replace(tmp, path)
     except OSError as exc:
-        Path(tmp).unlink(missing_ok=True)
+        if tmp is not None:
+            Path(tmp).unlink(missing_ok=True)
         raise OutputError(f"cannot write {path}: {exc.strerror or exc}") from None
+
+
+def _final_mode(path: Path) -> int:
+    try:
+        return path.stat().st_mode & 0o777
+    except OSError:
+        umask = os.umask(0)
+        os.umask(umask)
+        return 0o666 & ~umask
 
 
 def emit(text: str, output: str | Path | None) -> None:
