@@ -229,3 +229,26 @@ def test_plot_without_matplotlib_names_the_extra(tmp_path, monkeypatch):
     assert result.exit_code == 2 and result.stdout == ""
     assert result.stderr.count("\n") == 1 and "pip install 'perfcalc[plot]'" in result.stderr
     assert not target.exists()
+
+
+def test_report_with_a_bad_width_writes_nothing(tmp_path):
+    """DESIGN.md: nothing half-written. The width check runs before the first file is written."""
+    target = tmp_path / "rep"
+    result = runner.invoke(app, ["report", "--gpu", "v100", "--output", str(target), "--width", "100"])
+    assert result.exit_code == 2 and "not a multiple of tile 16" in result.stderr
+    assert not target.exists()
+
+
+def test_matmul_refuses_a_simulation_of_many_minutes():
+    """Width 8192 would take about 2.0e-9 + 2.5e-9 s x 8192^3 = 2474 s (perf.SIM_SECONDS_PER_W3):
+    refused with the estimate and the way out, before any simulation starts."""
+    result = runner.invoke(app, ["matmul", "--width", "8192", "--cc", "9.0"])
+    assert result.exit_code == 2
+    assert "about 2474 s" in result.stderr and "--no-simulate" in result.stderr
+
+
+def test_roofline_of_a_kernel_without_flops_is_a_note_not_an_error():
+    """copy_stride does no floating-point work: intensity 0 has no place on a log-scale roofline."""
+    result = runner.invoke(app, ["roofline", "--gpu", "v100", "--kernel", "copy_stride"])
+    assert result.exit_code == 0
+    assert "no floating-point operations" in result.stdout

@@ -17,6 +17,7 @@ MATMUL_KERNELS = {"naive": "matmul_naive", "tiled": "matmul_tiled"}
 # (benchmarks/bench_matmul.py, benchmarks/RESULTS.md). Used only to warn before a long simulation.
 SIM_SECONDS_PER_W3 = {"naive": 2.0e-9, "tiled": 2.5e-9}
 WARN_ABOVE_S = 5.0
+REFUSE_ABOVE_S = 600.0  # beyond this a simulation is refused: use --no-simulate
 
 GpuOption = Annotated[str | None, typer.Option(
     "--gpu", help="GPU product (g80, v100, h100-sxm, ...; see 'perfcalc devices').")]
@@ -106,6 +107,7 @@ def matmul(
 
     Example: perfcalc matmul --width 1024 --tile 16 --gpu g80 --no-simulate
     """
+    from perfcalc.errors import InputError
     from perfcalc.model.matmul import VARIANTS, analyze_matmul, check_shape, with_simulation
     from perfcalc.report.perf_tables import matmul_rows, matmul_tables
 
@@ -117,6 +119,11 @@ def matmul(
     analysis = analyze_matmul(width, tile, arch, product, regs, predicted, latency)
     if not no_simulate:
         seconds = simulation_seconds(width)
+        if seconds > REFUSE_ABOVE_S:
+            raise InputError(
+                f"simulating width {width} would take about {seconds:.0f} s on the execution core "
+                f"(limit {REFUSE_ABOVE_S:.0f} s, from the measured rate in perfcalc/cli/perf.py); "
+                "add --no-simulate for the analytic model alone")
         if seconds > WARN_ABOVE_S:
             typer.echo(f"simulating naive and tiled at width {width} on the execution core: about "
                        f"{seconds:.0f} s (measured rate; --no-simulate skips it)", err=True)
@@ -199,6 +206,10 @@ def roofline(
         specs, overrides = _kernel_params(kernel, param or [])
         for spec in specs:
             (flops, moved), label = _kernel_point(spec, overrides, arch)
+            if not flops:  # a copy or transpose has no place on a flops roofline
+                notes.append(f"{label}: no floating-point operations, so no point on the roofline "
+                             f"(it is bound by memory alone: {moved} bytes moved).")
+                continue
             points.append(place(roof, intensity(flops, moved), label))
         notes.append("Kernel intensity = predicted flops / bytes moved by the predicted global "
                      "transactions for this CC (DRAM traffic if no cache reuses them).")
@@ -206,7 +217,7 @@ def roofline(
         raise InputError("--param needs --kernel (the catalog kernel it applies to)")
     samples = [2.0 ** e for e in range(-4, 11)]
     tables = [ceilings_table(roof), roofline_curve_table(roof, samples)]
-    if points:
+    if points or notes:
         tables.append(points_table(points, notes))
     data = {"roofline": roof, "points": points} if fmt == Format.json else None
     show(tables, fmt, output, data=data)
@@ -282,7 +293,7 @@ def report(
     Example: perfcalc report --gpu v100 --output report/
     """
     from perfcalc.errors import InputError, OutputError
-    from perfcalc.model.matmul import VARIANTS, analyze_matmul
+    from perfcalc.model.matmul import VARIANTS, analyze_matmul, check_shape
     from perfcalc.model.roofline import roofline as build_roofline
     from perfcalc.report import emit, render
     from perfcalc.report.perf_tables import (
@@ -298,7 +309,7 @@ def report(
     arch, product = _target(gpu, None, default=None)
     if product is None:
         raise InputError("a report needs a GPU product: --gpu NAME (see 'perfcalc devices')")
-    output.mkdir(exist_ok=True)
+    check_shape(width, tile, arch)
     roof = build_roofline(product, arch)
     params = {"Width": width, "TILE_WIDTH": tile}
 
@@ -319,11 +330,17 @@ def report(
             matmul_analysis())),
     ]
     progress = _Progress(len(jobs))
-    written = []
+    files = {}  # every table is built before the first file is written: no partial report
     for name, build in jobs:
         csv_table, md_table = build()
-        emit(render(csv_table, "csv"), output / f"{name}.csv")
-        emit(render(md_table, "markdown"), output / f"{name}.md")
-        written += [f"{name}.csv", f"{name}.md"]
+        files[f"{name}.csv"] = render(csv_table, "csv")
+        files[f"{name}.md"] = render(md_table, "markdown")
         progress.step(name)
+    try:
+        output.mkdir(exist_ok=True)
+    except OSError as exc:
+        raise OutputError(f"cannot create {output}: {exc.strerror or exc}") from None
+    for file_name, text in files.items():
+        emit(text, output / file_name)
+    written = list(files)
     typer.echo(f"wrote {len(written)} files to {output}: {', '.join(written)}")
