@@ -105,7 +105,7 @@ def coalesce(
     for label, arch in _targets(cc, all_cc, "global_memory_family"):
         mode = cache if (cc is not None or arch.global_memory_family in ("cc2", "cc3")) else None
         results.append((label, global_access(arch, addr, pat.word, mask, op=op, cache=mode)))
-    tables = [coalesce_table(results, f"Global {op}: {pat.description}, {pat.word}-byte words")]
+    tables = [coalesce_table(results, f"Global {op}: {_verb(pat.description, op)}, {pat.word}-byte words")]
     if show_transactions:
         tables.append(transactions_table(results))
     show(tables, fmt, output, data={"pattern": pat,
@@ -146,8 +146,13 @@ def banks(
             continue
         mode = bank_mode if (cc is not None or arch.shared_memory_family == "cc3") else None
         results.append((label, shared_access(arch, addr, pat.word, mask, op=op, bank_mode=mode)))
-    tables = [banks_table(results, f"Shared {op}: {pat.description}, {pat.word}-byte words")]
+    tables = [banks_table(results, f"Shared {op}: {_verb(pat.description, op)}, {pat.word}-byte words")]
     if show_banks:
         tables.append(lane_banks_table(results, pat.addresses))
     show(tables, fmt, output, data={"pattern": pat,
                                     "results": [{"cc": lb, "cost": r} for lb, r in results]})
+
+
+def _verb(description: str, op: str) -> str:
+    """Pattern descriptions say 'reads'; a store writes."""
+    return description.replace(" reads ", " writes ") if op == "store" else description

@@ -44,7 +44,7 @@ _SIDE_BY_SIDE = (
     ("compute_bound_gflops", "compute-bound GFLOPS (peak)"),
     ("attainable_gflops", "attainable GFLOPS"),
     ("bound", "bound"),
-    ("time_lower_bound_s", "time lower bound (s)"),
+    ("time_lower_bound_s", "time lower bound, compulsory bytes (s)"),
     ("predicted_time_s", "predicted time (s)"),
     ("predicted_gflops", "predicted GFLOPS"),
     ("time_limited_by", "predicted time limited by"),
