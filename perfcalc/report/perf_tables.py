@@ -34,7 +34,7 @@ _SIDE_BY_SIDE = (
     ("intensity_flop_per_byte", "intensity (flop/B, loads + stores)"),
     ("registers_per_thread", "registers per thread"),
     ("shared_memory_per_block_bytes", "shared memory per block (B)"),
-    ("occupancy", "occupancy"),
+    ("occupancy", "occupancy (active / max warps per SM)"),
     ("active_blocks_per_sm", "blocks per SM"),
     ("limiters", "occupancy limiters"),
     ("transactions_per_request", "load transactions per request"),

@@ -46,7 +46,7 @@ def summary_table(doc: Mapping[str, Any]) -> Table:
     ]
     if occ:
         rows += [
-            ("occupancy", occ.get("occupancy")),
+            ("occupancy (active / max warps per SM)", occ.get("occupancy")),
             (
                 "active blocks / warps per SM",
                 f"{occ.get('active_blocks_per_sm')} / {occ.get('active_warps_per_sm')}",
