@@ -265,7 +265,7 @@ def _catalog_rows(roof: Any, arch: Any) -> tuple[list[dict[str, Any]], list[str]
             "transactions_per_request": (p.global_load_transactions / p.global_load_requests
                                          if p.global_load_requests else None),
             "global_bytes_moved": moved,
-            "intensity_flop_per_byte": point.intensity_flop_per_byte if point else None,
+            "intensity_flop_per_moved_byte": point.intensity_flop_per_byte if point else None,
             "attainable_gflops": point.attainable_gflops if point else None,
             "bound": point.bound if point else "memory (no flops)",
             "roofline_time_s": time_lower_bound(p.flops, moved, roof.peak_gflops,

@@ -31,7 +31,7 @@ _SIDE_BY_SIDE = (
     ("flops_per_block_phase", "flops per block per phase"),
     ("flops_total", "flops total"),
     ("cgma", "CGMA (flops per global load)"),
-    ("intensity_flop_per_byte", "intensity (flop/B, loads + stores)"),
+    ("intensity_flop_per_byte", "intensity (flop per requested B, loads + stores)"),
     ("registers_per_thread", "registers per thread"),
     ("shared_memory_per_block_bytes", "shared memory per block (B)"),
     ("occupancy", "occupancy (active / max warps per SM)"),
@@ -191,6 +191,7 @@ def points_table(points: Sequence[RooflinePoint], notes: Sequence[str] = ()) -> 
     return Table(columns=["kernel", "intensity_flop_per_byte", "bandwidth_bound_gflops",
                           "compute_bound_gflops", "attainable_gflops", "bound",
                           "fraction_of_peak"], rows=rows, title="Kernels on the roofline",
+                 headers={"intensity_flop_per_byte": "intensity (flop per moved B)"},
                  notes=list(notes))
 
 
