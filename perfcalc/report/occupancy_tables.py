@@ -200,7 +200,6 @@ def occupancy_document(arch: Arch, advice: Advice) -> dict[str, Any]:
 
 # --- the spreadsheet's three graphs ----------------------------------------------------------
 
-SWEEP_AXES = ("block", "regs", "smem")
 SWEEP_TITLES = {"block": "Impact of Varying Block Size",
                 "regs": "Impact of Varying Register Count Per Thread",
                 "smem": "Impact of Varying Shared Memory Usage Per Block"}

@@ -96,7 +96,6 @@ class ChunkContext:
             self.full = Mask(real_all, self.nblocks * threads,
                              self.nblocks * self.warps_per_block)
         self.all_lanes = np.ones(self.nlanes, dtype=bool)
-        self.all_active_2d = self.all_lanes.reshape(-1, 32)
         self.empty = Mask(np.zeros(self.nlanes, dtype=bool), 0, 0)
         self.mask = self.full
         self.slots: list[object] = []
@@ -143,12 +142,6 @@ class ChunkContext:
         if m.arr is not None:
             return m.arr
         return self.all_lanes
-
-    def active_2d(self) -> np.ndarray:
-        """The current mask as (warps, 32)."""
-        if self.mask.arr is None:
-            return self.all_active_2d
-        return self.mask.arr.reshape(-1, 32)
 
     def union(self, a: Mask, b: Mask) -> Mask:
         if a.nact == 0:

@@ -26,7 +26,7 @@ Definitions (all counts are over the whole launch):
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 
 COUNTER_NAMES = (
     "global_load_requests",
@@ -82,10 +82,6 @@ class Counters:
             kinds[k] = kinds.get(k, 0) + v
         values = {n: getattr(self, n) + getattr(other, n) for n in COUNTER_NAMES}
         return Counters(**values, warp_instructions=kinds)
-
-    def as_dict(self) -> dict[str, object]:
-        """Plain dict with the counter names (and warp_instructions) as keys."""
-        return {f.name: getattr(self, f.name) for f in fields(self)}
 
 
 def instruction_slot(kind: str) -> int:

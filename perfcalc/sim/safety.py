@@ -43,7 +43,3 @@ class FaultSignal(KernelFault):
         super().__init__(fault.message)
         self.fault = fault
 
-
-def fmt3(t: tuple[int, int, int]) -> str:
-    """CUDA's (x,y,z) spelling of a thread or block index."""
-    return f"({t[0]},{t[1]},{t[2]})"

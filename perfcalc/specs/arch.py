@@ -6,7 +6,6 @@ can go from an attribute straight to the data file and its sources.
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
@@ -70,10 +69,6 @@ class Arch:
     def cc_number(self) -> int:
         """70 for CC 7.0: handy for comparisons like `arch.cc_number >= 80`."""
         return self.major * 10 + self.minor
-
-    @property
-    def sm_name(self) -> str:
-        return f"sm_{self.cc_number}"
 
     @property
     def max_shared_memory_per_block_launchable_bytes(self) -> int:
@@ -183,7 +178,3 @@ def load_arch_file(path: str | Path) -> Arch:
                         f"{arch.compute_capability!r} (expected {expected})")
     return arch
 
-
-def replace(arch: Arch, **changes: Any) -> Arch:
-    """A validated copy with some limits changed (what-if studies, tests)."""
-    return dataclasses.replace(arch, **changes)

@@ -62,10 +62,6 @@ class Gpu:
         return self.sm_count * self.fp32_cores_per_sm
 
     @property
-    def peak_clock_hz(self) -> float:
-        return self.peak_clock_mhz * 1e6
-
-    @property
     def ridge_flop_per_byte(self) -> float:
         """FP32 machine balance: the intensity above which DRAM stops being the limit."""
         return self.peak_fp32_gflops / self.memory_bandwidth_gbs

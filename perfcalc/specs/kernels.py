@@ -456,10 +456,6 @@ def catalog() -> dict[str, KernelSpec]:
     return load_kernel_file(data_path("kernels.yaml"))
 
 
-def kernel_names() -> tuple[str, ...]:
-    return tuple(catalog())
-
-
 def get_kernel(name: str, catalog_file: str | Path | None = None) -> KernelSpec:
     """A kernel from the shipped catalog, or from `catalog_file` when given."""
     kernels = catalog() if catalog_file is None else load_kernel_file(catalog_file)
