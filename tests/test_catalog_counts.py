@@ -9,9 +9,10 @@ import math
 import pytest
 
 from perfcalc.errors import InputError
-from perfcalc.model.predict import PREDICTED_NAMES, SITE_COUNTER_NAMES, predict
+from perfcalc.model.predict import predict
 from perfcalc.sim.references import run_catalog_kernel
 from perfcalc.specs import get_arch
+from perfcalc.specs.counters import COUNTER_NAMES, SITE_COUNTER_NAMES
 from perfcalc.specs.kernels import catalog, get_kernel, launch_geometry, resolve_params
 
 # (kernel, small params, medium params)
@@ -90,7 +91,7 @@ def closed_form_90(kernel, q):
     * elementwise kernels: runs of n lanes at a fixed byte stride (`warps_of`), the copy_offset
       run shifted by `offset` words (an extra sector per warp unless the shift is whole
       sectors)."""
-    z = dict.fromkeys(PREDICTED_NAMES, 0)
+    z = dict.fromkeys(COUNTER_NAMES, 0)
     if kernel in ("matmul_naive", "matmul_tiled"):
         w = q["Width"]
         z.update(
@@ -197,7 +198,7 @@ def run(kernel, cc, items):
 
 
 def counters_of(result):
-    return {n: getattr(result.counters, n) for n in PREDICTED_NAMES}
+    return {n: getattr(result.counters, n) for n in COUNTER_NAMES}
 
 
 def test_sizes_cover_the_catalog():

@@ -63,8 +63,8 @@ def _predicted(kernel: str, params: dict[str, int], arch: Any) -> dict[str, int]
 
 def _simulate(kernel: str, params: dict[str, int], arch: Any) -> tuple[dict[str, int], str]:
     """Run a catalog kernel on the execution core: its counters and the result check."""
-    from perfcalc.sim.counters import COUNTER_NAMES
     from perfcalc.sim.references import run_catalog_kernel
+    from perfcalc.specs.counters import COUNTER_NAMES
     from perfcalc.specs.kernels import get_kernel
 
     run = run_catalog_kernel(get_kernel(kernel), params, arch)

@@ -173,10 +173,10 @@ def run(
 
 
 def _show_run(doc: dict[str, Any], fmt: Format, output: Path | None) -> None:
-    from perfcalc.model.predict import PREDICTED_NAMES, SITE_COUNTER_NAMES
     from perfcalc.report.run_tables import counters_table, sites_table, summary_table
+    from perfcalc.specs.counters import COUNTER_NAMES, SITE_COUNTER_NAMES
 
-    names = [n for n in doc["counters"] if n != "warp_instructions"] or list(PREDICTED_NAMES)
+    names = [n for n in doc["counters"] if n != "warp_instructions"] or list(COUNTER_NAMES)
     tables = [
         summary_table(doc),
         counters_table(doc["counters"], doc["predicted"], names),
@@ -255,8 +255,8 @@ def _occupancy(arch: Any, block: tuple[int, ...], regs: int, static_smem: int, d
 
 
 def _site_rows(source: str, sim_sites: dict, predicted_sites: dict | None) -> list[dict]:
-    from perfcalc.model.predict import SITE_COUNTER_NAMES
     from perfcalc.report import to_jsonable
+    from perfcalc.specs.counters import SITE_COUNTER_NAMES
 
     lines = source.splitlines()
     rows = []

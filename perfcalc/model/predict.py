@@ -25,67 +25,17 @@ import numpy as np
 
 from perfcalc.errors import SpecError
 from perfcalc.expr import evaluate
-from perfcalc.specs.kernels import KernelSpec, SiteSpec, WarpClass, as_int, resolve_params
+from perfcalc.specs.counters import SITE_COUNTER_NAMES, CounterSet
+from perfcalc.specs.kernels import KernelSpec, SiteSpec, WarpClass, arg_dtype, as_int, resolve_params
+from perfcalc.specs.types import find_element_type
 
-# The execution core's counter names this model predicts (perfcalc.sim.counters.COUNTER_NAMES).
-SITE_COUNTER_NAMES = (
-    "global_load_requests",
-    "global_load_transactions",
-    "global_load_bytes",
-    "global_store_requests",
-    "global_store_transactions",
-    "global_store_bytes",
-    "shared_load_requests",
-    "shared_load_wavefronts",
-    "shared_store_requests",
-    "shared_store_wavefronts",
-    "bank_conflicts",
-)
-PREDICTED_NAMES = (*SITE_COUNTER_NAMES, "flops", "divergent_branches", "barriers")
-
-_C_SIZES = {
-    "char": 1,
-    "short": 2,
-    "int": 4,
-    "unsigned": 4,
-    "float": 4,
-    "double": 8,
-    "long": 8,
-    "size_t": 8,
-    "float2": 8,
-    "float4": 16,
-    "int2": 8,
-    "int4": 16,
-}
-_SCALAR_BYTES = {"float32": 4, "float64": 8, "int32": 4, "uint32": 4}
-_VECTOR_LANES = {"float2": 2, "float3": 3, "float4": 4}
+# A source line's predicted memory counters (all sites on the line summed); the other fields are 0.
+SitePrediction = CounterSet
 
 
-@dataclass(frozen=True)
-class SitePrediction:
-    """Predicted memory counters of one source line (all sites on the line summed)."""
-
-    global_load_requests: int = 0
-    global_load_transactions: int = 0
-    global_load_bytes: int = 0
-    global_store_requests: int = 0
-    global_store_transactions: int = 0
-    global_store_bytes: int = 0
-    shared_load_requests: int = 0
-    shared_load_wavefronts: int = 0
-    shared_store_requests: int = 0
-    shared_store_wavefronts: int = 0
-    bank_conflicts: int = 0
-
-    def __add__(self, other: SitePrediction) -> SitePrediction:
-        return SitePrediction(
-            **{n: getattr(self, n) + getattr(other, n) for n in SITE_COUNTER_NAMES}
-        )
-
-
-@dataclass(frozen=True)
-class Prediction:
-    """The analytic model's counters for one kernel, parameters and CC (execution-core names).
+@dataclass(frozen=True, kw_only=True)
+class Prediction(CounterSet):
+    """The analytic model's counters for one kernel, parameters and CC (the counter schema's names).
 
     `global_load_elements` is the number of elements read from global memory by all threads
     and `cgma` = flops / global_load_elements (the seeds' compute to global memory access
@@ -96,20 +46,6 @@ class Prediction:
     kernel: str
     compute_capability: str
     params: dict[str, int]
-    global_load_requests: int
-    global_load_transactions: int
-    global_load_bytes: int
-    global_store_requests: int
-    global_store_transactions: int
-    global_store_bytes: int
-    shared_load_requests: int
-    shared_load_wavefronts: int
-    shared_store_requests: int
-    shared_store_wavefronts: int
-    bank_conflicts: int
-    flops: int
-    divergent_branches: int
-    barriers: int
     global_load_elements: int
     cgma: float | None
     exact: bool
@@ -117,8 +53,8 @@ class Prediction:
     notes: tuple[str, ...] = ()
 
     def counters(self) -> dict[str, int]:
-        """The predicted counters by execution-core name."""
-        return {n: getattr(self, n) for n in PREDICTED_NAMES}
+        """The predicted counters by the schema's names."""
+        return self.values()
 
 
 def _scalar(value: Any, what: str) -> Any:
@@ -131,32 +67,20 @@ def _shared_element_bytes(spec: KernelSpec, array: str) -> int:
     match = re.search(
         rf"__shared__\s+(?:volatile\s+)?(unsigned\s+int|\w+)\s+{re.escape(array)}\s*\[", spec.source
     )
-    ctype = match.group(1).split()[0] if match else ""
-    if ctype not in _C_SIZES:
+    found = find_element_type(match.group(1)) if match else None
+    if found is None:
         raise SpecError(f"kernel {spec.name}: cannot find the element type of __shared__ {array}")
-    return _C_SIZES[ctype]
+    return found.size
 
 
 def _global_layout(spec: KernelSpec, site: SiteSpec) -> tuple[int, int, int]:
     """(element bytes, field offset, access bytes) of a global site's array and field."""
     arg = spec.arg(site.array)
-    if arg.dtype in _SCALAR_BYTES:
-        size = _SCALAR_BYTES[arg.dtype]
-        return size, 0, size
-    if arg.dtype in _VECTOR_LANES:
-        offset = 4 * arg.field_names.index(site.field)
-        return 4 * _VECTOR_LANES[arg.dtype], offset, 4
-    # struct with C layout: each field aligned to its size, total padded to the largest one
-    offset = 0
-    layout = {}
-    for name, dtype in arg.fields:
-        size = _SCALAR_BYTES[dtype]
-        offset = -(-offset // size) * size
-        layout[name] = (offset, size)
-        offset += size
-    align = max(_SCALAR_BYTES[t] for _, t in arg.fields)
-    total = -(-offset // align) * align
-    return total, *layout[site.field]
+    dtype = arg_dtype(arg)
+    if dtype.names is None:
+        return dtype.itemsize, 0, dtype.itemsize
+    field_dtype, offset = dtype.fields[site.field][:2]
+    return dtype.itemsize, offset, field_dtype.itemsize
 
 
 def _class_rows(

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from perfcalc.errors import InputError
+from perfcalc.specs.cc import ComputeCapability
 
 # Quotes may arrive as typographic ones when a log was pasted through a forum or a word processor.
 _ENTRY = re.compile(r"Compiling entry function ['\u2018]([^'\u2019]+)['\u2019]"
@@ -35,7 +36,6 @@ _SMEM = re.compile(r"(\d+)(?:\+(\d+))? bytes smem")
 _LMEM = re.compile(r"(\d+)(?:\+(\d+))? bytes lmem")
 _CMEM = re.compile(r"(\d+) bytes cmem\[(\d+)\]")
 _ERROR = re.compile(r"ptxas (?:error|fatal)\s*:?(.*)$")
-_SM = re.compile(r"^sm_(\d)(\d)[a-z]?$")
 
 
 @dataclass(frozen=True)
@@ -66,9 +66,11 @@ class KernelResources:
 
     @property
     def compute_capability(self) -> str | None:
-        """'sm_75' -> '7.5'; None for a missing or unusual target name."""
-        match = _SM.match(self.arch or "")
-        return f"{match.group(1)}.{match.group(2)}" if match else None
+        """'sm_75' -> '7.5', 'sm_100a' -> '10.0'; None for a missing or unusual target name."""
+        if not (self.arch or "").lower().startswith("sm_"):
+            return None
+        found = ComputeCapability.try_parse(self.arch)
+        return None if found is None else str(found)
 
 
 def _sum_parts(match: re.Match[str] | None) -> tuple[int | None, int]:

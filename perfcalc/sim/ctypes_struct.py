@@ -2,7 +2,7 @@
 
 Layout follows C (each field at the next multiple of its alignment, size rounded up to the
 largest alignment) except that CUDA's vector types carry the alignment the CUDA headers give
-them (vector_types.h: float2 8, float4 16, double2 16, float3/int3 only 4).
+them (vector_types.h, through specs/types.py: float2 8, float4 16, double2 16, float3 only 4).
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from perfcalc.sim import ctype as T
+from perfcalc.specs.types import ELEMENT_TYPES
 
 
 @dataclass(frozen=True)
@@ -62,21 +63,22 @@ def _vec(name: str, t: T.CType, n: int, align: int) -> StructType:
     return make_struct(name, [(c, t) for c in "xyzw"[:n]], align, vector=True)
 
 
+def _component(scalar: str) -> T.CType:
+    """The C type of one vector component, by its NumPy name (long long for 64-bit ints)."""
+    for ct in (T.BOOL, T.CHAR, T.UCHAR, T.SHORT, T.USHORT, T.INT, T.UINT, T.LLONG, T.ULLONG,
+               T.FLOAT, T.DOUBLE):
+        if ct.dtype == np.dtype(scalar):
+            return ct
+    raise KeyError(scalar)
+
+
+# CUDA's vector types from the one type table (specs/types.py), plus dim3.
 VECTOR_TYPES: dict[str, StructType] = {
-    "float2": _vec("float2", T.FLOAT, 2, 8),
-    "float3": _vec("float3", T.FLOAT, 3, 4),
-    "float4": _vec("float4", T.FLOAT, 4, 16),
-    "int2": _vec("int2", T.INT, 2, 8),
-    "int3": _vec("int3", T.INT, 3, 4),
-    "int4": _vec("int4", T.INT, 4, 16),
-    "uint2": _vec("uint2", T.UINT, 2, 8),
-    "uint3": _vec("uint3", T.UINT, 3, 4),
-    "uint4": _vec("uint4", T.UINT, 4, 16),
-    "double2": _vec("double2", T.DOUBLE, 2, 16),
-    "char4": _vec("char4", T.CHAR, 4, 4),
-    "uchar4": _vec("uchar4", T.UCHAR, 4, 4),
-    "dim3": _vec("dim3", T.UINT, 3, 4),
+    t.name: _vec(t.name, _component(t.scalar), t.components, t.alignment)
+    for t in ELEMENT_TYPES.values()
+    if t.is_vector
 }
+VECTOR_TYPES["dim3"] = _vec("dim3", T.UINT, 3, 4)
 
 
 def dtype_matches(expected: StructType, actual: np.dtype) -> bool:

@@ -21,12 +21,11 @@ import numpy as np
 
 from perfcalc.errors import InputError, SpecError
 from perfcalc.expr import evaluate
-from perfcalc.specs.kernels import ArgSpec, KernelSpec, as_int, launch_geometry, resolve_params
+from perfcalc.specs.kernels import ArgSpec, KernelSpec, arg_dtype, as_int, launch_geometry, resolve_params
+from perfcalc.specs.types import ELEMENT_TYPES
 
 Arrays = Mapping[str, Any]
 
-_SCALAR = {"float32": np.float32, "float64": np.float64, "int32": np.int32, "uint32": np.uint32}
-_VECTOR = {"float2": 2, "float3": 3, "float4": 4}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -118,13 +117,7 @@ def reference(name: str) -> Callable[[Arrays, Mapping[str, int]], dict[str, np.n
 
 def numpy_dtype(arg: ArgSpec) -> np.dtype:
     """The NumPy dtype of a pointer argument; structs and vectors use C layout (aligned)."""
-    if arg.dtype in _SCALAR:
-        return np.dtype(_SCALAR[arg.dtype])
-    if arg.dtype in _VECTOR:
-        return np.dtype([(f, np.float32) for f in arg.field_names])
-    if arg.dtype == "struct":
-        return np.dtype([(f, _SCALAR[t]) for f, t in arg.fields], align=True)
-    raise SpecError(f"argument {arg.name}: unknown dtype {arg.dtype!r}")
+    return arg_dtype(arg)
 
 
 def _fill_random(out: np.ndarray, rng: np.random.Generator) -> None:
@@ -288,9 +281,9 @@ def parse_array_option(text: str) -> tuple[str, str, int]:
     dtype, sep2, count = rest.partition(":")
     if not sep or not sep2 or not name.isidentifier():
         raise InputError(f"--array {text!r}: expected NAME=DTYPE:ELEMENTS, e.g. A=float32:1024")
-    if dtype not in _SCALAR and dtype not in _VECTOR:
+    if dtype not in ELEMENT_TYPES:
         raise InputError(
-            f"--array {text!r}: dtype {dtype!r} is not one of {', '.join((*_SCALAR, *_VECTOR))}"
+            f"--array {text[:80]!r}: dtype {dtype[:40]!r} is not one of {', '.join(ELEMENT_TYPES)}"
         )
     try:
         n = int(count)

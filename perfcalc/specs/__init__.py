@@ -1,4 +1,5 @@
-"""Device data: YAML -> validated frozen dataclasses. Imports only stdlib and PyYAML."""
+"""The vocabulary every layer uses: compute capabilities, the counter schema, the C/CUDA type
+table, and device and product records (YAML -> validated frozen dataclasses that know their file)."""
 
 from perfcalc.specs.arch import Arch, load_arch_file
 from perfcalc.specs.gpu import Gpu, load_products_file

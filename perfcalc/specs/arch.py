@@ -6,11 +6,13 @@ can go from an attribute straight to the data file and its sources.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
-from perfcalc.errors import SpecError
+from perfcalc.errors import InputError, SpecError
+from perfcalc.specs.cc import ComputeCapability
+from perfcalc.specs.data_files import data_path
 from perfcalc.specs.yaml_load import check_keys, read_mapping
 
 SCHEMA_VERSION = 1
@@ -55,20 +57,32 @@ class Arch:
     constant_memory_bytes: int
     sources: tuple[str, ...]
     schema_version: int = SCHEMA_VERSION
+    virtual_resources_per_sm: int | None = None
     notes: str = ""
+    # Where the record was read from (not a YAML key): every message that cites a limit names it.
+    source_file: str = field(default="", compare=False)
+
+    @property
+    def cc(self) -> ComputeCapability:
+        return ComputeCapability.parse(self.compute_capability)
 
     @property
     def major(self) -> int:
-        return int(self.compute_capability.split(".")[0])
+        return self.cc.major
 
     @property
     def minor(self) -> int:
-        return int(self.compute_capability.split(".")[1])
+        return self.cc.minor
 
     @property
     def cc_number(self) -> int:
-        """70 for CC 7.0: handy for comparisons like `arch.cc_number >= 80`."""
-        return self.major * 10 + self.minor
+        """70 for CC 7.0, 100 for 10.0: handy for comparisons like `arch.cc_number >= 80`."""
+        return self.cc.number
+
+    def cite(self, key: str) -> str:
+        """Where a limit comes from: 'max_threads_per_block in devices/cc_9_0.yaml' (or the
+        user's own file, or 'an Arch built in Python' when no file is behind it)."""
+        return f"{key} in {display_file(self.source_file)}"
 
     @property
     def max_shared_memory_per_block_launchable_bytes(self) -> int:
@@ -79,15 +93,29 @@ class Arch:
         _validate(self)
 
 
-_OPTIONAL = {"notes"}
+_OPTIONAL = {"notes", "virtual_resources_per_sm"}
+_NOT_KEYS = {"source_file"}
 _NULLABLE = {
     "max_shared_memory_per_block_optin_bytes",
     "shared_memory_carveouts_kb",
     "l1_shared_splits_kb",
     "unified_l1_shared_kb",
     "block_barriers_per_sm",
+    "virtual_resources_per_sm",
 }
-_FIELDS = [f.name for f in fields(Arch)]
+_FIELDS = [f.name for f in fields(Arch) if f.name not in _NOT_KEYS]
+
+
+def display_file(source_file: str) -> str:
+    """A shipped device file as 'devices/cc_9_0.yaml'; a user's file as given."""
+    if not source_file:
+        return "an Arch built in Python"
+    path = Path(source_file)
+    shipped = data_path("devices")
+    try:
+        return f"devices/{path.resolve().relative_to(shipped.resolve())}"
+    except (ValueError, OSError):
+        return str(source_file)
 
 
 def _fail(arch: Arch, key: str, message: str) -> None:
@@ -96,13 +124,21 @@ def _fail(arch: Arch, key: str, message: str) -> None:
 
 def _validate(a: Arch) -> None:
     """Range and cross-field checks; each names the key it rejects."""
+    if not isinstance(a.compute_capability, str):
+        _fail(a, "compute_capability", f"must be a quoted string like '7.0', got {a.compute_capability!r}")
+    try:
+        cc = ComputeCapability.parse(a.compute_capability)
+    except InputError:
+        cc = None
+    if cc is None or str(cc) != a.compute_capability.strip():
+        _fail(a, "compute_capability", f"must be written 'X.Y' (e.g. '10.0'), got {a.compute_capability!r}")
     for f in fields(a):
         value = getattr(a, f.name)
         if value is None:
             if f.name not in _NULLABLE:
                 _fail(a, f.name, "must not be null")
             continue
-        if f.type == "int" and (not isinstance(value, int) or isinstance(value, bool) or value < 0):
+        if f.type in ("int", "int | None") and (not isinstance(value, int) or isinstance(value, bool) or value < 0):
             _fail(a, f.name, f"must be a non-negative integer, got {value!r}")
     if a.schema_version != SCHEMA_VERSION:
         _fail(a, "schema_version", f"is {a.schema_version}, this perfcalc reads {SCHEMA_VERSION}")
@@ -153,7 +189,7 @@ def _tuplify(value: Any) -> Any:
     return value
 
 
-def arch_from_mapping(data: dict[str, Any], where: str) -> Arch:
+def arch_from_mapping(data: dict[str, Any], where: str, source_file: str = "") -> Arch:
     """Build an `Arch` from a parsed device file, checking keys exactly."""
     check_keys(data, [n for n in _FIELDS if n not in _OPTIONAL], where, optional=_OPTIONAL)
     values = {k: _tuplify(v) for k, v in data.items()}
@@ -161,7 +197,7 @@ def arch_from_mapping(data: dict[str, Any], where: str) -> Arch:
     if not isinstance(cc, str):
         raise SpecError(f"{where}: compute_capability must be a quoted string like '7.0', got {cc!r}")
     try:
-        return Arch(**values)
+        return Arch(**values, source_file=source_file)
     except SpecError as exc:
         raise SpecError(f"{where}: {exc}") from None
     except TypeError as exc:
@@ -171,8 +207,8 @@ def arch_from_mapping(data: dict[str, Any], where: str) -> Arch:
 def load_arch_file(path: str | Path) -> Arch:
     """Load and validate one device file (shipped or the user's own)."""
     path = Path(path)
-    arch = arch_from_mapping(read_mapping(path), str(path))
-    expected = "cc_" + arch.compute_capability.replace(".", "_") + ".yaml"
+    arch = arch_from_mapping(read_mapping(path), str(path), source_file=str(path))
+    expected = arch.cc.file_stem + ".yaml"
     if path.name.startswith("cc_") and path.name != expected:
         raise SpecError(f"{path}: file name does not match compute_capability "
                         f"{arch.compute_capability!r} (expected {expected})")

@@ -15,14 +15,15 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from perfcalc.errors import InputError, SpecError
 from perfcalc.expr import evaluate, names_in
 from perfcalc.specs.data_files import data_path
+from perfcalc.specs.types import ELEMENT_TYPES
 from perfcalc.specs.yaml_load import check_keys, read_mapping
 
 SCHEMA_VERSION = 1
-SCALAR_DTYPES = ("float32", "float64", "int32", "uint32")
-VECTOR_DTYPES = {"float2": ("x", "y"), "float3": ("x", "y", "z"), "float4": ("x", "y", "z", "w")}
 POINTER_ROLES = ("in", "out", "inout")
 ROLES = (*POINTER_ROLES, "scalar")
 LANE_NAMES = ("lane",)
@@ -65,9 +66,18 @@ class ArgSpec:
 
     @property
     def field_names(self) -> tuple[str, ...]:
-        if self.dtype in VECTOR_DTYPES:
-            return VECTOR_DTYPES[self.dtype]
+        if self.dtype in ELEMENT_TYPES and ELEMENT_TYPES[self.dtype].is_vector:
+            return ELEMENT_TYPES[self.dtype].fields
         return tuple(name for name, _ in self.fields)
+
+
+def arg_dtype(arg: ArgSpec) -> np.dtype:
+    """The NumPy dtype of a pointer argument's elements, in C layout (structs aligned)."""
+    if arg.dtype in ELEMENT_TYPES:
+        return ELEMENT_TYPES[arg.dtype].numpy_dtype()
+    if arg.dtype == "struct":
+        return np.dtype([(f, ELEMENT_TYPES[t].numpy_dtype()) for f, t in arg.fields], align=True)
+    raise SpecError(f"argument {arg.name}: unknown dtype {arg.dtype!r}")
 
 
 @dataclass(frozen=True)
@@ -189,16 +199,16 @@ def _text(value: Any, where: str) -> str:
 
 def _dtype(value: Any, where: str) -> tuple[str, tuple[tuple[str, str], ...]]:
     if isinstance(value, str):
-        if value in SCALAR_DTYPES or value in VECTOR_DTYPES:
+        if value in ELEMENT_TYPES:
             return value, ()
     elif (
         isinstance(value, dict) and list(value) == ["struct"] and isinstance(value["struct"], dict)
     ):
         fields = tuple((str(k), v) for k, v in value["struct"].items())
-        bad = [v for _, v in fields if v not in SCALAR_DTYPES]
+        bad = [v for _, v in fields if v not in ELEMENT_TYPES or ELEMENT_TYPES[v].is_vector]
         if fields and not bad:
             return "struct", fields
-    known = ", ".join((*SCALAR_DTYPES, *VECTOR_DTYPES))
+    known = ", ".join(ELEMENT_TYPES)
     raise SpecError(
         f"{where}: dtype must be one of {known} or {{struct: {{field: dtype}}}}, got {value!r}"
     )

@@ -1,18 +1,17 @@
-"""Look up shipped devices by any spelling a CUDA programmer uses: `7.0`, `70`, `sm_70`, or a
-GPU product name (`g80`, `v100`, `H100 SXM`), which brings its compute capability."""
+"""Look up shipped devices by any spelling a CUDA programmer uses: `7.0`, `70`, `sm_70`,
+`sm_100a`, `12.1`, or a GPU product name (`g80`, `v100`, `H100 SXM`, `b200`), which brings its
+compute capability; or the path of a user's own device or product file."""
 
 from __future__ import annotations
 
-import re
 from functools import cache
 from pathlib import Path
 
 from perfcalc.errors import UnknownDeviceError
 from perfcalc.specs.arch import Arch, load_arch_file
+from perfcalc.specs.cc import ACCEPTED_SPELLINGS, ComputeCapability
 from perfcalc.specs.data_files import data_path
 from perfcalc.specs.gpu import Gpu, load_products_file, normalize_name
-
-_CC_SPELLING = re.compile(r"^(?:sm_?|compute_|cc)?(\d)\.?(\d)$", re.IGNORECASE)
 
 
 def devices_dir() -> Path:
@@ -22,29 +21,31 @@ def devices_dir() -> Path:
 @cache
 def known_ccs() -> tuple[str, ...]:
     """Every compute capability with a shipped device file, ascending."""
-    names = sorted(devices_dir().glob("cc_*_*.yaml"))
-    ccs = [p.stem[3:].replace("_", ".") for p in names]
-    return tuple(sorted(ccs, key=lambda c: tuple(map(int, c.split(".")))))
+    ccs = []
+    for path in devices_dir().glob("cc_*_*.yaml"):
+        found = ComputeCapability.try_parse(path.stem[3:].replace("_", "."))
+        if found is not None:
+            ccs.append(found)
+    return tuple(str(c) for c in sorted(ccs))
 
 
-def normalize_cc(text: str | float | int) -> str | None:
-    """'7.0', '70', 'sm_70', 7.0 -> '7.0'; None when the text is no CC spelling at all."""
-    match = _CC_SPELLING.match(str(text).strip())
-    if not match:
-        return None
-    return f"{match.group(1)}.{match.group(2)}"
+def normalize_cc(text: object) -> str | None:
+    """'7.0', '70', 'sm_70', 'sm_100a', 7.0 -> 'X.Y'; None when the text is no CC spelling."""
+    found = ComputeCapability.try_parse(text)
+    return None if found is None else str(found)
 
 
 @cache
-def get_arch(cc: str | float | int) -> Arch:
+def get_arch(cc: str | float | int | ComputeCapability) -> Arch:
     """The validated limits of a compute capability; unknown ones list the known ones."""
     name = normalize_cc(cc)
     if name is None or name not in known_ccs():
+        shown = repr(cc if isinstance(cc, (str, int, float)) else str(cc))[:60]
         raise UnknownDeviceError(
-            f"unknown compute capability {str(cc)!r}; known: {', '.join(known_ccs())} "
-            f"(accepted spellings: 7.0, 70, sm_70)"
+            f"unknown compute capability {shown}; known: {', '.join(known_ccs())} "
+            f"(accepted spellings: {ACCEPTED_SPELLINGS})"
         )
-    return load_arch_file(devices_dir() / f"cc_{name.replace('.', '_')}.yaml")
+    return load_arch_file(devices_dir() / f"{ComputeCapability.parse(name).file_stem}.yaml")
 
 
 def all_archs() -> tuple[Arch, ...]:
