@@ -103,7 +103,7 @@ def coalesce(
     addr, mask = pat.arrays()
     results = []
     for label, arch in _targets(cc, all_cc, "global_memory_family"):
-        mode = cache if (cc is not None or arch.global_memory_family in ("cc2", "cc3")) else None
+        mode = cache if (cc is not None or arch.global_family.cache_modes) else None
         results.append((label, global_access(arch, addr, pat.word, mask, op=op, cache=mode)))
     tables = [coalesce_table(results, f"Global {op}: {_verb(pat.description, op)}, {pat.word}-byte words")]
     if show_transactions:
@@ -139,12 +139,12 @@ def banks(
     addr, mask = pat.arrays()
     results = []
     for label, arch in _targets(cc, all_cc, "shared_memory_family"):
-        if cc is None and arch.shared_memory_family == "cc3" and bank_mode is None:
+        if cc is None and arch.shared_family.eight_byte_mode and bank_mode is None:
             for mode in arch.bank_widths_bytes:  # both Kepler modes side by side
                 results.append((f"{label} ({mode}-byte banks)",
                                 shared_access(arch, addr, pat.word, mask, op=op, bank_mode=mode)))
             continue
-        mode = bank_mode if (cc is not None or arch.shared_memory_family == "cc3") else None
+        mode = bank_mode if (cc is not None or arch.shared_family.eight_byte_mode) else None
         results.append((label, shared_access(arch, addr, pat.word, mask, op=op, bank_mode=mode)))
     tables = [banks_table(results, f"Shared {op}: {_verb(pat.description, op)}, {pat.word}-byte words")]
     if show_banks:

@@ -405,9 +405,8 @@ def _check_regs(arch: Any, regs: int) -> None:
 
     limit = arch.max_registers_per_thread
     if not 0 <= regs <= limit:
-        key = f"devices/cc_{arch.compute_capability.replace('.', '_')}.yaml"
         raise InputError(f"--regs {regs} is outside CC {arch.compute_capability}'s range of 0 to "
-                         f"{limit} registers per thread (max_registers_per_thread in {key})")
+                         f"{limit} registers per thread ({arch.cite('max_registers_per_thread')})")
 
 
 def _check_dict(check: Any) -> dict:

@@ -24,11 +24,11 @@ from perfcalc.memory.inputs import (
 from perfcalc.memory.l1_wavefronts import data_wavefronts, line_ranks
 from perfcalc.memory.runs import distinct, row_counts
 from perfcalc.specs import Arch
+from perfcalc.specs.families import GlobalFamily
 
 _CACHE_SOURCE = "memory.md sections 1.3-1.4"
 # Warps priced per step: small enough that temporaries stay in cache and memory is reused.
 CHUNK_WARPS = 16384
-_T_STAGE_LANES = {1: 8, 2: 8, 4: 8, 8: 4, 16: 2}  # memory.md 1.5 (forum: 8/4/2 threads)
 
 
 @dataclass(frozen=True, eq=False)
@@ -93,17 +93,17 @@ class GlobalAccessCost:
 def resolve_cache(arch: Arch, cache: str | None, op: str) -> str | None:
     """The cache mode in effect: 'l1' (128 B lines) or 'l2' (32 B segments) on 2.x/3.x,
     None elsewhere."""
-    family = arch.global_memory_family
+    family = arch.global_family
     cc = arch.compute_capability
-    if family in ("cc2", "cc3"):
-        mode = cache if cache is not None else ("l1" if family == "cc2" else "l2")
-        if mode not in ("l1", "l2"):
+    if family.cache_modes:
+        mode = cache if cache is not None else family.default_cache
+        if mode not in family.cache_modes:
             raise InputError(f"cache mode {cache!r} is not 'l1' (128-byte lines) or 'l2' (32-byte "
                              f"segments), the modes of CC {cc} ({_CACHE_SOURCE})")
         # Global stores are not cached in L1 on 2.x/3.x; they go to L2 in 32 B segments.
         return "l2" if op == "store" else mode
     if cache is not None:
-        what = ("has no global-memory cache" if family in ("cc1.0", "cc1.2")
+        what = ("has no global-memory cache" if not family.has_cache
                 else "always moves 32-byte sectors, whether or not L1 caches the load")
         raise InputError(f"cache mode {cache!r} is not available on CC {cc}: it {what}; cache "
                          f"modes exist only on CC 2.x (l1 default, l2) and 3.x (l2 default, l1) "
@@ -113,14 +113,7 @@ def resolve_cache(arch: Arch, cache: str | None, op: str) -> str | None:
 
 def request_unit(arch: Arch, size: int) -> str:
     """What one request is on this CC for this word size (memory.md 1.7)."""
-    family = arch.global_memory_family
-    if family in ("cc1.0", "cc1.2"):
-        return "half-warp"
-    if family in ("cc2", "cc3"):
-        return {8: "half-warp", 16: "quarter-warp"}.get(size, "warp")
-    if family == "cc5":
-        return f"{_T_STAGE_LANES[size]}-lane group"
-    return "warp"
+    return arch.global_family.request_unit(size)
 
 
 def global_access_batch(cc: Arch | str, addresses: Any, size: int, active: Any = None,
@@ -133,7 +126,7 @@ def global_access_batch(cc: Arch | str, addresses: Any, size: int, active: Any =
     mode = resolve_cache(arch, cache, op)
     addr, mask = batch_arrays(addresses, active)
     check_addresses(addr, mask, size, "global")
-    family = arch.global_memory_family
+    family = arch.global_family
     parts = [_price(family, addr[i:i + CHUNK_WARPS], None if mask is None else
                     mask[i:i + CHUNK_WARPS], size, mode, records=False)
              for i in range(0, addr.shape[0], CHUNK_WARPS)]
@@ -146,16 +139,16 @@ def global_access_batch(cc: Arch | str, addresses: Any, size: int, active: Any =
     return _batch_result(arch, addr, mask, size, op, mode, priced, detail)
 
 
-def _price(family: str, addr: np.ndarray, mask: np.ndarray | None, size: int, mode: str | None,
-           records: bool) -> rules.Priced:
-    if family == "cc1.0":
+def _price(family: GlobalFamily, addr: np.ndarray, mask: np.ndarray | None, size: int,
+           mode: str | None, records: bool) -> rules.Priced:
+    """Apply the family's rule (specs/families.py) to a chunk of warps."""
+    if family.rule == "strict":
         return rules.cc10(addr, mask, size, records)
-    if family == "cc1.2":
+    if family.rule == "segments":
         return rules.cc12(addr, mask, size, records)
-    if family in ("cc2", "cc3"):
+    if family.rule == "lines":
         return rules.cached(addr, mask, size, mode == "l1", records)
-    lanes = _T_STAGE_LANES[size] if family == "cc5" else 32
-    return rules.sectors(addr, mask, size, lanes, records)
+    return rules.sectors(addr, mask, size, family.lanes_per_group(size), records)
 
 
 def _batch_result(arch: Arch, addr: np.ndarray, mask: np.ndarray | None, size: int, op: str,
@@ -164,19 +157,20 @@ def _batch_result(arch: Arch, addr: np.ndarray, mask: np.ndarray | None, size: i
     active_lanes = np.full(warps, 32, dtype=np.int64) if mask is None else row_counts(mask)
     requested = active_lanes * size
     extra: dict[str, np.ndarray] = {}
-    family = arch.global_memory_family
+    family = arch.global_family
     if detail:
         extra["bytes_used"] = distinct(addr, mask) * size
-        if family in ("cc5", "cc7"):
+        if family.sectored:
             lines, rank = line_ranks(addr, mask)
             extra["lines"] = lines
-            if family == "cc7":
+            if family.l1_wavefronts:
                 extra["tag_wavefronts"] = -(-lines // 4)
                 data, conflicts = data_wavefronts(addr, mask, size, rank)
                 extra["data_wavefronts"] = data
                 extra["data_bank_conflicts"] = conflicts
     return GlobalBatchCost(
-        compute_capability=arch.compute_capability, family=family, size=size, op=op, cache=mode,
+        compute_capability=arch.compute_capability, family=family.name, size=size, op=op,
+        cache=mode,
         requests=priced.requests, transactions=priced.transactions,
         bytes_moved=priced.bytes_moved, bytes_requested=requested,
         total_requests=int(priced.requests.sum()),
@@ -194,7 +188,7 @@ def global_access(cc: Arch | str, addresses: Any, size: int, active: Any = None,
     mode = resolve_cache(arch, cache, op)
     addr, mask = warp_arrays(addresses, active)
     check_addresses(addr, mask, size, "global")
-    priced = _price(arch.global_memory_family, addr, mask, size, mode, records=True)
+    priced = _price(arch.global_family, addr, mask, size, mode, records=True)
     batch = _batch_result(arch, addr, mask, size, op, mode, priced, detail=True)
     rec = priced.records
     order = np.lexsort((rec.lane, rec.request))  # issue order: request, then lowest lane first

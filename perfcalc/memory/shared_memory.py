@@ -28,6 +28,7 @@ from perfcalc.memory.inputs import (
 )
 from perfcalc.memory.runs import any_rows, bank_passes, distinct_banks, narrow_keys
 from perfcalc.specs import Arch
+from perfcalc.specs.families import SharedFamily
 
 CHUNK_WARPS = 16384  # warps priced per step (temporaries stay in cache)
 _PER_WARP = ("wavefronts", "ideal_wavefronts", "bank_conflicts", "conflict_degree")
@@ -88,8 +89,7 @@ def resolve_bank_mode(arch: Arch, bank_mode: int | None) -> int:
         listed = " or ".join(str(w) for w in widths)
         raise InputError(f"bank mode {bank_mode!r} bytes is not available on CC "
                          f"{arch.compute_capability}: its banks are {listed} bytes wide "
-                         f"(bank_widths_bytes in devices/cc_{arch.cc_number // 10}_"
-                         f"{arch.cc_number % 10}.yaml; memory.md section 3.3)")
+                         f"({arch.cite('bank_widths_bytes')}; memory.md section 3.3)")
     return int(bank_mode)
 
 
@@ -99,10 +99,10 @@ def bytes_per_pass(arch: Arch) -> int:
     return arch.shared_memory_banks * max(arch.bank_widths_bytes)
 
 
-def group_unit(family: str, size: int, uniform: bool = False) -> str:
-    if family == "cc1":
+def group_unit(family: SharedFamily, size: int, uniform: bool = False) -> str:
+    if family.rule == "half-warp":
         return "half-warp" + (f" x {size // 4} 32-bit requests" if size > 4 else "")
-    if family == "cc3":
+    if family.eight_byte_mode:
         return "half-warp" if size == 16 else "warp"
     if uniform:
         return "warp (16 lanes)" if size == 8 else "half-warp (8 lanes)"
@@ -131,13 +131,13 @@ def shared_access_batch(cc: Arch | str, addresses: Any, size: int, active: Any =
 
 def _price(arch: Arch, addr: np.ndarray, mask: np.ndarray | None, size: int, op: str,
            mode: int) -> SharedBatchCost:
-    family = arch.shared_memory_family
+    family = arch.shared_family
     warps = addr.shape[0]
     uniform = None
-    if family == "cc1":
+    if family.rule == "half-warp":
         passes, degree = shared_cc1.passes(addr, mask, size)
     else:
-        if family == "cc5":
+        if family.uniform_pairs:
             uniform = _uniform_pairs(addr, mask) if op == "load" and size >= 8 else \
                 np.zeros(warps, dtype=bool)
         passes, degree = _bank_rule(family, addr, mask, size, mode, uniform)
@@ -157,26 +157,26 @@ def _result(arch: Arch, size: int, op: str, mode: int, wavefronts: np.ndarray,
         total_bank_conflicts=int(bank_conflicts.sum()), uniform_pairs=uniform)
 
 
-def _units(family: str, addr: np.ndarray, size: int, mode: int):
+def _units(family: SharedFamily, addr: np.ndarray, size: int, mode: int):
     """Bank-array words each lane touches: (bank, row) arrays of shape (W, 32 * k), lane-major.
     Two entries conflict when they share a bank but not a row."""
     warps = addr.shape[0]
-    unit_bytes = 8 if (family == "cc3" and mode == 8) else 4
+    unit_bytes = 8 if (family.eight_byte_mode and mode == 8) else 4
     k = max(1, size // unit_bytes)
     unit = narrow_keys(addr, 3 if unit_bytes == 8 else 2)
     if k > 1:
         unit = (unit[:, :, None] + np.arange(k, dtype=np.int64)).reshape(warps, 32 * k)
     # 3.x 4-byte mode: words i and i+32 of one 64-word segment share a 64-bit bank row.
-    row_shift = 6 if (family == "cc3" and mode == 4) else 5
+    row_shift = 6 if (family.eight_byte_mode and mode == 4) else 5
     return unit & 31, unit >> row_shift, k
 
 
-def _lane_groups(family: str, size: int) -> np.ndarray:
-    lanes = (16 if size == 16 else 32) if family == "cc3" else {8: 16, 16: 8}.get(size, 32)
+def _lane_groups(family: SharedFamily, size: int) -> np.ndarray:
+    lanes = (16 if size == 16 else 32) if family.eight_byte_mode else {8: 16, 16: 8}.get(size, 32)
     return np.arange(32, dtype=np.int64) // lanes
 
 
-def _bank_rule(family: str, addr: np.ndarray, mask: np.ndarray | None, size: int, mode: int,
+def _bank_rule(family: SharedFamily, addr: np.ndarray, mask: np.ndarray | None, size: int, mode: int,
                uniform: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
     bank, row, k = _units(family, addr, size, mode)
     group = np.repeat(_lane_groups(family, size), k)[None, :] if k > 1 else \
@@ -209,7 +209,7 @@ def _bank_rule(family: str, addr: np.ndarray, mask: np.ndarray | None, size: int
         sub_valid = None if valid is None else valid[rows]
         passes[rows], largest[rows], groups[rows] = bank_passes(bank[rows], row[rows],
                                                                 group[rows], sub_valid)
-    if family == "cc2" and size == 16:
+    if family.quarter_warp_128 and size == 16:
         # 2.x 128-bit: "add 1 to the maximum number of threads in a quarter-warp that access
         # different addresses belonging to the same bank" (PG 4.2 F.4.3); memory.md 8.4 reading:
         # each active quarter-warp costs that degree.
@@ -235,7 +235,7 @@ def _uniform_pairs(addr: np.ndarray, mask: np.ndarray | None) -> np.ndarray:
 def _ideal(arch: Arch, mask: np.ndarray | None, size: int, warps: int) -> np.ndarray:
     """max(1, ceil(active bytes / bytes per pass)) per request with an active lane."""
     per_pass = bytes_per_pass(arch)
-    parts = 2 if arch.shared_memory_family == "cc1" else 1
+    parts = arch.shared_family.parts_per_warp
     lanes = 32 // parts
     if mask is None:
         active = np.full((warps, parts), lanes, dtype=np.int64)
@@ -247,7 +247,7 @@ def _ideal(arch: Arch, mask: np.ndarray | None, size: int, warps: int) -> np.nda
 
 def lane_banks(arch: Arch, addr: np.ndarray, mask: np.ndarray, mode: int) -> np.ndarray:
     """Bank of each lane's first word: (address / bank width) mod banks, -1 for inactive."""
-    width = 8 if (arch.shared_memory_family == "cc3" and mode == 8) else 4
+    width = 8 if (arch.shared_family.eight_byte_mode and mode == 8) else 4
     banks = (addr // width) % arch.shared_memory_banks
     return np.where(mask, banks, -1)
 
@@ -267,7 +267,7 @@ def shared_access(cc: Arch | str, addresses: Any, size: int, active: Any = None,
     return SharedAccessCost(
         compute_capability=arch.compute_capability, family=r.family, size=size, op=op,
         bank_mode=mode, banks=arch.shared_memory_banks,
-        group_unit=group_unit(r.family, size, bool(uniform)), active_lanes=int(mask.sum()),
+        group_unit=group_unit(arch.shared_family, size, bool(uniform)), active_lanes=int(mask.sum()),
         wavefronts=int(r.wavefronts[0]), ideal_wavefronts=int(r.ideal_wavefronts[0]),
         bank_conflicts=int(r.bank_conflicts[0]), conflict_degree=int(r.conflict_degree[0]),
         uniform_pairs=uniform,

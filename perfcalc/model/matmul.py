@@ -126,8 +126,7 @@ def check_shape(width: int, tile: int, arch: Arch) -> None:
     if tile * tile > arch.max_threads_per_block:
         raise InputError(f"tile {tile} gives {tile * tile} threads per block, above CC "
                          f"{arch.compute_capability}'s max_threads_per_block "
-                         f"{arch.max_threads_per_block} (devices/cc_"
-                         f"{arch.compute_capability.replace('.', '_')}.yaml)")
+                         f"{arch.max_threads_per_block} ({arch.cite('max_threads_per_block')})")
 
 
 def _counts(variant: str, w: int, t: int) -> dict[str, int | None]:

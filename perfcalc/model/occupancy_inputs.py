@@ -19,7 +19,7 @@ CACHE_CONFIGS = ("none", "prefer-shared", "prefer-l1", "prefer-equal")
 
 def device_file(arch: Arch, key: str) -> str:
     """Where a limit comes from: the key and the device file that holds it (and its sources)."""
-    return f"{key} in devices/cc_{arch.compute_capability.replace('.', '_')}.yaml"
+    return arch.cite(key)
 
 
 def as_int_array(value: Any, what: str) -> np.ndarray:
@@ -128,8 +128,8 @@ def normalize_cache_config(arch: Arch, cache_config: str | None) -> str:
         raise InputError(
             f"cache config {name!r} does not apply to CC {arch.compute_capability}: its shared "
             f"memory "
-            f"size is fixed (l1_shared_splits_kb and shared_memory_carveouts_kb are null in "
-            f"devices/cc_{arch.compute_capability.replace('.', '_')}.yaml)"
+            f"size is fixed ({device_file(arch, 'l1_shared_splits_kb and shared_memory_carveouts_kb')}"
+            f" are null)"
         )
     return name
 

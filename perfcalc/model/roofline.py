@@ -14,12 +14,6 @@ from perfcalc.errors import InputError
 from perfcalc.specs.arch import Arch
 from perfcalc.specs.gpu import Gpu
 
-# Bytes each shared-memory bank delivers per SM clock, by bank family. CUDA C Programming Guide 4.2
-# F.3.3 (1.x: 16 banks, "32 bits per two clock cycles"), F.4.3 (2.x: 32 banks, same), F.5.3
-# (3.x: "64 bits per clock cycle"), and the 5.x section, which 6.x-9.0 refer back to
-# ("32 bits per clock cycle").
-SHARED_BANK_BYTES_PER_CLOCK = {"cc1": 2.0, "cc2": 2.0, "cc3": 8.0, "cc5": 4.0}
-
 
 @dataclass(frozen=True)
 class Ceiling:
@@ -104,12 +98,12 @@ def attainable(intensity_flop_per_byte: float, peak_gflops: float, bandwidth_gbs
 def shared_cycles_per_wavefront(arch: Arch) -> int:
     """SM clocks one shared-memory wavefront (one pass over the banks) takes: a bank serves one
     word per 2 clocks on CC 1.x/2.x and per clock from 3.x on (same Guide sections)."""
-    return 2 if arch.shared_memory_family in ("cc1", "cc2") else 1
+    return arch.shared_family.cycles_per_wavefront
 
 
 def shared_memory_bandwidth_gbs(gpu: Gpu, arch: Arch) -> float:
     """SMs x banks x bytes per bank per clock x clock: the shared-memory ceiling (derived)."""
-    per_bank = SHARED_BANK_BYTES_PER_CLOCK[arch.shared_memory_family]
+    per_bank = arch.shared_family.bytes_per_bank_per_clock
     return gpu.sm_count * arch.shared_memory_banks * per_bank * gpu.peak_clock_mhz / 1000
 
 
@@ -125,7 +119,7 @@ def roofline(gpu: Gpu, arch: Arch) -> Roofline:
     if gpu.l2_bandwidth_gbs is not None:
         ceilings.append(Ceiling("L2 (measured)", "memory", gpu.l2_bandwidth_gbs,
                                 "Empirical Roofline Toolkit measurement", src))
-    per_bank = SHARED_BANK_BYTES_PER_CLOCK[arch.shared_memory_family]
+    per_bank = arch.shared_family.bytes_per_bank_per_clock
     ceilings.append(Ceiling(
         "shared memory", "memory", shared_memory_bandwidth_gbs(gpu, arch),
         f"{gpu.sm_count} SMs x {arch.shared_memory_banks} banks x {per_bank:g} B/clock x "

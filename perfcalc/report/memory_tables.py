@@ -8,6 +8,7 @@ from itertools import groupby
 from typing import Any
 
 from perfcalc.report.table import Table
+from perfcalc.specs.families import GLOBAL_FAMILIES, SHARED_FAMILIES
 
 _COALESCE = {
     "cc": "CC",
@@ -51,7 +52,7 @@ def coalesce_table(results: Sequence[tuple[str, Any]], title: str) -> Table:
             "efficiency_pct": None if r.efficiency is None else 100.0 * r.efficiency,
         })
     notes = ["efficiency = distinct bytes the active lanes use / bytes moved."]
-    if any(r.family in ("cc5", "cc7") for _, r in results):
+    if any(GLOBAL_FAMILIES[r.family].sectored for _, r in results):
         notes.insert(0, "CC >= 5.0: transactions are 32-byte sectors (reference/memory.md "
                         "1.5-1.6).")
     return Table(columns=list(_COALESCE), rows=rows, title=title, headers=dict(_COALESCE),
@@ -94,7 +95,7 @@ def banks_table(results: Sequence[tuple[str, Any]], title: str) -> Table:
             for label, r in results]
     notes = ["passes = Nsight's shared wavefronts (1.x: both half-warps); conflicts = passes - "
              "ideal, ideal = max(1, ceil(active bytes / bytes per pass)) (reference/memory.md 3)."]
-    if any(r.family == "cc1" for _, r in results):
+    if any(SHARED_FAMILIES[r.family].rule == "half-warp" for _, r in results):
         notes.append("1.x: the broadcast word of each step is the lowest pending lane's "
                      "(the guide leaves the choice open; memory.md 8.3).")
     return Table(columns=list(_BANKS), rows=rows, title=title, headers=dict(_BANKS), notes=notes)

@@ -20,6 +20,7 @@ from perfcalc.model.occupancy import UNLIMITED, OccupancyResult, occupancy_grid
 from perfcalc.report.render import format_value, to_jsonable
 from perfcalc.report.table import Table
 from perfcalc.specs import Arch
+from perfcalc.specs.arch import display_file
 
 LIMITER_LABELS = {"warps": "warps", "registers": "registers", "shared_memory": "shared memory",
                   "blocks": "blocks", "barriers": "barriers"}
@@ -169,7 +170,7 @@ def occupancy_tables(arch: Arch, advice: Advice) -> list[Table]:
         Table(["input", "value"], input_rows(arch, advice.inputs), title="Inputs"),
         Table(["limit", "value", "key"], device_limit_rows(arch),
               title=f"Physical limits of CC {arch.compute_capability}",
-              headers={"key": f"devices/cc_{arch.compute_capability.replace('.', '_')}.yaml"}),
+              headers={"key": display_file(arch.source_file)}),
         Table(["resource", "value"],
               allocation_rows(result, warps_per_block(arch, advice.inputs)),
               title="Allocated resources"),

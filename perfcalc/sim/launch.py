@@ -9,6 +9,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 
@@ -22,6 +23,8 @@ from perfcalc.sim.frontend import ParsedSource, parse_source
 from perfcalc.sim.memories import SPACE_BASE, ConstantArray, GlobalArray, SharedArray
 from perfcalc.sim.pricing import Pricer
 from perfcalc.sim.safety import Fault, FaultSignal
+from perfcalc.specs import Arch, resolve_arch
+from perfcalc.specs.arch import display_file
 
 CHUNK_LANES = 1 << 17  # measured best of 2^13..2^20 on W = 512 and 1024 matmuls
 _SHARED_ALIGN = 128
@@ -89,8 +92,7 @@ def _dims(value: object, what: str) -> tuple[int, int, int]:
 
 
 def _arch_file(arch: object) -> str:
-    cc = getattr(arch, "compute_capability", "?")
-    return f"devices/cc_{str(cc).replace('.', '_')}.yaml"
+    return display_file(getattr(arch, "source_file", ""))
 
 
 def _validate_launch(arch: object, grid: tuple[int, int, int],
@@ -189,7 +191,7 @@ def _check_array(name: str, elem: object, arr: object, writable: bool, what: str
 
 
 def run_kernel(source: str, kernel: str, grid: object, block: object,
-               args: dict[str, object], arch: object, dynamic_shared_bytes: int = 0,
+               args: dict[str, object], arch: Arch | str, dynamic_shared_bytes: int = 0,
                defines: dict[str, int | float] | None = None, iteration_cap: int = 1_000_000,
                cache: str | None = None, bank_mode: int | None = None,
                source_name: str = "<source>", raise_on_fault: bool = True,
@@ -200,9 +202,14 @@ def run_kernel(source: str, kernel: str, grid: object, block: object,
     scalar parameters and `__constant__` arrays are taken from `args` by name. Faults raise
     KernelFault (one line, compute-sanitizer style) unless `raise_on_fault` is False, in which
     case the run stops at the first fault and returns it in `faults`. `progress`, if given,
-    is called as progress(blocks_done, blocks_total) after each chunk of blocks.
+    is called as progress(blocks_done, blocks_total) after each chunk of blocks. `arch` is an
+    Arch or anything the CLI accepts for `--cc` ('9.0', 'sm_90', 'h100', a device-file path).
     """
-    if not isinstance(iteration_cap, int) or iteration_cap < 1:
+    if not isinstance(arch, Arch):
+        if not isinstance(arch, (str, Path)):
+            raise InputError(f"arch must be an Arch or a CC/product name such as '9.0', got {arch!r}"[:200])
+        arch = resolve_arch(str(arch))
+    if not isinstance(iteration_cap, int) or isinstance(iteration_cap, bool) or iteration_cap < 1:
         raise InputError(f"iteration_cap = {iteration_cap!r} must be a positive int")
     if not isinstance(dynamic_shared_bytes, int) or dynamic_shared_bytes < 0:
         raise InputError(f"dynamic_shared_bytes = {dynamic_shared_bytes!r} must be an int >= 0")

@@ -32,8 +32,10 @@ from __future__ import annotations
 import numpy as np
 
 from perfcalc.memory import global_access_batch, shared_access_batch
+from perfcalc.specs import Arch
+from perfcalc.specs.families import WIDE_QUANTUM
 
-QUANTUM = 256
+QUANTUM = WIDE_QUANTUM
 _MEMOS: dict[tuple, dict[tuple, tuple[int, ...]]] = {}  # per (arch, cache, bank_mode)
 _MEMO_LIMIT = 20_000  # entries per memo (a key holds one block's pattern: <= ~9 KB)
 
@@ -57,16 +59,14 @@ def _shared_memo(arch: object, cache: str | None, bank_mode: int | None) -> dict
 class Pricer:
     """Prices accesses of one run (holds the memo)."""
 
-    def __init__(self, arch: object, cache: str | None, bank_mode: int | None):
+    def __init__(self, arch: Arch, cache: str | None, bank_mode: int | None):
         self.arch = arch
         self.cache = cache
         self.bank_mode = bank_mode
         self.memo: dict[tuple, tuple[int, ...]] = _shared_memo(arch, cache, bank_mode)
-        family_g = getattr(arch, "global_memory_family", "")
-        family_s = getattr(arch, "shared_memory_family", "")
         self.quantum = {
-            "global": 32 if family_g in ("cc5", "cc7") else QUANTUM,
-            "shared": 4 if family_s in ("cc2", "cc5") else QUANTUM,
+            "global": arch.global_family.pricing_quantum,
+            "shared": arch.shared_family.pricing_quantum,
         }
 
     def _quantum(self, space: str, size: int) -> int:

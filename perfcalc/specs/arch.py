@@ -13,11 +13,10 @@ from typing import Any
 from perfcalc.errors import InputError, SpecError
 from perfcalc.specs.cc import ComputeCapability
 from perfcalc.specs.data_files import data_path
+from perfcalc.specs.families import GLOBAL_FAMILIES, SHARED_FAMILIES, GlobalFamily, SharedFamily
 from perfcalc.specs.yaml_load import check_keys, read_mapping
 
 SCHEMA_VERSION = 1
-GLOBAL_FAMILIES = ("cc1.0", "cc1.2", "cc2", "cc3", "cc5", "cc7")
-SHARED_FAMILIES = ("cc1", "cc2", "cc3", "cc5")
 
 
 @dataclass(frozen=True)
@@ -78,6 +77,16 @@ class Arch:
     def cc_number(self) -> int:
         """70 for CC 7.0, 100 for 10.0: handy for comparisons like `arch.cc_number >= 80`."""
         return self.cc.number
+
+    @property
+    def global_family(self) -> GlobalFamily:
+        """The coalescing family object (specs/families.py) this CC's device file names."""
+        return GLOBAL_FAMILIES[self.global_memory_family]
+
+    @property
+    def shared_family(self) -> SharedFamily:
+        """The bank family object (specs/families.py) this CC's device file names."""
+        return SHARED_FAMILIES[self.shared_memory_family]
 
     def cite(self, key: str) -> str:
         """Where a limit comes from: 'max_threads_per_block in devices/cc_9_0.yaml' (or the
