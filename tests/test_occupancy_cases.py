@@ -9,7 +9,7 @@ import pytest
 
 import perfcalc
 from perfcalc.errors import InputError, UnknownDeviceError
-from perfcalc.model.occupancy import UNLIMITED
+from perfcalc.model.occupancy import UNLIMITED, OccupancyInputs
 from perfcalc.model.occupancy_explain import explain_zero
 from perfcalc.model.occupancy_suggest import suggest_block_size
 from perfcalc.specs import get_arch
@@ -103,7 +103,7 @@ def test_1024_threads_65_registers_fit_nothing(cc):
     r = perfcalc.occupancy(cc, 1024, 65)
     assert r.active_blocks_per_sm == 0
     assert r.block_limits["registers"] == 0
-    assert "73728" in explain_zero(cc, 1024, 65)
+    assert "73728" in explain_zero(cc, OccupancyInputs(1024, 65))
 
 
 def test_issue_800_threads_80_registers_hardware_check():
@@ -112,9 +112,9 @@ def test_issue_800_threads_80_registers_hardware_check():
     error."""
     r = perfcalc.occupancy("8.0", 800, 80)
     assert (r.active_blocks_per_sm, r.occupancy, r.limiters) == (0, 0.0, ("registers",))
-    reason = explain_zero("8.0", 800, 80)
+    reason = explain_zero("8.0", OccupancyInputs(800, 80))
     assert "71680" in reason and "hardware check" in reason
-    assert explain_zero("8.0", 256, 32) is None
+    assert explain_zero("8.0", OccupancyInputs(256, 32)) is None
 
 
 def test_gp100_rerun_as_gp10x():
@@ -123,7 +123,7 @@ def test_gp100_rerun_as_gp10x():
     as GP10x (4 sub-partitions) 5632 x 12 = 67584 > 65536 fails, so H13 reports 0. With 256
     threads (8 warps) both pass (5632 x 8 = 45056): 1 block."""
     assert perfcalc.occupancy("6.0", 257, 169).active_blocks_per_sm == 0
-    assert "GP10x" in explain_zero("6.0", 257, 169)
+    assert "GP10x" in explain_zero("6.0", OccupancyInputs(257, 169))
     assert perfcalc.occupancy("6.0", 256, 169).active_blocks_per_sm == 1
 
 

@@ -9,8 +9,8 @@ and one step further does not.
 
 from __future__ import annotations
 
-from perfcalc.model.hints import OccupancyInputs, advise
-from perfcalc.model.occupancy import occupancy
+from perfcalc.model.hints import advise
+from perfcalc.model.occupancy import OccupancyInputs, occupancy
 from perfcalc.report.occupancy_tables import hint_message
 
 

@@ -10,6 +10,7 @@ import pytest
 
 from perfcalc import occupancy
 from perfcalc.errors import InputError
+from perfcalc.model.occupancy import OccupancyInputs
 from perfcalc.model.occupancy_explain import explain_zero
 
 
@@ -96,7 +97,7 @@ def test_cc1_block_over_the_register_file_fits_nothing():
     r = occupancy("1.0", 512, 17)
     assert r.active_blocks_per_sm == 0
     assert r.block_limits["registers"] == 0
-    reason = explain_zero("1.0", 512, 17)
+    reason = explain_zero("1.0", OccupancyInputs(512, 17))
     assert "8704 registers per block" in reason and "8192" in reason
 
 
@@ -134,7 +135,7 @@ def test_cc2_hardware_check_over_two_sub_partitions():
     r = occupancy("2.1", 672, 48)
     assert r.active_blocks_per_sm == 0
     assert r.limiters == ("registers",)
-    assert "33792" in explain_zero("2.1", 672, 48)
+    assert "33792" in explain_zero("2.1", OccupancyInputs(672, 48))
 
 
 def test_cc2_shared_memory_unit_128():

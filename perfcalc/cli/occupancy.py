@@ -158,7 +158,7 @@ def occupancy(
 
 
 def _inputs(block: int | None, regs: int, settings: dict[str, Any], why: str):
-    from perfcalc.model.hints import OccupancyInputs
+    from perfcalc.model.occupancy import OccupancyInputs
 
     block = _require(block, "--block", why or "(threads per block)")
     return OccupancyInputs(block_size=block, registers_per_thread=regs, **settings)
@@ -229,7 +229,8 @@ def _ptxas_command(path: Path, cc: str | None, block: int | None, suggest: bool,
         table.notes.extend(note)
         show([table], fmt, output, data=ptxas_suggestion_document(found, note))
         return
-    from perfcalc.model.hints import OccupancyInputs, advise
+    from perfcalc.model.hints import advise
+    from perfcalc.model.occupancy import OccupancyInputs
     from perfcalc.report.occupancy_tables import ptxas_document, ptxas_table
 
     block = _require(block, "--block", "with --ptxas (the block size to evaluate), or use --suggest")

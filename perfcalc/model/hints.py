@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from perfcalc.model.occupancy import OccupancyResult, as_arch, occupancy_grid
+from perfcalc.model.occupancy import OccupancyGrid, OccupancyInputs, OccupancyResult, as_arch
 from perfcalc.model.occupancy_explain import zero_reason
 from perfcalc.specs import Arch
 
@@ -41,24 +41,6 @@ class Hint:
 
 
 @dataclass(frozen=True)
-class OccupancyInputs:
-    """One kernel configuration, named as `occupancy()`'s parameters (None = default)."""
-
-    block_size: int
-    registers_per_thread: int
-    static_shared_memory: int = 0
-    dynamic_shared_memory: int = 0
-    carveout: int | None = None
-    cache_config: str | None = None
-    block_barriers: int = 1
-
-    @property
-    def shared_memory(self) -> int:
-        """Static + dynamic bytes the kernel asks for per block."""
-        return self.static_shared_memory + self.dynamic_shared_memory
-
-
-@dataclass(frozen=True)
 class Advice:
     """A configuration's result, why it fits zero blocks (None when it fits), what to change."""
 
@@ -76,19 +58,11 @@ class _Config:
     arch: Arch
     inputs: OccupancyInputs
 
-    def grid(self, **overrides: Any):
-        i = self.inputs
-        values = {"block_size": i.block_size, "registers_per_thread": i.registers_per_thread,
-                  "static_shared_memory": i.static_shared_memory,
-                  "dynamic_shared_memory": i.dynamic_shared_memory, "carveout": i.carveout}
-        values.update(overrides)
-        return occupancy_grid(self.arch, cache_config=i.cache_config,
-                              block_barriers=i.block_barriers, **values)
+    def grid(self, **overrides: Any) -> OccupancyGrid:
+        return self.inputs.grid(self.arch, **overrides)
 
     def split(self, total: np.ndarray) -> dict[str, np.ndarray]:
-        """A smaller total shared memory: static kept as far as it fits, the rest dynamic."""
-        static = np.minimum(self.inputs.static_shared_memory, total)
-        return {"static_shared_memory": static, "dynamic_shared_memory": total - static}
+        return self.inputs.split_shared(total)
 
 
 def advise(cc: Arch | str, inputs: OccupancyInputs) -> Advice:

@@ -9,7 +9,7 @@ memory), so sweeps and block-size suggestions run the same code as a single answ
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any
 
 import numpy as np
@@ -25,6 +25,7 @@ __all__ = [
     "LIMITER_BITS",
     "UNLIMITED",
     "OccupancyGrid",
+    "OccupancyInputs",
     "OccupancyResult",
     "as_arch",
     "occupancy",
@@ -32,13 +33,14 @@ __all__ = [
 ]
 
 # Limiter names in report order, with H13's cudaOccLimitingFactor bits.
-LIMITERS = ("warps", "registers", "shared_memory", "blocks", "barriers")
+LIMITERS = ("warps", "registers", "shared_memory", "blocks", "barriers", "virtual_resources")
 LIMITER_BITS = {
     "warps": 0x01,
     "registers": 0x02,
     "shared_memory": 0x04,
     "blocks": 0x08,
     "barriers": 0x10,
+    "virtual_resources": 0x20,
 }
 
 
@@ -48,7 +50,8 @@ class OccupancyResult:
 
     `block_limits` maps each limiter to the blocks it alone would allow; UNLIMITED (2**31 - 1,
     the header's INT_MAX) marks a resource the kernel does not use; "barriers" is present only
-    where the CC applies a barrier limit (9.0).
+    where the CC applies a barrier limit (9.0+), "virtual_resources" only where the kernel uses
+    them on a CC that has them (10.x-12.x).
     """
 
     active_blocks_per_sm: int
@@ -73,6 +76,7 @@ class OccupancyGrid:
     arch: Arch
     cache_config: str
     block_barriers: int
+    virtual_resources: int
     block_size: np.ndarray
     registers_per_thread: np.ndarray
     static_shared_memory: np.ndarray
@@ -86,6 +90,7 @@ class OccupancyGrid:
     limit_shared_memory: np.ndarray
     limit_blocks: np.ndarray
     limit_barriers: np.ndarray | None
+    limit_virtual_resources: np.ndarray | None
     allocated_registers: np.ndarray
     allocated_shared_memory: np.ndarray
     shared_memory_per_sm: np.ndarray
@@ -117,6 +122,8 @@ class OccupancyGrid:
         }
         if self.limit_barriers is not None:
             named["barriers"] = self.limit_barriers
+        if self.limit_virtual_resources is not None:
+            named["virtual_resources"] = self.limit_virtual_resources
         return named
 
     def limiters_at(self, index: Any = ()) -> tuple[str, ...]:
@@ -140,6 +147,45 @@ class OccupancyGrid:
         )
 
 
+@dataclass(frozen=True)
+class OccupancyInputs:
+    """One kernel configuration: the occupancy parameters, defined once (None = default).
+
+    Any field may be a NumPy array (they broadcast in `grid`). carveout: None or -1 = default,
+    else percent 0..100 (CC 7.0+). cache_config: None | "none" | "prefer-shared" | "prefer-l1" |
+    "prefer-equal" (2.x/3.x splits; on 7.0+ a stand-in for a default carveout). block_barriers:
+    barriers per block (cudaFuncAttributes converts to 1; 0 skips the 9.0+ barrier limit).
+    virtual_resources: the function's virtual-resource count (10.x-12.x; cudaFuncAttributes
+    gives 0, which skips the limit).
+    """
+
+    block_size: Any
+    registers_per_thread: Any
+    static_shared_memory: Any = 0
+    dynamic_shared_memory: Any = 0
+    carveout: Any = None
+    cache_config: str | None = None
+    block_barriers: int = 1
+    virtual_resources: int = 0
+
+    @property
+    def shared_memory(self) -> Any:
+        """Static + dynamic bytes the kernel asks for per block."""
+        return self.static_shared_memory + self.dynamic_shared_memory
+
+    def grid(self, cc: Arch | str, *, check_launch: bool = True, **overrides: Any) -> OccupancyGrid:
+        """The configuration (with any field overridden, e.g. by an array) through the engine."""
+        values = {f.name: getattr(self, f.name) for f in fields(self)}
+        values.update(overrides)
+        return occupancy_grid(cc, **values, check_launch=check_launch)
+
+    def split_shared(self, total: np.ndarray) -> dict[str, np.ndarray]:
+        """A total shared memory split as the kernel would: static kept as far as it fits, the
+        rest dynamic (only dynamic shared memory opts in above the default limit)."""
+        static = np.minimum(self.static_shared_memory, total)
+        return {"static_shared_memory": static, "dynamic_shared_memory": total - static}
+
+
 def as_arch(cc: Arch | str | float | int) -> Arch:
     """An Arch, or any CC spelling / device-file path resolved to one."""
     return cc if isinstance(cc, Arch) else resolve_arch(str(cc))
@@ -155,17 +201,15 @@ def occupancy_grid(
     cache_config: str | None = None,
     *,
     block_barriers: int = 1,
+    virtual_resources: int = 0,
     check_launch: bool = True,
 ) -> OccupancyGrid:
     """Occupancy over broadcast arrays of configurations (the one implementation).
 
-    carveout: None or -1 = default, else percent 0..100 (scalar or array; CC 7.0+).
-    cache_config: None | "none" | "prefer-shared" | "prefer-l1" | "prefer-equal" (2.x/3.x
-    splits; on 7.0+ it stands in for a default carveout). block_barriers: barriers per block
-    (cudaFuncAttributes converts to 1); used by the 9.0 barrier limit, 0 skips it.
-    check_launch=False lets configurations the hardware cannot launch (block, registers or
-    shared memory above the CC's per-block limits) through as 0 blocks, as cuda_occupancy.h
-    reports them, for sweeps that run past a limit; negative or fractional values still fail.
+    Parameters as `OccupancyInputs` documents them. check_launch=False lets configurations the
+    hardware cannot launch (block, registers or shared memory above the CC's per-block limits)
+    through as 0 blocks, as cuda_occupancy.h reports them, for sweeps that run past a limit;
+    negative or fractional values still fail.
     """
     arch = as_arch(cc)
     blocks = inputs.as_int_array(block_size, "block size")
@@ -186,6 +230,7 @@ def occupancy_grid(
         inputs.normalize_carveout(arch, carveout),
         inputs.normalize_cache_config(arch, cache_config),
         inputs.check_block_barriers(block_barriers),
+        inputs.check_virtual_resources(virtual_resources),
     )
 
 
@@ -198,6 +243,7 @@ def compute_grid(
     carveout: np.ndarray,
     cache_config: str,
     block_barriers: int,
+    virtual_resources: int = 0,
 ) -> OccupancyGrid:
     """The algorithm on checked int64 arrays (H13 cudaOccMaxActiveBlocksPerMultiprocessor)."""
     limit_warps = rules.warp_limit(arch, blocks)
@@ -210,8 +256,13 @@ def compute_grid(
         alloc_smem, rules.shared_memory_block_limit(arch, static, dynamic), capacity
     )
     limit_blocks = np.asarray(arch.max_blocks_per_sm)
+    limit_virtual = None
+    if rules.virtual_limit_applies(arch, virtual_resources):
+        limit_virtual = np.asarray(rules.virtual_resource_limit(arch, virtual_resources))
 
     active = np.minimum(np.minimum(limit_regs, limit_smem), np.minimum(limit_warps, limit_blocks))
+    if limit_virtual is not None:
+        active = np.minimum(active, limit_virtual)
     limit_bars = None
     if rules.barrier_limit_applies(arch, block_barriers):
         limit_bars = np.asarray(rules.barrier_limit(arch, block_barriers))
@@ -224,6 +275,7 @@ def compute_grid(
         (limit_smem, "shared_memory"),
         (limit_blocks, "blocks"),
         (limit_bars, "barriers"),
+        (limit_virtual, "virtual_resources"),
     )
     mask = np.zeros(np.shape(active), dtype=np.uint8)
     for limit, name in named:
@@ -242,6 +294,7 @@ def compute_grid(
         arch=arch,
         cache_config=cache_config,
         block_barriers=block_barriers,
+        virtual_resources=virtual_resources,
         block_size=view(blocks),
         registers_per_thread=view(regs),
         static_shared_memory=view(static),
@@ -255,6 +308,7 @@ def compute_grid(
         limit_shared_memory=view(limit_smem),
         limit_blocks=view(limit_blocks),
         limit_barriers=None if limit_bars is None else view(limit_bars),
+        limit_virtual_resources=None if limit_virtual is None else view(limit_virtual),
         allocated_registers=view(alloc_regs),
         allocated_shared_memory=view(alloc_smem),
         shared_memory_per_sm=view(capacity),
@@ -271,8 +325,10 @@ def occupancy(
     cache_config: str | None = None,
     *,
     block_barriers: int = 1,
+    virtual_resources: int = 0,
 ) -> OccupancyResult:
-    """Occupancy of one kernel configuration on one SM of compute capability `cc`.
+    """Occupancy of one kernel configuration on one SM of compute capability `cc`
+    (parameters as `OccupancyInputs` documents them).
 
     >>> occupancy("7.0", 256, 32).active_blocks_per_sm
     8
@@ -288,14 +344,8 @@ def occupancy(
             raise InputError(
                 f"{name} must be one number for occupancy(); use occupancy_grid for arrays"
             )
-    grid = occupancy_grid(
-        cc,
-        block_size,
-        registers_per_thread,
-        static_shared_memory,
-        dynamic_shared_memory,
-        carveout,
-        cache_config,
-        block_barriers=block_barriers,
-    )
+    config = OccupancyInputs(block_size, registers_per_thread, static_shared_memory,
+                             dynamic_shared_memory, carveout, cache_config, block_barriers,
+                             virtual_resources)
+    grid = config.grid(cc)
     return grid.result_at(())

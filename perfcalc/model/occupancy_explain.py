@@ -1,7 +1,7 @@
 """Why a launchable configuration fits zero blocks on an SM, in one line a user can act on.
 
 `OccupancyResult` has a fixed field list, so the explanation is a companion call: the CLI
-asks `explain_zero(...)` when `active_blocks_per_sm` is 0.
+asks `explain_zero(cc, OccupancyInputs(...))` when `active_blocks_per_sm` is 0.
 """
 
 from __future__ import annotations
@@ -9,35 +9,14 @@ from __future__ import annotations
 from typing import Any
 
 from perfcalc.model import occupancy_rules as rules
-from perfcalc.model.occupancy import OccupancyGrid, as_arch, occupancy_grid
+from perfcalc.model.occupancy import OccupancyGrid, OccupancyInputs, as_arch
 from perfcalc.model.occupancy_inputs import device_file
 from perfcalc.specs import Arch
 
 
-def explain_zero(
-    cc: Arch | str,
-    block_size: int,
-    registers_per_thread: int,
-    static_shared_memory: int = 0,
-    dynamic_shared_memory: int = 0,
-    carveout: int | None = None,
-    cache_config: str | None = None,
-    *,
-    block_barriers: int = 1,
-) -> str | None:
+def explain_zero(cc: Arch | str, config: OccupancyInputs) -> str | None:
     """One line naming each resource that allows no block, or None when at least one fits."""
-    grid = occupancy_grid(
-        as_arch(cc),
-        block_size,
-        registers_per_thread,
-        static_shared_memory,
-        dynamic_shared_memory,
-        carveout,
-        cache_config,
-        block_barriers=block_barriers,
-        check_launch=False,
-    )
-    return zero_reason(grid)
+    return zero_reason(config.grid(as_arch(cc), check_launch=False))
 
 
 def zero_reason(grid: OccupancyGrid, index: Any = ()) -> str | None:
@@ -137,10 +116,18 @@ def _barriers(grid: OccupancyGrid, arch: Arch, index: Any) -> str:
     )
 
 
+def _virtual(grid: OccupancyGrid, arch: Arch, index: Any) -> str:
+    return (
+        f"{grid.virtual_resources} virtual resources per block exceed the SM's "
+        f"{arch.virtual_resources_per_sm} ({device_file(arch, 'virtual_resources_per_sm')})"
+    )
+
+
 _EXPLAIN = {
     "warps": _warps,
     "registers": _registers,
     "shared_memory": _shared_memory,
     "blocks": _blocks,
     "barriers": _barriers,
+    "virtual_resources": _virtual,
 }

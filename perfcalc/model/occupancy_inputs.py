@@ -155,6 +155,12 @@ def normalize_carveout(arch: Arch, carveout: Any) -> np.ndarray:
     return percent
 
 
+def check_virtual_resources(count: Any) -> int:
+    if isinstance(count, bool) or not isinstance(count, (int, np.integer)) or not 0 <= count <= 2**31 - 1:
+        raise InputError(f"virtual resources must be a whole number 0..2147483647, got {count!r}"[:160])
+    return int(count)
+
+
 def check_block_barriers(block_barriers: Any) -> int:
     if (
         isinstance(block_barriers, bool)

@@ -226,6 +226,18 @@ def shared_memory_limit(
     return np.where(allocated == 0, UNLIMITED, limit)
 
 
+def virtual_limit_applies(arch: Arch, virtual_resources: int) -> bool:
+    """H13 cudaOccMaxBlocksPerSMVirtualResource: only where the device has virtual resources
+    (majors 10-12: `virtual_resources_per_sm`) and the function uses some."""
+    return bool(arch.virtual_resources_per_sm) and virtual_resources > 0
+
+
+def virtual_resource_limit(arch: Arch, virtual_resources: int) -> int:
+    """Blocks the SM's virtual resources hold: per SM // per function (H13)."""
+    assert arch.virtual_resources_per_sm is not None
+    return arch.virtual_resources_per_sm // virtual_resources
+
+
 def barrier_limit_applies(arch: Arch, block_barriers: int) -> bool:
     """H13 applies the block-barrier limit only for CC >= 9 and kernels that use barriers."""
     return arch.major >= 9 and block_barriers > 0 and arch.block_barriers_per_sm is not None
@@ -234,7 +246,7 @@ def barrier_limit_applies(arch: Arch, block_barriers: int) -> bool:
 def barrier_limit(arch: Arch, block_barriers: int) -> int:
     """Blocks the SM's barriers hold (H13 cudaOccMaxBlocksPerSMBlockBarrierLimit).
 
-    H13 derives the available barriers as the block limit x 2 on 9.0; `block_barriers_per_sm`
-    holds that product.
+    H13 derives the available barriers from the block limit (x 2 on 9.0, 10.0 and 10.3; x 1 on
+    11.0 and 12.x); `block_barriers_per_sm` holds that product.
     """
     return arch.block_barriers_per_sm // block_barriers

@@ -15,8 +15,8 @@ from typing import Any
 
 import numpy as np
 
-from perfcalc.model.hints import Advice, Hint, OccupancyInputs
-from perfcalc.model.occupancy import UNLIMITED, OccupancyResult, occupancy_grid
+from perfcalc.model.hints import Advice, Hint
+from perfcalc.model.occupancy import UNLIMITED, OccupancyInputs, OccupancyResult
 from perfcalc.report.render import format_value, to_jsonable
 from perfcalc.report.table import Table
 from perfcalc.specs import Arch
@@ -247,10 +247,7 @@ def sweep_values(arch: Arch, inputs: OccupancyInputs, axis: str) -> np.ndarray:
 
 def compute_sweep(arch: Arch, inputs: OccupancyInputs, axis: str) -> Sweep:
     values = sweep_values(arch, inputs, axis)
-    args: dict[str, Any] = {"block_size": inputs.block_size,
-                            "registers_per_thread": inputs.registers_per_thread,
-                            "static_shared_memory": inputs.static_shared_memory,
-                            "dynamic_shared_memory": inputs.dynamic_shared_memory}
+    args: dict[str, Any] = {}
     if axis == "block":
         args["block_size"] = values
         current = inputs.block_size
@@ -259,11 +256,9 @@ def compute_sweep(arch: Arch, inputs: OccupancyInputs, axis: str) -> Sweep:
         current = inputs.registers_per_thread
     else:
         # static kept as far as it fits, the rest dynamic (only dynamic opts in above 48 KB)
-        static = np.minimum(inputs.static_shared_memory, values)
-        args["static_shared_memory"], args["dynamic_shared_memory"] = static, values - static
+        args = inputs.split_shared(values)
         current = inputs.shared_memory
-    grid = occupancy_grid(arch, carveout=inputs.carveout, cache_config=inputs.cache_config,
-                          block_barriers=inputs.block_barriers, **args)
+    grid = inputs.grid(arch, **args)
     limiters = tuple(grid.limiters_at(i) for i in range(values.size))
     return Sweep(axis, values, np.asarray(grid.active_blocks), np.asarray(grid.active_warps),
                  np.asarray(grid.occupancy), limiters, int(current), arch.max_warps_per_sm)
