@@ -72,7 +72,7 @@ def test_seed_003_stride_2_efficiency_csv():
     rows = list(csv.DictReader(io.StringIO(ok("coalesce", "--stride", "2", "--word", "4",
                                               "--format", "csv"))))
     by_cc = {row["cc"]: float(row["efficiency_pct"]) for row in rows}
-    assert [by_cc[c] for c in ("1.2-1.3", "2.0-2.1", "3.0-3.7", "5.0-6.2", "7.0-9.0")] == \
+    assert [by_cc[c] for c in ("1.2-1.3", "2.0-2.1", "3.0-3.7", "5.0-6.2", "7.0-12.1")] == \
         [50.0] * 5
     assert by_cc["1.0-1.1"] == 12.5  # 32 x 32 B for 128 useful bytes (memory.md GV12)
 
@@ -90,7 +90,7 @@ def test_seed_003_tile_padding_banks():
     """Seed 003: a 32x32 float tile read by column is 32-way on 32 banks; 32x33 is free."""
     plain = results("banks", "--pattern", "tile-column")
     padded = results("banks", "--pattern", "tile-column", "--pad", "1")
-    for cc in ("2.0-2.1", "5.0-9.0"):
+    for cc in ("2.0-2.1", "5.0-12.1"):
         assert (plain[cc]["wavefronts"], plain[cc]["conflict_degree"]) == (32, 32)
         assert (padded[cc]["wavefronts"], padded[cc]["bank_conflicts"]) == (1, 0)
 
@@ -100,7 +100,7 @@ def test_banks_stride_2_all_families():
     got = results("banks", "--stride", "2", "--word", "4", "--all-cc")
     assert {cc: r["wavefronts"] for cc, r in got.items()} == {
         "1.0-1.3": 4, "2.0-2.1": 2, "3.0-3.7 (4-byte banks)": 1, "3.0-3.7 (8-byte banks)": 1,
-        "5.0-9.0": 2}
+        "5.0-12.1": 2}
 
 
 def test_show_banks_prints_each_lane():

@@ -33,15 +33,19 @@ def devices(
         product_detail_table,
         products_table,
     )
-    from perfcalc.specs import all_archs, all_gpus, get_arch, get_gpu, normalize_cc
+    from perfcalc.specs import all_archs, all_gpus, get_arch, get_gpu, normalize_cc, resolve_device
 
     start_output(output)
     if show_cc is None:
         ccs = devices_table(all_archs(), all_gpus())
-        if fmt in (Format.table, Format.markdown):
-            show([ccs, products_table(all_gpus())], fmt, output)
-        else:  # one flat table for CSV/JSON; 'perfcalc devices products' gives the products
-            show(ccs, fmt, output)
+        products = products_table(all_gpus())
+        if fmt == Format.json:
+            data = {"compute_capabilities": ccs.rows, "products": products.rows}
+            show([ccs, products], fmt, output, data=data)
+        elif fmt == Format.csv:  # one flat table (each CC lists its products' keys);
+            show(ccs, fmt, output)  # 'perfcalc devices products' gives the products' figures
+        else:
+            show([ccs, products], fmt, output)
         return
     if show_cc == "products" and cc is None:
         show(products_table(all_gpus()), fmt, output)
@@ -49,9 +53,13 @@ def devices(
     if show_cc != "show" or cc is None:
         raise InputError(f"expected 'perfcalc devices', 'perfcalc devices products' or "
                          f"'perfcalc devices show CC|GPU', got {show_cc!r}")
-    if normalize_cc(cc) is None:  # not a CC spelling: a product name (or an error listing them)
-        gpu = get_gpu(cc)
-        show(product_detail_table(gpu), fmt, output, data=gpu)
-        return
-    arch = get_arch(cc)
+    if normalize_cc(cc) is None:  # a product name or a data file (or an error listing them)
+        arch, gpu = resolve_device(cc) if cc.strip().lower().endswith((".yaml", ".yml")) \
+            else (None, get_gpu(cc))
+        if gpu is not None:
+            show(product_detail_table(gpu), fmt, output, data=gpu)
+            return
+    else:
+        arch = get_arch(cc)
+    assert arch is not None
     show(device_detail_table(arch), fmt, output, data=arch)

@@ -40,7 +40,7 @@ def _target(gpu: str | None, cc: str | None, default: str | None = DEFAULT_GPU):
         found = get_gpu(gpu)
         arch, _ = resolve_device(cc)
         if arch.compute_capability != found.compute_capability:
-            raise InputError(f"--gpu {gpu} is CC {found.compute_capability} (devices/products.yaml)"
+            raise InputError(f"--gpu {gpu} is CC {found.compute_capability} ({found.cited_file})"
                              f" but --cc {cc} means CC {arch.compute_capability}; give one of them")
         return arch, found
     if gpu:

@@ -331,7 +331,7 @@ def analyze_matmul(width: int, tile: int, arch: Arch, gpu: Gpu | None = None,
     """Naive and tiled side by side. `predicted` maps a variant to the catalog's counters."""
     if gpu is not None and gpu.compute_capability != arch.compute_capability:
         raise InputError(f"GPU {gpu.key} is CC {gpu.compute_capability}, not "
-                         f"{arch.compute_capability} (devices/products.yaml)")
+                         f"{arch.compute_capability} ({gpu.cited_file})")
     if not latency_cycles > 0:
         raise InputError(f"memory latency {latency_cycles:g} cycles must be > 0 (seed 003 gives "
                          f"200-400 GPU cycles for global memory)")

@@ -219,8 +219,6 @@ def occupancy_grid(
     inputs.check_block_size(arch, blocks, upper=check_launch)
     inputs.check_registers(arch, regs, upper=check_launch)
     inputs.check_shared_memory(arch, static, dynamic, upper=check_launch)
-    if check_launch:
-        inputs.check_total_shared_memory(arch, static, dynamic)
     return compute_grid(
         arch,
         blocks,

@@ -98,10 +98,12 @@ def _shared_memory(grid: OccupancyGrid, arch: Arch, index: Any) -> str:
         if arch.max_shared_memory_per_block_optin_bytes
         else "max_shared_memory_per_block_bytes"
     )
+    plus = f" + {reserved} reserved" if reserved else ""
+    cap = arch.max_shared_memory_per_block_launchable_bytes
     return (
         f"the block's {allocated} bytes of shared memory{charged} exceed the {limit}-byte "
-        f"per-block "
-        f"limit ({device_file(arch, key)})"
+        f"per-block limit ({cap}{plus}; {device_file(arch, key)}): cudaFuncSetAttribute "
+        f"refuses that much and the launch fails"
     )
 
 

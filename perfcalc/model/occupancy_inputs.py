@@ -1,8 +1,10 @@
 """Checking occupancy inputs against the CC's limits, with one-line messages that cite them.
 
-A value the hardware cannot launch (a block above max_threads_per_block, more registers than a
-thread may have, more shared memory than a block may request) is an `InputError`. A launchable
-configuration that fits zero blocks on an SM is a result, computed by the engine.
+A value no kernel can have (a block above max_threads_per_block, more registers than ptxas can
+give a thread, static shared memory above the 48 KB a compiler accepts) is an `InputError`. A
+configuration that fits zero blocks on an SM -- including dynamic shared memory above the opt-in
+limit, which cuda_occupancy.h reports as 0 blocks -- is a result, computed and explained by the
+engine.
 """
 
 from __future__ import annotations
@@ -89,25 +91,6 @@ def check_shared_memory(
             f"static shared memory of {value} bytes exceeds CC {cc}'s limit of {default} "
             f"bytes per block ({device_file(arch, 'max_shared_memory_per_block_bytes')}); "
             f"only dynamic shared memory can opt in above it"
-        )
-
-
-def check_total_shared_memory(arch: Arch, static: np.ndarray, dynamic: np.ndarray) -> None:
-    """static + dynamic within what a block can request, with opt-in where the CC has it."""
-    limit = arch.max_shared_memory_per_block_launchable_bytes
-    if int(static.max(initial=0)) + int(dynamic.max(initial=0)) <= limit:
-        return
-    total = static + dynamic
-    if (total > limit).any():
-        key = (
-            "max_shared_memory_per_block_optin_bytes"
-            if arch.max_shared_memory_per_block_optin_bytes
-            else "max_shared_memory_per_block_bytes"
-        )
-        raise InputError(
-            f"static + dynamic shared memory of {_first(total > limit, total)} bytes "
-            f"exceeds CC {arch.compute_capability}'s limit of {limit} bytes per block "
-            f"({device_file(arch, key)}); the launch would fail"
         )
 
 

@@ -93,8 +93,6 @@ def suggest_block_size(
         raise InputError("suggest_block_size takes one register count and one shared-memory size")
     inputs.check_registers(arch, regs)
     inputs.check_shared_memory(arch, static, dynamic)
-    if not variable:
-        inputs.check_total_shared_memory(arch, static, dynamic)
     grid = occupancy_grid(
         arch,
         blocks,

@@ -111,8 +111,8 @@ def roofline(gpu: Gpu, arch: Arch) -> Roofline:
     """The roofs of a product: DRAM, measured L2 where known, shared memory; FP32/FP64/tensor."""
     if arch.compute_capability != gpu.compute_capability:
         raise InputError(f"GPU {gpu.key} is CC {gpu.compute_capability}, not "
-                         f"{arch.compute_capability} (devices/products.yaml)")
-    src = "devices/products.yaml: " + "; ".join(s.split(":")[0] for s in gpu.sources)
+                         f"{arch.compute_capability} ({gpu.cited_file})")
+    src = f"{gpu.cited_file}: " + "; ".join(s.split(":")[0] for s in gpu.sources)
     ceilings = [
         Ceiling("DRAM", "memory", gpu.memory_bandwidth_gbs, "vendor theoretical bandwidth", src),
     ]
@@ -133,7 +133,7 @@ def roofline(gpu: Gpu, arch: Arch) -> Roofline:
                                 f"{gpu.fp32_cores} cores x 3 x {gpu.peak_clock_mhz:g} MHz", src))
     ceilings.append(Ceiling("FP32 no FMA", "compute", gpu.peak_fp32_gflops / 2,
                             "FP32 peak / 2 (one flop per instruction)", "perfmodel.md a1"))
-    if gpu.peak_fp64_gflops > 0:
+    if gpu.peak_fp64_gflops:
         ceilings.append(Ceiling("FP64 peak", "compute", gpu.peak_fp64_gflops,
                                 f"{gpu.sm_count} SMs x {gpu.fp64_results_per_sm_per_clock} x 2 x "
                                 f"{gpu.peak_clock_mhz:g} MHz", src))

@@ -24,6 +24,8 @@ _SPELLING = re.compile(
     re.IGNORECASE,
 )
 ACCEPTED_SPELLINGS = "7.0, 70, sm_70, compute_90, sm_90a, 10.0, 100, sm_120a"
+# CCs NVIDIA renumbered: CUDA 13.0 release notes, "SM101 has been renumbered as SM110".
+RENUMBERED = {"10.1": "11.0"}
 
 
 @dataclass(frozen=True, order=True)

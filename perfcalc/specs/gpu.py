@@ -8,7 +8,7 @@ names are the keys of `devices/products.yaml`, whose schema comment explains eac
 from __future__ import annotations
 
 import re
-from dataclasses import MISSING, dataclass, fields
+from dataclasses import MISSING, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
@@ -32,15 +32,15 @@ class Gpu:
     compute_capability: str
     sm_count: int
     fp32_cores_per_sm: int
-    fp64_results_per_sm_per_clock: int
+    fp64_results_per_sm_per_clock: int | None  # None: no source states it
     peak_clock_mhz: float
     peak_clock_basis: str
     peak_fp32_gflops: float
-    peak_fp64_gflops: float
+    peak_fp64_gflops: float | None
     memory_type: str
     memory_bus_width_bits: int
     memory_bandwidth_gbs: float
-    l2_cache_kb: int
+    l2_cache_kb: int | None
     release_year: int
     sources: tuple[str, ...]
     aliases: tuple[str, ...] = ()
@@ -56,10 +56,19 @@ class Gpu:
     peak_fp64_tensor_gflops: float | None = None
     l2_bandwidth_gbs: float | None = None
     notes: str = ""
+    # Where the record was read from (not a YAML key): messages cite it.
+    source_file: str = field(default="", compare=False)
 
     @property
     def fp32_cores(self) -> int:
         return self.sm_count * self.fp32_cores_per_sm
+
+    @property
+    def cited_file(self) -> str:
+        """The product table as a user can find it: 'devices/products.yaml' or their own file."""
+        from perfcalc.specs.arch import display_file
+
+        return display_file(self.source_file) if self.source_file else "devices/products.yaml"
 
     @property
     def ridge_flop_per_byte(self) -> float:
@@ -81,8 +90,11 @@ def normalize_name(text: str) -> str:
     return re.sub(r"[^a-z0-9]", "", str(text).lower())
 
 
-_REQUIRED = [f.name for f in fields(Gpu) if f.default is MISSING]
-_OPTIONAL = [f.name for f in fields(Gpu) if f.default is not MISSING]
+_NOT_KEYS = {"source_file"}
+_REQUIRED = [f.name for f in fields(Gpu) if f.default is MISSING and f.default_factory is MISSING]
+_OPTIONAL = [f.name for f in fields(Gpu) if f.name not in _REQUIRED and f.name not in _NOT_KEYS]
+# Required keys that may be null where no source states the figure (the notes say so).
+_NULLABLE = ("fp64_results_per_sm_per_clock", "peak_fp64_gflops", "l2_cache_kb")
 _POSITIVE = ("sm_count", "fp32_cores_per_sm", "peak_clock_mhz", "peak_fp32_gflops",
              "memory_bus_width_bits", "memory_bandwidth_gbs")
 
@@ -115,6 +127,8 @@ def _validate(g: Gpu) -> None:
     for key in ("sm_count", "fp32_cores_per_sm", "fp64_results_per_sm_per_clock",
                 "memory_bus_width_bits", "l2_cache_kb", "release_year"):
         value = getattr(g, key)
+        if value is None and key in _NULLABLE:
+            continue
         if not isinstance(value, int) or isinstance(value, bool) or value < 0:
             _fail(g, key, f"must be a non-negative integer, got {value!r}")
     for key in _POSITIVE:
@@ -131,7 +145,10 @@ def _validate(g: Gpu) -> None:
     if g.key != g.key.lower() or not g.key:
         _fail(g, "key", "must be a non-empty lower-case name")
     _check_peak(g, "peak_fp32_gflops", g.fp32_cores_per_sm)
-    _check_peak(g, "peak_fp64_gflops", g.fp64_results_per_sm_per_clock)
+    if (g.peak_fp64_gflops is None) != (g.fp64_results_per_sm_per_clock is None):
+        _fail(g, "peak_fp64_gflops", "and fp64_results_per_sm_per_clock must both be given or both null")
+    if g.fp64_results_per_sm_per_clock is not None:
+        _check_peak(g, "peak_fp64_gflops", g.fp64_results_per_sm_per_clock)
     if not g.sources:
         _fail(g, "sources", "must list at least one source")
 
@@ -156,7 +173,7 @@ def gpu_from_mapping(data: dict[str, Any], legend: dict[str, str], where: str,
     values["aliases"] = tuple(str(a) for a in values.get("aliases") or ())
     values["notes"] = str(values.get("notes") or "").strip()
     try:
-        return Gpu(**values)
+        return Gpu(**values, source_file=file)
     except SpecError as exc:
         raise SpecError(f"{file or where}: {exc}") from None
     except TypeError as exc:

@@ -9,9 +9,10 @@ from pathlib import Path
 
 from perfcalc.errors import UnknownDeviceError
 from perfcalc.specs.arch import Arch, load_arch_file
-from perfcalc.specs.cc import ACCEPTED_SPELLINGS, ComputeCapability
+from perfcalc.specs.cc import ACCEPTED_SPELLINGS, RENUMBERED, ComputeCapability
 from perfcalc.specs.data_files import data_path
 from perfcalc.specs.gpu import Gpu, load_products_file, normalize_name
+from perfcalc.specs.yaml_load import read_mapping
 
 
 def devices_dir() -> Path:
@@ -41,8 +42,10 @@ def get_arch(cc: str | float | int | ComputeCapability) -> Arch:
     name = normalize_cc(cc)
     if name is None or name not in known_ccs():
         shown = repr(cc if isinstance(cc, (str, int, float)) else str(cc))[:60]
+        renamed = RENUMBERED.get(name or "")
+        why = f" (CUDA 13 renumbered CC {name} as {renamed}: use {renamed})" if renamed else ""
         raise UnknownDeviceError(
-            f"unknown compute capability {shown}; known: {', '.join(known_ccs())} "
+            f"unknown compute capability {shown}{why}; known: {', '.join(known_ccs())} "
             f"(accepted spellings: {ACCEPTED_SPELLINGS})"
         )
     return load_arch_file(devices_dir() / f"{ComputeCapability.parse(name).file_stem}.yaml")
@@ -68,13 +71,37 @@ def _gpu_index() -> dict[str, Gpu]:
     return {name: g for g in all_gpus() for name in g.lookup_names()}
 
 
+def is_data_file(text: str | Path) -> bool:
+    """A device or product given as a YAML path rather than a name."""
+    return str(text).strip().lower().endswith((".yaml", ".yml"))
+
+
+def load_gpu_file(path: str | Path) -> Gpu:
+    """A user's own product: a file in devices/products.yaml's schema holding one product."""
+    products = load_products_file(Path(path))
+    if len(products) != 1:
+        raise UnknownDeviceError(
+            f"{path}: holds {len(products)} products ({', '.join(g.key for g in products)}); "
+            f"--gpu FILE takes a file with exactly one"
+        )
+    gpu = products[0]
+    if gpu.compute_capability not in known_ccs():
+        raise UnknownDeviceError(
+            f"{path}: product {gpu.key!r} is CC {gpu.compute_capability}, which perfcalc has no "
+            f"device file for; known: {', '.join(known_ccs())}"
+        )
+    return gpu
+
+
 def find_gpu(name: str) -> Gpu | None:
     """The product a name means (key, alias or full name; case, spaces, '-', '_' ignored)."""
+    if is_data_file(name):
+        return load_gpu_file(name)
     return _gpu_index().get(normalize_name(name))
 
 
 def get_gpu(name: str) -> Gpu:
-    """The product a name means; an unknown name lists the known keys."""
+    """The product a name means (or a user's product file); an unknown name lists the known keys."""
     gpu = find_gpu(name)
     if gpu is None:
         raise UnknownDeviceError(
@@ -87,7 +114,10 @@ def get_gpu(name: str) -> Gpu:
 def resolve_device(device: str | Path) -> tuple[Arch, Gpu | None]:
     """A CC spelling, a product name or a device-file path -> (its CC limits, the product or None)."""
     text = str(device).strip()
-    if text.endswith((".yaml", ".yml")):
+    if is_data_file(text):
+        if "products" in read_mapping(Path(text)):
+            gpu = load_gpu_file(text)
+            return get_arch(gpu.compute_capability), gpu
         return load_arch_file(Path(text)), None
     if normalize_cc(text) is not None:
         return get_arch(text), None

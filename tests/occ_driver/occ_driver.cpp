@@ -3,6 +3,7 @@
 //
 // stdin, one request per line (all integers, whitespace separated):
 //   occ     DEVICE  blockSize numRegs staticSmem dynamicSmem carveout cacheConfig barriers
+//           [virtualResources]
 //   suggest DEVICE  numRegs staticSmem dynamicSmem carveout cacheConfig blockSizeLimit
 //   sweep   DEVICE  numRegsMax smemStep smemMax repeats      (CC 9.0 benchmark loop)
 // where DEVICE = major minor maxThreadsPerBlock maxThreadsPerMultiprocessor regsPerBlock
@@ -10,7 +11,7 @@
 //                sharedMemPerBlockOptin reservedSharedMemPerBlock
 // stdout, one line per request:
 //   occ:     status activeBlocks limitingFactors limitRegs limitSmem limitWarps limitBlocks
-//            limitBarriers allocatedRegs allocatedSmem
+//            limitBarriers allocatedRegs allocatedSmem limitVirtual
 //   suggest: status blockSize minGridSize(numSms = 1)
 //   sweep:   status configs seconds(best of repeats) sumActiveBlocks sumLimitingFactors
 //
@@ -40,7 +41,7 @@ static bool readDevice(std::istream &in, cudaOccDeviceProp &p) {
 }
 
 static void fillAttributes(cudaOccFuncAttributes &a, int regs, long long staticSmem,
-                           long long dynamicSmem, int barriers) {
+                           long long dynamicSmem, int barriers, int virtualResources = 0) {
     a.maxThreadsPerBlock = INT_MAX;
     a.numRegs = regs;
     a.sharedSizeBytes = (size_t)staticSmem;
@@ -48,7 +49,7 @@ static void fillAttributes(cudaOccFuncAttributes &a, int regs, long long staticS
     a.shmemLimitConfig = FUNC_SHMEM_LIMIT_OPTIN;
     a.maxDynamicSharedSizeBytes = (size_t)dynamicSmem;
     a.numBlockBarriers = barriers;
-    a.virtualResourceCount = 0;
+    a.virtualResourceCount = virtualResources;
 }
 
 static void fillState(cudaOccDeviceState &s, int carveout, int cacheConfig) {
@@ -61,18 +62,19 @@ static void occ(std::istream &in) {
     cudaOccFuncAttributes a;
     cudaOccDeviceState s;
     cudaOccResult r;
-    int block, regs, carveout, cache, barriers;
+    int block, regs, carveout, cache, barriers, virtualResources = 0;
     long long st, dyn;
     readDevice(in, p);
     in >> block >> regs >> st >> dyn >> carveout >> cache >> barriers;
-    fillAttributes(a, regs, st, dyn, barriers);
+    if (!(in >> virtualResources)) virtualResources = 0;
+    fillAttributes(a, regs, st, dyn, barriers, virtualResources);
     fillState(s, carveout, cache);
     std::memset(&r, 0, sizeof(r));
     int status = cudaOccMaxActiveBlocksPerMultiprocessor(&r, &p, &a, &s, block, (size_t)dyn);
-    std::printf("%d %d %u %d %d %d %d %d %d %zu\n", status, r.activeBlocksPerMultiprocessor,
+    std::printf("%d %d %u %d %d %d %d %d %d %zu %d\n", status, r.activeBlocksPerMultiprocessor,
                 r.limitingFactors, r.blockLimitRegs, r.blockLimitSharedMem, r.blockLimitWarps,
                 r.blockLimitBlocks, r.blockLimitBarriers, r.allocatedRegistersPerBlock,
-                r.allocatedSharedMemPerBlock);
+                r.allocatedSharedMemPerBlock, r.blockLimitVirtual);
 }
 
 static void suggest(std::istream &in) {
