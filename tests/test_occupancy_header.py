@@ -110,8 +110,8 @@ def _perfcalc_results(arch, block, regs, static, dynamic, carveout, cache, virtu
             virtual_resources=count,
         )
 
-        def or_unlimited(limit):
-            return limit if limit is not None else np.full(sel.sum(), UNLIMITED)
+        def or_unlimited(limit, n=int(sel.sum())):
+            return limit if limit is not None else np.full(n, UNLIMITED)
 
         bars = or_unlimited(grid.limit_barriers)
         out[sel] = np.stack(
