@@ -246,3 +246,45 @@ def test_shipping_a_new_cc_needs_no_code_change(tmp_path, monkeypatch):
 def test_unknown_cc_error_lists_the_new_ones():
     with pytest.raises(UnknownDeviceError, match=r"12\.1"):
         get_arch("13.0")
+
+
+# --- occupancy extras: minimum grid, block-dependent shared memory, waves --------------------
+
+
+def test_suggest_with_a_product_gives_the_minimum_grid():
+    """cuda_occupancy.h cudaOccMaxPotentialOccupancyBlockSize: minGridSize = blocks per SM x
+    numSms. B200, 32 registers: 1024-thread blocks, 2 per SM (64 warps), x 148 SMs = 296."""
+    data = json.loads(invoke("occupancy", "--gpu", "b200", "--regs", "32", "--suggest",
+                             "--format", "json").stdout)
+    assert (data["block_size"], data["active_blocks_per_sm"]) == (1024, 2)
+    assert (data["gpu"], data["sm_count"], data["min_grid_size"]) == ("b200", 148, 296)
+
+
+def test_dynamic_shared_memory_as_a_function_of_the_block_size():
+    """--dyn-smem 'block*100' is cudaOccupancyMaxPotentialBlockSizeVariableSMem's function: the
+    CLI's pick equals suggest_block_size with the same lambda, and a single configuration is
+    evaluated at its own block size (256 x 100 = 25600 bytes)."""
+    from perfcalc.model.occupancy_suggest import suggest_block_size
+
+    cli = json.loads(invoke("occupancy", "--cc", "8.6", "--regs", "40", "--suggest",
+                            "--dyn-smem", "block*100", "--format", "json").stdout)
+    lib = suggest_block_size("8.6", 40, dynamic_shared_memory=lambda b: b * 100)
+    assert (cli["block_size"], cli["active_blocks_per_sm"]) == (lib.block_size,
+                                                                lib.active_blocks_per_sm)
+    one = occupancy_json("--cc", "8.6", "--block", "256", "--regs", "40", "--dyn-smem", "block*100")
+    assert one["inputs"]["dynamic_shared_memory"] == 25600
+    bad = invoke("occupancy", "--cc", "8.6", "--block", "256", "--regs", "40", "--dyn-smem", "warp*2")
+    assert bad.exit_code == 2 and "'block'" in bad.output
+
+
+def test_waves_and_the_tail_of_the_last_wave():
+    """H100 SXM, 256 threads x 64 registers: 4 blocks per SM (registers) x 132 SMs = 528 blocks
+    per wave; 1000 blocks = 1 full wave + 472 (89.4 % of a wave); average fill 1000 / 1056."""
+    data = json.loads(invoke("occupancy", "--gpu", "h100-sxm", "--block", "256", "--regs", "64",
+                             "--grid", "1000", "--format", "json").stdout)["waves"]
+    assert (data["blocks_per_wave"], data["waves"], data["full_waves"], data["tail_blocks"]) == (
+        528, 2, 1, 472)
+    assert data["tail_fill"] == pytest.approx(472 / 528)
+    assert data["average_fill"] == pytest.approx(1000 / 1056)
+    assert invoke("occupancy", "--cc", "9.0", "--block", "256", "--regs", "64",
+                  "--grid", "1000").exit_code == 2

@@ -34,6 +34,37 @@ def parse_bytes(text: str, option: str) -> int:
     return int(match.group(1)) * (1024 if match.group(2) else 1)
 
 
+def parse_dynamic(text: str) -> int | str:
+    """--dyn-smem: bytes ('2K'), or an expression of the block size ('block*8', 'block/32*4 + 1K'
+    is not accepted: write 1024), as cudaOccupancyMaxPotentialBlockSizeVariableSMem takes a
+    function of the block size. Returns bytes, or the expression for `dynamic_bytes`."""
+    if _BYTES.match(text):
+        return parse_bytes(text, "--dyn-smem")
+    from perfcalc.expr import names_in
+
+    names = names_in(text)
+    if not names or names - {"block"}:
+        raise InputError(f"--dyn-smem {text[:60]!r} is not a byte count (2048, 2K) nor an "
+                         f"expression of 'block' such as 'block*8'")
+    return text
+
+
+def dynamic_bytes(dynamic: int | str, block: Any) -> Any:
+    """The dynamic shared memory for a block size (scalar or array) from parse_dynamic's value."""
+    if isinstance(dynamic, int):
+        return dynamic
+    import numpy as np
+
+    from perfcalc.expr import evaluate
+
+    value = np.asarray(evaluate(dynamic, {"block": np.asarray(block, dtype=np.int64)}))
+    bad = ~np.isfinite(value.astype(float)) | (value < 0) | (value != np.floor(value))
+    if bad.any():
+        raise InputError(f"--dyn-smem {dynamic!r} gives {value[bad].flat[0]!r} bytes for a block "
+                         f"size; it must give whole bytes >= 0")
+    return value.astype(np.int64) if value.ndim else int(value)
+
+
 def parse_count(text: str | None, option: str) -> int | None:
     """A whole number as typed (range checks are the engine's, with the CC's limits)."""
     if text is None:
@@ -85,8 +116,10 @@ def occupancy(
         "--smem", metavar="BYTES", help="Static shared memory per block, bytes (2K = 2048).")
     ] = "0",
     dyn_smem: Annotated[str, typer.Option(
-        "--dyn-smem", metavar="BYTES",
-        help="Dynamic shared memory per block, bytes (the launch's 3rd argument).")] = "0",
+        "--dyn-smem", metavar="BYTES|EXPR",
+        help="Dynamic shared memory per block, bytes (the launch's 3rd argument), or an "
+        "expression of the block size such as 'block*8' (used by --suggest and --sweep block).")
+    ] = "0",
     carveout: Annotated[str, typer.Option(
         "--carveout", metavar="PCT",
         help="Shared-memory carveout 0-100 %, or default, max-l1, max-shared (CC 7.0+).")
@@ -107,7 +140,16 @@ def occupancy(
         help="Draw the sweeps to a .png or .svg, current point marked (needs the 'plot' extra).",
         dir_okay=False)] = None,
     suggest: Annotated[bool, typer.Option(
-        "--suggest", help="Best block size by NVIDIA's rule, and the ranking.")] = False,
+        "--suggest", help="Best block size by NVIDIA's rule, and the ranking (with a GPU: the "
+        "minimum grid size, blocks per SM x SMs).")] = False,
+    gpu: Annotated[str | None, typer.Option(
+        "--gpu", metavar="GPU",
+        help="A GPU product (b200, rtx5090) or product YAML: its CC, SM count for --grid and "
+        "--suggest.")] = None,
+    grid: Annotated[str | None, typer.Option(
+        "--grid", metavar="BLOCKS",
+        help="Blocks in the grid (N or X,Y,Z): with a GPU, the waves and the last wave's fill.")
+    ] = None,
     ptxas: Annotated[Path | None, typer.Option(
         "--ptxas", metavar="FILE",
         help="A saved 'nvcc -Xptxas -v' log: occupancy of every kernel in it at --block.",
@@ -126,7 +168,9 @@ def occupancy(
         from perfcalc.report.occupancy_plot import check_plot_target
 
         check_plot_target(plot)
-    static, dynamic = parse_bytes(smem, "--smem"), parse_bytes(dyn_smem, "--dyn-smem")
+    static, dynamic_spec = parse_bytes(smem, "--smem"), parse_dynamic(dyn_smem)
+    dynamic = dynamic_bytes(dynamic_spec, block) if block is not None else (
+        dynamic_spec if isinstance(dynamic_spec, int) else 0)
     settings = {"static_shared_memory": static, "dynamic_shared_memory": dynamic,
                 "carveout": parse_carveout(carveout),
                 "cache_config": None if cache_config.strip().lower() == "none" else cache_config,
@@ -138,23 +182,72 @@ def occupancy(
         if axes or plot is not None:
             raise InputError("--sweep and --plot work on one configuration; use --regs and "
                              "--smem instead of --ptxas")
+        if gpu is not None or grid is not None:
+            raise InputError("--gpu and --grid work on one configuration; leave them out with "
+                             "--ptxas")
         _ptxas_command(ptxas, cc, block, suggest, settings, fmt, output)
         return
-    from perfcalc.specs import resolve_arch
-
-    arch = resolve_arch(_require(cc, "--cc", "(for example --cc 7.0)"))
+    arch, product = _device(cc, gpu)
+    grid_blocks = _grid_blocks(grid)
+    if grid_blocks is not None and product is None:
+        raise InputError("--grid needs a GPU product for its SM count: give --gpu NAME "
+                         "(e.g. --gpu h100-sxm) or a product as --cc")
     regs = _require(regs, "--regs", "(registers per thread, from ptxas -v), or give --ptxas FILE")
     sections: list[tuple[str, list, Any]] = []
     if suggest:
-        sections.append(_suggest_section(arch, regs, block, settings))
+        sections.append(_suggest_section(arch, regs, block, settings, dynamic_spec, product))
     if axes or plot is not None:
         inputs = _inputs(block, regs, settings, "with --sweep/--plot (the current point)")
-        sweeps = _sweep_section(arch, inputs, axes or ("block", "regs", "smem"), plot)
+        sweeps = _sweep_section(arch, inputs, axes or ("block", "regs", "smem"), plot, dynamic_spec)
         if axes:
             sections.append(sweeps)
     if not suggest and not axes:
-        sections.append(_single_section(arch, _inputs(block, regs, settings, "")))
+        section = _single_section(arch, _inputs(block, regs, settings, ""))
+        sections.append(section)
+        if grid_blocks is not None:
+            assert product is not None
+            sections.append(_waves_section(section[2]["active_blocks_per_sm"], grid_blocks, product))
+    elif grid_blocks is not None:
+        raise InputError("--grid works on one configuration: leave out --suggest and --sweep")
     _show(sections, fmt, output)
+
+
+def _device(cc: str | None, gpu: str | None):
+    """(Arch, product or None) from --cc (a CC, product or file) and --gpu (a product)."""
+    from perfcalc.specs import get_arch, get_gpu, resolve_device
+
+    if cc is not None and gpu is not None:
+        arch, product = resolve_device(cc)
+        other = get_gpu(gpu)
+        if other.compute_capability != arch.compute_capability:
+            raise InputError(f"--gpu {gpu} is CC {other.compute_capability}, but --cc {cc} is "
+                             f"CC {arch.compute_capability}: give one of them")
+        return arch, other
+    if gpu is not None:
+        product = get_gpu(gpu)
+        return get_arch(product.compute_capability), product
+    return resolve_device(_require(cc, "--cc", "(for example --cc 7.0, or --gpu h100-sxm)"))
+
+
+def _grid_blocks(text: str | None) -> int | None:
+    if text is None:
+        return None
+    parts = [p.strip() for p in text.split(",")]
+    if not 1 <= len(parts) <= 3 or not all(re.fullmatch(r"\d{1,10}", p) for p in parts):
+        raise InputError(f"--grid {text[:40]!r} is not a block count N or X,Y,Z")
+    total = 1
+    for p in parts:
+        total *= int(p)
+    return total
+
+
+def _waves_section(active_blocks: int, grid_blocks: int, product) -> tuple[str, list, Any]:
+    from perfcalc.model.waves import waves
+    from perfcalc.report.occupancy_tables import waves_table
+    from perfcalc.report.render import to_jsonable
+
+    found = waves(grid_blocks, active_blocks, product)
+    return "waves", [waves_table(found, product)], to_jsonable(found)
 
 
 def _inputs(block: int | None, regs: int, settings: dict[str, Any], why: str):
@@ -172,12 +265,15 @@ def _single_section(arch, inputs) -> tuple[str, list, Any]:
     return "occupancy", occupancy_tables(arch, advice), occupancy_document(arch, advice)
 
 
-def _sweep_section(arch, inputs, axes, plot: Path | None) -> tuple[str, list, Any]:
+def _sweep_section(arch, inputs, axes, plot: Path | None,
+                   dynamic_spec: int | str = 0) -> tuple[str, list, Any]:
     from perfcalc.model.occupancy import occupancy
     from perfcalc.report.occupancy_tables import compute_sweep, sweep_document, sweep_table
 
     occupancy(arch, **_engine_args(inputs))  # the current point must itself be legal
-    sweeps = [compute_sweep(arch, inputs, axis) for axis in axes]
+    per_block = None if isinstance(dynamic_spec, int) else (
+        lambda blocks: dynamic_bytes(dynamic_spec, blocks))
+    sweeps = [compute_sweep(arch, inputs, axis, dynamic_of_block=per_block) for axis in axes]
     if plot is not None:
         from perfcalc.report.occupancy_plot import draw_sweeps
 
@@ -187,16 +283,24 @@ def _sweep_section(arch, inputs, axes, plot: Path | None) -> tuple[str, list, An
     return "sweeps", [sweep_table(s) for s in sweeps], sweep_document(sweeps)
 
 
-def _suggest_section(arch, regs: int, block: int | None, settings) -> tuple[str, list, Any]:
+def _suggest_section(arch, regs: int, block: int | None, settings, dynamic_spec: int | str = 0,
+                     product=None) -> tuple[str, list, Any]:
     from perfcalc.model.occupancy_suggest import suggest_block_size
+    from perfcalc.model.waves import min_grid_size
     from perfcalc.report.occupancy_tables import suggestion_tables
     from perfcalc.report.render import to_jsonable
 
+    dynamic = settings["dynamic_shared_memory"] if isinstance(dynamic_spec, int) else (
+        lambda b: int(dynamic_bytes(dynamic_spec, b)))
     suggestion = suggest_block_size(
-        arch, regs, settings["static_shared_memory"], settings["dynamic_shared_memory"],
+        arch, regs, settings["static_shared_memory"], dynamic,
         settings["carveout"], settings["cache_config"], block_barriers=settings["block_barriers"])
+    grid = None if product is None else min_grid_size(suggestion.active_blocks_per_sm, product)
     doc = {"compute_capability": arch.compute_capability, **to_jsonable(suggestion)}
-    return "suggestion", suggestion_tables(arch, suggestion, current=block), doc
+    if product is not None:
+        doc.update(gpu=product.key, sm_count=product.sm_count, min_grid_size=grid)
+    tables = suggestion_tables(arch, suggestion, current=block, product=product, min_grid=grid)
+    return "suggestion", tables, doc
 
 
 def _engine_args(inputs) -> dict[str, Any]:

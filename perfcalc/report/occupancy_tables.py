@@ -245,11 +245,16 @@ def sweep_values(arch: Arch, inputs: OccupancyInputs, axis: str) -> np.ndarray:
     return np.unique(np.append(values, current))
 
 
-def compute_sweep(arch: Arch, inputs: OccupancyInputs, axis: str) -> Sweep:
+def compute_sweep(arch: Arch, inputs: OccupancyInputs, axis: str,
+                  dynamic_of_block: Any = None) -> Sweep:
+    """One of the spreadsheet's graphs; `dynamic_of_block` maps block sizes to dynamic shared
+    memory (cudaOccupancyMaxPotentialBlockSizeVariableSMem's function) on the block axis."""
     values = sweep_values(arch, inputs, axis)
     args: dict[str, Any] = {}
     if axis == "block":
         args["block_size"] = values
+        if dynamic_of_block is not None:
+            args["dynamic_shared_memory"] = dynamic_of_block(values)
         current = inputs.block_size
     elif axis == "regs":
         args["registers_per_thread"] = values
@@ -308,14 +313,20 @@ def sweep_document(sweeps: Sequence[Sweep]) -> dict[str, Any]:
 
 # --- block-size suggestion -------------------------------------------------------------------
 
-def suggestion_tables(arch: Arch, suggestion: Any, current: int | None = None) -> list[Table]:
+def suggestion_tables(arch: Arch, suggestion: Any, current: int | None = None,
+                      product: Any = None, min_grid: int | None = None) -> list[Table]:
     """The pick (cudaOccMaxPotentialOccupancyBlockSize) and the ranking, best first; the
-    user's own block size, when given, is marked in the ranking."""
-    pick = {"block_size": suggestion.block_size,
-            "active_blocks_per_sm": suggestion.active_blocks_per_sm,
-            "occupancy_pct": suggestion.occupancy * 100}
+    user's own block size, when given, is marked in the ranking; with a product, the minimum
+    grid size (blocks per SM x SMs) the runtime call returns."""
+    pick: dict[str, Any] = {"block_size": suggestion.block_size,
+                            "active_blocks_per_sm": suggestion.active_blocks_per_sm,
+                            "occupancy_pct": suggestion.occupancy * 100}
     notes = ["NVIDIA's rule (cudaOccMaxPotentialOccupancyBlockSize): the most active threads per "
              "SM; ties keep the larger block."]
+    if product is not None:
+        pick["min_grid_size"] = min_grid
+        notes.append(f"min grid size = {suggestion.active_blocks_per_sm} blocks per SM x "
+                     f"{product.sm_count} SMs of the {product.name} (cudaOccupancyMaxPotentialBlockSize)")
     if not suggestion.block_size:
         notes.append("no block size fits a block on an SM with these registers and shared memory")
     rows = [{"rank": i + 1, "block_size": c.block_size,
@@ -325,12 +336,27 @@ def suggestion_tables(arch: Arch, suggestion: Any, current: int | None = None) -
              "limiters": ", ".join(LIMITER_LABELS[x] for x in c.limiters),
              "current": CURRENT if c.block_size == current else ""}
             for i, c in enumerate(suggestion.ranking)]
-    headers = {**RESULT_HEADERS, "block_size": "block size", "current": ""}
+    headers = {**RESULT_HEADERS, "block_size": "block size", "current": "",
+               "min_grid_size": "min grid size (blocks)"}
     return [Table(list(pick), [pick], title=f"Suggested block size (CC {arch.compute_capability})",
                   headers=headers, notes=notes),
             Table(["rank", "block_size", "active_blocks_per_sm", "active_threads_per_sm",
                    "occupancy_pct", "limiters", "current"], rows, title="Ranking",
                   headers=headers)]
+
+
+def waves_table(found: Any, product: Any) -> Table:
+    """The grid's waves on a product: blocks per wave, waves, the tail and how full it is."""
+    row = {"grid_blocks": found.grid_blocks, "blocks_per_wave": found.blocks_per_wave,
+           "waves": found.waves, "full_waves": found.full_waves,
+           "tail_blocks": found.tail_blocks, "tail_fill_pct": found.tail_fill * 100,
+           "average_fill_pct": found.average_fill * 100}
+    headers = {"grid_blocks": "grid (blocks)", "blocks_per_wave": "blocks per wave",
+               "waves": "waves", "full_waves": "full waves", "tail_blocks": "last-wave blocks",
+               "tail_fill_pct": "last wave full %", "average_fill_pct": "average fill %"}
+    notes = [f"blocks per wave = {found.active_blocks_per_sm} active blocks per SM x "
+             f"{found.sm_count} SMs of the {product.name}; equal-time blocks assumed"]
+    return Table(list(row), [row], title=f"Waves on {product.name}", headers=headers, notes=notes)
 
 
 # --- ptxas kernels ---------------------------------------------------------------------------
