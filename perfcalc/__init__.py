@@ -1,4 +1,4 @@
-"""perfcalc: CUDA performance modelling for compute capability 1.0 to 9.0.
+"""perfcalc: CUDA performance modelling for compute capability 1.0 to 12.1.
 
 The public entry points are imported lazily, so `import perfcalc` (and the CLI) stay fast:
 

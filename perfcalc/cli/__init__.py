@@ -43,7 +43,7 @@ def _fail(message: str) -> None:
 
 app = typer.Typer(
     cls=_ErrorBoundaryGroup,
-    help="CUDA performance modelling for compute capability 1.0 to 9.0: occupancy, memory "
+    help="CUDA performance modelling for compute capability 1.0 to 12.1: occupancy, memory "
     "transactions and bank conflicts, CGMA and roofline, and a kernel simulator.",
     no_args_is_help=True,
     pretty_exceptions_enable=False,
@@ -54,7 +54,7 @@ app = typer.Typer(
 
 @app.callback()
 def _root() -> None:
-    """CUDA performance modelling for compute capability 1.0 to 9.0."""
+    """CUDA performance modelling for compute capability 1.0 to 12.1."""
 
 
 for _name in COMMAND_MODULES:

@@ -35,11 +35,10 @@ from pycparser import c_ast, c_parser
 from pycparser.c_parser import ParseError
 
 from perfcalc.errors import CudaSyntaxError
+from perfcalc.specs.types import ELEMENT_TYPES
 
-VECTOR_TYPE_NAMES = (
-    "float2", "float3", "float4", "int2", "int3", "int4", "uint2", "uint3", "uint4",
-    "double2", "char4", "uchar4", "dim3", "uint3",
-)
+# CUDA's vector types, from the one type table (specs/types.py), plus dim3.
+VECTOR_TYPE_NAMES = (*(name for name, t in ELEMENT_TYPES.items() if t.is_vector), "dim3")
 _PRELUDE_TYPES = ("size_t", "bool") + VECTOR_TYPE_NAMES
 _PRELUDE = "".join(f"typedef int {n};" for n in dict.fromkeys(_PRELUDE_TYPES))
 
