@@ -67,6 +67,16 @@ def test_core_layers_do_not_import_the_cli_or_renderers(package):
         assert not [m for m in loaded if m.startswith(("perfcalc.model.", "perfcalc.sim."))]
 
 
+@pytest.mark.parametrize(("front_end", "other"), [("perfcalc.sim.csubset", "perfcalc.sim.ptx"),
+                                                   ("perfcalc.sim.ptx", "perfcalc.sim.csubset")])
+def test_front_ends_never_import_each_other(front_end, other):
+    """DESIGN.md / issue #8: one instrumented machine, two front ends that never import each
+    other (only sim/launch.py's run_kernel picks one, lazily)."""
+    loaded = _imports_of(front_end)
+    crossing = [m for m in loaded if m == other or m.startswith(other + ".")]
+    assert not crossing, f"{front_end} imports {crossing}"
+
+
 def test_python_dash_m_runs_the_cli():
     """`python -m perfcalc` is the same program as the console script (a real subprocess)."""
     result = subprocess.run([sys.executable, "-m", "perfcalc", "devices", "show", "sm_75", "--format", "csv"],

@@ -1,12 +1,13 @@
-"""run_kernel: validate a launch against the Arch, bind arguments, run the grid chunk by chunk.
+"""What both front ends share about a launch: its validation against the Arch, the launch
+record, the result type, and `run_kernel`, which picks the front end (engine).
 
-Blocks run in chunks of about `CHUNK_LANES` lanes (whole blocks), which bounds memory and keeps
-the lane arrays cache-sized; every block of a chunk runs in lockstep, statement by statement.
+Engines: "source" runs the CUDA C subset as written (sim/csubset/, pure Python, portable);
+"ptx" compiles the whole .cu file with NVIDIA's runtime compiler and runs the PTX as compiled
+(sim/ptx/); "auto" takes "ptx" where NVRTC is installed and working, else "source".
 """
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -14,20 +15,12 @@ from pathlib import Path
 import numpy as np
 
 from perfcalc.errors import InputError
-from perfcalc.sim import ctype as T
-from perfcalc.sim.compiler import CompiledKernel, KernelCompiler
-from perfcalc.sim.context import ChunkContext
-from perfcalc.sim.counters import Counters, freeze, new_site_counts
-from perfcalc.sim.ctypes_struct import StructType, dtype_matches
-from perfcalc.sim.frontend import ParsedSource, parse_source
-from perfcalc.sim.memories import SPACE_BASE, ConstantArray, GlobalArray, SharedArray
-from perfcalc.sim.pricing import Pricer
-from perfcalc.sim.safety import Fault, FaultSignal
+from perfcalc.sim.counters import Counters
+from perfcalc.sim.safety import Fault
 from perfcalc.specs import Arch, resolve_arch
 from perfcalc.specs.arch import display_file
 
-CHUNK_LANES = 1 << 17  # measured best of 2^13..2^20 on W = 512 and 1024 matmuls
-_SHARED_ALIGN = 128
+ENGINES = ("auto", "ptx", "source")
 
 
 @dataclass(frozen=True)
@@ -54,6 +47,8 @@ class SimResult:
     per_site: dict[int, Counters]
     launch: LaunchInfo
     faults: tuple[Fault, ...] = field(default_factory=tuple)
+    engine: str = "source"
+    compiler: str = ""
 
     @property
     def instructions(self) -> dict[str, int]:
@@ -61,23 +56,7 @@ class SimResult:
         return dict(self.counters.warp_instructions)
 
 
-@dataclass
-class _Run:
-    arch: object
-    cache: str | None
-    bank_mode: int | None
-    source_name: str
-    kernel_name: str
-    pricer: Pricer
-
-
-@functools.lru_cache(maxsize=64)
-def _parse_cached(source: str, source_name: str,
-                  defines: tuple[tuple[str, object], ...]) -> ParsedSource:
-    return parse_source(source, source_name, dict(defines))
-
-
-def _dims(value: object, what: str) -> tuple[int, int, int]:
+def dims(value: object, what: str) -> tuple[int, int, int]:
     if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
         vals = [int(value)]
     elif isinstance(value, (tuple, list)) and 1 <= len(value) <= 3 and all(
@@ -91,13 +70,13 @@ def _dims(value: object, what: str) -> tuple[int, int, int]:
     return tuple(vals + [1] * (3 - len(vals)))  # type: ignore[return-value]
 
 
-def _arch_file(arch: object) -> str:
+def arch_file(arch: object) -> str:
     return display_file(getattr(arch, "source_file", ""))
 
 
-def _validate_launch(arch: object, grid: tuple[int, int, int],
+def validate_launch(arch: object, grid: tuple[int, int, int],
                      block: tuple[int, int, int]) -> None:
-    src = _arch_file(arch)
+    src = arch_file(arch)
     max_block = arch.max_block_dim
     for i, axis in enumerate("xyz"):
         if block[i] > max_block[i]:
@@ -116,210 +95,58 @@ def _validate_launch(arch: object, grid: tuple[int, int, int],
                                  f"(max_grid_dim[{i}] in {src})")
 
 
-def _shared_layout(kernel: CompiledKernel, dynamic: int,
-                   arch: object) -> tuple[dict[int, int], int, int]:
-    """Byte offset of each shared array (128-aligned), packed static bytes, dynamic offset."""
-    offsets: dict[int, int] = {}
-    offset = 0
-    static_bytes = 0
-    for sd in kernel.shared:
-        if sd.extern:
-            continue
-        size = int(np.prod(sd.dims)) * sd.elem.size
-        offsets[sd.key] = offset
-        offset += -(-size // _SHARED_ALIGN) * _SHARED_ALIGN
-        static_bytes = -(-static_bytes // sd.elem.size) * sd.elem.size + size
-    src = _arch_file(arch)
-    static_limit = arch.max_shared_memory_per_block_bytes
-    if static_bytes > static_limit:
-        raise InputError(f"static __shared__ memory of {static_bytes} bytes exceeds the limit "
-                         f"{static_limit} (max_shared_memory_per_block_bytes in {src})")
-    optin = getattr(arch, "max_shared_memory_per_block_optin_bytes", None)
-    limit, key = (optin, "max_shared_memory_per_block_optin_bytes") if optin else \
-        (static_limit, "max_shared_memory_per_block_bytes")
-    if static_bytes + dynamic > limit:
-        raise InputError(f"__shared__ memory of {static_bytes} static + {dynamic} dynamic bytes "
-                         f"exceeds the limit {limit} ({key} in {src})")
-    return offsets, static_bytes, offset
+def as_arch(arch: Arch | str | Path) -> Arch:
+    """An Arch, or anything the CLI accepts for --cc ('9.0', 'sm_90', 'h100', a device file)."""
+    if isinstance(arch, Arch):
+        return arch
+    if not isinstance(arch, (str, Path)):
+        raise InputError(f"arch must be an Arch or a CC/product name such as '9.0', got {arch!r}"[:200])
+    return resolve_arch(str(arch))
 
 
-def _scalar_arg(name: str, t: T.CType, value: object) -> np.generic:
-    if isinstance(value, (bool, np.bool_)):
-        raise InputError(f"argument {name} = {value!r}: a {t.name} parameter needs a number")
-    if t.is_float:
-        if not isinstance(value, (int, float, np.integer, np.floating)):
-            raise InputError(f"argument {name} = {value!r}: a {t.name} parameter needs a number")
-        return t.dtype.type(value)
-    if isinstance(value, (float, np.floating)):
-        if float(value) != int(value):
-            raise InputError(f"argument {name} = {value!r}: a {t.name} parameter needs an "
-                             "integer")
-        value = int(value)
-    if not isinstance(value, (int, np.integer)):
-        raise InputError(f"argument {name} = {value!r}: a {t.name} parameter needs an integer")
-    info = np.iinfo(t.dtype)
-    if not info.min <= int(value) <= info.max:
-        raise InputError(f"argument {name} = {value} does not fit the parameter's C type "
-                         f"{t.name} ({info.min}..{info.max})")
-    return t.dtype.type(int(value))
+def resolve_engine(engine: str) -> tuple[str, str | None]:
+    """('ptx' | 'source', a one-line note or None) for an engine name ('auto' decides)."""
+    if engine not in ENGINES:
+        raise InputError(f"engine {str(engine)[:40]!r} is not one of {', '.join(ENGINES)}")
+    if engine != "auto":
+        return engine, None
+    from perfcalc.sim.ptx.nvrtc import CompilerUnavailable, library
 
-
-def _dtype_name(t: object) -> str:
-    if isinstance(t, StructType):
-        return f"a structured dtype with the layout of {t.name} ({t.dtype})"
-    return str(t.dtype)  # type: ignore[union-attr]
-
-
-def _check_array(name: str, elem: object, arr: object, writable: bool, what: str) -> np.ndarray:
-    if not isinstance(arr, np.ndarray):
-        raise InputError(f"argument {name}: {what} needs a NumPy array, got "
-                         f"{type(arr).__name__}")
-    if arr.ndim != 1:
-        raise InputError(f"argument {name}: array has shape {arr.shape}; {what} needs a 1-D "
-                         "array (flatten it; the kernel indexes it linearly)")
-    ok = dtype_matches(elem, arr.dtype) if isinstance(elem, StructType) else \
-        arr.dtype == elem.dtype  # type: ignore[union-attr]
-    if not ok:
-        raise InputError(f"argument {name}: array dtype {arr.dtype} does not match the C "
-                         f"element type; {what} needs {_dtype_name(elem)}")
-    if not arr.flags.c_contiguous:
-        raise InputError(f"argument {name}: array is not contiguous (pass np.ascontiguousarray)")
-    if writable and not arr.flags.writeable:
-        raise InputError(f"argument {name}: array is read-only but the kernel parameter is "
-                         "not const")
-    return arr
+    try:
+        library()
+    except CompilerUnavailable as exc:
+        return "source", f"note: running the C-subset engine ({exc})"
+    return "ptx", None
 
 
 def run_kernel(source: str, kernel: str, grid: object, block: object,
                args: dict[str, object], arch: Arch | str, dynamic_shared_bytes: int = 0,
-               defines: dict[str, int | float] | None = None, iteration_cap: int = 1_000_000,
-               cache: str | None = None, bank_mode: int | None = None,
-               source_name: str = "<source>", raise_on_fault: bool = True,
-               progress: Callable[[int, int], None] | None = None) -> SimResult:
-    """Run `kernel` of CUDA C `source` on NumPy for every thread of the launch and count.
+               defines: dict[str, int | float | str] | None = None,
+               iteration_cap: int = 1_000_000, cache: str | None = None,
+               bank_mode: int | None = None, source_name: str = "<source>",
+               raise_on_fault: bool = True,
+               progress: Callable[[int, int], None] | None = None,
+               engine: str = "source", include_dirs: tuple[str, ...] = ()) -> SimResult:
+    """Run `kernel` of CUDA `source` for every thread of the launch, count, check for faults.
 
     Pointer parameters are bound to the 1-D NumPy arrays in `args` and written in place;
-    scalar parameters and `__constant__` arrays are taken from `args` by name. Faults raise
-    KernelFault (one line, compute-sanitizer style) unless `raise_on_fault` is False, in which
-    case the run stops at the first fault and returns it in `faults`. `progress`, if given,
-    is called as progress(blocks_done, blocks_total) after each chunk of blocks. `arch` is an
-    Arch or anything the CLI accepts for `--cc` ('9.0', 'sm_90', 'h100', a device-file path).
+    scalar parameters and `__constant__` arrays are taken from `args` by name. `engine` is
+    "source" (the C subset as written), "ptx" (the whole file through NVRTC, as compiled) or
+    "auto". Faults raise KernelFault (one line, compute-sanitizer style) unless
+    `raise_on_fault` is False, in which case the run stops at the first fault and returns it.
     """
-    if not isinstance(arch, Arch):
-        if not isinstance(arch, (str, Path)):
-            raise InputError(f"arch must be an Arch or a CC/product name such as '9.0', got {arch!r}"[:200])
-        arch = resolve_arch(str(arch))
-    if not isinstance(iteration_cap, int) or isinstance(iteration_cap, bool) or iteration_cap < 1:
-        raise InputError(f"iteration_cap = {iteration_cap!r} must be a positive int")
-    if not isinstance(dynamic_shared_bytes, int) or dynamic_shared_bytes < 0:
-        raise InputError(f"dynamic_shared_bytes = {dynamic_shared_bytes!r} must be an int >= 0")
-    g = _dims(grid, "grid")
-    b = _dims(block, "block")
-    _validate_launch(arch, g, b)
-    dkey = tuple(sorted((defines or {}).items()))
-    parsed = _parse_cached(source, source_name, dkey)
-    compiled = KernelCompiler(parsed, kernel, iteration_cap).compile()
-    offsets, static_bytes, dyn_offset = _shared_layout(compiled, dynamic_shared_bytes, arch)
-    run = _Run(arch, cache, bank_mode, source_name, kernel, Pricer(arch, cache, bank_mode))
-    mems, scalars = _bind(compiled, args)
+    arch = as_arch(arch)
+    chosen, _note = resolve_engine(engine)
+    if chosen == "ptx":
+        from perfcalc.sim.ptx.run import run_ptx
 
-    nblocks = g[0] * g[1] * g[2]
-    threads = b[0] * b[1] * b[2]
-    warps_pb = -(-threads // 32)
-    per_chunk = max(1, CHUNK_LANES // (32 * warps_pb))
-    faults: list[Fault] = []
-    with np.errstate(all="ignore"):
-        try:
-            for first in range(0, nblocks, per_chunk):
-                ids = np.arange(first, min(first + per_chunk, nblocks), dtype=np.int64)
-                ctx = ChunkContext(run, ids, b, g)
-                _prepare_chunk(ctx, compiled, mems, scalars, offsets, dyn_offset,
-                               dynamic_shared_bytes)
-                compiled.body(ctx)
-                if progress is not None:
-                    progress(int(ids[-1]) + 1, nblocks)
-        except FaultSignal as sig:
-            if raise_on_fault:
-                raise
-            faults.append(sig.fault)
-    per_site = {line: freeze(c) for line, c in sorted(compiled.site_counts.items())
-                if any(c)}
-    total = freeze(new_site_counts())
-    for c in per_site.values():
-        total = total + c
-    info = LaunchInfo(g, b, nblocks, threads, nblocks * threads, warps_pb, nblocks * warps_pb,
-                      static_bytes, dynamic_shared_bytes)
-    return SimResult(kernel, total, per_site, info, tuple(faults))
+        return run_ptx(source, kernel, grid, block, args, arch, dynamic_shared_bytes,
+                       defines=defines, iteration_cap=iteration_cap, cache=cache,
+                       bank_mode=bank_mode, source_name=source_name,
+                       raise_on_fault=raise_on_fault, progress=progress,
+                       include_dirs=include_dirs)
+    from perfcalc.sim.csubset.run import run_csubset
 
-
-def _bind(compiled: CompiledKernel, args: dict[str, object]) -> tuple[dict[int, object],
-                                                                      dict[int, object]]:
-    if not isinstance(args, dict):
-        raise InputError("args must be a dict of parameter name -> array or number")
-    known = {p.name for p in compiled.params} | {c.name for c in compiled.constants}
-    unknown = sorted(set(args) - known)
-    if unknown:
-        raise InputError(f"argument(s) {', '.join(unknown)} match no parameter or __constant__ "
-                         f"array of kernel '{compiled.name}' (it has: {', '.join(sorted(known))})")
-    mems: dict[int, object] = {}
-    scalars: dict[int, object] = {}
-    next_base = SPACE_BASE
-    bases: dict[tuple[int, int], int] = {}
-    for p in compiled.params:
-        if p.name not in args:
-            raise InputError(f"argument {p.name} of kernel '{compiled.name}' is missing")
-        value = args[p.name]
-        if p.kind == "scalar":
-            scalars[p.slot_or_key] = _scalar_arg(p.name, p.t, value)  # type: ignore[arg-type]
-            continue
-        arr = _check_array(p.name, p.t, value, not p.readonly, f"pointer parameter {p.name}")
-        ident = (arr.__array_interface__["data"][0], arr.nbytes)
-        if ident not in bases:
-            bases[ident] = next_base
-            next_base += -(-max(arr.nbytes, 1) // 256) * 256 + 256
-        mems[p.slot_or_key] = GlobalArray(p.name, arr, bases[ident], p.readonly)
-    for c in compiled.constants:
-        if c.name in args:
-            arr = _check_array(c.name, c.elem, args[c.name], False, f"__constant__ {c.name}")
-            if arr.shape[0] > c.length:
-                raise InputError(f"argument {c.name}: {arr.shape[0]} elements given for "
-                                 f"__constant__ {c.name}[{c.length}] (declared at line "
-                                 f"{c.line})")
-            full = np.zeros(c.length, dtype=arr.dtype)
-            full[: arr.shape[0]] = arr
-        else:
-            dt = c.elem.dtype  # type: ignore[union-attr]
-            full = np.zeros(c.length, dtype=dt)
-            if c.init:
-                full[: len(c.init)] = c.init
-        mems[c.key] = ConstantArray(c.name, full)
-    return mems, scalars
-
-
-def _prepare_chunk(ctx: ChunkContext, compiled: CompiledKernel, mems: dict[int, object],
-                   scalars: dict[int, object], offsets: dict[int, int], dyn_offset: int,
-                   dynamic: int) -> None:
-    ctx.slots = [None] * compiled.nslots
-    for slot, v in scalars.items():
-        ctx.slots[slot] = v
-    ctx.funcs = [ctx.kernel_frame]
-    ctx.mems = [None] * compiled.nmem
-    for key, m in mems.items():
-        ctx.mems[key] = m
-    ctx.shared_arrays = []
-    dyn_buffer = None
-    for sd in compiled.shared:
-        if sd.extern:
-            width = -(-dynamic // 16) * 16
-            if dyn_buffer is None:
-                dyn_buffer = np.zeros(ctx.nblocks * max(width, 16), dtype=np.uint8)
-            storage = dyn_buffer.view(sd.elem.dtype)
-            stride = max(width, 16) // sd.elem.size
-            arr = SharedArray(ctx, sd.name, storage, dynamic // sd.elem.size, (), dyn_offset,
-                              stride)
-        else:
-            n = int(np.prod(sd.dims))
-            storage = np.zeros(ctx.nblocks * n, dtype=sd.elem.dtype)
-            arr = SharedArray(ctx, sd.name, storage, n, sd.dims, offsets[sd.key])
-        ctx.mems[sd.key] = arr
-        ctx.shared_arrays.append(arr)
+    return run_csubset(source, kernel, grid, block, args, arch, dynamic_shared_bytes,
+                       defines, iteration_cap, cache, bank_mode, source_name, raise_on_fault,
+                       progress)

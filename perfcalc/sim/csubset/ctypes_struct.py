@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from perfcalc.sim import ctype as T
+from perfcalc.sim.csubset import ctype as T
 from perfcalc.specs.types import ELEMENT_TYPES
 
 

@@ -23,13 +23,13 @@ from __future__ import annotations
 from pycparser import c_ast
 
 from perfcalc.sim import counters as C
-from perfcalc.sim import ctype as T
-from perfcalc.sim.compile_calls import CallsMixin
-from perfcalc.sim.compile_exprs import ExpressionsMixin
-from perfcalc.sim.compile_stmts import StatementsMixin
-from perfcalc.sim.ctypes_struct import VECTOR_TYPES, StructType, make_struct
-from perfcalc.sim.frontend import ParsedSource
-from perfcalc.sim.ir import (
+from perfcalc.sim.csubset import ctype as T
+from perfcalc.sim.csubset.compile_calls import CallsMixin
+from perfcalc.sim.csubset.compile_exprs import ExpressionsMixin
+from perfcalc.sim.csubset.compile_stmts import StatementsMixin
+from perfcalc.sim.csubset.ctypes_struct import VECTOR_TYPES, StructType, make_struct
+from perfcalc.sim.csubset.frontend import ParsedSource
+from perfcalc.sim.csubset.ir import (
     CompiledKernel,
     ConstantDecl,
     FuncInfo,

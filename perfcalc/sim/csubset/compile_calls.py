@@ -9,10 +9,10 @@ import numpy as np
 from pycparser import c_ast
 
 from perfcalc.sim import counters as C
-from perfcalc.sim import ctype as T
-from perfcalc.sim.context import ChunkContext, FunctionFrame
-from perfcalc.sim.ctypes_struct import StructType
-from perfcalc.sim.ir import E, MemSym, Var, cast, type_name
+from perfcalc.sim.csubset import ctype as T
+from perfcalc.sim.csubset.context import ChunkContext, FunctionFrame
+from perfcalc.sim.csubset.ctypes_struct import StructType
+from perfcalc.sim.csubset.ir import E, MemSym, Var, cast, type_name
 
 _MATH_FLOAT = {
     "sqrtf": np.sqrt, "expf": np.exp, "__expf": np.exp, "logf": np.log, "__logf": np.log,

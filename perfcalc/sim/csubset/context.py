@@ -16,8 +16,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from perfcalc.sim.csubset.separable import Sep
 from perfcalc.sim.safety import Fault, FaultSignal
-from perfcalc.sim.separable import Sep
 
 
 class Mask:

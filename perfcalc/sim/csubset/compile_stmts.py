@@ -11,9 +11,9 @@ import numpy as np
 from pycparser import c_ast
 
 from perfcalc.sim import counters as C
-from perfcalc.sim.context import ChunkContext, LoopFrame
-from perfcalc.sim.ctypes_struct import StructType
-from perfcalc.sim.ir import Var, cast, type_name
+from perfcalc.sim.csubset.context import ChunkContext, LoopFrame
+from perfcalc.sim.csubset.ctypes_struct import StructType
+from perfcalc.sim.csubset.ir import Var, cast, type_name
 
 
 class StatementsMixin:

@@ -27,8 +27,8 @@ from __future__ import annotations
 import numpy as np
 
 from perfcalc.sim import counters as C
-from perfcalc.sim.context import ChunkContext
-from perfcalc.sim.separable import _RANGE, Core, Sep, dense
+from perfcalc.sim.csubset.context import ChunkContext
+from perfcalc.sim.csubset.separable import _RANGE, Core, Sep, dense
 
 SPACE_BASE = 1 << 40
 _GLOBAL_LOAD = C.instruction_slot("global_load")

@@ -9,9 +9,9 @@ from dataclasses import dataclass, field
 import numpy as np
 from pycparser import c_ast
 
-from perfcalc.sim import ctype as T
-from perfcalc.sim.context import ChunkContext
-from perfcalc.sim.ctypes_struct import StructType
+from perfcalc.sim.csubset import ctype as T
+from perfcalc.sim.csubset.context import ChunkContext
+from perfcalc.sim.csubset.ctypes_struct import StructType
 
 Fn = Callable[[ChunkContext], object]
 

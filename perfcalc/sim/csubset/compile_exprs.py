@@ -9,10 +9,10 @@ import numpy as np
 from pycparser import c_ast
 
 from perfcalc.sim import counters as C
-from perfcalc.sim import ctype as T
-from perfcalc.sim.context import ChunkContext
-from perfcalc.sim.ctypes_struct import StructType
-from perfcalc.sim.ir import (
+from perfcalc.sim.csubset import ctype as T
+from perfcalc.sim.csubset.context import ChunkContext
+from perfcalc.sim.csubset.ctypes_struct import StructType
+from perfcalc.sim.csubset.ir import (
     E,
     MemSym,
     Var,
@@ -24,7 +24,7 @@ from perfcalc.sim.ir import (
     to_index,
     type_name,
 )
-from perfcalc.sim.separable import dense
+from perfcalc.sim.csubset.separable import dense
 
 
 class ExpressionsMixin:
