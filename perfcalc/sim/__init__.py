@@ -10,8 +10,9 @@ barriers and endless loops.
 
 from __future__ import annotations
 
+from typing import Any
+
 from perfcalc.sim.counters import COUNTER_NAMES, INSTRUCTION_KINDS, Counters
-from perfcalc.sim.csubset.frontend import ParsedSource, parse_source
 from perfcalc.sim.launch import ENGINES, LaunchInfo, SimResult, run_kernel
 from perfcalc.sim.safety import Fault
 
@@ -27,3 +28,12 @@ __all__ = [
     "parse_source",
     "run_kernel",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """The C front end's parser, loaded only when asked for (the PTX front end never loads it)."""
+    if name in ("ParsedSource", "parse_source"):
+        from perfcalc.sim.csubset import frontend
+
+        return getattr(frontend, name)
+    raise AttributeError(f"module 'perfcalc.sim' has no attribute {name!r}")
