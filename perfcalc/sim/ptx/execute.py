@@ -1,0 +1,213 @@
+"""Execute one PTX entry function for every thread of a chunk of blocks, vectorised with NumPy.
+
+Threads are laid out block by block, each block padded to whole warps, so every warp is a row of
+32 lanes. Each instruction is compiled once into a closure over (chunk state, active mask).
+
+Divergence and reconvergence: one current PC and mask, and a table of waiting PCs with their
+masks. After a branch both sides wait; the smallest waiting PC always runs next, and threads that
+reach a PC where others wait are merged with them. For structured code (if/else, loops with
+break/continue, early return) this is immediate post-dominator reconvergence; for unstructured
+code it is a documented heuristic (reference/ptx-engine.md section 4). A `bar.sync` runs when
+no thread waits at a smaller PC; a live thread of the same block that is elsewhere then has
+skipped the barrier, which is reported (threads that exited count as arrived).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from perfcalc.errors import CudaSyntaxError
+from perfcalc.sim import counters as C
+from perfcalc.sim.ptx import arith
+from perfcalc.sim.ptx.memory import (
+    LOCAL_WINDOW,
+    SHARED_WINDOW,
+    Heap,
+    gather,
+    scatter,
+)
+from perfcalc.sim.ptx.parse import Function, Instr
+from perfcalc.sim.ptx.values import NP, as_type, immediate, register_name, storage_dtype
+from perfcalc.sim.safety import Fault, FaultSignal
+
+Step = Callable[["Chunk", np.ndarray], None]
+
+
+@dataclass
+class Env:
+    """What every chunk of one launch shares: the program, memories, pricing and counts."""
+
+    fn: Function
+    kernel: str
+    source_name: str
+    grid: tuple[int, int, int]
+    block: tuple[int, int, int]
+    heap: Heap
+    params: dict[str, bytes]
+    symbols: dict[str, int]  # variable name -> address (shared offset, or heap address)
+    shared_bytes: int
+    local_bytes: int
+    pricer: Any
+    iteration_cap: int
+    counts: dict[int, list[int]] = field(default_factory=dict)
+    reg_types: dict[str, str] = field(default_factory=dict)
+
+    def site(self, line: int) -> list[int]:
+        found = self.counts.get(line)
+        if found is None:
+            found = self.counts[line] = C.new_site_counts()
+        return found
+
+
+class Chunk:
+    """The threads of a chunk of blocks: special registers, registers, shared and local memory."""
+
+    def __init__(self, env: Env, block_ids: np.ndarray):
+        bx, by, bz = env.block
+        gx, gy, _gz = env.grid
+        tpb = bx * by * bz
+        self.warps_per_block = -(-tpb // 32)
+        width = self.warps_per_block * 32
+        self.nblocks = len(block_ids)
+        self.n = self.nblocks * width
+        self.env = env
+        local = np.tile(np.arange(width, dtype=np.int64), self.nblocks)
+        self.block_local = np.repeat(np.arange(self.nblocks, dtype=np.int64), width)
+        self.valid = local < tpb
+        bid = block_ids[self.block_local]
+        t = np.minimum(local, tpb - 1)
+        u32 = np.uint32
+        self.special: dict[str, Any] = {
+            "%tid.x": (t % bx).astype(u32), "%tid.y": ((t // bx) % by).astype(u32),
+            "%tid.z": (t // (bx * by)).astype(u32),
+            "%ntid.x": u32(bx), "%ntid.y": u32(by), "%ntid.z": u32(bz),
+            "%ctaid.x": (bid % gx).astype(u32), "%ctaid.y": ((bid // gx) % gy).astype(u32),
+            "%ctaid.z": (bid // (gx * gy)).astype(u32),
+            "%nctaid.x": u32(gx), "%nctaid.y": u32(gy), "%nctaid.z": u32(env.grid[2]),
+            "%laneid": (local % 32).astype(u32), "%warpid": (local // 32).astype(u32),
+            "%nwarpid": u32(self.warps_per_block), "%smid": u32(0), "%nsmid": u32(1),
+            "%clock": u32(0), "%clock64": np.uint64(0), "%gridid": np.uint64(0),
+        }
+        lane = (local % 32).astype(np.uint32)
+        one = np.uint32(1)
+        self.special["%lanemask_eq"] = (one << lane).astype(u32)
+        self.special["%lanemask_lt"] = ((one << lane) - one).astype(u32)
+        self.special["%lanemask_le"] = (((one << lane) << one) - one).astype(u32)
+        self.special["%lanemask_gt"] = (~self.special["%lanemask_le"]).astype(u32)
+        self.special["%lanemask_ge"] = (~self.special["%lanemask_lt"]).astype(u32)
+        self.thread_index = bid * tpb + t
+        self.bid = bid
+        self.tid3 = np.stack([self.special["%tid.x"], self.special["%tid.y"],
+                              self.special["%tid.z"]])
+        self.bid3 = np.stack([self.special["%ctaid.x"], self.special["%ctaid.y"],
+                              self.special["%ctaid.z"]])
+        self.regs: dict[str, np.ndarray] = {}
+        self.shared = np.zeros(self.nblocks * max(env.shared_bytes, 16), dtype=np.uint8)
+        self.local = np.zeros(self.n * max(env.local_bytes, 8), dtype=np.uint8)
+        self.live = self.valid.copy()
+
+    # ---- registers -------------------------------------------------------------------------
+    def reg(self, name: str) -> np.ndarray:
+        found = self.regs.get(name)
+        if found is None:
+            t = self.env.reg_types.get(name)
+            if t is None:
+                raise CudaSyntaxError(f"register {name} is used but not declared in the PTX")
+            found = self.regs[name] = np.zeros(self.n, dtype=storage_dtype(t))
+        return found
+
+    def write(self, name: str, value: Any, mask: np.ndarray, full: bool) -> None:
+        target = self.reg(name)
+        v = np.asarray(value)
+        if v.dtype != target.dtype:
+            v = as_type(v, _type_of_dtype(target.dtype))
+        if full:
+            if v.ndim == 0:
+                target.fill(v)
+            else:
+                np.copyto(target, v)
+        else:
+            np.copyto(target, v, where=mask)
+
+    # ---- faults ----------------------------------------------------------------------------
+    def fault(self, kind: str, instr: Instr, lanes: np.ndarray, what: str,
+              array: str | None = None, index: int | None = None) -> FaultSignal:
+        lane = int(np.flatnonzero(lanes)[0])
+        block = tuple(int(v) for v in self.bid3[:, lane])
+        thread = tuple(int(v) for v in self.tid3[:, lane])
+        env = self.env
+        line = instr.line
+        msg = (f"{what} in kernel '{env.kernel}' at {env.source_name}:{line} by thread "
+               f"({thread[0]},{thread[1]},{thread[2]}) in block ({block[0]},{block[1]},{block[2]})")
+        return FaultSignal(Fault(kind, env.kernel, env.source_name, line, array, block,  # type: ignore[arg-type]
+                                 thread, index, msg))  # type: ignore[arg-type]
+
+
+_DTYPE_TYPE = {np.dtype(np.bool_): "pred", np.dtype(np.uint8): "b8", np.dtype(np.uint16): "b16",
+               np.dtype(np.uint32): "b32", np.dtype(np.uint64): "b64",
+               np.dtype(np.float32): "f32", np.dtype(np.float64): "f64",
+               np.dtype(np.float16): "f16"}
+
+
+def _type_of_dtype(dt: np.dtype) -> str:
+    return _DTYPE_TYPE[dt]
+
+
+def warps_with(mask: np.ndarray) -> np.ndarray:
+    """Per warp of the chunk: does any lane of `mask` belong to it."""
+    return mask.reshape(-1, 32).any(axis=1)
+
+
+# ---- operands ---------------------------------------------------------------------------------
+
+Reader = Callable[[Chunk], Any]
+
+
+def operand(text: str, t: str, env: Env) -> Reader:
+    """A reader of one source operand as PTX type `t`."""
+    text = text.strip()
+    if text.startswith("!"):
+        inner = operand(text[1:], t, env)
+        return lambda ch: ~inner(ch)
+    if text in SPECIAL_NAMES or text.split(".")[0] in ("%tid", "%ntid", "%ctaid", "%nctaid"):
+        return lambda ch: as_type(ch.special[text], t)
+    if register_name(text):
+        return lambda ch: as_type(ch.reg(text), t)
+    if text in env.symbols:
+        value = as_type(np.asarray(env.symbols[text], dtype=np.uint64), t)[()]
+        return lambda ch: value
+    value = immediate(text, t)
+    return lambda ch: value
+
+
+SPECIAL_NAMES = ("%laneid", "%warpid", "%nwarpid", "%smid", "%nsmid", "%clock", "%clock64",
+                 "%gridid", "%lanemask_eq", "%lanemask_lt", "%lanemask_le", "%lanemask_gt",
+                 "%lanemask_ge")
+
+_ADDR = re.compile(r"^\[\s*([^\]+]+?)\s*(?:\+\s*(-?\s*\w+))?\s*\]$")
+
+
+def address(text: str, env: Env, width: str) -> Callable[[Chunk], np.ndarray | np.generic]:
+    """A reader of a memory operand `[reg+off]`, `[symbol+off]` as a uint64 address."""
+    m = _ADDR.match(text.strip())
+    if m is None:
+        raise CudaSyntaxError(f"cannot read the PTX address {text!r}")
+    base, offset = m.group(1).strip(), m.group(2)
+    off = np.uint64(int(offset.replace(" ", ""), 0) & (2**64 - 1)) if offset else np.uint64(0)
+    if register_name(base):
+        def read(ch: Chunk) -> np.ndarray:
+            r = ch.reg(base)
+            return (r.astype(np.uint64) if r.dtype != np.uint64 else r) + off
+        return read
+    if base in env.symbols:
+        value = np.uint64(env.symbols[base]) + off
+        return lambda ch: value
+    if base in env.params:
+        value = off
+        return lambda ch: value
+    raise CudaSyntaxError(f"the PTX address {text!r} names nothing this kernel declares")

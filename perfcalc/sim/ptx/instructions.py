@@ -1,0 +1,557 @@
+"""Compile one PTX instruction (everything but memory and control flow) into a closure.
+
+A closure receives the chunk and the mask of lanes that execute it (control flow and the guard
+predicate already applied) and writes its destination registers for those lanes only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from perfcalc.errors import CudaSyntaxError
+from perfcalc.sim.ptx import arith
+from perfcalc.sim.ptx.execute import Chunk, Env, Reader, operand, warps_with
+from perfcalc.sim.ptx.parse import Instr
+from perfcalc.sim.ptx.values import NP, TYPE_NAMES, as_type
+
+Op = Callable[[Chunk, np.ndarray, bool], None]
+
+_ROUNDING = ("rn", "rz", "rm", "rp")
+FLOAT_ROUNDING_REFUSED = ("rz", "rm", "rp")
+
+
+def type_of(instr: Instr) -> str:
+    """The instruction's operand type: its last type-named part."""
+    for part in reversed(instr.parts):
+        if part in TYPE_NAMES:
+            return part
+    raise CudaSyntaxError(f"{instr.opcode} at line {instr.line} names no operand type")
+
+
+def _dst(instr: Instr) -> str:
+    return instr.operands[0].strip()
+
+
+def _srcs(instr: Instr, t: str, env: Env, first: int = 1) -> list[Reader]:
+    return [operand(o, t, env) for o in instr.operands[first:]]
+
+
+def _float_mode(instr: Instr) -> None:
+    for r in FLOAT_ROUNDING_REFUSED:
+        if r in instr.parts:
+            raise CudaSyntaxError(
+                f"{instr.opcode} at line {instr.line}: directed rounding .{r} on float "
+                f"arithmetic is not emulated (refused rather than answered wrongly)")
+
+
+def _post(instr: Instr, t: str) -> Callable[[np.ndarray], np.ndarray]:
+    ftz = "ftz" in instr.parts and t == "f32"
+    sat = "sat" in instr.parts and NP[t].kind == "f"
+
+    def post(v: np.ndarray) -> np.ndarray:
+        if ftz:
+            v = arith.ftz(np.asarray(v, dtype=np.float32))
+        if sat:
+            v = arith.saturate(v)
+        return v
+    return post
+
+
+def _binary(fn: Callable[[Any, Any], Any]) -> Callable[[Instr, Env], Op]:
+    def build(instr: Instr, env: Env) -> Op:
+        t = type_of(instr)
+        if NP[t].kind == "f":
+            _float_mode(instr)
+        d = _dst(instr)
+        a, b = _srcs(instr, t, env)
+        dt = NP[t]
+        post = _post(instr, t)
+
+        def run(ch: Chunk, m: np.ndarray, full: bool) -> None:
+            x, y = a(ch), b(ch)
+            if NP[t].kind == "f" and "ftz" in instr.parts:
+                x, y = arith.ftz(np.asarray(x)), arith.ftz(np.asarray(y))
+            ch.write(d, post(np.asarray(fn(x, y)).astype(dt, copy=False)), m, full)
+        return run
+    return build
+
+
+def _int_or_float(int_fn: Callable[..., Any], float_fn: Callable[..., Any]):
+    return lambda x, y: float_fn(x, y) if np.asarray(x).dtype.kind == "f" else int_fn(x, y)
+
+
+def build_mul(instr: Instr, env: Env) -> Op:
+    t = type_of(instr)
+    d = _dst(instr)
+    a, b = _srcs(instr, t, env)
+    parts = instr.parts
+    if NP[t].kind == "f":
+        return _binary(np.multiply)(instr, env)
+    if "wide" in parts:
+        wide = "s" + str(2 * int(t[1:])) if t[0] == "s" else "u" + str(2 * int(t[1:]))
+
+        def run_wide(ch: Chunk, m: np.ndarray, full: bool) -> None:
+            ch.write(d, a(ch).astype(NP[wide]) * np.asarray(b(ch)).astype(NP[wide]), m, full)
+        return run_wide
+    if "hi" in parts:
+        def run_hi(ch: Chunk, m: np.ndarray, full: bool) -> None:
+            x, y = np.asarray(a(ch)), np.broadcast_to(np.asarray(b(ch)), np.shape(a(ch)))
+            ch.write(d, arith.mul_hi(np.asarray(x), np.asarray(y), t), m, full)
+        return run_hi
+    if "24" in instr.base:  # mul24.lo
+        def run24(ch: Chunk, m: np.ndarray, full: bool) -> None:
+            x = (np.asarray(a(ch)).astype(np.int64) << 40) >> 40
+            y = (np.asarray(b(ch)).astype(np.int64) << 40) >> 40
+            ch.write(d, (x * y).astype(NP[t]), m, full)
+        return run24
+
+    def run(ch: Chunk, m: np.ndarray, full: bool) -> None:
+        ch.write(d, np.asarray(a(ch) * b(ch)).astype(NP[t], copy=False), m, full)
+    return run
+
+
+def build_mad(instr: Instr, env: Env) -> Op:
+    t = type_of(instr)
+    d = _dst(instr)
+    parts = instr.parts
+    if NP[t].kind == "f":
+        _float_mode(instr)
+        a, b, c = _srcs(instr, t, env)
+        fused = arith.fma_f32 if t == "f32" else arith.fma_f64
+        post = _post(instr, t)
+
+        def run_f(ch: Chunk, m: np.ndarray, full: bool) -> None:
+            x, y, z = a(ch), b(ch), c(ch)
+            if "ftz" in parts and t == "f32":
+                x, y, z = (arith.ftz(np.asarray(v, dtype=np.float32)) for v in (x, y, z))
+            ch.write(d, post(fused(x, y, z)), m, full)
+        return run_f
+    if "wide" in parts:
+        wide = ("s" if t[0] == "s" else "u") + str(2 * int(t[1:]))
+        a, b = (operand(o, t, env) for o in instr.operands[1:3])
+        c = operand(instr.operands[3], wide, env)
+
+        def run_wide(ch: Chunk, m: np.ndarray, full: bool) -> None:
+            prod = np.asarray(a(ch)).astype(NP[wide]) * np.asarray(b(ch)).astype(NP[wide])
+            ch.write(d, prod + c(ch), m, full)
+        return run_wide
+    a, b, c = _srcs(instr, t, env)
+    if "hi" in parts:
+        def run_hi(ch: Chunk, m: np.ndarray, full: bool) -> None:
+            x = np.asarray(a(ch))
+            y = np.broadcast_to(np.asarray(b(ch)), x.shape)
+            ch.write(d, arith.mul_hi(x, y, t) + c(ch), m, full)
+        return run_hi
+
+    def run(ch: Chunk, m: np.ndarray, full: bool) -> None:
+        ch.write(d, np.asarray(a(ch) * b(ch) + c(ch)).astype(NP[t], copy=False), m, full)
+    return run
+
+
+def build_div(instr: Instr, env: Env, rem: bool = False) -> Op:
+    t = type_of(instr)
+    d = _dst(instr)
+    a, b = _srcs(instr, t, env)
+    if NP[t].kind == "f":
+        _float_mode(instr)
+        post = _post(instr, t)
+        exact = "rn" in instr.parts or t == "f64"
+
+        def run_f(ch: Chunk, m: np.ndarray, full: bool) -> None:
+            x, y = np.asarray(a(ch)), np.asarray(b(ch))
+            if exact:
+                q = np.divide(x, y)
+            else:  # div.approx / div.full: within 2 ulp; computed exactly, rounded once
+                q = (x.astype(np.float64) / y.astype(np.float64)).astype(NP[t])
+            ch.write(d, post(np.asarray(q, dtype=NP[t])), m, full)
+        return run_f
+
+    def run(ch: Chunk, m: np.ndarray, full: bool) -> None:
+        x = np.broadcast_to(np.asarray(a(ch)), m.shape)
+        y = np.broadcast_to(np.asarray(b(ch)), m.shape)
+        zero = m & (y == 0)
+        if zero.any():
+            raise ch.fault("division_by_zero", instr, zero,
+                           f"Integer {'remainder' if rem else 'division'} by zero ({instr.opcode})")
+        safe = np.where(m, y, 1)
+        if NP[t].kind == "i":
+            q = np.fmod(x, safe) if rem else (np.trunc(x.astype(np.float64) / safe).astype(NP[t])
+                                               if NP[t].itemsize <= 4 else _trunc_div(x, safe))
+        else:
+            q = np.fmod(x, safe) if rem else x // safe
+        ch.write(d, np.asarray(q).astype(NP[t]), m, full)
+    return run
+
+
+def _trunc_div(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    q = np.abs(x) // np.abs(y)
+    return np.where((x < 0) ^ (y < 0), -q, q)
+
+
+def build_minmax(instr: Instr, env: Env) -> Op:
+    fn = np.minimum if instr.base == "min" else np.maximum
+    t = type_of(instr)
+    if NP[t].kind == "f":  # PTX min/max return the non-NaN input
+        fn = np.fmin if instr.base == "min" else np.fmax
+    return _binary(fn)(instr, env)
+
+
+def build_unary(instr: Instr, env: Env) -> Op:
+    t = type_of(instr)
+    d = _dst(instr)
+    (a,) = _srcs(instr, t, env)
+    base = instr.base
+    width = 8 * NP[t].itemsize
+    post = _post(instr, t)
+    f64 = np.float64
+
+    def approx(fn: Callable[[np.ndarray], np.ndarray]) -> Callable[[np.ndarray], np.ndarray]:
+        return lambda x: fn(np.asarray(x).astype(f64)).astype(NP[t])
+
+    table: dict[str, Callable[[np.ndarray], np.ndarray]] = {
+        "abs": np.abs, "neg": np.negative, "not": np.invert,
+        "cnot": lambda x: (x == 0).astype(NP[t]),
+        "popc": arith.popcount, "clz": lambda x: arith.count_leading_zeros(x, width),
+        "brev": lambda x: arith.bit_reverse(x, width).astype(NP[t]),
+        "rcp": (lambda x: np.divide(NP[t].type(1), x)) if "rn" in instr.parts else
+               approx(lambda x: 1.0 / x),
+        "sqrt": np.sqrt if "rn" in instr.parts else approx(np.sqrt),
+        "rsqrt": approx(lambda x: 1.0 / np.sqrt(x)),
+        "ex2": approx(np.exp2), "lg2": approx(np.log2), "sin": approx(np.sin),
+        "cos": approx(np.cos), "tanh": approx(np.tanh),
+    }
+    if base not in table:
+        raise CudaSyntaxError(f"{instr.opcode} at line {instr.line} is not implemented")
+    fn = table[base]
+    if base == "not" and t == "pred":
+        fn = np.logical_not
+
+    def run(ch: Chunk, m: np.ndarray, full: bool) -> None:
+        x = np.asarray(a(ch))
+        if "ftz" in instr.parts and t == "f32":
+            x = arith.ftz(x)
+        with np.errstate(all="ignore"):
+            v = fn(x)
+        ch.write(d, post(np.asarray(v)), m, full)
+    return run
+
+
+def build_logic(instr: Instr, env: Env) -> Op:
+    t = type_of(instr)
+    fn = {"and": np.bitwise_and, "or": np.bitwise_or, "xor": np.bitwise_xor}[instr.base]
+    if t == "pred":
+        fn = {"and": np.logical_and, "or": np.logical_or, "xor": np.logical_xor}[instr.base]
+    return _binary(fn)(instr, env)
+
+
+def build_shift(instr: Instr, env: Env) -> Op:
+    t = type_of(instr)
+    d = _dst(instr)
+    a = operand(instr.operands[1], t, env)
+    b = operand(instr.operands[2], "u32", env)
+    width = 8 * NP[t].itemsize
+    left = instr.base == "shl"
+
+    def run(ch: Chunk, m: np.ndarray, full: bool) -> None:
+        x = np.asarray(a(ch))
+        y = np.broadcast_to(np.asarray(b(ch)), m.shape) if x.ndim else np.asarray(b(ch))
+        x = np.broadcast_to(x, np.shape(y)) if np.ndim(y) else x
+        v = arith.shift_left(x, y, width) if left else arith.shift_right(x, y, width)
+        ch.write(d, v, m, full)
+    return run
+
+
+def build_setp(instr: Instr, env: Env) -> Op:
+    t = type_of(instr)
+    cmp_op = instr.parts[1]
+    bool_op = instr.parts[2] if instr.parts[2] in ("and", "or", "xor") else None
+    dests = [p.strip() for p in instr.operands[0].split("|")]
+    a, b = (operand(o, t, env) for o in instr.operands[1:3])
+    c = operand(instr.operands[3], "pred", env) if bool_op else None
+    combine = {"and": np.logical_and, "or": np.logical_or, "xor": np.logical_xor}
+
+    def run(ch: Chunk, m: np.ndarray, full: bool) -> None:
+        with np.errstate(invalid="ignore"):
+            r = np.broadcast_to(arith.compare(cmp_op, a(ch), b(ch)), m.shape)
+        q = ~r
+        if c is not None:
+            cv = c(ch)
+            r = combine[bool_op](r, cv)
+            q = combine[bool_op](q, cv)
+        ch.write(dests[0], r, m, full)
+        if len(dests) > 1:
+            ch.write(dests[1], q, m, full)
+    return run
+
+
+def build_selp(instr: Instr, env: Env) -> Op:
+    t = type_of(instr)
+    d = _dst(instr)
+    a, b = (operand(o, t, env) for o in instr.operands[1:3])
+    p = operand(instr.operands[3], "pred", env)
+
+    def run(ch: Chunk, m: np.ndarray, full: bool) -> None:
+        ch.write(d, np.where(p(ch), a(ch), b(ch)).astype(NP[t]), m, full)
+    return run
+
+
+def build_mov(instr: Instr, env: Env) -> Op:
+    t = type_of(instr)
+    dst, src = instr.operands[0].strip(), instr.operands[1].strip()
+    if src.startswith("{"):  # pack: mov.b64 d, {lo, hi}
+        pieces = [s.strip() for s in src.strip("{}").split(",")]
+        each = NP[t].itemsize // len(pieces)
+        ptype = {1: "b8", 2: "b16", 4: "b32", 8: "b64"}[each]
+        readers = [operand(p, ptype, env) for p in pieces]
+
+        def pack(ch: Chunk, m: np.ndarray, full: bool) -> None:
+            out = np.zeros(m.shape, dtype=NP["b" + str(8 * NP[t].itemsize)])
+            for i, r in enumerate(readers):
+                out |= np.asarray(r(ch)).astype(out.dtype) << out.dtype.type(8 * each * i)
+            ch.write(dst, out, m, full)
+        return pack
+    if dst.startswith("{"):  # unpack: mov.b64 {lo, hi}, s
+        pieces = [s.strip() for s in dst.strip("{}").split(",")]
+        each = NP[t].itemsize // len(pieces)
+        src_r = operand(src, "b" + str(8 * NP[t].itemsize), env)
+        mask_bits = (1 << (8 * each)) - 1
+
+        def unpack(ch: Chunk, m: np.ndarray, full: bool) -> None:
+            v = np.asarray(src_r(ch)).astype(np.uint64)
+            for i, p in enumerate(pieces):
+                if p == "_":
+                    continue
+                part = (v >> np.uint64(8 * each * i)) & np.uint64(mask_bits)
+                ch.write(p, part.astype(NP["b" + str(8 * each)]), m, full)
+        return unpack
+    a = operand(src, t, env)
+
+    def run(ch: Chunk, m: np.ndarray, full: bool) -> None:
+        ch.write(dst, a(ch), m, full)
+    return run
+
+
+def build_cvt(instr: Instr, env: Env) -> Op:
+    parts = instr.parts
+    types = [p for p in parts if p in TYPE_NAMES]
+    if len(types) != 2:
+        raise CudaSyntaxError(f"{instr.opcode} at line {instr.line}: expected two types")
+    dt_name, st_name = types
+    d = _dst(instr)
+    a = operand(instr.operands[1], st_name, env)
+    irnd = next((p for p in parts if p in ("rni", "rzi", "rmi", "rpi")), None)
+    frnd = next((p for p in parts if p in _ROUNDING), None)
+    dkind, skind = NP[dt_name].kind, NP[st_name].kind
+    if frnd in FLOAT_ROUNDING_REFUSED and dkind == "f":
+        raise CudaSyntaxError(f"{instr.opcode} at line {instr.line}: directed rounding to a float "
+                              f"type is not emulated")
+    sat = "sat" in parts
+
+    def run(ch: Chunk, m: np.ndarray, full: bool) -> None:
+        x = np.asarray(a(ch))
+        if "ftz" in parts and st_name == "f32":
+            x = arith.ftz(x)
+        with np.errstate(all="ignore"):
+            if skind == "f" and dkind in "iu":
+                v = arith.float_to_int(x, irnd or "rzi", dt_name)
+            elif skind == "f" and dkind == "f" and irnd:
+                v = {"rni": np.rint, "rzi": np.trunc, "rmi": np.floor, "rpi": np.ceil}[irnd](
+                    x).astype(NP[dt_name])
+            elif sat and dkind in "iu":
+                info = np.iinfo(NP[dt_name])
+                v = np.clip(x.astype(np.float64) if skind == "u" and x.dtype.itemsize == 8
+                            else x.astype(np.int64), info.min, info.max).astype(NP[dt_name])
+            else:
+                v = x.astype(NP[dt_name])
+            if sat and dkind == "f":
+                v = arith.saturate(v)
+        ch.write(d, v, m, full)
+    return run
+
+
+def build_cvta(instr: Instr, env: Env) -> Op:
+    from perfcalc.sim.ptx.memory import LOCAL_WINDOW, SHARED_WINDOW
+
+    parts = instr.parts
+    t = type_of(instr)
+    d = _dst(instr)
+    a = operand(instr.operands[1], t, env)
+    window = SHARED_WINDOW if "shared" in parts else LOCAL_WINDOW if "local" in parts else 0
+    to = "to" in parts
+
+    def run(ch: Chunk, m: np.ndarray, full: bool) -> None:
+        v = np.asarray(a(ch)).astype(np.uint64)
+        v = v - np.uint64(window) if to else v + np.uint64(window)
+        ch.write(d, v.astype(NP[t]), m, full)
+    return run
+
+
+def build_bfe(instr: Instr, env: Env) -> Op:
+    t = type_of(instr)
+    d = _dst(instr)
+    a = operand(instr.operands[1], t, env)
+    pos = operand(instr.operands[2], "u32", env)
+    ln = operand(instr.operands[3], "u32", env)
+    width = 8 * NP[t].itemsize
+
+    def run(ch: Chunk, m: np.ndarray, full: bool) -> None:
+        x = np.asarray(a(ch)).astype(np.uint64)
+        p = np.minimum(np.asarray(pos(ch)).astype(np.uint64) & np.uint64(0xFF), np.uint64(width))
+        n = np.minimum(np.asarray(ln(ch)).astype(np.uint64) & np.uint64(0xFF), np.uint64(width))
+        field = (x >> p) & ((np.uint64(1) << n) - np.uint64(1))
+        if NP[t].kind == "i":  # sign-extend from bit n-1
+            sign = (field >> np.maximum(n, np.uint64(1)) - np.uint64(1)) & np.uint64(1)
+            fill = np.where((sign == 1) & (n > 0) & (n < width),
+                            ~((np.uint64(1) << n) - np.uint64(1)), np.uint64(0))
+            field = field | fill
+        ch.write(d, field.astype(NP["b" + str(width)]), m, full)
+    return run
+
+
+def build_bfi(instr: Instr, env: Env) -> Op:
+    t = type_of(instr)
+    d = _dst(instr)
+    f = operand(instr.operands[1], t, env)
+    b = operand(instr.operands[2], t, env)
+    pos = operand(instr.operands[3], "u32", env)
+    ln = operand(instr.operands[4], "u32", env)
+    width = 8 * NP[t].itemsize
+
+    def run(ch: Chunk, m: np.ndarray, full: bool) -> None:
+        p = np.minimum(np.asarray(pos(ch)).astype(np.uint64) & np.uint64(0xFF), np.uint64(width))
+        n = np.minimum(np.asarray(ln(ch)).astype(np.uint64) & np.uint64(0xFF), np.uint64(width))
+        mask = (((np.uint64(1) << n) - np.uint64(1)) << p) & np.uint64((1 << width) - 1)
+        out = (np.asarray(b(ch)).astype(np.uint64) & ~mask) | (
+            (np.asarray(f(ch)).astype(np.uint64) << p) & mask)
+        ch.write(d, out.astype(NP[t]), m, full)
+    return run
+
+
+def build_prmt(instr: Instr, env: Env) -> Op:
+    d = _dst(instr)
+    a, b = (operand(o, "b32", env) for o in instr.operands[1:3])
+    c = operand(instr.operands[3], "b32", env)
+    if len(instr.parts) > 2:
+        raise CudaSyntaxError(f"{instr.opcode} at line {instr.line}: prmt modes are not implemented")
+
+    def run(ch: Chunk, m: np.ndarray, full: bool) -> None:
+        x = np.broadcast_to(np.asarray(a(ch)).astype(np.uint64), m.shape)
+        y = np.broadcast_to(np.asarray(b(ch)).astype(np.uint64), m.shape)
+        sel = np.broadcast_to(np.asarray(c(ch)).astype(np.uint64), m.shape)
+        both = x | (y << np.uint64(32))
+        out = np.zeros(m.shape, dtype=np.uint64)
+        for i in range(4):
+            s = (sel >> np.uint64(4 * i)) & np.uint64(0xF)
+            byte = (both >> ((s & np.uint64(7)) * np.uint64(8))) & np.uint64(0xFF)
+            byte = np.where(s & np.uint64(8), np.where(byte & np.uint64(0x80), np.uint64(0xFF),
+                                                       np.uint64(0)), byte)
+            out |= byte << np.uint64(8 * i)
+        ch.write(d, out.astype(np.uint32), m, full)
+    return run
+
+
+def build_shfl(instr: Instr, env: Env) -> Op:
+    """shfl.sync.{up,down,bfly,idx}.b32 d[|p], a, b, c, membermask (c: clamp | segmask << 8)."""
+    mode = instr.parts[2] if instr.parts[1] == "sync" else instr.parts[1]
+    dests = [s.strip() for s in instr.operands[0].split("|")]
+    a = operand(instr.operands[1], "b32", env)
+    b = operand(instr.operands[2], "u32", env)
+    c = operand(instr.operands[3], "u32", env)
+
+    def run(ch: Chunk, m: np.ndarray, full: bool) -> None:
+        lane = ch.special["%laneid"].astype(np.int64)
+        bb = np.broadcast_to(np.asarray(b(ch)).astype(np.int64), lane.shape) & 31
+        cc = np.broadcast_to(np.asarray(c(ch)).astype(np.int64), lane.shape)
+        clamp = cc & 31
+        segmask = (cc >> 8) & 31
+        max_lane = (lane & segmask) | (clamp & ~segmask)
+        min_lane = lane & segmask
+        if mode == "up":
+            j = lane - bb
+            ok = j >= max_lane
+        elif mode == "down":
+            j = lane + bb
+            ok = j <= max_lane
+        elif mode == "bfly":
+            j = lane ^ bb
+            ok = j <= max_lane
+        else:
+            j = min_lane | (bb & ~segmask)
+            ok = j <= max_lane
+        j = np.where(ok, j, lane)
+        src = np.broadcast_to(np.asarray(a(ch)), lane.shape).reshape(-1, 32)
+        rows = np.arange(src.shape[0])[:, None]
+        value = src[rows, j.reshape(-1, 32)].reshape(-1)
+        ch.write(dests[0], value, m, full)
+        if len(dests) > 1:
+            ch.write(dests[1], ok, m, full)
+    return run
+
+
+def build_vote(instr: Instr, env: Env) -> Op:
+    mode = instr.parts[2] if instr.parts[1] == "sync" else instr.parts[1]
+    d = _dst(instr)
+    p = operand(instr.operands[1], "pred", env)
+
+    def run(ch: Chunk, m: np.ndarray, full: bool) -> None:
+        v = np.broadcast_to(np.asarray(p(ch)), m.shape) & m
+        rows = v.reshape(-1, 32)
+        act = m.reshape(-1, 32)
+        if mode == "ballot":
+            weights = (np.uint64(1) << np.arange(32, dtype=np.uint64))
+            bits = (rows.astype(np.uint64) * weights).sum(axis=1).astype(np.uint32)
+            ch.write(d, np.repeat(bits, 32), m, full)
+            return
+        if mode == "any":
+            r = rows.any(axis=1)
+        elif mode == "all":
+            r = (rows | ~act).all(axis=1)
+        else:  # uni
+            r = (rows | ~act).all(axis=1) | ~rows.any(axis=1)
+        ch.write(d, np.repeat(r, 32), m, full)
+    return run
+
+
+BUILDERS: dict[str, Callable[[Instr, Env], Op]] = {
+    "add": _binary(np.add), "sub": _binary(np.subtract), "mul": build_mul, "mul24": build_mul,
+    "mad": build_mad, "fma": build_mad, "mad24": build_mad,
+    "div": build_div, "rem": lambda i, e: build_div(i, e, rem=True),
+    "min": build_minmax, "max": build_minmax,
+    "abs": build_unary, "neg": build_unary, "not": build_unary, "cnot": build_unary,
+    "popc": build_unary, "clz": build_unary, "brev": build_unary, "rcp": build_unary,
+    "sqrt": build_unary, "rsqrt": build_unary, "ex2": build_unary, "lg2": build_unary,
+    "sin": build_unary, "cos": build_unary, "tanh": build_unary,
+    "and": build_logic, "or": build_logic, "xor": build_logic,
+    "shl": build_shift, "shr": build_shift, "setp": build_setp, "selp": build_selp,
+    "mov": build_mov, "cvt": build_cvt, "cvta": build_cvta, "bfe": build_bfe, "bfi": build_bfi,
+    "prmt": build_prmt, "shfl": build_shfl, "vote": build_vote,
+    "copysign": _binary(lambda a, b: np.copysign(b, a)),
+}
+
+# Opcodes that are no-ops for a sequential-consistent simulation of one launch.
+NOOPS = ("membar", "fence", "bar.warp", "prefetch", "prefetchu", "pmevent", "nanosleep",
+         "discard", "applypriority", "createpolicy")
+
+
+def flop_weight(instr: Instr) -> tuple[str | None, int]:
+    """(instruction kind, flops per thread) as Nsight Compute counts them: FADD/FMUL 1, FFMA 2,
+    and the same for double (smsp__sass_thread_inst_executed_op_{f,d}{add,mul,fma})."""
+    try:
+        t = type_of(instr)
+    except CudaSyntaxError:
+        return None, 0
+    if t not in ("f32", "f64"):
+        return None, 0
+    kind = "fp32" if t == "f32" else "fp64"
+    if instr.base in ("add", "sub", "mul"):
+        return kind, 1
+    if instr.base in ("fma", "mad"):
+        return kind, 2
+    return kind, 0
+
+
+def active_warps(m: np.ndarray) -> int:
+    return int(warps_with(m).sum())

@@ -1,0 +1,301 @@
+"""ld, st, atom and red on the global, shared, local, param and const state spaces (and generic
+addresses that point into them), priced per warp through memory/ and counted per source line.
+
+What is counted, as Nsight Compute counts the compiled code: a global load/store instruction is
+one request per warp with at least one lane whose guard predicate is on, priced at the access
+width (a `.v4.f32` is one 16-byte access per lane); a shared instruction is one request per warp
+that executes it (smsp__inst_executed_op_shared_{ld,st}), its wavefronts and bank conflicts from
+the lanes that access.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from perfcalc.errors import CudaSyntaxError
+from perfcalc.sim import counters as C
+from perfcalc.sim.ptx.execute import Chunk, Env, address, operand, warps_with
+from perfcalc.sim.ptx.instructions import Op, type_of
+from perfcalc.sim.ptx.memory import LOCAL_WINDOW, SHARED_WINDOW, gather, scatter
+from perfcalc.sim.ptx.parse import Instr
+from perfcalc.sim.ptx.values import NP
+
+SPACES = ("global", "shared", "local", "param", "const")
+_PRICEABLE = (1, 2, 4, 8, 16)
+
+
+def _space(instr: Instr) -> str:
+    for p in instr.parts[1:]:
+        base = p.split("::")[0]
+        if base in SPACES:
+            return base
+    return "generic"
+
+
+def _vector(instr: Instr) -> int:
+    for p in instr.parts:
+        if p in ("v2", "v4", "v8"):
+            return int(p[1:])
+    return 1
+
+
+def _regs(text: str) -> list[str]:
+    text = text.strip()
+    if text.startswith("{"):
+        return [s.strip() for s in text.strip("{}").split(",")]
+    return [text]
+
+
+class _Resolved:
+    """Per-lane storage, byte offset and state space of a (possibly generic) address."""
+
+    def __init__(self, storage: np.ndarray, offset: np.ndarray, space: str):
+        self.storage, self.offset, self.space = storage, offset, space
+
+
+def _resolve(ch: Chunk, instr: Instr, space: str, addr: np.ndarray, m: np.ndarray, size: int,
+             op: str) -> list[tuple[_Resolved, np.ndarray, np.ndarray]]:
+    """Split the active lanes by state space; check bounds and alignment; return, per space,
+    (storage + offsets, lane mask, the address each lane uses for pricing)."""
+    addr = np.broadcast_to(np.asarray(addr, dtype=np.uint64), m.shape)
+    out = []
+    if space == "generic":
+        is_local = addr >= np.uint64(LOCAL_WINDOW)
+        is_shared = ~is_local & (addr >= np.uint64(SHARED_WINDOW))
+        parts = (("global", m & ~is_local & ~is_shared, addr),
+                 ("shared", m & is_shared, addr - np.uint64(SHARED_WINDOW)),
+                 ("local", m & is_local, addr - np.uint64(LOCAL_WINDOW)))
+    else:
+        parts = ((space, m, addr),)
+    env = ch.env
+    for sp, mask, a in parts:
+        if sp != "param" and not mask.any():
+            continue
+        bad_align = mask & (a % np.uint64(size) != 0)
+        if bad_align.any():
+            lane = int(np.flatnonzero(bad_align)[0])
+            raise ch.fault("misaligned", instr, bad_align,
+                           f"Invalid __{sp}__ {op} of size {size} bytes at address "
+                           f"{int(a[lane]):#x}: misaligned (not a multiple of {size})")
+        if sp == "global":
+            heap = env.heap
+            where, ok = heap.locate(a, size)
+            bad = mask & ~ok
+            if bad.any():
+                lane = int(np.flatnonzero(bad)[0])
+                name, what = heap.describe(int(a[lane]), size)
+                raise ch.fault("out_of_bounds", instr, bad,
+                               f"Invalid __global__ {op} of size {size} bytes: {what} is out of "
+                               f"bounds", name)
+            out.append((_Resolved(heap.bytes, (a - np.uint64(heap.base)).astype(np.int64), sp),
+                        mask, a.astype(np.int64)))
+        elif sp == "shared":
+            limit = max(env.shared_bytes, 0)
+            bad = mask & (a + np.uint64(size) > np.uint64(limit))
+            if bad.any():
+                lane = int(np.flatnonzero(bad)[0])
+                raise ch.fault("out_of_bounds", instr, bad,
+                               f"Invalid __shared__ {op} of size {size} bytes at shared offset "
+                               f"{int(a[lane])}: the block has {limit} bytes of shared memory")
+            flat = ch.block_local * max(env.shared_bytes, 16) + a.astype(np.int64)
+            out.append((_Resolved(ch.shared, flat, sp), mask, a.astype(np.int64)))
+        elif sp == "local":
+            limit = env.local_bytes
+            bad = mask & (a + np.uint64(size) > np.uint64(limit))
+            if bad.any():
+                raise ch.fault("out_of_bounds", instr, bad,
+                               f"Invalid __local__ {op} of size {size} bytes beyond the "
+                               f"{limit}-byte local frame")
+            lane_index = np.arange(ch.n, dtype=np.int64)
+            flat = lane_index * max(env.local_bytes, 8) + a.astype(np.int64)
+            out.append((_Resolved(ch.local, flat, sp), mask, a.astype(np.int64)))
+        else:
+            raise CudaSyntaxError(f"{instr.opcode} at line {instr.line}: generic access to .{sp}")
+    return out
+
+
+def _price(ch: Chunk, instr: Instr, space: str, price_addr: np.ndarray, size: int,
+           mask: np.ndarray, control: np.ndarray, op: str) -> None:
+    counts = ch.env.site(instr.line)
+    if space == "global":
+        if size not in _PRICEABLE:
+            raise CudaSyntaxError(f"{instr.opcode} at line {instr.line}: {size}-byte accesses "
+                                  f"are not priced by any CC's rules")
+        req, tx, moved = ch.env.pricer.price_lanes("global", price_addr, size, mask, op)
+        base = C.GLD_REQ if op == "load" else C.GST_REQ
+        counts[base] += req
+        counts[base + 1] += tx
+        counts[base + 2] += moved
+        counts[C.instruction_slot("global_load" if op == "load" else "global_store")] += \
+            int(warps_with(mask).sum())
+    elif space == "shared":
+        wave, conflicts = ch.env.pricer.price_lanes("shared", price_addr, size, mask, op)
+        issued = int(warps_with(control).sum())
+        if op == "load":
+            counts[C.SLD_REQ] += issued
+            counts[C.SLD_WF] += wave
+        else:
+            counts[C.SST_REQ] += issued
+            counts[C.SST_WF] += wave
+        counts[C.BANK] += conflicts
+        counts[C.instruction_slot("shared_load" if op == "load" else "shared_store")] += issued
+
+
+def build_ld(instr: Instr, env: Env) -> Op:
+    t = type_of(instr)
+    space = _space(instr)
+    vec = _vector(instr)
+    dests = _regs(instr.operands[0])
+    dt = NP[t]
+    size = dt.itemsize
+    if space == "param":
+        return _ld_param(instr, env, dests, t)
+    if space == "const":
+        return _ld_const(instr, env, dests, t)
+    read = address(instr.operands[1], env, "u64")
+
+    def run(ch: Chunk, m: np.ndarray, full: bool, control: np.ndarray | None = None) -> None:
+        a = read(ch)
+        for res, mask, price_addr in _resolve(ch, instr, space, a, m, size * vec, "read"):
+            for k, d in enumerate(dests):
+                if d == "_":
+                    continue
+                v = gather(res.storage, res.offset + k * size, dt, mask)
+                ch.write(d, v, mask, False)
+            _price(ch, instr, res.space, price_addr, size * vec, mask,
+                   control if control is not None else m, "load")
+    return run
+
+
+def _ld_param(instr: Instr, env: Env, dests: list[str], t: str) -> Op:
+    import re
+
+    m = re.match(r"^\[\s*([\w$]+)\s*(?:\+\s*(\d+))?\s*\]$", instr.operands[1].strip())
+    if m is None or m.group(1) not in env.params:
+        raise CudaSyntaxError(f"{instr.opcode} at line {instr.line}: parameter address "
+                              f"{instr.operands[1]!r} is not a kernel parameter")
+    raw = env.params[m.group(1)]
+    off = int(m.group(2) or 0)
+    dt = NP[t]
+    values = []
+    for k in range(len(dests)):
+        chunk = raw[off + k * dt.itemsize: off + (k + 1) * dt.itemsize]
+        chunk = chunk + bytes(dt.itemsize - len(chunk))
+        values.append(np.frombuffer(chunk, dtype=dt)[0])
+
+    def run(ch: Chunk, mk: np.ndarray, full: bool, control: np.ndarray | None = None) -> None:
+        for d, v in zip(dests, values, strict=True):
+            ch.write(d, v, mk, full)
+    return run
+
+
+def _ld_const(instr: Instr, env: Env, dests: list[str], t: str) -> Op:
+    read = address(instr.operands[1], env, "u64")
+    dt = NP[t]
+
+    def run(ch: Chunk, m: np.ndarray, full: bool, control: np.ndarray | None = None) -> None:
+        a = np.broadcast_to(np.asarray(read(ch), dtype=np.uint64), m.shape)
+        heap = env.heap
+        where, ok = heap.locate(a, dt.itemsize * len(dests))
+        bad = m & ~ok
+        if bad.any():
+            lane = int(np.flatnonzero(bad)[0])
+            name, what = heap.describe(int(a[lane]), dt.itemsize)
+            raise ch.fault("out_of_bounds", instr, bad,
+                           f"Invalid __constant__ read of size {dt.itemsize} bytes: {what} is out "
+                           f"of bounds", name)
+        off = (a - np.uint64(heap.base)).astype(np.int64)
+        for k, d in enumerate(dests):
+            ch.write(d, gather(heap.bytes, off + k * dt.itemsize, dt, m), m, full)
+        env.site(instr.line)[C.instruction_slot("constant_load")] += int(warps_with(m).sum())
+    return run
+
+
+def build_st(instr: Instr, env: Env) -> Op:
+    t = type_of(instr)
+    space = _space(instr)
+    vec = _vector(instr)
+    dt = NP[t]
+    size = dt.itemsize
+    if space in ("param", "const"):
+        raise CudaSyntaxError(f"{instr.opcode} at line {instr.line}: stores to .{space} are "
+                              f"not supported")
+    read = address(instr.operands[0], env, "u64")
+    sources = [operand(s, t, env) for s in _regs(instr.operands[1])]
+
+    def run(ch: Chunk, m: np.ndarray, full: bool, control: np.ndarray | None = None) -> None:
+        a = read(ch)
+        for res, mask, price_addr in _resolve(ch, instr, space, a, m, size * vec, "write"):
+            for k, src in enumerate(sources):
+                v = np.broadcast_to(np.asarray(src(ch), dtype=dt), m.shape)
+                scatter(res.storage, res.offset + k * size, v, mask)
+            _price(ch, instr, res.space, price_addr, size * vec, mask,
+                   control if control is not None else m, "store")
+    return run
+
+
+_ATOMIC_OPS = {
+    "add": lambda old, v, c: old + v,
+    "min": lambda old, v, c: np.minimum(old, v),
+    "max": lambda old, v, c: np.maximum(old, v),
+    "exch": lambda old, v, c: v,
+    "and": lambda old, v, c: old & v,
+    "or": lambda old, v, c: old | v,
+    "xor": lambda old, v, c: old ^ v,
+    "cas": lambda old, v, c: np.where(old == v, c, old),
+    "inc": lambda old, v, c: np.where(old >= v, 0, old + 1).astype(old.dtype),
+    "dec": lambda old, v, c: np.where((old == 0) | (old > v), v, old - 1).astype(old.dtype),
+}
+
+
+def build_atom(instr: Instr, env: Env) -> Op:
+    """atom/red: the requests to one address are serialised in thread order, in rounds (the r-th
+    requester of every address in round r), so float sums come out in a fixed, reproducible
+    order (the hardware's order is unspecified)."""
+    reduce_only = instr.base == "red"
+    t = type_of(instr)
+    space = _space(instr)
+    op_name = next((p for p in instr.parts[1:] if p in _ATOMIC_OPS), None)
+    if op_name is None:
+        raise CudaSyntaxError(f"{instr.opcode} at line {instr.line}: atomic operation not "
+                              f"implemented")
+    dt = NP[t]
+    ops = list(instr.operands)
+    dest = None if reduce_only else ops.pop(0).strip()
+    read = address(ops[0], env, "u64")
+    val = operand(ops[1], t, env)
+    cmp_new = operand(ops[2], t, env) if op_name == "cas" else None
+    fn = _ATOMIC_OPS[op_name]
+
+    def run(ch: Chunk, m: np.ndarray, full: bool, control: np.ndarray | None = None) -> None:
+        a = read(ch)
+        v_all = np.broadcast_to(np.asarray(val(ch), dtype=dt), m.shape)
+        c_all = None if cmp_new is None else np.broadcast_to(np.asarray(cmp_new(ch), dtype=dt),
+                                                            m.shape)
+        for res, mask, _price_addr in _resolve(ch, instr, space, a, m, dt.itemsize, "atomic"):
+            lanes = np.flatnonzero(mask)
+            if lanes.size == 0:
+                continue
+            offs = res.offset[lanes]
+            order = np.lexsort((lanes, offs))
+            lanes, offs = lanes[order], offs[order]
+            first = np.ones(lanes.size, dtype=bool)
+            first[1:] = offs[1:] != offs[:-1]
+            group_start = np.maximum.accumulate(np.where(first, np.arange(lanes.size), 0))
+            rank = np.arange(lanes.size) - group_start
+            old_all = np.zeros(lanes.size, dtype=dt)
+            view = res.storage.view(dt)
+            with np.errstate(all="ignore"):
+                for r in range(int(rank.max()) + 1):
+                    sel = rank == r
+                    idx = offs[sel] // dt.itemsize
+                    old = view[idx]
+                    cv = None if c_all is None else c_all[lanes[sel]]
+                    view[idx] = np.asarray(fn(old, v_all[lanes[sel]], cv)).astype(dt)
+                    old_all[sel] = old
+            if dest is not None:
+                result = np.zeros(m.shape, dtype=dt)
+                result[lanes] = old_all
+                ch.write(dest, result, mask, False)
+        env.site(instr.line)[C.instruction_slot("atomic")] += int(warps_with(m).sum())
+    return run

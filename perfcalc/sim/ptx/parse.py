@@ -1,0 +1,239 @@
+"""Read the PTX NVRTC produces into entry functions of instructions, each tagged with its source
+line (from `.loc`), so the executor can run them and attribute every count to a line.
+
+Only the structure is parsed here (declarations, labels, predicates, opcodes, operand texts);
+the executor gives each opcode its meaning and refuses, by name and line, what it does not know.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from perfcalc.errors import CudaSyntaxError
+
+
+@dataclass(frozen=True)
+class Instr:
+    """One PTX instruction: `@p op.mod1.mod2 a, b, c;` at a source line."""
+
+    opcode: str
+    operands: tuple[str, ...]
+    line: int
+    column: int
+    pred: str | None = None
+    pred_negated: bool = False
+    inlined_at: int | None = None  # the call site's line, for code inlined from a device function
+
+    @property
+    def parts(self) -> tuple[str, ...]:
+        return tuple(self.opcode.split("."))
+
+    @property
+    def base(self) -> str:
+        return self.opcode.split(".", 1)[0]
+
+
+@dataclass(frozen=True)
+class Param:
+    name: str
+    ptx_type: str  # u64, u32, f32, b8 (array), ...
+    size: int
+    align: int
+
+
+@dataclass(frozen=True)
+class Variable:
+    """A .shared/.local/.const/.global variable: name, bytes, alignment, initial bytes."""
+
+    space: str
+    name: str
+    size: int
+    align: int
+    extern: bool = False
+    init: bytes = b""
+
+
+@dataclass
+class Function:
+    name: str
+    is_entry: bool
+    params: list[Param] = field(default_factory=list)
+    registers: dict[str, str] = field(default_factory=dict)  # register prefix -> type
+    variables: list[Variable] = field(default_factory=list)
+    body: list[Instr] = field(default_factory=list)
+    labels: dict[str, int] = field(default_factory=dict)
+    files: dict[int, str] = field(default_factory=dict)
+
+
+@dataclass
+class Module:
+    version: str
+    target: str
+    functions: dict[str, Function]
+    variables: list[Variable]
+    files: dict[int, str]
+
+
+_TYPE_BYTES = {"b8": 1, "u8": 1, "s8": 1, "b16": 2, "u16": 2, "s16": 2, "f16": 2, "bf16": 2,
+               "b32": 4, "u32": 4, "s32": 4, "f32": 4, "b64": 8, "u64": 8, "s64": 8, "f64": 8,
+               "pred": 1, "f16x2": 4, "bf16x2": 4}
+_COMMENT = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
+_LOC = re.compile(r"\.loc\s+(\d+)\s+(\d+)\s+(\d+)(?:\s*,\s*function_name\s+\S+\s*,\s*inlined_at\s+"
+                  r"(\d+)\s+(\d+)\s+(\d+))?")
+_FILE = re.compile(r'\.file\s+(\d+)\s+"([^"]*)"')
+_ENTRY = re.compile(r"^\s*(?:\.visible\s+|\.weak\s+|\.extern\s+)*\.(entry|func)\s*"
+                    r"(?:\(([^)]*)\)\s*)?([\w$]+)\s*\(", re.M)
+_VAR = re.compile(r"^\s*(\.extern\s+|\.visible\s+|\.global\s+(?=\.))?\s*\.(shared|local|const|global)"
+                  r"\s+(?:\.align\s+(\d+)\s+)?\.(\w+)\s+([\w$]+)(?:\[(\d*)\])?(?:\s*=\s*\{([^}]*)\})?"
+                  r"\s*;")
+_REG = re.compile(r"^\s*\.reg\s+\.(\w+)\s+(%[\w$]+?)(?:<(\d+)>)?\s*;")
+_PARAM = re.compile(r"\.param\s+(?:\.align\s+(\d+)\s+)?\.(\w+)\s+([\w$]+)(?:\[(\d+)\])?")
+
+
+def parse_module(ptx: str) -> Module:
+    """The whole PTX text -> entries, device functions and module-level variables."""
+    files = {int(n): name for n, name in _FILE.findall(ptx)}
+    version = (re.search(r"\.version\s+(\S+)", ptx) or [None, ""])[1]
+    target = (re.search(r"\.target\s+(\S+)", ptx) or [None, ""])[1]
+    text = _COMMENT.sub("", ptx)
+    functions: dict[str, Function] = {}
+    module_vars: list[Variable] = []
+    pos = 0
+    for match in _ENTRY.finditer(text):
+        module_vars.extend(_variables(text[pos:match.start()]))
+        params_end = _matching(text, match.end() - 1, "(", ")")
+        params = text[match.end():params_end]
+        body_start = text.find("{", params_end)
+        semicolon = text.find(";", params_end)
+        if body_start < 0 or (0 <= semicolon < body_start):  # a declaration without a body
+            pos = semicolon + 1
+            continue
+        body_end = _matching(text, body_start, "{", "}")
+        fn = Function(match.group(3), match.group(1) == "entry", files=files)
+        fn.params = [_param(p) for p in _split_top(params) if p.strip()]
+        _parse_body(fn, text[body_start + 1:body_end], ptx)
+        functions[fn.name] = fn
+        pos = body_end + 1
+    module_vars.extend(_variables(text[pos:]))
+    return Module(version, target, functions, module_vars, files)
+
+
+def _matching(text: str, start: int, open_: str, close: str) -> int:
+    depth = 0
+    for i in range(start, len(text)):
+        if text[i] == open_:
+            depth += 1
+        elif text[i] == close:
+            depth -= 1
+            if depth == 0:
+                return i
+    raise CudaSyntaxError(f"unbalanced {open_}{close} in the PTX")
+
+
+def _split_top(text: str) -> list[str]:
+    """Split on commas outside brackets and braces."""
+    parts, depth, cur = [], 0, []
+    for ch in text:
+        if ch in "[{(":
+            depth += 1
+        elif ch in "]})":
+            depth -= 1
+        if ch == "," and depth == 0:
+            parts.append("".join(cur).strip())
+            cur = []
+        else:
+            cur.append(ch)
+    if "".join(cur).strip():
+        parts.append("".join(cur).strip())
+    return parts
+
+
+def _param(text: str) -> Param:
+    m = _PARAM.search(text)
+    if m is None:
+        raise CudaSyntaxError(f"cannot read the PTX parameter {text.strip()!r}")
+    t = m.group(2)
+    count = int(m.group(4)) if m.group(4) else 1
+    size = _TYPE_BYTES.get(t, 1) * count
+    return Param(m.group(3), t, size, int(m.group(1)) if m.group(1) else _TYPE_BYTES.get(t, 1))
+
+
+def _variables(text: str) -> list[Variable]:
+    found = []
+    for line in text.split(";"):
+        m = _VAR.match(line + ";")
+        if m is None:
+            continue
+        found.append(_variable(m))
+    return found
+
+
+def _variable(m: re.Match[str]) -> Variable:
+    t = m.group(4)
+    unit = _TYPE_BYTES.get(t, 1)
+    count = int(m.group(6)) if m.group(6) else (0 if m.group(6) == "" else 1)
+    init = b""
+    if m.group(7):
+        values = [int(v.strip(), 0) for v in m.group(7).split(",") if v.strip()]
+        init = b"".join(v.to_bytes(unit, "little", signed=v < 0) for v in values)
+    return Variable(m.group(2), m.group(5), unit * count, int(m.group(3) or unit),
+                    extern=bool(m.group(1) and "extern" in m.group(1)), init=init)
+
+
+_INSTR = re.compile(r"^(?:@(!?)(%[\w$]+)\s+)?([a-z][\w.]*)\s*(.*)$", re.S)
+
+
+def _parse_body(fn: Function, body: str, original: str) -> None:
+    line, col, inlined = 0, 0, None
+    for raw in _statements(body):
+        stmt = raw.strip()
+        if not stmt:
+            continue
+        if stmt.startswith(".loc"):
+            m = _LOC.match(stmt)
+            if m:
+                line, col = int(m.group(2)), int(m.group(3))
+                inlined = int(m.group(5)) if m.group(5) else None
+            continue
+        label = re.match(r"^([\w$]+):\s*(.*)$", stmt, re.S)
+        if label and not stmt.startswith("."):
+            fn.labels[label.group(1)] = len(fn.body)
+            stmt = label.group(2).strip()
+            if not stmt:
+                continue
+        if stmt.startswith(".reg"):
+            m = _REG.match(stmt + ";")
+            if m:
+                fn.registers[m.group(2)] = m.group(1)
+            continue
+        if stmt.startswith((".shared", ".local", ".extern", ".const", ".global")):
+            m = _VAR.match(stmt + ";")
+            if m:
+                fn.variables.append(_variable(m))
+            continue
+        if stmt.startswith((".pragma", ".maxntid", ".reqntid", ".minnctapersm", ".maxnreg",
+                            ".file", ".section", "{", "}")) or stmt in ("{", "}"):
+            continue
+        if stmt.startswith("."):
+            continue
+        m = _INSTR.match(stmt)
+        if m is None:
+            raise CudaSyntaxError(f"cannot read the PTX instruction {stmt[:60]!r}")
+        operands = tuple(_split_top(m.group(4)))
+        fn.body.append(Instr(m.group(3), operands, line, col, m.group(2), m.group(1) == "!",
+                             inlined))
+
+
+def _statements(body: str) -> list[str]:
+    """Statements end at ';' -- but `.loc` lines and labels end at a newline."""
+    out: list[str] = []
+    for chunk in body.split("\n"):
+        text = chunk.strip()
+        if not text:
+            continue
+        if text.startswith(".loc") or text.startswith(".file"):
+            out.append(text)
+            continue
+        out.extend(part for part in text.split(";"))
+    return out

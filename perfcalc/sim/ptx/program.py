@@ -1,0 +1,195 @@
+"""Compile an entry function's instructions once, then run them chunk by chunk with the
+divergence scheduler described in execute.py, counting flops, branches and barriers."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from perfcalc.errors import CudaSyntaxError
+from perfcalc.sim import counters as C
+from perfcalc.sim.ptx.execute import Chunk, Env, operand, warps_with
+from perfcalc.sim.ptx.instructions import BUILDERS, NOOPS, flop_weight
+from perfcalc.sim.ptx.memops import build_atom, build_ld, build_st
+from perfcalc.sim.ptx.parse import Instr
+
+# Refused by name (issue #8): things this engine does not execute.
+REFUSED = {
+    "mma": "tensor-core mma", "wgmma": "Hopper wgmma", "cp": "asynchronous copies (cp.async/TMA)",
+    "tex": "textures", "tld4": "textures", "suld": "surfaces", "sust": "surfaces",
+    "call": "calls of non-inlined device functions", "ldmatrix": "ldmatrix", "stmatrix": "stmatrix",
+    "tcgen05": "Blackwell tensor memory", "mbarrier": "mbarrier objects", "griddepcontrol":
+    "programmatic dependent launch", "elect": "elect.sync", "redux": "redux.sync",
+    "match": "match.sync", "activemask": "activemask", "setmaxnreg": "setmaxnreg",
+}
+
+
+@dataclass
+class Step:
+    """One compiled instruction: kind is op | bra | exit | bar."""
+
+    instr: Instr
+    kind: str
+    run: Callable[..., None] | None = None
+    target: int = -1
+    pred: Callable[[Chunk], np.ndarray] | None = None
+    flops: int = 0
+    flop_kind: str | None = None
+    inst_kind: str = "int"
+    memory: bool = False
+
+
+def compile_steps(env: Env) -> list[Step]:
+    steps = []
+    for instr in env.fn.body:
+        steps.append(_step(instr, env))
+    return steps
+
+
+def _step(instr: Instr, env: Env) -> Step:
+    base = instr.base
+    pred = None
+    if instr.pred is not None:
+        reader = operand(instr.pred, "pred", env)
+        pred = (lambda ch, r=reader: ~r(ch)) if instr.pred_negated else reader
+    if base == "bra":
+        target = instr.operands[0].strip()
+        if target not in env.fn.labels:
+            raise CudaSyntaxError(f"bra at line {instr.line} jumps to unknown label {target}")
+        return Step(instr, "bra", target=env.fn.labels[target], pred=pred, inst_kind="branch")
+    if base in ("ret", "exit"):
+        return Step(instr, "exit", pred=pred, inst_kind="branch")
+    if base in ("bar", "barrier"):
+        if "warp" in instr.parts:
+            return Step(instr, "op", run=lambda ch, m, full: None, pred=pred)
+        if len(instr.parts) > 1 and instr.parts[1] not in ("sync", "cta", "aligned"):
+            raise CudaSyntaxError(f"{instr.opcode} at line {instr.line}: only bar.sync / "
+                                  f"barrier.sync are implemented")
+        if len(instr.operands) > 1:
+            raise CudaSyntaxError(f"{instr.opcode} at line {instr.line}: barriers with a thread "
+                                  f"count are not implemented")
+        return Step(instr, "bar", pred=pred, inst_kind="barrier")
+    if base in ("trap", "brkpt"):
+        return Step(instr, "trap", pred=pred)
+    if base in REFUSED:
+        raise CudaSyntaxError(f"{REFUSED[base]} ({instr.opcode}) at line {instr.line} are not "
+                              f"executed by the PTX engine")
+    if base == "ld" or base == "ldu":
+        return Step(instr, "op", run=build_ld(instr, env), pred=pred, memory=True,
+                    inst_kind="load")
+    if base == "st":
+        return Step(instr, "op", run=build_st(instr, env), pred=pred, memory=True,
+                    inst_kind="store")
+    if base in ("atom", "red"):
+        return Step(instr, "op", run=build_atom(instr, env), pred=pred, memory=True,
+                    inst_kind="atomic")
+    if instr.opcode.startswith(NOOPS) or base in NOOPS:
+        return Step(instr, "op", run=lambda ch, m, full: None, pred=pred)
+    if base not in BUILDERS:
+        raise CudaSyntaxError(f"PTX instruction {instr.opcode} at line {instr.line} is not "
+                              f"implemented by the PTX engine")
+    kind, flops = flop_weight(instr)
+    return Step(instr, "op", run=BUILDERS[base](instr, env), pred=pred, flops=flops,
+                flop_kind=kind, inst_kind=kind or "int")
+
+
+def run_chunk(env: Env, steps: list[Step], block_ids: np.ndarray) -> None:
+    """Every thread of these blocks through the program (raises FaultSignal on a fault)."""
+    ch = Chunk(env, block_ids)
+    mask = ch.live.copy()
+    pc = 0
+    waiting: dict[int, np.ndarray] = {}
+    back_edges: dict[int, int] = {}
+    nsteps = len(steps)
+    width = ch.warps_per_block * 32
+    while True:
+        if pc >= nsteps or not mask.any():
+            if pc >= nsteps:
+                ch.live &= ~mask
+            if not waiting:
+                break
+            pc = min(waiting)
+            mask = waiting.pop(pc)
+            continue
+        step = steps[pc]
+        counts = env.site(step.instr.line)
+        if step.kind == "op":
+            m = mask if step.pred is None else mask & step.pred(ch)
+            counts[C.instruction_slot(step.inst_kind if step.inst_kind in C.INSTRUCTION_KINDS
+                                      else "int")] += 0 if step.memory else int(warps_with(mask).sum())
+            if m.any() or step.memory:
+                if step.memory:
+                    step.run(ch, m, False, mask)  # type: ignore[misc]
+                else:
+                    step.run(ch, m, bool(m.all()))  # type: ignore[misc]
+            if step.flops:
+                counts[C.FLOPS] += step.flops * int(m.sum())
+            pc = _advance(pc, mask, waiting)
+            mask = _merge(pc, mask, waiting)
+            continue
+        if step.kind == "bra":
+            taken = mask if step.pred is None else mask & step.pred(ch)
+            rest = mask & ~taken
+            counts[C.instruction_slot("branch")] += int(warps_with(mask).sum())
+            if step.pred is not None:
+                split = warps_with(taken) & warps_with(rest)
+                counts[C.DIVERGENT] += int(split.sum())
+            if step.target <= pc and taken.any():
+                back_edges[pc] = back_edges.get(pc, 0) + 1
+                if back_edges[pc] > env.iteration_cap:
+                    raise ch.fault("iteration_cap", step.instr, taken,
+                                   f"Loop ran more than {env.iteration_cap} iterations (the "
+                                   f"iteration cap): the kernel would hang")
+            if taken.any():
+                _wait(waiting, step.target, taken)
+            if rest.any():
+                _wait(waiting, pc + 1, rest)
+            pc = min(waiting)
+            mask = waiting.pop(pc)
+            continue
+        if step.kind == "exit":
+            done = mask if step.pred is None else mask & step.pred(ch)
+            ch.live &= ~done
+            mask = mask & ~done
+            if mask.any():
+                pc += 1
+                mask = _merge(pc, mask, waiting)
+            continue
+        if step.kind == "trap":
+            hit = mask if step.pred is None else mask & step.pred(ch)
+            if hit.any():
+                raise ch.fault("trap", step.instr, hit, "The kernel executed trap (__trap/assert)")
+            pc += 1
+            mask = _merge(pc, mask, waiting)
+            continue
+        # barrier: every live thread of each block in `mask` must be here
+        blocks = mask.reshape(-1, width).any(axis=1)
+        expected = ch.live & np.repeat(blocks, width)
+        missing = expected & ~mask
+        if missing.any():
+            raise ch.fault("divergent_barrier", step.instr, missing,
+                           "Barrier error: __syncthreads() (bar.sync) was reached by only part "
+                           "of the block; this thread is elsewhere")
+        counts[C.BARRIERS] += int(blocks.sum())
+        counts[C.instruction_slot("barrier")] += int(warps_with(mask).sum())
+        pc += 1
+        mask = _merge(pc, mask, waiting)
+
+
+def _wait(waiting: dict[int, np.ndarray], pc: int, mask: np.ndarray) -> None:
+    if pc in waiting:
+        waiting[pc] = waiting[pc] | mask
+    else:
+        waiting[pc] = mask
+
+
+def _advance(pc: int, mask: np.ndarray, waiting: dict[int, np.ndarray]) -> int:
+    return pc + 1
+
+
+def _merge(pc: int, mask: np.ndarray, waiting: dict[int, np.ndarray]) -> np.ndarray:
+    if pc in waiting:
+        return mask | waiting.pop(pc)
+    return mask

@@ -1,0 +1,312 @@
+"""The PTX engine's run: compile (or take from the cache), bind the arguments to the kernel's
+parameters, lay out shared and local memory, run the grid chunk by chunk, and return the same
+SimResult the C engine returns."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+
+from perfcalc.errors import CudaSyntaxError, InputError
+from perfcalc.sim.counters import freeze, new_site_counts
+from perfcalc.sim.launch import LaunchInfo, SimResult, arch_file, dims, validate_launch
+from perfcalc.sim.pricing import Pricer
+from perfcalc.sim.ptx import nvrtc
+from perfcalc.sim.ptx.execute import Env
+from perfcalc.sim.ptx.memory import Heap
+from perfcalc.sim.ptx.parse import Function, Module, parse_module
+from perfcalc.sim.ptx.program import compile_steps, run_chunk
+from perfcalc.sim.safety import Fault, FaultSignal
+from perfcalc.specs import Arch
+
+CHUNK_LANES = 1 << 16
+# The oldest and newest virtual architectures CUDA 13's NVRTC compiles for.
+_MIN_TARGET, _MAX_TARGET = 75, 120
+
+
+def compile_target(arch: Arch) -> str:
+    """compute_XY for the CC, within what NVRTC 13 accepts (the PTX is the same program; its
+    addresses are priced under the chosen CC's rules whatever the target)."""
+    number = min(max(arch.cc_number, _MIN_TARGET), _MAX_TARGET)
+    if number in (76, 77, 78, 79):
+        number = 75
+    return f"compute_{number}"
+
+
+def cache_dir() -> Path:
+    """PERFCALC_CACHE_DIR, else the user's cache folder."""
+    override = os.environ.get("PERFCALC_CACHE_DIR")
+    if override:
+        return Path(override)
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "perfcalc" / "ptx"
+
+
+def compile_cached(source: str, source_name: str, options: list[str],
+                   names: list[str]) -> nvrtc.Compiled:
+    """NVRTC's PTX for (source, options, names, compiler version), cached on disk."""
+    version = nvrtc.version()
+    key = hashlib.sha256(json.dumps([source, options, names, version]).encode()).hexdigest()
+    folder = cache_dir()
+    path = folder / f"{key}.json"
+    if path.is_file():
+        try:
+            data = json.loads(path.read_text())
+            return nvrtc.Compiled(data["ptx"], data["lowered"], "", data["compiler"],
+                                  tuple(data["options"]))
+        except (OSError, ValueError, KeyError):
+            pass
+    compiled = nvrtc.compile_to_ptx(source, source_name, options, names)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_text(json.dumps({"ptx": compiled.ptx, "lowered": compiled.lowered,
+                                   "compiler": compiled.compiler,
+                                   "options": list(compiled.options)}))
+        os.replace(tmp, path)
+    except OSError:
+        pass  # an unwritable cache only costs the next compile
+    return compiled
+
+
+_SIGNATURE = r"__global__\s+(?:__launch_bounds__\s*\([^)]*\)\s*)?(?:static\s+)?void\s+{name}\s*\("
+
+
+def kernel_parameters(source: str, kernel: str) -> list[tuple[str, str]]:
+    """(C++ name, C++ type) of each parameter of `kernel` (its base name, templates stripped)."""
+    base = kernel.split("<")[0].strip()
+    m = re.search(_SIGNATURE.format(name=re.escape(base)), source)
+    if m is None:
+        raise CudaSyntaxError(f"no __global__ function named '{base}' in the source")
+    depth, i = 1, m.end()
+    while depth and i < len(source):
+        depth += {"(": 1, ")": -1}.get(source[i], 0)
+        i += 1
+    text = source[m.end():i - 1]
+    params = []
+    depth, cur = 0, ""
+    for ch in text + ",":
+        if ch in "<([":
+            depth += 1
+        elif ch in ">)]":
+            depth -= 1
+        if ch == "," and depth == 0:
+            decl = cur.strip()
+            cur = ""
+            if not decl or decl == "void":
+                continue
+            decl = decl.split("=")[0].strip()
+            name = re.search(r"([A-Za-z_]\w*)\s*(\[[^\]]*\])?\s*$", decl)
+            if name is None:
+                raise CudaSyntaxError(f"cannot read the parameter {decl!r} of '{base}'")
+            params.append((name.group(1), decl[:name.start()].strip() or decl))
+        else:
+            cur += ch
+    return params
+
+
+def run_ptx(source: str, kernel: str, grid: object, block: object, args: dict[str, object],
+            arch: Arch, dynamic_shared_bytes: int = 0,
+            defines: dict[str, int | float | str] | None = None, iteration_cap: int = 1_000_000,
+            cache: str | None = None, bank_mode: int | None = None,
+            source_name: str = "<source>", raise_on_fault: bool = True,
+            progress: Callable[[int, int], None] | None = None,
+            include_dirs: tuple[str, ...] = ()) -> SimResult:
+    """Run `kernel` as NVRTC compiles it (see perfcalc.sim.launch.run_kernel for arguments)."""
+    if not isinstance(args, dict):
+        raise InputError("args must be a dict of parameter name -> array or number")
+    if not isinstance(dynamic_shared_bytes, int) or dynamic_shared_bytes < 0:
+        raise InputError(f"dynamic_shared_bytes = {dynamic_shared_bytes!r} must be an int >= 0")
+    g, b = dims(grid, "grid"), dims(block, "block")
+    validate_launch(arch, g, b)
+    target = compile_target(arch)
+    options = [f"--gpu-architecture={target}", "-lineinfo", "-std=c++17"]
+    for name, value in sorted((defines or {}).items()):
+        options.append(f"-D{name}={value}")
+    options += [f"-I{d}" for d in include_dirs]
+    base = kernel.split("<")[0].strip()
+    compiled = compile_cached(source, Path(source_name).name or "kernel.cu", options, [kernel])
+    module = parse_module(compiled.ptx)
+    fn = _entry(module, compiled, kernel, base)
+    params = kernel_parameters(source, kernel)
+    if len(params) != len(fn.params):
+        raise CudaSyntaxError(f"kernel '{kernel}' has {len(params)} parameters in the source but "
+                              f"{len(fn.params)} in the compiled PTX")
+    heap = Heap()
+    param_bytes = _bind(params, fn, module, args, heap, kernel)
+    symbols, shared_bytes, local_bytes = _layout(fn, module, heap, dynamic_shared_bytes, arch)
+    heap.seal()
+    reg_types = _register_types(fn)
+    env = Env(fn, kernel, source_name, g, b, heap, param_bytes, symbols, shared_bytes,
+              local_bytes, Pricer(arch, cache, bank_mode), iteration_cap, reg_types=reg_types)
+    steps = compile_steps(env)
+    nblocks = g[0] * g[1] * g[2]
+    threads = b[0] * b[1] * b[2]
+    warps_pb = -(-threads // 32)
+    per_chunk = max(1, CHUNK_LANES // (32 * warps_pb))
+    faults: list[Fault] = []
+    with np.errstate(all="ignore"):
+        try:
+            for first in range(0, nblocks, per_chunk):
+                ids = np.arange(first, min(first + per_chunk, nblocks), dtype=np.int64)
+                run_chunk(env, steps, ids)
+                if progress is not None:
+                    progress(int(ids[-1]) + 1, nblocks)
+        except FaultSignal as sig:
+            if raise_on_fault:
+                raise
+            faults.append(sig.fault)
+        finally:
+            heap.write_back()
+    per_site = {line: freeze(c) for line, c in sorted(env.counts.items()) if any(c)}
+    total = freeze(new_site_counts())
+    for c in per_site.values():
+        total = total + c
+    info = LaunchInfo(g, b, nblocks, threads, nblocks * threads, warps_pb, nblocks * warps_pb,
+                      shared_bytes - dynamic_shared_bytes, dynamic_shared_bytes)
+    return SimResult(kernel, total, per_site, info, tuple(faults), engine="ptx",
+                     compiler=f"{compiled.compiler}, {target}, -lineinfo")
+
+
+def _entry(module: Module, compiled: nvrtc.Compiled, kernel: str, base: str) -> Function:
+    lowered = compiled.lowered.get(kernel)
+    if lowered and lowered in module.functions:
+        return module.functions[lowered]
+    entries = [f for f in module.functions.values() if f.is_entry]
+    for f in entries:
+        if f.name == base or re.match(rf"^_Z\d+{re.escape(base)}", f.name):
+            return f
+    names = ", ".join(f.name for f in entries) or "none"
+    raise CudaSyntaxError(f"no compiled kernel matches '{kernel}' (entries in the PTX: {names})")
+
+
+def _register_types(fn: Function) -> dict[str, str]:
+    """Every register name the body uses -> its declared type (prefix declarations like
+    `.reg .b32 %r<33>` cover %r0..%r32)."""
+    types: dict[str, str] = {}
+    for instr in fn.body:
+        for op in (*instr.operands, instr.pred or ""):
+            for name in re.findall(r"%[A-Za-z_$][\w$]*", op):
+                if name in fn.registers:
+                    types[name] = fn.registers[name]
+                    continue
+                prefix = re.sub(r"\d+$", "", name)
+                if prefix in fn.registers:
+                    types[name] = fn.registers[prefix]
+    return types
+
+
+def _bind(params: list[tuple[str, str]], fn: Function, module: Module, args: dict[str, object],
+          heap: Heap, kernel: str) -> dict[str, bytes]:
+    """Parameter bytes by PTX parameter name; arrays placed in the heap."""
+    known = {n for n, _ in params} | {v.name for v in module.variables if v.space in ("const", "global")}
+    unknown = sorted(set(args) - known)
+    if unknown:
+        raise InputError(f"argument(s) {', '.join(unknown)} match no parameter or __constant__ / "
+                         f"__device__ variable of kernel '{kernel}' (it has: {', '.join(sorted(known))})")
+    out: dict[str, bytes] = {}
+    for (name, ctype), p in zip(params, fn.params, strict=True):
+        if name not in args:
+            raise InputError(f"argument {name} of kernel '{kernel}' is missing")
+        value = args[name]
+        if "*" in ctype or (ctype.endswith("]")):
+            if not isinstance(value, np.ndarray) or value.ndim != 1 or not value.flags.c_contiguous:
+                raise InputError(f"argument {name}: pointer parameter {name} needs a contiguous "
+                                 f"1-D NumPy array")
+            writable = "const" not in ctype.split("*")[0] and value.flags.writeable
+            addr = heap.add(name, value, writable)
+            out[p.name] = int(addr).to_bytes(8, "little")
+            continue
+        out[p.name] = _scalar_bytes(name, ctype, value, p.ptx_type, p.size)
+    return out
+
+
+def _scalar_bytes(name: str, ctype: str, value: object, ptx_type: str, size: int) -> bytes:
+    from perfcalc.sim.ptx.values import NP
+
+    if isinstance(value, np.ndarray) and value.dtype.names is not None and value.ndim == 0:
+        raw = value.tobytes()
+    elif isinstance(value, np.void):
+        raw = bytes(value.tobytes())
+    elif isinstance(value, (bytes, bytearray)):
+        raw = bytes(value)
+    elif ptx_type in NP and ptx_type != "pred":
+        dt = NP[ptx_type]
+        if isinstance(value, (bool, np.bool_)) and "bool" not in ctype:
+            raise InputError(f"argument {name} = {value!r}: a {ctype} parameter needs a number")
+        if dt.kind == "f" or "float" in ctype or "double" in ctype:
+            if not isinstance(value, (int, float, np.integer, np.floating)):
+                raise InputError(f"argument {name} = {value!r}: a {ctype} parameter needs a number")
+            fdt = np.dtype(np.float64) if "double" in ctype else np.dtype(np.float32) \
+                if "float" in ctype else dt
+            raw = np.asarray(value, dtype=fdt).tobytes()
+        else:
+            if isinstance(value, (float, np.floating)):
+                if not np.isfinite(value) or float(value) != int(value):
+                    raise InputError(f"argument {name} = {value!r}: a {ctype} parameter needs an "
+                                     f"integer")
+                value = int(value)
+            if not isinstance(value, (int, np.integer, bool, np.bool_)):
+                raise InputError(f"argument {name} = {value!r}: a {ctype} parameter needs an integer")
+            bits = 8 * dt.itemsize
+            lo = -(1 << (bits - 1)) if ("unsigned" not in ctype and "size_t" not in ctype) else 0
+            hi = (1 << bits) - 1 if lo == 0 else (1 << (bits - 1)) - 1
+            if not lo <= int(value) <= hi:
+                raise InputError(f"argument {name} = {value} does not fit the parameter's C type "
+                                 f"{ctype} ({lo}..{hi})")
+            raw = (int(value) & ((1 << bits) - 1)).to_bytes(dt.itemsize, "little")
+    else:
+        raise InputError(f"argument {name}: cannot pass {type(value).__name__} as {ctype}")
+    if len(raw) != size:
+        raise InputError(f"argument {name}: {len(raw)} bytes given for a {size}-byte parameter "
+                         f"({ctype})")
+    return raw
+
+
+def _layout(fn: Function, module: Module, heap: Heap, dynamic: int,
+            arch: Arch) -> tuple[dict[str, int], int, int]:
+    """Symbol addresses: shared variables from offset 0 (extern ones after the static ones),
+    local depots at 0, module variables in the heap."""
+    symbols: dict[str, int] = {}
+    offset = 0
+    externs = []
+    for v in [*module.variables, *fn.variables]:
+        if v.space != "shared":
+            continue
+        if v.extern:
+            externs.append(v)
+            continue
+        offset = -(-offset // max(v.align, 1)) * max(v.align, 1)
+        symbols[v.name] = offset
+        offset += v.size
+    static = offset
+    limit = arch.max_shared_memory_per_block_bytes
+    src = arch_file(arch)
+    if static > limit:
+        raise InputError(f"static __shared__ memory of {static} bytes exceeds the limit {limit} "
+                         f"(max_shared_memory_per_block_bytes in {src})")
+    align = max([16, *(v.align for v in externs)])
+    dyn_at = -(-offset // align) * align
+    for v in externs:
+        symbols[v.name] = dyn_at
+    total = dyn_at + dynamic if externs else static + dynamic
+    launchable = arch.max_shared_memory_per_block_launchable_bytes
+    if static + dynamic > launchable:
+        raise InputError(f"__shared__ memory of {static} static + {dynamic} dynamic bytes exceeds "
+                         f"the limit {launchable} ({src})")
+    local = 0
+    for v in fn.variables:
+        if v.space == "local":
+            symbols[v.name] = local
+            local += v.size
+    for v in module.variables:
+        if v.space in ("const", "global"):
+            data = np.frombuffer(v.init + bytes(max(v.size - len(v.init), 0)), dtype=np.uint8).copy()
+            symbols[v.name] = heap.add(v.name, data, v.space == "global")
+    return symbols, total, local
