@@ -131,6 +131,15 @@ def run(
             help="Loop iterations after which a loop counts as endless (a fault).",
         ),
     ] = 1_000_000,
+    engine: Annotated[
+        str,
+        typer.Option(
+            "--engine",
+            help="source: the CUDA C subset as written (portable); ptx: the file as NVIDIA's "
+            "compiler compiles it (needs the nvidia-cuda-nvrtc wheel); auto: ptx where NVRTC "
+            "works, else source.",
+        ),
+    ] = "source",
     fmt: FormatOption = Format.table,
     output: OutputOption = None,
 ) -> None:
@@ -151,7 +160,15 @@ def run(
             "--kernel, --grid, --block, --array, --define and --dynamic-shared "
             "go with --source; a catalog kernel takes --param"
         )
-    options = {"cache": cache, "bank_mode": bank_mode, "regs": regs, "iteration_cap": iteration_cap}
+    from perfcalc.sim.launch import resolve_engine
+
+    chosen, engine_note = resolve_engine(engine.strip().lower())
+    if engine_note:
+        import sys
+
+        print(engine_note, file=sys.stderr)
+    options = {"cache": cache, "bank_mode": bank_mode, "regs": regs,
+               "iteration_cap": iteration_cap, "engine": chosen}
     if source is not None and kernel is None:
         raise InputError("--kernel NAME is required with --source (the __global__ function to run)")
     if source is None:
@@ -310,6 +327,7 @@ def run_catalog(name: str, params: dict, cc: str, catalog_file: Path | None, opt
         cache=options["cache"],
         bank_mode=options["bank_mode"],
         iteration_cap=options["iteration_cap"],
+        engine=options["engine"],
         **_progress_option(),
     )
     result = done.result
@@ -332,7 +350,9 @@ def run_catalog(name: str, params: dict, cc: str, catalog_file: Path | None, opt
         occupancy=occ,
         prediction_exact=prediction.exact,
         model={"global_load_elements": prediction.global_load_elements, "cgma": prediction.cgma},
-        notes=[*prediction.notes, _regs_note(options["regs"])],
+        notes=[*prediction.notes, _regs_note(options["regs"]), *_engine_notes(result)],
+        engine=result.engine,
+        compiler=result.compiler or None,
     )
 
 
@@ -376,6 +396,7 @@ def run_source(
         bank_mode=options["bank_mode"],
         source_name=str(path),
         iteration_cap=options["iteration_cap"],
+        engine=options["engine"],
         **_progress_option(),
     )
     launch = _launch_info(grid, block, dyn, arch.warp_size)
@@ -395,8 +416,20 @@ def run_source(
         notes=[
             "no reference and no model for a user source: counters only",
             _regs_note(options["regs"]),
+            *_engine_notes(result),
         ],
+        engine=result.engine,
+        compiler=result.compiler or None,
     )
+
+
+def _engine_notes(result: Any) -> list[str]:
+    """Which engine counted, and what that means for comparing with the model."""
+    if result.engine != "ptx":
+        return ["counted by the C-subset engine: the source as written"]
+    return [f"counted by the PTX engine on the code {result.compiler} produced: counts follow "
+            f"the compiled code (kept-in-register values, merged loads, predicated branches), "
+            f"so they can differ from the source-level model"]
 
 
 def _check_regs(arch: Any, regs: int) -> None:

@@ -34,6 +34,7 @@ def summary_table(doc: Mapping[str, Any]) -> Table:
     occ = doc.get("occupancy") or {}
     rows = [
         ("kernel", doc["kernel"]),
+        ("engine", doc.get("engine", "source") + (f" ({doc['compiler']})" if doc.get("compiler") else "")),
         ("compute capability", doc["compute_capability"]),
         ("parameters", ", ".join(f"{k}={v}" for k, v in doc["params"].items()) or "-"),
         ("grid", " x ".join(map(str, launch["grid"]))),
@@ -191,10 +192,14 @@ def run_document(
     prediction_exact: bool | None,
     model: Mapping[str, Any] | None = None,
     notes: Sequence[str] = (),
+    engine: str = "source",
+    compiler: str | None = None,
 ) -> dict[str, Any]:
     """The JSON object of `perfcalc run` (field names as in the issue)."""
     return {
         "kernel": kernel,
+        "engine": engine,
+        "compiler": compiler,
         "source": source_name,
         "compute_capability": compute_capability,
         "params": dict(params),

@@ -75,6 +75,7 @@ class Module:
     files: dict[int, str]
 
 
+MAIN_FILE = 1  # NVRTC numbers the compiled program's own file 1; headers get other numbers
 _TYPE_BYTES = {"b8": 1, "u8": 1, "s8": 1, "b16": 2, "u16": 2, "s16": 2, "f16": 2, "bf16": 2,
                "b32": 4, "u32": 4, "s32": 4, "f32": 4, "b64": 8, "u64": 8, "s64": 8, "f64": 8,
                "pred": 1, "f16x2": 4, "bf16x2": 4}
@@ -161,7 +162,8 @@ def _param(text: str) -> Param:
 
 def _variables(text: str) -> list[Variable]:
     found = []
-    for line in text.split(";"):
+    for chunk in text.split(";"):
+        line = chunk.strip().rsplit("\n", 1)[-1]
         m = _VAR.match(line + ";")
         if m is None:
             continue
@@ -195,6 +197,10 @@ def _parse_body(fn: Function, body: str, original: str) -> None:
             if m:
                 line, col = int(m.group(2)), int(m.group(3))
                 inlined = int(m.group(5)) if m.group(5) else None
+                if int(m.group(1)) != MAIN_FILE:
+                    # code from an included header: counted at the line of the user's file
+                    # that called it (or line 0 when the PTX does not say)
+                    line, col = (inlined or 0), 0
             continue
         label = re.match(r"^([\w$]+):\s*(.*)$", stmt, re.S)
         if label and not stmt.startswith("."):

@@ -1,0 +1,232 @@
+"""The PTX engine (issue #8): NVIDIA's runtime compiler -> PTX -> the vectorised executor, over
+the same pricing, counters and fault reports as the C engine.
+
+Sources of the expected values: the C engine's counters (themselves checked against closed forms
+and an H100, tests/test_catalog_counts.py and tests/test_h100_counters.py), exact rational
+arithmetic for fma, NumPy references for results, and compute-sanitizer's reports kept in
+benchmarks/hw/ for the faults. Skipped, with the reason, where NVRTC is not installed (README's
+install command installs it on Linux, so CI runs them).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from fractions import Fraction
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from perfcalc.errors import KernelFault
+from perfcalc.sim import run_kernel
+from perfcalc.sim.ptx import nvrtc
+from perfcalc.sim.references import run_catalog_kernel
+from perfcalc.specs import get_arch
+from perfcalc.specs.counters import COUNTER_NAMES
+from perfcalc.specs.kernels import catalog
+
+pytestmark = pytest.mark.skipif(not nvrtc.available(),
+                                reason="NVRTC (pip install nvidia-cuda-nvrtc) is not installed")
+DATA = Path(__file__).parent / "data" / "cuda"
+H100 = get_arch("9.0")
+
+
+@pytest.fixture(autouse=True)
+def _private_cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("PERFCALC_CACHE_DIR", str(tmp_path / "ptx-cache"))
+
+
+def ptx(src, kernel, grid, block, args, arch=H100, **kw):
+    return run_kernel(src, kernel, grid, block, args, arch, engine="ptx", **kw)
+
+
+# Where the compiled code branches differently from the source (and why).
+COMPILED_BRANCHES = {
+    # the guarded load `(start + t < n) ? in[start + t] : 0.0f` becomes a branch around the load
+    # in PTX (a divergent one in the partial last block); the C engine compiles ?: to a select.
+    "reduce_interleaved": {"divergent_branches"},
+    "reduce_sequential": {"divergent_branches"},
+}
+
+
+@pytest.mark.parametrize("name", sorted(catalog()))
+@pytest.mark.parametrize("cc", ["9.0", "2.0"])
+def test_catalog_runs_on_the_ptx_engine(name, cc):
+    """Every catalog kernel: result check passes, and every counter equals the C engine's except
+    where the compiler changes the branch structure (listed above, with the reason)."""
+    spec = catalog()[name]
+    arch = get_arch(cc)
+    src = run_catalog_kernel(spec, None, arch, engine="source")
+    out = run_catalog_kernel(spec, None, arch, engine="ptx")
+    assert out.result_check.passed, out.result_check
+    assert out.result.engine == "ptx" and "NVRTC" in out.result.compiler
+    differ = {n for n in COUNTER_NAMES
+              if getattr(src.result.counters, n) != getattr(out.result.counters, n)}
+    assert differ <= COMPILED_BRANCHES.get(name, set()), {
+        n: (getattr(src.result.counters, n), getattr(out.result.counters, n)) for n in differ}
+
+
+def round_to_float32(q: Fraction) -> np.float32:
+    """The float32 nearest to an exact rational (ties to even), by comparing exact distances."""
+    guess = np.float32(float(q))
+    candidates = [np.nextafter(guess, np.float32(-np.inf)), guess,
+                  np.nextafter(guess, np.float32(np.inf))]
+    best = min(candidates, key=lambda f: (abs(Fraction(float(f)) - q),
+                                          int(np.array(f).view(np.uint32)) & 1))
+    return np.float32(best)
+
+
+def test_fma_rounds_once_as_the_gpu_does():
+    """fmaf and the contracted a*b+c are one fma.rn.f32: the exact a*b+c rounded once. Checked
+    against exact rational arithmetic on random and adversarial (tie-making) inputs; the C
+    engine's `a*b + c` rounds twice and differs on some of them."""
+    src = """
+    __global__ void f(const float* a, const float* b, const float* c, float* o, float* p, int n) {
+        int i = blockIdx.x * blockDim.x + threadIdx.x;
+        if (i < n) { o[i] = fmaf(a[i], b[i], c[i]); p[i] = a[i] * b[i] + c[i]; }
+    }"""
+    rng = np.random.default_rng(7)
+    n = 4096
+    a = rng.standard_normal(n).astype(np.float32)
+    b = rng.standard_normal(n).astype(np.float32)
+    c = rng.standard_normal(n).astype(np.float32)
+    # adversarial: c cancels most of a*b so the exact result sits near a float32 tie
+    prod = a[:1024].astype(np.float64) * b[:1024]
+    c[:1024] = (-prod).astype(np.float32)
+    o, p = np.zeros(n, np.float32), np.zeros(n, np.float32)
+    ptx(src, "f", n // 256, 256, {"a": a, "b": b, "c": c, "o": o, "p": p, "n": n})
+    exact = np.array([round_to_float32(Fraction(float(x)) * Fraction(float(y)) + Fraction(float(z)))
+                      for x, y, z in zip(a, b, c, strict=True)], dtype=np.float32)
+    assert np.array_equal(o.view(np.uint32), exact.view(np.uint32))
+    assert np.array_equal(p.view(np.uint32), exact.view(np.uint32))  # contracted to fma
+    two_roundings = (a * b + c).astype(np.float32)
+    assert not np.array_equal(two_roundings, exact)
+
+
+def test_fma_double_rounding_case():
+    """A case where rounding a*b+c to float64 and then to float32 gives the wrong float32: the
+    engine's round-to-odd step gets the single-rounding answer."""
+    from perfcalc.sim.ptx.arith import fma_f32
+
+    a = np.float32(1 + 2**-23)  # 1 + ulp
+    b = np.float32(1 + 2**-23)
+    # a*b = 1 + 2^-22 + 2^-46; with c = 2^-24 the exact sum is 1 + 2^-22 + 2^-24 + 2^-46, just
+    # above the float32 midpoint between 1 + 2^-22 and 1 + 2^-22 + 2^-23
+    c = np.float32(2**-24)
+    exact = Fraction(float(a)) * Fraction(float(b)) + Fraction(float(c))
+    want = np.float32(1 + 2**-22 + 2**-23)
+    assert abs(Fraction(float(want)) - exact) < abs(Fraction(float(np.float32(1 + 2**-22))) - exact)
+    assert fma_f32(np.array([a]), np.array([b]), np.array([c]))[0] == want
+
+
+def test_warp_shuffle_reduction_and_ballot():
+    """__shfl_down_sync tree sum and __ballot_sync, checked against NumPy per warp."""
+    src = """
+    __global__ void w(const int* x, int* sums, unsigned* votes) {
+        int v = x[blockIdx.x * blockDim.x + threadIdx.x];
+        for (int off = 16; off > 0; off /= 2) v += __shfl_down_sync(0xffffffff, v, off);
+        unsigned b = __ballot_sync(0xffffffff, x[blockIdx.x * blockDim.x + threadIdx.x] > 0);
+        if ((threadIdx.x & 31) == 0) {
+            sums[(blockIdx.x * blockDim.x + threadIdx.x) / 32] = v;
+            votes[(blockIdx.x * blockDim.x + threadIdx.x) / 32] = b;
+        }
+    }"""
+    rng = np.random.default_rng(3)
+    x = rng.integers(-100, 100, 512).astype(np.int32)
+    sums, votes = np.zeros(16, np.int32), np.zeros(16, np.uint32)
+    ptx(src, "w", 4, 128, {"x": x, "sums": sums, "votes": votes})
+    assert np.array_equal(sums, x.reshape(16, 32).sum(axis=1))
+    want = ((x.reshape(16, 32) > 0) * (1 << np.arange(32, dtype=np.uint64))).sum(axis=1)
+    assert np.array_equal(votes, want.astype(np.uint32))
+
+
+def test_atomics_on_global_and_shared_memory():
+    """A shared-memory histogram merged into global memory with atomicAdd: exact counts."""
+    src = """
+    __global__ void h(const int* x, int* bins, int n) {
+        __shared__ int local[8];
+        if (threadIdx.x < 8) local[threadIdx.x] = 0;
+        __syncthreads();
+        int i = blockIdx.x * blockDim.x + threadIdx.x;
+        if (i < n) atomicAdd(&local[x[i] & 7], 1);
+        __syncthreads();
+        if (threadIdx.x < 8) atomicAdd(&bins[threadIdx.x], local[threadIdx.x]);
+    }"""
+    rng = np.random.default_rng(5)
+    x = rng.integers(0, 1000, 3000).astype(np.int32)
+    bins = np.zeros(8, np.int32)
+    ptx(src, "h", 12, 256, {"x": x, "bins": bins, "n": 3000})
+    assert np.array_equal(bins, np.bincount(x & 7, minlength=8))
+
+
+def test_templates_are_named_as_cpp_names_them():
+    src = """
+    template <int N, typename T> __global__ void scale(T* v, T k) {
+        int i = blockIdx.x * N + threadIdx.x;
+        v[i] = v[i] * k;
+    }"""
+    v = np.arange(256, dtype=np.float32)
+    ptx(src, "scale<64, float>", 4, 64, {"v": v, "k": 2.0})
+    assert np.array_equal(v, 2 * np.arange(256, dtype=np.float32))
+
+
+def test_out_of_bounds_names_the_parameter_element_line_block_and_thread():
+    """Seed 001's convolution reads input[N] in the last block: the same thread, block and line
+    as the C engine and as compute-sanitizer (benchmarks/hw/, tests/test_h100_counters.py)."""
+    text = (DATA / "convolve_seed.cu").read_text()
+    n = 512
+    args = {"N": n, "input": np.ones(n, np.float32), "output": np.zeros(n, np.float32)}
+    with pytest.raises(KernelFault) as ptx_fault:
+        ptx(text, "convolve", n // 128, 128, args, source_name="convolve_seed.cu")
+    with pytest.raises(KernelFault) as c_fault:
+        run_kernel(text, "convolve", n // 128, 128, args, H100, source_name="convolve_seed.cu")
+    fp, fc = ptx_fault.value.fault, c_fault.value.fault
+    assert (fp.kind, fp.line, fp.block, fp.thread) == (fc.kind, fc.line, fc.block, fc.thread)
+    assert "input[512]" in str(ptx_fault.value) and "'convolve'" in str(ptx_fault.value)
+
+
+def test_barrier_in_divergent_code_is_reported():
+    text = (DATA / "partial_barrier.cu").read_text()
+    with pytest.raises(KernelFault, match="Barrier error") as err:
+        ptx(text, "partialBarrier", 1, 64, {"data": np.ones(64, np.float32)})
+    assert err.value.fault.kind == "divergent_barrier"
+
+
+def test_endless_loop_hits_the_iteration_cap():
+    """Seed 003's reduction whose `stride >> 1` never changes stride: reported, not hung."""
+    text = (DATA / "reduce_seed.cu").read_text()
+    args = {"input": np.ones(512, np.float32), "output": np.zeros(2, np.float32)}
+    with pytest.raises(KernelFault, match="iteration cap"):
+        ptx(text, "reduceSeed", 2, 128, args, dynamic_shared_bytes=1024, iteration_cap=1000)
+
+
+def test_second_run_takes_the_compiled_ptx_from_the_cache(monkeypatch):
+    src = (DATA / "matmul_tiled.cu").read_text()
+    w = 32
+    args = {"Md": np.ones(w * w, np.float32), "Nd": np.ones(w * w, np.float32),
+            "Pd": np.zeros(w * w, np.float32), "Width": w}
+    ptx(src, "MatrixMulKernel", (2, 2), (16, 16), args)
+
+    def refuse(*_a, **_k):
+        raise AssertionError("NVRTC was called again")
+
+    monkeypatch.setattr(nvrtc, "compile_to_ptx", refuse)
+    r = ptx(src, "MatrixMulKernel", (2, 2), (16, 16), args)
+    assert r.counters.flops == 2 * w**3
+
+
+def test_without_nvrtc_auto_falls_back_and_ptx_says_what_is_missing(tmp_path):
+    """A fresh process with NVRTC switched off: --engine auto runs the C engine with a one-line
+    note; --engine ptx fails with one line naming the package."""
+    env = {**os.environ, "PERFCALC_NO_NVRTC": "1"}
+    cmd = [sys.executable, "-m", "perfcalc", "run", "copy_offset", "--engine"]
+    auto = subprocess.run([*cmd, "auto"], capture_output=True, text=True, env=env)
+    assert auto.returncode == 0, auto.stderr
+    assert "note: running the C-subset engine" in auto.stderr
+    assert "source" in auto.stdout
+    hard = subprocess.run([*cmd, "ptx"], capture_output=True, text=True, env=env)
+    assert hard.returncode == 2
+    lines = hard.stderr.strip().splitlines()
+    assert len(lines) == 1 and "nvidia-cuda-nvrtc" in lines[0] and lines[0].startswith("error:")
