@@ -230,3 +230,73 @@ def test_without_nvrtc_auto_falls_back_and_ptx_says_what_is_missing(tmp_path):
     assert hard.returncode == 2
     lines = hard.stderr.strip().splitlines()
     assert len(lines) == 1 and "nvidia-cuda-nvrtc" in lines[0] and lines[0].startswith("error:")
+
+
+# --- whole files as people have them ----------------------------------------------------------
+
+CORPUS = Path(__file__).parent / "data" / "cuda_corpus"
+
+
+def test_host_code_is_blanked_keeping_every_line():
+    """tree-sitter finds main, the host helper, the host globals and the launch; the kernel and
+    every line number stay (so .loc lines are the user's lines)."""
+    from perfcalc.sim.ptx.hoststrip import strip_host
+
+    text = (CORPUS / "block_sum_cg.cu").read_text()
+    dev = strip_host(text)
+    assert dev.text.count("\n") == text.count("\n")
+    assert dev.kernels == ("blockSum",) and dev.launches == ("blockSum<256, float>",)
+    assert "int main" not in dev.text and "malloc" not in dev.text
+    kept = [ln for ln in text.splitlines() if "__global__" in ln]
+    assert all(ln in dev.text.splitlines() for ln in kept)
+
+
+def test_whole_file_runs_unmodified_and_the_launched_template_is_chosen():
+    """16 blocks of 256 ones: each block sums to 256. Barriers: tb.sync() once before the loop
+    and once in each of its log2(256) = 8 iterations: 9 per block, 144 in all."""
+    text = (CORPUS / "block_sum_cg.cu").read_text()
+    n = 4096
+    x, out = np.ones(n, np.float32), np.zeros(16, np.float32)
+    r = run_kernel(text, None, 16, 256, {"in": x, "out": out, "n": n}, H100, engine="ptx",
+                   source_name=str(CORPUS / "block_sum_cg.cu"))
+    assert r.kernel == "blockSum<256, float>"
+    assert np.array_equal(out, np.full(16, 256, np.float32))
+    assert r.counters.barriers == 16 * 9
+    lines = text.splitlines()
+    store_line = next(i + 1 for i, ln in enumerate(lines) if "out[blockIdx.x] = buf[0]" in ln)
+    assert r.per_site[store_line].global_store_requests == 16
+
+
+@pytest.mark.parametrize(("defines", "expected"), [
+    ({"MODE": "1", "SCALE": "2.0f"}, lambda v: v * v),
+    ({"MODE": "2", "SCALE": "(1.0f/4)"}, lambda v: v / 4),
+    ({"MODE": "2", "SCALE": "4.0f", "USE_CLAMP": None}, lambda v: np.clip(v * 4, -1, 1)),
+    ({"MODE": "3"}, lambda v: -v),
+])
+def test_the_preprocessor_is_nvidias(defines, expected):
+    """#if/#elif with expressions and defined(), function-like macros, line splices and -D
+    values that are token sequences select exactly what nvcc would."""
+    text = (CORPUS / "preprocessor.cu").read_text()
+    rng = np.random.default_rng(2)
+    v = rng.standard_normal(200).astype(np.float32)
+    out = np.zeros(200, np.float32)
+    run_kernel(text, "transform", 4, 64, {"in": v, "out": out, "n": 200}, H100, engine="ptx",
+               defines=defines)
+    np.testing.assert_allclose(out, expected(v).astype(np.float32), rtol=1e-6)
+
+
+def test_cli_runs_a_whole_file_without_naming_the_kernel(tmp_path):
+    import json
+
+    from typer.testing import CliRunner
+
+    from perfcalc.cli import app
+
+    result = CliRunner().invoke(app, [
+        "run", "--source", str(CORPUS / "block_sum_cg.cu"), "--engine", "ptx", "--grid", "16",
+        "--block", "256", "--array", "in=float32:4096", "--array", "out=float32:16",
+        "-p", "n=4096", "--format", "json"])
+    assert result.exit_code == 0, result.output
+    doc = json.loads(result.stdout)
+    assert doc["kernel"] == "blockSum<256, float>" and doc["engine"] == "ptx"
+    assert doc["counters"]["barriers"] == 144

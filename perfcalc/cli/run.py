@@ -41,6 +41,23 @@ def _name_values(items: list[str] | None, option: str) -> dict[str, int | float]
     return out
 
 
+def _defines(items: list[str] | None, engine: str) -> dict[str, Any]:
+    """-D NAME[=VALUE]: numbers for the C engine (its pre-pass substitutes numbers); any token
+    sequence for the PTX engine, which hands it to NVIDIA's preprocessor as nvcc would."""
+    from perfcalc.errors import InputError
+
+    if engine != "ptx":
+        return _name_values(items, "--define")
+    out: dict[str, Any] = {}
+    for item in items or []:
+        name, _sep, text = item.partition("=")
+        name = name.strip()
+        if not name.isidentifier() or "\n" in text or "\r" in text:
+            raise InputError(f"--define {item[:60]!r}: expected NAME or NAME=VALUE")
+        out[name] = text if _sep else None
+    return out
+
+
 def _dims(text: str | None, option: str) -> tuple[int, ...]:
     from perfcalc.errors import InputError
 
@@ -107,8 +124,14 @@ def run(
     define: Annotated[
         list[str] | None,
         typer.Option(
-            "--define", "-D", help="NAME=VALUE #define for --source (e.g. TILE_WIDTH=16)."
+            "--define", "-D", help="NAME=VALUE #define for --source (e.g. TILE_WIDTH=16); with "
+            "--engine ptx as nvcc takes it (NAME, or NAME=any tokens)."
         ),
+    ] = None,
+    include: Annotated[
+        list[Path] | None,
+        typer.Option("--include-dir", "-I", help="Header folder for --source (--engine ptx).",
+                     file_okay=False),
     ] = None,
     dynamic_shared: Annotated[
         int, typer.Option("--dynamic-shared", help="Dynamic shared memory bytes for --source.")
@@ -169,8 +192,11 @@ def run(
         print(engine_note, file=sys.stderr)
     options = {"cache": cache, "bank_mode": bank_mode, "regs": regs,
                "iteration_cap": iteration_cap, "engine": chosen}
-    if source is not None and kernel is None:
+    if source is not None and kernel is None and chosen != "ptx":
         raise InputError("--kernel NAME is required with --source (the __global__ function to run)")
+    if include and chosen != "ptx":
+        raise InputError("--include-dir works with --engine ptx (the C engine takes no headers)")
+    options["include_dirs"] = tuple(str(d) for d in include or ())
     if source is None:
         doc = run_catalog(kernel_name, _name_values(param, "--param"), cc, catalog_file, options)
     else:
@@ -181,7 +207,7 @@ def run(
             _dims(block, "--block"),
             array or [],
             _name_values(param, "--param"),
-            _name_values(define, "--define"),
+            _defines(define, chosen),
             dynamic_shared,
             cc,
             options,
@@ -358,7 +384,7 @@ def run_catalog(name: str, params: dict, cc: str, catalog_file: Path | None, opt
 
 def run_source(
     path: Path,
-    kernel: str,
+    kernel: str | None,
     grid: tuple[int, ...],
     block: tuple[int, ...],
     arrays: list[str],
@@ -397,15 +423,17 @@ def run_source(
         source_name=str(path),
         iteration_cap=options["iteration_cap"],
         engine=options["engine"],
+        include_dirs=options.get("include_dirs", ()),
         **_progress_option(),
     )
+    kernel = result.kernel
     launch = _launch_info(grid, block, dyn, arch.warp_size)
     occ = _occupancy(arch, block, options["regs"], _static_shared(result), dyn)
     return run_document(
         kernel=kernel,
         source_name=str(path),
         compute_capability=arch.compute_capability,
-        params={**scalars, **{f"#define {k}": v for k, v in defines.items()}},
+        params={**scalars, **{f"#define {k}": ("" if v is None else v) for k, v in defines.items()}},
         launch=launch,
         counters=_counters_dict(result.counters),
         predicted=None,

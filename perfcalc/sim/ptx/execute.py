@@ -23,16 +23,11 @@ import numpy as np
 
 from perfcalc.errors import CudaSyntaxError
 from perfcalc.sim import counters as C
-from perfcalc.sim.ptx import arith
 from perfcalc.sim.ptx.memory import (
-    LOCAL_WINDOW,
-    SHARED_WINDOW,
     Heap,
-    gather,
-    scatter,
 )
 from perfcalc.sim.ptx.parse import Function, Instr
-from perfcalc.sim.ptx.values import NP, as_type, immediate, register_name, storage_dtype
+from perfcalc.sim.ptx.values import as_type, immediate, register_name, storage_dtype
 from perfcalc.sim.safety import Fault, FaultSignal
 
 Step = Callable[["Chunk", np.ndarray], None]

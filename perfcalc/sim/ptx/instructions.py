@@ -15,7 +15,7 @@ from perfcalc.errors import CudaSyntaxError
 from perfcalc.sim.ptx import arith
 from perfcalc.sim.ptx.execute import Chunk, Env, Reader, operand, warps_with
 from perfcalc.sim.ptx.parse import Instr
-from perfcalc.sim.ptx.values import NP, TYPE_NAMES, as_type
+from perfcalc.sim.ptx.values import NP, TYPE_NAMES
 
 Op = Callable[[Chunk, np.ndarray, bool], None]
 
@@ -162,10 +162,9 @@ def build_div(instr: Instr, env: Env, rem: bool = False) -> Op:
 
         def run_f(ch: Chunk, m: np.ndarray, full: bool) -> None:
             x, y = np.asarray(a(ch)), np.asarray(b(ch))
-            if exact:
-                q = np.divide(x, y)
-            else:  # div.approx / div.full: within 2 ulp; computed exactly, rounded once
-                q = (x.astype(np.float64) / y.astype(np.float64)).astype(NP[t])
+            # div.approx / div.full (within 2 ulp): computed exactly, rounded once
+            q = np.divide(x, y) if exact else (x.astype(np.float64) / y.astype(np.float64)
+                                               ).astype(NP[t])
             ch.write(d, post(np.asarray(q, dtype=NP[t])), m, full)
         return run_f
 

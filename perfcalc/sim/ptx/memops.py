@@ -171,6 +171,13 @@ def _ld_param(instr: Instr, env: Env, dests: list[str], t: str) -> Op:
     import re
 
     m = re.match(r"^\[\s*([\w$]+)\s*(?:\+\s*(\d+))?\s*\]$", instr.operands[1].strip())
+    if m is not None and m.group(1).startswith(("retval", "param")) and m.group(1) not in env.params:
+        zero = NP[t].type(0)  # a call's return value (vprintf's count): 0
+
+        def run_ret(ch: Chunk, mk: np.ndarray, full: bool, control: np.ndarray | None = None) -> None:
+            for d in dests:
+                ch.write(d, zero, mk, full)
+        return run_ret
     if m is None or m.group(1) not in env.params:
         raise CudaSyntaxError(f"{instr.opcode} at line {instr.line}: parameter address "
                               f"{instr.operands[1]!r} is not a kernel parameter")
@@ -217,9 +224,11 @@ def build_st(instr: Instr, env: Env) -> Op:
     vec = _vector(instr)
     dt = NP[t]
     size = dt.itemsize
-    if space in ("param", "const"):
-        raise CudaSyntaxError(f"{instr.opcode} at line {instr.line}: stores to .{space} are "
-                              f"not supported")
+    if space == "param":  # arguments of a call sequence (printf, assert): nothing to keep
+        return lambda ch, m, full, control=None: None
+    if space == "const":
+        raise CudaSyntaxError(f"{instr.opcode} at line {instr.line}: stores to .const are "
+                              f"not allowed")
     read = address(instr.operands[0], env, "u64")
     sources = [operand(s, t, env) for s in _regs(instr.operands[1])]
 

@@ -73,6 +73,19 @@ def _declare(lib: ctypes.CDLL) -> None:
     lib.nvrtcVersion.argtypes = [c.POINTER(c.c_int), c.POINTER(c.c_int)]
 
 
+def include_dirs() -> list[str]:
+    """CUDA's own headers (cuda_runtime.h, cooperative_groups.h, cuda_fp16.h, cuda/std, cub)
+    from NVIDIA's runtime, crt and cccl wheels, where installed."""
+    found = []
+    spec = importlib.util.find_spec("nvidia")
+    for root in (spec.submodule_search_locations or []) if spec else []:
+        for sub in ("cu13/include", "cu13/include/cccl", "cuda_runtime/include", "cuda_cccl/include"):
+            folder = Path(root) / sub
+            if (folder / "cuda_runtime.h").is_file() or (folder / "cuda").is_dir():
+                found.append(str(folder))
+    return found
+
+
 def version() -> str:
     """'13.5' for the loaded library."""
     major, minor = ctypes.c_int(), ctypes.c_int()
@@ -99,13 +112,20 @@ class Compiled:
     options: tuple[str, ...]
 
 
-def compile_to_ptx(source: str, name: str, options: list[str], name_expressions: list[str]) -> Compiled:
-    """Compile `source` (host code already removed) with NVRTC; errors become CudaSyntaxError
-    carrying NVRTC's own log (file, line and message)."""
+def compile_to_ptx(source: str, name: str, options: list[str], name_expressions: list[str],
+                   headers: dict[str, str] | None = None) -> Compiled:
+    """Compile `source` (host code already removed) with NVRTC; `headers` are in-memory files
+    `#include` finds by name. Errors become CudaSyntaxError carrying NVRTC's own first error
+    (file, line and message)."""
     lib = library()
     prog = ctypes.c_void_p()
-    _check(lib, lib.nvrtcCreateProgram(ctypes.byref(prog), source.encode(), name.encode(), 0,
-                                       None, None), "nvrtcCreateProgram")
+    headers = headers or {}
+    count = len(headers)
+    contents = (ctypes.c_char_p * max(count, 1))(*(v.encode() for v in headers.values()))
+    names = (ctypes.c_char_p * max(count, 1))(*(k.encode() for k in headers))
+    _check(lib, lib.nvrtcCreateProgram(ctypes.byref(prog), source.encode(), name.encode(), count,
+                                       contents if count else None, names if count else None),
+           "nvrtcCreateProgram")
     try:
         for expr in name_expressions:
             _check(lib, lib.nvrtcAddNameExpression(prog, expr.encode()), "nvrtcAddNameExpression")

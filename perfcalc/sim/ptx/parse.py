@@ -192,7 +192,7 @@ def _parse_body(fn: Function, body: str, original: str) -> None:
         stmt = raw.strip()
         if not stmt:
             continue
-        if stmt.startswith(".loc"):
+        if re.match(r"\.loc\s", stmt):
             m = _LOC.match(stmt)
             if m:
                 line, col = int(m.group(2)), int(m.group(3))
@@ -232,14 +232,23 @@ def _parse_body(fn: Function, body: str, original: str) -> None:
 
 
 def _statements(body: str) -> list[str]:
-    """Statements end at ';' -- but `.loc` lines and labels end at a newline."""
+    """Statements end at ';' (a call sequence spans lines); `.loc` lines, labels and scope
+    braces end at their line."""
     out: list[str] = []
+    pending = ""
     for chunk in body.split("\n"):
         text = chunk.strip()
         if not text:
             continue
-        if text.startswith(".loc") or text.startswith(".file"):
+        if not pending and (re.match(r"\.(loc|file)\s", text) or text in ("{", "}")
+                            or re.fullmatch(r"[\w$]+:", text)):
             out.append(text)
             continue
-        out.extend(part for part in text.split(";"))
+        pending = f"{pending} {text}" if pending else text
+        while ";" in pending:
+            stmt, pending = pending.split(";", 1)
+            out.append(stmt)
+            pending = pending.strip()
+    if pending:
+        out.append(pending)
     return out

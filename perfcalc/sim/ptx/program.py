@@ -19,7 +19,7 @@ from perfcalc.sim.ptx.parse import Instr
 REFUSED = {
     "mma": "tensor-core mma", "wgmma": "Hopper wgmma", "cp": "asynchronous copies (cp.async/TMA)",
     "tex": "textures", "tld4": "textures", "suld": "surfaces", "sust": "surfaces",
-    "call": "calls of non-inlined device functions", "ldmatrix": "ldmatrix", "stmatrix": "stmatrix",
+    "ldmatrix": "ldmatrix", "stmatrix": "stmatrix",
     "tcgen05": "Blackwell tensor memory", "mbarrier": "mbarrier objects", "griddepcontrol":
     "programmatic dependent launch", "elect": "elect.sync", "redux": "redux.sync",
     "match": "match.sync", "activemask": "activemask", "setmaxnreg": "setmaxnreg",
@@ -73,6 +73,8 @@ def _step(instr: Instr, env: Env) -> Step:
         return Step(instr, "bar", pred=pred, inst_kind="barrier")
     if base in ("trap", "brkpt"):
         return Step(instr, "trap", pred=pred)
+    if base == "call":
+        return _call(instr, pred)
     if base in REFUSED:
         raise CudaSyntaxError(f"{REFUSED[base]} ({instr.opcode}) at line {instr.line} are not "
                               f"executed by the PTX engine")
@@ -93,6 +95,23 @@ def _step(instr: Instr, env: Env) -> Step:
     kind, flops = flop_weight(instr)
     return Step(instr, "op", run=BUILDERS[base](instr, env), pred=pred, flops=flops,
                 flop_kind=kind, inst_kind=kind or "int")
+
+
+# Calls of CUDA's own device-runtime functions that NVRTC leaves in the PTX.
+_PRINTF = ("vprintf",)
+_ASSERT = ("__assertfail", "__assert_fail")
+
+
+def _call(instr: Instr, pred: Callable[[Chunk], np.ndarray] | None) -> Step:
+    names = [o.strip() for o in instr.operands if o.strip() and not o.strip().startswith("(")]
+    target = names[0] if names else "?"
+    if target in _PRINTF:  # device printf: output is not reproduced; the call costs nothing here
+        return Step(instr, "op", run=lambda ch, m, full: None, pred=pred, inst_kind="call")
+    if target in _ASSERT:
+        return Step(instr, "assert", pred=pred, inst_kind="call")
+    raise CudaSyntaxError(f"call of the non-inlined device function {target} at line "
+                          f"{instr.line} is not executed by the PTX engine (compile with the "
+                          f"function inlined, e.g. __forceinline__)")
 
 
 def run_chunk(env: Env, steps: list[Step], block_ids: np.ndarray) -> None:
@@ -157,10 +176,12 @@ def run_chunk(env: Env, steps: list[Step], block_ids: np.ndarray) -> None:
                 pc += 1
                 mask = _merge(pc, mask, waiting)
             continue
-        if step.kind == "trap":
+        if step.kind in ("trap", "assert"):
             hit = mask if step.pred is None else mask & step.pred(ch)
             if hit.any():
-                raise ch.fault("trap", step.instr, hit, "The kernel executed trap (__trap/assert)")
+                what = ("Device-side assertion failed" if step.kind == "assert"
+                        else "The kernel executed trap (__trap)")
+                raise ch.fault(step.kind, step.instr, hit, what)
             pc += 1
             mask = _merge(pc, mask, waiting)
             continue

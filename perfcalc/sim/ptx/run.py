@@ -4,6 +4,7 @@ SimResult the C engine returns."""
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -19,6 +20,13 @@ from perfcalc.sim.launch import LaunchInfo, SimResult, arch_file, dims, validate
 from perfcalc.sim.pricing import Pricer
 from perfcalc.sim.ptx import nvrtc
 from perfcalc.sim.ptx.execute import Env
+from perfcalc.sim.ptx.hoststrip import (
+    HOST_HEADERS,
+    DeviceSource,
+    ParserUnavailable,
+    choose_kernel,
+    strip_host,
+)
 from perfcalc.sim.ptx.memory import Heap
 from perfcalc.sim.ptx.parse import Function, Module, parse_module
 from perfcalc.sim.ptx.program import compile_steps, run_chunk
@@ -49,10 +57,13 @@ def cache_dir() -> Path:
 
 
 def compile_cached(source: str, source_name: str, options: list[str],
-                   names: list[str]) -> nvrtc.Compiled:
-    """NVRTC's PTX for (source, options, names, compiler version), cached on disk."""
+                   names: list[str], headers: dict[str, str] | None = None) -> nvrtc.Compiled:
+    """NVRTC's PTX for (source, options, names, compiler version), cached on disk. The key also
+    holds the text of every user header the include directories hold that the source names."""
     version = nvrtc.version()
-    key = hashlib.sha256(json.dumps([source, options, names, version]).encode()).hexdigest()
+    included = _user_headers(source, options)
+    key = hashlib.sha256(json.dumps([source, options, names, version, sorted((headers or {}).items()),
+                                     included]).encode()).hexdigest()
     folder = cache_dir()
     path = folder / f"{key}.json"
     if path.is_file():
@@ -62,7 +73,7 @@ def compile_cached(source: str, source_name: str, options: list[str],
                                   tuple(data["options"]))
         except (OSError, ValueError, KeyError):
             pass
-    compiled = nvrtc.compile_to_ptx(source, source_name, options, names)
+    compiled = nvrtc.compile_to_ptx(source, source_name, options, names, headers)
     try:
         folder.mkdir(parents=True, exist_ok=True)
         tmp = path.with_suffix(f".{os.getpid()}.tmp")
@@ -75,7 +86,22 @@ def compile_cached(source: str, source_name: str, options: list[str],
     return compiled
 
 
-_SIGNATURE = r"__global__\s+(?:__launch_bounds__\s*\([^)]*\)\s*)?(?:static\s+)?void\s+{name}\s*\("
+def _user_headers(source: str, options: list[str]) -> list[tuple[str, str]]:
+    """(name, text) of each quoted #include found in a -I directory (a change recompiles)."""
+    dirs = [o[2:] for o in options if o.startswith("-I")]
+    found = []
+    for name in re.findall(r'#\s*include\s*"([^"]+)"', source):
+        for d in dirs:
+            path = Path(d) / name
+            if path.is_file():
+                with contextlib.suppress(OSError):
+                    found.append((name, path.read_text(errors="replace")))
+                break
+    return found
+
+
+_SIGNATURE = (r"__global__\s+(?:__launch_bounds__\s*\([^)]*\)\s*)?(?:static\s+|inline\s+)*void\s+"
+              r"(?:__launch_bounds__\s*\([^)]*\)\s*)?(?:[\w:]+::)?{name}\s*\(")
 
 
 def kernel_parameters(source: str, kernel: str) -> list[tuple[str, str]]:
@@ -125,16 +151,24 @@ def run_ptx(source: str, kernel: str, grid: object, block: object, args: dict[st
         raise InputError(f"dynamic_shared_bytes = {dynamic_shared_bytes!r} must be an int >= 0")
     g, b = dims(grid, "grid"), dims(block, "block")
     validate_launch(arch, g, b)
+    device = _device_source(source)
+    kernel = choose_kernel(device, kernel) if device is not None else kernel
+    if not kernel:
+        raise InputError("name the kernel to run (--kernel NAME)")
     target = compile_target(arch)
-    options = [f"--gpu-architecture={target}", "-lineinfo", "-std=c++17"]
+    options = [f"--gpu-architecture={target}", "-lineinfo", "-std=c++17", "-default-device"]
     for name, value in sorted((defines or {}).items()):
-        options.append(f"-D{name}={value}")
-    options += [f"-I{d}" for d in include_dirs]
+        options.append(f"-D{name}" if value is None or value == "" else f"-D{name}={value}")
+    here = Path(source_name).parent if source_name and not source_name.startswith("<") else None
+    options += [f"-I{d}" for d in (*include_dirs, *([str(here)] if here else []),
+                                   *nvrtc.include_dirs())]
     base = kernel.split("<")[0].strip()
-    compiled = compile_cached(source, Path(source_name).name or "kernel.cu", options, [kernel])
+    text = device.text if device is not None else source
+    compiled = compile_cached(text, Path(source_name).name or "kernel.cu", options, [kernel],
+                              HOST_HEADERS)
     module = parse_module(compiled.ptx)
     fn = _entry(module, compiled, kernel, base)
-    params = kernel_parameters(source, kernel)
+    params = kernel_parameters(text, kernel)
     if len(params) != len(fn.params):
         raise CudaSyntaxError(f"kernel '{kernel}' has {len(params)} parameters in the source but "
                               f"{len(fn.params)} in the compiled PTX")
@@ -172,6 +206,14 @@ def run_ptx(source: str, kernel: str, grid: object, block: object, args: dict[st
                       shared_bytes - dynamic_shared_bytes, dynamic_shared_bytes)
     return SimResult(kernel, total, per_site, info, tuple(faults), engine="ptx",
                      compiler=f"{compiled.compiler}, {target}, -lineinfo")
+
+
+def _device_source(source: str) -> DeviceSource | None:
+    """The file with host code blanked; None (compile as given) without tree-sitter."""
+    try:
+        return strip_host(source)
+    except ParserUnavailable:
+        return None
 
 
 def _entry(module: Module, compiled: nvrtc.Compiled, kernel: str, base: str) -> Function:

@@ -1,0 +1,30 @@
+// Written for perfcalc: what the C preprocessor does that a textual pre-pass gets wrong --
+// #if/#elif chains with expressions, function-like macros, line splices, defined().
+#include <cstdio>
+#define SQUARE(x) ((x) * (x))
+#define CLAMP(v, lo, hi) \
+    ((v) < (lo) ? (lo) : \
+     ((v) > (hi) ? (hi) : (v)))
+#ifndef BLOCK
+#define BLOCK 64
+#endif
+
+__global__ void transform(const float* in, float* out, int n) {
+    int i = blockIdx.x * BLOCK + threadIdx.x;
+    if (i >= n) return;
+#if MODE == 1
+    out[i] = SQUARE(in[i]);
+#elif MODE == 2 && defined(USE_CLAMP)
+    out[i] = CLAMP(in[i] * SCALE, -1.0f, \
+                   1.0f);
+#elif MODE == 2
+    out[i] = in[i] * SCALE;
+#else
+    out[i] = -in[i];
+#endif
+}
+
+int main() {
+    printf("host code: never compiled by NVRTC\n");
+    return 0;
+}
