@@ -47,6 +47,44 @@ def fma_f32(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
     return s.astype(np.float32)
 
 
+def two_sum(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(s, e) with s = fl(a + b) and a + b = s + e exactly (Knuth)."""
+    s = a + b
+    bb = s - a
+    return s, (a - (s - bb)) + (b - bb)
+
+
+def round_f32_directed(hi: np.ndarray, lo: np.ndarray, mode: str) -> np.ndarray:
+    """The float32 of the exact value hi + lo (float64s, |lo| tiny) rounded toward -inf (rm),
+    +inf (rp) or zero (rz): the nearest float32, stepped one ulp where it lies on the wrong side
+    of the exact value (the float64 difference has the right sign)."""
+    r = hi.astype(np.float32)
+    d = (hi - r.astype(np.float64)) + lo
+    if mode == "rm":
+        step = d < 0
+        toward = np.float32(-np.inf)
+    elif mode == "rp":
+        step = d > 0
+        toward = np.float32(np.inf)
+    else:  # rz
+        step = ((r > 0) & (d < 0)) | ((r < 0) & (d > 0))
+        toward = np.float32(0)
+    return np.where(step & np.isfinite(r), np.nextafter(r, toward), r).astype(np.float32)
+
+
+def directed_f32(op: str, mode: str, a: np.ndarray, b: np.ndarray,
+                 c: np.ndarray | None = None) -> np.ndarray:
+    """add/sub/mul/fma on float32 with .rm/.rp/.rz rounding, from exact float64 pieces."""
+    a64, b64 = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
+    if op == "mul":
+        hi, lo = a64 * b64, np.zeros_like(a64 * b64)  # a float32 product is exact in float64
+    elif op in ("add", "sub"):
+        hi, lo = two_sum(a64, b64 if op == "add" else -b64)
+    else:  # fma: exact product, then an exact sum pair
+        hi, lo = two_sum(a64 * b64, np.asarray(c, dtype=np.float64))
+    return round_f32_directed(np.asarray(hi), np.asarray(lo), mode)
+
+
 def _split(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     t = x * 134217729.0  # 2**27 + 1 (Dekker)
     hi = t - (t - x)

@@ -171,7 +171,7 @@ def operand(text: str, t: str, env: Env) -> Reader:
         return lambda ch: ~inner(ch)
     if text in SPECIAL_NAMES or text.split(".")[0] in ("%tid", "%ntid", "%ctaid", "%nctaid"):
         return lambda ch: as_type(ch.special[text], t)
-    if register_name(text):
+    if register_name(text) or text in env.reg_types:
         return lambda ch: as_type(ch.reg(text), t)
     if text in env.symbols:
         value = as_type(np.asarray(env.symbols[text], dtype=np.uint64), t)[()]
@@ -194,7 +194,7 @@ def address(text: str, env: Env, width: str) -> Callable[[Chunk], np.ndarray | n
         raise CudaSyntaxError(f"cannot read the PTX address {text!r}")
     base, offset = m.group(1).strip(), m.group(2)
     off = np.uint64(int(offset.replace(" ", ""), 0) & (2**64 - 1)) if offset else np.uint64(0)
-    if register_name(base):
+    if register_name(base) or base in env.reg_types:
         def read(ch: Chunk) -> np.ndarray:
             r = ch.reg(base)
             return (r.astype(np.uint64) if r.dtype != np.uint64 else r) + off

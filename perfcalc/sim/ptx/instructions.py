@@ -41,10 +41,18 @@ def _srcs(instr: Instr, t: str, env: Env, first: int = 1) -> list[Reader]:
 
 def _float_mode(instr: Instr) -> None:
     for r in FLOAT_ROUNDING_REFUSED:
-        if r in instr.parts:
+        if r in instr.parts and not ("f32" in instr.parts and instr.base in _DIRECTED_OK):
             raise CudaSyntaxError(
-                f"{instr.opcode} at line {instr.line}: directed rounding .{r} on float "
-                f"arithmetic is not emulated (refused rather than answered wrongly)")
+                f"{instr.opcode} at line {instr.line}: directed rounding .{r} on this type or "
+                f"operation is not emulated (refused rather than answered wrongly)")
+
+
+_DIRECTED_OK = ("add", "sub", "mul", "fma", "mad")
+
+
+def _directed(instr: Instr) -> str | None:
+    """The directed rounding mode of an f32 add/sub/mul/fma, or None for round-to-nearest."""
+    return next((r for r in FLOAT_ROUNDING_REFUSED if r in instr.parts), None)
 
 
 def _post(instr: Instr, t: str) -> Callable[[np.ndarray], np.ndarray]:
@@ -69,12 +77,17 @@ def _binary(fn: Callable[[Any, Any], Any]) -> Callable[[Instr, Env], Op]:
         a, b = _srcs(instr, t, env)
         dt = NP[t]
         post = _post(instr, t)
+        directed = _directed(instr) if t == "f32" else None
 
         def run(ch: Chunk, m: np.ndarray, full: bool) -> None:
             x, y = a(ch), b(ch)
             if NP[t].kind == "f" and "ftz" in instr.parts:
                 x, y = arith.ftz(np.asarray(x)), arith.ftz(np.asarray(y))
-            ch.write(d, post(np.asarray(fn(x, y)).astype(dt, copy=False)), m, full)
+            if directed:
+                v = arith.directed_f32(instr.base, directed, x, y)
+            else:
+                v = np.asarray(fn(x, y)).astype(dt, copy=False)
+            ch.write(d, post(v), m, full)
         return run
     return build
 
@@ -120,7 +133,11 @@ def build_mad(instr: Instr, env: Env) -> Op:
     if NP[t].kind == "f":
         _float_mode(instr)
         a, b, c = _srcs(instr, t, env)
-        fused = arith.fma_f32 if t == "f32" else arith.fma_f64
+        directed = _directed(instr) if t == "f32" else None
+        fused = {"f32": arith.fma_f32, "f64": arith.fma_f64, "f16": _half_fma}[t]
+        if directed:
+            def fused(x, y, z, _mode=directed):  # type: ignore[no-untyped-def]
+                return arith.directed_f32("fma", _mode, x, y, z)
         post = _post(instr, t)
 
         def run_f(ch: Chunk, m: np.ndarray, full: bool) -> None:
@@ -335,6 +352,18 @@ def build_mov(instr: Instr, env: Env) -> Op:
 
 def build_cvt(instr: Instr, env: Env) -> Op:
     parts = instr.parts
+    if "f16x2" in parts and len(instr.operands) == 3:  # cvt.rn.f16x2.f32 d, a, b: a high, b low
+        d = _dst(instr)
+        hi, lo = (operand(o, "f32", env) for o in instr.operands[1:3])
+        if not ("rn" in parts or not any(r in parts for r in ("rz", "rm", "rp"))):
+            raise CudaSyntaxError(f"{instr.opcode} at line {instr.line}: only .rn is emulated")
+
+        def pack(ch: Chunk, m: np.ndarray, full: bool) -> None:
+            h = np.broadcast_to(np.asarray(hi(ch), dtype=np.float32), m.shape).astype(np.float16)
+            lo_ = np.broadcast_to(np.asarray(lo(ch), dtype=np.float32), m.shape).astype(np.float16)
+            bits = (h.view(np.uint16).astype(np.uint32) << np.uint32(16)) | lo_.view(np.uint16)
+            ch.write(d, bits.astype(np.uint32), m, full)
+        return pack
     types = [p for p in parts if p in TYPE_NAMES]
     if len(types) != 2:
         raise CudaSyntaxError(f"{instr.opcode} at line {instr.line}: expected two types")
@@ -385,6 +414,28 @@ def build_cvta(instr: Instr, env: Env) -> Op:
         v = np.asarray(a(ch)).astype(np.uint64)
         v = v - np.uint64(window) if to else v + np.uint64(window)
         ch.write(d, v.astype(NP[t]), m, full)
+    return run
+
+
+def build_shf(instr: Instr, env: Env) -> Op:
+    """shf.{l,r}.{wrap,clamp}.b32 d, a, b, c: funnel shift of the 64-bit b:a by c."""
+    d = _dst(instr)
+    lo, hi = (operand(o, "b32", env) for o in instr.operands[1:3])
+    amount = operand(instr.operands[3], "u32", env)
+    left = "l" in instr.parts
+    clamp = "clamp" in instr.parts
+
+    def run(ch: Chunk, m: np.ndarray, full: bool) -> None:
+        a = np.broadcast_to(np.asarray(lo(ch)).astype(np.uint64), m.shape)
+        b = np.broadcast_to(np.asarray(hi(ch)).astype(np.uint64), m.shape)
+        n = np.broadcast_to(np.asarray(amount(ch)).astype(np.uint64), m.shape)
+        n = np.minimum(n, np.uint64(32)) if clamp else n & np.uint64(31)
+        both = (b << np.uint64(32)) | a
+        if left:
+            out = ((both << n) >> np.uint64(32)) & np.uint64(0xFFFFFFFF)
+        else:
+            out = (both >> n) & np.uint64(0xFFFFFFFF)
+        ch.write(d, out.astype(np.uint32), m, full)
     return run
 
 
@@ -490,6 +541,119 @@ def build_shfl(instr: Instr, env: Env) -> Op:
     return run
 
 
+def build_redux(instr: Instr, env: Env) -> Op:
+    """redux.sync.{add,min,max,and,or,xor}.{u32,s32,b32} d, a, membermask: over the warp's lanes
+    that execute it."""
+    t = type_of(instr)
+    op = instr.parts[2]
+    d = _dst(instr)
+    a = operand(instr.operands[1], t, env)
+    dt = NP[t]
+
+    def run(ch: Chunk, m: np.ndarray, full: bool) -> None:
+        v = np.broadcast_to(np.asarray(a(ch)), m.shape).reshape(-1, 32).astype(np.int64)
+        act = m.reshape(-1, 32)
+        if op == "add":
+            r = np.where(act, v, 0).sum(axis=1)
+        elif op in ("min", "max"):
+            big = np.iinfo(np.int64).max
+            fill = big if op == "min" else -big
+            r = (np.min if op == "min" else np.max)(np.where(act, v, fill), axis=1)
+        else:
+            ident = -1 if op == "and" else 0
+            red = {"and": np.bitwise_and, "or": np.bitwise_or, "xor": np.bitwise_xor}[op]
+            r = red.reduce(np.where(act, v, ident), axis=1)
+        ch.write(d, np.repeat((r & 0xFFFFFFFF).astype(np.uint64), 32).astype(np.uint32).view(dt)
+                 if dt.itemsize == 4 else np.repeat(r, 32).astype(dt), m, full)
+    return run
+
+
+def build_match(instr: Instr, env: Env) -> Op:
+    """match.sync.any/all.b32|b64 d[|p], a, membermask."""
+    t = type_of(instr)
+    mode = instr.parts[2]
+    dests = [s.strip() for s in instr.operands[0].split("|")]
+    a = operand(instr.operands[1], t, env)
+
+    def run(ch: Chunk, m: np.ndarray, full: bool) -> None:
+        v = np.broadcast_to(np.asarray(a(ch)), m.shape).reshape(-1, 32)
+        act = m.reshape(-1, 32)
+        same = (v[:, :, None] == v[:, None, :]) & act[:, None, :] & act[:, :, None]
+        weights = np.uint64(1) << np.arange(32, dtype=np.uint64)
+        masks = (same.astype(np.uint64) * weights).sum(axis=2)
+        if mode == "all":
+            active_bits = (act.astype(np.uint64) * weights).sum(axis=1)
+            allsame = masks == active_bits[:, None]
+            out = np.where(allsame, masks, 0)
+            pred = allsame
+        else:
+            out, pred = masks, np.ones_like(act)
+        ch.write(dests[0], out.reshape(-1).astype(np.uint32), m, full)
+        if len(dests) > 1:
+            ch.write(dests[1], pred.reshape(-1), m, full)
+    return run
+
+
+def build_activemask(instr: Instr, env: Env) -> Op:
+    d = _dst(instr)
+
+    def run(ch: Chunk, m: np.ndarray, full: bool) -> None:
+        weights = np.uint64(1) << np.arange(32, dtype=np.uint64)
+        bits = (m.reshape(-1, 32).astype(np.uint64) * weights).sum(axis=1).astype(np.uint32)
+        ch.write(d, np.repeat(bits, 32), m, full)
+    return run
+
+
+def build_bfind(instr: Instr, env: Env) -> Op:
+    t = type_of(instr)
+    d = _dst(instr)
+    a = operand(instr.operands[1], t, env)
+    width = 8 * NP[t].itemsize
+    shiftamt = "shiftamt" in instr.parts
+
+    def run(ch: Chunk, m: np.ndarray, full: bool) -> None:
+        x = np.broadcast_to(np.asarray(a(ch)), m.shape)
+        v = np.where(x < 0, ~x, x).astype(np.uint64) if NP[t].kind == "i" else x.astype(np.uint64)
+        pos = np.full(m.shape, -1, dtype=np.int64)
+        for i in range(width):
+            pos = np.where((v >> np.uint64(i)) & np.uint64(1), i, pos)
+        out = np.where(pos < 0, 0xFFFFFFFF, (width - 1 - pos) if shiftamt else pos)
+        ch.write(d, out.astype(np.uint32), m, full)
+    return run
+
+
+def _packed_half(fn: Callable[..., Any], arity: int) -> Callable[[Instr, Env], Op]:
+    """f16x2 arithmetic: each 32-bit register holds two IEEE halves, operated on separately."""
+    def build(instr: Instr, env: Env) -> Op:
+        if "bf16x2" in instr.parts:
+            raise CudaSyntaxError(f"{instr.opcode} at line {instr.line}: bfloat16 is not emulated")
+        d = _dst(instr)
+        srcs = [operand(o, "b32", env) for o in instr.operands[1:1 + arity]]
+
+        def run(ch: Chunk, m: np.ndarray, full: bool) -> None:
+            halves = [np.ascontiguousarray(np.broadcast_to(np.asarray(s(ch), dtype=np.uint32),
+                                                           m.shape)).view(np.float16)
+                      for s in srcs]
+            with np.errstate(all="ignore"):
+                out = np.asarray(fn(*halves), dtype=np.float16)
+            ch.write(d, np.ascontiguousarray(out).view(np.uint32), m, full)
+        return run
+    return build
+
+
+def _half_fma(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
+    """fma.rn for halves: the float64 a*b+c is exact for binary16 inputs; one rounding."""
+    return (a.astype(np.float64) * b.astype(np.float64) + c.astype(np.float64)).astype(np.float16)
+
+
+PACKED_HALF = {
+    "add": _packed_half(np.add, 2), "sub": _packed_half(np.subtract, 2),
+    "mul": _packed_half(np.multiply, 2), "fma": _packed_half(_half_fma, 3),
+    "neg": _packed_half(np.negative, 1), "abs": _packed_half(np.abs, 1),
+    "min": _packed_half(np.fmin, 2), "max": _packed_half(np.fmax, 2),
+}
+
+
 def build_vote(instr: Instr, env: Env) -> Op:
     mode = instr.parts[2] if instr.parts[1] == "sync" else instr.parts[1]
     d = _dst(instr)
@@ -526,7 +690,9 @@ BUILDERS: dict[str, Callable[[Instr, Env], Op]] = {
     "and": build_logic, "or": build_logic, "xor": build_logic,
     "shl": build_shift, "shr": build_shift, "setp": build_setp, "selp": build_selp,
     "mov": build_mov, "cvt": build_cvt, "cvta": build_cvta, "bfe": build_bfe, "bfi": build_bfi,
-    "prmt": build_prmt, "shfl": build_shfl, "vote": build_vote,
+    "prmt": build_prmt, "shfl": build_shfl, "vote": build_vote, "redux": build_redux,
+    "shf": build_shf,
+    "match": build_match, "activemask": build_activemask, "bfind": build_bfind,
     "copysign": _binary(lambda a, b: np.copysign(b, a)),
 }
 

@@ -64,6 +64,7 @@ class Function:
     body: list[Instr] = field(default_factory=list)
     labels: dict[str, int] = field(default_factory=dict)
     files: dict[int, str] = field(default_factory=dict)
+    branch_tables: dict[str, list[str]] = field(default_factory=dict)  # brx.idx targets
 
 
 @dataclass
@@ -88,7 +89,7 @@ _ENTRY = re.compile(r"^\s*(?:\.visible\s+|\.weak\s+|\.extern\s+)*\.(entry|func)\
 _VAR = re.compile(r"^\s*(\.extern\s+|\.visible\s+|\.global\s+(?=\.))?\s*\.(shared|local|const|global)"
                   r"\s+(?:\.align\s+(\d+)\s+)?\.(\w+)\s+([\w$]+)(?:\[(\d*)\])?(?:\s*=\s*\{([^}]*)\})?"
                   r"\s*;")
-_REG = re.compile(r"^\s*\.reg\s+\.(\w+)\s+(%[\w$]+?)(?:<(\d+)>)?\s*;")
+_REG = re.compile(r"^\s*\.reg\s+\.(\w+)\s+(.+?)\s*;")
 _PARAM = re.compile(r"\.param\s+(?:\.align\s+(\d+)\s+)?\.(\w+)\s+([\w$]+)(?:\[(\d+)\])?")
 
 
@@ -206,20 +207,27 @@ def _parse_body(fn: Function, body: str, original: str) -> None:
         if label and not stmt.startswith("."):
             fn.labels[label.group(1)] = len(fn.body)
             stmt = label.group(2).strip()
+            if stmt.startswith(".branchtargets"):
+                fn.branch_tables[label.group(1)] = [
+                    t.strip() for t in stmt[len(".branchtargets"):].split(",") if t.strip()]
+                continue
             if not stmt:
                 continue
         if stmt.startswith(".reg"):
             m = _REG.match(stmt + ";")
             if m:
-                fn.registers[m.group(2)] = m.group(1)
+                for decl in m.group(2).split(","):
+                    name = re.sub(r"<\d+>$", "", decl.strip())
+                    if name:
+                        fn.registers[name] = m.group(1)
             continue
         if stmt.startswith((".shared", ".local", ".extern", ".const", ".global")):
             m = _VAR.match(stmt + ";")
             if m:
                 fn.variables.append(_variable(m))
             continue
-        if stmt.startswith((".pragma", ".maxntid", ".reqntid", ".minnctapersm", ".maxnreg",
-                            ".file", ".section", "{", "}")) or stmt in ("{", "}"):
+        if stmt in ("{", "}") or stmt.startswith((".pragma", ".maxntid", ".reqntid",
+                                                  ".minnctapersm", ".maxnreg", ".file", ".section")):
             continue
         if stmt.startswith("."):
             continue
@@ -229,6 +237,16 @@ def _parse_body(fn: Function, body: str, original: str) -> None:
         operands = tuple(_split_top(m.group(4)))
         fn.body.append(Instr(m.group(3), operands, line, col, m.group(2), m.group(1) == "!",
                              inlined))
+
+
+def _unscope(stmt: str) -> str:
+    """Drop the scope braces inline asm wraps around its instructions: `{add.f16 ...` ->
+    `add.f16 ...` (a brace before an operand list is part of the instruction and stays)."""
+    text = stmt.strip()
+    while text.startswith("{") and len(text) > 1 and (text[1:].lstrip()[:1].isalpha()
+                                                      or text[1:].lstrip()[:1] == "."):
+        text = text[1:].strip()
+    return text
 
 
 def _statements(body: str) -> list[str]:
@@ -247,8 +265,10 @@ def _statements(body: str) -> list[str]:
         pending = f"{pending} {text}" if pending else text
         while ";" in pending:
             stmt, pending = pending.split(";", 1)
-            out.append(stmt)
+            out.append(_unscope(stmt))
             pending = pending.strip()
+            while pending.startswith("}"):  # the end of an inline-asm scope
+                pending = pending[1:].strip()
     if pending:
         out.append(pending)
     return out

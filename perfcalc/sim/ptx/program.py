@@ -11,7 +11,7 @@ import numpy as np
 from perfcalc.errors import CudaSyntaxError
 from perfcalc.sim import counters as C
 from perfcalc.sim.ptx.execute import Chunk, Env, operand, warps_with
-from perfcalc.sim.ptx.instructions import BUILDERS, NOOPS, flop_weight
+from perfcalc.sim.ptx.instructions import BUILDERS, NOOPS, PACKED_HALF, flop_weight
 from perfcalc.sim.ptx.memops import build_atom, build_ld, build_st
 from perfcalc.sim.ptx.parse import Instr
 
@@ -21,8 +21,7 @@ REFUSED = {
     "tex": "textures", "tld4": "textures", "suld": "surfaces", "sust": "surfaces",
     "ldmatrix": "ldmatrix", "stmatrix": "stmatrix",
     "tcgen05": "Blackwell tensor memory", "mbarrier": "mbarrier objects", "griddepcontrol":
-    "programmatic dependent launch", "elect": "elect.sync", "redux": "redux.sync",
-    "match": "match.sync", "activemask": "activemask", "setmaxnreg": "setmaxnreg",
+    "programmatic dependent launch", "elect": "elect.sync", "setmaxnreg": "setmaxnreg",
 }
 
 
@@ -39,6 +38,7 @@ class Step:
     flop_kind: str | None = None
     inst_kind: str = "int"
     memory: bool = False
+    targets: tuple[int, ...] = ()
 
 
 def compile_steps(env: Env) -> list[Step]:
@@ -54,6 +54,14 @@ def _step(instr: Instr, env: Env) -> Step:
     if instr.pred is not None:
         reader = operand(instr.pred, "pred", env)
         pred = (lambda ch, r=reader: ~r(ch)) if instr.pred_negated else reader
+    if base == "brx":
+        table = instr.operands[1].strip()
+        if table not in env.fn.branch_tables:
+            raise CudaSyntaxError(f"brx.idx at line {instr.line} names no .branchtargets table")
+        targets = [env.fn.labels[t] for t in env.fn.branch_tables[table]]
+        index = operand(instr.operands[0], "u32", env)
+        return Step(instr, "brx", pred=pred, inst_kind="branch", run=index,  # type: ignore[arg-type]
+                    targets=tuple(targets))
     if base == "bra":
         target = instr.operands[0].strip()
         if target not in env.fn.labels:
@@ -89,6 +97,9 @@ def _step(instr: Instr, env: Env) -> Step:
                     inst_kind="atomic")
     if instr.opcode.startswith(NOOPS) or base in NOOPS:
         return Step(instr, "op", run=lambda ch, m, full: None, pred=pred)
+    if any(p in ("f16x2", "bf16x2") for p in instr.parts) and base in PACKED_HALF:
+        kind, flops = flop_weight(instr)
+        return Step(instr, "op", run=PACKED_HALF[base](instr, env), pred=pred, inst_kind="fp32")
     if base not in BUILDERS:
         raise CudaSyntaxError(f"PTX instruction {instr.opcode} at line {instr.line} is not "
                               f"implemented by the PTX engine")
@@ -165,6 +176,28 @@ def run_chunk(env: Env, steps: list[Step], block_ids: np.ndarray) -> None:
                 _wait(waiting, step.target, taken)
             if rest.any():
                 _wait(waiting, pc + 1, rest)
+            pc = min(waiting)
+            mask = waiting.pop(pc)
+            continue
+        if step.kind == "brx":
+            index = np.broadcast_to(np.asarray(step.run(ch)).astype(np.int64), mask.shape)  # type: ignore[misc]
+            active = mask if step.pred is None else mask & step.pred(ch)
+            bad = active & ((index < 0) | (index >= len(step.targets)))
+            if bad.any():
+                raise ch.fault("bad_branch", step.instr, bad, "brx.idx index outside its table")
+            counts[C.instruction_slot("branch")] += int(warps_with(mask).sum())
+            distinct = np.zeros(mask.shape[0] // 32, dtype=np.int64)
+            for k, target in enumerate(step.targets):
+                go = active & (index == k)
+                if go.any():
+                    _wait(waiting, target, go)
+                    distinct += warps_with(go)
+            counts[C.DIVERGENT] += int((distinct > 1).sum())
+            rest = mask & ~active
+            if rest.any():
+                _wait(waiting, pc + 1, rest)
+            if not waiting:
+                break
             pc = min(waiting)
             mask = waiting.pop(pc)
             continue

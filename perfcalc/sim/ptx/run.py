@@ -106,7 +106,7 @@ _SIGNATURE = (r"__global__\s+(?:__launch_bounds__\s*\([^)]*\)\s*)?(?:static\s+|i
 
 def kernel_parameters(source: str, kernel: str) -> list[tuple[str, str]]:
     """(C++ name, C++ type) of each parameter of `kernel` (its base name, templates stripped)."""
-    base = kernel.split("<")[0].strip()
+    base = kernel.split("<")[0].strip().split("::")[-1]
     m = re.search(_SIGNATURE.format(name=re.escape(base)), source)
     if m is None:
         raise CudaSyntaxError(f"no __global__ function named '{base}' in the source")
@@ -162,7 +162,7 @@ def run_ptx(source: str, kernel: str, grid: object, block: object, args: dict[st
     here = Path(source_name).parent if source_name and not source_name.startswith("<") else None
     options += [f"-I{d}" for d in (*include_dirs, *([str(here)] if here else []),
                                    *nvrtc.include_dirs())]
-    base = kernel.split("<")[0].strip()
+    base = kernel.split("<")[0].strip().split("::")[-1]
     text = device.text if device is not None else source
     compiled = compile_cached(text, Path(source_name).name or "kernel.cu", options, [kernel],
                               HOST_HEADERS)
@@ -174,7 +174,7 @@ def run_ptx(source: str, kernel: str, grid: object, block: object, args: dict[st
                               f"{len(fn.params)} in the compiled PTX")
     heap = Heap()
     param_bytes = _bind(params, fn, module, args, heap, kernel)
-    symbols, shared_bytes, local_bytes = _layout(fn, module, heap, dynamic_shared_bytes, arch)
+    symbols, shared_bytes, local_bytes = _layout(fn, module, heap, dynamic_shared_bytes, arch, args)
     heap.seal()
     reg_types = _register_types(fn)
     env = Env(fn, kernel, source_name, g, b, heap, param_bytes, symbols, shared_bytes,
@@ -232,6 +232,9 @@ def _register_types(fn: Function) -> dict[str, str]:
     """Every register name the body uses -> its declared type (prefix declarations like
     `.reg .b32 %r<33>` cover %r0..%r32)."""
     types: dict[str, str] = {}
+    for name, t in fn.registers.items():
+        if not name.startswith("%"):
+            types[name] = t  # scoped temporaries declared by name (`.reg .b16 low, high;`)
     for instr in fn.body:
         for op in (*instr.operands, instr.pred or ""):
             for name in re.findall(r"%[A-Za-z_$][\w$]*", op):
@@ -312,7 +315,7 @@ def _scalar_bytes(name: str, ctype: str, value: object, ptx_type: str, size: int
 
 
 def _layout(fn: Function, module: Module, heap: Heap, dynamic: int,
-            arch: Arch) -> tuple[dict[str, int], int, int]:
+            arch: Arch, args: dict[str, object]) -> tuple[dict[str, int], int, int]:
     """Symbol addresses: shared variables from offset 0 (extern ones after the static ones),
     local depots at 0, module variables in the heap."""
     symbols: dict[str, int] = {}
@@ -342,6 +345,7 @@ def _layout(fn: Function, module: Module, heap: Heap, dynamic: int,
     if static + dynamic > launchable:
         raise InputError(f"__shared__ memory of {static} static + {dynamic} dynamic bytes exceeds "
                          f"the limit {launchable} ({src})")
+    symbols["WARP_SZ"] = 32  # PTX's built-in warp-size constant (what warpSize compiles to)
     local = 0
     for v in fn.variables:
         if v.space == "local":
@@ -350,5 +354,25 @@ def _layout(fn: Function, module: Module, heap: Heap, dynamic: int,
     for v in module.variables:
         if v.space in ("const", "global"):
             data = np.frombuffer(v.init + bytes(max(v.size - len(v.init), 0)), dtype=np.uint8).copy()
+            given = args.get(v.name)
+            if given is not None:
+                raw = _variable_bytes(v.name, given)
+                if len(raw) > v.size:
+                    raise InputError(f"argument {v.name}: {len(raw)} bytes given for the "
+                                     f"{v.size}-byte __{'constant' if v.space == 'const' else 'device'}__ "
+                                     f"variable {v.name}")
+                data[:len(raw)] = np.frombuffer(raw, dtype=np.uint8)
             symbols[v.name] = heap.add(v.name, data, v.space == "global")
     return symbols, total, local
+
+
+def _variable_bytes(name: str, value: object) -> bytes:
+    """A __constant__ / __device__ variable's initial bytes from an array or a number."""
+    if isinstance(value, np.ndarray):
+        return np.ascontiguousarray(value).tobytes()
+    if isinstance(value, (np.generic,)):
+        return value.tobytes()
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise InputError(f"argument {name}: give a NumPy array or scalar for a __constant__ or "
+                         f"__device__ variable, got {type(value).__name__}")
+    return np.asarray(value, dtype=np.float32 if isinstance(value, float) else np.int32).tobytes()
