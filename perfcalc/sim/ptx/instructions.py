@@ -431,10 +431,8 @@ def build_shf(instr: Instr, env: Env) -> Op:
         n = np.broadcast_to(np.asarray(amount(ch)).astype(np.uint64), m.shape)
         n = np.minimum(n, np.uint64(32)) if clamp else n & np.uint64(31)
         both = (b << np.uint64(32)) | a
-        if left:
-            out = ((both << n) >> np.uint64(32)) & np.uint64(0xFFFFFFFF)
-        else:
-            out = (both >> n) & np.uint64(0xFFFFFFFF)
+        shifted = (both << n) >> np.uint64(32) if left else both >> n
+        out = shifted & np.uint64(0xFFFFFFFF)
         ch.write(d, out.astype(np.uint32), m, full)
     return run
 
