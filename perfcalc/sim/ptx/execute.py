@@ -169,6 +169,12 @@ def operand(text: str, t: str, env: Env) -> Reader:
     if text.startswith("!"):
         inner = operand(text[1:], t, env)
         return lambda ch: ~inner(ch)
+    if text.startswith("-") and not text[1:2].isdigit():  # a negated register (contracted fma)
+        inner = operand(text[1:], t, env)
+        return lambda ch: -inner(ch)
+    if text.startswith("-0f") or text.startswith("-0d"):
+        inner = operand(text[1:], t, env)
+        return lambda ch: -inner(ch)
     if text in SPECIAL_NAMES or text.split(".")[0] in ("%tid", "%ntid", "%ctaid", "%nctaid"):
         return lambda ch: as_type(ch.special[text], t)
     if register_name(text) or text in env.reg_types:

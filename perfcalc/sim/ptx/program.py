@@ -10,6 +10,7 @@ import numpy as np
 
 from perfcalc.errors import CudaSyntaxError
 from perfcalc.sim import counters as C
+from perfcalc.sim.ptx.contract import NOP, contract
 from perfcalc.sim.ptx.execute import Chunk, Env, operand, warps_with
 from perfcalc.sim.ptx.instructions import BUILDERS, NOOPS, PACKED_HALF, flop_weight
 from perfcalc.sim.ptx.memops import build_atom, build_ld, build_st
@@ -42,13 +43,13 @@ class Step:
 
 
 def compile_steps(env: Env) -> list[Step]:
-    steps = []
-    for instr in env.fn.body:
-        steps.append(_step(instr, env))
-    return steps
+    """One step per instruction, after ptxas's mul+add contraction (contract.py)."""
+    return [_step(instr, env) for instr in contract(env.fn)]
 
 
 def _step(instr: Instr, env: Env) -> Step:
+    if instr.opcode == NOP:
+        return Step(instr, "op", run=lambda ch, m, full: None, inst_kind="none")
     base = instr.base
     pred = None
     if instr.pred is not None:
@@ -147,8 +148,8 @@ def run_chunk(env: Env, steps: list[Step], block_ids: np.ndarray) -> None:
         counts = env.site(step.instr.line)
         if step.kind == "op":
             m = mask if step.pred is None else mask & step.pred(ch)
-            counts[C.instruction_slot(step.inst_kind if step.inst_kind in C.INSTRUCTION_KINDS
-                                      else "int")] += 0 if step.memory else int(warps_with(mask).sum())
+            if not step.memory and step.inst_kind in C.INSTRUCTION_KINDS:
+                counts[C.instruction_slot(step.inst_kind)] += int(warps_with(mask).sum())
             if m.any() or step.memory:
                 if step.memory:
                     step.run(ch, m, False, mask)  # type: ignore[misc]

@@ -25,6 +25,9 @@ __global__ void transform(const float* in, float* out, int n) {
 }
 
 int main() {
+    float *in, *out;
+    cudaMalloc(&in, 200 * sizeof(float)); cudaMalloc(&out, 200 * sizeof(float));
+    transform<<<(200 + BLOCK - 1) / BLOCK, BLOCK>>>(in, out, 200);
     printf("host code: never compiled by NVRTC\n");
     return 0;
 }

@@ -1,0 +1,108 @@
+"""What ptxas does to PTX that changes results: contracting a multiply and an add into one FFMA.
+
+The PTX ISA lets the code generator fuse `mul` and `add`/`sub` that carry no rounding modifier
+into a fused multiply-add; ptxas does so by default (nvcc/NVRTC `--fmad=true`), so the GPU rounds
+once where the PTX, read literally, rounds twice. The rule reproduced here, checked bit for bit
+against an H100 (benchmarks/hw/ptx_corpus_run/): an `add`/`sub` of type f32 or f64 without a
+rounding modifier whose first (else second) source is the result of such a `mul` in the same
+basic block, read nowhere else and with its sources unchanged in between, becomes
+`fma.rn` -- and the `mul` disappears (`sub d, m1, m2` fuses m1: fma(a1, b1, -m2)).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import replace
+
+from perfcalc.sim.ptx.parse import Function, Instr
+
+_ROUNDINGS = ("rn", "rz", "rm", "rp")
+_REG = re.compile(r"%[\w$]+")
+NOP = "perfcalc.nop"
+
+
+def _fusable(instr: Instr, base: str) -> bool:
+    parts = instr.parts
+    return (instr.base == base and instr.pred is None and len(parts) >= 2
+            and parts[-1] in ("f32", "f64") and not any(r in parts for r in _ROUNDINGS)
+            and "sat" not in parts)
+
+
+def _sources(instr: Instr) -> list[str]:
+    return [r for op in instr.operands[1:] for r in _REG.findall(op)] + (
+        [instr.pred] if instr.pred else [])
+
+
+def _dest(instr: Instr) -> list[str]:
+    if not instr.operands:
+        return []
+    if instr.base in ("st", "red", "bar", "bra", "ret", "exit", "call", "atom") and \
+            instr.base != "atom":
+        return []
+    return _REG.findall(instr.operands[0].split("|")[0]) + (
+        _REG.findall(instr.operands[0].split("|")[1]) if "|" in instr.operands[0] else [])
+
+
+def contract(fn: Function) -> list[Instr]:
+    """The body with ptxas's mul+add contractions applied (same length: fused muls become
+    no-ops, so label indices stay valid)."""
+    body = list(fn.body)
+    uses: Counter[str] = Counter()
+    for instr in body:
+        for r in _sources(instr):
+            uses[r] += 1
+        if instr.base in ("st", "red") and instr.operands:  # a store reads its address too
+            for r in _REG.findall(instr.operands[0]):
+                uses[r] += 1
+    block_starts = set(fn.labels.values())
+    for i, instr in enumerate(body):
+        if instr.base not in ("add", "sub") or not _fusable(instr, instr.base):
+            continue
+        t = instr.parts[-1]
+        ftz = "ftz" in instr.parts
+        for position in (1, 2):
+            reg = instr.operands[position].strip()
+            if not reg.startswith("%") or uses[reg] != 1:
+                continue
+            j = _definition(body, i, reg, block_starts)
+            if j is None:
+                continue
+            mul = body[j]
+            if not _fusable(mul, "mul") or mul.parts[-1] != t or ("ftz" in mul.parts) != ftz:
+                continue
+            if _redefined(body, j, i, _sources(mul)):
+                continue
+            a, b = (s.strip() for s in mul.operands[1:3])
+            other = instr.operands[3 - position].strip()
+            if instr.base == "add":
+                fused = (a, b, other)
+            elif position == 1:  # (a*b) - other
+                fused = (a, b, _negate(other))
+            else:  # other - (a*b)
+                fused = (_negate(a), b, other)
+            opcode = f"fma.rn{'.ftz' if ftz else ''}.{t}"
+            body[i] = replace(instr, opcode=opcode, operands=(instr.operands[0], *fused))
+            body[j] = replace(mul, opcode=NOP, operands=())
+            break
+    return body
+
+
+def _definition(body: list[Instr], i: int, reg: str, block_starts: set[int]) -> int | None:
+    """Index of the instruction that last wrote `reg` before i within i's basic block."""
+    if i in block_starts:
+        return None
+    for j in range(i - 1, -1, -1):
+        if reg in _dest(body[j]):
+            return j
+        if j in block_starts or body[j].base in ("bra", "ret", "exit", "bar", "call"):
+            return None
+    return None
+
+
+def _redefined(body: list[Instr], j: int, i: int, regs: list[str]) -> bool:
+    return any(set(_dest(body[k])) & set(regs) for k in range(j + 1, i))
+
+
+def _negate(operand: str) -> str:
+    return operand[1:] if operand.startswith("-") else "-" + operand
