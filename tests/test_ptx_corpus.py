@@ -24,6 +24,11 @@ HW = Path(__file__).resolve().parents[1] / "benchmarks" / "hw"
 RUN = HW / "ptx_corpus_run"
 
 
+def read_csv(path: Path) -> list[dict[str, str]]:
+    with open(path, newline="") as f:
+        return list(csv.DictReader(f))
+
+
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory):
     import os
@@ -53,9 +58,9 @@ def test_the_corpus_covers_what_real_code_uses():
 def test_outputs_equal_the_h100s(runs):
     """Bit for bit where the PTX fixes the rounding; order-dependent atomics as noted."""
     h100 = np.load(RUN / "outputs.npz")
-    rows = {(r["launch"], r["array"]): r for r in csv.DictReader(open(RUN / "ptx_corpus_outputs.csv"))}
+    rows = {(r["launch"], r["array"]): r for r in read_csv(RUN / "ptx_corpus_outputs.csv")}
     bit_for_bit = 0
-    for name, (result, args) in runs.items():
+    for name, (_result, args) in runs.items():
         entry = corpus.manifest()[name]
         for arr, got in corpus.written_arrays(entry, args).items():
             key = f"{name}::{arr}"
@@ -77,9 +82,9 @@ def test_outputs_equal_the_h100s(runs):
 
 def test_counters_equal_the_h100s_except_where_the_sass_says_why(runs):
     h100 = {(r["launch"], r["counter"]): int(r["h100"])
-            for r in csv.DictReader(open(RUN / "ptx_corpus_counters.csv"))}
+            for r in read_csv(RUN / "ptx_corpus_counters.csv")}
     explained = {(r["launch"], r["counter"]): r["reason"]
-                 for r in csv.DictReader(open(HW / "ptx_corpus_explained.csv"))}
+                 for r in read_csv(HW / "ptx_corpus_explained.csv")}
     equal = differ = 0
     unexplained = []
     for (name, counter), want in h100.items():
@@ -97,7 +102,7 @@ def test_counters_equal_the_h100s_except_where_the_sass_says_why(runs):
 def test_registers_from_ptxas_are_the_drivers():
     """ptxas -v (the same cubin) = cuFuncGetAttribute(NUM_REGS) on the H100 for every kernel;
     Nsight Compute's launch__registers_per_thread reports at least 16 (max(ptxas, 16))."""
-    rows = list(csv.DictReader(open(RUN / "ptx_corpus_registers.csv")))
+    rows = read_csv(RUN / "ptx_corpus_registers.csv")
     assert len(rows) == 72
     assert all(r["ptxas"] == r["cuFuncGetAttribute"] for r in rows)
     assert all(max(int(r["ptxas"]), 16) == int(r["ncu"]) for r in rows)
