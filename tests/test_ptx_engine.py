@@ -300,3 +300,29 @@ def test_cli_runs_a_whole_file_without_naming_the_kernel(tmp_path):
     doc = json.loads(result.stdout)
     assert doc["kernel"] == "blockSum<256, float>" and doc["engine"] == "ptx"
     assert doc["counters"]["barriers"] == 144
+
+
+def test_exact_occupancy_from_ptxas_equals_the_h100s_register_count():
+    """`occupancy --source` compiles the file, runs ptxas -v and uses its allocation: 32
+    registers for MatrixMulCUDA<16> on sm_90, what the H100's driver reported for the same
+    cubin (benchmarks/hw/ptx_corpus_run/registers.json); 2 KB of static shared memory (two
+    16x16 float tiles); 8 blocks of 256 threads (64 warps, 100 %) by the header's rules."""
+    import json
+
+    from typer.testing import CliRunner
+
+    from perfcalc.cli import app
+    from perfcalc.sim.ptx.ptxas import ptxas_binary
+
+    if ptxas_binary() is None:
+        pytest.skip("ptxas (pip install nvidia-cuda-nvcc) is not installed")
+    h100 = json.loads((Path(__file__).parents[1] / "benchmarks" / "hw" / "ptx_corpus_run"
+                       / "registers.json").read_text())
+    result = CliRunner().invoke(app, ["occupancy", "--source", str(CORPUS / "matmul_template.cu"),
+                                      "--cc", "9.0", "--block", "256", "--format", "json"])
+    assert result.exit_code == 0, result.output
+    (row,) = json.loads(result.stdout)["kernels"]
+    assert row["kernel"]["registers"] == h100["matmul_template"] == 32
+    assert row["kernel"]["shared_memory_bytes"] == 2 * 16 * 16 * 4
+    occ = row["occupancy"]
+    assert (occ["active_blocks_per_sm"], occ["occupancy"]) == (8, 1.0)

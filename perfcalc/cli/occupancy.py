@@ -154,6 +154,14 @@ def occupancy(
         "--ptxas", metavar="FILE",
         help="A saved 'nvcc -Xptxas -v' log: occupancy of every kernel in it at --block.",
         dir_okay=False)] = None,
+    source: Annotated[Path | None, typer.Option(
+        "--source", metavar="FILE.cu",
+        help="Compile a real .cu file (PTX engine: NVRTC + ptxas) and use its kernel's registers "
+        "and shared memory.", dir_okay=False)] = None,
+    kernel: Annotated[str | None, typer.Option(
+        "--kernel", help="Kernel in --source, as C++ names it (templates: 'k<16>').")] = None,
+    define: Annotated[list[str] | None, typer.Option(
+        "--define", "-D", help="NAME or NAME=VALUE for --source, as nvcc takes it.")] = None,
     fmt: FormatOption = Format.table,
     output: OutputOption = None,
 ) -> None:
@@ -175,6 +183,15 @@ def occupancy(
                 "carveout": parse_carveout(carveout),
                 "cache_config": None if cache_config.strip().lower() == "none" else cache_config,
                 "block_barriers": parse_count(barriers, "--barriers")}
+    if source is not None:
+        if ptxas is not None or regs is not None or static:
+            raise InputError("--regs, --smem and --ptxas come from compiling --source; leave "
+                             "them out")
+        if axes or plot is not None:
+            raise InputError("--sweep and --plot work on --regs/--smem; use them without --source")
+        kernels, cc = _compiled_resources(source, kernel, define, cc, gpu)
+        _ptxas_command(None, cc, block, suggest, settings, fmt, output, kernels=kernels)
+        return
     if ptxas is not None:
         if regs is not None or static:
             raise InputError("--regs and --smem come from the ptxas file; leave them out with "
@@ -315,11 +332,40 @@ def _show(sections: list[tuple[str, list, Any]], fmt: Format, output: Path | Non
     show(tables, fmt, output, data=data)
 
 
-def _ptxas_command(path: Path, cc: str | None, block: int | None, suggest: bool,
-                   settings: dict[str, Any], fmt: Format, output: Path | None) -> None:
+def _compiled_resources(source: Path, kernel: str | None, define: list[str] | None,
+                        cc: str | None, gpu: str | None) -> tuple[tuple, str]:
+    """ptxas's report for the kernel of a .cu file compiled as the PTX engine compiles it."""
+    from perfcalc.errors import InputError as Err
+    from perfcalc.model.ptxas import parse_ptxas
+    from perfcalc.sim.ptx.ptxas import PACKAGE
+    from perfcalc.sim.ptx.run import compile_kernel
+
+    arch, _product = _device(cc, gpu)
+    try:
+        text = source.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise Err(f"cannot read --source {source}: {getattr(exc, 'strerror', None) or exc}") from None
+    defines: dict[str, Any] = {}
+    for item in define or []:
+        name, sep, value = item.partition("=")
+        if not name.strip().isidentifier():
+            raise Err(f"--define {item[:60]!r}: expected NAME or NAME=VALUE")
+        defines[name.strip()] = value if sep else None
+    ck = compile_kernel(text, kernel, arch, defines, str(source))
+    if ck.ptxas_log is None:
+        raise Err(f"--source needs NVIDIA's ptxas to know the kernel's registers: pip install "
+                  f"{PACKAGE} (the nvcc wheel of NVRTC's version)")
+    found = tuple(k for k in parse_ptxas(ck.ptxas_log, str(source)) if k.name == ck.fn.name)
+    return found, arch.source_file or arch.compute_capability
+
+
+def _ptxas_command(path: Path | None, cc: str | None, block: int | None, suggest: bool,
+                   settings: dict[str, Any], fmt: Format, output: Path | None,
+                   kernels: tuple = ()) -> None:
     from perfcalc.model.ptxas import read_ptxas_file
 
-    kernels = read_ptxas_file(path)
+    if path is not None:
+        kernels = read_ptxas_file(path)
     pairs, note = _kernel_archs(kernels, cc)
     if suggest:
         from perfcalc.model.occupancy_suggest import suggest_block_size

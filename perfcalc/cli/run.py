@@ -358,9 +358,9 @@ def run_catalog(name: str, params: dict, cc: str, catalog_file: Path | None, opt
     )
     result = done.result
     launch = _launch_info(done.grid, done.block, done.dynamic_shared_bytes, arch.warp_size)
-    occ = _occupancy(
-        arch, done.block, options["regs"], _static_shared(result), done.dynamic_shared_bytes
-    )
+    regs, static, regs_note = _allocation(result, options["regs"])
+    occ = _occupancy(arch, done.block, regs, static, done.dynamic_shared_bytes)
+    occ["registers_source"] = "ptxas" if result.ptxas_log else "assumed"
     return run_document(
         kernel=spec.name,
         source_name=f"kernels.yaml:{spec.name}"
@@ -376,7 +376,7 @@ def run_catalog(name: str, params: dict, cc: str, catalog_file: Path | None, opt
         occupancy=occ,
         prediction_exact=prediction.exact,
         model={"global_load_elements": prediction.global_load_elements, "cgma": prediction.cgma},
-        notes=[*prediction.notes, _regs_note(options["regs"]), *_engine_notes(result)],
+        notes=[*prediction.notes, regs_note, *_engine_notes(result)],
         engine=result.engine,
         compiler=result.compiler or None,
     )
@@ -428,7 +428,9 @@ def run_source(
     )
     kernel = result.kernel
     launch = _launch_info(grid, block, dyn, arch.warp_size)
-    occ = _occupancy(arch, block, options["regs"], _static_shared(result), dyn)
+    regs, static, regs_note = _allocation(result, options["regs"])
+    occ = _occupancy(arch, block, regs, static, dyn)
+    occ["registers_source"] = "ptxas" if result.ptxas_log else "assumed"
     return run_document(
         kernel=kernel,
         source_name=str(path),
@@ -443,7 +445,7 @@ def run_source(
         prediction_exact=None,
         notes=[
             "no reference and no model for a user source: counters only",
-            _regs_note(options["regs"]),
+            regs_note,
             *_engine_notes(result),
         ],
         engine=result.engine,
@@ -474,6 +476,22 @@ def _check_dict(check: Any) -> dict:
     from perfcalc.report import to_jsonable
 
     return to_jsonable(check)
+
+
+def _allocation(result: Any, regs: int) -> tuple[int, int, str]:
+    """(registers per thread, static shared bytes, a note): ptxas's report where the PTX engine
+    ran it, else --regs and the simulator's layout."""
+    from perfcalc.model.ptxas import parse_ptxas
+
+    if result.ptxas_log:
+        found = [k for k in parse_ptxas(result.ptxas_log) if k.name == result.entry]
+        if found:
+            k = found[0]
+            return (k.registers, k.shared_memory_bytes,
+                    f"occupancy uses ptxas's allocation for {k.arch}: {k.registers} registers per "
+                    f"thread, {k.shared_memory_bytes} bytes of static shared memory"
+                    + (f", {k.spill_store_bytes} bytes of spill stores" if k.spill_store_bytes else ""))
+    return regs, _static_shared(result), _regs_note(regs)
 
 
 def _regs_note(regs: int) -> str:

@@ -53,7 +53,8 @@ def summary_table(doc: Mapping[str, Any]) -> Table:
                 f"{occ.get('active_blocks_per_sm')} / {occ.get('active_warps_per_sm')}",
             ),
             ("limited by", ", ".join(occ.get("limiters", ())) or "-"),
-            ("registers per thread (assumed)", occ.get("registers_per_thread")),
+            (f"registers per thread ({occ.get('registers_source', 'assumed')})",
+             occ.get("registers_per_thread")),
         ]
     model = doc.get("model") or {}
     if model:

@@ -49,6 +49,10 @@ class SimResult:
     faults: tuple[Fault, ...] = field(default_factory=tuple)
     engine: str = "source"
     compiler: str = ""
+    # `ptxas -v` for the compiled kernel (PTX engine with ptxas installed): its registers and
+    # static shared memory give exact occupancy; `entry` is the kernel's mangled name in it.
+    ptxas_log: str | None = None
+    entry: str = ""
 
     @property
     def instructions(self) -> dict[str, int]:

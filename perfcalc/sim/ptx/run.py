@@ -10,6 +10,7 @@ import json
 import os
 import re
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -30,6 +31,7 @@ from perfcalc.sim.ptx.hoststrip import (
 from perfcalc.sim.ptx.memory import Heap
 from perfcalc.sim.ptx.parse import Function, Module, parse_module
 from perfcalc.sim.ptx.program import compile_steps, run_chunk
+from perfcalc.sim.ptx.ptxas import resource_log, sm_target
 from perfcalc.sim.safety import Fault, FaultSignal
 from perfcalc.specs import Arch
 
@@ -137,20 +139,26 @@ def kernel_parameters(source: str, kernel: str) -> list[tuple[str, str]]:
     return params
 
 
-def run_ptx(source: str, kernel: str, grid: object, block: object, args: dict[str, object],
-            arch: Arch, dynamic_shared_bytes: int = 0,
-            defines: dict[str, int | float | str] | None = None, iteration_cap: int = 1_000_000,
-            cache: str | None = None, bank_mode: int | None = None,
-            source_name: str = "<source>", raise_on_fault: bool = True,
-            progress: Callable[[int, int], None] | None = None,
-            include_dirs: tuple[str, ...] = ()) -> SimResult:
-    """Run `kernel` as NVRTC compiles it (see perfcalc.sim.launch.run_kernel for arguments)."""
-    if not isinstance(args, dict):
-        raise InputError("args must be a dict of parameter name -> array or number")
-    if not isinstance(dynamic_shared_bytes, int) or dynamic_shared_bytes < 0:
-        raise InputError(f"dynamic_shared_bytes = {dynamic_shared_bytes!r} must be an int >= 0")
-    g, b = dims(grid, "grid"), dims(block, "block")
-    validate_launch(arch, g, b)
+@dataclass(frozen=True)
+class CompiledKernel:
+    """A kernel as NVRTC compiled it: the chosen name, the entry function, its parameters, and
+    ptxas's resource report (None without the nvcc wheel)."""
+
+    kernel: str
+    module: Module
+    fn: Function
+    params: list[tuple[str, str]]
+    compiler: str
+    target: str
+    ptxas_log: str | None
+    ptxas_target: str
+
+
+def compile_kernel(source: str, kernel: str | None, arch: Arch,
+                   defines: dict[str, int | float | str | None] | None = None,
+                   source_name: str = "<source>", include_dirs: tuple[str, ...] = ()
+                   ) -> CompiledKernel:
+    """Host code blanked, NVRTC -> PTX (cached), the entry found, ptxas -v run (cached)."""
     device = _device_source(source)
     kernel = choose_kernel(device, kernel) if device is not None else kernel
     if not kernel:
@@ -172,6 +180,27 @@ def run_ptx(source: str, kernel: str, grid: object, block: object, args: dict[st
     if len(params) != len(fn.params):
         raise CudaSyntaxError(f"kernel '{kernel}' has {len(params)} parameters in the source but "
                               f"{len(fn.params)} in the compiled PTX")
+    sm = sm_target(arch.cc_number)
+    log = resource_log(compiled.ptx, sm, cache_dir())
+    return CompiledKernel(kernel, module, fn, params, compiled.compiler, target, log, sm)
+
+
+def run_ptx(source: str, kernel: str | None, grid: object, block: object,
+            args: dict[str, object], arch: Arch, dynamic_shared_bytes: int = 0,
+            defines: dict[str, int | float | str | None] | None = None,
+            iteration_cap: int = 1_000_000, cache: str | None = None,
+            bank_mode: int | None = None, source_name: str = "<source>",
+            raise_on_fault: bool = True, progress: Callable[[int, int], None] | None = None,
+            include_dirs: tuple[str, ...] = ()) -> SimResult:
+    """Run `kernel` as NVRTC compiles it (see perfcalc.sim.launch.run_kernel for arguments)."""
+    if not isinstance(args, dict):
+        raise InputError("args must be a dict of parameter name -> array or number")
+    if not isinstance(dynamic_shared_bytes, int) or dynamic_shared_bytes < 0:
+        raise InputError(f"dynamic_shared_bytes = {dynamic_shared_bytes!r} must be an int >= 0")
+    g, b = dims(grid, "grid"), dims(block, "block")
+    validate_launch(arch, g, b)
+    ck = compile_kernel(source, kernel, arch, defines, source_name, include_dirs)
+    kernel, module, fn, params, target = ck.kernel, ck.module, ck.fn, ck.params, ck.target
     heap = Heap()
     param_bytes = _bind(params, fn, module, args, heap, kernel)
     symbols, shared_bytes, local_bytes = _layout(fn, module, heap, dynamic_shared_bytes, arch, args)
@@ -205,7 +234,8 @@ def run_ptx(source: str, kernel: str, grid: object, block: object, args: dict[st
     info = LaunchInfo(g, b, nblocks, threads, nblocks * threads, warps_pb, nblocks * warps_pb,
                       shared_bytes - dynamic_shared_bytes, dynamic_shared_bytes)
     return SimResult(kernel, total, per_site, info, tuple(faults), engine="ptx",
-                     compiler=f"{compiled.compiler}, {target}, -lineinfo")
+                     compiler=f"{ck.compiler}, {target}, -lineinfo", ptxas_log=ck.ptxas_log,
+                     entry=fn.name)
 
 
 def _device_source(source: str) -> DeviceSource | None:
