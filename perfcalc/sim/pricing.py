@@ -56,6 +56,22 @@ def _shared_memo(arch: object, cache: str | None, bank_mode: int | None) -> dict
     return memo
 
 
+_HASH = np.random.default_rng(20261123).integers(1, 2**62, 65, dtype=np.int64) | 1
+
+
+def _unique_rows(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Distinct rows and how often each occurs: grouped by a 64-bit hash of the row, then
+    verified exactly (a collision falls back to NumPy's row-wise unique)."""
+    with np.errstate(over="ignore"):
+        h = (keys * _HASH[: keys.shape[1]]).sum(axis=1)
+    uh, first, inverse, counts = np.unique(h, return_index=True, return_inverse=True,
+                                           return_counts=True)
+    unique = keys[first]
+    if not np.array_equal(unique[inverse.reshape(-1)], keys):
+        unique, counts = np.unique(keys, axis=0, return_counts=True)
+    return unique, counts
+
+
 class Pricer:
     """Prices accesses of one run (holds the memo)."""
 
@@ -192,3 +208,73 @@ class Pricer:
         if not rows.any():
             return (0, 0, 0) if space == "global" else (0, 0)
         return self._raw(space, a2[rows], size, m2[rows], op)
+
+    def price_rows(self, space: str, addr: np.ndarray, size: int, mask: np.ndarray,
+                   op: str) -> tuple[int, ...]:
+        """Totals over the warps of a chunk (rows of 32 lanes), each distinct warp pattern priced
+        once: a warp's cost depends only on its lanes' offsets from its first active lane, which
+        lanes are active, and that lane's address modulo 256 (no family's rule looks at higher
+        address bits), so warps that agree on those share one price (and the run's memo)."""
+        a2 = addr.reshape(-1, 32).astype(np.int64, copy=False)
+        m2 = mask.reshape(-1, 32)
+        rows = m2.any(axis=1)
+        empty = (0, 0, 0) if space == "global" else (0, 0)
+        if not rows.any():
+            return empty
+        if not rows.all():
+            a2, m2 = a2[rows], m2[rows]
+        if m2.all():
+            first = a2[:, 0]
+            rel = a2 - first[:, None]
+            phase = first % QUANTUM
+            if (rel == rel[0]).all():  # one lane pattern (the usual case): only phases differ
+                phases, counts = np.unique(phase, return_counts=True)
+                unique = np.empty((phases.size, 65), dtype=np.int64)
+                unique[:, :32] = rel[0]
+                unique[:, 32:64] = 1
+                unique[:, 64] = phases
+                return self._total(space, size, op, unique, counts, empty)
+        else:
+            first = a2[np.arange(a2.shape[0]), m2.argmax(axis=1)]
+            rel = np.where(m2, a2 - first[:, None], 0)
+            phase = first % QUANTUM
+        keys = np.concatenate([rel, m2.astype(np.int64), phase[:, None]], axis=1)
+        unique, counts = _unique_rows(keys)
+        return self._total(space, size, op, unique, counts, empty)
+
+    def _total(self, space: str, size: int, op: str, unique: np.ndarray, counts: np.ndarray,
+               empty: tuple[int, ...]) -> tuple[int, ...]:
+        """Sum of count x cost over distinct warp keys (offsets, active lanes, phase)."""
+        total = [0] * len(empty)
+        todo: list[int] = []
+        costs: list[tuple[int, ...] | None] = []
+        for i in range(unique.shape[0]):
+            key = (space, size, op, unique[i].tobytes())
+            cost = self.memo.get(key)
+            costs.append(cost)
+            if cost is None:
+                todo.append(i)
+        if todo:
+            sel = unique[todo]
+            lowest = int(sel[:, :32].min())  # lanes below the first active one: shift up by
+            lift = -(-max(-lowest, 0) // QUANTUM) * QUANTUM  # whole quanta (price unchanged)
+            addr_rows = sel[:, :32] + sel[:, 64:65] + lift
+            act = sel[:, 32:64].astype(bool)
+            if space == "global":
+                r = global_access_batch(self.arch, addr_rows, size, act, op=op, cache=self.cache)
+                per = np.stack([r.requests, r.transactions, r.bytes_moved], axis=1)
+            else:
+                r2 = shared_access_batch(self.arch, addr_rows, size, act, op=op,
+                                         bank_mode=self.bank_mode)
+                per = np.stack([r2.wavefronts, r2.bank_conflicts], axis=1)
+            if len(self.memo) > _MEMO_LIMIT:
+                self.memo.clear()
+            for j, i in enumerate(todo):
+                cost = tuple(int(v) for v in per[j])
+                self.memo[(space, size, op, unique[i].tobytes())] = cost
+                costs[i] = cost
+        for cost, count in zip(costs, counts, strict=True):
+            assert cost is not None
+            for k, v in enumerate(cost):
+                total[k] += v * int(count)
+        return tuple(total)

@@ -121,7 +121,7 @@ def _price(ch: Chunk, instr: Instr, space: str, price_addr: np.ndarray, size: in
         if size not in _PRICEABLE:
             raise CudaSyntaxError(f"{instr.opcode} at line {instr.line}: {size}-byte accesses "
                                   f"are not priced by any CC's rules")
-        req, tx, moved = ch.env.pricer.price_lanes("global", price_addr, size, mask, op)
+        req, tx, moved = ch.env.pricer.price_rows("global", price_addr, size, mask, op)
         base = C.GLD_REQ if op == "load" else C.GST_REQ
         counts[base] += req
         counts[base + 1] += tx
@@ -129,7 +129,7 @@ def _price(ch: Chunk, instr: Instr, space: str, price_addr: np.ndarray, size: in
         counts[C.instruction_slot("global_load" if op == "load" else "global_store")] += \
             int(warps_with(mask).sum())
     elif space == "shared":
-        wave, conflicts = ch.env.pricer.price_lanes("shared", price_addr, size, mask, op)
+        wave, conflicts = ch.env.pricer.price_rows("shared", price_addr, size, mask, op)
         issued = int(warps_with(control).sum())
         if op == "load":
             counts[C.SLD_REQ] += issued

@@ -1,0 +1,69 @@
+"""The PTX engine's speed against the C-subset engine on the seeds' matrix multiplies, in one
+run (issue #8 goal: within 2x of the C engine at W = 128..1024, W = 1024 naive + tiled < 10 s),
+and the cost of a cached second compile.
+
+    python benchmarks/bench_ptx_engine.py [--widths 128,256,512]
+
+Prints a Markdown table: per kernel and width, best-of-3 seconds for each engine (after one
+warm-up run that also fills the compile cache), their ratio, and the compile-cache overhead.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+from perfcalc.sim import run_kernel
+
+DATA = Path(__file__).resolve().parents[1] / "tests" / "data" / "cuda"
+
+
+def best_of(fn, repeats: int = 3) -> float:
+    times = []
+    for _ in range(repeats):
+        t = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t)
+    return min(times)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--widths", default="128,256,512")
+    widths = [int(w) for w in parser.parse_args().widths.split(",")]
+    os.environ.setdefault("PERFCALC_CACHE_DIR", tempfile.mkdtemp())
+    print("| kernel | W | C engine (s) | PTX engine (s) | PTX / C |")
+    print("|---|---|---|---|---|")
+    for name in ("matmul_naive", "matmul_tiled"):
+        src = (DATA / f"{name}.cu").read_text()
+        for w in widths:
+            rng = np.random.default_rng(0)
+            a = rng.standard_normal(w * w).astype(np.float32)
+            b = rng.standard_normal(w * w).astype(np.float32)
+            p = np.zeros(w * w, np.float32)
+            args = {"Md": a, "Nd": b, "Pd": p, "Width": w}
+            times = {}
+            for engine in ("source", "ptx"):
+                def go(engine=engine):
+                    run_kernel(src, "MatrixMulKernel", (w // 16, w // 16), (16, 16), args, "9.0",
+                               engine=engine, defines={"TILE_WIDTH": 16})
+                go()  # warm-up: parse/compile caches
+                times[engine] = best_of(go, 3 if w <= 256 else 1)
+            print(f"| {name} | {w} | {times['source']:.3f} | {times['ptx']:.3f} | "
+                  f"{times['ptx'] / times['source']:.1f} |", flush=True)
+    src = (DATA / "matmul_tiled.cu").read_text()
+    from perfcalc.sim.ptx.run import compile_kernel
+    from perfcalc.specs import get_arch
+
+    arch = get_arch("9.0")
+    cached = best_of(lambda: compile_kernel(src, "MatrixMulKernel", arch, {"TILE_WIDTH": 16}), 5)
+    print(f"\ncached compile (source hash, PTX and ptxas log from the disk cache): {cached * 1000:.1f} ms")
+
+
+if __name__ == "__main__":
+    main()
