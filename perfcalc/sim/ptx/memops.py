@@ -79,8 +79,11 @@ def _resolve(ch: Chunk, instr: Instr, space: str, addr: np.ndarray, m: np.ndarra
                            f"{int(a[lane]):#x}: misaligned (not a multiple of {size})")
         if sp == "global":
             heap = env.heap
-            where, ok = heap.locate(a, size)
-            bad = mask & ~ok
+            if heap.all_inside(a, mask, size):
+                bad = mask & False
+            else:
+                where, ok = heap.locate(a, size)
+                bad = mask & ~ok
             if bad.any():
                 lane = int(np.flatnonzero(bad)[0])
                 name, what = heap.describe(int(a[lane]), size)

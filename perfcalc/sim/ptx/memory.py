@@ -69,6 +69,16 @@ class Heap:
                 off = r.address - self.base
                 r.array.view(np.uint8).ravel()[:] = self.bytes[off:off + r.nbytes]
 
+    def all_inside(self, addr: np.ndarray, mask: np.ndarray, size: int) -> bool:
+        """True when every active address lies in one array (the common case, checked with
+        two reductions instead of a search per lane)."""
+        if not mask.any():
+            return True
+        active = addr[mask] if not mask.all() else addr
+        low, high = int(active.min()), int(active.max())
+        idx = int(np.searchsorted(self._starts, np.uint64(low), side="right")) - 1
+        return idx >= 0 and high + size <= int(self._ends[idx])
+
     def locate(self, addr: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
         """(region index or -1, in-bounds) of each byte address for an access of `size` bytes."""
         idx = np.searchsorted(self._starts, addr, side="right").astype(np.int64) - 1
