@@ -49,7 +49,7 @@ def main() -> None:
             args = {"Md": a, "Nd": b, "Pd": p, "Width": w}
             times = {}
             for engine in ("source", "ptx"):
-                def go(engine=engine):
+                def go(engine=engine, src=src, w=w, args=args):
                     run_kernel(src, "MatrixMulKernel", (w // 16, w // 16), (16, 16), args, "9.0",
                                engine=engine, defines={"TILE_WIDTH": 16})
                 go()  # warm-up: parse/compile caches
