@@ -15,6 +15,7 @@ from pathlib import Path
 import numpy as np
 
 from perfcalc.errors import InputError
+from perfcalc.memory.cache_hierarchy import CacheHierarchy, CacheReport
 from perfcalc.sim.counters import Counters
 from perfcalc.sim.safety import Fault
 from perfcalc.specs import Arch, resolve_arch
@@ -53,6 +54,8 @@ class SimResult:
     # static shared memory give exact occupancy; `entry` is the kernel's mangled name in it.
     ptxas_log: str | None = None
     entry: str = ""
+    # the L1/L2 model's totals when run_kernel was given `caches`
+    caches: CacheReport | None = None
 
     @property
     def instructions(self) -> dict[str, int]:
@@ -130,7 +133,8 @@ def run_kernel(source: str, kernel: str, grid: object, block: object,
                bank_mode: int | None = None, source_name: str = "<source>",
                raise_on_fault: bool = True,
                progress: Callable[[int, int], None] | None = None,
-               engine: str = "source", include_dirs: tuple[str, ...] = ()) -> SimResult:
+               engine: str = "source", include_dirs: tuple[str, ...] = (),
+               caches: CacheHierarchy | None = None) -> SimResult:
     """Run `kernel` of CUDA `source` for every thread of the launch, count, check for faults.
 
     Pointer parameters are bound to the 1-D NumPy arrays in `args` and written in place;
@@ -138,6 +142,8 @@ def run_kernel(source: str, kernel: str, grid: object, block: object,
     "source" (the C subset as written), "ptx" (the whole file through NVRTC, as compiled) or
     "auto". Faults raise KernelFault (one line, compute-sanitizer style) unless
     `raise_on_fault` is False, in which case the run stops at the first fault and returns it.
+    With `caches` (memory.cache_hierarchy), every global access also feeds that L1/L2 model,
+    the blocks run one wave per chunk, and the result carries its report.
     """
     arch = as_arch(arch)
     chosen, _note = resolve_engine(engine)
@@ -148,9 +154,9 @@ def run_kernel(source: str, kernel: str, grid: object, block: object,
                        defines=defines, iteration_cap=iteration_cap, cache=cache,
                        bank_mode=bank_mode, source_name=source_name,
                        raise_on_fault=raise_on_fault, progress=progress,
-                       include_dirs=include_dirs)
+                       include_dirs=include_dirs, caches=caches)
     from perfcalc.sim.csubset.run import run_csubset
 
     return run_csubset(source, kernel, grid, block, args, arch, dynamic_shared_bytes,
                        defines, iteration_cap, cache, bank_mode, source_name, raise_on_fault,
-                       progress)
+                       progress, caches)

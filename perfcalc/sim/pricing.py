@@ -29,11 +29,16 @@ access directly costs 10-16x the bare kernel (execution.md §2.2), so this modul
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from perfcalc.memory import global_access_batch, shared_access_batch
 from perfcalc.specs import Arch
 from perfcalc.specs.families import WIDE_QUANTUM
+
+if TYPE_CHECKING:
+    from perfcalc.memory.cache_hierarchy import CacheHierarchy
 
 QUANTUM = WIDE_QUANTUM
 _MEMOS: dict[tuple, dict[tuple, tuple[int, ...]]] = {}  # per (arch, cache, bank_mode)
@@ -84,6 +89,14 @@ class Pricer:
             "global": arch.global_family.pricing_quantum,
             "shared": arch.shared_family.pricing_quantum,
         }
+        # the L1/L2 model, fed every global access's addresses when caches are modelled
+        self.trace: CacheHierarchy | None = None
+
+    def observe(self, addr: np.ndarray, mask: np.ndarray | None, size: int, op: str) -> None:
+        """Hand a global access's lane addresses (the chunk's lane order) to the cache model;
+        engines call it for accesses the pricing methods do not see (atomics)."""
+        if self.trace is not None:
+            self.trace.record(addr, mask, size, op)
 
     def _quantum(self, space: str, size: int) -> int:
         """Shift (bytes) under which every warp's cost is invariant (module docstring)."""
@@ -121,6 +134,10 @@ class Pricer:
         The memo key is the lane pattern relative to lane 0, lane 0's address modulo the
         quantum and the active lanes: equal keys mean patterns that differ by a multiple of the
         quantum."""
+        if self.trace is not None and space == "global":
+            full = (shift_bytes.astype(np.int64)[:, None] + addr0[None, :]).reshape(-1)
+            self.observe(full, None if act0 is None else np.tile(act0, shift_bytes.size),
+                         size, op)
         quantum = self._quantum(space, size)
         residues = shift_bytes % quantum
         if residues.size == 1 or not (residues != residues[0]).any():
@@ -149,6 +166,10 @@ class Pricer:
         """price_blocks for a separable element index (separable.py) whose values are all in
         bounds: the lane pattern and the blocks' residue classes depend only on its Core and are
         computed once per Core; only the uniform offset changes from call to call."""
+        if self.trace is not None and space == "global":
+            core = sep.core  # type: ignore[attr-defined]
+            full = base + (core.dense64() + int(sep.off)) * itemsize  # type: ignore[attr-defined]
+            self.observe(full, None if act0 is None else np.tile(act0, core.b.size), size, op)
         pattern, pbytes, pairs, start, totals, quantum = self.sep_plan(
             space, sep.core, itemsize, size)  # type: ignore[attr-defined]
         first = base + (start + int(sep.off)) * itemsize  # type: ignore[attr-defined]
@@ -200,6 +221,8 @@ class Pricer:
     def price_lanes(self, space: str, addr: np.ndarray, size: int, mask: np.ndarray | None,
                     op: str) -> tuple[int, ...]:
         """Totals over every warp of a chunk, priced warp by warp (warps with an active lane)."""
+        if space == "global":
+            self.observe(addr, mask, size, op)
         a2 = addr.reshape(-1, 32)
         if mask is None:
             return self._raw(space, a2, size, None, op)
@@ -215,6 +238,8 @@ class Pricer:
         once: a warp's cost depends only on its lanes' offsets from its first active lane, which
         lanes are active, and that lane's address modulo 256 (no family's rule looks at higher
         address bits), so warps that agree on those share one price (and the run's memo)."""
+        if space == "global":
+            self.observe(addr, mask, size, op)
         a2 = addr.reshape(-1, 32).astype(np.int64, copy=False)
         m2 = mask.reshape(-1, 32)
         rows = m2.any(axis=1)

@@ -33,6 +33,15 @@ class GlobalFamily:
     lane_groups: dict[int, int] = field(default_factory=dict)
     l1_wavefronts: bool = False  # 7.x+: lines, tag and data wavefronts are reported
     has_cache: bool = True
+    # Families without selectable modes: do plain global loads allocate in L1? (memory.md 1.5:
+    # 5.x/6.x cache global loads in L2 only unless compiled -dlcm=ca; 7.x+ in L1 by default)
+    loads_in_l1: bool = False
+
+    def l1_caches_loads(self, cache: str | None) -> bool:
+        """Whether a plain global load allocates in L1 under cache mode `cache` (None: default)."""
+        if self.cache_modes:
+            return (cache or self.default_cache) == "l1"
+        return self.has_cache and self.loads_in_l1
 
     @property
     def sectored(self) -> bool:
@@ -92,7 +101,8 @@ GLOBAL_FAMILIES: dict[str, GlobalFamily] = {
         GlobalFamily("cc2", "2.x L1 lines (default) or L2 segments", "lines", ("l1", "l2"), "l1"),
         GlobalFamily("cc3", "3.x L2 segments (default) or L1 lines", "lines", ("l2", "l1"), "l2"),
         GlobalFamily("cc5", "5.x/6.x sectors by lane group", "sectors", lane_groups=_T_STAGE),
-        GlobalFamily("cc7", "7.0+ sectors per warp", "sectors", l1_wavefronts=True),
+        GlobalFamily("cc7", "7.0+ sectors per warp", "sectors", l1_wavefronts=True,
+                     loads_in_l1=True),
     )
 }
 

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from perfcalc.errors import InputError
+from perfcalc.memory.cache_hierarchy import CacheHierarchy
 from perfcalc.sim.counters import freeze, new_site_counts
 from perfcalc.sim.csubset import ctype as T
 from perfcalc.sim.csubset.compiler import CompiledKernel, KernelCompiler
@@ -124,7 +125,8 @@ def run_csubset(source: str, kernel: str, grid: object, block: object,
                defines: dict[str, int | float] | None = None, iteration_cap: int = 1_000_000,
                cache: str | None = None, bank_mode: int | None = None,
                source_name: str = "<source>", raise_on_fault: bool = True,
-               progress: Callable[[int, int], None] | None = None) -> SimResult:
+               progress: Callable[[int, int], None] | None = None,
+               caches: CacheHierarchy | None = None) -> SimResult:
     """Run `kernel` of CUDA C `source` on NumPy for every thread of the launch and count.
 
     The source engine behind `perfcalc.sim.launch.run_kernel` (which documents the
@@ -144,17 +146,22 @@ def run_csubset(source: str, kernel: str, grid: object, block: object,
     compiled = KernelCompiler(parsed, kernel, iteration_cap).compile()
     offsets, static_bytes, dyn_offset = _shared_layout(compiled, dynamic_shared_bytes, arch)
     run = _Run(arch, cache, bank_mode, source_name, kernel, Pricer(arch, cache, bank_mode))
+    run.pricer.trace = caches
     mems, scalars = _bind(compiled, args)
 
     nblocks = g[0] * g[1] * g[2]
     threads = b[0] * b[1] * b[2]
     warps_pb = -(-threads // 32)
     per_chunk = max(1, CHUNK_LANES // (32 * warps_pb))
+    if caches is not None:  # one wave per chunk: the resident blocks run in lock-step
+        per_chunk = caches.config.blocks_per_wave
     faults: list[Fault] = []
     with np.errstate(all="ignore"):
         try:
             for first in range(0, nblocks, per_chunk):
                 ids = np.arange(first, min(first + per_chunk, nblocks), dtype=np.int64)
+                if caches is not None:
+                    caches.begin_chunk(ids, 32 * warps_pb)
                 ctx = ChunkContext(run, ids, b, g)
                 _prepare_chunk(ctx, compiled, mems, scalars, offsets, dyn_offset,
                                dynamic_shared_bytes)
@@ -172,7 +179,8 @@ def run_csubset(source: str, kernel: str, grid: object, block: object,
         total = total + c
     info = LaunchInfo(g, b, nblocks, threads, nblocks * threads, warps_pb, nblocks * warps_pb,
                       static_bytes, dynamic_shared_bytes)
-    return SimResult(kernel, total, per_site, info, tuple(faults))
+    return SimResult(kernel, total, per_site, info, tuple(faults),
+                     caches=None if caches is None else caches.report())
 
 
 def _bind(compiled: CompiledKernel, args: dict[str, object]) -> tuple[dict[int, object],

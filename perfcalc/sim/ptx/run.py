@@ -16,6 +16,7 @@ from pathlib import Path
 import numpy as np
 
 from perfcalc.errors import CudaSyntaxError, InputError
+from perfcalc.memory.cache_hierarchy import CacheHierarchy
 from perfcalc.sim.counters import freeze, new_site_counts
 from perfcalc.sim.launch import LaunchInfo, SimResult, arch_file, dims, validate_launch
 from perfcalc.sim.pricing import Pricer
@@ -191,7 +192,8 @@ def run_ptx(source: str, kernel: str | None, grid: object, block: object,
             iteration_cap: int = 1_000_000, cache: str | None = None,
             bank_mode: int | None = None, source_name: str = "<source>",
             raise_on_fault: bool = True, progress: Callable[[int, int], None] | None = None,
-            include_dirs: tuple[str, ...] = ()) -> SimResult:
+            include_dirs: tuple[str, ...] = (),
+            caches: CacheHierarchy | None = None) -> SimResult:
     """Run `kernel` as NVRTC compiles it (see perfcalc.sim.launch.run_kernel for arguments)."""
     if not isinstance(args, dict):
         raise InputError("args must be a dict of parameter name -> array or number")
@@ -208,16 +210,21 @@ def run_ptx(source: str, kernel: str | None, grid: object, block: object,
     reg_types = _register_types(fn)
     env = Env(fn, kernel, source_name, g, b, heap, param_bytes, symbols, shared_bytes,
               local_bytes, Pricer(arch, cache, bank_mode), iteration_cap, reg_types=reg_types)
+    env.pricer.trace = caches
     steps = compile_steps(env)
     nblocks = g[0] * g[1] * g[2]
     threads = b[0] * b[1] * b[2]
     warps_pb = -(-threads // 32)
     per_chunk = max(1, CHUNK_LANES // (32 * warps_pb))
+    if caches is not None:  # one wave per chunk: the resident blocks run in lock-step
+        per_chunk = caches.config.blocks_per_wave
     faults: list[Fault] = []
     with np.errstate(all="ignore"):
         try:
             for first in range(0, nblocks, per_chunk):
                 ids = np.arange(first, min(first + per_chunk, nblocks), dtype=np.int64)
+                if caches is not None:
+                    caches.begin_chunk(ids, 32 * warps_pb)
                 run_chunk(env, steps, ids)
                 if progress is not None:
                     progress(int(ids[-1]) + 1, nblocks)
@@ -235,7 +242,7 @@ def run_ptx(source: str, kernel: str | None, grid: object, block: object,
                       shared_bytes - dynamic_shared_bytes, dynamic_shared_bytes)
     return SimResult(kernel, total, per_site, info, tuple(faults), engine="ptx",
                      compiler=f"{ck.compiler}, {target}, -lineinfo", ptxas_log=ck.ptxas_log,
-                     entry=fn.name)
+                     entry=fn.name, caches=None if caches is None else caches.report())
 
 
 def _device_source(source: str) -> DeviceSource | None:

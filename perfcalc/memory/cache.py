@@ -1,0 +1,117 @@
+"""A sectored LRU cache: the building block of the L1/L2 model (issue #9, part 1).
+
+Geometry (reference/memory.md 1.4-1.6, cache-models.md point 2): lines of 128 bytes made of four
+32-byte sectors that share one tag. A lookup names a line and the sectors it wants; sectors
+already present hit, the others miss and are filled (a sectored cache fetches only what was
+asked, memory.md 1.5). A non-sectored cache (the 2.x/3.x L1, memory.md 1.4: "a miss on one
+sector is promoted to the whole 128 B line") fills all four sectors on a miss.
+
+Replacement is least-recently-used over the whole cache (fully associative). NVIDIA publishes
+no set count, associativity or hash for any L1 or L2; a fully associative LRU of the right
+capacity is the documented approximation here (its hit rates are compared with the H100's
+counters in benchmarks/hw, not fitted to them). `tests/test_cache_model.py` proves this
+implementation equal to a brute-force list model on random streams.
+
+Writes (`write=True`) mark sectors dirty; a dirty sector leaves the cache (eviction or
+`flush`) as a written-back sector, which is how the L2 turns stores into DRAM writes.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from dataclasses import dataclass
+
+LINE_BYTES = 128
+SECTOR_BYTES = 32
+SECTORS_PER_LINE = LINE_BYTES // SECTOR_BYTES
+FULL_LINE = (1 << SECTORS_PER_LINE) - 1
+_POP = tuple(bin(m).count("1") for m in range(1 << SECTORS_PER_LINE))
+
+
+@dataclass
+class CacheStats:
+    """Sector counts of one cache: lookups that hit or missed, sectors filled from below
+    (reads the next level sees) and dirty sectors written back to it."""
+
+    hit_sectors: int = 0
+    miss_sectors: int = 0
+    filled_sectors: int = 0
+    written_back_sectors: int = 0
+
+    @property
+    def lookups(self) -> int:
+        return self.hit_sectors + self.miss_sectors
+
+    @property
+    def hit_rate(self) -> float | None:
+        """Hits over lookups (None: the cache saw no lookup)."""
+        return self.hit_sectors / self.lookups if self.lookups else None
+
+
+class SectoredLRU:
+    """One cache: `capacity_bytes` of 128-byte lines, LRU over the whole cache."""
+
+    def __init__(self, capacity_bytes: int, sectored: bool = True):
+        self.max_lines = max(0, int(capacity_bytes) // LINE_BYTES)
+        self.sectored = sectored
+        self.present: OrderedDict[int, int] = OrderedDict()  # line -> sector bits present
+        self.dirty: dict[int, int] = {}  # line -> dirty sector bits
+        self.stats = CacheStats()
+
+    def access(self, line: int, sectors: int, write: bool = False,
+               allocate: bool = True) -> int:
+        """Look up `sectors` (a 4-bit mask) of `line`; return the sectors the next level must
+        supply: a read's fill (the missed sectors, or the rest of the line when not sectored),
+        a write's or a non-allocating lookup's missed sectors. `allocate=False` looks up without
+        filling (a store that writes through without allocating)."""
+        st = self.stats
+        have = self.present.get(line)
+        if have is None:
+            have = 0
+            st.miss_sectors += _POP[sectors]
+            if not allocate or self.max_lines == 0:
+                return sectors
+            if len(self.present) >= self.max_lines:
+                self._evict()
+            missed = sectors
+        else:
+            self.present.move_to_end(line)
+            missed = sectors & ~have
+            st.hit_sectors += _POP[sectors & have]
+            st.miss_sectors += _POP[missed]
+            if not allocate:
+                return missed
+        if write:
+            # a written sector needs no read when sectored; a whole-line cache reads the rest
+            fill = missed if self.sectored else (FULL_LINE & ~have if missed else 0)
+            need = fill & ~sectors
+            self.dirty[line] = self.dirty.get(line, 0) | sectors
+        else:
+            fill = missed if self.sectored else (FULL_LINE & ~have if missed else 0)
+            need = fill
+        self.present[line] = have | fill
+        st.filled_sectors += _POP[need]
+        return need if not write else missed
+
+    def mark_dirty(self, line: int, sectors: int) -> None:
+        """Record a write to sectors already looked up (an atomic's read-modify-write)."""
+        if line in self.present:
+            self.dirty[line] = self.dirty.get(line, 0) | sectors
+
+    def _evict(self) -> None:
+        victim, _bits = self.present.popitem(last=False)
+        dirty = self.dirty.pop(victim, 0)
+        if dirty:
+            self.stats.written_back_sectors += _POP[dirty]
+
+    def invalidate(self, line: int) -> None:
+        """Drop a line without writing it back (a 2.x store invalidating its L1 copy)."""
+        self.present.pop(line, None)
+        self.dirty.pop(line, None)
+
+    def flush(self) -> int:
+        """Write back every dirty sector (the end of the kernel's traffic); return how many."""
+        n = sum(_POP[bits] for bits in self.dirty.values())
+        self.stats.written_back_sectors += n
+        self.dirty.clear()
+        return n

@@ -1,0 +1,163 @@
+"""The L1/L2 model over a launch's global address stream (issue #9, part 1).
+
+Fed by the instrumented machine (`sim/pricing.Pricer`), whichever front end ran: every global
+warp access arrives with its lanes' byte addresses, active lanes, size and kind, one chunk of
+resident blocks at a time.
+
+Schedule (documented, cache-models.md: PPT-GPU's round-robin dispatch and interleaving):
+- Blocks go to SMs in waves: block b runs on SM b mod S; a wave is S x (blocks per SM from the
+  occupancy model) consecutive blocks, and the engines run one wave per chunk while caches are
+  modelled, in lock-step as the hardware's resident blocks progress together.
+- Within one warp instruction of a wave, warps are taken slot by slot (warp 0 of every block,
+  then warp 1, ...), so SMs interleave at the shared L2.
+
+Policies per CC family (specs/families.GlobalFamily, memory.md 1.3-1.6):
+- Loads allocate in the SM's L1 when the family caches loads there (7.x+ by default; 2.x and
+  3.x per cache mode; 5.x/6.x L2 only); otherwise they go to the L2 directly.
+- Stores write through to L2 without allocating in L1 (2.x: they also invalidate the L1 line);
+  the L2 is write-back and allocates on writes: its dirty sectors become DRAM writes when
+  evicted or at the end of the kernel.
+- Atomics and reductions are performed at the L2 (read-modify-write, bypassing L1).
+The L1's capacity is what the unified L1/shared array leaves after the shared-memory carveout
+the occupancy model chose; the L2's is the product's `l2_cache_kb`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .cache import SECTOR_BYTES, SectoredLRU
+
+_SECTOR_SHIFT = 5  # log2(SECTOR_BYTES)
+
+
+@dataclass(frozen=True)
+class CacheConfig:
+    """What the model needs about the GPU and the launch."""
+
+    sms: int
+    blocks_per_sm: int
+    l1_bytes: int
+    l2_bytes: int
+    l1_sectored: bool = True
+    l1_caches_loads: bool = True
+    stores_invalidate_l1: bool = False
+
+    @property
+    def blocks_per_wave(self) -> int:
+        return self.sms * max(1, self.blocks_per_sm)
+
+
+@dataclass(frozen=True)
+class CacheReport:
+    """Hit rates (fractions 0..1, None when nothing was looked up) and bytes per level."""
+
+    l1_load_hit_rate: float | None
+    l2_hit_rate: float | None
+    l2_bytes_read: int
+    l2_bytes_written: int
+    dram_bytes_read: int
+    dram_bytes_written: int
+
+
+class CacheHierarchy:
+    """Per-SM L1 caches and one shared L2, fed warp access by warp access."""
+
+    def __init__(self, config: CacheConfig):
+        self.config = config
+        self.l1 = [SectoredLRU(config.l1_bytes, config.l1_sectored) for _ in range(config.sms)]
+        self.l2 = SectoredLRU(config.l2_bytes)
+        self.l2_read_sectors = 0
+        self.l2_write_sectors = 0
+        self._block_ids = np.zeros(1, dtype=np.int64)
+        self._lanes_per_block = 32
+
+    def begin_chunk(self, block_ids: np.ndarray, lanes_per_block: int) -> None:
+        """The blocks (in lane order) the following accesses' lanes belong to."""
+        self._block_ids = np.asarray(block_ids, dtype=np.int64)
+        self._lanes_per_block = int(lanes_per_block)
+
+    def record(self, addr: np.ndarray, mask: np.ndarray | None, size: int, op: str) -> None:
+        """One warp instruction over the chunk's lanes: byte addresses `addr` (lane order of
+        the chunk), active lanes `mask` (None: all), access size in bytes, op load | store |
+        atomic."""
+        addr = np.asarray(addr, dtype=np.int64).reshape(-1)
+        lane = np.arange(addr.size, dtype=np.int64)
+        if mask is not None:
+            m = np.asarray(mask, dtype=bool).reshape(-1)
+            addr, lane = addr[m], lane[m]
+        if addr.size == 0:
+            return
+        first = addr >> _SECTOR_SHIFT
+        last = (addr + (size - 1)) >> _SECTOR_SHIFT
+        warp = lane >> 5
+        sectors, warps = first, warp
+        spans = last > first
+        if spans.any():  # a lane's bytes cross a sector boundary (size > alignment)
+            extra = [first[spans] + k for k in range(1, int((last - first).max()) + 1)]
+            ws = [warp[spans]] * len(extra)
+            keep = [e <= last[spans] for e in extra]
+            sectors = np.concatenate([first] + [e[k] for e, k in zip(extra, keep, strict=True)])
+            warps = np.concatenate([warp] + [w[k] for w, k in zip(ws, keep, strict=True)])
+        wpb = self._lanes_per_block >> 5
+        block_local = warps // wpb
+        slot = warps % wpb
+        line = sectors >> 2
+        bit = np.left_shift(1, sectors & 3)
+        order = np.lexsort((line, block_local, slot))
+        line, bit, block_local, slot = line[order], bit[order], block_local[order], slot[order]
+        # one request per (warp, line): OR the sector bits of equal neighbours
+        start = np.ones(line.size, dtype=bool)
+        start[1:] = (line[1:] != line[:-1]) | (block_local[1:] != block_local[:-1]) | (
+            slot[1:] != slot[:-1])
+        idx = np.flatnonzero(start)
+        bits = np.bitwise_or.reduceat(bit, idx)
+        sm = self._block_ids[block_local[idx]] % self.config.sms
+        self._feed(sm.tolist(), line[idx].tolist(), bits.tolist(), op)
+
+    def _feed(self, sms: list[int], lines: list[int], bits: list[int], op: str) -> None:
+        l1, l2 = self.l1, self.l2
+        if op == "load":
+            if self.config.l1_caches_loads:
+                reads = 0
+                for s, ln, b in zip(sms, lines, bits, strict=True):
+                    need = l1[s].access(ln, b)
+                    if need:
+                        reads += bin(need).count("1")
+                        l2.access(ln, need)
+                self.l2_read_sectors += reads
+            else:
+                for ln, b in zip(lines, bits, strict=True):
+                    self.l2_read_sectors += bin(b).count("1")
+                    l2.access(ln, b)
+        elif op == "store":
+            invalidate = self.config.stores_invalidate_l1
+            for s, ln, b in zip(sms, lines, bits, strict=True):
+                if invalidate:
+                    l1[s].invalidate(ln)
+                self.l2_write_sectors += bin(b).count("1")
+                l2.access(ln, b, write=True)
+        else:  # atomic / reduction: read-modify-write at the L2
+            for ln, b in zip(lines, bits, strict=True):
+                n = bin(b).count("1")
+                self.l2_read_sectors += n
+                self.l2_write_sectors += n
+                l2.access(ln, b)
+                l2.mark_dirty(ln, b)
+
+    def report(self) -> CacheReport:
+        """Flush the L2's dirty sectors (they reach DRAM after the kernel) and total up."""
+        self.l2.flush()
+        hits = sum(c.stats.hit_sectors for c in self.l1)
+        looks = sum(c.stats.lookups for c in self.l1)
+        l2 = self.l2.stats
+        return CacheReport(
+            l1_load_hit_rate=hits / looks if looks else None,
+            l2_hit_rate=l2.hit_rate,
+            l2_bytes_read=self.l2_read_sectors * SECTOR_BYTES,
+            l2_bytes_written=self.l2_write_sectors * SECTOR_BYTES,
+            dram_bytes_read=l2.filled_sectors * SECTOR_BYTES,
+            dram_bytes_written=l2.written_back_sectors * SECTOR_BYTES,
+        )

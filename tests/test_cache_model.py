@@ -1,0 +1,141 @@
+"""The L1/L2 cache model (issue #9 part 1): the LRU against a brute-force reference, and whole
+launches against closed-form derivations, identical whichever engine produced the stream."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+from perfcalc.memory.cache import FULL_LINE, SectoredLRU
+from perfcalc.memory.cache_hierarchy import CacheConfig, CacheHierarchy
+from perfcalc.sim.launch import run_kernel
+from perfcalc.sim.ptx import nvrtc
+from perfcalc.specs import resolve_arch
+
+
+class BruteForceCache:
+    """The definition, written as plainly as possible: a list of [line, present, dirty] in
+    recency order (last = most recent), scanned linearly."""
+
+    def __init__(self, capacity_bytes: int, sectored: bool):
+        self.max_lines = capacity_bytes // 128
+        self.sectored = sectored
+        self.entries: list[list[int]] = []
+        self.hits = self.misses = self.filled = self.written_back = 0
+
+    def access(self, line: int, sectors: int, write: bool) -> int:
+        wanted = [s for s in range(4) if sectors >> s & 1]
+        for i, e in enumerate(self.entries):
+            if e[0] == line:
+                entry = self.entries.pop(i)
+                break
+        else:
+            entry = None
+        have = 0 if entry is None else entry[1]
+        hit = [s for s in wanted if have >> s & 1]
+        miss = [s for s in wanted if not have >> s & 1]
+        self.hits += len(hit)
+        self.misses += len(miss)
+        if entry is None:
+            if self.max_lines == 0:
+                return sectors
+            if len(self.entries) == self.max_lines:
+                victim = self.entries.pop(0)
+                self.written_back += bin(victim[2]).count("1")
+            entry = [line, 0, 0]
+        missed = sum(1 << s for s in miss)
+        fill = missed if self.sectored or not missed else 0b1111 & ~have
+        entry[1] = have | fill
+        if write:
+            entry[2] |= sectors
+            need = fill & ~sectors
+            self.filled += bin(need).count("1")
+            result = missed
+        else:
+            self.filled += bin(fill).count("1")
+            result = fill
+        self.entries.append(entry)
+        return result
+
+
+@pytest.mark.parametrize("sectored", [True, False])
+@pytest.mark.parametrize("capacity_lines", [0, 1, 3, 16])
+def test_lru_equals_brute_force_on_random_streams(sectored, capacity_lines):
+    rng = random.Random(1000 * capacity_lines + sectored)
+    fast = SectoredLRU(capacity_lines * 128, sectored)
+    slow = BruteForceCache(capacity_lines * 128, sectored)
+    for _ in range(5000):
+        line = rng.randrange(40)
+        sectors = rng.randrange(1, FULL_LINE + 1)
+        write = rng.random() < 0.3
+        assert fast.access(line, sectors, write) == slow.access(line, sectors, write)
+    st = fast.stats
+    assert (st.hit_sectors, st.miss_sectors, st.filled_sectors, st.written_back_sectors) == (
+        slow.hits, slow.misses, slow.filled, slow.written_back)
+    assert slow.hits > 0 or capacity_lines == 0  # the stream really exercised reuse
+
+
+MATMUL = r"""
+__global__ void mm(const float* a, const float* b, float* c, int w) {
+  int row = blockIdx.y * blockDim.y + threadIdx.y;
+  int col = blockIdx.x * blockDim.x + threadIdx.x;
+  float s = 0.0f;
+  for (int k = 0; k < w; ++k) s += a[row * w + k] * b[k * w + col];
+  c[row * w + col] = s;
+}
+"""
+
+W = 64  # 16 blocks of 16x16: one per SM of a 132-SM H100, each block's working set fits in L1
+
+
+def _matmul_caches(engine: str, cc: str = "9.0", sms: int = 132):
+    rng = np.random.default_rng(7)
+    a = rng.random(W * W, dtype=np.float32)
+    b = rng.random(W * W, dtype=np.float32)
+    c = np.zeros(W * W, np.float32)
+    arch = resolve_arch(cc)
+    fam = arch.global_family
+    model = CacheHierarchy(CacheConfig(sms=sms, blocks_per_sm=8, l1_bytes=128 * 1024,
+                                       l2_bytes=50 << 20,
+                                       l1_caches_loads=fam.l1_caches_loads(None)))
+    r = run_kernel(MATMUL, "mm", (W // 16, W // 16), (16, 16), {"a": a, "b": b, "c": c, "w": W},
+                   arch, engine=engine, caches=model)
+    np.testing.assert_allclose(c.reshape(W, W), a.reshape(W, W) @ b.reshape(W, W), rtol=1e-4)
+    return r.caches
+
+
+def test_naive_matmul_caches_match_the_derivation():
+    """Per warp (two rows of 16 threads) and k: a[row*w+k] touches 2 sectors (one per row),
+    b[k*w+col] 2 sectors (64 contiguous bytes): 4 lookups. A block alone on its SM misses each
+    distinct sector once: 16 rows of A (16W/8 = 2W sectors) and W rows x 2 sectors of B (2W):
+    4W misses against 8 warps x W x 4 lookups, so the L1 hit rate is 1 - 1/8. The L2 sees the
+    misses; DRAM reads each input once (2 W^2 x 4 bytes) and writes C once (W^2 x 4)."""
+    rep = _matmul_caches("source")
+    nblocks = (W // 16) ** 2
+    assert rep.l1_load_hit_rate == pytest.approx(1 - 1 / 8)
+    assert rep.l2_bytes_read == nblocks * 4 * W * 32
+    assert rep.dram_bytes_read == 2 * W * W * 4
+    assert rep.dram_bytes_written == W * W * 4
+    assert rep.l2_bytes_written == W * W * 4
+    # L2: the sectors of A and B are first touched by one block each, then shared
+    misses = 2 * W * W * 4 // 32 + W * W * 4 // 32  # cold reads + first writes of C
+    looks = rep.l2_bytes_read // 32 + W * W * 4 // 32
+    assert rep.l2_hit_rate == pytest.approx(1 - misses / looks)
+
+
+def test_pascal_loads_bypass_l1():
+    """memory.md 1.5: 5.x/6.x cache global loads in L2 only: every load sector goes to L2."""
+    rep = _matmul_caches("source", cc="6.0", sms=56)
+    warps = (W // 16) ** 2 * 8
+    assert rep.l1_load_hit_rate is None
+    assert rep.l2_bytes_read == warps * W * 4 * 32
+    assert rep.dram_bytes_read == 2 * W * W * 4
+
+
+@pytest.mark.skipif(not nvrtc.available(),
+                    reason="NVRTC (pip install nvidia-cuda-nvrtc) is not installed")
+def test_both_engines_feed_the_same_stream():
+    """The model sits in the shared machine: the compiled kernel gives the same report."""
+    assert _matmul_caches("ptx") == _matmul_caches("source")
