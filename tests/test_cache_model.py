@@ -19,9 +19,10 @@ class BruteForceCache:
     """The definition, written as plainly as possible: a list of [line, present, dirty] in
     recency order (last = most recent), scanned linearly."""
 
-    def __init__(self, capacity_bytes: int, sectored: bool):
+    def __init__(self, capacity_bytes: int, sectored: bool, writes_hit: bool):
         self.max_lines = capacity_bytes // 128
         self.sectored = sectored
+        self.writes_hit = writes_hit
         self.entries: list[list[int]] = []
         self.hits = self.misses = self.filled = self.written_back = 0
 
@@ -34,6 +35,18 @@ class BruteForceCache:
         else:
             entry = None
         have = 0 if entry is None else entry[1]
+        if write and self.writes_hit:  # allocate without reading; every sector counts as hit
+            self.hits += len(wanted)
+            if self.max_lines == 0:
+                return 0
+            if entry is None:
+                if len(self.entries) == self.max_lines:
+                    self.written_back += bin(self.entries.pop(0)[2]).count("1")
+                entry = [line, 0, 0]
+            entry[1] |= sectors
+            entry[2] |= sectors
+            self.entries.append(entry)
+            return 0
         hit = [s for s in wanted if have >> s & 1]
         miss = [s for s in wanted if not have >> s & 1]
         self.hits += len(hit)
@@ -60,12 +73,12 @@ class BruteForceCache:
         return result
 
 
-@pytest.mark.parametrize("sectored", [True, False])
+@pytest.mark.parametrize("sectored, writes_hit", [(True, False), (False, False), (True, True)])
 @pytest.mark.parametrize("capacity_lines", [0, 1, 3, 16])
-def test_lru_equals_brute_force_on_random_streams(sectored, capacity_lines):
-    rng = random.Random(1000 * capacity_lines + sectored)
-    fast = SectoredLRU(capacity_lines * 128, sectored)
-    slow = BruteForceCache(capacity_lines * 128, sectored)
+def test_lru_equals_brute_force_on_random_streams(sectored, writes_hit, capacity_lines):
+    rng = random.Random(1000 * capacity_lines + 10 * sectored + writes_hit)
+    fast = SectoredLRU(capacity_lines * 128, sectored, writes_hit)
+    slow = BruteForceCache(capacity_lines * 128, sectored, writes_hit)
     for _ in range(5000):
         line = rng.randrange(40)
         sectors = rng.randrange(1, FULL_LINE + 1)
@@ -117,10 +130,11 @@ def test_naive_matmul_caches_match_the_derivation():
     assert rep.l1_load_hit_rate == pytest.approx(1 - 1 / 8)
     assert rep.l2_bytes_read == nblocks * 4 * W * 32
     assert rep.dram_bytes_read == 2 * W * W * 4
-    assert rep.dram_bytes_written == W * W * 4
+    assert rep.dram_bytes_written == 0
+    assert rep.l2_dirty_bytes_at_end == W * W * 4
     assert rep.l2_bytes_written == W * W * 4
-    # L2: the sectors of A and B are first touched by one block each, then shared
-    misses = 2 * W * W * 4 // 32 + W * W * 4 // 32  # cold reads + first writes of C
+    # L2: the sectors of A and B miss once (cold), every other lookup hits
+    misses = 2 * W * W * 4 // 32
     looks = rep.l2_bytes_read // 32 + W * W * 4 // 32
     assert rep.l2_hit_rate == pytest.approx(1 - misses / looks)
 
@@ -139,3 +153,16 @@ def test_pascal_loads_bypass_l1():
 def test_both_engines_feed_the_same_stream():
     """The model sits in the shared machine: the compiled kernel gives the same report."""
     assert _matmul_caches("ptx") == _matmul_caches("source")
+
+
+def test_l1_capacity_is_what_the_carveout_leaves():
+    """cc_9_0.yaml: a 256 KB unified array, carveouts 0, 8, 16, 32, ... KB and 1 KB reserved
+    per block. No shared memory: carveout 0, all 256 KB is L1. Eight resident blocks of the
+    tiled matmul (two 16x16 float tiles = 2 KB, +1 KB reserved = 24 KB): the 32 KB carveout,
+    224 KB of L1. 2.0's default split [48 KB shared, 16 KB L1]."""
+    from perfcalc.analysis.caches import l1_bytes
+
+    assert l1_bytes(resolve_arch("9.0"), 8, 0) == 256 * 1024
+    assert l1_bytes(resolve_arch("9.0"), 8, 2048) == 224 * 1024
+    assert l1_bytes(resolve_arch("2.0"), 8, 2048) == 16 * 1024
+    assert l1_bytes(resolve_arch("6.0"), 8, 0) == 0

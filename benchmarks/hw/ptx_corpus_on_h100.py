@@ -24,7 +24,29 @@ def check(status: int, what: str) -> None:
         raise RuntimeError(f"{what} failed with CUDA error {status}")
 
 
-def main(src: Path, out: Path) -> None:
+def time_launches(cu: ctypes.CDLL, launch_once, repeats: int) -> list[float]:
+    """Milliseconds of `repeats` launches by CUDA events, after 3 warm-up launches."""
+    for _ in range(3):
+        launch_once()
+    check(cu.cuCtxSynchronize(), "warm-up")
+    start, stop = ctypes.c_void_p(), ctypes.c_void_p()
+    check(cu.cuEventCreate(ctypes.byref(start), 0), "cuEventCreate")
+    check(cu.cuEventCreate(ctypes.byref(stop), 0), "cuEventCreate")
+    times = []
+    for _ in range(repeats):
+        check(cu.cuEventRecord(start, None), "cuEventRecord")
+        launch_once()
+        check(cu.cuEventRecord(stop, None), "cuEventRecord")
+        check(cu.cuEventSynchronize(stop), "cuEventSynchronize")
+        ms = ctypes.c_float()
+        check(cu.cuEventElapsedTime(ctypes.byref(ms), start, stop), "cuEventElapsedTime")
+        times.append(ms.value)
+    cu.cuEventDestroy_v2(start)
+    cu.cuEventDestroy_v2(stop)
+    return times
+
+
+def main(src: Path, out: Path, repeats: int = 0) -> None:
     cu = ctypes.CDLL("libcuda.so.1")
     check(cu.cuInit(0), "cuInit")
     dev = ctypes.c_int()
@@ -36,6 +58,7 @@ def main(src: Path, out: Path) -> None:
     inputs = np.load(src / "inputs.npz")
     results: dict[str, np.ndarray] = {}
     registers = {}
+    timings: dict[str, list[float]] = {}
     for launch in launches:
         name = launch["name"]
         image = (src / f"{name}.cubin").read_bytes()
@@ -76,6 +99,10 @@ def main(src: Path, out: Path) -> None:
         check(cu.cuLaunchKernel(fn, g[0], g[1], g[2], b[0], b[1], b[2], dyn, None, params, None),
               f"{name} launch")
         check(cu.cuCtxSynchronize(), f"{name} run")
+        if repeats:  # after the checked launch; in-place kernels then see their own output
+            timings[name] = time_launches(cu, lambda fn=fn, g=g, b=b, dyn=dyn, params=params: check(
+                cu.cuLaunchKernel(fn, g[0], g[1], g[2], b[0], b[1], b[2], dyn, None, params,
+                                  None), "timed launch"), repeats)
         for arr, (dptr, host) in device.items():
             back = np.empty_like(host)
             check(cu.cuMemcpyDtoH_v2(back.ctypes.data_as(ctypes.c_void_p), dptr,
@@ -84,9 +111,12 @@ def main(src: Path, out: Path) -> None:
             cu.cuMemFree_v2(dptr)
         cu.cuModuleUnload(mod)
         print(f"{name}: ok, {regs.value} registers", flush=True)
-    np.savez(out / "outputs.npz", **results)
+    if not repeats:  # timed launches overwrite in-place outputs: only the plain run saves them
+        np.savez(out / "outputs.npz", **results)
     (out / "registers.json").write_text(json.dumps(registers, indent=1))
+    if repeats:
+        (out / "times_ms.json").write_text(json.dumps(timings, indent=1))
 
 
 if __name__ == "__main__":
-    main(Path(sys.argv[1]), Path(sys.argv[2]))
+    main(Path(sys.argv[1]), Path(sys.argv[2]), int(sys.argv[3]) if len(sys.argv) > 3 else 0)

@@ -46,20 +46,34 @@ def ptxas_path() -> Path:
     raise SystemExit("ptxas not found: pip install nvidia-cuda-nvcc==13.5.*")
 
 
-def main(out: Path) -> None:
+def corpus_entries() -> list[dict]:
+    """Every corpus launch as a launch entry (see prepare)."""
+    entries = []
+    for name, entry in corpus.manifest().items():
+        entries.append({"name": name, "text": corpus.source(entry),
+                        "source_name": str(corpus.CORPUS / entry["file"]),
+                        "kernel": entry.get("kernel"), "defines": entry.get("defines") or {},
+                        "grid": entry["grid"], "block": entry["block"],
+                        "dynamic_shared": entry.get("dynamic_shared", 0),
+                        "args": corpus.inputs(name, entry)})
+    return entries
+
+
+def prepare(out: Path, entries: list[dict]) -> None:
+    """Compile each launch entry (name, text, source_name, kernel, defines, grid, block,
+    dynamic_shared, args) to PTX and an sm_90 cubin, and write launches.json + inputs.npz."""
     out.mkdir(parents=True, exist_ok=True)
     arch = get_arch("9.0")
     ptxas = ptxas_path()
     launches = []
     arrays: dict[str, np.ndarray] = {}
-    for name, entry in corpus.manifest().items():
-        text = corpus.source(entry)
+    for entry in entries:
+        name, text, source_name = entry["name"], entry["text"], entry["source_name"]
         device = strip_host(text)
-        kernel = choose_kernel(device, entry.get("kernel"))
-        source_name = str(corpus.CORPUS / entry["file"])
+        kernel = choose_kernel(device, entry["kernel"])
         options = [f"--gpu-architecture={compile_target(arch)}", "-lineinfo", "-std=c++17",
                    "-default-device"]
-        for key, value in sorted((entry.get("defines") or {}).items()):
+        for key, value in sorted(entry["defines"].items()):
             options.append(f"-D{key}" if value is None else f"-D{key}={value}")
         options += [f"-I{Path(source_name).parent}"] + [f"-I{d}" for d in nvrtc.include_dirs()]
         compiled = compile_cached(device.text, Path(source_name).name, options, [kernel],
@@ -71,7 +85,7 @@ def main(out: Path) -> None:
         ptx_file.write_text(compiled.ptx)
         log = subprocess.run([str(ptxas), "-arch=sm_90", "-v", "-o", str(out / f"{name}.cubin"),
                               str(ptx_file)], capture_output=True, text=True, check=True)
-        args = corpus.inputs(name, entry)
+        args = entry["args"]
         params = []
         for (cname, ctype), p in zip(kernel_parameters(device.text, kernel), fn.params, strict=True):
             value = args[cname]
@@ -83,12 +97,16 @@ def main(out: Path) -> None:
         constants = {k: np.ascontiguousarray(v).tobytes().hex() for k, v in args.items()
                      if k in {v_.name for v_ in module.variables} and isinstance(v, np.ndarray)}
         launches.append({"name": name, "entry": fn.name, "kernel": kernel, "grid": entry["grid"],
-                         "block": entry["block"], "dynamic_shared": entry.get("dynamic_shared", 0),
+                         "block": entry["block"], "dynamic_shared": entry["dynamic_shared"],
                          "params": params, "constants": constants, "ptxas_log": log.stderr + log.stdout,
                          "compiler": compiled.compiler})
-    np.savez(out / "inputs.npz", **arrays)
+    np.savez_compressed(out / "inputs.npz", **arrays)
     (out / "launches.json").write_text(json.dumps(launches, indent=1))
     print(f"{len(launches)} launches prepared in {out}")
+
+
+def main(out: Path) -> None:
+    prepare(out, corpus_entries())
 
 
 if __name__ == "__main__":

@@ -1,0 +1,57 @@
+"""The cache model's configuration for one launch on one product (issue #9, part 1).
+
+The L1/L2 model (memory/cache_hierarchy) needs what only the product and the occupancy model
+know together: the SM count and L2 size (devices/products.yaml), resident blocks per SM
+(model/occupancy) and the L1 capacity that the shared-memory carveout leaves.
+
+Carveout: the CUDA Programming Guide treats the preferred carveout as a hint and lets the driver
+pick the shared-memory capacity; here the driver is assumed to pick the smallest supported
+capacity that holds the resident blocks' shared memory (their allocation plus the per-block
+reservation), leaving the rest of the unified array to L1 [assumption, compared with the H100's
+L1 hit rates in benchmarks/hw/caches_comparison.csv]. CCs without a carveout list use the
+legacy split (2.x/3.x: the default preference's L1 share) or have no L1 for global loads.
+"""
+
+from __future__ import annotations
+
+from perfcalc.errors import InputError
+from perfcalc.memory.cache_hierarchy import CacheConfig, CacheHierarchy
+from perfcalc.model.occupancy import OccupancyInputs
+from perfcalc.specs import Arch
+from perfcalc.specs.gpu import Gpu
+
+KB = 1024
+
+
+def l1_bytes(arch: Arch, blocks_per_sm: int, shared_per_block: int) -> int:
+    """L1 capacity for global data once the resident blocks' shared memory is carved out."""
+    if arch.unified_l1_shared_kb is not None and arch.shared_memory_carveouts_kb:
+        reserved = arch.reserved_shared_memory_per_block_bytes or 0
+        need = blocks_per_sm * (shared_per_block + reserved) if shared_per_block else 0
+        for kb in arch.shared_memory_carveouts_kb:
+            if kb * KB >= need:
+                return (arch.unified_l1_shared_kb - kb) * KB
+        return (arch.unified_l1_shared_kb - arch.shared_memory_carveouts_kb[-1]) * KB
+    if arch.l1_shared_splits_kb:  # 2.x/3.x: the default split, [shared, L1] pairs
+        return arch.l1_shared_splits_kb[0][1] * KB
+    return 0
+
+
+def cache_model(gpu: Gpu, arch: Arch, occupancy: OccupancyInputs,
+                cache: str | None = None) -> CacheHierarchy:
+    """A fresh L1/L2 model for a launch of `occupancy`'s configuration on `gpu`."""
+    if gpu.l2_cache_kb is None:
+        raise InputError(f"{gpu.name}: no sourced L2 size in products.yaml, so its caches "
+                         f"cannot be modelled")
+    blocks = int(occupancy.grid(arch).active_blocks)
+    family = arch.global_family
+    shared = int(occupancy.shared_memory)
+    return CacheHierarchy(CacheConfig(
+        sms=gpu.sm_count,
+        blocks_per_sm=max(1, blocks),
+        l1_bytes=l1_bytes(arch, max(1, blocks), shared) if family.has_cache else 0,
+        l2_bytes=gpu.l2_cache_kb * KB,
+        l1_sectored=family.sectored,
+        l1_caches_loads=family.l1_caches_loads(cache),
+        stores_invalidate_l1=family.rule == "lines",
+    ))
