@@ -19,9 +19,11 @@ class BruteForceCache:
     """The definition, written as plainly as possible: a list of [line, present, dirty] in
     recency order (last = most recent), scanned linearly."""
 
-    def __init__(self, capacity_bytes: int, sectored: bool, writes_hit: bool):
+    def __init__(self, capacity_bytes: int, group: int, writes_hit: bool,
+                 pending_miss: bool = False):
         self.max_lines = capacity_bytes // 128
-        self.sectored = sectored
+        self.group = group
+        self.pending_miss = pending_miss
         self.writes_hit = writes_hit
         self.entries: list[list[int]] = []
         self.hits = self.misses = self.filled = self.written_back = 0
@@ -35,6 +37,9 @@ class BruteForceCache:
         else:
             entry = None
         have = 0 if entry is None else entry[1]
+        pending = 0 if entry is None else entry[3]
+        if entry is not None:
+            entry[3] &= ~sectors  # pending sectors asked for now have arrived
         if write and self.writes_hit:  # allocate without reading; every sector counts as hit
             self.hits += len(wanted)
             if self.max_lines == 0:
@@ -42,25 +47,32 @@ class BruteForceCache:
             if entry is None:
                 if len(self.entries) == self.max_lines:
                     self.written_back += bin(self.entries.pop(0)[2]).count("1")
-                entry = [line, 0, 0]
+                entry = [line, 0, 0, 0]
             entry[1] |= sectors
             entry[2] |= sectors
             self.entries.append(entry)
             return 0
-        hit = [s for s in wanted if have >> s & 1]
+        valid = have & ~pending
+        self.hits += len([s for s in wanted if valid >> s & 1])
+        self.misses += len([s for s in wanted if not valid >> s & 1])
         miss = [s for s in wanted if not have >> s & 1]
-        self.hits += len(hit)
-        self.misses += len(miss)
         if entry is None:
             if self.max_lines == 0:
                 return sectors
             if len(self.entries) == self.max_lines:
                 victim = self.entries.pop(0)
                 self.written_back += bin(victim[2]).count("1")
-            entry = [line, 0, 0]
+            entry = [line, 0, 0, 0]
         missed = sum(1 << s for s in miss)
-        fill = missed if self.sectored or not missed else 0b1111 & ~have
+        fill = 0
+        for s in miss:  # the whole aligned group of `group` sectors around each missed one
+            first = s - s % self.group
+            for t in range(first, first + self.group):
+                if not have >> t & 1:
+                    fill |= 1 << t
         entry[1] = have | fill
+        if self.pending_miss:
+            entry[3] |= fill & ~sectors
         if write:
             entry[2] |= sectors
             need = fill & ~sectors
@@ -73,12 +85,13 @@ class BruteForceCache:
         return result
 
 
-@pytest.mark.parametrize("sectored, writes_hit", [(True, False), (False, False), (True, True)])
+@pytest.mark.parametrize("group, writes_hit, pending", [
+    (1, False, False), (4, False, False), (1, True, False), (2, True, True), (4, False, True)])
 @pytest.mark.parametrize("capacity_lines", [0, 1, 3, 16])
-def test_lru_equals_brute_force_on_random_streams(sectored, writes_hit, capacity_lines):
-    rng = random.Random(1000 * capacity_lines + 10 * sectored + writes_hit)
-    fast = SectoredLRU(capacity_lines * 128, sectored, writes_hit)
-    slow = BruteForceCache(capacity_lines * 128, sectored, writes_hit)
+def test_lru_equals_brute_force_on_random_streams(group, writes_hit, pending, capacity_lines):
+    rng = random.Random(1000 * capacity_lines + 10 * group + 2 * writes_hit + pending)
+    fast = SectoredLRU(capacity_lines * 128, group, writes_hit, pending)
+    slow = BruteForceCache(capacity_lines * 128, group, writes_hit, pending)
     for _ in range(5000):
         line = rng.randrange(40)
         sectors = rng.randrange(1, FULL_LINE + 1)

@@ -44,6 +44,10 @@ class CacheConfig:
     l1_sectored: bool = True
     l1_caches_loads: bool = True
     stores_invalidate_l1: bool = False
+    # bytes the DRAM delivers per L2 miss: the aligned 32-, 64- or 128-byte piece of the line
+    # around each missed sector, all of it valid in L2 afterwards (cudaLimitMaxL2FetchGranularity
+    # is "a value between 0 and 128 ... a hint")
+    dram_fetch_bytes: int = SECTOR_BYTES
 
     @property
     def blocks_per_wave(self) -> int:
@@ -68,8 +72,10 @@ class CacheHierarchy:
 
     def __init__(self, config: CacheConfig):
         self.config = config
-        self.l1 = [SectoredLRU(config.l1_bytes, config.l1_sectored) for _ in range(config.sms)]
-        self.l2 = SectoredLRU(config.l2_bytes, writes_hit=True)
+        l1_fill = 1 if config.l1_sectored else 4
+        self.l1 = [SectoredLRU(config.l1_bytes, l1_fill) for _ in range(config.sms)]
+        self.l2 = SectoredLRU(config.l2_bytes, config.dram_fetch_bytes // SECTOR_BYTES,
+                              writes_hit=True, pending_miss=True)
         self.l2_read_sectors = 0
         self.l2_write_sectors = 0
         self._block_ids = np.zeros(1, dtype=np.int64)
