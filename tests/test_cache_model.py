@@ -179,3 +179,32 @@ def test_l1_capacity_is_what_the_carveout_leaves():
     assert l1_bytes(resolve_arch("9.0"), 8, 2048) == 224 * 1024
     assert l1_bytes(resolve_arch("2.0"), 8, 2048) == 16 * 1024
     assert l1_bytes(resolve_arch("6.0"), 8, 0) == 0
+
+
+def test_run_with_gpu_reports_the_caches():
+    """`perfcalc run matmul_naive --gpu h100-sxm -p Width=128`: 64 blocks on 132 SMs, one per SM,
+    so the derivation above holds: L1 hit rate 7/8, DRAM reads both inputs once (2 x 128^2 x 4
+    bytes), C (65,536 bytes) stays dirty in the L2."""
+    from typer.testing import CliRunner
+
+    from perfcalc.cli import app
+
+    res = CliRunner().invoke(app, ["run", "matmul_naive", "--gpu", "h100-sxm", "-p", "Width=128",
+                                   "--format", "json"])
+    assert res.exit_code == 0, res.output
+    caches = __import__("json").loads(res.stdout)["caches"]
+    assert caches["sms"] == 132 and caches["l2_bytes"] == 50 * 1024 * 1024
+    assert caches["l1_hit_rate"] == pytest.approx(7 / 8)
+    assert caches["dram_bytes_read"] == 2 * 128 * 128 * 4
+    assert caches["l2_dirty_bytes_at_end"] == 128 * 128 * 4
+
+
+def test_run_gpu_and_cc_must_agree():
+    from typer.testing import CliRunner
+
+    from perfcalc.cli import app
+
+    res = CliRunner().invoke(app, ["run", "matmul_naive", "--gpu", "h100-sxm", "--cc", "8.0"])
+    assert res.exit_code == 2
+    assert res.output.strip() == ("error: --cc 8.0 is not --gpu h100-sxm's compute capability "
+                                  "9.0")

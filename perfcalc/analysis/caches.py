@@ -14,6 +14,8 @@ legacy split (2.x/3.x: the default preference's L1 share) or have no L1 for glob
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from perfcalc.errors import InputError
 from perfcalc.memory.cache_hierarchy import CacheConfig, CacheHierarchy
 from perfcalc.model.occupancy import OccupancyInputs
@@ -61,3 +63,23 @@ def cache_model(gpu: Gpu, arch: Arch, occupancy: OccupancyInputs,
         stores_invalidate_l1=family.rule == "lines",
         dram_fetch_bytes=DRAM_FETCH_BYTES.get(str(arch.compute_capability), 32),
     ))
+
+
+def cache_model_factory(gpu: Gpu, arch: Arch, block_threads: int, registers: int,
+                        dynamic_shared: int, cache: str | None = None
+                        ) -> Callable[[int, str | None, str], CacheHierarchy]:
+    """What run_kernel(caches=...) calls once the engine knows the kernel's static shared
+    memory and, on the PTX engine, ptxas's report: the model for the occupancy they give
+    (ptxas's registers where present, else `registers`)."""
+    from perfcalc.model.ptxas import parse_ptxas
+
+    def build(static_shared: int, ptxas_log: str | None, entry: str) -> CacheHierarchy:
+        regs = registers
+        if ptxas_log:
+            found = [k for k in parse_ptxas(ptxas_log) if k.name == entry]
+            if found:
+                regs = found[0].registers
+        occ = OccupancyInputs(block_threads, regs, static_shared, dynamic_shared)
+        return cache_model(gpu, arch, occ, cache)
+
+    return build

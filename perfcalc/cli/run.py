@@ -80,8 +80,14 @@ def run(
         ),
     ] = None,
     cc: Annotated[
-        str, typer.Option("--cc", help="Compute capability, product name or device YAML.")
-    ] = "9.0",
+        str | None,
+        typer.Option("--cc", help="Compute capability, product name or device YAML [9.0]."),
+    ] = None,
+    gpu: Annotated[
+        str | None,
+        typer.Option("--gpu", help="Product (see `perfcalc devices`): also model its L1/L2 "
+                     "caches over the run's addresses (hit rates, DRAM bytes)."),
+    ] = None,
     param: Annotated[
         list[str] | None,
         typer.Option(
@@ -191,7 +197,8 @@ def run(
 
         print(engine_note, file=sys.stderr)
     options = {"cache": cache, "bank_mode": bank_mode, "regs": regs,
-               "iteration_cap": iteration_cap, "engine": chosen}
+               "iteration_cap": iteration_cap, "engine": chosen, "gpu": None}
+    cc = _cc_and_gpu(cc, gpu, options)
     if source is not None and kernel is None and chosen != "ptx":
         raise InputError("--kernel NAME is required with --source (the __global__ function to run)")
     if include and chosen != "ptx":
@@ -215,8 +222,55 @@ def run(
     _show_run(doc, fmt, output)
 
 
+def _cc_and_gpu(cc: str | None, gpu: str | None, options: dict) -> str:
+    """The CC to run at: --cc, else the --gpu product's, else 9.0; they must agree."""
+    if gpu is None:
+        return cc or "9.0"
+    from perfcalc.errors import InputError
+    from perfcalc.specs import get_gpu, resolve_arch
+
+    product = get_gpu(gpu)
+    if cc is not None and resolve_arch(cc).compute_capability != product.compute_capability:
+        raise InputError(f"--cc {cc} is not --gpu {gpu}'s compute capability "
+                         f"{product.compute_capability}")
+    options["gpu"] = product
+    return product.compute_capability
+
+
+def _cache_factory(options: dict, arch: Any, block: tuple[int, ...], dyn: int) -> Any:
+    """run_kernel's caches= for --gpu (None without it)."""
+    if options["gpu"] is None:
+        return None
+    from perfcalc.analysis.caches import cache_model_factory
+
+    threads = 1
+    for d in block:
+        threads *= d
+    return cache_model_factory(options["gpu"], arch, threads, options["regs"], dyn,
+                               options["cache"])
+
+
+def _caches_dict(result: Any, options: dict) -> dict | None:
+    """The JSON `caches` object: the model's report and the configuration it ran with."""
+    rep = result.caches
+    if rep is None:
+        return None
+    cfg = rep.config
+    return {"gpu": options["gpu"].name, "sms": cfg.sms, "l1_bytes": cfg.l1_bytes,
+            "l2_bytes": cfg.l2_bytes, "l1_hit_rate": rep.l1_load_hit_rate,
+            "l2_hit_rate": rep.l2_hit_rate, "l2_bytes_read": rep.l2_bytes_read,
+            "l2_bytes_written": rep.l2_bytes_written, "dram_bytes_read": rep.dram_bytes_read,
+            "dram_bytes_written": rep.dram_bytes_written,
+            "l2_dirty_bytes_at_end": rep.l2_dirty_bytes_at_end}
+
+
 def _show_run(doc: dict[str, Any], fmt: Format, output: Path | None) -> None:
-    from perfcalc.report.run_tables import counters_table, sites_table, summary_table
+    from perfcalc.report.run_tables import (
+        caches_table,
+        counters_table,
+        sites_table,
+        summary_table,
+    )
     from perfcalc.specs.counters import COUNTER_NAMES, SITE_COUNTER_NAMES
 
     names = [n for n in doc["counters"] if n != "warp_instructions"] or list(COUNTER_NAMES)
@@ -225,6 +279,8 @@ def _show_run(doc: dict[str, Any], fmt: Format, output: Path | None) -> None:
         counters_table(doc["counters"], doc["predicted"], names),
         sites_table(doc["per_site"], SITE_COUNTER_NAMES),
     ]
+    if doc.get("caches"):
+        tables.insert(1, caches_table(doc["caches"]))
     show(tables, fmt, output, data=doc)
 
 
@@ -339,7 +395,7 @@ def run_catalog(name: str, params: dict, cc: str, catalog_file: Path | None, opt
     from perfcalc.report.run_tables import run_document
     from perfcalc.sim.references import run_catalog_kernel
     from perfcalc.specs import resolve_arch
-    from perfcalc.specs.kernels import get_kernel, resolve_params
+    from perfcalc.specs.kernels import get_kernel, launch_geometry, resolve_params
 
     arch = resolve_arch(cc)
     _check_regs(arch, options["regs"])
@@ -354,6 +410,7 @@ def run_catalog(name: str, params: dict, cc: str, catalog_file: Path | None, opt
         bank_mode=options["bank_mode"],
         iteration_cap=options["iteration_cap"],
         engine=options["engine"],
+        caches=_cache_factory(options, arch, *launch_geometry(spec, params)[1:]),
         **_progress_option(),
     )
     result = done.result
@@ -379,6 +436,7 @@ def run_catalog(name: str, params: dict, cc: str, catalog_file: Path | None, opt
         notes=[*prediction.notes, regs_note, *_engine_notes(result)],
         engine=result.engine,
         compiler=result.compiler or None,
+        caches=_caches_dict(result, options),
     )
 
 
@@ -424,6 +482,7 @@ def run_source(
         iteration_cap=options["iteration_cap"],
         engine=options["engine"],
         include_dirs=options.get("include_dirs", ()),
+        caches=_cache_factory(options, arch, block, dyn),
         **_progress_option(),
     )
     kernel = result.kernel
@@ -450,6 +509,7 @@ def run_source(
         ],
         engine=result.engine,
         compiler=result.compiler or None,
+        caches=_caches_dict(result, options),
     )
 
 

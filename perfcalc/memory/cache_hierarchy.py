@@ -65,6 +65,7 @@ class CacheReport:
     dram_bytes_read: int
     dram_bytes_written: int
     l2_dirty_bytes_at_end: int
+    config: CacheConfig
 
 
 class CacheHierarchy:
@@ -170,4 +171,5 @@ class CacheHierarchy:
             dram_bytes_read=l2.filled_sectors * SECTOR_BYTES,
             dram_bytes_written=l2.written_back_sectors * SECTOR_BYTES,
             l2_dirty_bytes_at_end=dirty * SECTOR_BYTES,
+            config=self.config,
         )

@@ -195,6 +195,7 @@ def run_document(
     notes: Sequence[str] = (),
     engine: str = "source",
     compiler: str | None = None,
+    caches: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The JSON object of `perfcalc run` (field names as in the issue)."""
     return {
@@ -213,5 +214,30 @@ def run_document(
         "per_site": list(per_site),
         "result_check": dict(result_check),
         "occupancy": None if occupancy is None else dict(occupancy),
+        "caches": None if caches is None else dict(caches),
         "notes": list(notes),
     }
+
+
+def caches_table(caches: Mapping[str, Any]) -> Table:
+    """The L1/L2 model's figures for one run (--gpu): hit rates as percentages, bytes."""
+
+    def pct(x: Any) -> str:
+        return "-" if x is None else f"{100 * x:.1f} %"
+
+    rows = [
+        ("GPU", f"{caches['gpu']} ({caches['sms']} SMs, L2 {caches['l2_bytes'] // 1024} KB, "
+                f"L1 {caches['l1_bytes'] // 1024} KB per SM for global data)"),
+        ("L1 hit rate, global loads", pct(caches["l1_hit_rate"])),
+        ("L2 hit rate", pct(caches["l2_hit_rate"])),
+        ("L2 bytes read / written", f"{caches['l2_bytes_read']} / {caches['l2_bytes_written']}"),
+        ("DRAM bytes read / written", f"{caches['dram_bytes_read']} / "
+                                      f"{caches['dram_bytes_written']}"),
+        ("bytes still dirty in L2 at the end", caches["l2_dirty_bytes_at_end"]),
+    ]
+    return Table(
+        columns=["item", "value"],
+        rows=[{"item": k, "value": v} for k, v in rows],
+        title="caches (L1/L2 model, cold start)",
+        headers={"item": "", "value": ""},
+    )

@@ -126,6 +126,19 @@ def resolve_engine(engine: str) -> tuple[str, str | None]:
     return "ptx", None
 
 
+# run_kernel(caches=...): a model, or a function the engine calls with the kernel's static
+# shared bytes, ptxas's report (PTX engine, else None) and entry name once it knows them
+CacheFactory = Callable[[int, "str | None", str], CacheHierarchy]
+
+
+def make_caches(caches: CacheHierarchy | CacheFactory | None, static_shared: int,
+                ptxas_log: str | None, entry: str) -> CacheHierarchy | None:
+    """The cache model for this run (see CacheFactory)."""
+    if caches is None or isinstance(caches, CacheHierarchy):
+        return caches
+    return caches(static_shared, ptxas_log, entry)
+
+
 def run_kernel(source: str, kernel: str, grid: object, block: object,
                args: dict[str, object], arch: Arch | str, dynamic_shared_bytes: int = 0,
                defines: dict[str, int | float | str] | None = None,
@@ -134,7 +147,7 @@ def run_kernel(source: str, kernel: str, grid: object, block: object,
                raise_on_fault: bool = True,
                progress: Callable[[int, int], None] | None = None,
                engine: str = "source", include_dirs: tuple[str, ...] = (),
-               caches: CacheHierarchy | None = None) -> SimResult:
+               caches: CacheHierarchy | CacheFactory | None = None) -> SimResult:
     """Run `kernel` of CUDA `source` for every thread of the launch, count, check for faults.
 
     Pointer parameters are bound to the 1-D NumPy arrays in `args` and written in place;
@@ -142,8 +155,8 @@ def run_kernel(source: str, kernel: str, grid: object, block: object,
     "source" (the C subset as written), "ptx" (the whole file through NVRTC, as compiled) or
     "auto". Faults raise KernelFault (one line, compute-sanitizer style) unless
     `raise_on_fault` is False, in which case the run stops at the first fault and returns it.
-    With `caches` (memory.cache_hierarchy), every global access also feeds that L1/L2 model,
-    the blocks run one wave per chunk, and the result carries its report.
+    With `caches` (memory.cache_hierarchy, or a CacheFactory), every global access also feeds
+    that L1/L2 model, the blocks run one wave per chunk, and the result carries its report.
     """
     arch = as_arch(arch)
     chosen, _note = resolve_engine(engine)

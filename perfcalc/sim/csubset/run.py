@@ -21,7 +21,16 @@ from perfcalc.sim.csubset.context import ChunkContext
 from perfcalc.sim.csubset.ctypes_struct import StructType, dtype_matches
 from perfcalc.sim.csubset.frontend import ParsedSource, parse_source
 from perfcalc.sim.csubset.memories import SPACE_BASE, ConstantArray, GlobalArray, SharedArray
-from perfcalc.sim.launch import LaunchInfo, SimResult, arch_file, as_arch, dims, validate_launch
+from perfcalc.sim.launch import (
+    CacheFactory,
+    LaunchInfo,
+    SimResult,
+    arch_file,
+    as_arch,
+    dims,
+    make_caches,
+    validate_launch,
+)
 from perfcalc.sim.pricing import Pricer
 from perfcalc.sim.safety import Fault, FaultSignal
 from perfcalc.specs import Arch
@@ -126,7 +135,7 @@ def run_csubset(source: str, kernel: str, grid: object, block: object,
                cache: str | None = None, bank_mode: int | None = None,
                source_name: str = "<source>", raise_on_fault: bool = True,
                progress: Callable[[int, int], None] | None = None,
-               caches: CacheHierarchy | None = None) -> SimResult:
+               caches: CacheHierarchy | CacheFactory | None = None) -> SimResult:
     """Run `kernel` of CUDA C `source` on NumPy for every thread of the launch and count.
 
     The source engine behind `perfcalc.sim.launch.run_kernel` (which documents the
@@ -146,6 +155,7 @@ def run_csubset(source: str, kernel: str, grid: object, block: object,
     compiled = KernelCompiler(parsed, kernel, iteration_cap).compile()
     offsets, static_bytes, dyn_offset = _shared_layout(compiled, dynamic_shared_bytes, arch)
     run = _Run(arch, cache, bank_mode, source_name, kernel, Pricer(arch, cache, bank_mode))
+    caches = make_caches(caches, static_bytes, None, kernel)
     run.pricer.trace = caches
     mems, scalars = _bind(compiled, args)
 

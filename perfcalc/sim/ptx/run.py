@@ -18,7 +18,15 @@ import numpy as np
 from perfcalc.errors import CudaSyntaxError, InputError
 from perfcalc.memory.cache_hierarchy import CacheHierarchy
 from perfcalc.sim.counters import freeze, new_site_counts
-from perfcalc.sim.launch import LaunchInfo, SimResult, arch_file, dims, validate_launch
+from perfcalc.sim.launch import (
+    CacheFactory,
+    LaunchInfo,
+    SimResult,
+    arch_file,
+    dims,
+    make_caches,
+    validate_launch,
+)
 from perfcalc.sim.pricing import Pricer
 from perfcalc.sim.ptx import nvrtc
 from perfcalc.sim.ptx.execute import Env
@@ -193,7 +201,7 @@ def run_ptx(source: str, kernel: str | None, grid: object, block: object,
             bank_mode: int | None = None, source_name: str = "<source>",
             raise_on_fault: bool = True, progress: Callable[[int, int], None] | None = None,
             include_dirs: tuple[str, ...] = (),
-            caches: CacheHierarchy | None = None) -> SimResult:
+            caches: CacheHierarchy | CacheFactory | None = None) -> SimResult:
     """Run `kernel` as NVRTC compiles it (see perfcalc.sim.launch.run_kernel for arguments)."""
     if not isinstance(args, dict):
         raise InputError("args must be a dict of parameter name -> array or number")
@@ -210,6 +218,7 @@ def run_ptx(source: str, kernel: str | None, grid: object, block: object,
     reg_types = _register_types(fn)
     env = Env(fn, kernel, source_name, g, b, heap, param_bytes, symbols, shared_bytes,
               local_bytes, Pricer(arch, cache, bank_mode), iteration_cap, reg_types=reg_types)
+    caches = make_caches(caches, shared_bytes - dynamic_shared_bytes, ck.ptxas_log, fn.name)
     env.pricer.trace = caches
     steps = compile_steps(env)
     nblocks = g[0] * g[1] * g[2]
