@@ -16,8 +16,8 @@ import numpy as np
 
 from perfcalc.errors import InputError
 from perfcalc.memory.cache_hierarchy import CacheHierarchy, CacheReport
-from perfcalc.sim.counters import Counters
-from perfcalc.sim.safety import Fault
+from perfcalc.sim.counters import Counters, freeze, new_site_counts
+from perfcalc.sim.safety import Fault, FaultSignal
 from perfcalc.specs import Arch, resolve_arch
 from perfcalc.specs.arch import display_file
 
@@ -137,6 +137,42 @@ def make_caches(caches: CacheHierarchy | CacheFactory | None, static_shared: int
     if caches is None or isinstance(caches, CacheHierarchy):
         return caches
     return caches(static_shared, ptxas_log, entry)
+
+
+def run_chunks(nblocks: int, warps_per_block: int, chunk_lanes: int,
+               caches: CacheHierarchy | None, body: Callable[[np.ndarray], None],
+               progress: Callable[[int, int], None] | None, raise_on_fault: bool
+               ) -> list[Fault]:
+    """Call `body(block_ids)` over the launch's blocks, a chunk of about `chunk_lanes` lanes at
+    a time (whole blocks; with a cache model, one wave per chunk, since the resident blocks run
+    in lock-step), telling the cache model each chunk's blocks; return the fault that stopped
+    the run, if any (raised instead unless raise_on_fault is False)."""
+    per_chunk = max(1, chunk_lanes // (32 * warps_per_block))
+    if caches is not None:
+        per_chunk = caches.config.blocks_per_wave
+    with np.errstate(all="ignore"):
+        try:
+            for first in range(0, nblocks, per_chunk):
+                ids = np.arange(first, min(first + per_chunk, nblocks), dtype=np.int64)
+                if caches is not None:
+                    caches.begin_chunk(ids, 32 * warps_per_block)
+                body(ids)
+                if progress is not None:
+                    progress(int(ids[-1]) + 1, nblocks)
+        except FaultSignal as sig:
+            if raise_on_fault:
+                raise
+            return [sig.fault]
+    return []
+
+
+def site_totals(site_counts: dict[int, list[int]]) -> tuple[dict[int, Counters], Counters]:
+    """Per-line counters (lines that counted anything) and their sum."""
+    per_site = {line: freeze(c) for line, c in sorted(site_counts.items()) if any(c)}
+    total = freeze(new_site_counts())
+    for c in per_site.values():
+        total = total + c
+    return per_site, total
 
 
 def run_kernel(source: str, kernel: str, grid: object, block: object,

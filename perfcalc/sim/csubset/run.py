@@ -14,7 +14,6 @@ import numpy as np
 
 from perfcalc.errors import InputError
 from perfcalc.memory.cache_hierarchy import CacheHierarchy
-from perfcalc.sim.counters import freeze, new_site_counts
 from perfcalc.sim.csubset import ctype as T
 from perfcalc.sim.csubset.compiler import CompiledKernel, KernelCompiler
 from perfcalc.sim.csubset.context import ChunkContext
@@ -29,10 +28,11 @@ from perfcalc.sim.launch import (
     as_arch,
     dims,
     make_caches,
+    run_chunks,
+    site_totals,
     validate_launch,
 )
 from perfcalc.sim.pricing import Pricer
-from perfcalc.sim.safety import Fault, FaultSignal
 from perfcalc.specs import Arch
 
 CHUNK_LANES = 1 << 17  # measured best of 2^13..2^20 on W = 512 and 1024 matmuls
@@ -162,31 +162,14 @@ def run_csubset(source: str, kernel: str, grid: object, block: object,
     nblocks = g[0] * g[1] * g[2]
     threads = b[0] * b[1] * b[2]
     warps_pb = -(-threads // 32)
-    per_chunk = max(1, CHUNK_LANES // (32 * warps_pb))
-    if caches is not None:  # one wave per chunk: the resident blocks run in lock-step
-        per_chunk = caches.config.blocks_per_wave
-    faults: list[Fault] = []
-    with np.errstate(all="ignore"):
-        try:
-            for first in range(0, nblocks, per_chunk):
-                ids = np.arange(first, min(first + per_chunk, nblocks), dtype=np.int64)
-                if caches is not None:
-                    caches.begin_chunk(ids, 32 * warps_pb)
-                ctx = ChunkContext(run, ids, b, g)
-                _prepare_chunk(ctx, compiled, mems, scalars, offsets, dyn_offset,
-                               dynamic_shared_bytes)
-                compiled.body(ctx)
-                if progress is not None:
-                    progress(int(ids[-1]) + 1, nblocks)
-        except FaultSignal as sig:
-            if raise_on_fault:
-                raise
-            faults.append(sig.fault)
-    per_site = {line: freeze(c) for line, c in sorted(compiled.site_counts.items())
-                if any(c)}
-    total = freeze(new_site_counts())
-    for c in per_site.values():
-        total = total + c
+
+    def body(ids: np.ndarray) -> None:
+        ctx = ChunkContext(run, ids, b, g)
+        _prepare_chunk(ctx, compiled, mems, scalars, offsets, dyn_offset, dynamic_shared_bytes)
+        compiled.body(ctx)
+
+    faults = run_chunks(nblocks, warps_pb, CHUNK_LANES, caches, body, progress, raise_on_fault)
+    per_site, total = site_totals(compiled.site_counts)
     info = LaunchInfo(g, b, nblocks, threads, nblocks * threads, warps_pb, nblocks * warps_pb,
                       static_bytes, dynamic_shared_bytes)
     return SimResult(kernel, total, per_site, info, tuple(faults),

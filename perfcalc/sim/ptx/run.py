@@ -17,7 +17,6 @@ import numpy as np
 
 from perfcalc.errors import CudaSyntaxError, InputError
 from perfcalc.memory.cache_hierarchy import CacheHierarchy
-from perfcalc.sim.counters import freeze, new_site_counts
 from perfcalc.sim.launch import (
     CacheFactory,
     LaunchInfo,
@@ -25,6 +24,8 @@ from perfcalc.sim.launch import (
     arch_file,
     dims,
     make_caches,
+    run_chunks,
+    site_totals,
     validate_launch,
 )
 from perfcalc.sim.pricing import Pricer
@@ -41,7 +42,6 @@ from perfcalc.sim.ptx.memory import Heap
 from perfcalc.sim.ptx.parse import Function, Module, parse_module
 from perfcalc.sim.ptx.program import compile_steps, run_chunk
 from perfcalc.sim.ptx.ptxas import resource_log, sm_target
-from perfcalc.sim.safety import Fault, FaultSignal
 from perfcalc.specs import Arch
 
 CHUNK_LANES = 1 << 16
@@ -224,29 +224,12 @@ def run_ptx(source: str, kernel: str | None, grid: object, block: object,
     nblocks = g[0] * g[1] * g[2]
     threads = b[0] * b[1] * b[2]
     warps_pb = -(-threads // 32)
-    per_chunk = max(1, CHUNK_LANES // (32 * warps_pb))
-    if caches is not None:  # one wave per chunk: the resident blocks run in lock-step
-        per_chunk = caches.config.blocks_per_wave
-    faults: list[Fault] = []
-    with np.errstate(all="ignore"):
-        try:
-            for first in range(0, nblocks, per_chunk):
-                ids = np.arange(first, min(first + per_chunk, nblocks), dtype=np.int64)
-                if caches is not None:
-                    caches.begin_chunk(ids, 32 * warps_pb)
-                run_chunk(env, steps, ids)
-                if progress is not None:
-                    progress(int(ids[-1]) + 1, nblocks)
-        except FaultSignal as sig:
-            if raise_on_fault:
-                raise
-            faults.append(sig.fault)
-        finally:
-            heap.write_back()
-    per_site = {line: freeze(c) for line, c in sorted(env.counts.items()) if any(c)}
-    total = freeze(new_site_counts())
-    for c in per_site.values():
-        total = total + c
+    try:
+        faults = run_chunks(nblocks, warps_pb, CHUNK_LANES, caches,
+                            lambda ids: run_chunk(env, steps, ids), progress, raise_on_fault)
+    finally:
+        heap.write_back()
+    per_site, total = site_totals(env.counts)
     info = LaunchInfo(g, b, nblocks, threads, nblocks * threads, warps_pb, nblocks * warps_pb,
                       shared_bytes - dynamic_shared_bytes, dynamic_shared_bytes)
     return SimResult(kernel, total, per_site, info, tuple(faults), engine="ptx",
