@@ -23,10 +23,11 @@ from perfcalc.specs import Arch
 from perfcalc.specs.gpu import Gpu
 
 KB = 1024
-# DRAM bytes per L2 read miss, where measured: on the H100 a copy reading one 4-byte word per
-# 128-byte line reads 2.0x the sectors it misses from DRAM (benchmarks/hw/caches_run, launch
-# cat_copy_stride_..._stride32: 2,099,968 bytes for 32,768 sectors), while dense copies read
-# exactly their size: 64-byte fetches. Elsewhere the 32-byte sector (memory.md 1.5).
+# DRAM bytes per L2 read miss, where known: the H100's driver reports
+# CU_LIMIT_MAX_L2_FETCH_GRANULARITY = 64 bytes (benchmarks/hw/caches_run/limits_h100.txt), and a
+# copy reading one 4-byte word per 128-byte line reads 2.0x the sectors it misses from DRAM
+# (caches_run, cat_copy_stride_..._stride32: 2,099,968 bytes for 32,768 sectors) while dense
+# copies read exactly their size. Elsewhere the 32-byte sector (memory.md 1.5).
 DRAM_FETCH_BYTES = {"9.0": 64}
 
 
