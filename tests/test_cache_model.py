@@ -208,3 +208,32 @@ def test_run_gpu_and_cc_must_agree():
     assert res.exit_code == 2
     assert res.output.strip() == ("error: --cc 8.0 is not --gpu h100-sxm's compute capability "
                                   "9.0")
+
+
+ATOMIC_SUM = r"""
+__global__ void total(const int* x, int* sum, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) atomicAdd(&sum[0], x[i]);
+}
+"""
+
+
+@pytest.mark.parametrize("engine", ["source", pytest.param("ptx", marks=pytest.mark.skipif(
+    not nvrtc.available(), reason="NVRTC (pip install nvidia-cuda-nvrtc) is not installed"))])
+def test_atomics_go_to_l2_per_source_line(engine):
+    """4096 ints summed into one counter by 128 warps. Line 4's load reads 512 sectors once from
+    DRAM (16 KiB, no L1 reuse); its atomicAdd is one sector per warp performed at the L2 (read
+    and written), the first a miss that fetches the 64-byte pair (H100), the other 127 hits."""
+    x = np.arange(4096, dtype=np.int32)
+    s = np.zeros(1, np.int32)
+    model = CacheHierarchy(CacheConfig(sms=132, blocks_per_sm=8, l1_bytes=256 * 1024,
+                                       l2_bytes=50 << 20, dram_fetch_bytes=64))
+    r = run_kernel(ATOMIC_SUM, "total", 16, 256, {"x": x, "sum": s, "n": 4096}, "9.0",
+                   engine=engine, caches=model)
+    assert int(s[0]) == int(x.sum())
+    site = r.caches.per_site[4]  # the load and the atomic share line 4: their sums
+    assert site.l2_bytes_read == 512 * 32 + 128 * 32
+    assert site.l2_bytes_written == 128 * 32
+    assert site.dram_bytes_read == 4096 * 4 + 64
+    assert site.l2_hit_rate == pytest.approx(127 / (512 + 128))
+    assert site.l1_load_hit_rate == 0.0

@@ -261,11 +261,17 @@ def _caches_dict(result: Any, options: dict) -> dict | None:
             "l2_hit_rate": rep.l2_hit_rate, "l2_bytes_read": rep.l2_bytes_read,
             "l2_bytes_written": rep.l2_bytes_written, "dram_bytes_read": rep.dram_bytes_read,
             "dram_bytes_written": rep.dram_bytes_written,
-            "l2_dirty_bytes_at_end": rep.l2_dirty_bytes_at_end}
+            "l2_dirty_bytes_at_end": rep.l2_dirty_bytes_at_end,
+            "per_line": [{"line": line, "l1_hit_rate": c.l1_load_hit_rate,
+                          "l2_hit_rate": c.l2_hit_rate, "l2_bytes_read": c.l2_bytes_read,
+                          "l2_bytes_written": c.l2_bytes_written,
+                          "dram_bytes_read": c.dram_bytes_read}
+                         for line, c in rep.per_site.items()]}
 
 
 def _show_run(doc: dict[str, Any], fmt: Format, output: Path | None) -> None:
     from perfcalc.report.run_tables import (
+        cache_lines_table,
         caches_table,
         counters_table,
         sites_table,
@@ -280,7 +286,7 @@ def _show_run(doc: dict[str, Any], fmt: Format, output: Path | None) -> None:
         sites_table(doc["per_site"], SITE_COUNTER_NAMES),
     ]
     if doc.get("caches"):
-        tables.insert(1, caches_table(doc["caches"]))
+        tables[1:1] = [caches_table(doc["caches"]), cache_lines_table(doc["caches"])]
     show(tables, fmt, output, data=doc)
 
 

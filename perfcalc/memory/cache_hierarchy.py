@@ -55,6 +55,18 @@ class CacheConfig:
 
 
 @dataclass(frozen=True)
+class SiteCaches:
+    """One source line's share: its accesses' hit rates and the traffic they caused (DRAM
+    writes are evictions, which belong to no one line)."""
+
+    l1_load_hit_rate: float | None
+    l2_hit_rate: float | None
+    l2_bytes_read: int
+    l2_bytes_written: int
+    dram_bytes_read: int
+
+
+@dataclass(frozen=True)
 class CacheReport:
     """Hit rates (fractions 0..1, None when nothing was looked up) and bytes per level."""
 
@@ -66,6 +78,7 @@ class CacheReport:
     dram_bytes_written: int
     l2_dirty_bytes_at_end: int
     config: CacheConfig
+    per_site: dict[int, SiteCaches]
 
 
 class CacheHierarchy:
@@ -79,6 +92,9 @@ class CacheHierarchy:
                               writes_hit=True, pending_miss=True)
         self.l2_read_sectors = 0
         self.l2_write_sectors = 0
+        # per source line: L1 hits, L1 lookups, L2 hits, L2 lookups, L2 sectors read and
+        # written, sectors filled from DRAM
+        self.sites: dict[int, list[int]] = {}
         self._block_ids = np.zeros(1, dtype=np.int64)
         self._lanes_per_block = 32
 
@@ -87,10 +103,11 @@ class CacheHierarchy:
         self._block_ids = np.asarray(block_ids, dtype=np.int64)
         self._lanes_per_block = int(lanes_per_block)
 
-    def record(self, addr: np.ndarray, mask: np.ndarray | None, size: int, op: str) -> None:
+    def record(self, addr: np.ndarray, mask: np.ndarray | None, size: int, op: str,
+               site: int = 0) -> None:
         """One warp instruction over the chunk's lanes: byte addresses `addr` (lane order of
         the chunk), active lanes `mask` (None: all), access size in bytes, op load | store |
-        atomic."""
+        atomic, from source line `site`."""
         addr = np.asarray(addr, dtype=np.int64).reshape(-1)
         lane = np.arange(addr.size, dtype=np.int64)
         if mask is not None:
@@ -123,7 +140,21 @@ class CacheHierarchy:
         idx = np.flatnonzero(start)
         bits = np.bitwise_or.reduceat(bit, idx)
         sm = self._block_ids[block_local[idx]] % self.config.sms
+        before = self._totals()
         self._feed(sm.tolist(), line[idx].tolist(), bits.tolist(), op)
+        after = self._totals()
+        acc = self.sites.setdefault(site, [0] * len(after))
+        for k, (x, y) in enumerate(zip(before, after, strict=True)):
+            acc[k] += y - x
+
+    def _totals(self) -> list[int]:
+        l1h = l1n = 0
+        for c in self.l1:
+            l1h += c.stats.hit_sectors
+            l1n += c.stats.hit_sectors + c.stats.miss_sectors
+        l2 = self.l2.stats
+        return [l1h, l1n, l2.hit_sectors, l2.hit_sectors + l2.miss_sectors,
+                self.l2_read_sectors, self.l2_write_sectors, l2.filled_sectors]
 
     def _feed(self, sms: list[int], lines: list[int], bits: list[int], op: str) -> None:
         l1, l2 = self.l1, self.l2
@@ -172,4 +203,9 @@ class CacheHierarchy:
             dram_bytes_written=l2.written_back_sectors * SECTOR_BYTES,
             l2_dirty_bytes_at_end=dirty * SECTOR_BYTES,
             config=self.config,
+            per_site={line: SiteCaches(
+                l1_load_hit_rate=v[0] / v[1] if v[1] else None,
+                l2_hit_rate=v[2] / v[3] if v[3] else None,
+                l2_bytes_read=v[4] * SECTOR_BYTES, l2_bytes_written=v[5] * SECTOR_BYTES,
+                dram_bytes_read=v[6] * SECTOR_BYTES) for line, v in sorted(self.sites.items())},
         )

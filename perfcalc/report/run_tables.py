@@ -219,11 +219,28 @@ def run_document(
     }
 
 
+def _pct(x: Any) -> str:
+    return "-" if x is None else f"{100 * x:.1f} %"
+
+
+def cache_lines_table(caches: Mapping[str, Any]) -> Table:
+    """The cache model per source line of a global access."""
+    rows = [{"line": r["line"], "l1": _pct(r["l1_hit_rate"]), "l2": _pct(r["l2_hit_rate"]),
+             "l2_read": r["l2_bytes_read"], "l2_written": r["l2_bytes_written"],
+             "dram_read": r["dram_bytes_read"]} for r in caches["per_line"]]
+    return Table(
+        columns=["line", "l1", "l2", "l2_read", "l2_written", "dram_read"],
+        rows=rows,
+        title="caches per source line",
+        headers={"line": "line", "l1": "L1 hit (loads)", "l2": "L2 hit",
+                 "l2_read": "L2 bytes read", "l2_written": "L2 bytes written",
+                 "dram_read": "DRAM bytes read"},
+    )
+
+
 def caches_table(caches: Mapping[str, Any]) -> Table:
     """The L1/L2 model's figures for one run (--gpu): hit rates as percentages, bytes."""
-
-    def pct(x: Any) -> str:
-        return "-" if x is None else f"{100 * x:.1f} %"
+    pct = _pct
 
     rows = [
         ("GPU", f"{caches['gpu']} ({caches['sms']} SMs, L2 {caches['l2_bytes'] // 1024} KB, "

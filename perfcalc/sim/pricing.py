@@ -91,12 +91,13 @@ class Pricer:
         }
         # the L1/L2 model, fed every global access's addresses when caches are modelled
         self.trace: CacheHierarchy | None = None
+        self.site = 0  # the source line the engine is pricing now (the cache model's per-line)
 
     def observe(self, addr: np.ndarray, mask: np.ndarray | None, size: int, op: str) -> None:
         """Hand a global access's lane addresses (the chunk's lane order) to the cache model;
         engines call it for accesses the pricing methods do not see (atomics)."""
         if self.trace is not None:
-            self.trace.record(addr, mask, size, op)
+            self.trace.record(addr, mask, size, op, self.site)
 
     def _quantum(self, space: str, size: int) -> int:
         """Shift (bytes) under which every warp's cost is invariant (module docstring)."""

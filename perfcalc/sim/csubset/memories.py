@@ -216,6 +216,7 @@ class GlobalArray:
         lanes = _checked_index(ctx, idx, self.n)
         if lanes.bad is not None:
             raise self._bounds_fault(ctx, idx, lanes.bad, line, op, size, field)
+        ctx.run.pricer.site = line
         req, tx, nbytes = _price(ctx, "global", lanes, self.base + offset, self.itemsize, size,
                                  "load" if op == "read" else "store")
         if op == "read":
@@ -233,6 +234,7 @@ class GlobalArray:
     def load(self, ctx: ChunkContext, idx: object, field: str | None, line: int,
              counts: list[int]) -> object:
         if type(idx) is Sep and ctx.mask.arr is None:
+            ctx.run.pricer.site = line
             fast = self._load_sep(ctx, idx, field, counts)
             if fast is not None:
                 return fast
@@ -301,10 +303,16 @@ class GlobalArray:
 
     def atomic_add(self, ctx: ChunkContext, idx: object, value: object, field: str | None,
                    line: int) -> object:
-        view, _, size = self.view(field)
+        view, offset, size = self.view(field)
         lanes = _checked_index(ctx, idx, self.n)
         if lanes.bad is not None:
             raise self._bounds_fault(ctx, idx, lanes.bad, line, "atomic", size, field)
+        pricer = ctx.run.pricer
+        if pricer.trace is not None:  # atomics are not priced, but the caches see them
+            pricer.site = line
+            safe = np.broadcast_to(np.asarray(lanes.safe, dtype=np.int64), (ctx.nlanes,))
+            pricer.observe(self.base + offset + safe * self.itemsize, ctx.mask.arr, size,
+                           "atomic")
         return atomic_add_lanes(ctx, view, lanes.safe, value)
 
 

@@ -120,6 +120,7 @@ def _resolve(ch: Chunk, instr: Instr, space: str, addr: np.ndarray, m: np.ndarra
 def _price(ch: Chunk, instr: Instr, space: str, price_addr: np.ndarray, size: int,
            mask: np.ndarray, control: np.ndarray, op: str) -> None:
     counts = ch.env.site(instr.line)
+    ch.env.pricer.site = instr.line
     if space == "global":
         if size not in _PRICEABLE:
             raise CudaSyntaxError(f"{instr.opcode} at line {instr.line}: {size}-byte accesses "
@@ -284,7 +285,10 @@ def build_atom(instr: Instr, env: Env) -> Op:
         v_all = np.broadcast_to(np.asarray(val(ch), dtype=dt), m.shape)
         c_all = None if cmp_new is None else np.broadcast_to(np.asarray(cmp_new(ch), dtype=dt),
                                                             m.shape)
-        for res, mask, _price_addr in _resolve(ch, instr, space, a, m, dt.itemsize, "atomic"):
+        for res, mask, price_addr in _resolve(ch, instr, space, a, m, dt.itemsize, "atomic"):
+            if res.space == "global" and ch.env.pricer.trace is not None:
+                ch.env.pricer.site = instr.line  # not priced, but the caches see atomics
+                ch.env.pricer.observe(price_addr, mask, dt.itemsize, "atomic")
             lanes = np.flatnonzero(mask)
             if lanes.size == 0:
                 continue
