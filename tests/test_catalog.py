@@ -262,7 +262,34 @@ def test_result_check_flags_unwritten_and_wrong_elements():
 
 
 def test_array_option_parsing():
-    assert references.parse_array_option("A=float32:1024") == ("A", "float32", 1024)
-    for bad in ("A=float32", "A=half:4", "A=float32:0", "1A=float32:4"):
+    parse = references.parse_array_option
+    assert parse("A=float32:1024") == references.UserArray("A", "float32", 1024)
+    assert parse("h=float16:8") == references.UserArray("h", "float16", 8)
+    assert parse("r=bytes16:4") == references.UserArray("r", "bytes16", 4)
+    assert parse("g=@graph.npy") == references.UserArray("g", path="graph.npy")
+    for bad in ("A=float32", "A=half:4", "A=float32:0", "1A=float32:4", "A=bytes0:4",
+                "A=bytes5000:1"):
         with pytest.raises(InputError):
-            references.parse_array_option(bad)
+            parse(bad)
+
+
+def test_user_arrays_every_type_and_npy(tmp_path):
+    """specs/types.py's element types (float16, bool, 8/16/64-bit, vectors such as double2 with
+    vector_types.h's layout), opaque records and a user's .npy file, byte for byte."""
+    parse = references.parse_array_option
+    mine = np.arange(10, dtype=np.int16)
+    np.save(tmp_path / "mine.npy", mine)
+    specs = [parse(t) for t in ("h=float16:5", "b=bool:5", "c=int8:5", "q=uint64:5",
+                                "d=double2:3", "r=bytes12:2", f"m=@{tmp_path / 'mine.npy'}")]
+    arrays = references.make_user_arrays(specs)
+    assert arrays["h"].dtype == np.float16 and arrays["b"].dtype == np.bool_
+    assert arrays["c"].dtype == np.int8 and arrays["q"].dtype == np.uint64
+    assert arrays["d"].dtype.itemsize == 16 and arrays["d"].size == 3
+    assert arrays["r"].dtype.itemsize == 12 and arrays["r"].size == 2
+    assert np.frombuffer(arrays["r"].tobytes(), np.uint8).min() >= 1  # never zero
+    np.testing.assert_array_equal(arrays["m"], mine)
+    np.save(tmp_path / "grid.npy", np.zeros((2, 2)))
+    for text, message in ((f"m=@{tmp_path / 'missing.npy'}", "no such file"),
+                          (f"m=@{tmp_path / 'grid.npy'}", "one non-empty dimension")):
+        with pytest.raises(InputError, match=message):
+            references.make_user_arrays([parse(text)])

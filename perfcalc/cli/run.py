@@ -123,8 +123,10 @@ def run(
         list[str] | None,
         typer.Option(
             "--array",
-            help="NAME=DTYPE:ELEMENTS for a pointer argument of --source (random, seeded "
-            "data, never zero; dtype float32|float64|int32|uint32|float2|float3|float4).",
+            help="A pointer argument of --source: NAME=DTYPE:ELEMENTS (random, seeded, never "
+            "zero; any scalar type such as float16, bool, int8, uint64, a vector type such as "
+            "float4 or double2, or bytesN for an opaque N-byte record) or NAME=@FILE.npy (your "
+            "own 1-D array, as stored).",
         ),
     ] = None,
     define: Annotated[

@@ -13,6 +13,7 @@ Outputs start as NaN (ints: -1), so an element the kernel never writes fails the
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -275,30 +276,82 @@ def run_catalog_kernel(
     )
 
 
-def parse_array_option(text: str) -> tuple[str, str, int]:
-    """`name=float32:1024` -> (name, dtype, elements) for a user source's arrays."""
+_BYTES = re.compile(r"^bytes([1-9][0-9]*)$")
+
+
+@dataclass(frozen=True)
+class UserArray:
+    """One --array: generated (dtype and element count) or loaded from a .npy file (path)."""
+
+    name: str
+    dtype: str | None = None
+    count: int = 0
+    path: str | None = None
+
+
+def _user_dtype(text: str, dtype: str) -> np.dtype:
+    if dtype in ELEMENT_TYPES:
+        return ELEMENT_TYPES[dtype].numpy_dtype()
+    m = _BYTES.match(dtype)
+    if m and int(m.group(1)) <= 4096:
+        return np.dtype((np.void, int(m.group(1))))
+    raise InputError(f"--array {text[:80]!r}: dtype {dtype[:40]!r} is not one of "
+                     f"{', '.join(ELEMENT_TYPES)} or bytesN (an opaque N-byte record, N <= 4096)")
+
+
+def parse_array_option(text: str) -> UserArray:
+    """`name=float32:1024` (random, seeded) or `name=@data.npy` (a user's own 1-D array)."""
     name, sep, rest = text.partition("=")
+    if not sep or not name.isidentifier():
+        raise InputError(f"--array {text[:80]!r}: expected NAME=DTYPE:ELEMENTS (e.g. "
+                         f"A=float32:1024) or NAME=@FILE.npy")
+    if rest.startswith("@"):
+        return UserArray(name, path=rest[1:])
     dtype, sep2, count = rest.partition(":")
-    if not sep or not sep2 or not name.isidentifier():
-        raise InputError(f"--array {text!r}: expected NAME=DTYPE:ELEMENTS, e.g. A=float32:1024")
-    if dtype not in ELEMENT_TYPES:
-        raise InputError(
-            f"--array {text[:80]!r}: dtype {dtype[:40]!r} is not one of {', '.join(ELEMENT_TYPES)}"
-        )
+    if not sep2:
+        raise InputError(f"--array {text[:80]!r}: expected NAME=DTYPE:ELEMENTS, e.g. A=float32:1024")
+    _user_dtype(text, dtype)
     try:
         n = int(count)
     except ValueError:
         raise InputError(f"--array {text!r}: element count {count!r} is not an integer") from None
     if n <= 0:
         raise InputError(f"--array {text!r}: element count must be positive")
-    return name, dtype, n
+    return UserArray(name, dtype, n)
 
 
-def make_user_arrays(specs: list[tuple[str, str, int]], seed: int = 0) -> dict[str, np.ndarray]:
-    """Random arrays (same rules as the catalog's inputs) for a user's own source."""
+def _load_npy(spec: UserArray) -> np.ndarray:
+    try:
+        arr = np.load(str(spec.path), allow_pickle=False)
+    except FileNotFoundError:
+        raise InputError(f"--array {spec.name}=@{spec.path}: no such file") from None
+    except (OSError, ValueError) as exc:
+        raise InputError(f"--array {spec.name}=@{spec.path}: not a NumPy .npy array "
+                         f"({str(exc)[:120]})") from None
+    if not isinstance(arr, np.ndarray) or arr.ndim != 1 or arr.size == 0:
+        shape = getattr(arr, "shape", "?")
+        raise InputError(f"--array {spec.name}=@{spec.path}: shape {shape}; a kernel's array "
+                         f"must be one non-empty dimension (flatten it with .ravel())")
+    if arr.dtype.hasobject:
+        raise InputError(f"--array {spec.name}=@{spec.path}: object arrays cannot be passed")
+    return np.ascontiguousarray(arr)
+
+
+def make_user_arrays(specs: list[UserArray], seed: int = 0) -> dict[str, np.ndarray]:
+    """A user source's arrays: loaded ones as stored, generated ones random (same rules as the
+    catalog's inputs; opaque records as random non-zero bytes)."""
     rng = np.random.default_rng(seed)
     out = {}
-    for name, dtype, n in specs:
-        arg = ArgSpec(name=name, role="in", dtype=dtype, size=str(n))
-        out[name] = new_array(numpy_dtype(arg), n, "in", rng)
+    for spec in specs:
+        if spec.path is not None:
+            out[spec.name] = _load_npy(spec)
+            continue
+        dtype = _user_dtype(spec.name, str(spec.dtype))
+        if dtype.kind == "V" and not dtype.names:
+            raw = rng.integers(1, 101, size=spec.count * dtype.itemsize).astype(np.uint8)
+            out[spec.name] = raw.view(dtype)
+        else:
+            out[spec.name] = new_array(dtype, spec.count, "in", rng)
     return out
+
+
