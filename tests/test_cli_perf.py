@@ -117,7 +117,7 @@ def test_matmul_warns_before_a_long_simulation(monkeypatch):
 
     calls = []
 
-    def fake_run(kernel, params, arch):
+    def fake_run(kernel, params, arch, engine="source"):
         calls.append(kernel)
         return {"flops": 0}, "pass"
 

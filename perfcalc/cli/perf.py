@@ -16,6 +16,8 @@ MATMUL_KERNELS = {"naive": "matmul_naive", "tiled": "matmul_tiled"}
 # inner product), measured at W=1024 (CC 1.0 and 9.0 alike) on the 2-core x86-64 sandbox
 # (benchmarks/bench_matmul.py, benchmarks/RESULTS.md). Used only to warn before a long simulation.
 SIM_SECONDS_PER_W3 = {"naive": 2.0e-9, "tiled": 2.5e-9}
+# The PTX engine's, measured at W = 256 (benchmarks/results_ptx_engine.md: 2.04 s and 1.81 s).
+PTX_SECONDS_PER_W3 = {"naive": 1.2e-7, "tiled": 1.1e-7}
 WARN_ABOVE_S = 5.0
 REFUSE_ABOVE_S = 600.0  # beyond this a simulation is refused: use --no-simulate
 
@@ -61,13 +63,14 @@ def _predicted(kernel: str, params: dict[str, int], arch: Any) -> dict[str, int]
     return predict(get_kernel(kernel), params, arch).counters()
 
 
-def _simulate(kernel: str, params: dict[str, int], arch: Any) -> tuple[dict[str, int], str]:
+def _simulate(kernel: str, params: dict[str, int], arch: Any,
+              engine: str = "source") -> tuple[dict[str, int], str]:
     """Run a catalog kernel on the execution core: its counters and the result check."""
     from perfcalc.sim.references import run_catalog_kernel
     from perfcalc.specs.counters import COUNTER_NAMES
     from perfcalc.specs.kernels import get_kernel
 
-    run = run_catalog_kernel(get_kernel(kernel), params, arch)
+    run = run_catalog_kernel(get_kernel(kernel), params, arch, engine=engine)
     counters = {n: getattr(run.result.counters, n) for n in COUNTER_NAMES}
     check = run.result_check
     if check.passed:
@@ -80,9 +83,10 @@ def _simulate(kernel: str, params: dict[str, int], arch: Any) -> tuple[dict[str,
     return counters, verdict
 
 
-def simulation_seconds(width: int) -> float:
-    """Expected execution-core time for naive + tiled at this width (measured rate)."""
-    return sum(rate * width ** 3 for rate in SIM_SECONDS_PER_W3.values())
+def simulation_seconds(width: int, engines: tuple[str, ...] = ("source",)) -> float:
+    """Expected execution-core time for naive + tiled at this width (measured rates)."""
+    rates = {"source": SIM_SECONDS_PER_W3, "ptx": PTX_SECONDS_PER_W3}
+    return sum(rate * width ** 3 for e in engines for rate in rates[e].values())
 
 
 def matmul(
@@ -98,6 +102,9 @@ def matmul(
     ] = 400,
     no_simulate: Annotated[bool, typer.Option(
         "--no-simulate", help="Skip the execution-core run (predictions only).")] = False,
+    engine: Annotated[str, typer.Option(
+        "--engine", help="Which engine counts: source (the C subset as written), ptx (as "
+        "NVRTC compiles it), auto (ptx where NVRTC works), or both side by side.")] = "source",
     explain: Annotated[bool, typer.Option(
         "--explain", help="Print every figure with its formula and inputs.")] = False,
     fmt: FormatOption = Format.table,
@@ -110,15 +117,17 @@ def matmul(
     from perfcalc.errors import InputError
     from perfcalc.model.matmul import VARIANTS, analyze_matmul, check_shape, with_simulation
     from perfcalc.report.perf_tables import matmul_rows, matmul_tables
+    from perfcalc.specs.kernels import get_kernel
 
     start_output(output)
+    engines = _engines(engine)
     arch, product = _target(gpu, cc)
     check_shape(width, tile, arch)
     params = {"Width": width, "TILE_WIDTH": tile}
     predicted = {v: _predicted(MATMUL_KERNELS[v], params, arch) for v in VARIANTS}
     analysis = analyze_matmul(width, tile, arch, product, regs, predicted, latency)
     if not no_simulate:
-        seconds = simulation_seconds(width)
+        seconds = simulation_seconds(width, tuple(engines))
         if seconds > REFUSE_ABOVE_S:
             raise InputError(
                 f"simulating width {width} would take about {seconds:.0f} s on the execution core "
@@ -128,10 +137,30 @@ def matmul(
             typer.echo(f"simulating naive and tiled at width {width} on the execution core: about "
                        f"{seconds:.0f} s (measured rate; --no-simulate skips it)", err=True)
         for v in VARIANTS:
-            counters, verdict = _simulate(MATMUL_KERNELS[v], params, arch)
-            analysis = with_simulation(analysis, v, counters, verdict)
+            runs = {e: _simulate(MATMUL_KERNELS[v], params, arch, e) for e in engines}
+            counters, verdict = runs[engines[0]]
+            if any(r[1] != "pass" for r in runs.values()):
+                verdict = "; ".join(f"{e}: {r[1]}" for e, r in runs.items())
+            analysis = with_simulation(
+                analysis, v, counters, verdict, engines[0],
+                {e: r[0] for e, r in runs.items()} if len(engines) > 1 else None)
     data = {"rows": matmul_rows(analysis)} if fmt == Format.json else None
-    show(matmul_tables(analysis, fmt.value, explain), fmt, output, data=data)
+    why = {v: dict(get_kernel(MATMUL_KERNELS[v]).engines_differ) for v in VARIANTS}
+    show(matmul_tables(analysis, fmt.value, explain, why), fmt, output, data=data)
+
+
+def _engines(engine: str) -> list[str]:
+    """--engine: the engines to count with, first the one whose counts the tables compare."""
+    from perfcalc.sim.launch import resolve_engine
+
+    choice = engine.strip().lower()
+    if choice == "both":
+        resolve_engine("ptx")  # one clear line where NVRTC is missing
+        return ["source", "ptx"]
+    chosen, note = resolve_engine(choice)
+    if note:
+        typer.echo(note, err=True)
+    return [chosen]
 
 
 def _kernel_params(kernels: list[str], param: list[str]) -> tuple[list[Any], dict[str, int]]:

@@ -441,7 +441,9 @@ def run_catalog(name: str, params: dict, cc: str, catalog_file: Path | None, opt
         occupancy=occ,
         prediction_exact=prediction.exact,
         model={"global_load_elements": prediction.global_load_elements, "cgma": prediction.cgma},
-        notes=[*prediction.notes, regs_note, *_engine_notes(result)],
+        notes=[*prediction.notes, regs_note, *_engine_notes(result),
+               *(f"the engines differ on {counter}: {why}" for counter, why in spec.engines_differ
+                 if result.engine == "ptx")],
         engine=result.engine,
         compiler=result.compiler or None,
         caches=_caches_dict(result, options),

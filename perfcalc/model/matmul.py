@@ -82,6 +82,9 @@ class MatmulVariant:
     predicted: dict[str, int] | None
     simulated: dict[str, int] | None = None
     result_check: str | None = None
+    simulated_by: str | None = None  # the engine that counted `simulated`
+    # every engine's counters when several ran (matmul --engine both), engine -> counters
+    engine_counts: dict[str, dict[str, int]] | None = None
 
     @property
     def predicted_time_s(self) -> float | None:
@@ -352,9 +355,14 @@ def analyze_matmul(width: int, tile: int, arch: Arch, gpu: Gpu | None = None,
 
 
 def with_simulation(analysis: MatmulAnalysis, variant: str, counters: Mapping[str, int],
-                    result_check: str) -> MatmulAnalysis:
-    """The analysis with one variant's execution-core counters and result check attached."""
-    updated = tuple(dataclasses.replace(v, simulated=dict(counters), result_check=result_check)
+                    result_check: str, engine: str = "source",
+                    engine_counts: Mapping[str, Mapping[str, int]] | None = None
+                    ) -> MatmulAnalysis:
+    """The analysis with one variant's execution-core counters (counted by `engine`; with
+    `engine_counts`, every engine's) and result check attached."""
+    every = None if engine_counts is None else {e: dict(c) for e, c in engine_counts.items()}
+    updated = tuple(dataclasses.replace(v, simulated=dict(counters), result_check=result_check,
+                                        simulated_by=engine, engine_counts=every)
                     if v.variant == variant else v for v in analysis.variants)
     return dataclasses.replace(analysis, variants=updated)
 

@@ -7,7 +7,7 @@ predicted counter beside the execution core's count.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from perfcalc.model.matmul import MatmulAnalysis, MatmulVariant, mismatches
@@ -18,7 +18,8 @@ MATMUL_ROW_KEYS = (
     "variant", "width", "tile", "blocks", "threads_per_block", "global_loads_per_block",
     "global_loads_total", "flops_total", "cgma", "intensity_flop_per_byte",
     "bandwidth_bound_gflops", "compute_bound_gflops", "attainable_gflops", "bound", "occupancy",
-    "limiters", "predicted_time_s", "predicted", "simulated", "result_check",
+    "limiters", "predicted_time_s", "predicted", "simulated", "simulated_by", "engine_counts",
+    "result_check",
 )
 
 # Side-by-side view: (key, label). Keys are MatmulVariant attributes.
@@ -111,7 +112,43 @@ def matmul_counter_table(analysis: MatmulAnalysis) -> Table | None:
         rows.append(row)
     columns = ["counter"] + [f"{v.variant}_{s}" for v in analysis.variants
                              for s in ("predicted", "simulated")] + ["match"]
-    return Table(columns=columns, rows=rows, title="Predicted counts vs the execution core")
+    engines = sorted({v.simulated_by for v in analysis.variants if v.simulated_by})
+    title = "Predicted counts vs the execution core" + (
+        f" ({', '.join(engines)} engine)" if engines else "")
+    return Table(columns=columns, rows=rows, title=title)
+
+
+def matmul_engines_table(analysis: MatmulAnalysis, why: Mapping[str, Mapping[str, str]]
+                         ) -> Table | None:
+    """Both engines' counters side by side (matmul --engine both); `why[variant][counter]`
+    explains a difference (kernels.yaml engines_differ)."""
+    ran = [v for v in analysis.variants if v.engine_counts and len(v.engine_counts) > 1]
+    if not ran:
+        return None
+    engines = list(ran[0].engine_counts or {})
+    names: list[str] = []
+    for v in ran:
+        for counts in (v.engine_counts or {}).values():
+            names += [n for n in counts if n not in names]
+    rows, notes = [], []
+    for name in names:
+        row: dict[str, Any] = {"counter": name}
+        same = True
+        for v in ran:
+            values = [(v.engine_counts or {})[e].get(name) for e in engines]
+            for e, x in zip(engines, values, strict=True):
+                row[f"{v.variant}_{e}"] = x
+            if len(set(values)) > 1:
+                same = False
+                notes.append(f"{v.variant} {name}: " + why.get(v.variant, {}).get(
+                    name, "not explained in kernels.yaml (engines_differ)"))
+        row["same"] = same
+        rows.append(row)
+    if not notes:
+        notes.append("the engines agree on every counter: the compiled code makes the "
+                     "source's accesses")
+    columns = ["counter"] + [f"{v.variant}_{e}" for v in ran for e in engines] + ["same"]
+    return Table(columns=columns, rows=rows, title="The two engines side by side", notes=notes)
 
 
 def matmul_explain_table(analysis: MatmulAnalysis) -> Table:
@@ -142,7 +179,8 @@ def matmul_flat_table(analysis: MatmulAnalysis) -> Table:
     return Table(columns=columns, rows=rows, title=_title(analysis), notes=_notes(analysis))
 
 
-def matmul_tables(analysis: MatmulAnalysis, fmt: str, explain: bool = False) -> list[Table]:
+def matmul_tables(analysis: MatmulAnalysis, fmt: str, explain: bool = False,
+                  why: Mapping[str, Mapping[str, str]] | None = None) -> list[Table]:
     """The tables a format shows: CSV is one flat row per variant, the others side by side."""
     if fmt == "csv":
         tables = [matmul_flat_table(analysis)]
@@ -151,6 +189,9 @@ def matmul_tables(analysis: MatmulAnalysis, fmt: str, explain: bool = False) -> 
         counter_table = matmul_counter_table(analysis)
         if counter_table is not None:
             tables.append(counter_table)
+        engines_table = matmul_engines_table(analysis, why or {})
+        if engines_table is not None:
+            tables.append(engines_table)
     if explain:
         tables.append(matmul_explain_table(analysis))
     return tables

@@ -41,7 +41,7 @@ _KERNEL_KEYS = (
     "source",
     "model",
 )
-_KERNEL_OPTIONAL = ("defines", "requires")
+_KERNEL_OPTIONAL = ("defines", "requires", "engines_differ")
 _MODEL_KEYS = ("flops", "global_load_elements", "barriers", "divergent_branches", "sites")
 _MODEL_OPTIONAL = ("vars", "exact_when", "notes")
 _SITE_KEYS = ("at", "space", "op", "array", "classes")
@@ -149,6 +149,9 @@ class KernelSpec:
     model: ModelSpec
     defines: tuple[str, ...] = ()
     requires: tuple[Requirement, ...] = ()
+    # counters where the PTX engine (the code as NVRTC compiles it) counts differently from the
+    # C engine (the source as written) at the default parameters, each with why
+    engines_differ: tuple[tuple[str, str], ...] = ()
     path: str = field(default="", compare=False)
 
     @property
@@ -423,6 +426,7 @@ def kernel_from_mapping(name: str, raw: Any, where: str) -> KernelSpec:
     reference = _text(raw["reference"], f"{where}.reference")
     if not reference.isidentifier():
         raise SpecError(f"{where}.reference: must be a function name, got {reference!r}")
+    differ = _engines_differ(raw.get("engines_differ"), f"{where}.engines_differ")
     return KernelSpec(
         name=name,
         description=" ".join(_text(raw["description"], f"{where}.description").split()),
@@ -438,8 +442,24 @@ def kernel_from_mapping(name: str, raw: Any, where: str) -> KernelSpec:
         model=_model(raw["model"], f"{where}.model", pnames, source, args),
         defines=defines,
         requires=tuple(requires),
+        engines_differ=differ,
         path=path,
     )
+
+
+def _engines_differ(raw: Any, where: str) -> tuple[tuple[str, str], ...]:
+    """counter name -> why the two engines count it differently (counter names checked)."""
+    if raw is None:
+        return ()
+    from perfcalc.specs.counters import COUNTER_NAMES
+
+    items = _mapping(raw, where)
+    out = []
+    for name, why in items.items():
+        if name not in COUNTER_NAMES:
+            raise SpecError(f"{where}: {name!r} is not a counter ({', '.join(COUNTER_NAMES)})")
+        out.append((str(name), " ".join(_text(why, f"{where}.{name}").split())))
+    return tuple(out)
 
 
 def load_kernel_file(path: str | Path) -> dict[str, KernelSpec]:
