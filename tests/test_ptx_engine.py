@@ -326,3 +326,38 @@ def test_exact_occupancy_from_ptxas_equals_the_h100s_register_count():
     assert row["kernel"]["shared_memory_bytes"] == 2 * 16 * 16 * 4
     occ = row["occupancy"]
     assert (occ["active_blocks_per_sm"], occ["occupancy"]) == (8, 1.0)
+
+
+INLINED = r"""
+__device__ float2 cmul(float2 p, float2 q) {
+    return make_float2(p.x * q.x - p.y * q.y, p.x * q.y + p.y * q.x);
+}
+__device__ float first(const float* v, int i) { return v[i]; }
+
+__global__ void mulAll(const float2* a, const float2* b, float2* c, const float* s, float* t,
+                       int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) c[i] = cmul(a[i], b[i]);
+    if (i < n) t[i] = first(s, i);
+}
+"""
+
+
+def test_inlined_device_code_counts_at_its_line_and_at_the_call_site():
+    """Issue #8 point 4: code inlined from a __device__ function is attributed to its own line
+    and to the call site, and counted once in the total. cmul (line 3) is a mul and a mul+sub
+    that ptxas contracts to FFMA, twice: 6 flops per element; first (line 5) is one 4-byte load
+    per thread: 2048 threads = 64 warp requests of 4 sectors."""
+    n = 2048
+    rng = np.random.default_rng(3)
+    vec = np.dtype({"names": ["x", "y"], "formats": ["f4", "f4"], "itemsize": 8})
+    args = {"a": rng.random(2 * n, dtype=np.float32).view(vec),
+            "b": rng.random(2 * n, dtype=np.float32).view(vec),
+            "c": np.zeros(n, vec), "s": rng.random(n, dtype=np.float32),
+            "t": np.zeros(n, np.float32), "n": n}
+    r = run_kernel(INLINED, "mulAll", 16, 128, args, "9.0", engine="ptx")
+    np.testing.assert_array_equal(args["t"], args["s"])
+    assert r.per_site[3].flops == r.inlined[10].flops == r.counters.flops == 6 * n
+    assert r.per_site[5].global_load_requests == r.inlined[11].global_load_requests == 64
+    assert r.per_site[5].global_load_transactions == 64 * 4
+    assert r.counters.global_load_requests == 64 * 2 + 64  # a[i], b[i] (8 bytes), s[i]

@@ -361,11 +361,30 @@ def _occupancy(arch: Any, block: tuple[int, ...], regs: int, static_smem: int, d
     }
 
 
-def _site_rows(source: str, sim_sites: dict, predicted_sites: dict | None) -> list[dict]:
+def _site_rows(source: str, sim_sites: dict, predicted_sites: dict | None,
+               inlined: dict | None = None) -> list[dict]:
+    """Per source line: its counters (and prediction); then, for a line that calls an inlined
+    __device__ function, the inlined code's counters as their own row (`inlined: true`)."""
     from perfcalc.report import to_jsonable
     from perfcalc.specs.counters import SITE_COUNTER_NAMES
 
     lines = source.splitlines()
+    rows = _line_rows(lines, sim_sites, predicted_sites)
+    for line, counters in sorted((inlined or {}).items()):
+        sim = {n: getattr(counters, n, 0) for n in SITE_COUNTER_NAMES}
+        if any(sim.values()):
+            rows.append({"line": line,
+                         "code": (lines[line - 1].strip() if 0 < line <= len(lines) else "")
+                         + "  [inlined calls]",
+                         "counters": sim, "predicted": None, "inlined": True,
+                         "all_counters": to_jsonable(counters)})
+    return sorted(rows, key=lambda r: (r["line"], r.get("inlined", False)))
+
+
+def _line_rows(lines: list[str], sim_sites: dict, predicted_sites: dict | None) -> list[dict]:
+    from perfcalc.report import to_jsonable
+    from perfcalc.specs.counters import SITE_COUNTER_NAMES
+
     rows = []
     memory_lines = {
         ln for ln, c in sim_sites.items() if any(getattr(c, n, 0) for n in SITE_COUNTER_NAMES)
@@ -508,7 +527,7 @@ def run_source(
         launch=launch,
         counters=_counters_dict(result.counters),
         predicted=None,
-        per_site=_site_rows(text, result.per_site, None),
+        per_site=_site_rows(text, result.per_site, None, result.inlined),
         result_check={"passed": None, "max_rel_error": None, "tolerance": None},
         occupancy=occ,
         prediction_exact=None,

@@ -56,6 +56,9 @@ class SimResult:
     entry: str = ""
     # the L1/L2 model's totals when run_kernel was given `caches`
     caches: CacheReport | None = None
+    # call-site line -> counters of the code inlined there from __device__ functions (PTX
+    # engine; the same work is in per_site at the function's own lines, so not in the total)
+    inlined: dict[int, Counters] = field(default_factory=dict)
 
     @property
     def instructions(self) -> dict[str, int]:

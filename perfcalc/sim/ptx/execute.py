@@ -51,12 +51,42 @@ class Env:
     iteration_cap: int
     counts: dict[int, list[int]] = field(default_factory=dict)
     reg_types: dict[str, str] = field(default_factory=dict)
+    # call-site line -> counts of the code inlined there from a __device__ function (the same
+    # work is also in `counts` at the function's own lines; kept apart so totals count it once)
+    inlined: dict[int, list[int]] = field(default_factory=dict)
+    _tees: dict[tuple[int, int], _Tee] = field(default_factory=dict)
 
-    def site(self, line: int) -> list[int]:
+    def site(self, line: int, inlined_at: int | None = None) -> Any:
+        """The counts to add to for an instruction at `line` (inlined at `inlined_at`: what is
+        added also goes to the call site's inlined counts)."""
         found = self.counts.get(line)
         if found is None:
             found = self.counts[line] = C.new_site_counts()
-        return found
+        if inlined_at is None or inlined_at == line:
+            return found
+        tee = self._tees.get((line, inlined_at))
+        if tee is None:
+            mirror = self.inlined.get(inlined_at)
+            if mirror is None:
+                mirror = self.inlined[inlined_at] = C.new_site_counts()
+            tee = self._tees[(line, inlined_at)] = _Tee(found, mirror)
+        return tee
+
+
+class _Tee:
+    """Counts at a line whose increments are mirrored into a call site's inlined counts."""
+
+    __slots__ = ("own", "mirror")
+
+    def __init__(self, own: list[int], mirror: list[int]):
+        self.own, self.mirror = own, mirror
+
+    def __getitem__(self, k: int) -> int:
+        return self.own[k]
+
+    def __setitem__(self, k: int, value: int) -> None:
+        self.mirror[k] += value - self.own[k]
+        self.own[k] = value
 
 
 class Chunk:

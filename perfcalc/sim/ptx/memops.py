@@ -119,7 +119,7 @@ def _resolve(ch: Chunk, instr: Instr, space: str, addr: np.ndarray, m: np.ndarra
 
 def _price(ch: Chunk, instr: Instr, space: str, price_addr: np.ndarray, size: int,
            mask: np.ndarray, control: np.ndarray, op: str) -> None:
-    counts = ch.env.site(instr.line)
+    counts = ch.env.site(instr.line, instr.inlined_at)
     ch.env.pricer.site = instr.line
     if space == "global":
         if size not in _PRICEABLE:
@@ -218,7 +218,7 @@ def _ld_const(instr: Instr, env: Env, dests: list[str], t: str) -> Op:
         off = (a - np.uint64(heap.base)).astype(np.int64)
         for k, d in enumerate(dests):
             ch.write(d, gather(heap.bytes, off + k * dt.itemsize, dt, m), m, full)
-        env.site(instr.line)[C.instruction_slot("constant_load")] += int(warps_with(m).sum())
+        env.site(instr.line, instr.inlined_at)[C.instruction_slot("constant_load")] += int(warps_with(m).sum())
     return run
 
 
@@ -313,5 +313,5 @@ def build_atom(instr: Instr, env: Env) -> Op:
                 result = np.zeros(m.shape, dtype=dt)
                 result[lanes] = old_all
                 ch.write(dest, result, mask, False)
-        env.site(instr.line)[C.instruction_slot("atomic")] += int(warps_with(m).sum())
+        env.site(instr.line, instr.inlined_at)[C.instruction_slot("atomic")] += int(warps_with(m).sum())
     return run

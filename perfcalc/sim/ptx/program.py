@@ -145,7 +145,7 @@ def run_chunk(env: Env, steps: list[Step], block_ids: np.ndarray) -> None:
             mask = waiting.pop(pc)
             continue
         step = steps[pc]
-        counts = env.site(step.instr.line)
+        counts = env.site(step.instr.line, step.instr.inlined_at)
         if step.kind == "op":
             m = mask if step.pred is None else mask & step.pred(ch)
             if not step.memory and step.inst_kind in C.INSTRUCTION_KINDS:

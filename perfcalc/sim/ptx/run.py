@@ -234,7 +234,8 @@ def run_ptx(source: str, kernel: str | None, grid: object, block: object,
                       shared_bytes - dynamic_shared_bytes, dynamic_shared_bytes)
     return SimResult(kernel, total, per_site, info, tuple(faults), engine="ptx",
                      compiler=f"{ck.compiler}, {target}, -lineinfo", ptxas_log=ck.ptxas_log,
-                     entry=fn.name, caches=None if caches is None else caches.report())
+                     entry=fn.name, caches=None if caches is None else caches.report(),
+                     inlined=site_totals(env.inlined)[0])
 
 
 def _device_source(source: str) -> DeviceSource | None:
