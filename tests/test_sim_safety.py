@@ -230,3 +230,36 @@ def test_argument_errors_are_one_clear_line() -> None:
         run_kernel(k, "k", 1, 4, {"a": np.zeros(4, np.float32), "n": 2**32}, H100)
     with pytest.raises(InputError, match=r"kernel 'nope' not found .* k"):
         run_kernel(k, "nope", 1, 4, {"a": np.zeros(4, np.float32), "n": 1}, H100)
+
+
+ptx_only = pytest.mark.skipif(not __import__("perfcalc.sim.ptx.nvrtc", fromlist=["x"]).available(),
+                              reason="NVRTC (pip install nvidia-cuda-nvrtc) is not installed")
+
+
+@ptx_only
+def test_missing_barrier_is_a_race_on_the_ptx_engine_too() -> None:
+    """The same seed kernel compiled: the same race (thread 0 of warp 0 reads what warp 1's
+    thread 32 wrote at stride 64: partialSum[32], bytes 128..131) at the same line."""
+    with pytest.raises(KernelFault) as info:
+        run_reduce("reduce_nosync.cu", engine="ptx")
+    f = info.value.fault
+    assert f.kind == "shared_race"
+    assert f.line == line_of("reduce_nosync.cu", "partialSum[t] += partialSum[t+stride]")
+    assert (f.block, f.thread) == ((0, 0, 0), (0, 0, 0))
+    assert "bytes 128..131" in str(info.value) and "warp 1" in str(info.value)
+    _, _, r = run_reduce("reduce_fixed.cu", engine="ptx")
+    assert r.faults == ()
+
+
+@ptx_only
+def test_tiled_matmul_without_its_second_barrier_races_on_the_ptx_engine() -> None:
+    w = 32
+    a = np.ones(w * w, np.float32)
+    with pytest.raises(KernelFault) as info:
+        run_kernel(TILED_NO_SECOND_SYNC, "MatrixMulKernel", (2, 2), (16, 16),
+                   {"Md": a, "Nd": a.copy(), "Pd": np.zeros_like(a), "Width": w}, H100,
+                   engine="ptx")
+    f = info.value.fault
+    assert f.kind == "shared_race"
+    assert f.line == line_of("matmul_tiled.cu", "Nds[ty][tx] = Nd[")
+    assert "write by warp 0 after a read" in str(info.value)

@@ -27,6 +27,7 @@ from perfcalc.sim.ptx.memory import (
     Heap,
 )
 from perfcalc.sim.ptx.parse import Function, Instr
+from perfcalc.sim.ptx.races import SharedRaces
 from perfcalc.sim.ptx.values import as_type, immediate, register_name, storage_dtype
 from perfcalc.sim.safety import Fault, FaultSignal
 
@@ -133,6 +134,7 @@ class Chunk:
                               self.special["%ctaid.z"]])
         self.regs: dict[str, np.ndarray] = {}
         self.shared = np.zeros(self.nblocks * max(env.shared_bytes, 16), dtype=np.uint8)
+        self.races = SharedRaces(self.shared.size, max(env.shared_bytes, 16), width)
         self.local = np.zeros(self.n * max(env.local_bytes, 8), dtype=np.uint8)
         self.live = self.valid.copy()
 

@@ -161,6 +161,8 @@ def build_ld(instr: Instr, env: Env) -> Op:
     def run(ch: Chunk, m: np.ndarray, full: bool, control: np.ndarray | None = None) -> None:
         a = read(ch)
         for res, mask, price_addr in _resolve(ch, instr, space, a, m, size * vec, "read"):
+            if res.space == "shared":
+                ch.races.access(ch, instr, res.offset, price_addr, mask, size * vec, False)
             for k, d in enumerate(dests):
                 if d == "_":
                     continue
@@ -239,6 +241,8 @@ def build_st(instr: Instr, env: Env) -> Op:
     def run(ch: Chunk, m: np.ndarray, full: bool, control: np.ndarray | None = None) -> None:
         a = read(ch)
         for res, mask, price_addr in _resolve(ch, instr, space, a, m, size * vec, "write"):
+            if res.space == "shared":
+                ch.races.access(ch, instr, res.offset, price_addr, mask, size * vec, True)
             for k, src in enumerate(sources):
                 v = np.broadcast_to(np.asarray(src(ch), dtype=dt), m.shape)
                 scatter(res.storage, res.offset + k * size, v, mask)

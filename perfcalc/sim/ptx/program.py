@@ -227,6 +227,7 @@ def run_chunk(env: Env, steps: list[Step], block_ids: np.ndarray) -> None:
             raise ch.fault("divergent_barrier", step.instr, missing,
                            "Barrier error: __syncthreads() (bar.sync) was reached by only part "
                            "of the block; this thread is elsewhere")
+        ch.races.barrier()
         counts[C.BARRIERS] += int(blocks.sum())
         counts[C.instruction_slot("barrier")] += int(warps_with(mask).sum())
         pc += 1

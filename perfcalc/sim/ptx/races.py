@@ -1,0 +1,102 @@
+"""Shared-memory races between warps on the PTX engine (issue #8 point 7).
+
+The C engine's rule (sim/csubset/memories.py, execution.md 4.2), per 4-byte word of a block's
+shared memory: within one barrier interval, a read of a word another warp wrote (RAW), or a
+write of a word another warp read (WAR) or wrote (WAW, also within one instruction), is a fault.
+Accesses within one warp are ordered by lockstep and not reported. The interval is per chunk of
+blocks: it ends when the chunk passes a bar.sync.
+
+No false reports, possible misses: accesses under 4 bytes, atomics, and blocks whose shared size
+is not a multiple of 4 are not checked (a word-granular shadow could mistake two warps' bytes of
+one word for a race).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from perfcalc.sim.ptx.execute import Chunk
+    from perfcalc.sim.ptx.parse import Instr
+
+_WARP_BITS = 32
+_WARP = (1 << _WARP_BITS) - 1
+_MANY = _WARP  # several warps read the word in this interval
+
+
+class SharedRaces:
+    """Shadows of one chunk's shared memory: (interval, warp) of the last writer and reader."""
+
+    def __init__(self, nbytes: int, stride: int, width: int):
+        self.enabled = stride % 4 == 0 and nbytes > 0
+        words = nbytes // 4 if self.enabled else 0
+        self.wtag = np.zeros(words, dtype=np.int64)
+        self.wline = np.zeros(words, dtype=np.int32)
+        self.rtag = np.zeros(words, dtype=np.int64)
+        self.rline = np.zeros(words, dtype=np.int32)
+        self.width = width  # lanes per block in the chunk layout
+        self.epoch = 1
+
+    def barrier(self) -> None:
+        self.epoch += 1
+
+    def access(self, ch: Chunk, instr: Instr, flat: np.ndarray, offset: np.ndarray,
+               mask: np.ndarray, size: int, write: bool) -> None:
+        """Check and record one shared access: `flat` byte index in the chunk's storage,
+        `offset` the byte offset in the block, for the lanes of `mask`."""
+        if not self.enabled or size < 4:
+            return
+        lanes = np.flatnonzero(mask)
+        if lanes.size == 0:
+            return
+        per = size // 4
+        lane_of = np.tile(lanes, per)
+        words = ((flat[lanes] >> 2)[None, :]
+                 + np.arange(per, dtype=np.int64)[:, None]).reshape(-1)
+        warp = (lane_of // 32 + 1).astype(np.int64)
+        now = np.int64(self.epoch << _WARP_BITS)
+        w = self.wtag[words]
+        hit = ((w >> _WARP_BITS) == self.epoch) & ((w & _WARP) != warp)
+        if hit.any():
+            self._fault(ch, instr, lane_of, hit, offset, size, "write" if write else "read",
+                        "write", self.wline[words], w)
+        if write:
+            r = self.rtag[words]
+            hit = ((r >> _WARP_BITS) == self.epoch) & ((r & _WARP) != warp)
+            if hit.any():
+                self._fault(ch, instr, lane_of, hit, offset, size, "write", "read",
+                            self.rline[words], r)
+            tag = now | warp
+            self.wtag[words] = tag
+            clash = self.wtag[words] != tag  # two warps wrote one word in this instruction
+            if clash.any():
+                self._fault(ch, instr, lane_of, clash, offset, size, "write", "write",
+                            np.full(words.size, instr.line, np.int32), self.wtag[words])
+            self.wline[words] = instr.line
+        else:
+            r = self.rtag[words]
+            other = ((r >> _WARP_BITS) == self.epoch) & ((r & _WARP) != warp)
+            tag = np.where(other, now | _MANY, now | warp)
+            self.rtag[words] = tag
+            several = self.rtag[words] != tag  # read by two warps in this instruction
+            if several.any():
+                self.rtag[words[several]] = now | _MANY
+            self.rline[words] = instr.line
+
+    def _fault(self, ch: Chunk, instr: Instr, lane_of: np.ndarray, hit: np.ndarray,
+               offset: np.ndarray, size: int, now: str, before: str, lines: np.ndarray,
+               tags: np.ndarray) -> None:
+        k = int(np.flatnonzero(hit)[0])
+        lane = int(lane_of[k])
+        other = int(tags[k] & _WARP)
+        who = "several warps" if other == _MANY else f"warp {(other - 1) % (self.width // 32)}"
+        mine = (lane % self.width) // 32
+        lanes = np.zeros(ch.n, dtype=bool)
+        lanes[lane] = True
+        start = int(offset[lane])
+        raise ch.fault("shared_race", instr, lanes,
+                       f"Race on __shared__ bytes {start}..{start + size - 1}: {now} by warp "
+                       f"{mine} after a {before} by {who} at line {int(lines[k])} with no "
+                       f"__syncthreads() between")
