@@ -222,7 +222,7 @@ class Pricer:
     def price_lanes(self, space: str, addr: np.ndarray, size: int, mask: np.ndarray | None,
                     op: str) -> tuple[int, ...]:
         """Totals over every warp of a chunk, priced warp by warp (warps with an active lane)."""
-        if space == "global":
+        if self.trace is not None and space == "global":
             self.observe(addr, mask, size, op)
         a2 = addr.reshape(-1, 32)
         if mask is None:
@@ -239,7 +239,7 @@ class Pricer:
         once: a warp's cost depends only on its lanes' offsets from its first active lane, which
         lanes are active, and that lane's address modulo 256 (no family's rule looks at higher
         address bits), so warps that agree on those share one price (and the run's memo)."""
-        if space == "global":
+        if self.trace is not None and space == "global":
             self.observe(addr, mask, size, op)
         a2 = addr.reshape(-1, 32).astype(np.int64, copy=False)
         m2 = mask.reshape(-1, 32)

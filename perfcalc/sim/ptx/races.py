@@ -38,9 +38,15 @@ class SharedRaces:
         self.rline = np.zeros(words, dtype=np.int32)
         self.width = width  # lanes per block in the chunk layout
         self.epoch = 1
+        self.wrote = False  # a write happened in this interval (else reads cannot race yet)
+        # reads of this interval not yet in rtag: (words, warps, line); recorded only when a
+        # write comes in the same interval (most intervals only read: a tiled loop's body)
+        self.pending: list[tuple[np.ndarray, np.ndarray, int]] = []
 
     def barrier(self) -> None:
         self.epoch += 1
+        self.wrote = False
+        self.pending.clear()
 
     def access(self, ch: Chunk, instr: Instr, flat: np.ndarray, offset: np.ndarray,
                mask: np.ndarray, size: int, write: bool) -> None:
@@ -52,38 +58,48 @@ class SharedRaces:
         if lanes.size == 0:
             return
         per = size // 4
-        lane_of = np.tile(lanes, per)
+        lane_of = np.tile(lanes, per) if per > 1 else lanes
         words = ((flat[lanes] >> 2)[None, :]
                  + np.arange(per, dtype=np.int64)[:, None]).reshape(-1)
         warp = (lane_of // 32 + 1).astype(np.int64)
-        now = np.int64(self.epoch << _WARP_BITS)
-        w = self.wtag[words]
-        hit = ((w >> _WARP_BITS) == self.epoch) & ((w & _WARP) != warp)
-        if hit.any():
-            self._fault(ch, instr, lane_of, hit, offset, size, "write" if write else "read",
-                        "write", self.wline[words], w)
-        if write:
-            r = self.rtag[words]
-            hit = ((r >> _WARP_BITS) == self.epoch) & ((r & _WARP) != warp)
+        if self.wrote:  # RAW / WAW: another warp wrote the word in this interval
+            w = self.wtag[words]
+            hit = ((w >> _WARP_BITS) == self.epoch) & ((w & _WARP) != warp)
             if hit.any():
-                self._fault(ch, instr, lane_of, hit, offset, size, "write", "read",
-                            self.rline[words], r)
-            tag = now | warp
-            self.wtag[words] = tag
-            clash = self.wtag[words] != tag  # two warps wrote one word in this instruction
-            if clash.any():
-                self._fault(ch, instr, lane_of, clash, offset, size, "write", "write",
-                            np.full(words.size, instr.line, np.int32), self.wtag[words])
-            self.wline[words] = instr.line
-        else:
+                self._fault(ch, instr, lane_of, hit, offset, size,
+                            "write" if write else "read", "write", self.wline[words], w)
+        if not write:
+            self.pending.append((words, warp, instr.line))
+            return
+        self._absorb_reads()
+        now = np.int64(self.epoch << _WARP_BITS)
+        r = self.rtag[words]
+        hit = ((r >> _WARP_BITS) == self.epoch) & ((r & _WARP) != warp)
+        if hit.any():
+            self._fault(ch, instr, lane_of, hit, offset, size, "write", "read",
+                        self.rline[words], r)
+        tag = now | warp
+        self.wtag[words] = tag
+        clash = self.wtag[words] != tag  # two warps wrote one word in this instruction
+        if clash.any():
+            self._fault(ch, instr, lane_of, clash, offset, size, "write", "write",
+                        np.full(words.size, instr.line, np.int32), self.wtag[words])
+        self.wline[words] = instr.line
+        self.wrote = True
+
+    def _absorb_reads(self) -> None:
+        """Turn this interval's pending reads into reader tags (several warps: _MANY)."""
+        now = np.int64(self.epoch << _WARP_BITS)
+        for words, warp, line in self.pending:
             r = self.rtag[words]
             other = ((r >> _WARP_BITS) == self.epoch) & ((r & _WARP) != warp)
             tag = np.where(other, now | _MANY, now | warp)
             self.rtag[words] = tag
-            several = self.rtag[words] != tag  # read by two warps in this instruction
+            several = self.rtag[words] != tag  # read by two warps in one instruction
             if several.any():
                 self.rtag[words[several]] = now | _MANY
-            self.rline[words] = instr.line
+            self.rline[words] = line
+        self.pending.clear()
 
     def _fault(self, ch: Chunk, instr: Instr, lane_of: np.ndarray, hit: np.ndarray,
                offset: np.ndarray, size: int, now: str, before: str, lines: np.ndarray,
