@@ -4,6 +4,7 @@ launches against closed-form derivations, identical whichever engine produced th
 from __future__ import annotations
 
 import random
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -237,3 +238,19 @@ def test_atomics_go_to_l2_per_source_line(engine):
     assert site.dram_bytes_read == 4096 * 4 + 64
     assert site.l2_hit_rate == pytest.approx(127 / (512 + 128))
     assert site.l1_load_hit_rate == 0.0
+
+
+def test_l2_fetch_granularity_comes_from_the_device_file(tmp_path):
+    """cc_9_0.yaml carries the H100 driver's 64-byte L2 fetch granularity (the cache model's
+    DRAM fetch); a device file without the optional key gets the 32-byte sector, and a value
+    the hardware cannot have is refused naming the key."""
+    from perfcalc.errors import SpecError
+    from perfcalc.specs import get_arch
+
+    assert get_arch("9.0").l2_fetch_granularity_bytes == 64
+    assert get_arch("8.0").l2_fetch_granularity_bytes is None
+    text = (Path(__file__).resolve().parents[1] / "devices" / "cc_9_0.yaml").read_text()
+    bad = tmp_path / "cc_9_0.yaml"
+    bad.write_text(text.replace("l2_fetch_granularity_bytes: 64", "l2_fetch_granularity_bytes: 48"))
+    with pytest.raises(SpecError, match="l2_fetch_granularity_bytes"):
+        resolve_arch(str(bad))

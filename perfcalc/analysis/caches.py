@@ -23,12 +23,6 @@ from perfcalc.specs import Arch
 from perfcalc.specs.gpu import Gpu
 
 KB = 1024
-# DRAM bytes per L2 read miss, where known: the H100's driver reports
-# CU_LIMIT_MAX_L2_FETCH_GRANULARITY = 64 bytes (benchmarks/hw/caches_run/limits_h100.txt), and a
-# copy reading one 4-byte word per 128-byte line reads 2.0x the sectors it misses from DRAM
-# (caches_run, cat_copy_stride_..._stride32: 2,099,968 bytes for 32,768 sectors) while dense
-# copies read exactly their size. Elsewhere the 32-byte sector (memory.md 1.5).
-DRAM_FETCH_BYTES = {"9.0": 64}
 
 
 def l1_bytes(arch: Arch, blocks_per_sm: int, shared_per_block: int) -> int:
@@ -62,7 +56,8 @@ def cache_model(gpu: Gpu, arch: Arch, occupancy: OccupancyInputs,
         l1_sectored=family.sectored,
         l1_caches_loads=family.l1_caches_loads(cache),
         stores_invalidate_l1=family.rule == "lines",
-        dram_fetch_bytes=DRAM_FETCH_BYTES.get(str(arch.compute_capability), 32),
+        # where the device file has no measured figure, the 32-byte sector (memory.md 1.5)
+        dram_fetch_bytes=arch.l2_fetch_granularity_bytes or 32,
     ))
 
 

@@ -57,6 +57,8 @@ class Arch:
     sources: tuple[str, ...]
     schema_version: int = SCHEMA_VERSION
     virtual_resources_per_sm: int | None = None
+    # bytes the DRAM delivers per L2 miss where measured (the cache model; else the 32-byte sector)
+    l2_fetch_granularity_bytes: int | None = None
     notes: str = ""
     # Where the record was read from (not a YAML key): every message that cites a limit names it.
     source_file: str = field(default="", compare=False)
@@ -102,7 +104,7 @@ class Arch:
         _validate(self)
 
 
-_OPTIONAL = {"notes", "virtual_resources_per_sm"}
+_OPTIONAL = {"notes", "virtual_resources_per_sm", "l2_fetch_granularity_bytes"}
 _NOT_KEYS = {"source_file"}
 _NULLABLE = {
     "max_shared_memory_per_block_optin_bytes",
@@ -111,6 +113,7 @@ _NULLABLE = {
     "unified_l1_shared_kb",
     "block_barriers_per_sm",
     "virtual_resources_per_sm",
+    "l2_fetch_granularity_bytes",
 }
 _FIELDS = [f.name for f in fields(Arch) if f.name not in _NOT_KEYS]
 
@@ -188,6 +191,9 @@ def _validate(a: Arch) -> None:
                   f"({a.shared_memory_per_sm_bytes // 1024}), got {carve[-1]}")
     if not a.bank_widths_bytes or any(w not in (4, 8) for w in a.bank_widths_bytes):
         _fail(a, "bank_widths_bytes", f"must list 4 and/or 8, got {list(a.bank_widths_bytes)}")
+    if a.l2_fetch_granularity_bytes not in (None, 32, 64, 128):
+        _fail(a, "l2_fetch_granularity_bytes", f"must be 32, 64 or 128, got "
+              f"{a.l2_fetch_granularity_bytes}")
     if not a.sources:
         _fail(a, "sources", "must list at least one source")
 
