@@ -1,6 +1,6 @@
 """Here, after the H100 run: the cache model against the H100's counters, per launch.
 
-    python benchmarks/hw/caches_compare.py [benchmarks/hw/caches_run]
+    python benchmarks/hw/caches_compare.py [RUN_DIR [PRODUCT]]   (default caches_run, h100-sxm)
 
 For every launch of caches_cases.py (corpus + catalog, the same inputs the H100 ran), the PTX
 engine runs it with the L1/L2 model configured for the H100 SXM from the product data and the
@@ -89,11 +89,12 @@ def fmt(x: float | None, digits: int = 3) -> str:
     return "" if x is None else f"{x:.{digits}f}"
 
 
-def main(run_dir: Path) -> None:
+def main(run_dir: Path, product: str = "h100-sxm") -> None:
     hw = read_ncu(run_dir / "ncu.csv")
     entries = corpus_entries() + catalog_entries()
     assert len(hw) == len(entries), (len(hw), len(entries))
-    gpu, arch = get_gpu("h100-sxm"), resolve_arch("9.0")
+    gpu = get_gpu(product)
+    arch = resolve_arch(gpu.compute_capability)
     out = []
     for entry, m in zip(entries, hw, strict=True):
         got = measured(m)
@@ -108,7 +109,8 @@ def main(run_dir: Path) -> None:
                "model_seconds": f"{secs:.2f}"}
         out.append(row)
         print(json.dumps(row), flush=True)
-    with (HERE / "caches_comparison.csv").open("w", newline="") as f:
+    name = "caches_comparison.csv" if product == "h100-sxm" else f"caches_comparison_{product}.csv"
+    with (HERE / name).open("w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=list(out[0]))
         w.writeheader()
         w.writerows(out)
@@ -136,4 +138,5 @@ def summarize(rows: list[dict]) -> None:
 
 
 if __name__ == "__main__":
-    main(Path(sys.argv[1]) if len(sys.argv) > 1 else HERE / "caches_run")
+    main(Path(sys.argv[1]) if len(sys.argv) > 1 else HERE / "caches_run",
+         sys.argv[2] if len(sys.argv) > 2 else "h100-sxm")
