@@ -31,6 +31,16 @@ class BruteForceCache:
 
     def access(self, line: int, sectors: int, write: bool) -> int:
         wanted = [s for s in range(4) if sectors >> s & 1]
+        if self.max_lines == 0:  # no cache: reads fetched (their fill group), writes passed on
+            if write:
+                self.written_back += len(wanted)
+                return sectors
+            fill = 0
+            for s in wanted:
+                first = s - s % self.group
+                fill |= ((1 << self.group) - 1) << first
+            self.filled += bin(fill).count("1")
+            return fill
         for i, e in enumerate(self.entries):
             if e[0] == line:
                 entry = self.entries.pop(i)
@@ -254,3 +264,20 @@ def test_l2_fetch_granularity_comes_from_the_device_file(tmp_path):
     bad.write_text(text.replace("l2_fetch_granularity_bytes: 64", "l2_fetch_granularity_bytes: 48"))
     with pytest.raises(SpecError, match="l2_fetch_granularity_bytes"):
         resolve_arch(str(bad))
+
+
+def test_no_caches_on_cc1_everything_reaches_dram():
+    """CC 1.x has no L1 and no L2 for global data (memory.md 1.1-1.2; products.yaml l2_cache_kb
+    0 for the G80): both hit rates are absent, every sector read below the SM is a DRAM sector,
+    and the 32 x 32 output floats reach DRAM once (4,096 bytes)."""
+    from typer.testing import CliRunner
+
+    from perfcalc.cli import app
+
+    res = CliRunner().invoke(app, ["run", "matmul_naive", "--gpu", "g80", "-p", "Width=32",
+                                   "--format", "json"])
+    assert res.exit_code == 0, res.output
+    c = __import__("json").loads(res.stdout)["caches"]
+    assert c["l1_hit_rate"] is None and c["l2_hit_rate"] is None
+    assert c["dram_bytes_read"] == c["l2_bytes_read"] > 0
+    assert c["dram_bytes_written"] == c["l2_bytes_written"] == 32 * 32 * 4

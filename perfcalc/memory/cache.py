@@ -13,9 +13,11 @@ capacity is the documented approximation here (its hit rates are compared with t
 counters in benchmarks/hw, not fitted to them). `tests/test_cache_model.py` proves this
 implementation equal to a brute-force list model on random streams.
 
-Writes (`write=True`) mark sectors dirty; a dirty sector leaves the cache (eviction or
-`flush`) as a written-back sector, which is how the L2 turns stores into DRAM writes. With
-`writes_hit` (the L2) a write allocates its sectors without reading and counts as hits.
+Writes (`write=True`) mark sectors dirty; a dirty sector leaves the cache (eviction or `flush`)
+as a written-back sector, which is how the L2 turns stores into DRAM writes. With `writes_hit`
+(the L2) a write allocates its sectors without reading and counts as hits. A cache of no
+capacity passes everything through, counting no lookups: reads are fetched (filled) and writes
+written back at once.
 """
 
 from __future__ import annotations
@@ -88,12 +90,16 @@ class SectoredLRU:
         a write's or a non-allocating lookup's missed sectors. `allocate=False` looks up without
         filling (a store that writes through without allocating)."""
         st = self.stats
+        if self.max_lines == 0:  # no cache (CC 1.x has no L2 for global data): pass through
+            if write:
+                st.written_back_sectors += _POP[sectors]
+                return sectors
+            fill = self._fill[sectors]
+            st.filled_sectors += _POP[fill]
+            return fill
         have = self.present.get(line)
         if write and self.writes_hit:
             if have is None:
-                if self.max_lines == 0:
-                    st.hit_sectors += _POP[sectors]
-                    return 0
                 if len(self.present) >= self.max_lines:
                     self._evict()
                 have = 0
@@ -107,7 +113,7 @@ class SectoredLRU:
         if have is None:
             have = 0
             st.miss_sectors += _POP[sectors]
-            if not allocate or self.max_lines == 0:
+            if not allocate:
                 return sectors
             if len(self.present) >= self.max_lines:
                 self._evict()
@@ -145,7 +151,9 @@ class SectoredLRU:
 
     def mark_dirty(self, line: int, sectors: int) -> None:
         """Record a write to sectors already looked up (an atomic's read-modify-write)."""
-        if line in self.present:
+        if self.max_lines == 0:
+            self.stats.written_back_sectors += _POP[sectors]
+        elif line in self.present:
             self.dirty[line] = self.dirty.get(line, 0) | sectors
 
     def _evict(self) -> None:
