@@ -18,6 +18,10 @@ Policies per CC family (specs/families.GlobalFamily, memory.md 1.3-1.6):
   the L2 is write-back and allocates on writes without reading (a write counts as an L2 hit,
   as the H100's lookup counters show); dirty sectors become DRAM writes when evicted.
 - Atomics and reductions are performed at the L2 (read-modify-write, bypassing L1).
+- A miss in L2 fetches the aligned piece of `dram_fetch_bytes` around each missed sector (64 on
+  the H100 and H200, by their drivers and a stride-32 copy); DRAM reads are those fills.
+Reported L1 hit rates are of global loads (Nsight Compute's
+l1tex__t_sector_pipe_lsu_mem_global_op_ld_hit_rate); L2 hit rates of every lookup the SMs make.
 The L1's capacity is what the unified L1/shared array leaves after the shared-memory carveout
 the occupancy model chose; the L2's is the product's `l2_cache_kb`.
 """
@@ -45,8 +49,8 @@ class CacheConfig:
     l1_caches_loads: bool = True
     stores_invalidate_l1: bool = False
     # bytes the DRAM delivers per L2 miss: the aligned 32-, 64- or 128-byte piece of the line
-    # around each missed sector, all of it valid in L2 afterwards (cudaLimitMaxL2FetchGranularity
-    # is "a value between 0 and 128 ... a hint")
+    # around each missed sector (devices/ l2_fetch_granularity_bytes); the unasked sectors are
+    # in flight, so their first lookup still counts as a miss but fetches nothing more
     dram_fetch_bytes: int = SECTOR_BYTES
 
     @property
