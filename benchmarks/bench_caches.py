@@ -11,6 +11,7 @@ through it, the tiled one's loads are 1/16 of those.
 
 from __future__ import annotations
 
+import math
 import time
 
 from perfcalc.analysis.caches import cache_model
@@ -41,10 +42,7 @@ def main() -> None:
         spec = get_kernel(name)
         p = resolve_params(spec, params)
         _grid, block, dyn = launch_geometry(spec, p)
-        threads = 1
-        for d in block:
-            threads *= d
-        occ = OccupancyInputs(threads, 32, 0, dyn)
+        occ = OccupancyInputs(math.prod(block), 32, 0, dyn)
 
         def plain(spec=spec, params=params):
             return run_catalog_kernel(spec, params, arch)

@@ -11,6 +11,7 @@ launches; these are the catalog ones that run in seconds.
 from __future__ import annotations
 
 import json
+import math
 import sys
 from pathlib import Path
 
@@ -43,13 +44,10 @@ def test_catalog_caches_match_the_h100(name, params):
     spec = get_kernel(name)
     p = resolve_params(spec, params)
     _grid, block, dyn = launch_geometry(spec, p)
-    threads = 1
-    for d in block:
-        threads *= d
     arch = get_arch("9.0")
     # the kernel's static shared memory (occupancy needs it before the modelled run)
     static = run_catalog_kernel(spec, params, arch).result.launch.static_shared_bytes
-    occ = OccupancyInputs(threads, REGISTERS[case_name(name, params)], static, dyn)
+    occ = OccupancyInputs(math.prod(block), REGISTERS[case_name(name, params)], static, dyn)
     model = cache_model(get_gpu("h100-sxm"), arch, occ)
     run = run_catalog_kernel(spec, params, arch, caches=model)
     assert run.result_check.passed

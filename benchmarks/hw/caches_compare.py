@@ -22,6 +22,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import math
 import statistics
 import sys
 import time
@@ -72,10 +73,7 @@ def predict(entry: dict, gpu: object, arch: object) -> tuple[object, float]:
     defines = {k: v for k, v in entry["defines"].items()}
     ck = compile_kernel(entry["text"], entry["kernel"], arch, defines, entry["source_name"])
     res = next(k for k in parse_ptxas(ck.ptxas_log or "") if k.name == ck.fn.name)
-    threads = 1
-    for d in entry["block"]:
-        threads *= d
-    occ = OccupancyInputs(threads, res.registers, res.shared_memory_bytes,
+    occ = OccupancyInputs(math.prod(entry["block"]), res.registers, res.shared_memory_bytes,
                           entry["dynamic_shared"])
     model = cache_model(gpu, arch, occ)
     t0 = time.perf_counter()

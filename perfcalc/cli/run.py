@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -245,10 +246,7 @@ def _cache_factory(options: dict, arch: Any, block: tuple[int, ...], dyn: int) -
         return None
     from perfcalc.analysis.caches import cache_model_factory
 
-    threads = 1
-    for d in block:
-        threads *= d
-    return cache_model_factory(options["gpu"], arch, threads, options["regs"], dyn,
+    return cache_model_factory(options["gpu"], arch, math.prod(block), options["regs"], dyn,
                                options["cache"])
 
 
