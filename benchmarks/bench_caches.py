@@ -12,7 +12,8 @@ through it, the tiled one's loads are 1/16 of those.
 from __future__ import annotations
 
 import math
-import time
+
+from _timing import best_of
 
 from perfcalc.analysis.caches import cache_model
 from perfcalc.model.occupancy import OccupancyInputs
@@ -23,15 +24,6 @@ from perfcalc.specs.kernels import get_kernel, launch_geometry, resolve_params
 CASES = [("matmul_naive", {"Width": 128}), ("matmul_naive", {"Width": 256}),
          ("matmul_tiled", {"Width": 256}), ("transpose_naive", {"n": 1024}),
          ("copy_stride", {"n": 1 << 20, "stride": 1}), ("reduce_interleaved", {"n": 1 << 20})]
-
-
-def best_of(fn, repeats: int = 3) -> tuple[float, object]:
-    times, out = [], None
-    for _ in range(repeats):
-        t = time.perf_counter()
-        out = fn()
-        times.append(time.perf_counter() - t)
-    return min(times), out
 
 
 def main() -> None:

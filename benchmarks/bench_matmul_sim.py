@@ -12,24 +12,14 @@ from __future__ import annotations
 
 import argparse
 import platform
-import time
 
 import numpy as np
+from _timing import best_of
 
 from perfcalc.model.predict import predict
 from perfcalc.sim.references import run_catalog_kernel
 from perfcalc.specs import get_arch
 from perfcalc.specs.kernels import get_kernel
-
-
-def best_of(fn, repeats: int) -> tuple[float, object]:
-    """Fastest wall time of `repeats` calls, and the last call's result."""
-    best, result = float("inf"), None
-    for _ in range(repeats):
-        start = time.perf_counter()
-        result = fn()
-        best = min(best, time.perf_counter() - start)
-    return best, result
 
 
 def main() -> None:

@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import argparse
 import platform
-import time
 
 import numpy as np
+from _timing import best_of
 
 from perfcalc.memory import global_access_batch, shared_access_batch
 
@@ -41,15 +41,6 @@ def realistic_mix(warps: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
     return addr, active
 
 
-def best_of(fn, repeat: int = 3) -> float:
-    times = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return min(times)
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--warps", type=int, default=1_000_000)
@@ -58,7 +49,7 @@ def main() -> None:
                         help="time the global-memory rows only (skips the slower shared rows)")
     args = parser.parse_args()
     addr, active = realistic_mix(args.warps)
-    baseline = best_of(lambda: (addr >> 5).sum(axis=1), args.repeat)
+    baseline = best_of(lambda: (addr >> 5).sum(axis=1), args.repeat)[0]
     print(f"machine: {platform.machine()}, Python {platform.python_version()}, "
           f"NumPy {np.__version__}; {args.warps} warps = {addr.size} addresses")
     print(f"baseline (addr >> 5).sum(axis=1): {baseline:.3f} s")
@@ -75,7 +66,7 @@ def main() -> None:
     print("| case | seconds | x baseline |")
     print("|---|---|---|")
     for name, fn in cases:
-        t = best_of(fn, args.repeat)
+        t = best_of(fn, args.repeat)[0]
         print(f"| {name} | {t:.3f} | {t / baseline:.1f} |")
 
 

@@ -13,23 +13,14 @@ from __future__ import annotations
 import argparse
 import os
 import tempfile
-import time
 from pathlib import Path
 
 import numpy as np
+from _timing import best_of
 
 from perfcalc.sim import run_kernel
 
 DATA = Path(__file__).resolve().parents[1] / "tests" / "data" / "cuda"
-
-
-def best_of(fn, repeats: int = 3) -> float:
-    times = []
-    for _ in range(repeats):
-        t = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t)
-    return min(times)
 
 
 def main() -> None:
@@ -53,7 +44,7 @@ def main() -> None:
                     run_kernel(src, "MatrixMulKernel", (w // 16, w // 16), (16, 16), args, "9.0",
                                engine=engine, defines={"TILE_WIDTH": 16})
                 go()  # warm-up: parse/compile caches
-                times[engine] = best_of(go, 3 if w <= 256 else 1)
+                times[engine] = best_of(go, 3 if w <= 256 else 1)[0]
             print(f"| {name} | {w} | {times['source']:.3f} | {times['ptx']:.3f} | "
                   f"{times['ptx'] / times['source']:.1f} |", flush=True)
     src = (DATA / "matmul_tiled.cu").read_text()
@@ -61,7 +52,8 @@ def main() -> None:
     from perfcalc.specs import get_arch
 
     arch = get_arch("9.0")
-    cached = best_of(lambda: compile_kernel(src, "MatrixMulKernel", arch, {"TILE_WIDTH": 16}), 5)
+    cached = best_of(lambda: compile_kernel(src, "MatrixMulKernel", arch, {"TILE_WIDTH": 16}),
+                     5)[0]
     print(f"\ncached compile (source hash, PTX and ptxas log from the disk cache): {cached * 1000:.1f} ms")
 
 
