@@ -13,11 +13,11 @@ capacity is the documented approximation here (its hit rates are compared with t
 counters in benchmarks/hw, not fitted to them). `tests/test_cache_model.py` proves this
 implementation equal to a brute-force list model on random streams.
 
-Writes (`write=True`) mark sectors dirty; a dirty sector leaves the cache (eviction or `flush`)
-as a written-back sector, which is how the L2 turns stores into DRAM writes. With `writes_hit`
-(the L2) a write allocates its sectors without reading and counts as hits. A cache of no
-capacity passes everything through, counting no lookups: reads are fetched (filled) and writes
-written back at once.
+Writes (`write=True`) mark sectors dirty; an evicted dirty sector is written back, which is
+how the L2 turns stores into DRAM writes (what is dirty at the end stays there). With
+`writes_hit` (the L2) a write allocates its sectors without reading and counts as hits. A cache
+of no capacity passes everything through, counting no lookups: reads are fetched (filled) and
+writes written back at once.
 """
 
 from __future__ import annotations
@@ -29,7 +29,8 @@ LINE_BYTES = 128
 SECTOR_BYTES = 32
 SECTORS_PER_LINE = LINE_BYTES // SECTOR_BYTES
 FULL_LINE = (1 << SECTORS_PER_LINE) - 1
-_POP = tuple(bin(m).count("1") for m in range(1 << SECTORS_PER_LINE))
+SECTOR_COUNT = tuple(  # sectors in each 4-bit sector mask
+    bin(m).count("1") for m in range(1 << SECTORS_PER_LINE))
 
 
 def _expand(group: int) -> tuple[int, ...]:
@@ -62,7 +63,7 @@ class SectoredLRU:
     """One cache: `capacity_bytes` of 128-byte lines, LRU over the whole cache."""
 
     def __init__(self, capacity_bytes: int, fill_sectors: int = 1, writes_hit: bool = False,
-                 pending_miss: bool = False):
+                 pending_miss: bool = False, stats: CacheStats | None = None):
         self.max_lines = max(0, int(capacity_bytes) // LINE_BYTES)
         # a miss fills the aligned group of `fill_sectors` around each missed sector: 1 for a
         # sectored cache, 4 (the line) for the 2.x/3.x L1, 2 for an L2 whose DRAM fetches 64 B
@@ -81,21 +82,18 @@ class SectoredLRU:
         self.pending: dict[int, int] = {}  # line -> sectors filled but not yet asked for
         self.present: OrderedDict[int, int] = OrderedDict()  # line -> sector bits present
         self.dirty: dict[int, int] = {}  # line -> dirty sector bits
-        self.stats = CacheStats()
+        self.stats = CacheStats() if stats is None else stats  # may be shared by several caches
 
-    def access(self, line: int, sectors: int, write: bool = False,
-               allocate: bool = True) -> int:
+    def access(self, line: int, sectors: int, write: bool = False) -> int:
         """Look up `sectors` (a 4-bit mask) of `line`; return the sectors the next level must
-        supply: a read's fill (the missed sectors, or the rest of the line when not sectored),
-        a write's or a non-allocating lookup's missed sectors. `allocate=False` looks up without
-        filling (a store that writes through without allocating)."""
+        supply: a read's fill (the missed sectors' fill groups), a write's missed sectors."""
         st = self.stats
         if self.max_lines == 0:  # no cache (CC 1.x has no L2 for global data): pass through
             if write:
-                st.written_back_sectors += _POP[sectors]
+                st.written_back_sectors += SECTOR_COUNT[sectors]
                 return sectors
             fill = self._fill[sectors]
-            st.filled_sectors += _POP[fill]
+            st.filled_sectors += SECTOR_COUNT[fill]
             return fill
         have = self.present.get(line)
         if write and self.writes_hit:
@@ -106,15 +104,13 @@ class SectoredLRU:
             else:
                 self.present.move_to_end(line)
                 self._settle(line, sectors)
-            st.hit_sectors += _POP[sectors]
+            st.hit_sectors += SECTOR_COUNT[sectors]
             self.present[line] = have | sectors
             self.dirty[line] = self.dirty.get(line, 0) | sectors
             return 0
         if have is None:
             have = 0
-            st.miss_sectors += _POP[sectors]
-            if not allocate:
-                return sectors
+            st.miss_sectors += SECTOR_COUNT[sectors]
             if len(self.present) >= self.max_lines:
                 self._evict()
             missed = sectors
@@ -122,10 +118,8 @@ class SectoredLRU:
             self.present.move_to_end(line)
             missed = sectors & ~have
             valid = have & ~self._settle(line, sectors)
-            st.hit_sectors += _POP[sectors & valid]
-            st.miss_sectors += _POP[sectors & ~valid]
-            if not allocate:
-                return missed
+            st.hit_sectors += SECTOR_COUNT[sectors & valid]
+            st.miss_sectors += SECTOR_COUNT[sectors & ~valid]
         fill = self._fill[missed] & ~have
         if write:  # a written sector needs no read; the rest of its fill group does
             need = fill & ~sectors
@@ -133,7 +127,7 @@ class SectoredLRU:
         else:
             need = fill
         self.present[line] = have | fill
-        st.filled_sectors += _POP[need]
+        st.filled_sectors += SECTOR_COUNT[need]
         if self.pending_miss and fill & ~sectors:
             self.pending[line] = self.pending.get(line, 0) | (fill & ~sectors)
         return need if not write else missed
@@ -152,7 +146,7 @@ class SectoredLRU:
     def mark_dirty(self, line: int, sectors: int) -> None:
         """Record a write to sectors already looked up (an atomic's read-modify-write)."""
         if self.max_lines == 0:
-            self.stats.written_back_sectors += _POP[sectors]
+            self.stats.written_back_sectors += SECTOR_COUNT[sectors]
         elif line in self.present:
             self.dirty[line] = self.dirty.get(line, 0) | sectors
 
@@ -161,17 +155,10 @@ class SectoredLRU:
         self.pending.pop(victim, None)
         dirty = self.dirty.pop(victim, 0)
         if dirty:
-            self.stats.written_back_sectors += _POP[dirty]
+            self.stats.written_back_sectors += SECTOR_COUNT[dirty]
 
     def invalidate(self, line: int) -> None:
         """Drop a line without writing it back (a 2.x store invalidating its L1 copy)."""
         self.present.pop(line, None)
         self.dirty.pop(line, None)
         self.pending.pop(line, None)
-
-    def flush(self) -> int:
-        """Write back every dirty sector (the end of the kernel's traffic); return how many."""
-        n = sum(_POP[bits] for bits in self.dirty.values())
-        self.stats.written_back_sectors += n
-        self.dirty.clear()
-        return n

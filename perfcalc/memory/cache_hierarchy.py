@@ -32,7 +32,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .cache import SECTOR_BYTES, SectoredLRU
+from .cache import SECTOR_BYTES, SECTOR_COUNT, CacheStats, SectoredLRU
 
 _SECTOR_SHIFT = 5  # log2(SECTOR_BYTES)
 
@@ -85,13 +85,19 @@ class CacheReport:
     per_site: dict[int, SiteCaches]
 
 
+def _rate(hits: int, lookups: int) -> float | None:
+    return hits / lookups if lookups else None
+
+
 class CacheHierarchy:
     """Per-SM L1 caches and one shared L2, fed warp access by warp access."""
 
     def __init__(self, config: CacheConfig):
         self.config = config
         l1_fill = 1 if config.l1_sectored else 4
-        self.l1 = [SectoredLRU(config.l1_bytes, l1_fill) for _ in range(config.sms)]
+        self.l1_stats = CacheStats()  # one tally for every SM's L1: only totals are reported
+        self.l1 = [SectoredLRU(config.l1_bytes, l1_fill, stats=self.l1_stats)
+                   for _ in range(config.sms)]
         self.l2 = SectoredLRU(config.l2_bytes, config.dram_fetch_bytes // SECTOR_BYTES,
                               writes_hit=True, pending_miss=True)
         self.l2_read_sectors = 0
@@ -152,41 +158,34 @@ class CacheHierarchy:
             acc[k] += y - x
 
     def _totals(self) -> list[int]:
-        l1h = l1n = 0
-        for c in self.l1:
-            l1h += c.stats.hit_sectors
-            l1n += c.stats.hit_sectors + c.stats.miss_sectors
-        l2 = self.l2.stats
-        return [l1h, l1n, l2.hit_sectors, l2.hit_sectors + l2.miss_sectors,
+        l1, l2 = self.l1_stats, self.l2.stats
+        return [l1.hit_sectors, l1.lookups, l2.hit_sectors, l2.lookups,
                 self.l2_read_sectors, self.l2_write_sectors, l2.filled_sectors]
 
     def _feed(self, sms: list[int], lines: list[int], bits: list[int], op: str) -> None:
-        l1, l2 = self.l1, self.l2
+        l1, l2, count = self.l1, self.l2, SECTOR_COUNT
         if op == "load":
             if self.config.l1_caches_loads:
-                reads = 0
                 for s, ln, b in zip(sms, lines, bits, strict=True):
                     need = l1[s].access(ln, b)
                     if need:
-                        reads += bin(need).count("1")
+                        self.l2_read_sectors += count[need]
                         l2.access(ln, need)
-                self.l2_read_sectors += reads
             else:
                 for ln, b in zip(lines, bits, strict=True):
-                    self.l2_read_sectors += bin(b).count("1")
+                    self.l2_read_sectors += count[b]
                     l2.access(ln, b)
         elif op == "store":
             invalidate = self.config.stores_invalidate_l1
             for s, ln, b in zip(sms, lines, bits, strict=True):
                 if invalidate:
                     l1[s].invalidate(ln)
-                self.l2_write_sectors += bin(b).count("1")
+                self.l2_write_sectors += count[b]
                 l2.access(ln, b, write=True)
         else:  # atomic / reduction: read-modify-write at the L2
             for ln, b in zip(lines, bits, strict=True):
-                n = bin(b).count("1")
-                self.l2_read_sectors += n
-                self.l2_write_sectors += n
+                self.l2_read_sectors += count[b]
+                self.l2_write_sectors += count[b]
                 l2.access(ln, b)
                 l2.mark_dirty(ln, b)
 
@@ -194,12 +193,10 @@ class CacheHierarchy:
         """Totals. DRAM writes are the dirty sectors the L2 evicted during the kernel; what is
         still dirty at its end stays in L2 (the H100 shows no DRAM writes for kernels whose
         output fits in L2: dram__bytes_write.sum = 0 in benchmarks/hw/caches_run)."""
-        dirty = sum(bin(bits).count("1") for bits in self.l2.dirty.values())
-        hits = sum(c.stats.hit_sectors for c in self.l1)
-        looks = sum(c.stats.lookups for c in self.l1)
+        dirty = sum(SECTOR_COUNT[bits] for bits in self.l2.dirty.values())
         l2 = self.l2.stats
         return CacheReport(
-            l1_load_hit_rate=hits / looks if looks else None,
+            l1_load_hit_rate=self.l1_stats.hit_rate,
             l2_hit_rate=l2.hit_rate,
             l2_bytes_read=self.l2_read_sectors * SECTOR_BYTES,
             l2_bytes_written=self.l2_write_sectors * SECTOR_BYTES,
@@ -208,8 +205,7 @@ class CacheHierarchy:
             l2_dirty_bytes_at_end=dirty * SECTOR_BYTES,
             config=self.config,
             per_site={line: SiteCaches(
-                l1_load_hit_rate=v[0] / v[1] if v[1] else None,
-                l2_hit_rate=v[2] / v[3] if v[3] else None,
+                l1_load_hit_rate=_rate(v[0], v[1]), l2_hit_rate=_rate(v[2], v[3]),
                 l2_bytes_read=v[4] * SECTOR_BYTES, l2_bytes_written=v[5] * SECTOR_BYTES,
                 dram_bytes_read=v[6] * SECTOR_BYTES) for line, v in sorted(self.sites.items())},
         )
