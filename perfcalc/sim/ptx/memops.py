@@ -101,7 +101,10 @@ def _resolve(ch: Chunk, instr: Instr, space: str, addr: np.ndarray, m: np.ndarra
                                f"Invalid __shared__ {op} of size {size} bytes at shared offset "
                                f"{int(a[lane])}: the block has {limit} bytes of shared memory")
             flat = ch.block_local * max(env.shared_bytes, 16) + a.astype(np.int64)
-            out.append((_Resolved(ch.shared, flat, sp), mask, a.astype(np.int64)))
+            offset = a.astype(np.int64)
+            if op != "atomic":  # plain accesses between warps of one barrier interval
+                ch.races.access(ch, instr, flat, offset, mask, size, op == "write")
+            out.append((_Resolved(ch.shared, flat, sp), mask, offset))
         elif sp == "local":
             limit = env.local_bytes
             bad = mask & (a + np.uint64(size) > np.uint64(limit))
@@ -161,8 +164,6 @@ def build_ld(instr: Instr, env: Env) -> Op:
     def run(ch: Chunk, m: np.ndarray, full: bool, control: np.ndarray | None = None) -> None:
         a = read(ch)
         for res, mask, price_addr in _resolve(ch, instr, space, a, m, size * vec, "read"):
-            if res.space == "shared":
-                ch.races.access(ch, instr, res.offset, price_addr, mask, size * vec, False)
             for k, d in enumerate(dests):
                 if d == "_":
                     continue
@@ -241,8 +242,6 @@ def build_st(instr: Instr, env: Env) -> Op:
     def run(ch: Chunk, m: np.ndarray, full: bool, control: np.ndarray | None = None) -> None:
         a = read(ch)
         for res, mask, price_addr in _resolve(ch, instr, space, a, m, size * vec, "write"):
-            if res.space == "shared":
-                ch.races.access(ch, instr, res.offset, price_addr, mask, size * vec, True)
             for k, src in enumerate(sources):
                 v = np.broadcast_to(np.asarray(src(ch), dtype=dt), m.shape)
                 scatter(res.storage, res.offset + k * size, v, mask)
