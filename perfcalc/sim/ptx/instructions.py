@@ -92,10 +92,6 @@ def _binary(fn: Callable[[Any, Any], Any]) -> Callable[[Instr, Env], Op]:
     return build
 
 
-def _int_or_float(int_fn: Callable[..., Any], float_fn: Callable[..., Any]):
-    return lambda x, y: float_fn(x, y) if np.asarray(x).dtype.kind == "f" else int_fn(x, y)
-
-
 def build_mul(instr: Instr, env: Env) -> Op:
     t = type_of(instr)
     d = _dst(instr)
@@ -437,6 +433,14 @@ def build_shf(instr: Instr, env: Env) -> Op:
     return run
 
 
+def _field_bounds(pos: Any, length: Any, width: int) -> tuple[np.ndarray, np.ndarray]:
+    """bfe/bfi's position and length: their low 8 bits, clamped to the operand width (PTX ISA)."""
+    top = np.uint64(width)
+    p = np.minimum(np.asarray(pos).astype(np.uint64) & np.uint64(0xFF), top)
+    n = np.minimum(np.asarray(length).astype(np.uint64) & np.uint64(0xFF), top)
+    return p, n
+
+
 def build_bfe(instr: Instr, env: Env) -> Op:
     t = type_of(instr)
     d = _dst(instr)
@@ -447,8 +451,7 @@ def build_bfe(instr: Instr, env: Env) -> Op:
 
     def run(ch: Chunk, m: np.ndarray, full: bool) -> None:
         x = np.asarray(a(ch)).astype(np.uint64)
-        p = np.minimum(np.asarray(pos(ch)).astype(np.uint64) & np.uint64(0xFF), np.uint64(width))
-        n = np.minimum(np.asarray(ln(ch)).astype(np.uint64) & np.uint64(0xFF), np.uint64(width))
+        p, n = _field_bounds(pos(ch), ln(ch), width)
         field = (x >> p) & ((np.uint64(1) << n) - np.uint64(1))
         if NP[t].kind == "i":  # sign-extend from bit n-1
             sign = (field >> np.maximum(n, np.uint64(1)) - np.uint64(1)) & np.uint64(1)
@@ -469,8 +472,7 @@ def build_bfi(instr: Instr, env: Env) -> Op:
     width = 8 * NP[t].itemsize
 
     def run(ch: Chunk, m: np.ndarray, full: bool) -> None:
-        p = np.minimum(np.asarray(pos(ch)).astype(np.uint64) & np.uint64(0xFF), np.uint64(width))
-        n = np.minimum(np.asarray(ln(ch)).astype(np.uint64) & np.uint64(0xFF), np.uint64(width))
+        p, n = _field_bounds(pos(ch), ln(ch), width)
         mask = (((np.uint64(1) << n) - np.uint64(1)) << p) & np.uint64((1 << width) - 1)
         out = (np.asarray(b(ch)).astype(np.uint64) & ~mask) | (
             (np.asarray(f(ch)).astype(np.uint64) << p) & mask)

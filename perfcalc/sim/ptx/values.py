@@ -59,7 +59,8 @@ def as_type(value: np.ndarray | np.generic, ptx_type: str) -> np.ndarray:
 
 
 def float_immediate(text: str) -> float | None:
-    """PTX float literals: 0fXXXXXXXX (f32 bits), 0dXXXXXXXXXXXXXXXX (f64 bits), or decimal."""
+    """PTX float literals: `0f` and 8 hex digits (the f32 bits), `0d` and 16 hex digits (the f64
+    bits); None for anything else (decimal literals are read by the caller)."""
     t = text.lower()
     if t.startswith("0f") and len(t) == 10:
         return struct.unpack("<f", int(t[2:], 16).to_bytes(4, "little"))[0]
