@@ -38,7 +38,7 @@ from ptx_corpus_prepare import corpus_entries  # noqa: E402
 
 from perfcalc.analysis.caches import cache_model  # noqa: E402
 from perfcalc.model.occupancy import OccupancyInputs  # noqa: E402
-from perfcalc.model.ptxas import parse_ptxas  # noqa: E402
+from perfcalc.model.ptxas import entry_resources  # noqa: E402
 from perfcalc.sim.launch import run_kernel  # noqa: E402
 from perfcalc.sim.ptx.run import compile_kernel  # noqa: E402
 from perfcalc.specs import get_gpu, resolve_arch  # noqa: E402
@@ -72,7 +72,8 @@ def measured(m: dict[str, float]) -> dict[str, float | None]:
 def predict(entry: dict, gpu: object, arch: object) -> tuple[object, float]:
     defines = {k: v for k, v in entry["defines"].items()}
     ck = compile_kernel(entry["text"], entry["kernel"], arch, defines, entry["source_name"])
-    res = next(k for k in parse_ptxas(ck.ptxas_log or "") if k.name == ck.fn.name)
+    res = entry_resources(ck.ptxas_log, ck.fn.name)
+    assert res is not None, f"ptxas reported nothing for {ck.fn.name}"
     occ = OccupancyInputs(math.prod(entry["block"]), res.registers, res.shared_memory_bytes,
                           entry["dynamic_shared"])
     model = cache_model(gpu, arch, occ)

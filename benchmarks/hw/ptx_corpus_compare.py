@@ -23,7 +23,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 import corpus  # noqa: E402
 
-from perfcalc.model.ptxas import parse_ptxas  # noqa: E402
+from perfcalc.model.ptxas import entry_resources  # noqa: E402
 
 # perfcalc counter = sum of (Nsight Compute metric, weight)
 NCU = {
@@ -107,8 +107,8 @@ def main(run: Path) -> None:
         ncu_regs = int(metrics.get("launch__registers_per_thread", -1))
         log = prepared.get(name, {}).get("ptxas_log", "")
         entry_name = prepared.get(name, {}).get("entry")
-        found = [k for k in parse_ptxas(log) if k.name == entry_name] if log else []
-        ptxas_regs = found[0].registers if found else -1
+        found = entry_resources(log, entry_name)
+        ptxas_regs = -1 if found is None else found.registers
         register_rows.append((name, ptxas_regs, ncu_regs, registers_api.get(name, -1),
                               ptxas_regs == registers_api.get(name, -1)))
     with open(run / "ptx_corpus_counters.csv", "w", newline="") as f:

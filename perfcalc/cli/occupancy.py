@@ -336,7 +336,7 @@ def _compiled_resources(source: Path, kernel: str | None, define: list[str] | No
                         cc: str | None, gpu: str | None) -> tuple[tuple, str]:
     """ptxas's report for the kernel of a .cu file compiled as the PTX engine compiles it."""
     from perfcalc.errors import InputError as Err
-    from perfcalc.model.ptxas import parse_ptxas
+    from perfcalc.model.ptxas import entry_resources
     from perfcalc.sim.ptx.ptxas import PACKAGE
     from perfcalc.sim.ptx.run import compile_kernel
 
@@ -355,8 +355,8 @@ def _compiled_resources(source: Path, kernel: str | None, define: list[str] | No
     if ck.ptxas_log is None:
         raise Err(f"--source needs NVIDIA's ptxas to know the kernel's registers: pip install "
                   f"{PACKAGE} (the nvcc wheel of NVRTC's version)")
-    found = tuple(k for k in parse_ptxas(ck.ptxas_log, str(source)) if k.name == ck.fn.name)
-    return found, arch.source_file or arch.compute_capability
+    found = entry_resources(ck.ptxas_log, ck.fn.name, str(source))
+    return (() if found is None else (found,)), arch.source_file or arch.compute_capability
 
 
 def _ptxas_command(path: Path | None, cc: str | None, block: int | None, suggest: bool,

@@ -568,16 +568,14 @@ def _check_dict(check: Any) -> dict:
 def _allocation(result: Any, regs: int) -> tuple[int, int, str]:
     """(registers per thread, static shared bytes, a note): ptxas's report where the PTX engine
     ran it, else --regs and the simulator's layout."""
-    from perfcalc.model.ptxas import parse_ptxas
+    from perfcalc.model.ptxas import entry_resources
 
-    if result.ptxas_log:
-        found = [k for k in parse_ptxas(result.ptxas_log) if k.name == result.entry]
-        if found:
-            k = found[0]
-            return (k.registers, k.shared_memory_bytes,
-                    f"occupancy uses ptxas's allocation for {k.arch}: {k.registers} registers per "
-                    f"thread, {k.shared_memory_bytes} bytes of static shared memory"
-                    + (f", {k.spill_store_bytes} bytes of spill stores" if k.spill_store_bytes else ""))
+    k = entry_resources(result.ptxas_log, result.entry)
+    if k is not None:
+        return (k.registers, k.shared_memory_bytes,
+                f"occupancy uses ptxas's allocation for {k.arch}: {k.registers} registers per "
+                f"thread, {k.shared_memory_bytes} bytes of static shared memory"
+                + (f", {k.spill_store_bytes} bytes of spill stores" if k.spill_store_bytes else ""))
     return regs, _static_shared(result), _regs_note(regs)
 
 

@@ -141,6 +141,14 @@ def parse_ptxas(text: str, source: str = "ptxas output") -> tuple[KernelResource
     return tuple(kernels)
 
 
+def entry_resources(log: str | None, entry: str, source: str = "ptxas output"
+                    ) -> KernelResources | None:
+    """The report of entry function `entry` (its mangled name) in a ptxas -v log, if there."""
+    if not log:
+        return None
+    return next((k for k in parse_ptxas(log, source) if k.name == entry), None)
+
+
 def read_ptxas_file(path: str | Path) -> tuple[KernelResources, ...]:
     """Parse a saved ptxas log; unreadable or kernel-free files raise InputError."""
     path = Path(path)
