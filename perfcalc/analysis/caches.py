@@ -16,9 +16,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+import numpy as np
+
 from perfcalc.errors import InputError
+from perfcalc.memory.cache import SECTOR_BYTES
 from perfcalc.memory.cache_hierarchy import CacheConfig, CacheHierarchy
 from perfcalc.model.occupancy import OccupancyInputs
+from perfcalc.model.occupancy_rules import align_to_carveout
 from perfcalc.specs import Arch
 from perfcalc.specs.gpu import Gpu
 
@@ -30,10 +34,8 @@ def l1_bytes(arch: Arch, blocks_per_sm: int, shared_per_block: int) -> int:
     if arch.unified_l1_shared_kb is not None and arch.shared_memory_carveouts_kb:
         reserved = arch.reserved_shared_memory_per_block_bytes or 0
         need = blocks_per_sm * (shared_per_block + reserved) if shared_per_block else 0
-        for kb in arch.shared_memory_carveouts_kb:
-            if kb * KB >= need:
-                return (arch.unified_l1_shared_kb - kb) * KB
-        return (arch.unified_l1_shared_kb - arch.shared_memory_carveouts_kb[-1]) * KB
+        carveout = int(align_to_carveout(arch, np.asarray(need)))
+        return arch.unified_l1_shared_kb * KB - carveout
     if arch.l1_shared_splits_kb:  # 2.x/3.x: the default split, [shared, L1] pairs
         return arch.l1_shared_splits_kb[0][1] * KB
     return 0
@@ -57,7 +59,7 @@ def cache_model(gpu: Gpu, arch: Arch, occupancy: OccupancyInputs,
         l1_caches_loads=family.l1_caches_loads(cache),
         stores_invalidate_l1=family.rule == "lines",
         # where the device file has no measured figure, the 32-byte sector (memory.md 1.5)
-        dram_fetch_bytes=arch.l2_fetch_granularity_bytes or 32,
+        dram_fetch_bytes=arch.l2_fetch_granularity_bytes or SECTOR_BYTES,
     ))
 
 
@@ -67,14 +69,11 @@ def cache_model_factory(gpu: Gpu, arch: Arch, block_threads: int, registers: int
     """What run_kernel(caches=...) calls once the engine knows the kernel's static shared
     memory and, on the PTX engine, ptxas's report: the model for the occupancy they give
     (ptxas's registers where present, else `registers`)."""
-    from perfcalc.model.ptxas import parse_ptxas
+    from perfcalc.model.ptxas import entry_resources
 
     def build(static_shared: int, ptxas_log: str | None, entry: str) -> CacheHierarchy:
-        regs = registers
-        if ptxas_log:
-            found = [k for k in parse_ptxas(ptxas_log) if k.name == entry]
-            if found:
-                regs = found[0].registers
+        found = entry_resources(ptxas_log, entry)
+        regs = registers if found is None else found.registers
         occ = OccupancyInputs(block_threads, regs, static_shared, dynamic_shared)
         return cache_model(gpu, arch, occ, cache)
 
