@@ -99,6 +99,16 @@ class Pricer:
         if self.trace is not None:
             self.trace.record(addr, mask, size, op, self.site)
 
+    def observe_sep(self, sep: object, base: int, itemsize: int, size: int,
+                    act0: np.ndarray | None, op: str) -> None:
+        """observe for a separable element index (lanes of every block of the chunk), for the
+        engine's paths that reuse a price without calling price_sep."""
+        if self.trace is None:
+            return
+        core = sep.core  # type: ignore[attr-defined]
+        full = base + (core.dense64() + int(sep.off)) * itemsize  # type: ignore[attr-defined]
+        self.observe(full, None if act0 is None else np.tile(act0, core.b.size), size, op)
+
     def _quantum(self, space: str, size: int) -> int:
         """Shift (bytes) under which every warp's cost is invariant (module docstring)."""
         q = self.quantum[space]
@@ -168,9 +178,7 @@ class Pricer:
         bounds: the lane pattern and the blocks' residue classes depend only on its Core and are
         computed once per Core; only the uniform offset changes from call to call."""
         if self.trace is not None and space == "global":
-            core = sep.core  # type: ignore[attr-defined]
-            full = base + (core.dense64() + int(sep.off)) * itemsize  # type: ignore[attr-defined]
-            self.observe(full, None if act0 is None else np.tile(act0, core.b.size), size, op)
+            self.observe_sep(sep, base, itemsize, size, act0, op)
         pattern, pbytes, pairs, start, totals, quantum = self.sep_plan(
             space, sep.core, itemsize, size)  # type: ignore[attr-defined]
         first = base + (start + int(sep.off)) * itemsize  # type: ignore[attr-defined]

@@ -265,8 +265,10 @@ class GlobalArray:
         base = self.base + offset
         first = base + (p.start + off) * self.itemsize
         total = p.totals.get(("global", size, "load", first % p.quantum, None))
-        if total is None or pricer.trace is not None:  # the cache model sees every access
+        if total is None:
             total = pricer.price_sep("global", idx, base, self.itemsize, size, None, "load")
+        else:  # the price is known; the cache model still needs the addresses
+            pricer.observe_sep(idx, base, self.itemsize, size, None, "load")
         counts[C.GLD_REQ] += total[0]
         counts[C.GLD_TX] += total[1]
         counts[C.GLD_B] += total[2]
