@@ -34,6 +34,32 @@ def start_output(output: Path | None) -> None:
         check_writable(output)
 
 
+def device_and_product(cc: str | None, gpu: str | None, *, default_gpu: str | None = None,
+                       missing: str = "give --cc CC or --gpu NAME (see 'perfcalc devices')"
+                       ) -> tuple[Any, Any]:
+    """(Arch, Gpu or None) from --cc (a CC, a product or a device file) and --gpu (a product,
+    which brings its CC); both must agree. With neither: `default_gpu`, else an error saying
+    `missing`."""
+    from perfcalc.errors import InputError
+    from perfcalc.specs import get_arch, get_gpu, resolve_device
+
+    if gpu is not None and cc is not None:
+        product = get_gpu(gpu)
+        arch, _ = resolve_device(cc)
+        if arch.compute_capability != product.compute_capability:
+            raise InputError(f"--gpu {gpu} is CC {product.compute_capability} "
+                             f"({product.cited_file}) but --cc {cc} means CC "
+                             f"{arch.compute_capability}; give one of them")
+        return arch, product
+    name = gpu if gpu is not None else None if cc is not None else default_gpu
+    if name is not None:
+        product = get_gpu(name)
+        return get_arch(product.compute_capability), product
+    if cc is None:
+        raise InputError(missing)
+    return resolve_device(cc)
+
+
 def show(tables: Any, fmt: Format, output: Path | None, data: Any = None) -> None:
     """Render tables (or `data` for JSON) and print or write them."""
     from perfcalc.report import emit, render

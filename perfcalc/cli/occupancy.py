@@ -14,7 +14,14 @@ from typing import Annotated, Any
 
 import typer
 
-from perfcalc.cli.common import Format, FormatOption, OutputOption, show, start_output
+from perfcalc.cli.common import (
+    Format,
+    FormatOption,
+    OutputOption,
+    device_and_product,
+    show,
+    start_output,
+)
 from perfcalc.errors import InputError
 
 CARVEOUT_NAMES = {"default": None, "max-l1": 0, "max-shared": 100}  # cudaSharedCarveout enum
@@ -231,19 +238,8 @@ def occupancy(
 
 def _device(cc: str | None, gpu: str | None):
     """(Arch, product or None) from --cc (a CC, product or file) and --gpu (a product)."""
-    from perfcalc.specs import get_arch, get_gpu, resolve_device
-
-    if cc is not None and gpu is not None:
-        arch, product = resolve_device(cc)
-        other = get_gpu(gpu)
-        if other.compute_capability != arch.compute_capability:
-            raise InputError(f"--gpu {gpu} is CC {other.compute_capability}, but --cc {cc} is "
-                             f"CC {arch.compute_capability}: give one of them")
-        return arch, other
-    if gpu is not None:
-        product = get_gpu(gpu)
-        return get_arch(product.compute_capability), product
-    return resolve_device(_require(cc, "--cc", "(for example --cc 7.0, or --gpu h100-sxm)"))
+    return device_and_product(
+        cc, gpu, missing="--cc is required (for example --cc 7.0, or --gpu h100-sxm)")
 
 
 def _grid_blocks(text: str | None) -> int | None:

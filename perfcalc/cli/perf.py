@@ -8,7 +8,14 @@ from typing import Annotated, Any
 
 import typer
 
-from perfcalc.cli.common import Format, FormatOption, OutputOption, show, start_output
+from perfcalc.cli.common import (
+    Format,
+    FormatOption,
+    OutputOption,
+    device_and_product,
+    show,
+    start_output,
+)
 
 DEFAULT_GPU = "g80"  # the seeds' GPU
 MATMUL_KERNELS = {"naive": "matmul_naive", "tiled": "matmul_tiled"}
@@ -35,25 +42,9 @@ def register(app: typer.Typer) -> None:
 
 def _target(gpu: str | None, cc: str | None, default: str | None = DEFAULT_GPU):
     """(Arch, Gpu | None) from --gpu / --cc; a product named in --cc brings its figures too."""
-    from perfcalc.errors import InputError
-    from perfcalc.specs import get_arch, get_gpu, resolve_device
-
-    if gpu and cc:
-        found = get_gpu(gpu)
-        arch, _ = resolve_device(cc)
-        if arch.compute_capability != found.compute_capability:
-            raise InputError(f"--gpu {gpu} is CC {found.compute_capability} ({found.cited_file})"
-                             f" but --cc {cc} means CC {arch.compute_capability}; give one of them")
-        return arch, found
-    if gpu:
-        found = get_gpu(gpu)
-        return get_arch(found.compute_capability), found
-    if cc:
-        return resolve_device(cc)
-    if default is None:
-        raise InputError("this command needs a GPU product: --gpu NAME (see 'perfcalc devices')")
-    found = get_gpu(default)
-    return get_arch(found.compute_capability), found
+    return device_and_product(
+        cc, gpu, default_gpu=default,
+        missing="this command needs a GPU product: --gpu NAME (see 'perfcalc devices')")
 
 
 def _predicted(kernel: str, params: dict[str, int], arch: Any) -> dict[str, int]:
