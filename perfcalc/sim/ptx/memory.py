@@ -16,7 +16,6 @@ import numpy as np
 GLOBAL_BASE = 1 << 40  # device addresses of bound arrays start here (256-byte aligned)
 SHARED_WINDOW = 1 << 56  # generic addresses of the shared window (cvta.shared)
 LOCAL_WINDOW = 1 << 57  # generic addresses of the local window (cvta.local)
-CONST_BASE = 1 << 36  # addresses of module-level __constant__ / __device__ variables
 _GAP = 256
 
 
