@@ -321,19 +321,23 @@ def parse_array_option(text: str) -> UserArray:
 
 
 def _load_npy(spec: UserArray) -> np.ndarray:
+    where = f"--array {spec.name}=@{spec.path}"
     try:
-        arr = np.load(str(spec.path), allow_pickle=False)
+        with open(str(spec.path), "rb") as f:
+            magic = f.read(6)
+            f.seek(0)
+            arr = np.load(f, allow_pickle=False) if magic == b"\x93NUMPY" else None
     except FileNotFoundError:
-        raise InputError(f"--array {spec.name}=@{spec.path}: no such file") from None
+        raise InputError(f"{where}: no such file") from None
+    except IsADirectoryError:
+        raise InputError(f"{where}: a folder, not a .npy file") from None
     except (OSError, ValueError) as exc:
-        raise InputError(f"--array {spec.name}=@{spec.path}: not a NumPy .npy array "
-                         f"({str(exc)[:120]})") from None
-    if not isinstance(arr, np.ndarray) or arr.ndim != 1 or arr.size == 0:
-        shape = getattr(arr, "shape", "?")
-        raise InputError(f"--array {spec.name}=@{spec.path}: shape {shape}; a kernel's array "
-                         f"must be one non-empty dimension (flatten it with .ravel())")
-    if arr.dtype.hasobject:
-        raise InputError(f"--array {spec.name}=@{spec.path}: object arrays cannot be passed")
+        raise InputError(f"{where}: unreadable .npy file ({str(exc)[:120]})") from None
+    if arr is None:  # not the .npy format's magic string
+        raise InputError(f"{where}: not a NumPy .npy file (save it with numpy.save)")
+    if arr.ndim != 1 or arr.size == 0:  # (object arrays fail to load without pickle)
+        raise InputError(f"{where}: shape {arr.shape}; a kernel's array must be one non-empty "
+                         f"dimension (flatten it with .ravel())")
     return np.ascontiguousarray(arr)
 
 
