@@ -19,6 +19,7 @@ from collections.abc import Callable
 import numpy as np
 
 from perfcalc.errors import InputError
+from perfcalc.memory.block_sample import BlockSample
 from perfcalc.memory.cache import SECTOR_BYTES
 from perfcalc.memory.cache_hierarchy import CacheConfig, CacheHierarchy
 from perfcalc.model.occupancy import OccupancyInputs
@@ -42,8 +43,9 @@ def l1_bytes(arch: Arch, blocks_per_sm: int, shared_per_block: int) -> int:
 
 
 def cache_model(gpu: Gpu, arch: Arch, occupancy: OccupancyInputs,
-                cache: str | None = None) -> CacheHierarchy:
-    """A fresh L1/L2 model for a launch of `occupancy`'s configuration on `gpu`."""
+                cache: str | None = None, sample: BlockSample | None = None) -> CacheHierarchy:
+    """A fresh L1/L2 model for a launch of `occupancy`'s configuration on `gpu`; with a
+    `sample`, the model of the sampled SMs only, whose share of the L2 is 1/stride of it."""
     if gpu.l2_cache_kb is None:
         raise InputError(f"{gpu.name}: no sourced L2 size in products.yaml, so its caches "
                          f"cannot be modelled")
@@ -54,17 +56,19 @@ def cache_model(gpu: Gpu, arch: Arch, occupancy: OccupancyInputs,
         sms=gpu.sm_count,
         blocks_per_sm=max(1, blocks),
         l1_bytes=l1_bytes(arch, max(1, blocks), shared) if family.has_cache else 0,
-        l2_bytes=gpu.l2_cache_kb * KB,
+        l2_bytes=gpu.l2_cache_kb * KB // (1 if sample is None
+                                          else min(sample.sm_stride, gpu.sm_count)),
         l1_sectored=family.sectored,
         l1_caches_loads=family.l1_caches_loads(cache),
         stores_invalidate_l1=family.rule == "lines",
         # where the device file has no measured figure, the 32-byte sector (memory.md 1.5)
         dram_fetch_bytes=arch.l2_fetch_granularity_bytes or SECTOR_BYTES,
-    ))
+    ), sample)
 
 
 def cache_model_factory(gpu: Gpu, arch: Arch, block_threads: int, registers: int,
-                        dynamic_shared: int, cache: str | None = None
+                        dynamic_shared: int, cache: str | None = None,
+                        sample: BlockSample | None = None
                         ) -> Callable[[int, str | None, str], CacheHierarchy]:
     """What run_kernel(caches=...) calls once the engine knows the kernel's static shared
     memory and, on the PTX engine, ptxas's report: the model for the occupancy they give
@@ -75,6 +79,6 @@ def cache_model_factory(gpu: Gpu, arch: Arch, block_threads: int, registers: int
         found = entry_resources(ptxas_log, entry)
         regs = registers if found is None else found.registers
         occ = OccupancyInputs(block_threads, regs, static_shared, dynamic_shared)
-        return cache_model(gpu, arch, occ, cache)
+        return cache_model(gpu, arch, occ, cache, sample)
 
     return build

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -172,6 +173,12 @@ def run(
             "works, else source.",
         ),
     ] = "source",
+    exact: Annotated[
+        bool,
+        typer.Option("--exact", help="With --gpu: simulate every block even when the launch is "
+                     "large (by default a launch that would take more than a few seconds is "
+                     "sampled: the first waves of every k-th SM, extrapolated)."),
+    ] = False,
     fmt: FormatOption = Format.table,
     output: OutputOption = None,
 ) -> None:
@@ -200,7 +207,7 @@ def run(
 
         print(engine_note, file=sys.stderr)
     options = {"cache": cache, "bank_mode": bank_mode, "regs": regs,
-               "iteration_cap": iteration_cap, "engine": chosen, "gpu": None}
+               "iteration_cap": iteration_cap, "engine": chosen, "gpu": None, "exact": exact}
     cc = _cc_and_gpu(cc, gpu, options)
     if source is not None and kernel is None and chosen != "ptx":
         raise InputError("--kernel NAME is required with --source (the __global__ function to run)")
@@ -240,14 +247,57 @@ def _cc_and_gpu(cc: str | None, gpu: str | None, options: dict) -> str:
     return product.compute_capability
 
 
-def _cache_factory(options: dict, arch: Any, block: tuple[int, ...], dyn: int) -> Any:
-    """run_kernel's caches= for --gpu (None without it)."""
+def _cache_factory(options: dict, arch: Any, block: tuple[int, ...], dyn: int,
+                   sample: Any = None) -> Any:
+    """run_kernel's caches= for --gpu (None without it), of `sample`'s SMs when given."""
     if options["gpu"] is None:
         return None
     from perfcalc.analysis.caches import cache_model_factory
 
     return cache_model_factory(options["gpu"], arch, math.prod(block), options["regs"], dyn,
-                               options["cache"])
+                               options["cache"], sample)
+
+
+def _run_maybe_sampled(options: dict, nblocks: int, footprint: int,
+                       run: Callable[[Any], Any]) -> Any:
+    """run(sample) once plainly without --gpu; with it, through block sampling."""
+    if options["gpu"] is None:
+        return None, run(None)
+    from perfcalc.analysis.sampling import run_with_sampling
+
+    last: list[Any] = []
+
+    def keep(sample: Any) -> Any:
+        last.append(run(sample))
+        return last[-1].result if hasattr(last[-1], "result") else last[-1]
+
+    sampled = run_with_sampling(keep, nblocks, footprint, exact=options["exact"])
+    return sampled, last[-1]
+
+
+def _time_fields(sampled: Any, occ: dict, arch: Any, options: dict) -> dict:
+    """run's JSON time fields (issue #9 part 5) for --gpu, else {}."""
+    if sampled is None:
+        return {}
+    from perfcalc.analysis.timing import run_time
+
+    gpu = options["gpu"]
+    t = run_time(sampled.result, int(occ["active_blocks_per_sm"]), gpu, arch)
+    return {
+        "gpu": gpu.key, "cc": arch.compute_capability, "predicted_time_s": t.predicted_time_s,
+        "bound": t.bound, "bound_detail": t.bound_detail,
+        "dram_bytes_read": t.dram_bytes_read, "dram_bytes_written": t.dram_bytes_written,
+        "l1_hit_rate": t.l1_hit_rate, "l2_hit_rate": t.l2_hit_rate,
+        "achieved_gflops": t.achieved_gflops, "achieved_gbps": t.achieved_gbps,
+        "time": {"launch_overhead_s": t.launch_overhead_s, "waves": t.waves,
+                 "terms": [{"name": x.name, "seconds": x.seconds, "formula": x.formula}
+                           for x in t.terms],
+                 "omitted": list(t.omitted),
+                 "sampled": None if sampled.sample is None else {
+                     "simulated_blocks": sampled.simulated_blocks,
+                     "launch_blocks": sampled.launch_blocks,
+                     "sm_stride": sampled.sample.sm_stride, "waves": sampled.sample.waves}},
+    }
 
 
 def _caches_dict(result: Any, options: dict) -> dict | None:
@@ -257,7 +307,7 @@ def _caches_dict(result: Any, options: dict) -> dict | None:
         return None
     cfg = rep.config
     return {"gpu": options["gpu"].name, "sms": cfg.sms, "l1_bytes": cfg.l1_bytes,
-            "l2_bytes": cfg.l2_bytes, "l1_hit_rate": rep.l1_load_hit_rate,
+            "l2_bytes": options["gpu"].l2_cache_kb * 1024, "l1_hit_rate": rep.l1_load_hit_rate,
             "l2_hit_rate": rep.l2_hit_rate, "l2_bytes_read": rep.l2_bytes_read,
             "l2_bytes_written": rep.l2_bytes_written, "dram_bytes_read": rep.dram_bytes_read,
             "dram_bytes_written": rep.dram_bytes_written,
@@ -287,6 +337,10 @@ def _show_run(doc: dict[str, Any], fmt: Format, output: Path | None) -> None:
     ]
     if doc.get("caches"):
         tables[1:1] = [caches_table(doc["caches"]), cache_lines_table(doc["caches"])]
+    if doc.get("time"):
+        from perfcalc.report.run_tables import time_table
+
+        tables[1:1] = [time_table(doc)]
     show(tables, fmt, output, data=doc)
 
 
@@ -427,23 +481,31 @@ def run_catalog(name: str, params: dict, cc: str, catalog_file: Path | None, opt
     spec = get_kernel(name, catalog_file)
     params = resolve_params(spec, params)
     prediction = predict(spec, params, arch, cache=options["cache"], bank_mode=options["bank_mode"])
-    done = run_catalog_kernel(
-        spec,
-        params,
-        arch,
-        cache=options["cache"],
-        bank_mode=options["bank_mode"],
-        iteration_cap=options["iteration_cap"],
-        engine=options["engine"],
-        caches=_cache_factory(options, arch, *launch_geometry(spec, params)[1:]),
-        **_progress_option(),
-    )
-    result = done.result
+    grid, block, dyn = launch_geometry(spec, params)
+
+    def once(sample: Any) -> Any:
+        return run_catalog_kernel(
+            spec,
+            params,
+            arch,
+            cache=options["cache"],
+            bank_mode=options["bank_mode"],
+            iteration_cap=options["iteration_cap"],
+            engine=options["engine"],
+            caches=_cache_factory(options, arch, block, dyn, sample),
+            **({} if sample is not None else _progress_option()),
+        )
+
+    sampled, done = _run_maybe_sampled(options, math.prod(grid), _footprint(spec, params), once)
+    result = done.result if sampled is None else sampled.result
+    check = _check_dict(done.result_check)
+    if sampled is not None and sampled.sample is not None:
+        check = {"passed": None, "max_rel_error": None, "tolerance": spec.tolerance}
     launch = _launch_info(done.grid, done.block, done.dynamic_shared_bytes, arch.warp_size)
     regs, static, regs_note = _allocation(result, options["regs"])
     occ = _occupancy(arch, done.block, regs, static, done.dynamic_shared_bytes)
     occ["registers_source"] = "ptxas" if result.ptxas_log else "assumed"
-    return run_document(
+    doc = run_document(
         kernel=spec.name,
         source_name=f"kernels.yaml:{spec.name}"
         if catalog_file is None
@@ -454,17 +516,18 @@ def run_catalog(name: str, params: dict, cc: str, catalog_file: Path | None, opt
         counters=_counters_dict(result.counters),
         predicted=prediction.counters(),
         per_site=_site_rows(spec.source, result.per_site, prediction.per_site),
-        result_check=_check_dict(done.result_check),
+        result_check=check,
         occupancy=occ,
         prediction_exact=prediction.exact,
         model={"global_load_elements": prediction.global_load_elements, "cgma": prediction.cgma},
         notes=[*prediction.notes, regs_note, *_engine_notes(result),
                *(f"the engines differ on {counter}: {why}" for counter, why in spec.engines_differ
-                 if result.engine == "ptx")],
+                 if result.engine == "ptx"), *_sample_notes(sampled)],
         engine=result.engine,
         compiler=result.compiler or None,
         caches=_caches_dict(result, options),
     )
+    return {**doc, **_time_fields(sampled, occ, arch, options)}
 
 
 def run_source(
@@ -492,32 +555,41 @@ def run_source(
         raise InputError(f"cannot read --source {path}: {exc.strerror or exc}") from None
     arch = resolve_arch(cc)
     _check_regs(arch, options["regs"])
-    args: dict[str, Any] = dict(make_user_arrays([parse_array_option(a) for a in arrays]))
-    args.update(scalars)
-    result = run_kernel(
-        text,
-        kernel,
-        grid,
-        block,
-        args,
-        arch,
-        dynamic_shared_bytes=dyn,
-        defines=defines or None,
-        cache=options["cache"],
-        bank_mode=options["bank_mode"],
-        source_name=str(path),
-        iteration_cap=options["iteration_cap"],
-        engine=options["engine"],
-        include_dirs=options.get("include_dirs", ()),
-        caches=_cache_factory(options, arch, block, dyn),
-        **_progress_option(),
-    )
+    specs = [parse_array_option(a) for a in arrays]
+
+    def once(sample: Any) -> Any:
+        args: dict[str, Any] = dict(make_user_arrays(specs))  # seeded: the same every call
+        args.update(scalars)
+        return run_kernel(
+            text,
+            kernel,
+            grid,
+            block,
+            args,
+            arch,
+            dynamic_shared_bytes=dyn,
+            defines=defines or None,
+            cache=options["cache"],
+            bank_mode=options["bank_mode"],
+            source_name=str(path),
+            iteration_cap=options["iteration_cap"],
+            engine=options["engine"],
+            include_dirs=options.get("include_dirs", ()),
+            caches=_cache_factory(options, arch, block, dyn, sample),
+            **({} if sample is not None else _progress_option()),
+        )
+
+    footprint = sum(int(a.nbytes) for a in make_user_arrays(specs).values()) if options[
+        "gpu"] is not None else 0
+    sampled, result = _run_maybe_sampled(options, math.prod(grid), footprint, once)
+    if sampled is not None:
+        result = sampled.result
     kernel = result.kernel
     launch = _launch_info(grid, block, dyn, arch.warp_size)
     regs, static, regs_note = _allocation(result, options["regs"])
     occ = _occupancy(arch, block, regs, static, dyn)
     occ["registers_source"] = "ptxas" if result.ptxas_log else "assumed"
-    return run_document(
+    doc = run_document(
         kernel=kernel,
         source_name=str(path),
         compute_capability=arch.compute_capability,
@@ -533,11 +605,30 @@ def run_source(
             "no reference and no model for a user source: counters only",
             regs_note,
             *_engine_notes(result),
+            *_sample_notes(sampled),
         ],
         engine=result.engine,
         compiler=result.compiler or None,
         caches=_caches_dict(result, options),
     )
+    return {**doc, **_time_fields(sampled, occ, arch, options)}
+
+
+def _sample_notes(sampled: Any) -> list[str]:
+    note = None if sampled is None else sampled.note
+    return [] if note is None else [note]
+
+
+def _footprint(spec: Any, params: dict) -> int:
+    """Bytes of a catalog launch's input arrays (bound DRAM reads under sampling)."""
+    from perfcalc.expr import evaluate
+    from perfcalc.sim.references import numpy_dtype
+
+    total = 0
+    for a in spec.args:
+        if a.is_pointer and a.role in ("in", "inout"):
+            total += int(evaluate(a.size, params)) * numpy_dtype(a).itemsize
+    return total
 
 
 def _engine_notes(result: Any) -> list[str]:

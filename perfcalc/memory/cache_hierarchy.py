@@ -32,6 +32,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .block_sample import BlockSample
 from .cache import SECTOR_BYTES, SECTOR_COUNT, CacheStats, SectoredLRU
 
 _SECTOR_SHIFT = 5  # log2(SECTOR_BYTES)
@@ -83,6 +84,17 @@ class CacheReport:
     l2_dirty_bytes_at_end: int
     config: CacheConfig
     per_site: dict[int, SiteCaches]
+    # L1 wavefronts of global accesses: one per warp instruction and 128-byte line it touches
+    global_wavefronts: int = 0
+    # totals (TOTAL_FIELDS) when each chunk of blocks began, then at the end, and each chunk's
+    # block count: what block sampling extrapolates from (analysis/sampling.py)
+    chunk_totals: tuple[tuple[int, ...], ...] = ()
+    chunk_blocks: tuple[int, ...] = ()
+
+
+# the running totals CacheHierarchy keeps, in order (sectors, except wavefronts)
+TOTAL_FIELDS = ("l1_hits", "l1_lookups", "l2_hits", "l2_lookups", "l2_read", "l2_write",
+                "dram_read", "dram_write", "wavefronts")
 
 
 def _rate(hits: int, lookups: int) -> float | None:
@@ -92,8 +104,10 @@ def _rate(hits: int, lookups: int) -> float | None:
 class CacheHierarchy:
     """Per-SM L1 caches and one shared L2, fed warp access by warp access."""
 
-    def __init__(self, config: CacheConfig):
+    def __init__(self, config: CacheConfig, sample: BlockSample | None = None):
         self.config = config
+        # with a sample, the run simulates only its blocks (sim/sampling.py)
+        self.sample = sample
         l1_fill = 1 if config.l1_sectored else 4
         self.l1_stats = CacheStats()  # one tally for every SM's L1: only totals are reported
         self.l1 = [SectoredLRU(config.l1_bytes, l1_fill, stats=self.l1_stats)
@@ -105,11 +119,16 @@ class CacheHierarchy:
         # per source line: L1 hits, L1 lookups, L2 hits, L2 lookups, L2 sectors read and
         # written, sectors filled from DRAM
         self.sites: dict[int, list[int]] = {}
+        self.wavefronts = 0
+        self.chunk_totals: list[tuple[int, ...]] = []
+        self.chunk_blocks: list[int] = []
         self._block_ids = np.zeros(1, dtype=np.int64)
         self._lanes_per_block = 32
 
     def begin_chunk(self, block_ids: np.ndarray, lanes_per_block: int) -> None:
         """The blocks (in lane order) the following accesses' lanes belong to."""
+        self.chunk_totals.append(tuple(self._totals()))
+        self.chunk_blocks.append(int(np.asarray(block_ids).size))
         self._block_ids = np.asarray(block_ids, dtype=np.int64)
         self._lanes_per_block = int(lanes_per_block)
 
@@ -149,6 +168,7 @@ class CacheHierarchy:
             slot[1:] != slot[:-1])
         idx = np.flatnonzero(start)
         bits = np.bitwise_or.reduceat(bit, idx)
+        self.wavefronts += int(idx.size)
         sm = self._block_ids[block_local[idx]] % self.config.sms
         before = self._totals()
         self._feed(sm.tolist(), line[idx].tolist(), bits.tolist(), op)
@@ -160,7 +180,8 @@ class CacheHierarchy:
     def _totals(self) -> list[int]:
         l1, l2 = self.l1_stats, self.l2.stats
         return [l1.hit_sectors, l1.lookups, l2.hit_sectors, l2.lookups,
-                self.l2_read_sectors, self.l2_write_sectors, l2.filled_sectors]
+                self.l2_read_sectors, self.l2_write_sectors, l2.filled_sectors,
+                l2.written_back_sectors, self.wavefronts]
 
     def _feed(self, sms: list[int], lines: list[int], bits: list[int], op: str) -> None:
         l1, l2, count = self.l1, self.l2, SECTOR_COUNT
@@ -204,6 +225,9 @@ class CacheHierarchy:
             dram_bytes_written=l2.written_back_sectors * SECTOR_BYTES,
             l2_dirty_bytes_at_end=dirty * SECTOR_BYTES,
             config=self.config,
+            global_wavefronts=self.wavefronts,
+            chunk_totals=(*self.chunk_totals, tuple(self._totals())),
+            chunk_blocks=tuple(self.chunk_blocks),
             per_site={line: SiteCaches(
                 l1_load_hit_rate=_rate(v[0], v[1]), l2_hit_rate=_rate(v[2], v[3]),
                 l2_bytes_read=v[4] * SECTOR_BYTES, l2_bytes_written=v[5] * SECTOR_BYTES,

@@ -258,3 +258,29 @@ def caches_table(caches: Mapping[str, Any]) -> Table:
         title="caches (L1/L2 model, cold start)",
         headers={"item": "", "value": ""},
     )
+
+
+def time_table(doc: Mapping[str, Any]) -> Table:
+    """The time model's answer for --gpu: the time, the bound, and every term with its formula."""
+    t = doc["time"]
+    rows = [{"item": "predicted time", "seconds": doc["predicted_time_s"],
+             "formula": f"launch overhead {t['launch_overhead_s']:.3g} s + the largest term; "
+                        f"{doc['bound_detail']}"}]
+    rows += [{"item": x["name"], "seconds": x["seconds"], "formula": x["formula"]}
+             for x in t["terms"]]
+    rows += [{"item": "left out", "seconds": None, "formula": why} for why in t["omitted"]]
+    if t["sampled"]:
+        s = t["sampled"]
+        rows.append({"item": "sampled", "seconds": None,
+                     "formula": f"{s['simulated_blocks']} of {s['launch_blocks']} blocks "
+                                f"simulated (first {s['waves']} wave(s) of every "
+                                f"{s['sm_stride']}th SM), extrapolated"})
+    rows.append({"item": "achieved", "seconds": None,
+                 "formula": f"{doc['achieved_gflops']:.4g} GFLOP/s, {doc['achieved_gbps']:.4g} "
+                            f"GB/s DRAM"})
+    return Table(
+        columns=["item", "seconds", "formula"],
+        rows=rows,
+        title=f"time on {doc['gpu']} (model/time_model.py)",
+        headers={"item": "", "seconds": "seconds", "formula": "formula / inputs"},
+    )

@@ -8,7 +8,7 @@ Engines: "source" runs the CUDA C subset as written (sim/csubset/, pure Python, 
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -153,10 +153,14 @@ def run_chunks(nblocks: int, warps_per_block: int, chunk_lanes: int,
     per_chunk = max(1, chunk_lanes // (32 * warps_per_block))
     if caches is not None:
         per_chunk = caches.config.blocks_per_wave
+    if caches is not None and caches.sample is not None:
+        chunks: Iterable[np.ndarray] = caches.sample.chunks(nblocks, per_chunk, caches.config.sms)
+    else:
+        chunks = (np.arange(first, min(first + per_chunk, nblocks), dtype=np.int64)
+                  for first in range(0, nblocks, per_chunk))
     with np.errstate(all="ignore"):
         try:
-            for first in range(0, nblocks, per_chunk):
-                ids = np.arange(first, min(first + per_chunk, nblocks), dtype=np.int64)
+            for ids in chunks:
                 if caches is not None:
                     caches.begin_chunk(ids, 32 * warps_per_block)
                 body(ids)

@@ -1,0 +1,121 @@
+"""Here: the time model on every time_cases.py launch against a GPU run's raw files.
+
+    python benchmarks/hw/time_compare.py benchmarks/hw/time_run_h100 h100-sxm [--engine source]
+
+Reads RUN/times.json (CUDA-event medians), RUN/ncu.csv (Nsight Compute counters, cold caches)
+and writes RUN/time_comparison.csv: predicted vs measured time, DRAM bytes, L2 and L1 hit rates,
+the bound, and how long the prediction took here (block sampling, budget 6 s). Registers per
+thread are the hardware's (launch__registers_per_thread), as ptxas -v would give them.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+import statistics
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from time_cases import TIME_CASES, case_name  # noqa: E402
+
+from perfcalc.analysis.caches import cache_model_factory  # noqa: E402
+from perfcalc.analysis.sampling import run_with_sampling  # noqa: E402
+from perfcalc.analysis.timing import run_time  # noqa: E402
+from perfcalc.model.occupancy import occupancy  # noqa: E402
+from perfcalc.sim.references import make_args, run_catalog_kernel  # noqa: E402
+from perfcalc.specs import get_arch, get_gpu  # noqa: E402
+from perfcalc.specs.kernels import get_kernel, launch_geometry, resolve_params  # noqa: E402
+
+
+def ncu_rows(path: Path) -> list[dict[str, str]]:
+    """One dict of metric -> value per profiled kernel, in launch order."""
+    by_id: dict[str, dict[str, str]] = {}
+    lines = [ln for ln in path.read_text().splitlines() if ln.startswith('"')]
+    for row in csv.DictReader(lines):
+        by_id.setdefault(row["ID"], {})[row["Metric Name"]] = row["Metric Value"]
+    return list(by_id.values())
+
+
+def number(text: str) -> float:
+    return float(text.replace(",", ""))
+
+
+def predict(name: str, overrides: dict[str, int], gpu_key: str, regs: int, engine: str):
+    gpu = get_gpu(gpu_key)
+    arch = get_arch(gpu.compute_capability)
+    spec = get_kernel(name)
+    params = resolve_params(spec, overrides)
+    grid, block, dyn = launch_geometry(spec, params)
+    arrays = make_args(spec, params)
+    footprint = sum(arrays[a.name].nbytes for a in spec.args if a.role in ("in", "inout"))
+    threads = math.prod(block)
+
+    def run(sample):
+        factory = cache_model_factory(gpu, arch, threads, regs, dyn, None, sample)
+        return run_catalog_kernel(spec, params, arch, caches=factory, engine=engine).result
+
+    start = time.perf_counter()
+    sampled = run_with_sampling(run, math.prod(grid), footprint)
+    res = sampled.result
+    occ = occupancy(arch, threads, regs, static_shared_memory=res.launch.static_shared_bytes,
+                    dynamic_shared_memory=dyn)
+    t = run_time(res, occ.active_blocks_per_sm, gpu, arch)
+    return t, sampled, time.perf_counter() - start
+
+
+def main(run_dir: Path, gpu_key: str, engine: str) -> None:
+    times = {r["case"]: r for r in json.loads((run_dir / "times.json").read_text())}
+    counters = ncu_rows(run_dir / "ncu.csv")
+    out = []
+    for (name, params), hw in zip(TIME_CASES, counters, strict=True):
+        case = case_name(name, params)
+        measured = times[case]["median_ms"] / 1e3
+        regs = int(number(hw["launch__registers_per_thread"]))
+        t, sampled, took = predict(name, params, gpu_key, regs, engine)
+        dram_hw = number(hw["dram__bytes_read.sum"]) + number(hw["dram__bytes_write.sum"])
+        dram = t.dram_bytes_read + t.dram_bytes_written
+        row = {
+            "case": case, "measured_s": measured, "predicted_s": t.predicted_time_s,
+            "ratio": t.predicted_time_s / measured, "bound": t.bound,
+            "dram_bytes_hw": dram_hw, "dram_bytes_model": dram,
+            "dram_ratio": dram / dram_hw if dram_hw else None,
+            "l2_hit_hw": number(hw["lts__t_sector_hit_rate.pct"]) / 100,
+            "l2_hit_model": t.l2_hit_rate,
+            "l1_hit_hw": number(hw["l1tex__t_sector_pipe_lsu_mem_global_op_ld_hit_rate.pct"]) / 100,
+            "l1_hit_model": t.l1_hit_rate, "registers": regs,
+            "sampled": "" if sampled.sample is None else
+            f"{sampled.simulated_blocks}/{sampled.launch_blocks}",
+            "prediction_wall_s": took,
+        }
+        out.append(row)
+        print(f"{case[:44]:44} pred {t.predicted_time_s * 1e3:9.4f} ms meas {measured * 1e3:9.4f}"
+              f" x{row['ratio']:.2f} dram x{row['dram_ratio'] or 0:.2f} {t.bound} "
+              f"({took:.1f} s)", flush=True)
+    path = run_dir / f"time_comparison_{engine}.csv"
+    with path.open("w", newline="") as fh:
+        w = csv.DictWriter(fh, fieldnames=list(out[0]))
+        w.writeheader()
+        w.writerows(out)
+    errs = [abs(r["ratio"] - 1) for r in out]
+    within = lambda f: sum(1 for r in out if 1 / f <= r["ratio"] <= f)  # noqa: E731
+    dram_ok = sum(1 for r in out if r["dram_ratio"] and abs(r["dram_ratio"] - 1) <= 0.2)
+    l2_ok = sum(1 for r in out if r["l2_hit_model"] is not None
+                and abs(r["l2_hit_model"] - r["l2_hit_hw"]) <= 0.10)
+    print(f"median |error| {statistics.median(errs):.1%}; within 1.5x {within(1.5)}/{len(out)}; "
+          f"within 2x {within(2)}/{len(out)}; DRAM within 20 % {dram_ok}/{len(out)}; "
+          f"L2 hit within 10 points {l2_ok}/{len(out)}; slowest prediction "
+          f"{max(r['prediction_wall_s'] for r in out):.1f} s; wrote {path}")
+
+
+if __name__ == "__main__":
+    args = [a for a in sys.argv[1:] if not a.startswith("--")]
+    eng = sys.argv[sys.argv.index("--engine") + 1] if "--engine" in sys.argv else "source"
+    if eng in args:
+        args.remove(eng)
+    main(Path(args[0]), args[1], eng)

@@ -1,0 +1,164 @@
+"""Realistic launch sizes in seconds (issue #9, part 3): simulate a sample of blocks, extrapolate.
+
+Which blocks: memory/block_sample.BlockSample, the leading waves of every k-th SM. How many: a
+pilot runs SM 0's blocks of the first wave and is timed; if the whole launch would take no more
+than the budget at that pace it runs whole (exact), else k and the number of waves are chosen so
+the sample fits the budget (at least the first wave of at least one SM).
+
+Extrapolation:
+- counters (requests, sectors, wavefronts, flops, instructions...) scale by launch blocks /
+  simulated blocks: blocks of one launch run the same code, and the sample is spread over SMs;
+- cache traffic is not uniform in time (the first wave finds the L2 cold), so the first wave is
+  scaled to its real block count and every later block is charged the mean of the later simulated
+  waves: total = first-wave traffic x (its blocks / its simulated blocks) + (launch blocks - first
+  wave blocks) x (later waves' traffic / their simulated blocks); with one simulated wave, all
+  blocks are charged its mean. Hit rates are recomputed from the extrapolated hits and lookups.
+- DRAM writes: the sampled waves end before the L2 fills, so their write-backs say little about
+  the steady state, in which every dirty sector is written back except those still in the L2 at
+  the end. Dirty sectors made (written back + dirty at the sample's end) scale by blocks; of the
+  whole L2, the share left dirty at the end is taken as the dirty share of what the sample
+  brought into its L2 (dirty / (DRAM reads + dirty)); DRAM writes are the larger of that
+  difference and the extrapolated write-backs (none when the arrays fit in the L2: nothing is
+  evicted, as the whole-launch model and the H100 show).
+- one bound is exact and applied: when the launch's arrays fit in the (whole) L2, no line is read
+  from DRAM twice, so DRAM reads are at most the arrays' bytes. Sampled SMs see only part of the
+  sharing between blocks, so their cold misses, scaled by blocks, can exceed it (a matmul's
+  matrices are read by every block row); the excess is taken off the L2 misses too.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from perfcalc.memory.block_sample import BlockSample
+from perfcalc.memory.cache import SECTOR_BYTES
+from perfcalc.memory.cache_hierarchy import TOTAL_FIELDS
+from perfcalc.sim.counters import Counters
+from perfcalc.sim.launch import SimResult
+from perfcalc.specs.counters import COUNTER_NAMES
+
+DEFAULT_BUDGET_S = 6.0
+MAX_SAMPLED_WAVES = 3
+# a sample: None = every block
+Runner = Callable[[BlockSample | None], SimResult]
+
+
+@dataclass(frozen=True)
+class SampledRun:
+    """A run, extrapolated to the whole launch when `sample` is not None."""
+
+    result: SimResult
+    sample: BlockSample | None
+    simulated_blocks: int
+    launch_blocks: int
+    pilot_s: float
+
+    @property
+    def note(self) -> str | None:
+        if self.sample is None:
+            return None
+        return (f"sampled: {self.simulated_blocks} of {self.launch_blocks} blocks simulated (the "
+                f"first {self.sample.waves} wave(s) of every {self.sample.sm_stride}th SM, L2 "
+                f"capacity 1/{self.sample.sm_stride}), counters and traffic extrapolated "
+                f"(analysis/sampling.py); the result check needs every block, so it is skipped")
+
+
+def run_with_sampling(run: Runner, nblocks: int, footprint_bytes: int,
+                      budget_s: float = DEFAULT_BUDGET_S, exact: bool = False) -> SampledRun:
+    """Run whole when that fits `budget_s` (or `exact`), else a sample, extrapolated."""
+    if exact:
+        return SampledRun(run(None), None, nblocks, nblocks, 0.0)
+    start = time.perf_counter()
+    pilot = run(BlockSample(sm_stride=1 << 30, waves=1))  # SM 0's first-wave blocks only
+    t_sm = time.perf_counter() - start
+    rep = pilot.caches
+    assert rep is not None, "sampling needs a cache model (run with --gpu)"
+    sms, per_wave = rep.config.sms, rep.config.blocks_per_wave
+    full_l2_bytes = rep.config.l2_bytes * sms  # the pilot's model had 1/sms of it
+    waves = -(-nblocks // per_wave)
+    if t_sm * sms * waves <= budget_s:
+        return SampledRun(run(None), None, nblocks, nblocks, t_sm)
+    m = min(MAX_SAMPLED_WAVES, waves)
+    stride = min(sms, max(1, math.ceil(m * sms * t_sm / budget_s)))
+    if stride == sms:
+        m = max(1, min(m, int(budget_s / t_sm)))
+    sample = BlockSample(sm_stride=stride, waves=m)
+    if sample.is_full(nblocks, per_wave):
+        return SampledRun(run(None), None, nblocks, nblocks, t_sm)
+    result = run(sample)
+    simulated = sum(result.caches.chunk_blocks) if result.caches else 0
+    return SampledRun(extrapolate(result, nblocks, footprint_bytes, full_l2_bytes), sample,
+                      simulated, nblocks, t_sm)
+
+
+def _scale_counters(c: Counters, factor: float) -> Counters:
+    values = {n: round(getattr(c, n) * factor) for n in COUNTER_NAMES}
+    kinds = {k: round(v * factor) for k, v in c.warp_instructions.items()}
+    return Counters(**values, warp_instructions=kinds)
+
+
+def extrapolate_totals(chunk_totals: tuple[tuple[int, ...], ...], chunk_blocks: tuple[int, ...],
+                       nblocks: int, per_wave: int) -> tuple[float, ...]:
+    """The cache totals (TOTAL_FIELDS order) of the whole launch from per-wave snapshots
+    (module docstring); chunk i is wave i."""
+    deltas = [tuple(b - a for a, b in zip(chunk_totals[i], chunk_totals[i + 1], strict=True))
+              for i in range(len(chunk_blocks))]
+    first_real = min(per_wave, nblocks)
+    if len(deltas) == 1:
+        return tuple(d / chunk_blocks[0] * nblocks for d in deltas[0])
+    later_blocks = sum(chunk_blocks[1:])
+    return tuple(deltas[0][f] * first_real / chunk_blocks[0]
+                 + (nblocks - first_real) * sum(d[f] for d in deltas[1:]) / later_blocks
+                 for f in range(len(TOTAL_FIELDS)))
+
+
+def extrapolate(result: SimResult, nblocks: int, footprint_bytes: int | None = None,
+                full_l2_bytes: int | None = None) -> SimResult:
+    """`result` of a sampled run, as the whole launch (module docstring); `footprint_bytes`,
+    the bytes of the launch's arrays, bounds DRAM reads when they fit in `full_l2_bytes`."""
+    rep = result.caches
+    assert rep is not None and rep.chunk_blocks
+    simulated = sum(rep.chunk_blocks)
+    factor = nblocks / simulated
+    t = dict(zip(TOTAL_FIELDS, extrapolate_totals(rep.chunk_totals, rep.chunk_blocks, nblocks,
+                                                   rep.config.blocks_per_wave), strict=True))
+    fits = footprint_bytes is not None and full_l2_bytes is not None \
+        and footprint_bytes <= full_l2_bytes
+    if fits:  # when all fits, nothing is evicted: dirty data stays in the L2
+        t["dram_write"] = 0.0
+    elif full_l2_bytes is not None:
+        dirty_end = rep.l2_dirty_bytes_at_end / SECTOR_BYTES
+        made = (rep.dram_bytes_written / SECTOR_BYTES + dirty_end) * factor
+        brought = rep.dram_bytes_read / SECTOR_BYTES + dirty_end
+        share = dirty_end / brought if brought else 0.0
+        t["dram_write"] = max(t["dram_write"], made - share * full_l2_bytes / SECTOR_BYTES)
+    if fits:
+        cap = footprint_bytes / SECTOR_BYTES
+        if t["dram_read"] > cap > 0:
+            misses = (t["l2_lookups"] - t["l2_hits"]) * cap / t["dram_read"]
+            t["l2_hits"] = t["l2_lookups"] - misses
+            t["dram_read"] = cap
+    scaled = dataclasses.replace(
+        rep,
+        l1_load_hit_rate=t["l1_hits"] / t["l1_lookups"] if t["l1_lookups"] else None,
+        l2_hit_rate=t["l2_hits"] / t["l2_lookups"] if t["l2_lookups"] else None,
+        l2_bytes_read=round(t["l2_read"] * SECTOR_BYTES),
+        l2_bytes_written=round(t["l2_write"] * SECTOR_BYTES),
+        dram_bytes_read=round(t["dram_read"] * SECTOR_BYTES),
+        dram_bytes_written=round(t["dram_write"] * SECTOR_BYTES),
+        global_wavefronts=round(t["wavefronts"]),
+        per_site={line: dataclasses.replace(
+            s, l2_bytes_read=round(s.l2_bytes_read * factor),
+            l2_bytes_written=round(s.l2_bytes_written * factor),
+            dram_bytes_read=round(s.dram_bytes_read * factor)) for line, s in rep.per_site.items()},
+    )
+    return dataclasses.replace(
+        result, counters=_scale_counters(result.counters, factor),
+        per_site={k: _scale_counters(v, factor) for k, v in result.per_site.items()},
+        inlined={k: _scale_counters(v, factor) for k, v in result.inlined.items()},
+        caches=scaled)
+

@@ -1,0 +1,41 @@
+"""A run's time on a product: the counted (or extrapolated) work of a SimResult, the occupancy
+it ran at, and the product, into the time model (model/time_model.py)."""
+
+from __future__ import annotations
+
+from perfcalc.model.time_model import KernelWork, TimePrediction, predict_time
+from perfcalc.sim.launch import SimResult
+from perfcalc.specs.arch import Arch
+from perfcalc.specs.gpu import Gpu
+from perfcalc.specs.timing import timing_rates
+
+
+def kernel_work(result: SimResult, active_blocks_per_sm: int) -> KernelWork:
+    """The time model's input from a run with a cache model (run_kernel(caches=...))."""
+    c, rep = result.counters, result.caches
+    kinds = c.warp_instructions
+    if rep is not None:
+        wavefronts = rep.global_wavefronts
+        l2_bytes = rep.l2_bytes_read + rep.l2_bytes_written
+        dram_r, dram_w = rep.dram_bytes_read, rep.dram_bytes_written
+        h1, h2 = rep.l1_load_hit_rate, rep.l2_hit_rate
+    else:  # no cache model: every transaction goes to DRAM, one wavefront per 4 sectors
+        sectors = c.global_load_transactions + c.global_store_transactions
+        wavefronts = max(c.global_load_requests + c.global_store_requests, -(-sectors // 4))
+        l2_bytes = c.global_load_bytes + c.global_store_bytes
+        dram_r, dram_w = c.global_load_bytes, c.global_store_bytes
+        h1 = h2 = None
+    return KernelWork(
+        blocks=result.launch.blocks, warps_per_block=result.launch.warps_per_block,
+        active_blocks_per_sm=active_blocks_per_sm,
+        warp_instructions=sum(kinds.values()), fp32_warp_instructions=kinds.get("fp32", 0),
+        fp64_warp_instructions=kinds.get("fp64", 0),
+        global_load_requests=c.global_load_requests, global_wavefronts=wavefronts,
+        shared_wavefronts=c.shared_load_wavefronts + c.shared_store_wavefronts,
+        l2_bytes=l2_bytes, dram_bytes_read=dram_r, dram_bytes_written=dram_w,
+        l1_hit_rate=h1, l2_hit_rate=h2, flops=c.flops)
+
+
+def run_time(result: SimResult, active_blocks_per_sm: int, gpu: Gpu, arch: Arch) -> TimePrediction:
+    """The predicted time of the run `result` on `gpu`."""
+    return predict_time(kernel_work(result, active_blocks_per_sm), gpu, arch, timing_rates(arch))

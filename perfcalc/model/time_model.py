@@ -1,0 +1,189 @@
+"""How long a launch takes on a product, and which unit limits it: the one time model (issue #9).
+
+    T = launch overhead + max(throughput terms, latency term)
+
+Throughput terms, each the time one unit needs for the kernel's counted work:
+- DRAM: bytes read / (bandwidth x read efficiency) + bytes written / (bandwidth x write
+  efficiency), the bytes from the L1/L2 model;
+- L2: bytes L1 sends to L2 (misses, stores, atomics) / (L2 bytes per SM per clock x SMs x clock);
+- L1/shared data array: global wavefronts (one per warp and 128-byte line an instruction touches)
+  plus shared-memory wavefronts, at one wavefront per clock per SM;
+- instruction issue: warp instructions / (warp instructions per SM per clock x SMs x clock);
+- FP32 / FP64 pipes: warp instructions of the kind x 32 lanes / (lanes per SM per clock x SMs x
+  clock).
+Per-SM terms are taken on the busiest SM: a grid of B blocks puts ceil(B / SMs) blocks on some SM
+(the partial last wave); DRAM and L2 are shared by all SMs.
+
+Latency term (Little's law, Volkov 2016, reference/perfmodel.md b4): a warp waits for each of its
+global loads; the resident warps of an SM wait side by side, so the SM needs
+waves x loads per warp x mean load latency, waves = ceil(B / (blocks per SM x SMs)), mean latency
+= L1 hit rate x L1 latency + misses x (L2 hit rate x L2 latency + L2 misses x DRAM latency). It
+assumes one load in flight per warp (no independent loads overlapped): an upper estimate where the
+compiler batches loads.
+
+Every rate is from devices/timing.yaml (sources there) or the product (devices/products.yaml);
+nothing is fitted to a kernel.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from perfcalc.errors import InputError
+from perfcalc.specs.arch import Arch
+from perfcalc.specs.gpu import Gpu
+from perfcalc.specs.timing import TimingRates
+
+
+@dataclass(frozen=True)
+class KernelWork:
+    """What a launch does, counted (or extrapolated from a sample): the time model's input."""
+
+    blocks: int
+    warps_per_block: int
+    active_blocks_per_sm: int
+    warp_instructions: int
+    fp32_warp_instructions: int
+    fp64_warp_instructions: int
+    global_load_requests: int
+    global_wavefronts: int
+    shared_wavefronts: int
+    l2_bytes: int
+    dram_bytes_read: int
+    dram_bytes_written: int
+    l1_hit_rate: float | None
+    l2_hit_rate: float | None
+    flops: int
+
+
+@dataclass(frozen=True)
+class Term:
+    """One unit's time for the kernel, with the formula and inputs that give it."""
+
+    name: str
+    seconds: float
+    formula: str
+
+
+@dataclass(frozen=True)
+class TimePrediction:
+    """The predicted time, the limiting unit, and every term it was the largest of."""
+
+    gpu: str
+    compute_capability: str
+    predicted_time_s: float
+    launch_overhead_s: float
+    bound: str
+    bound_detail: str
+    terms: tuple[Term, ...]
+    omitted: tuple[str, ...]
+    waves: int
+    achieved_gflops: float
+    achieved_gbps: float
+    dram_bytes_read: int
+    dram_bytes_written: int
+    l1_hit_rate: float | None
+    l2_hit_rate: float | None
+
+
+def _check(work: KernelWork) -> None:
+    if work.blocks < 1 or work.warps_per_block < 1:
+        raise InputError(f"a time needs at least one block and one warp, got {work.blocks} "
+                         f"blocks of {work.warps_per_block} warps")
+    if work.active_blocks_per_sm < 1:
+        raise InputError("the kernel cannot run: 0 blocks fit on an SM (see occupancy limiters)")
+
+
+def mean_load_latency_cycles(work: KernelWork, rates: TimingRates, clock_hz: float) -> float:
+    """Hit-rate-weighted load latency in SM cycles; a level without a sourced latency (or a
+    GPU without that cache) is charged the next level's."""
+    dram = (rates.dram_latency_ns * 1e-9 * clock_hz if rates.dram_latency_ns is not None
+            else rates.dram_latency_cycles)
+    l2 = rates.l2_latency_cycles if rates.l2_latency_cycles is not None else dram
+    l1 = rates.l1_latency_cycles if rates.l1_latency_cycles is not None else l2
+    h2 = work.l2_hit_rate or 0.0
+    h1 = work.l1_hit_rate or 0.0
+    return h1 * l1 + (1 - h1) * (h2 * l2 + (1 - h2) * dram)
+
+
+def predict_time(work: KernelWork, gpu: Gpu, arch: Arch, rates: TimingRates) -> TimePrediction:
+    """The time model (module docstring) for `work` on `gpu`."""
+    _check(work)
+    sms, clock = gpu.sm_count, gpu.peak_clock_mhz * 1e6
+    busiest = math.ceil(work.blocks / sms) / (work.blocks / sms)
+    per_sm = f"/ ({sms} SMs x {gpu.peak_clock_mhz:g} MHz) x busiest-SM factor {busiest:.4g}"
+    terms: list[Term] = []
+    omitted: list[str] = []
+    bw = gpu.memory_bandwidth_gbs * 1e9
+    read_s = work.dram_bytes_read / (bw * rates.dram_read_efficiency)
+    write_s = work.dram_bytes_written / (bw * rates.dram_write_efficiency)
+    terms.append(Term("DRAM bandwidth", read_s + write_s,
+                      f"{work.dram_bytes_read} B read / ({gpu.memory_bandwidth_gbs:g} GB/s x "
+                      f"{rates.dram_read_efficiency:g}) + {work.dram_bytes_written} B written / "
+                      f"({gpu.memory_bandwidth_gbs:g} GB/s x {rates.dram_write_efficiency:g})"))
+    if rates.l2_bytes_per_sm_per_clock is not None and gpu.l2_cache_kb:
+        l2_rate = rates.l2_bytes_per_sm_per_clock * sms * clock
+        terms.append(Term("L2 bandwidth", work.l2_bytes / l2_rate,
+                          f"{work.l2_bytes} B / ({rates.l2_bytes_per_sm_per_clock:g} B per SM "
+                          f"per clock x {sms} SMs x {gpu.peak_clock_mhz:g} MHz)"))
+    else:
+        omitted.append(f"L2 bandwidth (no sourced L2 rate for CC {arch.compute_capability})")
+    shared_cycles = work.shared_wavefronts * arch.shared_family.cycles_per_wavefront
+    if rates.l1_bytes_per_sm_per_clock is not None:
+        cycles = work.global_wavefronts * (128 / rates.l1_bytes_per_sm_per_clock) + shared_cycles
+        terms.append(Term("L1/shared wavefronts", cycles / (sms * clock) * busiest,
+                          f"({work.global_wavefronts} global + {work.shared_wavefronts} shared "
+                          f"wavefronts) {per_sm}"))
+    else:
+        omitted.append(f"L1 wavefronts (no sourced L1 rate for CC {arch.compute_capability})")
+        terms.append(Term("shared-memory wavefronts", shared_cycles / (sms * clock) * busiest,
+                          f"{work.shared_wavefronts} wavefronts x "
+                          f"{arch.shared_family.cycles_per_wavefront} cycles {per_sm}"))
+    issue = rates.issue_per_sm_per_clock
+    terms.append(Term("instruction issue", work.warp_instructions / (issue * sms * clock) * busiest,
+                      f"{work.warp_instructions} warp instructions / {issue:g} per SM per "
+                      f"clock {per_sm}"))
+    lanes = gpu.fp32_cores_per_sm
+    terms.append(Term("FP32 pipe", work.fp32_warp_instructions * 32 / (lanes * sms * clock)
+                      * busiest, f"{work.fp32_warp_instructions} warp instructions x 32 / "
+                      f"{lanes} lanes per SM per clock {per_sm}"))
+    if work.fp64_warp_instructions:
+        if gpu.fp64_results_per_sm_per_clock:
+            r64 = gpu.fp64_results_per_sm_per_clock
+            terms.append(Term("FP64 pipe", work.fp64_warp_instructions * 32 / (r64 * sms * clock)
+                              * busiest, f"{work.fp64_warp_instructions} warp instructions x "
+                              f"32 / {r64} results per SM per clock {per_sm}"))
+        else:
+            omitted.append(f"FP64 pipe ({gpu.name}: no sourced FP64 rate)")
+    per_wave = work.active_blocks_per_sm * sms
+    waves = math.ceil(work.blocks / per_wave)
+    warps = work.blocks * work.warps_per_block
+    loads_per_warp = work.global_load_requests / warps
+    latency = mean_load_latency_cycles(work, rates, clock)
+    terms.append(Term("memory latency", waves * loads_per_warp * latency / clock,
+                      f"{waves} waves x {loads_per_warp:.6g} loads per warp x {latency:.4g} "
+                      f"cycles mean latency / {gpu.peak_clock_mhz:g} MHz"))
+    top = max(terms, key=lambda t: t.seconds)
+    total = rates.launch_overhead_s + top.seconds
+    dram_bytes = work.dram_bytes_read + work.dram_bytes_written
+    return TimePrediction(
+        gpu=gpu.key, compute_capability=arch.compute_capability, predicted_time_s=total,
+        launch_overhead_s=rates.launch_overhead_s, bound=top.name,
+        bound_detail=_detail(top, work, gpu, total), terms=tuple(terms),
+        omitted=tuple(omitted), waves=waves, achieved_gflops=work.flops / total / 1e9,
+        achieved_gbps=dram_bytes / total / 1e9, dram_bytes_read=work.dram_bytes_read,
+        dram_bytes_written=work.dram_bytes_written, l1_hit_rate=work.l1_hit_rate,
+        l2_hit_rate=work.l2_hit_rate)
+
+
+def _detail(top: Term, work: KernelWork, gpu: Gpu, total: float) -> str:
+    """'limited by DRAM bandwidth: 2.61 TB/s of 3.35' and the like."""
+    if top.name == "DRAM bandwidth" and top.seconds > 0:
+        rate = (work.dram_bytes_read + work.dram_bytes_written) / top.seconds / 1e12
+        return (f"limited by DRAM bandwidth: {rate:.3g} TB/s of "
+                f"{gpu.memory_bandwidth_gbs / 1000:.3g}")
+    if top.name == "FP32 pipe" and top.seconds > 0:
+        return (f"limited by the FP32 pipe: {work.flops / top.seconds / 1e12:.3g} TFLOP/s of "
+                f"{gpu.peak_fp32_gflops / 1000:.3g}")
+    return f"limited by {top.name} ({top.seconds * 1e6:.4g} us of {total * 1e6:.4g} us)"

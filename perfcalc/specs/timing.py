@@ -1,0 +1,87 @@
+"""The time model's rates per compute capability (devices/timing.yaml), with their sources.
+
+A CC's entry replaces the `default` keys it names; null means no source gave the figure for
+that CC, and the time model leaves that term out (and says so) rather than guess.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cache
+
+from perfcalc.errors import SpecError
+from perfcalc.specs.arch import Arch
+from perfcalc.specs.registry import devices_dir
+from perfcalc.specs.yaml_load import read_mapping
+
+_KEYS = ("issue_per_sm_per_clock_by_major", "l1_bytes_per_sm_per_clock",
+         "l2_bytes_per_sm_per_clock", "dram_read_efficiency", "dram_write_efficiency",
+         "dram_latency_ns", "dram_latency_cycles", "l2_latency_cycles", "l1_latency_cycles",
+         "launch_overhead_s", "sources")
+
+
+@dataclass(frozen=True)
+class TimingRates:
+    """One CC's rates (None: not sourced for this CC) and where each comes from."""
+
+    compute_capability: str
+    issue_per_sm_per_clock: float
+    l1_bytes_per_sm_per_clock: float | None
+    l2_bytes_per_sm_per_clock: float | None
+    dram_read_efficiency: float
+    dram_write_efficiency: float
+    dram_latency_ns: float | None
+    dram_latency_cycles: float
+    l2_latency_cycles: float | None
+    l1_latency_cycles: float | None
+    launch_overhead_s: float
+    sources: tuple[str, ...]
+
+
+@cache
+def _table() -> dict:
+    return read_mapping(devices_dir() / "timing.yaml")
+
+
+def _fraction(value: object, key: str) -> float:
+    if not isinstance(value, (int, float)) or not 0 < value <= 1:
+        raise SpecError(f"devices/timing.yaml: {key} must be a fraction in (0, 1], got {value!r}")
+    return float(value)
+
+
+def _positive(value: object, key: str) -> float | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
+        raise SpecError(f"devices/timing.yaml: {key} must be a number > 0 or null, got {value!r}")
+    return float(value)
+
+
+def timing_rates(arch: Arch) -> TimingRates:
+    """The rates for `arch`'s compute capability (default keys, then the CC's own)."""
+    table = _table()
+    merged = dict(table.get("default") or {})
+    own = (table.get("cc") or {}).get(arch.compute_capability) or {}
+    unknown = set(own) - set(_KEYS)
+    if unknown:
+        raise SpecError(f"devices/timing.yaml: unknown key(s) {sorted(unknown)} for CC "
+                        f"{arch.compute_capability}; known: {', '.join(_KEYS)}")
+    sources = tuple(merged.get("sources") or ()) + tuple(own.get("sources") or ())
+    merged.update(own)
+    by_major = merged["issue_per_sm_per_clock_by_major"]
+    if arch.major not in by_major:
+        raise SpecError(f"devices/timing.yaml: no issue rate for CC major {arch.major}")
+    return TimingRates(
+        compute_capability=arch.compute_capability,
+        issue_per_sm_per_clock=float(by_major[arch.major]),
+        l1_bytes_per_sm_per_clock=_positive(merged["l1_bytes_per_sm_per_clock"], "l1 rate"),
+        l2_bytes_per_sm_per_clock=_positive(merged["l2_bytes_per_sm_per_clock"], "l2 rate"),
+        dram_read_efficiency=_fraction(merged["dram_read_efficiency"], "dram_read_efficiency"),
+        dram_write_efficiency=_fraction(merged["dram_write_efficiency"], "dram_write_efficiency"),
+        dram_latency_ns=_positive(merged["dram_latency_ns"], "dram_latency_ns"),
+        dram_latency_cycles=float(merged["dram_latency_cycles"]),
+        l2_latency_cycles=_positive(merged["l2_latency_cycles"], "l2_latency_cycles"),
+        l1_latency_cycles=_positive(merged["l1_latency_cycles"], "l1_latency_cycles"),
+        launch_overhead_s=float(merged["launch_overhead_s"]),
+        sources=sources,
+    )
