@@ -32,6 +32,7 @@ def kernel_work(result: SimResult, active_blocks_per_sm: int) -> KernelWork:
         fp64_warp_instructions=kinds.get("fp64", 0),
         global_load_requests=c.global_load_requests, global_wavefronts=wavefronts,
         shared_wavefronts=c.shared_load_wavefronts + c.shared_store_wavefronts,
+        shared_load_requests=c.shared_load_requests,
         l2_bytes=l2_bytes, dram_bytes_read=dram_r, dram_bytes_written=dram_w,
         l1_hit_rate=h1, l2_hit_rate=h2, flops=c.flops)
 

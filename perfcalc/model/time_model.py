@@ -5,7 +5,8 @@
 Throughput terms, each the time one unit needs for the kernel's counted work:
 - DRAM: bytes read / (bandwidth x read efficiency) + bytes written / (bandwidth x write
   efficiency), the bytes from the L1/L2 model;
-- L2: bytes L1 sends to L2 (misses, stores, atomics) / (L2 bytes per SM per clock x SMs x clock);
+- L2: bytes L1 sends to L2 (misses, stores, atomics) / L2 bandwidth (the product's measured
+  figure, else L2 bytes per SM per clock x SMs x clock);
 - L1/shared data array: global wavefronts (one per warp and 128-byte line an instruction touches)
   plus shared-memory wavefronts, at one wavefront per clock per SM;
 - instruction issue: warp instructions / (warp instructions per SM per clock x SMs x clock);
@@ -15,11 +16,11 @@ Per-SM terms are taken on the busiest SM: a grid of B blocks puts ceil(B / SMs) 
 (the partial last wave); DRAM and L2 are shared by all SMs.
 
 Latency term (Little's law, Volkov 2016, reference/perfmodel.md b4): a warp waits for each of its
-global loads; the resident warps of an SM wait side by side, so the SM needs
-waves x loads per warp x mean load latency, waves = ceil(B / (blocks per SM x SMs)), mean latency
-= L1 hit rate x L1 latency + misses x (L2 hit rate x L2 latency + L2 misses x DRAM latency). It
-assumes one load in flight per warp (no independent loads overlapped): an upper estimate where the
-compiler batches loads.
+global and shared loads; the resident warps of an SM wait side by side, so the SM needs
+waves x (global loads per warp x mean global latency + shared loads per warp x shared latency),
+waves = ceil(B / (blocks per SM x SMs)), mean global latency = L1 hit rate x L1 latency + misses x
+(L2 hit rate x L2 latency + L2 misses x DRAM latency). It assumes one load in flight per warp (no
+independent loads overlapped): an upper estimate where the compiler batches loads.
 
 Every rate is from devices/timing.yaml (sources there) or the product (devices/products.yaml);
 nothing is fitted to a kernel.
@@ -49,6 +50,7 @@ class KernelWork:
     global_load_requests: int
     global_wavefronts: int
     shared_wavefronts: int
+    shared_load_requests: int
     l2_bytes: int
     dram_bytes_read: int
     dram_bytes_written: int
@@ -122,7 +124,11 @@ def predict_time(work: KernelWork, gpu: Gpu, arch: Arch, rates: TimingRates) -> 
                       f"{work.dram_bytes_read} B read / ({gpu.memory_bandwidth_gbs:g} GB/s x "
                       f"{rates.dram_read_efficiency:g}) + {work.dram_bytes_written} B written / "
                       f"({gpu.memory_bandwidth_gbs:g} GB/s x {rates.dram_write_efficiency:g})"))
-    if rates.l2_bytes_per_sm_per_clock is not None and gpu.l2_cache_kb:
+    if gpu.l2_bandwidth_gbs is not None and gpu.l2_cache_kb:
+        terms.append(Term("L2 bandwidth", work.l2_bytes / (gpu.l2_bandwidth_gbs * 1e9),
+                          f"{work.l2_bytes} B / {gpu.l2_bandwidth_gbs:g} GB/s (measured, "
+                          f"products.yaml)"))
+    elif rates.l2_bytes_per_sm_per_clock is not None and gpu.l2_cache_kb:
         l2_rate = rates.l2_bytes_per_sm_per_clock * sms * clock
         terms.append(Term("L2 bandwidth", work.l2_bytes / l2_rate,
                           f"{work.l2_bytes} B / ({rates.l2_bytes_per_sm_per_clock:g} B per SM "
@@ -161,9 +167,13 @@ def predict_time(work: KernelWork, gpu: Gpu, arch: Arch, rates: TimingRates) -> 
     warps = work.blocks * work.warps_per_block
     loads_per_warp = work.global_load_requests / warps
     latency = mean_load_latency_cycles(work, rates, clock)
-    terms.append(Term("memory latency", waves * loads_per_warp * latency / clock,
-                      f"{waves} waves x {loads_per_warp:.6g} loads per warp x {latency:.4g} "
-                      f"cycles mean latency / {gpu.peak_clock_mhz:g} MHz"))
+    shared_per_warp = work.shared_load_requests / warps
+    shared_lat = rates.shared_latency_cycles or 0.0
+    chain = loads_per_warp * latency + shared_per_warp * shared_lat
+    terms.append(Term("memory latency", waves * chain / clock,
+                      f"{waves} waves x ({loads_per_warp:.6g} global loads per warp x "
+                      f"{latency:.4g} cycles mean latency + {shared_per_warp:.6g} shared loads x "
+                      f"{shared_lat:g} cycles) / {gpu.peak_clock_mhz:g} MHz"))
     top = max(terms, key=lambda t: t.seconds)
     total = rates.launch_overhead_s + top.seconds
     dram_bytes = work.dram_bytes_read + work.dram_bytes_written

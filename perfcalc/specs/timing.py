@@ -17,7 +17,7 @@ from perfcalc.specs.yaml_load import read_mapping
 _KEYS = ("issue_per_sm_per_clock_by_major", "l1_bytes_per_sm_per_clock",
          "l2_bytes_per_sm_per_clock", "dram_read_efficiency", "dram_write_efficiency",
          "dram_latency_ns", "dram_latency_cycles", "l2_latency_cycles", "l1_latency_cycles",
-         "launch_overhead_s", "sources")
+         "shared_latency_cycles", "launch_overhead_s", "sources")
 
 
 @dataclass(frozen=True)
@@ -34,6 +34,7 @@ class TimingRates:
     dram_latency_cycles: float
     l2_latency_cycles: float | None
     l1_latency_cycles: float | None
+    shared_latency_cycles: float | None
     launch_overhead_s: float
     sources: tuple[str, ...]
 
@@ -82,6 +83,7 @@ def timing_rates(arch: Arch) -> TimingRates:
         dram_latency_cycles=float(merged["dram_latency_cycles"]),
         l2_latency_cycles=_positive(merged["l2_latency_cycles"], "l2_latency_cycles"),
         l1_latency_cycles=_positive(merged["l1_latency_cycles"], "l1_latency_cycles"),
+        shared_latency_cycles=_positive(merged["shared_latency_cycles"], "shared_latency_cycles"),
         launch_overhead_s=float(merged["launch_overhead_s"]),
         sources=sources,
     )
