@@ -65,16 +65,18 @@ def test_matmul_csv_for_a_spreadsheet(tmp_path):
 
 
 def test_matmul_json_rows_have_exactly_the_issue_keys():
-    """Issue #5: {"rows": [...]}, one row per variant, keys exactly as listed."""
+    """Issue #5: {"rows": [...]}, one row per variant, keys exactly as listed; issue #9 adds the
+    GPU and CC each row is for."""
     data = json.loads(_ok(["matmul", "--width", "256", "--gpu", "v100", "--no-simulate",
                            "--format", "json"]).stdout)
     assert list(data) == ["rows"]
     assert [r["variant"] for r in data["rows"]] == ["naive", "tiled"]
     for row in data["rows"]:
-        assert tuple(row) == MATMUL_ROW_KEYS
+        assert tuple(row) == ("gpu", "cc", *MATMUL_ROW_KEYS)
+        assert (row["gpu"], row["cc"]) == ("v100", "7.0")
         assert row["simulated"] is None and row["result_check"] is None
         assert row["predicted"]["flops"] == 2 * 256 ** 3
-        assert row["bound"] == "memory" and row["predicted_time_s"] > 0
+        assert row["roofline_bound"] == "memory" and row["predicted_time_s"] > 0
 
 
 def test_matmul_with_cc_only_has_no_product_figures():
@@ -102,7 +104,8 @@ def test_matmul_default_is_the_g80_and_explain_shows_formulas():
     (["--width", "100", "--tile", "16"], "width 100 is not a multiple of tile 16"),
     (["--gpu", "gtx9999"], "unknown GPU 'gtx9999'"),
     (["--gpu", "v100", "--cc", "9.0"], "--gpu v100 is CC 7.0 (devices/products.yaml) but --cc"),
-    (["--cc", "9.0", "--latency-cycles", "0"], "memory latency 0 cycles must be > 0"),
+    (["--cc", "9.0", "--latency-cycles", "0"], "memory latency 0 cycles must be a finite number > 0"),
+    (["--cc", "9.0", "--latency-cycles", "inf"], "memory latency inf cycles must be a finite"),
     (["--tile", "32", "--cc", "1.0"], "max_threads_per_block 512"),
 ])
 def test_matmul_bad_input_is_one_line(args, message):

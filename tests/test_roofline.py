@@ -11,7 +11,7 @@ import pytest
 
 from perfcalc.errors import InputError
 from perfcalc.model.roofline import attainable, cgma, intensity, place, roofline
-from perfcalc.model.timing import estimate_time, time_lower_bound
+from perfcalc.model.timing import time_lower_bound
 from perfcalc.specs import get_arch, get_gpu, resolve_device
 
 
@@ -86,60 +86,3 @@ def test_time_lower_bound_is_the_larger_of_compute_and_memory_time():
     assert time_lower_bound(flops, moved, 345.6, 86.4) == pytest.approx(moved / 86.4e9)
     assert time_lower_bound(flops, 1.0, 345.6, 86.4) == pytest.approx(flops / 345.6e9)
 
-
-def _h100(warps, **kw):
-    args = dict(flops=1e9, dram_bytes=1e9, peak_gflops=66908.2, bandwidth_gbs=3352,
-                clock_mhz=1980, sm_count=132, active_warps_per_sm=warps, active_blocks_per_sm=1,
-                blocks=132, bytes_per_warp_request=128, latency_cycles=600)
-    args.update(kw)
-    return estimate_time(**args)
-
-
-def test_littles_law_matches_the_h100_worked_example():
-    """perfmodel.md b4: H100 SXM 3352 GB/s / 132 SMs / 1.98 GHz = 12.8 B per cycle per SM; x 600
-    cycles = 7.7 KB in flight per SM = 60 coalesced 128-byte warp loads, close to the 64-warp
-    limit. So 64 warps with one load each hide the latency; 32 warps hide 32 / 60.1 of it."""
-    full = _h100(64)
-    per_sm = full.bytes_in_flight_needed / 132
-    assert per_sm / 600 == pytest.approx(12.8, abs=0.05)
-    assert per_sm / 128 == pytest.approx(60.1, abs=0.05)
-    assert full.latency_hiding == 1.0 and full.limited_by == "memory bandwidth"
-    half = _h100(32)
-    assert half.latency_hiding == pytest.approx(32 / (per_sm / 128))
-    assert half.limited_by == "memory latency"
-    assert half.estimated_time_s == pytest.approx(full.memory_time_s / half.latency_hiding)
-
-
-def test_partial_last_wave_stretches_the_estimate():
-    """133 blocks at 1 block per SM on 132 SMs take 2 waves; the second is 1/132 full, so the
-    efficiency is 133 / 264 and the time doubles (less one block's worth)."""
-    one = _h100(64, blocks=132)
-    two = _h100(64, blocks=133)
-    assert (one.waves, two.waves) == (1, 2)
-    assert two.wave_efficiency == pytest.approx(133 / 264)
-    assert two.estimated_time_s == pytest.approx(one.estimated_time_s * 264 / 133)
-
-
-def test_a_kernel_that_cannot_launch_has_no_time():
-    with pytest.raises(InputError, match="0 blocks fit on an SM"):
-        _h100(0, active_blocks_per_sm=0)
-
-
-def test_lower_bound_uses_compulsory_bytes_and_the_estimate_transaction_bytes():
-    """A cache can at best read each input once (perfmodel.md a1 'bytes moved to/from that
-    level'), so the bound uses the compulsory bytes; the estimate uses the transaction bytes.
-    10 GB of transactions, 1 GB compulsory, 3352 GB/s: bound 0.298 ms, estimate 2.98 ms."""
-    t = _h100(64, flops=1.0, dram_bytes=10e9, compulsory_bytes=1e9)
-    assert t.lower_bound_s == pytest.approx(1e9 / 3352e9)
-    assert t.estimated_time_s == pytest.approx(10e9 / 3352e9)
-
-
-def test_shared_memory_time_counts_wavefronts_per_sm_clock():
-    """One wavefront per SM per bank cycle (Programming Guide: a bank serves 32 bits per clock
-    on 5.x+, per two clocks on 1.x/2.x). 132 SMs x 1.98 GHz: 2.6136e11 wavefronts/s, so
-    2.6136e8 wavefronts take 1 ms, twice that at 2 cycles each."""
-    t = _h100(64, flops=1.0, dram_bytes=1.0, shared_wavefronts=2.6136e8)
-    assert t.shared_time_s == pytest.approx(1e-3)
-    assert t.limited_by == "shared memory" and t.estimated_time_s == pytest.approx(1e-3)
-    assert _h100(64, shared_wavefronts=2.6136e8, cycles_per_wavefront=2).shared_time_s == (
-        pytest.approx(2e-3))

@@ -3,7 +3,8 @@
 Which blocks: memory/block_sample.BlockSample, the leading waves of every k-th SM. How many: a
 pilot runs SM 0's blocks of the first wave and is timed; if the whole launch would take no more
 than the budget at that pace it runs whole (exact), else k and the number of waves are chosen so
-the sample fits the budget (at least the first wave of at least one SM).
+the sample fits the budget (at least the first wave of at least one SM). The budget counts
+simulation time only (the cache model's clock per chunk), not compiling or making inputs.
 
 Extrapolation:
 - counters (requests, sectors, wavefronts, flops, instructions...) scale by launch blocks /
@@ -30,7 +31,6 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -41,7 +41,7 @@ from perfcalc.sim.counters import Counters
 from perfcalc.sim.launch import SimResult
 from perfcalc.specs.counters import COUNTER_NAMES
 
-DEFAULT_BUDGET_S = 6.0
+DEFAULT_BUDGET_S = 5.0
 MAX_SAMPLED_WAVES = 3
 # a sample: None = every block
 Runner = Callable[[BlockSample | None], SimResult]
@@ -72,20 +72,20 @@ def run_with_sampling(run: Runner, nblocks: int, footprint_bytes: int,
     """Run whole when that fits `budget_s` (or `exact`), else a sample, extrapolated."""
     if exact:
         return SampledRun(run(None), None, nblocks, nblocks, 0.0)
-    start = time.perf_counter()
     pilot = run(BlockSample(sm_stride=1 << 30, waves=1))  # SM 0's first-wave blocks only
-    t_sm = time.perf_counter() - start
     rep = pilot.caches
     assert rep is not None, "sampling needs a cache model (run with --gpu)"
+    # simulation time only (the chunk's clock), not compiling or making the inputs
+    per_block = (rep.chunk_clock[-1] - rep.chunk_clock[0]) / max(1, sum(rep.chunk_blocks))
     sms, per_wave = rep.config.sms, rep.config.blocks_per_wave
     full_l2_bytes = rep.config.l2_bytes * sms  # the pilot's model had 1/sms of it
-    waves = -(-nblocks // per_wave)
-    if t_sm * sms * waves <= budget_s:
+    t_sm = per_block * sum(rep.chunk_blocks)
+    if per_block * nblocks <= budget_s:
         return SampledRun(run(None), None, nblocks, nblocks, t_sm)
-    m = min(MAX_SAMPLED_WAVES, waves)
-    stride = min(sms, max(1, math.ceil(m * sms * t_sm / budget_s)))
-    if stride == sms:
-        m = max(1, min(m, int(budget_s / t_sm)))
+    m = min(MAX_SAMPLED_WAVES, -(-nblocks // per_wave))
+    stride = min(sms, max(1, math.ceil(per_block * min(nblocks, m * per_wave) / budget_s)))
+    if stride == sms:  # one SM's blocks per wave: as many waves as the budget allows
+        m = max(1, min(m, int(budget_s / (per_block * per_wave / sms))))
     sample = BlockSample(sm_stride=stride, waves=m)
     if sample.is_full(nblocks, per_wave):
         return SampledRun(run(None), None, nblocks, nblocks, t_sm)
@@ -113,7 +113,7 @@ def extrapolate_totals(chunk_totals: tuple[tuple[int, ...], ...], chunk_blocks: 
     later_blocks = sum(chunk_blocks[1:])
     return tuple(deltas[0][f] * first_real / chunk_blocks[0]
                  + (nblocks - first_real) * sum(d[f] for d in deltas[1:]) / later_blocks
-                 for f in range(len(TOTAL_FIELDS)))
+                 for f in range(len(chunk_totals[0])))
 
 
 def extrapolate(result: SimResult, nblocks: int, footprint_bytes: int | None = None,

@@ -14,12 +14,14 @@ def kernel_work(result: SimResult, active_blocks_per_sm: int) -> KernelWork:
     """The time model's input from a run with a cache model (run_kernel(caches=...))."""
     c, rep = result.counters, result.caches
     kinds = c.warp_instructions
+    if rep is not None and rep.config.l2_bytes == 0:  # no cache caches global data (CC 1.x)
+        rep = None
     if rep is not None:
         wavefronts = rep.global_wavefronts
         l2_bytes = rep.l2_bytes_read + rep.l2_bytes_written
         dram_r, dram_w = rep.dram_bytes_read, rep.dram_bytes_written
         h1, h2 = rep.l1_load_hit_rate, rep.l2_hit_rate
-    else:  # no cache model: every transaction goes to DRAM, one wavefront per 4 sectors
+    else:  # no (global) cache: every transaction of memory/'s rules goes to DRAM
         sectors = c.global_load_transactions + c.global_store_transactions
         wavefronts = max(c.global_load_requests + c.global_store_requests, -(-sectors // 4))
         l2_bytes = c.global_load_bytes + c.global_store_bytes
@@ -30,7 +32,8 @@ def kernel_work(result: SimResult, active_blocks_per_sm: int) -> KernelWork:
         active_blocks_per_sm=active_blocks_per_sm,
         warp_instructions=sum(kinds.values()), fp32_warp_instructions=kinds.get("fp32", 0),
         fp64_warp_instructions=kinds.get("fp64", 0),
-        global_load_requests=c.global_load_requests, global_wavefronts=wavefronts,
+        global_load_requests=kinds.get("global_load", c.global_load_requests),
+        global_wavefronts=wavefronts,
         shared_wavefronts=c.shared_load_wavefronts + c.shared_store_wavefronts,
         shared_load_requests=c.shared_load_requests,
         l2_bytes=l2_bytes, dram_bytes_read=dram_r, dram_bytes_written=dram_w,

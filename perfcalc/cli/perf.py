@@ -63,15 +63,54 @@ def _simulate(kernel: str, params: dict[str, int], arch: Any,
 
     run = run_catalog_kernel(get_kernel(kernel), params, arch, engine=engine)
     counters = {n: getattr(run.result.counters, n) for n in COUNTER_NAMES}
-    check = run.result_check
-    if check.passed:
-        verdict = "pass"
-    elif check.unwritten:
-        verdict = f"fail: {check.unwritten} output elements never written"
+    return counters, _verdict(run.result_check)
+
+
+def _simulate_on_product(kernel: str, params: dict[str, int], arch: Any, engine: str,
+                         product: Any, regs: int) -> tuple[dict[str, int], str, Any]:
+    """Run a catalog kernel with the product's L1/L2 model, sampled when large: its counters
+    (extrapolated), the result check (none when sampled) and the time model's prediction."""
+    import math
+
+    from perfcalc.analysis.caches import cache_model_factory
+    from perfcalc.analysis.sampling import run_with_sampling
+    from perfcalc.analysis.timing import run_time
+    from perfcalc.model.occupancy import occupancy
+    from perfcalc.sim.references import run_catalog_kernel
+    from perfcalc.specs.counters import COUNTER_NAMES
+    from perfcalc.specs.kernels import get_kernel, launch_geometry
+
+    spec = get_kernel(kernel)
+    grid, block, dyn = launch_geometry(spec, params)
+    threads = math.prod(block)
+    last: list[Any] = []
+
+    def run(sample: Any) -> Any:
+        factory = cache_model_factory(product, arch, threads, regs, dyn, None, sample)
+        last.append(run_catalog_kernel(spec, params, arch, engine=engine, caches=factory))
+        return last[-1].result
+
+    footprint = 4 * 2 * params["Width"] ** 2  # Md and Nd (float)
+    sampled = run_with_sampling(run, math.prod(grid), footprint)
+    result = sampled.result
+    counters = {n: getattr(result.counters, n) for n in COUNTER_NAMES}
+    if sampled.sample is None:
+        verdict = _verdict(last[-1].result_check)
     else:
-        verdict = (f"fail: max relative error {check.max_rel_error:.3g} > tolerance "
-                   f"{check.tolerance:g} {check.worst}".rstrip())
-    return counters, verdict
+        verdict = (f"not checked: {sampled.simulated_blocks} of {sampled.launch_blocks} blocks "
+                   f"sampled, counts extrapolated")
+    occ = occupancy(arch, threads, regs, static_shared_memory=result.launch.static_shared_bytes,
+                    dynamic_shared_memory=dyn)
+    return counters, verdict, run_time(result, occ.active_blocks_per_sm, product, arch)
+
+
+def _verdict(check: Any) -> str:
+    if check.passed:
+        return "pass"
+    if check.unwritten:
+        return f"fail: {check.unwritten} output elements never written"
+    return (f"fail: max relative error {check.max_rel_error:.3g} > tolerance "
+            f"{check.tolerance:g} {check.worst}".rstrip())
 
 
 def simulation_seconds(width: int, engines: tuple[str, ...] = ("source",)) -> float:
@@ -88,9 +127,10 @@ def matmul(
     regs: Annotated[int | None, typer.Option(
         "--regs", help="Registers per thread for occupancy (default: ptxas -v of the seed "
         "kernels, see --explain).")] = None,
-    latency: Annotated[float, typer.Option(
-        "--latency-cycles", help="Global memory latency for Little's law (seed 003: 200-400).")
-    ] = 400,
+    latency: Annotated[float | None, typer.Option(
+        "--latency-cycles", help="DRAM latency in cycles for Little's law (default: the CC's "
+        "measured figure in devices/timing.yaml, else seed 003's 400).")
+    ] = None,
     no_simulate: Annotated[bool, typer.Option(
         "--no-simulate", help="Skip the execution-core run (predictions only).")] = False,
     engine: Annotated[str, typer.Option(
@@ -106,7 +146,13 @@ def matmul(
     Example: perfcalc matmul --width 1024 --tile 16 --gpu g80 --no-simulate
     """
     from perfcalc.errors import InputError
-    from perfcalc.model.matmul import VARIANTS, analyze_matmul, check_shape, with_simulation
+    from perfcalc.model.matmul import (
+        VARIANTS,
+        analyze_matmul,
+        check_shape,
+        with_prediction,
+        with_simulation,
+    )
     from perfcalc.report.perf_tables import matmul_rows, matmul_tables
     from perfcalc.specs.kernels import get_kernel
 
@@ -117,7 +163,19 @@ def matmul(
     params = {"Width": width, "TILE_WIDTH": tile}
     predicted = {v: _predicted(MATMUL_KERNELS[v], params, arch) for v in VARIANTS}
     analysis = analyze_matmul(width, tile, arch, product, regs, predicted, latency)
-    if not no_simulate:
+    if not no_simulate and product is not None:
+        for v in VARIANTS:
+            vregs = analysis.variant(v).registers_per_thread
+            runs = {e: _simulate_on_product(MATMUL_KERNELS[v], params, arch, e, product, vregs)
+                    for e in engines}
+            counters, verdict, timing = runs[engines[0]]
+            if any(not r[1].startswith(("pass", "not checked")) for r in runs.values()):
+                verdict = "; ".join(f"{e}: {r[1]}" for e, r in runs.items())
+            analysis = with_simulation(
+                analysis, v, counters, verdict, engines[0],
+                {e: r[0] for e, r in runs.items()} if len(engines) > 1 else None)
+            analysis = with_prediction(analysis, v, timing)
+    elif not no_simulate:
         seconds = simulation_seconds(width, tuple(engines))
         if seconds > REFUSE_ABOVE_S:
             raise InputError(

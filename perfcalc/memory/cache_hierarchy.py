@@ -28,7 +28,8 @@ the occupancy model chose; the L2's is the product's `l2_cache_kb`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import time
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -90,6 +91,8 @@ class CacheReport:
     # block count: what block sampling extrapolates from (analysis/sampling.py)
     chunk_totals: tuple[tuple[int, ...], ...] = ()
     chunk_blocks: tuple[int, ...] = ()
+    # wall-clock seconds at each chunk's start and at the end (what a chunk costs to simulate)
+    chunk_clock: tuple[float, ...] = field(default=(), compare=False)
 
 
 # the running totals CacheHierarchy keeps, in order (sectors, except wavefronts)
@@ -122,6 +125,7 @@ class CacheHierarchy:
         self.wavefronts = 0
         self.chunk_totals: list[tuple[int, ...]] = []
         self.chunk_blocks: list[int] = []
+        self.chunk_clock: list[float] = []
         self._block_ids = np.zeros(1, dtype=np.int64)
         self._lanes_per_block = 32
 
@@ -129,6 +133,7 @@ class CacheHierarchy:
         """The blocks (in lane order) the following accesses' lanes belong to."""
         self.chunk_totals.append(tuple(self._totals()))
         self.chunk_blocks.append(int(np.asarray(block_ids).size))
+        self.chunk_clock.append(time.perf_counter())
         self._block_ids = np.asarray(block_ids, dtype=np.int64)
         self._lanes_per_block = int(lanes_per_block)
 
@@ -228,6 +233,7 @@ class CacheHierarchy:
             global_wavefronts=self.wavefronts,
             chunk_totals=(*self.chunk_totals, tuple(self._totals())),
             chunk_blocks=tuple(self.chunk_blocks),
+            chunk_clock=(*self.chunk_clock, time.perf_counter()),
             per_site={line: SiteCaches(
                 l1_load_hit_rate=_rate(v[0], v[1]), l2_hit_rate=_rate(v[2], v[3]),
                 l2_bytes_read=v[4] * SECTOR_BYTES, l2_bytes_written=v[5] * SECTOR_BYTES,

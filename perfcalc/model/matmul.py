@@ -16,10 +16,12 @@ from dataclasses import dataclass
 
 from perfcalc.errors import InputError
 from perfcalc.model.occupancy import occupancy
-from perfcalc.model.roofline import attainable, cgma_bound_gflops, shared_cycles_per_wavefront
-from perfcalc.model.timing import DEFAULT_LATENCY_CYCLES, TimeEstimate, estimate_time
+from perfcalc.model.roofline import attainable, cgma_bound_gflops
+from perfcalc.model.time_model import KernelWork, TimePrediction, predict_time
+from perfcalc.model.timing import time_lower_bound
 from perfcalc.specs.arch import Arch
 from perfcalc.specs.gpu import Gpu
+from perfcalc.specs.timing import TimingRates, timing_rates
 
 VARIANTS = ("naive", "tiled")
 WORD_BYTES = 4  # float
@@ -35,8 +37,6 @@ PTXAS_REGISTERS = {
     "9.0": (32, 32),
 }
 SEED_CC1_REGISTERS = 10
-# Independent global loads per loop iteration (Md and Nd): what a warp can keep in flight.
-LOADS_IN_FLIGHT_PER_WARP = 2
 
 
 @dataclass(frozen=True)
@@ -78,7 +78,8 @@ class MatmulVariant:
     limiters: tuple[str, ...]
     transactions_per_request: float | None
     transactions_total: int | None
-    time: TimeEstimate | None
+    time: TimePrediction | None
+    time_lower_bound_s: float | None
     predicted: dict[str, int] | None
     simulated: dict[str, int] | None = None
     result_check: str | None = None
@@ -86,9 +87,17 @@ class MatmulVariant:
     # every engine's counters when several ran (matmul --engine both), engine -> counters
     engine_counts: dict[str, dict[str, int]] | None = None
 
+    # what the time counts: "counted" (analytic counts, every transaction to DRAM) or
+    # "simulated" (the execution core with the product's L1/L2 model)
+    time_basis: str | None = None
+
     @property
     def predicted_time_s(self) -> float | None:
-        return None if self.time is None else self.time.estimated_time_s
+        return None if self.time is None else self.time.predicted_time_s
+
+    @property
+    def predicted_gflops(self) -> float | None:
+        return None if self.time is None else self.time.achieved_gflops
 
 
 @dataclass(frozen=True)
@@ -102,7 +111,7 @@ class MatmulAnalysis:
     gpu_name: str | None
     peak_gflops: float | None
     bandwidth_gbs: float | None
-    latency_cycles: float
+    latency_cycles: float | None
     variants: tuple[MatmulVariant, ...]
     figures: tuple[Figure, ...]
     notes: tuple[str, ...]
@@ -164,7 +173,7 @@ def _transactions(predicted: Mapping[str, int] | None) -> tuple[float | None, in
 def analyze_variant(variant: str, width: int, tile: int, arch: Arch, gpu: Gpu | None,
                     registers: int | None = None,
                     predicted: Mapping[str, int] | None = None,
-                    latency_cycles: float = DEFAULT_LATENCY_CYCLES) -> tuple[MatmulVariant, list[Figure]]:
+                    latency_cycles: float | None = None) -> tuple[MatmulVariant, list[Figure]]:
     """One kernel's analysis and the figures that explain it."""
     if variant not in VARIANTS:
         raise InputError(f"unknown matmul variant {variant!r}; known: {', '.join(VARIANTS)}")
@@ -212,30 +221,16 @@ def analyze_variant(variant: str, width: int, tile: int, arch: Arch, gpu: Gpu | 
 
     cgma_bound = bw_bound = peak = attain = None
     bound = None
-    timing = None
+    timing = lower = None
     if gpu is not None:
         bw, peak = gpu.memory_bandwidth_gbs, gpu.peak_fp32_gflops
         cgma_bound = cgma_bound_gflops(bw, cgma_ratio, WORD_BYTES)
         point = attainable(ai, peak, bw)
         bw_bound, attain, bound = point.bandwidth_bound_gflops, point.attainable_gflops, point.bound
-        dram = moved if moved is not None else float(requested)
-        loads_moved = (predicted or {}).get("global_load_bytes")
-        load_requests = (predicted or {}).get("global_load_requests")
-        per_warp_request = (loads_moved / load_requests if loads_moved and load_requests
-                            else arch.warp_size * WORD_BYTES)
         compulsory = WORD_BYTES * 3 * w * w  # Md and Nd read once, Pd written once
-        wavefronts = ((predicted or {}).get("shared_load_wavefronts", 0)
-                      + (predicted or {}).get("shared_store_wavefronts", 0))
-        per_wavefront = shared_cycles_per_wavefront(arch)
-        timing = estimate_time(
-            flops=c["flops_total"], dram_bytes=dram, peak_gflops=peak, bandwidth_gbs=bw,
-            clock_mhz=gpu.peak_clock_mhz, sm_count=gpu.sm_count,
-            active_warps_per_sm=occ.active_warps_per_sm,
-            active_blocks_per_sm=occ.active_blocks_per_sm, blocks=c["blocks"],
-            bytes_per_warp_request=per_warp_request,
-            requests_in_flight_per_warp=LOADS_IN_FLIGHT_PER_WARP, latency_cycles=latency_cycles,
-            compulsory_bytes=compulsory, shared_wavefronts=wavefronts,
-            cycles_per_wavefront=per_wavefront)
+        lower = time_lower_bound(c["flops_total"], compulsory, peak, bw)
+        timing = predict_time(counted_work(variant, w, t, occ.active_blocks_per_sm, predicted),
+                              gpu, arch, rates_with_latency(arch, latency_cycles))
         fig += [
             Figure(variant, "cgma_bound_gflops", cgma_bound,
                    f"(bandwidth / 4 B) x CGMA = ({bw:g} / 4) x {cgma_ratio:g} (the seeds' bound, "
@@ -246,27 +241,10 @@ def analyze_variant(variant: str, width: int, tile: int, arch: Arch, gpu: Gpu | 
                    f"FP32 peak of {gpu.key} ({gpu.peak_clock_basis} {gpu.peak_clock_mhz:g} MHz)"),
             Figure(variant, "attainable_gflops", attain,
                    f"min(peak, intensity x bandwidth) = min({peak:g}, {bw_bound:.6g}) -> {bound} bound"),
-            Figure(variant, "shared_time_s", timing.shared_time_s,
-                   f"shared wavefronts x cycles each / (SMs x clock) = {wavefronts} x "
-                   f"{per_wavefront} / ({gpu.sm_count} x {gpu.peak_clock_mhz:g} MHz)"),
-            Figure(variant, "time_lower_bound_s", timing.lower_bound_s,
+            Figure(variant, "time_lower_bound_s", lower,
                    f"max(flops / peak, compulsory bytes 3 x 4 x W^2 / bandwidth) = "
                    f"max({c['flops_total']} / {peak:g}e9, {compulsory} / {bw:g}e9)"),
-            Figure(variant, "memory_time_s", timing.memory_time_s,
-                   f"transaction bytes / bandwidth = {dram:.6g} / {bw:g}e9"),
-            Figure(variant, "latency_hiding", timing.latency_hiding,
-                   f"min(1, bytes in flight / (bandwidth x latency)) = min(1, "
-                   f"{timing.bytes_in_flight_available:.6g} / {timing.bytes_in_flight_needed:.6g}); "
-                   f"in flight = {gpu.sm_count} SMs x {occ.active_warps_per_sm} warps x "
-                   f"{LOADS_IN_FLIGHT_PER_WARP} loads x {per_warp_request:g} B; latency "
-                   f"{latency_cycles:g} cycles at {gpu.peak_clock_mhz:g} MHz"),
-            Figure(variant, "waves", timing.waves,
-                   f"ceil(blocks / (blocks per SM x SMs)) = ceil({c['blocks']} / "
-                   f"({occ.active_blocks_per_sm} x {gpu.sm_count})); efficiency "
-                   f"{timing.wave_efficiency:.4g}"),
-            Figure(variant, "predicted_time_s", timing.estimated_time_s,
-                   f"max(flops / peak, transaction bytes / (bandwidth x hiding), shared time) "
-                   f"/ wave efficiency -> limited by {timing.limited_by}"),
+            *time_figures(variant, timing),
         ]
     result = MatmulVariant(
         variant=variant, width=w, tile=t, blocks=c["blocks"], threads_per_block=threads,
@@ -280,10 +258,67 @@ def analyze_variant(variant: str, width: int, tile: int, arch: Arch, gpu: Gpu | 
         shared_memory_per_block_bytes=c["shared_memory_per_block_bytes"],
         occupancy=occ.occupancy, active_blocks_per_sm=occ.active_blocks_per_sm,
         limiters=occ.limiters, transactions_per_request=per_request,
-        transactions_total=transactions, time=timing,
+        transactions_total=transactions, time=timing, time_lower_bound_s=lower,
         predicted=dict(predicted) if predicted else None,
+        time_basis=None if timing is None else "counted",
     )
     return result, fig
+
+
+def rates_with_latency(arch: Arch, latency_cycles: float | None) -> TimingRates:
+    """The CC's rates; a --latency-cycles value replaces the DRAM latency."""
+    rates = timing_rates(arch)
+    if latency_cycles is None:
+        return rates
+    return dataclasses.replace(rates, dram_latency_ns=None, dram_latency_cycles=latency_cycles)
+
+
+def counted_work(variant: str, w: int, t: int, blocks_per_sm: int,
+                 predicted: Mapping[str, int] | None) -> KernelWork:
+    """The time model's input from closed-form counts and the catalog's predicted counters,
+    without a cache model: every transaction goes to DRAM, one L1 wavefront per request or per
+    4 sectors, FP32 instructions W^3 / 32 warp FMAs (one FMA per k and element); instructions
+    other than the FMAs are not counted (the simulation counts them)."""
+    p = predicted or {}
+    loads = 2 * w ** 3 // 32 if variant == "naive" else 2 * w ** 3 // t // 32  # warp loads
+    sectors = p.get("global_load_transactions", 0) + p.get("global_store_transactions", 0)
+    requests = p.get("global_load_requests", loads) + p.get("global_store_requests", w * w // 32)
+    read = p.get("global_load_bytes", WORD_BYTES * (2 * w ** 3 if variant == "naive"
+                                                    else 2 * w ** 3 // t))
+    written = p.get("global_store_bytes", WORD_BYTES * w * w)
+    fmas = w ** 3 // 32
+    return KernelWork(
+        blocks=(w // t) ** 2, warps_per_block=-(-t * t // 32), active_blocks_per_sm=blocks_per_sm,
+        warp_instructions=fmas, fp32_warp_instructions=fmas, fp64_warp_instructions=0,
+        global_load_requests=loads, global_wavefronts=max(requests, -(-sectors // 4)),
+        shared_wavefronts=p.get("shared_load_wavefronts", 0) + p.get("shared_store_wavefronts", 0),
+        shared_load_requests=p.get("shared_load_requests", 0), l2_bytes=read + written,
+        dram_bytes_read=read, dram_bytes_written=written, l1_hit_rate=None, l2_hit_rate=None,
+        flops=2 * w ** 3)
+
+
+def time_figures(variant: str, timing: TimePrediction) -> list[Figure]:
+    """Every term of the time model, then the predicted time and its bound."""
+    figs = [Figure(variant, f"time_{term.name}", term.seconds, term.formula)
+            for term in timing.terms]
+    figs += [Figure(variant, "time_left_out", why, "no sourced rate") for why in timing.omitted]
+    figs.append(Figure(variant, "predicted_time_s", timing.predicted_time_s,
+                       f"launch overhead {timing.launch_overhead_s:.3g} s + the largest term -> "
+                       f"{timing.bound_detail}"))
+    return figs
+
+
+def with_prediction(analysis: MatmulAnalysis, variant: str, timing: TimePrediction
+                    ) -> MatmulAnalysis:
+    """The analysis with one variant's time from a simulated run with the L1/L2 model."""
+    updated = tuple(dataclasses.replace(v, time=timing, time_basis="simulated")
+                    if v.variant == variant else v for v in analysis.variants)
+    figures = tuple(f for f in analysis.figures
+                    if not (f.variant == variant and (f.name.startswith("time_")
+                                                      or f.name == "predicted_time_s")))
+    lower = [f for f in analysis.figures if f.variant == variant and f.name == "time_lower_bound_s"]
+    figures += (*lower, *time_figures(variant, timing))
+    return dataclasses.replace(analysis, variants=updated, figures=figures)
 
 
 def _notes(width: int, tile: int, arch: Arch, gpu: Gpu | None, registers: int | None,
@@ -314,8 +349,9 @@ def _notes(width: int, tile: int, arch: Arch, gpu: Gpu | None, registers: int | 
             notes.append(
                 "GPUs with caches (CC 2.0 on) serve the naive kernel's reused rows and columns "
                 "from L1/L2, so measured naive GFLOPS beat the CGMA-1 DRAM bound (seed 003: GT 640 "
-                "15.2 vs 7.1, GTX 780 152.4 vs 72.1; perfmodel.md c3). The time estimate treats "
-                "every transaction as DRAM traffic and ignores that reuse.")
+                "15.2 vs 7.1, GTX 780 152.4 vs 72.1; perfmodel.md c3). A time from counts alone "
+                "(--no-simulate) treats every transaction as DRAM traffic; a simulated run on the "
+                "product's L1/L2 model (the default with a product) counts that reuse.")
     if not have_transactions:
         notes.append("Transactions per request need the kernel catalog's model (predict); it "
                      "gave no counts, so the time estimate uses the requested bytes.")
@@ -330,14 +366,14 @@ def _notes(width: int, tile: int, arch: Arch, gpu: Gpu | None, registers: int | 
 def analyze_matmul(width: int, tile: int, arch: Arch, gpu: Gpu | None = None,
                    registers: int | None = None,
                    predicted: Mapping[str, Mapping[str, int]] | None = None,
-                   latency_cycles: float = DEFAULT_LATENCY_CYCLES) -> MatmulAnalysis:
+                   latency_cycles: float | None = None) -> MatmulAnalysis:
     """Naive and tiled side by side. `predicted` maps a variant to the catalog's counters."""
     if gpu is not None and gpu.compute_capability != arch.compute_capability:
         raise InputError(f"GPU {gpu.key} is CC {gpu.compute_capability}, not "
                          f"{arch.compute_capability} ({gpu.cited_file})")
-    if not latency_cycles > 0:
-        raise InputError(f"memory latency {latency_cycles:g} cycles must be > 0 (seed 003 gives "
-                         f"200-400 GPU cycles for global memory)")
+    if latency_cycles is not None and not 0 < latency_cycles < float("inf"):
+        raise InputError(f"memory latency {latency_cycles:g} cycles must be a finite number > 0 "
+                         f"(seed 003 gives 200-400 GPU cycles for global memory)")
     variants, figures = [], []
     for name in VARIANTS:
         v, f = analyze_variant(name, width, tile, arch, gpu, registers,

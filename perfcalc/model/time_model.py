@@ -47,7 +47,7 @@ class KernelWork:
     warp_instructions: int
     fp32_warp_instructions: int
     fp64_warp_instructions: int
-    global_load_requests: int
+    global_load_requests: int  # warp-level load instructions (what a warp waits for)
     global_wavefronts: int
     shared_wavefronts: int
     shared_load_requests: int

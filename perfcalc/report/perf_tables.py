@@ -17,10 +17,15 @@ from perfcalc.report.table import Table
 MATMUL_ROW_KEYS = (
     "variant", "width", "tile", "blocks", "threads_per_block", "global_loads_per_block",
     "global_loads_total", "flops_total", "cgma", "intensity_flop_per_byte",
-    "bandwidth_bound_gflops", "compute_bound_gflops", "attainable_gflops", "bound", "occupancy",
-    "limiters", "predicted_time_s", "predicted", "simulated", "simulated_by", "engine_counts",
-    "result_check",
+    "bandwidth_bound_gflops", "compute_bound_gflops", "attainable_gflops", "roofline_bound",
+    "occupancy", "limiters", "time_lower_bound_s", "predicted_time_s", "bound", "bound_detail",
+    "time_basis", "dram_bytes_read", "dram_bytes_written", "l1_hit_rate", "l2_hit_rate",
+    "achieved_gflops", "achieved_gbps", "predicted", "simulated", "simulated_by",
+    "engine_counts", "result_check",
 )
+# time-model keys (issue #9 part 5) read from the variant's TimePrediction
+_TIME_KEYS = ("dram_bytes_read", "dram_bytes_written", "l1_hit_rate", "l2_hit_rate",
+              "achieved_gflops", "achieved_gbps", "bound_detail")
 
 # Side-by-side view: (key, label). Keys are MatmulVariant attributes.
 _SIDE_BY_SIDE = (
@@ -44,28 +49,35 @@ _SIDE_BY_SIDE = (
     ("bandwidth_bound_gflops", "bandwidth-bound GFLOPS"),
     ("compute_bound_gflops", "compute-bound GFLOPS (peak)"),
     ("attainable_gflops", "attainable GFLOPS"),
-    ("bound", "bound"),
+    ("roofline_bound", "roofline bound (memory or compute)"),
     ("time_lower_bound_s", "time lower bound, compulsory bytes (s)"),
     ("predicted_time_s", "predicted time (s)"),
     ("predicted_gflops", "predicted GFLOPS"),
     ("time_limited_by", "predicted time limited by"),
+    ("time_basis_text", "time from"),
     ("result_check", "result check"),
 )
 
 
 def _value(v: MatmulVariant, key: str) -> Any:
-    if key == "time_lower_bound_s":
-        return None if v.time is None else v.time.lower_bound_s
-    if key == "predicted_gflops":
-        return None if v.time is None else v.time.estimated_gflops
+    if key == "roofline_bound":
+        return v.bound
+    if key == "bound":  # JSON: the unit that limits the predicted time
+        return None if v.time is None else v.time.bound
+    if key in _TIME_KEYS:
+        return None if v.time is None else getattr(v.time, key)
     if key == "time_limited_by":
-        return None if v.time is None else v.time.limited_by
+        return None if v.time is None else v.time.bound_detail
+    if key == "time_basis_text":
+        return {"counted": "counts only, no caches", "simulated": "simulated, L1/L2 model",
+                None: None}[v.time_basis]
     return getattr(v, key)
 
 
 def matmul_rows(analysis: MatmulAnalysis) -> list[dict[str, Any]]:
-    """One JSON row per variant, exactly MATMUL_ROW_KEYS."""
-    return [{k: _value(v, k) for k in MATMUL_ROW_KEYS} for v in analysis.variants]
+    """One JSON row per variant: the GPU and CC it is for, then MATMUL_ROW_KEYS."""
+    return [{"gpu": analysis.gpu, "cc": analysis.compute_capability,
+             **{k: _value(v, k) for k in MATMUL_ROW_KEYS}} for v in analysis.variants]
 
 
 def _title(analysis: MatmulAnalysis) -> str:

@@ -1,0 +1,153 @@
+"""The time model (model/time_model.py), its rates (devices/timing.yaml) and `run --gpu`'s time.
+
+Expected values are derived by hand from the model's documented formulas and the sourced rates,
+and the rates themselves are checked against the raw microbenchmark files they cite.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import statistics
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from perfcalc.cli import app
+from perfcalc.errors import InputError
+from perfcalc.model.time_model import KernelWork, mean_load_latency_cycles, predict_time
+from perfcalc.specs import get_arch, get_gpu
+from perfcalc.specs.timing import timing_rates
+
+HW = Path(__file__).resolve().parents[1] / "benchmarks" / "hw"
+MICRO = [HW / "time_run_h100" / "micro.json", HW / "time_micro_h100" / "micro.json",
+         HW / "time_micro_h100_run3" / "micro.json"]
+
+
+def work(**kw) -> KernelWork:
+    base = dict(blocks=132 * 8 * 10, warps_per_block=8, active_blocks_per_sm=8,
+                warp_instructions=0, fp32_warp_instructions=0, fp64_warp_instructions=0,
+                global_load_requests=0, global_wavefronts=0, shared_wavefronts=0,
+                shared_load_requests=0, l2_bytes=0, dram_bytes_read=0, dram_bytes_written=0,
+                l1_hit_rate=None, l2_hit_rate=None, flops=0)
+    base.update(kw)
+    return KernelWork(**base)
+
+
+H100 = get_gpu("h100-sxm")
+ARCH = get_arch("9.0")
+RATES = timing_rates(ARCH)
+
+
+def test_rates_are_the_medians_of_the_committed_h100_runs():
+    """timing.yaml's DRAM efficiencies and launch overhead are the medians of the three raw
+    micro.json files (benchmarks/hw), as its sources line says."""
+    runs = [json.loads(p.read_text()) for p in MICRO]
+    read = statistics.median(r["dram_read_gbs"] for r in runs)
+    copy = statistics.median(r["dram_copy_gbs"] for r in runs)
+    write = 1 / (2 / copy - 1 / read)
+    assert RATES.dram_read_efficiency == pytest.approx(read / 3352, abs=0.0005)
+    assert RATES.dram_write_efficiency == pytest.approx(write / 3352, abs=0.0005)
+    launch = statistics.median(r["empty_kernel_ms"] for r in runs) / 1e3
+    assert RATES.launch_overhead_s == pytest.approx(launch, rel=0.01)
+    sweep = runs[1]["read1_sweep"][0]  # 8 warps per SM: far below the peak
+    latency_ns = 132 * sweep["warps_per_sm"] * 128 / (sweep["gbs"] * 1e9) * 1e9
+    assert RATES.dram_latency_ns == pytest.approx(latency_ns, rel=0.01)
+    assert H100.l2_bandwidth_gbs == pytest.approx(runs[2]["l2_read4_gbs"], rel=0.001)
+
+
+def test_dram_bound_streaming_kernel():
+    """256 MiB read + 256 MiB written: read / (3352 GB/s x eff_r) + write / (3352 x eff_w)."""
+    mib = 1 << 20
+    w = work(dram_bytes_read=256 * mib, dram_bytes_written=256 * mib, global_load_requests=1)
+    t = predict_time(w, H100, ARCH, RATES)
+    dram = 256 * mib / (3352e9 * RATES.dram_read_efficiency) + 256 * mib / (
+        3352e9 * RATES.dram_write_efficiency)
+    assert t.bound == "DRAM bandwidth"
+    assert t.predicted_time_s == pytest.approx(RATES.launch_overhead_s + dram)
+    assert t.achieved_gbps == pytest.approx(512 * mib / t.predicted_time_s / 1e9)
+    assert t.bound_detail.startswith("limited by DRAM bandwidth: ")
+
+
+def test_wavefront_bound_with_partial_last_wave():
+    """133 blocks on 132 SMs: one SM runs two, so per-SM terms double (busiest SM)."""
+    w = work(blocks=133, global_wavefronts=133 * 1000, global_load_requests=133)
+    t = predict_time(w, H100, ARCH, RATES)
+    term = next(x for x in t.terms if x.name == "L1/shared wavefronts")
+    expected = 133 * 1000 / (132 * 1980e6) * (2 / (133 / 132))
+    assert term.seconds == pytest.approx(expected)
+    assert t.bound == "L1/shared wavefronts"
+
+
+def test_issue_and_fp32_terms():
+    """Issue: instructions / (4 per SM per clock x SMs x clock); FP32: x 32 lanes / 128 lanes."""
+    blocks = 132 * 8
+    w = work(blocks=blocks, warp_instructions=4 * 132 * 1980 * 10**6,
+             fp32_warp_instructions=132 * 1980 * 10**6, global_load_requests=1)
+    t = predict_time(w, H100, ARCH, RATES)
+    terms = {x.name: x.seconds for x in t.terms}
+    assert terms["instruction issue"] == pytest.approx(1.0)
+    assert terms["FP32 pipe"] == pytest.approx(32 / 128)
+
+
+def test_latency_term_is_littles_law():
+    """10 waves x 4 loads per warp x mean latency (L1 44, L2 293, DRAM 563 ns at 1.98 GHz)."""
+    w = work(global_load_requests=132 * 8 * 10 * 8 * 4, l1_hit_rate=0.5, l2_hit_rate=0.5)
+    clock = 1980e6
+    mean = 0.5 * 44 + 0.5 * (0.5 * 293 + 0.5 * 563e-9 * clock)
+    assert mean_load_latency_cycles(w, RATES, clock) == pytest.approx(mean)
+    t = predict_time(w, H100, ARCH, RATES)
+    term = next(x for x in t.terms if x.name == "memory latency")
+    assert term.seconds == pytest.approx(10 * 4 * mean / clock)
+
+
+def test_cc_without_sources_leaves_terms_out_and_says_so():
+    """G80 (CC 1.0): no L1 rate, no L2, no DRAM latency measurement: seed 003's 400 cycles."""
+    g80 = get_gpu("g80")
+    arch = get_arch("1.0")
+    t = predict_time(work(global_load_requests=10, dram_bytes_read=10**6), g80, arch,
+                     timing_rates(arch))
+    names = {x.name for x in t.terms}
+    assert "L1/shared wavefronts" not in names and "L2 bandwidth" not in names
+    assert any("L1 wavefronts" in o for o in t.omitted)
+    assert mean_load_latency_cycles(work(), timing_rates(arch), 1350e6) == 400
+
+
+def test_no_block_fits_is_an_input_error():
+    with pytest.raises(InputError, match="0 blocks fit"):
+        predict_time(work(active_blocks_per_sm=0), H100, ARCH, RATES)
+
+
+def test_run_json_carries_the_time_fields():
+    """Issue #9 part 5: run --gpu JSON has the time, bound, DRAM bytes, hit rates, gpu, cc."""
+    res = CliRunner().invoke(app, ["run", "copy_stride", "--gpu", "h100-sxm", "-p", "n=65536",
+                                   "-p", "stride=1", "--format", "json"])
+    assert res.exit_code == 0, res.output
+    doc = json.loads(res.output)
+    for key in ("predicted_time_s", "bound", "dram_bytes_read", "dram_bytes_written",
+                "l1_hit_rate", "l2_hit_rate", "achieved_gflops", "achieved_gbps"):
+        assert key in doc
+    assert doc["gpu"] == "h100-sxm" and doc["cc"] == "9.0"
+    # 65536 floats read once: 256 KiB from DRAM (64-byte fetches of whole lines)
+    assert doc["dram_bytes_read"] == 65536 * 4
+    assert 0 <= doc["l2_hit_rate"] <= 1
+    assert doc["predicted_time_s"] == pytest.approx(
+        RATES.launch_overhead_s + max(t["seconds"] for t in doc["time"]["terms"]))
+
+
+def test_h100_measured_times_of_streaming_kernels():
+    """Three catalog launches timed on the H100 (benchmarks/hw/time_run_h100/times.json, CUDA
+    events, median of 20): the model, given the hardware's registers, within 1.5x of each."""
+    times = {r["case"]: r["median_ms"] / 1e3
+             for r in json.loads((HW / "time_run_h100" / "times.json").read_text())}
+    for args, case in ((["copy_stride", "-p", "n=8388608", "-p", "stride=4"],
+                        "copy_stride(block=256,n=8388608,stride=4)"),
+                       (["soa_struct", "-p", "n=16777216"], "soa_struct(n=16777216)"),
+                       (["aos_float3", "-p", "n=16777216"], "aos_float3(n=16777216)")):
+        res = CliRunner().invoke(app, ["run", *args, "--gpu", "h100-sxm", "--regs", "16",
+                                       "--format", "json"])
+        assert res.exit_code == 0, res.output
+        ratio = json.loads(res.output)["predicted_time_s"] / times[case]
+        assert 1 / 1.5 <= ratio <= 1.5, (case, ratio)
+        assert math.isfinite(ratio)
