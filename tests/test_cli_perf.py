@@ -15,9 +15,9 @@ from typer.testing import CliRunner
 
 from perfcalc.cli import app
 from perfcalc.report.perf_tables import MATMUL_ROW_KEYS
+from perfcalc.specs.kernels import catalog
 
 runner = CliRunner()
-
 
 def _ok(args):
     result = runner.invoke(app, args)
@@ -182,13 +182,21 @@ def test_roofline_plot_is_a_real_image(tmp_path):
 
 def test_report_writes_csv_and_markdown_per_table(tmp_path):
     """Issue #5: every table for the catalog kernels as CSV and Markdown files; the progress bar
-    goes to stderr only on a terminal (CliRunner's stderr is not one)."""
+    goes to stderr only on a terminal (CliRunner's stderr is not one). Issue #9: `times` holds
+    every catalog kernel at its realistic size with occupancy, predicted time and bound."""
     out = tmp_path / "report"
-    result = _ok(["report", "--gpu", "t4", "--output", str(out), "--width", "256"])
+    result = _ok(["report", "--gpu", "t4", "--output", str(out), "--width", "256",
+                  "--sample-budget", "0.2"])
     assert result.stderr == ""
     names = sorted(p.name for p in out.iterdir())
-    assert names == sorted(f"{t}.{ext}" for t in ("ceilings", "roofline", "kernels", "matmul")
-                           for ext in ("csv", "md"))
+    assert names == sorted(f"{t}.{ext}" for t in ("ceilings", "roofline", "kernels", "matmul",
+                                                  "times") for ext in ("csv", "md"))
+    with (out / "times.csv").open(newline="", encoding="utf-8") as fh:
+        times = {r["kernel"]: r for r in csv.DictReader(fh)}
+    assert set(times) == set(catalog())
+    for row in times.values():
+        assert float(row["predicted_time_s"]) > 0 and row["bound"] and float(row["occupancy"]) > 0
+    assert times["copy_stride"]["params"] == "n=33554432, stride=1, block=256"
     with (out / "kernels.csv").open(newline="", encoding="utf-8") as fh:
         kernels = {r["kernel"]: r for r in csv.DictReader(fh)}
     assert {"matmul_naive", "matmul_tiled"} <= set(kernels)
@@ -255,3 +263,17 @@ def test_roofline_of_a_kernel_without_flops_is_a_note_not_an_error():
     result = runner.invoke(app, ["roofline", "--gpu", "v100", "--kernel", "copy_stride"])
     assert result.exit_code == 0
     assert "no floating-point operations" in result.stdout
+
+
+def test_roofline_places_kernels_at_their_predicted_performance():
+    """Issue #9: `roofline --gpu X --kernel K` runs K on the product's L1/L2 model and places it
+    at the time model's GFLOP/s, with the roof at its intensity above it: the predicted time is
+    at least the DRAM bytes over the bandwidth and the flops over the peak, so the point can
+    never be above min(peak, intensity x bandwidth)."""
+    data = json.loads(_ok(["roofline", "--gpu", "h100-sxm", "-k", "matmul_tiled", "-p",
+                           "Width=256", "--format", "json"]).stdout)
+    (p,) = data["predicted"]
+    assert p["kernel"] == "matmul_tiled" and p["params"]["Width"] == 256
+    roof = min(66908.2, p["flops_per_dram_byte"] * 3352)
+    assert 0 < p["achieved_gflops"] <= roof
+    assert p["achieved_gflops"] == pytest.approx(2 * 256 ** 3 / p["predicted_time_s"] / 1e9)

@@ -58,7 +58,8 @@ def predict(name: str, overrides: dict[str, int], gpu_key: str, regs: int, engin
 
     def run(sample):
         factory = cache_model_factory(gpu, arch, threads, regs, dyn, None, sample)
-        return run_catalog_kernel(spec, params, arch, caches=factory, engine=engine).result
+        return run_catalog_kernel(spec, params, arch, check=sample is None, caches=factory,
+                                  engine=engine).result
 
     start = time.perf_counter()
     sampled = run_with_sampling(run, math.prod(grid), footprint)

@@ -87,7 +87,8 @@ def _simulate_on_product(kernel: str, params: dict[str, int], arch: Any, engine:
 
     def run(sample: Any) -> Any:
         factory = cache_model_factory(product, arch, threads, regs, dyn, None, sample)
-        last.append(run_catalog_kernel(spec, params, arch, engine=engine, caches=factory))
+        last.append(run_catalog_kernel(spec, params, arch, check=sample is None, engine=engine,
+                                       caches=factory))
         return last[-1].result
 
     footprint = 4 * 2 * params["Width"] ** 2  # Md and Nd (float)
@@ -245,6 +246,17 @@ def _kernel_point(spec: Any, overrides: dict[str, int], arch: Any) -> tuple[Any,
     return (p.flops, moved), label
 
 
+def _launch_report(spec: Any, overrides: dict[str, int], product: Any, arch: Any,
+                   budget_s: float | None = None) -> Any:
+    """analysis.launch_report for a catalog kernel with the overrides that are its own."""
+    from perfcalc.analysis.launch_report import analyze_catalog_kernel
+    from perfcalc.analysis.sampling import DEFAULT_BUDGET_S
+
+    own = {k: v for k, v in overrides.items() if k in spec.defaults}
+    return analyze_catalog_kernel(spec, own, product, arch,
+                                  budget_s=DEFAULT_BUDGET_S if budget_s is None else budget_s)
+
+
 def roofline(
     gpu: GpuOption = None,
     kernel: Annotated[list[str] | None, typer.Option(
@@ -267,7 +279,12 @@ def roofline(
     from perfcalc.errors import InputError
     from perfcalc.model.roofline import intensity, place
     from perfcalc.model.roofline import roofline as build_roofline
-    from perfcalc.report.perf_tables import ceilings_table, points_table, roofline_curve_table
+    from perfcalc.report.perf_tables import (
+        ceilings_table,
+        launch_reports_table,
+        points_table,
+        roofline_curve_table,
+    )
 
     start_output(output)
     if plot is not None:
@@ -280,8 +297,15 @@ def roofline(
     roof = build_roofline(product, arch)
     points = [place(roof, x, f"I = {x:g}") for x in intensity_values or []]
     notes = []
+    predicted_tables = []
     if kernel:
         specs, overrides = _kernel_params(kernel, param or [])
+        reports = [_launch_report(spec, overrides, product, arch) for spec in specs]
+        predicted_tables.append(launch_reports_table(
+            reports, roof, f"Kernels at their predicted performance on {product.name}",
+            ["Predicted by the time model on a simulated run with the product's L1/L2 model "
+             "(perfcalc run --gpu explains each term); the roof is the one at the kernel's "
+             "intensity against the DRAM bytes that model leaves."]))
         for spec in specs:
             (flops, moved), label = _kernel_point(spec, overrides, arch)
             if not flops:  # a copy or transpose has no place on a flops roofline
@@ -297,7 +321,10 @@ def roofline(
     tables = [ceilings_table(roof), roofline_curve_table(roof, samples)]
     if points or notes:
         tables.append(points_table(points, notes))
-    data = {"roofline": roof, "points": points} if fmt == Format.json else None
+    tables += predicted_tables
+    data = ({"roofline": roof, "points": points,
+             "predicted": [r.to_dict() for r in reports] if kernel else []}
+            if fmt == Format.json else None)
     show(tables, fmt, output, data=data)
     if plot is not None:
         from perfcalc.report.roofline_plot import plot_roofline
@@ -365,6 +392,13 @@ def report(
     width: Annotated[int, typer.Option("--width", help="Matrix width for the matmul table.")
                      ] = 1024,
     tile: Annotated[int, typer.Option("--tile", help="TILE_WIDTH for the matmul table.")] = 16,
+    times: Annotated[bool, typer.Option(
+        "--times/--no-times", help="Also simulate every catalog kernel at its realistic size "
+        "(kernels.yaml 'realistic') for occupancy, predicted time and bound (a few seconds "
+        "each).")] = True,
+    sample_budget: Annotated[float, typer.Option(
+        "--sample-budget", help="Seconds of simulation per kernel before a launch is sampled.",
+        min=0.01)] = 5.0,
 ) -> None:
     """Every table for the catalog kernels on a GPU, as CSV and Markdown files in a directory.
 
@@ -377,6 +411,7 @@ def report(
     from perfcalc.report.perf_tables import (
         ceilings_table,
         kernels_table,
+        launch_reports_table,
         matmul_flat_table,
         matmul_side_by_side,
         roofline_curve_table,
@@ -400,12 +435,27 @@ def report(
         return kernels_table(rows, f"Catalog kernels on {product.name} (default parameters)",
                              notes)
 
+    def timed():
+        from perfcalc.specs.kernels import catalog
+
+        reports = [_launch_report(spec, dict(spec.realistic), product, arch, sample_budget)
+                   for spec in catalog().values()]
+        table = launch_reports_table(
+            reports, roof, f"Catalog kernels on {product.name} at realistic sizes: occupancy, "
+            f"predicted time, bound",
+            ["Each kernel at its kernels.yaml 'realistic' parameters, run on the execution core "
+             "with the product's L1/L2 model (sampled where large) and timed by the time model "
+             "(model/time_model.py); registers assumed 32 per thread (the C engine does not "
+             "compile)."])
+        return (table,) * 2
+
     jobs = [
         ("ceilings", lambda: (ceilings_table(roof),) * 2),
         ("roofline", lambda: (roofline_curve_table(roof, [2.0 ** e for e in range(-4, 11)]),) * 2),
         ("kernels", lambda: (kernels(),) * 2),
         ("matmul", lambda: (lambda a: (matmul_flat_table(a), matmul_side_by_side(a)))(
             matmul_analysis())),
+        *([("times", timed)] if times else []),
     ]
     progress = _Progress(len(jobs))
     files = {}  # every table is built before the first file is written: no partial report

@@ -472,7 +472,7 @@ def run_catalog(name: str, params: dict, cc: str, catalog_file: Path | None, opt
     """Predict, run and check one catalog kernel."""
     from perfcalc.model.predict import predict
     from perfcalc.report.run_tables import run_document
-    from perfcalc.sim.references import run_catalog_kernel
+    from perfcalc.sim.references import input_bytes, run_catalog_kernel
     from perfcalc.specs import resolve_arch
     from perfcalc.specs.kernels import get_kernel, launch_geometry, resolve_params
 
@@ -488,6 +488,7 @@ def run_catalog(name: str, params: dict, cc: str, catalog_file: Path | None, opt
             spec,
             params,
             arch,
+            check=sample is None,
             cache=options["cache"],
             bank_mode=options["bank_mode"],
             iteration_cap=options["iteration_cap"],
@@ -496,7 +497,7 @@ def run_catalog(name: str, params: dict, cc: str, catalog_file: Path | None, opt
             **({} if sample is not None else _progress_option()),
         )
 
-    sampled, done = _run_maybe_sampled(options, math.prod(grid), _footprint(spec, params), once)
+    sampled, done = _run_maybe_sampled(options, math.prod(grid), input_bytes(spec, params), once)
     result = done.result if sampled is None else sampled.result
     check = _check_dict(done.result_check)
     if sampled is not None and sampled.sample is not None:
@@ -618,17 +619,6 @@ def _sample_notes(sampled: Any) -> list[str]:
     note = None if sampled is None else sampled.note
     return [] if note is None else [note]
 
-
-def _footprint(spec: Any, params: dict) -> int:
-    """Bytes of a catalog launch's input arrays (bound DRAM reads under sampling)."""
-    from perfcalc.expr import evaluate
-    from perfcalc.sim.references import numpy_dtype
-
-    total = 0
-    for a in spec.args:
-        if a.is_pointer and a.role in ("in", "inout"):
-            total += int(evaluate(a.size, params)) * numpy_dtype(a).itemsize
-    return total
 
 
 def _engine_notes(result: Any) -> list[str]:

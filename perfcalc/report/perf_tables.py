@@ -252,3 +252,31 @@ def kernels_table(rows: list[dict[str, Any]], title: str, notes: Sequence[str] =
     """Catalog kernels with their predicted counts, intensity, bound and time (report command)."""
     columns = list(rows[0]) if rows else ["kernel"]
     return Table(columns=columns, rows=rows, title=title, notes=list(notes))
+
+
+def launch_reports_table(reports: Sequence[Any], roof: Roofline, title: str,
+                         notes: Sequence[str] = ()) -> Table:
+    """Launches at their predicted performance (analysis/launch_report.LaunchReport), with the
+    roof above each: intensity against the DRAM bytes the L1/L2 model leaves, the roof there
+    (min(peak, intensity x bandwidth)) and the predicted GFLOP/s as a fraction of it."""
+    rows = []
+    for r in reports:
+        t = r.time
+        ai = r.flops_per_dram_byte
+        roof_at = None if ai is None else min(roof.peak_gflops, ai * roof.bandwidth_gbs)
+        rows.append({
+            "kernel": r.kernel, "params": ", ".join(f"{k}={v}" for k, v in r.params.items()),
+            "occupancy": r.occupancy, "occupancy_limiters": ", ".join(r.occupancy_limiters),
+            "registers_per_thread": r.registers_per_thread,
+            "flop_per_dram_byte": ai, "roof_gflops": roof_at,
+            "predicted_gflops": t.achieved_gflops if r.counters.flops else None,
+            "fraction_of_roof": (t.achieved_gflops / roof_at) if roof_at else None,
+            "predicted_time_s": t.predicted_time_s, "bound": t.bound,
+            "dram_gbps": t.achieved_gbps, "l1_hit_rate": t.l1_hit_rate,
+            "l2_hit_rate": t.l2_hit_rate,
+            "simulated_blocks": f"{r.simulated_blocks}/{r.launch_blocks}",
+        })
+    columns = list(rows[0]) if rows else ["kernel"]
+    return Table(columns=columns, rows=rows, title=title, notes=list(notes),
+                 headers={"flop_per_dram_byte": "flop per DRAM B (L1/L2 model)",
+                          "roof_gflops": "roof there (GFLOPS)"})

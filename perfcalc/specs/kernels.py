@@ -41,7 +41,7 @@ _KERNEL_KEYS = (
     "source",
     "model",
 )
-_KERNEL_OPTIONAL = ("defines", "requires", "engines_differ")
+_KERNEL_OPTIONAL = ("defines", "requires", "engines_differ", "realistic")
 _MODEL_KEYS = ("flops", "global_load_elements", "barriers", "divergent_branches", "sites")
 _MODEL_OPTIONAL = ("vars", "exact_when", "notes")
 _SITE_KEYS = ("at", "space", "op", "array", "classes")
@@ -152,6 +152,9 @@ class KernelSpec:
     # counters where the PTX engine (the code as NVRTC compiles it) counts differently from the
     # C engine (the source as written) at the default parameters, each with why
     engines_differ: tuple[tuple[str, str], ...] = ()
+    # parameter overrides for a launch of realistic size (several full waves or >= 50 us on an
+    # H100): what `report` times the kernel at
+    realistic: tuple[tuple[str, int], ...] = ()
     path: str = field(default="", compare=False)
 
     @property
@@ -427,6 +430,11 @@ def kernel_from_mapping(name: str, raw: Any, where: str) -> KernelSpec:
     if not reference.isidentifier():
         raise SpecError(f"{where}.reference: must be a function name, got {reference!r}")
     differ = _engines_differ(raw.get("engines_differ"), f"{where}.engines_differ")
+    realistic = _mapping(raw.get("realistic") or {}, f"{where}.realistic")
+    for p, v in realistic.items():
+        if p not in pnames or isinstance(v, bool) or not isinstance(v, int):
+            raise SpecError(f"{where}.realistic.{p}: must be a parameter with an integer value, "
+                            f"got {v!r} (parameters: {', '.join(sorted(pnames))})")
     return KernelSpec(
         name=name,
         description=" ".join(_text(raw["description"], f"{where}.description").split()),
@@ -443,6 +451,7 @@ def kernel_from_mapping(name: str, raw: Any, where: str) -> KernelSpec:
         defines=defines,
         requires=tuple(requires),
         engines_differ=differ,
+        realistic=tuple((str(k), int(v)) for k, v in realistic.items()),
         path=path,
     )
 

@@ -1,0 +1,124 @@
+"""One launch on one product, predicted, run and timed: the typed report the CLI and report/
+render (issue #9, part 4).
+
+`analyze_catalog_kernel` does, for a catalog kernel at given parameters on a product: the
+analytic counters (model/predict), the execution core with the product's L1/L2 model (sampled
+when large, analysis/sampling), occupancy (with ptxas's registers where the PTX engine ran it),
+and the time model (model/time_model via analysis/timing). `roofline`, `report` and `matmul`
+take their figures from here.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+from perfcalc.analysis.caches import cache_model_factory
+from perfcalc.analysis.sampling import DEFAULT_BUDGET_S, run_with_sampling
+from perfcalc.analysis.timing import run_time
+from perfcalc.memory.block_sample import BlockSample
+from perfcalc.memory.cache_hierarchy import CacheReport
+from perfcalc.model.occupancy import occupancy
+from perfcalc.model.ptxas import entry_resources
+from perfcalc.model.time_model import TimePrediction
+from perfcalc.sim.counters import Counters
+from perfcalc.sim.references import ResultCheck, input_bytes, run_catalog_kernel
+from perfcalc.specs.arch import Arch
+from perfcalc.specs.gpu import Gpu
+from perfcalc.specs.kernels import KernelSpec, launch_geometry, resolve_params
+
+# what `run` assumes without ptxas (cli/run.py --regs default)
+ASSUMED_REGISTERS = 32
+
+
+@dataclass(frozen=True)
+class LaunchReport:
+    """Everything perfcalc knows about one launch on one product."""
+
+    kernel: str
+    params: dict[str, int]
+    gpu: str
+    cc: str
+    grid: tuple[int, ...]
+    block: tuple[int, ...]
+    dynamic_shared_bytes: int
+    registers_per_thread: int
+    registers_from: str  # "ptxas" or "assumed"
+    occupancy: float
+    active_blocks_per_sm: int
+    occupancy_limiters: tuple[str, ...]
+    counters: Counters
+    caches: CacheReport
+    time: TimePrediction
+    engine: str
+    sample: BlockSample | None
+    simulated_blocks: int
+    launch_blocks: int
+    result_check: ResultCheck | None  # None when sampled (not every block ran)
+
+    @property
+    def flops_per_dram_byte(self) -> float | None:
+        """Arithmetic intensity against the DRAM bytes the L1/L2 model leaves."""
+        dram = self.time.dram_bytes_read + self.time.dram_bytes_written
+        return self.counters.flops / dram if dram and self.counters.flops else None
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain values for JSON (time terms as name, seconds, formula)."""
+        t = self.time
+        return {
+            "kernel": self.kernel, "params": dict(self.params), "gpu": self.gpu, "cc": self.cc,
+            "grid": list(self.grid), "block": list(self.block),
+            "dynamic_shared_bytes": self.dynamic_shared_bytes,
+            "registers_per_thread": self.registers_per_thread,
+            "registers_from": self.registers_from, "occupancy": self.occupancy,
+            "active_blocks_per_sm": self.active_blocks_per_sm,
+            "occupancy_limiters": list(self.occupancy_limiters), "engine": self.engine,
+            "predicted_time_s": t.predicted_time_s, "bound": t.bound,
+            "bound_detail": t.bound_detail, "dram_bytes_read": t.dram_bytes_read,
+            "dram_bytes_written": t.dram_bytes_written, "l1_hit_rate": t.l1_hit_rate,
+            "l2_hit_rate": t.l2_hit_rate, "achieved_gflops": t.achieved_gflops,
+            "achieved_gbps": t.achieved_gbps, "flops": self.counters.flops,
+            "flops_per_dram_byte": self.flops_per_dram_byte,
+            "simulated_blocks": self.simulated_blocks, "launch_blocks": self.launch_blocks,
+            "result_check_passed": None if self.result_check is None else self.result_check.passed,
+            "time_terms": [{"name": x.name, "seconds": x.seconds, "formula": x.formula}
+                           for x in t.terms],
+        }
+
+
+def analyze_catalog_kernel(spec: KernelSpec, overrides: dict[str, int] | None, gpu: Gpu,
+                           arch: Arch, *, registers: int | None = None, engine: str = "source",
+                           exact: bool = False, budget_s: float = DEFAULT_BUDGET_S
+                           ) -> LaunchReport:
+    """Predict, run (sampled when large) and time a catalog kernel on `gpu`."""
+    params = resolve_params(spec, overrides)
+    grid, block, dyn = launch_geometry(spec, params)
+    threads = math.prod(block)
+    regs = ASSUMED_REGISTERS if registers is None else registers
+    runs: list[Any] = []
+
+    def run(sample: BlockSample | None) -> Any:
+        factory = cache_model_factory(gpu, arch, threads, regs, dyn, None, sample)
+        runs.append(run_catalog_kernel(spec, params, arch, check=sample is None, engine=engine,
+                                       caches=factory))
+        return runs[-1].result
+
+    sampled = run_with_sampling(run, math.prod(grid), input_bytes(spec, params), budget_s, exact)
+    result = sampled.result
+    found = entry_resources(result.ptxas_log, result.entry)
+    used_regs = found.registers if found is not None else regs
+    static = found.shared_memory_bytes if found is not None else result.launch.static_shared_bytes
+    occ = occupancy(arch, threads, used_regs, static_shared_memory=static,
+                    dynamic_shared_memory=dyn)
+    assert result.caches is not None
+    return LaunchReport(
+        kernel=spec.name, params=dict(params), gpu=gpu.key, cc=arch.compute_capability,
+        grid=tuple(grid), block=tuple(block), dynamic_shared_bytes=int(dyn),
+        registers_per_thread=used_regs, registers_from="ptxas" if found else "assumed",
+        occupancy=float(occ.occupancy), active_blocks_per_sm=int(occ.active_blocks_per_sm),
+        occupancy_limiters=tuple(occ.limiters), counters=result.counters, caches=result.caches,
+        time=run_time(result, int(occ.active_blocks_per_sm), gpu, arch), engine=result.engine,
+        sample=sampled.sample, simulated_blocks=sampled.simulated_blocks,
+        launch_blocks=sampled.launch_blocks,
+        result_check=runs[-1].result_check if sampled.sample is None else None)
