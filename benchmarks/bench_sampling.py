@@ -26,7 +26,7 @@ from perfcalc.analysis.caches import cache_model_factory  # noqa: E402
 from perfcalc.analysis.sampling import DEFAULT_BUDGET_S, run_with_sampling  # noqa: E402
 from perfcalc.analysis.timing import run_time  # noqa: E402
 from perfcalc.model.occupancy import occupancy  # noqa: E402
-from perfcalc.sim.references import make_args, run_catalog_kernel  # noqa: E402
+from perfcalc.sim.references import input_bytes, run_catalog_kernel  # noqa: E402
 from perfcalc.specs import get_arch, get_gpu  # noqa: E402
 from perfcalc.specs.kernels import get_kernel, launch_geometry, resolve_params  # noqa: E402
 
@@ -48,12 +48,11 @@ def measure(name: str, overrides: dict, budget: float, exact: bool):
     params = resolve_params(spec, overrides)
     grid, block, dyn = launch_geometry(spec, params)
     regs = 32 if name.startswith("matmul") else 16
-    args = make_args(spec, params)
-    footprint = sum(args[a.name].nbytes for a in spec.args if a.role in ("in", "inout"))
+    footprint = input_bytes(spec, params)
 
     def run(sample):
         f = cache_model_factory(GPU, ARCH, math.prod(block), regs, dyn, None, sample)
-        return run_catalog_kernel(spec, params, ARCH, caches=f).result
+        return run_catalog_kernel(spec, params, ARCH, check=sample is None, caches=f).result
 
     start = time.perf_counter()
     sampled = run_with_sampling(run, math.prod(grid), footprint, budget_s=budget, exact=exact)

@@ -27,9 +27,11 @@ MICRO = [HW / "time_run_h100" / "micro.json", HW / "time_micro_h100" / "micro.js
 
 def work(**kw) -> KernelWork:
     base = dict(blocks=132 * 8 * 10, warps_per_block=8, active_blocks_per_sm=8,
-                warp_instructions=0, fp32_warp_instructions=0, fp64_warp_instructions=0,
+                warp_instructions=0, int_divide_warp_instructions=0, fp32_warp_instructions=0,
+                fp64_warp_instructions=0,
                 global_load_requests=0, global_wavefronts=0, shared_wavefronts=0,
-                shared_load_requests=0, l2_bytes=0, dram_bytes_read=0, dram_bytes_written=0,
+                shared_load_requests=0, l2_bytes=0, l2_read_bytes=0, dram_bytes_read=0,
+                dram_bytes_written=0,
                 l1_hit_rate=None, l2_hit_rate=None, flops=0)
     base.update(kw)
     return KernelWork(**base)
@@ -92,14 +94,33 @@ def test_issue_and_fp32_terms():
 
 
 def test_latency_term_is_littles_law():
-    """10 waves x 4 loads per warp x mean latency (L1 44, L2 293, DRAM 563 ns at 1.98 GHz)."""
+    """10 waves x 4 loads per warp x mean latency (L1 44, L2 293, DRAM 563.8 ns idle at 1.98 GHz);
+    no DRAM traffic, so the DRAM is idle (U = 0)."""
     w = work(global_load_requests=132 * 8 * 10 * 8 * 4, l1_hit_rate=0.5, l2_hit_rate=0.5)
     clock = 1980e6
-    mean = 0.5 * 44 + 0.5 * (0.5 * 293 + 0.5 * 563e-9 * clock)
+    mean = 0.5 * 44 + 0.5 * (0.5 * 293 + 0.5 * 563.8e-9 * clock)
     assert mean_load_latency_cycles(w, RATES, clock) == pytest.approx(mean)
     t = predict_time(w, H100, ARCH, RATES)
     term = next(x for x in t.terms if x.name == "memory latency")
     assert term.seconds == pytest.approx(10 * 4 * mean / clock)
+
+
+def test_latency_and_dram_utilization_are_solved_together():
+    """A copy-like launch: 100 waves of 64 warps per SM, one load per warp, every load from DRAM
+    (128 B each, as many written). The latency term T satisfies T = waves x L(U) / clock with
+    U = (DRAM-bandwidth time) / T and L(U) = 563.8 + 63.3 U / (1 - U) ns (devices/timing.yaml):
+    a fixed point, at least the bandwidth term."""
+    blocks = 132 * 8 * 100
+    requests = blocks * 8
+    w = work(blocks=blocks, global_load_requests=requests, l1_hit_rate=0.0, l2_hit_rate=0.0,
+             l2_read_bytes=requests * 128, dram_bytes_read=requests * 128,
+             dram_bytes_written=requests * 128)
+    t = predict_time(w, H100, ARCH, RATES)
+    terms = {x.name: x.seconds for x in t.terms}
+    lat, bw = terms["memory latency"], terms["DRAM bandwidth"]
+    u = bw / lat
+    assert lat == pytest.approx(100 * (563.8 + 63.3 * u / (1 - u)) * 1e-9, rel=1e-6)
+    assert lat > bw and t.bound == "memory latency"
 
 
 def test_cc_without_sources_leaves_terms_out_and_says_so():

@@ -69,6 +69,18 @@ extern "C" __global__ void read1(const float* __restrict__ a, float* out) {
     float v = a[blockIdx.x * (long long)blockDim.x + threadIdx.x];
     if (v == -1.f) { pad[0] = v; out[0] = pad[0]; }
 }
+extern "C" __global__ void write1(float* out) {
+    extern __shared__ float pad[];  // only limits resident blocks per SM
+    long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    out[i] = (float)threadIdx.x;
+    if (out == nullptr) out[0] = pad[0];
+}
+extern "C" __global__ void copy1(const float* __restrict__ a, float* out) {
+    extern __shared__ float pad[];
+    long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    out[i] = a[i];
+    if (out == nullptr) out[0] = pad[0];
+}
 extern "C" __global__ void shchase(long long steps, long long* out) {
     __shared__ int next[1024];
     for (int i = threadIdx.x; i < 1024; i += blockDim.x) next[i] = (i * 97 + 31) & 1023;
@@ -154,6 +166,24 @@ def microbenchmarks(out: Path) -> dict:
         sweep.append({"blocks_per_sm": blocks_per_sm, "warps_per_sm": 8 * blocks_per_sm,
                       "dyn_shared": pad, "ms": ms, "gbs": big.nbytes / ms / 1e6})
     res["read1_sweep"] = sweep
+    # the same sweep for one store per thread and for a load + store per thread: what a store
+    # adds to a block's life at each occupancy (block lifetime = resident blocks x SMs / rate)
+    out1 = cupy.empty_like(big)
+    for label, fn, args in (("write1", mod.get_function("write1"), (out1,)),
+                            ("copy1", mod.get_function("copy1"), (big, out1))):
+        rows = []
+        for blocks_per_sm in (1, 2, 4, 8):
+            pad = min(smem_per_sm // blocks_per_sm - 1024 - 256, props["sharedMemPerBlockOptin"])
+            fn.max_dynamic_shared_size_bytes = pad
+            nblk = big.size // 256
+            ms, _ = median_ms(lambda i, fn=fn, args=args, pad=pad, nblk=nblk: fn(
+                (nblk,), (256,), args, shared_mem=pad))
+            rows.append({"blocks_per_sm": blocks_per_sm, "warps_per_sm": 8 * blocks_per_sm,
+                         "ms": ms, "block_life_ns": ms * 1e6 * blocks_per_sm * sms / nblk})
+        res[label + "_sweep"] = rows
+    for row in sweep:
+        row["block_life_ns"] = row["ms"] * 1e6 * row["blocks_per_sm"] * sms / (big.size // 256)
+    del out1
     chase = mod.get_function("chase")
     lat = {}
     for label, size, l2only in (("l1", 16 << 10, 0), ("l2", 8 << 20, 1), ("dram", 256 << 20, 1)):

@@ -19,24 +19,28 @@ def kernel_work(result: SimResult, active_blocks_per_sm: int) -> KernelWork:
     if rep is not None:
         wavefronts = rep.global_wavefronts
         l2_bytes = rep.l2_bytes_read + rep.l2_bytes_written
+        l2_read = rep.l2_bytes_read
         dram_r, dram_w = rep.dram_bytes_read, rep.dram_bytes_written
         h1, h2 = rep.l1_load_hit_rate, rep.l2_hit_rate
     else:  # no (global) cache: every transaction of memory/'s rules goes to DRAM
         sectors = c.global_load_transactions + c.global_store_transactions
         wavefronts = max(c.global_load_requests + c.global_store_requests, -(-sectors // 4))
         l2_bytes = c.global_load_bytes + c.global_store_bytes
+        l2_read = c.global_load_bytes
         dram_r, dram_w = c.global_load_bytes, c.global_store_bytes
         h1 = h2 = None
     return KernelWork(
         blocks=result.launch.blocks, warps_per_block=result.launch.warps_per_block,
         active_blocks_per_sm=active_blocks_per_sm,
-        warp_instructions=sum(kinds.values()), fp32_warp_instructions=kinds.get("fp32", 0),
+        warp_instructions=sum(kinds.values()),
+        int_divide_warp_instructions=kinds.get("int_divide", 0),
+        fp32_warp_instructions=kinds.get("fp32", 0),
         fp64_warp_instructions=kinds.get("fp64", 0),
         global_load_requests=kinds.get("global_load", c.global_load_requests),
         global_wavefronts=wavefronts,
         shared_wavefronts=c.shared_load_wavefronts + c.shared_store_wavefronts,
         shared_load_requests=c.shared_load_requests,
-        l2_bytes=l2_bytes, dram_bytes_read=dram_r, dram_bytes_written=dram_w,
+        l2_bytes=l2_bytes, l2_read_bytes=l2_read, dram_bytes_read=dram_r, dram_bytes_written=dram_w,
         l1_hit_rate=h1, l2_hit_rate=h2, flops=c.flops)
 
 

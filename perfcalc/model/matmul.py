@@ -289,10 +289,12 @@ def counted_work(variant: str, w: int, t: int, blocks_per_sm: int,
     fmas = w ** 3 // 32
     return KernelWork(
         blocks=(w // t) ** 2, warps_per_block=-(-t * t // 32), active_blocks_per_sm=blocks_per_sm,
-        warp_instructions=fmas, fp32_warp_instructions=fmas, fp64_warp_instructions=0,
+        warp_instructions=fmas, int_divide_warp_instructions=0, fp32_warp_instructions=fmas,
+        fp64_warp_instructions=0,
         global_load_requests=loads, global_wavefronts=max(requests, -(-sectors // 4)),
         shared_wavefronts=p.get("shared_load_wavefronts", 0) + p.get("shared_store_wavefronts", 0),
         shared_load_requests=p.get("shared_load_requests", 0), l2_bytes=read + written,
+        l2_read_bytes=read,
         dram_bytes_read=read, dram_bytes_written=written, l1_hit_rate=None, l2_hit_rate=None,
         flops=2 * w ** 3)
 

@@ -9,7 +9,8 @@ Throughput terms, each the time one unit needs for the kernel's counted work:
   figure, else L2 bytes per SM per clock x SMs x clock);
 - L1/shared data array: global wavefronts (one per warp and 128-byte line an instruction touches)
   plus shared-memory wavefronts, at one wavefront per clock per SM;
-- instruction issue: warp instructions / (warp instructions per SM per clock x SMs x clock);
+- instruction issue: warp instructions (an integer division or modulo by a variable counted as the
+  ~20 it compiles to) / (warp instructions per SM per clock x SMs x clock);
 - FP32 / FP64 pipes: warp instructions of the kind x 32 lanes / (lanes per SM per clock x SMs x
   clock).
 Per-SM terms are taken on the busiest SM: a grid of B blocks puts ceil(B / SMs) blocks on some SM
@@ -18,8 +19,11 @@ Per-SM terms are taken on the busiest SM: a grid of B blocks puts ceil(B / SMs) 
 Latency term (Little's law, Volkov 2016, reference/perfmodel.md b4): a warp waits for each of its
 global and shared loads; the resident warps of an SM wait side by side, so the SM needs
 waves x (global loads per warp x mean global latency + shared loads per warp x shared latency),
-waves = ceil(B / (blocks per SM x SMs)), mean global latency = L1 hit rate x L1 latency + misses x
-(L2 hit rate x L2 latency + L2 misses x DRAM latency). It assumes one load in flight per warp (no
+waves = ceil(B / (blocks per SM x SMs)), mean global latency = L1 hit rate x L1 latency + L1 misses
+x (L2 latency, or the DRAM latency for the share that DRAM serves). The DRAM latency rises with the
+DRAM's utilization U (devices/timing.yaml: idle latency + queue x U / (1 - U), measured), and U is
+the DRAM-bandwidth term's share of the time, so the term is solved as a fixed point: it is never
+below the DRAM-bandwidth term and approaches it as the DRAM saturates. It assumes one load in flight per warp (no
 independent loads overlapped): an upper estimate where the compiler batches loads.
 
 Every rate is from devices/timing.yaml (sources there) or the product (devices/products.yaml);
@@ -29,12 +33,13 @@ nothing is fitted to a kernel.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from perfcalc.errors import InputError
 from perfcalc.specs.arch import Arch
 from perfcalc.specs.gpu import Gpu
-from perfcalc.specs.timing import TimingRates
+from perfcalc.specs.timing import TimingRates, dram_latency_at
 
 
 @dataclass(frozen=True)
@@ -45,6 +50,7 @@ class KernelWork:
     warps_per_block: int
     active_blocks_per_sm: int
     warp_instructions: int
+    int_divide_warp_instructions: int  # of warp_instructions: integer / or % by a variable
     fp32_warp_instructions: int
     fp64_warp_instructions: int
     global_load_requests: int  # warp-level load instructions (what a warp waits for)
@@ -52,6 +58,7 @@ class KernelWork:
     shared_wavefronts: int
     shared_load_requests: int
     l2_bytes: int
+    l2_read_bytes: int
     dram_bytes_read: int
     dram_bytes_written: int
     l1_hit_rate: float | None
@@ -97,16 +104,51 @@ def _check(work: KernelWork) -> None:
         raise InputError("the kernel cannot run: 0 blocks fit on an SM (see occupancy limiters)")
 
 
-def mean_load_latency_cycles(work: KernelWork, rates: TimingRates, clock_hz: float) -> float:
-    """Hit-rate-weighted load latency in SM cycles; a level without a sourced latency (or a
-    GPU without that cache) is charged the next level's."""
-    dram = (rates.dram_latency_ns * 1e-9 * clock_hz if rates.dram_latency_ns is not None
-            else rates.dram_latency_cycles)
+def resident_warps_per_sm(work: KernelWork, sms: int) -> float:
+    """Warps resident on an SM while the launch runs: its occupancy, or fewer when the grid
+    does not fill every SM."""
+    per_sm = min(work.active_blocks_per_sm, math.ceil(work.blocks / sms))
+    return per_sm * work.warps_per_block
+
+
+def dram_fraction(work: KernelWork) -> float:
+    """Of the loads that reach the L2, the share that waits for DRAM: sectors filled from DRAM
+    over sectors read from the L2 (a 64-byte fetch also brings the neighbouring sector, which
+    the L2 counts as a hit but the warp waits for all the same)."""
+    if work.l2_read_bytes <= 0:
+        return 1.0 - (work.l2_hit_rate or 0.0)
+    return min(1.0, max(0.0, work.dram_bytes_read / work.l2_read_bytes))
+
+
+def mean_load_latency_cycles(work: KernelWork, rates: TimingRates, clock_hz: float,
+                             utilization: float = 0.0) -> float:
+    """Mean latency of a warp's global load in SM cycles: L1 hits at the L1 latency, the rest
+    at the L2's, of which the DRAM share (dram_fraction) at the DRAM latency for this DRAM
+    utilization. A level without a sourced latency (or a GPU without that cache) is charged the
+    next level's."""
+    ns = dram_latency_at(rates, utilization)
+    dram = ns * 1e-9 * clock_hz if ns is not None else rates.dram_latency_cycles
     l2 = rates.l2_latency_cycles if rates.l2_latency_cycles is not None else dram
     l1 = rates.l1_latency_cycles if rates.l1_latency_cycles is not None else l2
-    h2 = work.l2_hit_rate or 0.0
     h1 = work.l1_hit_rate or 0.0
-    return h1 * l1 + (1 - h1) * (h2 * l2 + (1 - h2) * dram)
+    d = dram_fraction(work) if work.l2_hit_rate is not None else 1.0
+    return h1 * l1 + (1 - h1) * ((1 - d) * l2 + d * dram)
+
+
+def _fixed_point(bandwidth_s: float, chain_s: Callable[[float], float]) -> float:
+    """The T with T = chain_s(U) and U = bandwidth_s / T (the DRAM busy that share of T):
+    chain_s grows with U, so T - chain_s(bandwidth_s / T) grows with T; bisection."""
+    if bandwidth_s <= 0:
+        return chain_s(0.0)
+    lo = bandwidth_s * (1 + 1e-9)
+    hi = lo + chain_s(min(0.999, bandwidth_s / lo))
+    for _ in range(100):
+        mid = (lo + hi) / 2
+        if mid - chain_s(bandwidth_s / mid) < 0:
+            lo = mid
+        else:
+            hi = mid
+    return hi
 
 
 def predict_time(work: KernelWork, gpu: Gpu, arch: Arch, rates: TimingRates) -> TimePrediction:
@@ -147,8 +189,12 @@ def predict_time(work: KernelWork, gpu: Gpu, arch: Arch, rates: TimingRates) -> 
                           f"{work.shared_wavefronts} wavefronts x "
                           f"{arch.shared_family.cycles_per_wavefront} cycles {per_sm}"))
     issue = rates.issue_per_sm_per_clock
-    terms.append(Term("instruction issue", work.warp_instructions / (issue * sms * clock) * busiest,
-                      f"{work.warp_instructions} warp instructions / {issue:g} per SM per "
+    extra = work.int_divide_warp_instructions * (rates.int_divide_instructions - 1)
+    issued = work.warp_instructions + extra
+    terms.append(Term("instruction issue", issued / (issue * sms * clock) * busiest,
+                      f"({work.warp_instructions} warp instructions + "
+                      f"{work.int_divide_warp_instructions} integer divisions x "
+                      f"{rates.int_divide_instructions - 1:g} more each) / {issue:g} per SM per "
                       f"clock {per_sm}"))
     lanes = gpu.fp32_cores_per_sm
     terms.append(Term("FP32 pipe", work.fp32_warp_instructions * 32 / (lanes * sms * clock)
@@ -166,15 +212,25 @@ def predict_time(work: KernelWork, gpu: Gpu, arch: Arch, rates: TimingRates) -> 
     waves = math.ceil(work.blocks / per_wave)
     warps = work.blocks * work.warps_per_block
     loads_per_warp = work.global_load_requests / warps
-    latency = mean_load_latency_cycles(work, rates, clock)
     shared_per_warp = work.shared_load_requests / warps
     shared_lat = rates.shared_latency_cycles or 0.0
-    chain = loads_per_warp * latency + shared_per_warp * shared_lat
-    terms.append(Term("memory latency", waves * chain / clock,
+
+    def chain_s(utilization: float) -> float:
+        lat = mean_load_latency_cycles(work, rates, clock, utilization)
+        return waves * (loads_per_warp * lat + shared_per_warp * shared_lat) / clock
+
+    latency_s = _fixed_point(read_s + write_s if rates.dram_queue_ns else 0.0, chain_s)
+    u = (read_s + write_s) / latency_s if latency_s > 0 and rates.dram_queue_ns else 0.0
+    latency = mean_load_latency_cycles(work, rates, clock, u)
+    terms.append(Term("memory latency", latency_s,
                       f"{waves} waves x ({loads_per_warp:.6g} global loads per warp x "
                       f"{latency:.4g} cycles mean latency + {shared_per_warp:.6g} shared loads x "
-                      f"{shared_lat:g} cycles) / {gpu.peak_clock_mhz:g} MHz"))
+                      f"{shared_lat:g} cycles) / {gpu.peak_clock_mhz:g} MHz; one load in flight "
+                      f"per warp; DRAM latency at {100 * u:.0f} % DRAM utilization"))
     top = max(terms, key=lambda t: t.seconds)
+    dram_term = terms[0]
+    if top.name == "memory latency" and dram_term.seconds >= top.seconds * (1 - 1e-6):
+        top = dram_term  # the fixed point only approaches the bandwidth term: call it that
     total = rates.launch_overhead_s + top.seconds
     dram_bytes = work.dram_bytes_read + work.dram_bytes_written
     return TimePrediction(

@@ -4,7 +4,8 @@ The counters and their definitions are the schema in `perfcalc.specs.counters` (
 for the simulator, the model and the reports). The execution core adds one thing of its own:
 
 * ``warp_instructions``: C-level operations executed per warp with >= 1 active lane, by kind
-  (``fp32``, ``fp64``, ``int``, ``global_load``, ``global_store``, ``shared_load``,
+  (``fp32``, ``fp64``, ``int``, ``int_divide`` (integer / and % by a divisor that is not a
+  compile-time constant: many machine instructions each), ``global_load``, ``global_store``, ``shared_load``,
   ``shared_store``, ``constant_load``, ``atomic``, ``barrier``, ``branch``, ``call``): a
   source-level approximation of the SASS instruction mix, not the compiler's exact count.
 """
@@ -16,7 +17,7 @@ from dataclasses import dataclass, field
 from perfcalc.specs.counters import COUNTER_NAMES, CounterSet
 
 INSTRUCTION_KINDS = (
-    "fp32", "fp64", "int", "global_load", "global_store", "shared_load", "shared_store",
+    "fp32", "fp64", "int", "int_divide", "global_load", "global_store", "shared_load", "shared_store",
     "constant_load", "atomic", "barrier", "branch", "call",
 )
 (GLD_REQ, GLD_TX, GLD_B, GST_REQ, GST_TX, GST_B, SLD_REQ, SLD_WF, SST_REQ, SST_WF, BANK, FLOPS,

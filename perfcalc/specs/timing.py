@@ -16,8 +16,8 @@ from perfcalc.specs.yaml_load import read_mapping
 
 _KEYS = ("issue_per_sm_per_clock_by_major", "l1_bytes_per_sm_per_clock",
          "l2_bytes_per_sm_per_clock", "dram_read_efficiency", "dram_write_efficiency",
-         "dram_latency_ns", "dram_latency_cycles", "l2_latency_cycles", "l1_latency_cycles",
-         "shared_latency_cycles", "launch_overhead_s", "sources")
+         "dram_latency_ns", "dram_queue_ns", "dram_latency_cycles", "l2_latency_cycles", "l1_latency_cycles",
+         "shared_latency_cycles", "launch_overhead_s", "int_divide_instructions", "sources")
 
 
 @dataclass(frozen=True)
@@ -31,11 +31,13 @@ class TimingRates:
     dram_read_efficiency: float
     dram_write_efficiency: float
     dram_latency_ns: float | None
+    dram_queue_ns: float | None
     dram_latency_cycles: float
     l2_latency_cycles: float | None
     l1_latency_cycles: float | None
     shared_latency_cycles: float | None
     launch_overhead_s: float
+    int_divide_instructions: float
     sources: tuple[str, ...]
 
 
@@ -56,6 +58,15 @@ def _positive(value: object, key: str) -> float | None:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
         raise SpecError(f"devices/timing.yaml: {key} must be a number > 0 or null, got {value!r}")
     return float(value)
+
+
+def dram_latency_at(rates: TimingRates, utilization: float) -> float | None:
+    """The DRAM latency (ns) at this utilization of the achievable bandwidth (0 <= U < 1):
+    idle latency + queue x U / (1 - U); None without a measurement."""
+    if rates.dram_latency_ns is None:
+        return None
+    u = min(max(utilization, 0.0), 0.999)
+    return rates.dram_latency_ns + (rates.dram_queue_ns or 0.0) * u / (1 - u)
 
 
 def timing_rates(arch: Arch) -> TimingRates:
@@ -80,10 +91,13 @@ def timing_rates(arch: Arch) -> TimingRates:
         dram_read_efficiency=_fraction(merged["dram_read_efficiency"], "dram_read_efficiency"),
         dram_write_efficiency=_fraction(merged["dram_write_efficiency"], "dram_write_efficiency"),
         dram_latency_ns=_positive(merged["dram_latency_ns"], "dram_latency_ns"),
+        dram_queue_ns=_positive(merged["dram_queue_ns"], "dram_queue_ns"),
         dram_latency_cycles=float(merged["dram_latency_cycles"]),
         l2_latency_cycles=_positive(merged["l2_latency_cycles"], "l2_latency_cycles"),
         l1_latency_cycles=_positive(merged["l1_latency_cycles"], "l1_latency_cycles"),
         shared_latency_cycles=_positive(merged["shared_latency_cycles"], "shared_latency_cycles"),
         launch_overhead_s=float(merged["launch_overhead_s"]),
+        int_divide_instructions=_positive(merged["int_divide_instructions"],
+                                          "int_divide_instructions") or 1.0,
         sources=sources,
     )

@@ -542,7 +542,8 @@ class ExpressionsMixin:
             return E(t, lambda ctx: v, v)
         af, bf = a.f, b.f
         line = n.coord.line
-        kslot = C.instruction_slot("int")
+        # a constant divisor compiles to a multiply and shifts; a variable one to a sequence
+        kslot = C.instruction_slot("int" if b.const is not None else "int_divide")
         one = t.dtype.type(1)
         zero = t.dtype.type(0)
         imin = np.iinfo(t.dtype).min if signed else 0

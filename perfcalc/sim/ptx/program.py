@@ -105,8 +105,14 @@ def _step(instr: Instr, env: Env) -> Step:
         raise CudaSyntaxError(f"PTX instruction {instr.opcode} at line {instr.line} is not "
                               f"implemented by the PTX engine")
     kind, flops = flop_weight(instr)
+    # integer division is a sequence of machine instructions: counted as its own kind
+    int_div = base in ("div", "rem") and any(p in _INT_TYPES for p in instr.parts)
+    kind_name = "int_divide" if int_div else kind or "int"
     return Step(instr, "op", run=BUILDERS[base](instr, env), pred=pred, flops=flops,
-                flop_kind=kind, inst_kind=kind or "int")
+                flop_kind=kind, inst_kind=kind_name)
+
+
+_INT_TYPES = ("s16", "u16", "s32", "u32", "s64", "u64")
 
 
 # Calls of CUDA's own device-runtime functions that NVRTC leaves in the PTX.
