@@ -172,3 +172,18 @@ def test_h100_measured_times_of_streaming_kernels():
         ratio = json.loads(res.output)["predicted_time_s"] / times[case]
         assert 1 / 1.5 <= ratio <= 1.5, (case, ratio)
         assert math.isfinite(ratio)
+
+
+def test_repeated_gpu_compares_products_side_by_side():
+    """Issue #9: `run K --gpu A --gpu B` runs K once per product and shows them side by side; the
+    same launch moves the same DRAM bytes on an H100 and an H200 (one chip, 64-byte fetches)
+    and the H200's faster HBM3e gives it the shorter time."""
+    res = CliRunner().invoke(app, ["run", "copy_stride", "-p", "n=1048576", "--gpu", "h100-sxm",
+                                   "--gpu", "h200", "--format", "json"])
+    assert res.exit_code == 0, res.output
+    runs = json.loads(res.output)["runs"]
+    assert [r["gpu"] for r in runs] == ["h100-sxm", "h200"]
+    assert runs[0]["dram_bytes_read"] == runs[1]["dram_bytes_read"]
+    assert runs[1]["predicted_time_s"] < runs[0]["predicted_time_s"]
+    res = CliRunner().invoke(app, ["run", "copy_stride", "--gpu", "h200", "--gpu", "h200"])
+    assert res.exit_code == 2 and "repeats a product" in res.output

@@ -61,9 +61,10 @@ class SampledRun:
     def note(self) -> str | None:
         if self.sample is None:
             return None
+        k = self.sample.sm_stride
+        sms = "every SM" if k == 1 else f"1 SM in {k}, with 1/{k} of the L2"
         return (f"sampled: {self.simulated_blocks} of {self.launch_blocks} blocks simulated (the "
-                f"first {self.sample.waves} wave(s) of every {self.sample.sm_stride}th SM, L2 "
-                f"capacity 1/{self.sample.sm_stride}), counters and traffic extrapolated "
+                f"first {self.sample.waves} wave(s), {sms}), counters and traffic extrapolated "
                 f"(analysis/sampling.py); the result check needs every block, so it is skipped")
 
 

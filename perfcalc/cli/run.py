@@ -86,9 +86,10 @@ def run(
         typer.Option("--cc", help="Compute capability, product name or device YAML [9.0]."),
     ] = None,
     gpu: Annotated[
-        str | None,
+        list[str] | None,
         typer.Option("--gpu", help="Product (see `perfcalc devices`): also model its L1/L2 "
-                     "caches over the run's addresses (hit rates, DRAM bytes)."),
+                     "caches over the run's addresses (hit rates, DRAM bytes) and predict the "
+                     "time. Repeat it to compare products side by side."),
     ] = None,
     param: Annotated[
         list[str] | None,
@@ -208,28 +209,41 @@ def run(
         print(engine_note, file=sys.stderr)
     options = {"cache": cache, "bank_mode": bank_mode, "regs": regs,
                "iteration_cap": iteration_cap, "engine": chosen, "gpu": None, "exact": exact}
-    cc = _cc_and_gpu(cc, gpu, options)
+    gpus = list(gpu or [])
+    if len(set(gpus)) != len(gpus):
+        raise InputError(f"--gpu repeats a product ({', '.join(gpus)}): name each once")
     if source is not None and kernel is None and chosen != "ptx":
         raise InputError("--kernel NAME is required with --source (the __global__ function to run)")
     if include and chosen != "ptx":
         raise InputError("--include-dir works with --engine ptx (the C engine takes no headers)")
     options["include_dirs"] = tuple(str(d) for d in include or ())
-    if source is None:
-        doc = run_catalog(kernel_name, _name_values(param, "--param"), cc, catalog_file, options)
+    docs = []
+    for one in gpus or [None]:
+        each = dict(options)
+        arch_cc = _cc_and_gpu(cc, one, each)
+        if source is None:
+            docs.append(run_catalog(kernel_name, _name_values(param, "--param"), arch_cc,
+                                    catalog_file, each))
+        else:
+            docs.append(run_source(
+                source,
+                kernel,
+                _dims(grid, "--grid"),
+                _dims(block, "--block"),
+                array or [],
+                _name_values(param, "--param"),
+                _defines(define, chosen),
+                dynamic_shared,
+                arch_cc,
+                each,
+            ))
+    if len(docs) == 1:
+        _show_run(docs[0], fmt, output)
     else:
-        doc = run_source(
-            source,
-            kernel,
-            _dims(grid, "--grid"),
-            _dims(block, "--block"),
-            array or [],
-            _name_values(param, "--param"),
-            _defines(define, chosen),
-            dynamic_shared,
-            cc,
-            options,
-        )
-    _show_run(doc, fmt, output)
+        from perfcalc.report.run_tables import gpu_comparison_table
+
+        show([gpu_comparison_table(docs)], fmt, output,
+             data={"kernel": docs[0]["kernel"], "params": docs[0]["params"], "runs": docs})
 
 
 def _cc_and_gpu(cc: str | None, gpu: str | None, options: dict) -> str:

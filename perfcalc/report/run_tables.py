@@ -273,8 +273,8 @@ def time_table(doc: Mapping[str, Any]) -> Table:
         s = t["sampled"]
         rows.append({"item": "sampled", "seconds": None,
                      "formula": f"{s['simulated_blocks']} of {s['launch_blocks']} blocks "
-                                f"simulated (first {s['waves']} wave(s) of every "
-                                f"{s['sm_stride']}th SM), extrapolated"})
+                                f"simulated (first {s['waves']} wave(s), 1 SM in "
+                                f"{s['sm_stride']}), extrapolated"})
     rows.append({"item": "achieved", "seconds": None,
                  "formula": f"{doc['achieved_gflops']:.4g} GFLOP/s, {doc['achieved_gbps']:.4g} "
                             f"GB/s DRAM"})
@@ -284,3 +284,28 @@ def time_table(doc: Mapping[str, Any]) -> Table:
         title=f"time on {doc['gpu']} (model/time_model.py)",
         headers={"item": "", "seconds": "seconds", "formula": "formula / inputs"},
     )
+
+
+def gpu_comparison_table(docs: Sequence[Mapping[str, Any]]) -> Table:
+    """The same launch on several products (run --gpu A --gpu B): one column per product."""
+    def pct(x: Any) -> str:
+        return "-" if x is None else f"{100 * x:.1f} %"
+
+    quantities = [
+        ("compute capability", lambda d: d["cc"]),
+        ("occupancy", lambda d: d["occupancy"]["occupancy"] if d.get("occupancy") else None),
+        ("predicted time (s)", lambda d: d["predicted_time_s"]),
+        ("bound", lambda d: d["bound_detail"]),
+        ("achieved GFLOP/s", lambda d: d["achieved_gflops"]),
+        ("achieved DRAM GB/s", lambda d: d["achieved_gbps"]),
+        ("DRAM bytes read", lambda d: d["dram_bytes_read"]),
+        ("DRAM bytes written", lambda d: d["dram_bytes_written"]),
+        ("L1 hit rate (loads)", lambda d: pct(d["l1_hit_rate"])),
+        ("L2 hit rate", lambda d: pct(d["l2_hit_rate"])),
+    ]
+    names = [d["gpu"] for d in docs]
+    rows = [{"quantity": label, **{d["gpu"]: get(d) for d in docs}} for label, get in quantities]
+    params = ", ".join(f"{k}={v}" for k, v in docs[0]["params"].items())
+    return Table(columns=["quantity", *names], rows=rows,
+                 title=f"{docs[0]['kernel']} ({params}) on {', '.join(names)}",
+                 notes=sorted({n for d in docs for n in d["notes"] if n.startswith("sampled")}))
