@@ -81,6 +81,15 @@ extern "C" __global__ void copy1(const float* __restrict__ a, float* out) {
     out[i] = a[i];
     if (out == nullptr) out[0] = pad[0];
 }
+extern "C" __global__ void l2write(float* out, long long words, int stride, int reps) {
+    // one 4-byte store every `stride` words of an L2-resident buffer, `reps` passes: stride 8
+    // writes 4 of a sector's 32 bytes (a partial-sector write), stride 1 whole sectors
+    long long step = (long long)gridDim.x * blockDim.x;
+    for (int r = 0; r < reps; ++r)
+        for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i * stride < words;
+             i += step)
+            out[i * stride] = (float)r;
+}
 extern "C" __global__ void shchase(long long steps, long long* out) {
     __shared__ int next[1024];
     for (int i = threadIdx.x; i < 1024; i += blockDim.x) next[i] = (i * 97 + 31) & 1023;
@@ -184,6 +193,16 @@ def microbenchmarks(out: Path) -> dict:
     for row in sweep:
         row["block_life_ns"] = row["ms"] * 1e6 * row["blocks_per_sm"] * sms / (big.size // 256)
     del out1
+    # L2 write throughput in sectors per second: whole sectors vs 4 bytes of each sector
+    buf = cupy.zeros((8 << 20) // 4, dtype=cupy.float32)
+    l2write = mod.get_function("l2write")
+    for stride, label in ((1, "l2_full_write"), (8, "l2_partial_write")):
+        reps = 50
+        ms, _ = median_ms(lambda i, stride=stride, reps=reps, buf=buf: l2write(
+            (grid,), (256,), (buf, np.int64(buf.size), np.int32(stride), np.int32(reps))))
+        sectors = buf.size // 8 * reps  # one sector per 8 words either way
+        res[label + "_gsectors_per_s"] = sectors / ms / 1e6
+    del buf
     chase = mod.get_function("chase")
     lat = {}
     for label, size, l2only in (("l1", 16 << 10, 0), ("l2", 8 << 20, 1), ("dram", 256 << 20, 1)):

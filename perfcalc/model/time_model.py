@@ -5,8 +5,9 @@
 Throughput terms, each the time one unit needs for the kernel's counted work:
 - DRAM: bytes read / (bandwidth x read efficiency) + bytes written / (bandwidth x write
   efficiency), the bytes from the L1/L2 model;
-- L2: bytes L1 sends to L2 (misses, stores, atomics) / L2 bandwidth (the product's measured
-  figure, else L2 bytes per SM per clock x SMs x clock);
+- L2: bytes L1 reads from L2 (misses, atomics) / L2 read bandwidth + sectors written (stores,
+  atomics) / L2 write rate (the product's measured figures), else all bytes / L2 bytes per SM per
+  clock x SMs x clock;
 - L1/shared data array: global wavefronts (one per warp and 128-byte line an instruction touches)
   plus shared-memory wavefronts, at one wavefront per clock per SM;
 - instruction issue: warp instructions (an integer division or modulo by a variable counted as the
@@ -166,7 +167,15 @@ def predict_time(work: KernelWork, gpu: Gpu, arch: Arch, rates: TimingRates) -> 
                       f"{work.dram_bytes_read} B read / ({gpu.memory_bandwidth_gbs:g} GB/s x "
                       f"{rates.dram_read_efficiency:g}) + {work.dram_bytes_written} B written / "
                       f"({gpu.memory_bandwidth_gbs:g} GB/s x {rates.dram_write_efficiency:g})"))
-    if gpu.l2_bandwidth_gbs is not None and gpu.l2_cache_kb:
+    if gpu.l2_bandwidth_gbs is not None and gpu.l2_write_gsectors_per_s and gpu.l2_cache_kb:
+        written = work.l2_bytes - work.l2_read_bytes
+        sectors = written / 32
+        terms.append(Term("L2 bandwidth", work.l2_read_bytes / (gpu.l2_bandwidth_gbs * 1e9)
+                          + sectors / (gpu.l2_write_gsectors_per_s * 1e9),
+                          f"{work.l2_read_bytes} B read / {gpu.l2_bandwidth_gbs:g} GB/s + "
+                          f"{sectors:.6g} sectors written / {gpu.l2_write_gsectors_per_s:g} G "
+                          f"per s (measured, products.yaml)"))
+    elif gpu.l2_bandwidth_gbs is not None and gpu.l2_cache_kb:
         terms.append(Term("L2 bandwidth", work.l2_bytes / (gpu.l2_bandwidth_gbs * 1e9),
                           f"{work.l2_bytes} B / {gpu.l2_bandwidth_gbs:g} GB/s (measured, "
                           f"products.yaml)"))

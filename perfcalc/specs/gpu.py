@@ -55,6 +55,8 @@ class Gpu:
     peak_tf32_tensor_gflops: float | None = None
     peak_fp64_tensor_gflops: float | None = None
     l2_bandwidth_gbs: float | None = None
+    # measured L2 write throughput in 32-byte sectors per second (billions), where measured
+    l2_write_gsectors_per_s: float | None = None
     notes: str = ""
     # Where the record was read from (not a YAML key): messages cite it.
     source_file: str = field(default="", compare=False)
@@ -121,7 +123,7 @@ def _check_peak(gpu: Gpu, key: str, units_per_sm: int) -> None:
 def _validate(g: Gpu) -> None:
     for f in fields(g):
         value = getattr(g, f.name)
-        if f.name.endswith(("_mhz", "_gflops", "_gbs")) and value is not None and (
+        if f.name.endswith(("_mhz", "_gflops", "_gbs", "_per_s")) and value is not None and (
                 not _is_number(value) or value < 0):
             _fail(g, f.name, f"must be a non-negative number, got {value!r}")
     for key in ("sm_count", "fp32_cores_per_sm", "fp64_results_per_sm_per_clock",
