@@ -90,6 +90,19 @@ extern "C" __global__ void l2write(float* out, long long words, int stride, int 
              i += step)
             out[i * stride] = (float)r;
 }
+extern "C" __global__ void barriers(long long steps, long long* out) {
+    __shared__ int s[1024];
+    int v = threadIdx.x;
+    long long t0 = clock64();
+    for (long long i = 0; i < steps; ++i) {  // a store, a barrier, a load that needs the store
+        s[threadIdx.x] = v;
+        __syncthreads();
+        v = s[(threadIdx.x + 1) % blockDim.x] + 1;
+        __syncthreads();
+    }
+    long long t1 = clock64();
+    if (threadIdx.x == 0) { out[0] = v; out[1] = t1 - t0; }
+}
 extern "C" __global__ void shchase(long long steps, long long* out) {
     __shared__ int next[1024];
     for (int i = threadIdx.x; i < 1024; i += blockDim.x) next[i] = (i * 97 + 31) & 1023;
@@ -227,6 +240,12 @@ def microbenchmarks(out: Path) -> dict:
     sh((1,), (32,), (np.int64(20000), o))
     cupy.cuda.runtime.deviceSynchronize()
     lat["shared"] = float(o[1].get()) / 20000
+    bar = mod.get_function("barriers")
+    for threads in (256, 1024):
+        bar((1,), (threads,), (np.int64(20000), o))
+        cupy.cuda.runtime.deviceSynchronize()
+        # per iteration: a store, two barriers and a dependent load
+        lat[f"store_barrier_load_{threads}"] = float(o[1].get()) / 20000
     res["latency_cycles"] = lat
     (out / "micro.json").write_text(json.dumps(res, indent=1))
     print(json.dumps({k: v for k, v in res.items() if k != "empty_kernel_all_ms"}), flush=True)
