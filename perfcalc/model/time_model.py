@@ -18,8 +18,10 @@ Per-SM terms are taken on the busiest SM: a grid of B blocks puts ceil(B / SMs) 
 (the partial last wave); DRAM and L2 are shared by all SMs.
 
 Latency term (Little's law, Volkov 2016, reference/perfmodel.md b4): a warp waits for each of its
-global and shared loads; the resident warps of an SM wait side by side, so the SM needs
-waves x (global loads per warp x mean global latency + shared loads per warp x shared latency),
+global and shared loads, and for its block's own L1/shared wavefronts, which the block's warps put
+through one data pipe at one a clock; the resident warps of an SM wait side by side, so the SM
+needs waves x (global loads per warp x mean global latency + shared loads per warp x shared
+latency + wavefronts per block),
 waves = ceil(B / (blocks per SM x SMs)), mean global latency = L1 hit rate x L1 latency + L1 misses
 x (L2 latency, or the DRAM latency for the share that DRAM serves). The DRAM latency rises with the
 DRAM's utilization U (devices/timing.yaml: idle latency + queue x U / (1 - U), measured), and U is
@@ -224,9 +226,14 @@ def predict_time(work: KernelWork, gpu: Gpu, arch: Arch, rates: TimingRates) -> 
     shared_per_warp = work.shared_load_requests / warps
     shared_lat = rates.shared_latency_cycles or 0.0
 
+    # a block's own L1/shared data-pipe work runs one wavefront per clock, in series with its
+    # warps' waits (its warps share the pipe; other resident blocks overlap it)
+    block_wf = ((work.global_wavefronts if rates.l1_bytes_per_sm_per_clock else 0)
+                + work.shared_wavefronts * arch.shared_family.cycles_per_wavefront) / work.blocks
+
     def chain_s(utilization: float) -> float:
         lat = mean_load_latency_cycles(work, rates, clock, utilization)
-        return waves * (loads_per_warp * lat + shared_per_warp * shared_lat) / clock
+        return waves * (loads_per_warp * lat + shared_per_warp * shared_lat + block_wf) / clock
 
     latency_s = _fixed_point(read_s + write_s if rates.dram_queue_ns else 0.0, chain_s)
     u = (read_s + write_s) / latency_s if latency_s > 0 and rates.dram_queue_ns else 0.0
@@ -234,8 +241,9 @@ def predict_time(work: KernelWork, gpu: Gpu, arch: Arch, rates: TimingRates) -> 
     terms.append(Term("memory latency", latency_s,
                       f"{waves} waves x ({loads_per_warp:.6g} global loads per warp x "
                       f"{latency:.4g} cycles mean latency + {shared_per_warp:.6g} shared loads x "
-                      f"{shared_lat:g} cycles) / {gpu.peak_clock_mhz:g} MHz; one load in flight "
-                      f"per warp; DRAM latency at {100 * u:.0f} % DRAM utilization"))
+                      f"{shared_lat:g} cycles + {block_wf:.6g} wavefronts of the block's own) / "
+                      f"{gpu.peak_clock_mhz:g} MHz; one load in flight per warp; DRAM latency at "
+                      f"{100 * u:.0f} % DRAM utilization"))
     top = max(terms, key=lambda t: t.seconds)
     dram_term = terms[0]
     if top.name == "memory latency" and dram_term.seconds >= top.seconds * (1 - 1e-6):
