@@ -1,10 +1,12 @@
 """Realistic launch sizes in seconds (issue #9, part 3): simulate a sample of blocks, extrapolate.
 
 Which blocks: memory/block_sample.BlockSample, the leading waves of every k-th SM. How many: a
-pilot runs SM 0's blocks of the first wave and is timed; if the whole launch would take no more
-than the budget at that pace it runs whole (exact), else k and the number of waves are chosen so
-the sample fits the budget (at least the first wave of at least one SM). The budget counts
-simulation time only (the cache model's clock per chunk), not compiling or making inputs.
+pilot runs SM 0's blocks of the first wave and counts their work (warp instructions, L1/L2
+requests, blocks); at the rates the engine reaches on the project's 2-core machine
+(benchmarks/calibrate_sampling.py) that work says how long the whole launch would take to
+simulate. If that is within the budget it runs whole (exact), else k and the number of waves are
+chosen so the sample fits (at least the first wave of at least one SM). Counting rather than
+timing makes the choice, and so the answer, the same on every run and machine.
 
 Extrapolation:
 - counters (requests, sectors, wavefronts, flops, instructions...) scale by launch blocks /
@@ -42,6 +44,12 @@ from perfcalc.sim.launch import SimResult
 from perfcalc.specs.counters import COUNTER_NAMES
 
 DEFAULT_BUDGET_S = 5.0
+# simulation seconds per warp instruction, per L1/L2 request (warp x 128-byte line through the
+# cache model) and per block: a least-squares fit, relative errors within 2x on nine catalog
+# launches (benchmarks/calibrate_sampling.py, benchmarks/results_sampling.md)
+SECONDS_PER_WARP_INSTRUCTION = 1.1e-7
+SECONDS_PER_CACHE_REQUEST = 2.1e-6
+SECONDS_PER_BLOCK = 2.0e-5
 MAX_SAMPLED_WAVES = 3
 # a sample: None = every block
 Runner = Callable[[BlockSample | None], SimResult]
@@ -76,8 +84,7 @@ def run_with_sampling(run: Runner, nblocks: int, footprint_bytes: int,
     pilot = run(BlockSample(sm_stride=1 << 30, waves=1))  # SM 0's first-wave blocks only
     rep = pilot.caches
     assert rep is not None, "sampling needs a cache model (run with --gpu)"
-    # simulation time only (the chunk's clock), not compiling or making the inputs
-    per_block = (rep.chunk_clock[-1] - rep.chunk_clock[0]) / max(1, sum(rep.chunk_blocks))
+    per_block = estimated_seconds_per_block(pilot)
     sms, per_wave = rep.config.sms, rep.config.blocks_per_wave
     full_l2_bytes = rep.config.l2_bytes * sms  # the pilot's model had 1/sms of it
     t_sm = per_block * sum(rep.chunk_blocks)
@@ -94,6 +101,16 @@ def run_with_sampling(run: Runner, nblocks: int, footprint_bytes: int,
     simulated = sum(result.caches.chunk_blocks) if result.caches else 0
     return SampledRun(extrapolate(result, nblocks, footprint_bytes, full_l2_bytes), sample,
                       simulated, nblocks, t_sm)
+
+
+def estimated_seconds_per_block(run: SimResult) -> float:
+    """The simulation time one block of `run` costs, from its counted work."""
+    rep = run.caches
+    blocks = max(1, sum(rep.chunk_blocks) if rep else run.launch.blocks)
+    instructions = sum(run.counters.warp_instructions.values())
+    requests = rep.global_wavefronts if rep else 0
+    return (instructions * SECONDS_PER_WARP_INSTRUCTION + requests * SECONDS_PER_CACHE_REQUEST
+            ) / blocks + SECONDS_PER_BLOCK
 
 
 def _scale_counters(c: Counters, factor: float) -> Counters:
