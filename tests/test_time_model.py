@@ -187,3 +187,22 @@ def test_repeated_gpu_compares_products_side_by_side():
     assert runs[1]["predicted_time_s"] < runs[0]["predicted_time_s"]
     res = CliRunner().invoke(app, ["run", "copy_stride", "--gpu", "h200", "--gpu", "h200"])
     assert res.exit_code == 2 and "repeats a product" in res.output
+
+
+def test_launch_report_joins_model_run_caches_and_time():
+    """analysis.launch_report: one typed report per launch. The tiled matmul at W = 256 on the
+    H100 SXM: the catalog's analytic counters equal the execution core's (the model is exact
+    for it), the inputs (2 x 256^2 floats) are read from DRAM once, and the time is the time
+    model's for those counts."""
+    from perfcalc.analysis.launch_report import analyze_catalog_kernel
+    from perfcalc.specs.kernels import get_kernel
+
+    r = analyze_catalog_kernel(get_kernel("matmul_tiled"), {"Width": 256}, H100, ARCH)
+    d = r.to_dict()
+    assert r.predicted_exact and d["predicted"] == {
+        k: v for k, v in d["counters"].items() if k in d["predicted"]}
+    assert d["dram_bytes_read"] == 2 * 256 * 256 * 4
+    assert d["gpu"] == "h100-sxm" and d["cc"] == "9.0"
+    assert d["predicted_time_s"] == pytest.approx(
+        RATES.launch_overhead_s + max(t["seconds"] for t in d["time_terms"]))
+    assert r.result_check is not None and r.result_check.passed

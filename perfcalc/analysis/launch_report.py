@@ -20,6 +20,7 @@ from perfcalc.analysis.timing import run_time
 from perfcalc.memory.block_sample import BlockSample
 from perfcalc.memory.cache_hierarchy import CacheReport
 from perfcalc.model.occupancy import occupancy
+from perfcalc.model.predict import predict
 from perfcalc.model.ptxas import entry_resources
 from perfcalc.model.time_model import TimePrediction
 from perfcalc.sim.counters import Counters
@@ -49,6 +50,8 @@ class LaunchReport:
     active_blocks_per_sm: int
     occupancy_limiters: tuple[str, ...]
     counters: Counters
+    predicted: dict[str, int]  # the catalog's analytic model (model/predict) for this launch
+    predicted_exact: bool
     caches: CacheReport
     time: TimePrediction
     engine: str
@@ -79,6 +82,8 @@ class LaunchReport:
             "dram_bytes_written": t.dram_bytes_written, "l1_hit_rate": t.l1_hit_rate,
             "l2_hit_rate": t.l2_hit_rate, "achieved_gflops": t.achieved_gflops,
             "achieved_gbps": t.achieved_gbps, "flops": self.counters.flops,
+            "counters": self.counters.values(), "predicted": dict(self.predicted),
+            "predicted_exact": self.predicted_exact,
             "flops_per_dram_byte": self.flops_per_dram_byte,
             "simulated_blocks": self.simulated_blocks, "launch_blocks": self.launch_blocks,
             "result_check_passed": None if self.result_check is None else self.result_check.passed,
@@ -95,6 +100,7 @@ def analyze_catalog_kernel(spec: KernelSpec, overrides: dict[str, int] | None, g
     params = resolve_params(spec, overrides)
     grid, block, dyn = launch_geometry(spec, params)
     threads = math.prod(block)
+    model = predict(spec, params, arch)
     regs = ASSUMED_REGISTERS if registers is None else registers
     runs: list[Any] = []
 
@@ -117,7 +123,8 @@ def analyze_catalog_kernel(spec: KernelSpec, overrides: dict[str, int] | None, g
         grid=tuple(grid), block=tuple(block), dynamic_shared_bytes=int(dyn),
         registers_per_thread=used_regs, registers_from="ptxas" if found else "assumed",
         occupancy=float(occ.occupancy), active_blocks_per_sm=int(occ.active_blocks_per_sm),
-        occupancy_limiters=tuple(occ.limiters), counters=result.counters, caches=result.caches,
+        occupancy_limiters=tuple(occ.limiters), counters=result.counters,
+        predicted=model.counters(), predicted_exact=bool(model.exact), caches=result.caches,
         time=run_time(result, int(occ.active_blocks_per_sm), gpu, arch), engine=result.engine,
         sample=sampled.sample, simulated_blocks=sampled.simulated_blocks,
         launch_blocks=sampled.launch_blocks,
