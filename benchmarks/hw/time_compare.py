@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import csv
 import json
-import math
 import statistics
 import sys
 import time
@@ -24,13 +23,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from time_cases import TIME_CASES, case_name  # noqa: E402
 
-from perfcalc.analysis.caches import cache_model_factory  # noqa: E402
-from perfcalc.analysis.sampling import run_with_sampling  # noqa: E402
-from perfcalc.analysis.timing import run_time  # noqa: E402
-from perfcalc.model.occupancy import occupancy  # noqa: E402
-from perfcalc.sim.references import make_args, run_catalog_kernel  # noqa: E402
+from perfcalc.analysis.launch_report import analyze_catalog_kernel  # noqa: E402
 from perfcalc.specs import get_arch, get_gpu  # noqa: E402
-from perfcalc.specs.kernels import get_kernel, launch_geometry, resolve_params  # noqa: E402
+from perfcalc.specs.kernels import get_kernel  # noqa: E402
 
 
 def ncu_rows(path: Path) -> list[dict[str, str]]:
@@ -47,27 +42,13 @@ def number(text: str) -> float:
 
 
 def predict(name: str, overrides: dict[str, int], gpu_key: str, regs: int, engine: str):
+    """The time model through analysis.launch_report, as `run --gpu` and `report` use it."""
     gpu = get_gpu(gpu_key)
     arch = get_arch(gpu.compute_capability)
-    spec = get_kernel(name)
-    params = resolve_params(spec, overrides)
-    grid, block, dyn = launch_geometry(spec, params)
-    arrays = make_args(spec, params)
-    footprint = sum(arrays[a.name].nbytes for a in spec.args if a.role in ("in", "inout"))
-    threads = math.prod(block)
-
-    def run(sample):
-        factory = cache_model_factory(gpu, arch, threads, regs, dyn, None, sample)
-        return run_catalog_kernel(spec, params, arch, check=sample is None, caches=factory,
-                                  engine=engine).result
-
     start = time.perf_counter()
-    sampled = run_with_sampling(run, math.prod(grid), footprint)
-    res = sampled.result
-    occ = occupancy(arch, threads, regs, static_shared_memory=res.launch.static_shared_bytes,
-                    dynamic_shared_memory=dyn)
-    t = run_time(res, occ.active_blocks_per_sm, gpu, arch)
-    return t, sampled, time.perf_counter() - start
+    report = analyze_catalog_kernel(get_kernel(name), overrides, gpu, arch, registers=regs,
+                                    engine=engine)
+    return report.time, report, time.perf_counter() - start
 
 
 def main(run_dir: Path, gpu_key: str, engine: str) -> None:
@@ -78,7 +59,7 @@ def main(run_dir: Path, gpu_key: str, engine: str) -> None:
         case = case_name(name, params)
         measured = times[case]["median_ms"] / 1e3
         regs = int(number(hw["launch__registers_per_thread"]))
-        t, sampled, took = predict(name, params, gpu_key, regs, engine)
+        t, report, took = predict(name, params, gpu_key, regs, engine)
         dram_hw = number(hw["dram__bytes_read.sum"]) + number(hw["dram__bytes_write.sum"])
         dram = t.dram_bytes_read + t.dram_bytes_written
         row = {
@@ -90,8 +71,8 @@ def main(run_dir: Path, gpu_key: str, engine: str) -> None:
             "l2_hit_model": t.l2_hit_rate,
             "l1_hit_hw": number(hw["l1tex__t_sector_pipe_lsu_mem_global_op_ld_hit_rate.pct"]) / 100,
             "l1_hit_model": t.l1_hit_rate, "registers": regs,
-            "sampled": "" if sampled.sample is None else
-            f"{sampled.simulated_blocks}/{sampled.launch_blocks}",
+            "sampled": "" if report.sample is None else
+            f"{report.simulated_blocks}/{report.launch_blocks}",
             "prediction_wall_s": took,
         }
         out.append(row)

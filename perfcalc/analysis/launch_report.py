@@ -11,7 +11,8 @@ take their figures from here.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any
 
 from perfcalc.analysis.caches import cache_model_factory
@@ -24,6 +25,7 @@ from perfcalc.model.predict import predict
 from perfcalc.model.ptxas import entry_resources
 from perfcalc.model.time_model import TimePrediction
 from perfcalc.sim.counters import Counters
+from perfcalc.sim.launch import SimResult
 from perfcalc.sim.references import ResultCheck, input_bytes, run_catalog_kernel
 from perfcalc.specs.arch import Arch
 from perfcalc.specs.gpu import Gpu
@@ -59,6 +61,9 @@ class LaunchReport:
     simulated_blocks: int
     launch_blocks: int
     result_check: ResultCheck | None  # None when sampled (not every block ran)
+    # the run itself (per-line counters, notes), extrapolated to the whole launch when sampled
+    sim: SimResult = field(compare=False, repr=False)
+    sample_note: str | None = None
 
     @property
     def flops_per_dram_byte(self) -> float | None:
@@ -94,20 +99,25 @@ class LaunchReport:
 
 def analyze_catalog_kernel(spec: KernelSpec, overrides: dict[str, int] | None, gpu: Gpu,
                            arch: Arch, *, registers: int | None = None, engine: str = "source",
-                           exact: bool = False, budget_s: float = DEFAULT_BUDGET_S
-                           ) -> LaunchReport:
-    """Predict, run (sampled when large) and time a catalog kernel on `gpu`."""
+                           exact: bool = False, budget_s: float = DEFAULT_BUDGET_S,
+                           cache: str | None = None, bank_mode: int | None = None,
+                           iteration_cap: int = 1_000_000,
+                           progress: Callable[[int, int], None] | None = None) -> LaunchReport:
+    """Predict, run (sampled when large) and time a catalog kernel on `gpu`; `cache`,
+    `bank_mode`, `iteration_cap` go to the execution core, `progress` to the whole run."""
     params = resolve_params(spec, overrides)
     grid, block, dyn = launch_geometry(spec, params)
     threads = math.prod(block)
-    model = predict(spec, params, arch)
+    model = predict(spec, params, arch, cache=cache, bank_mode=bank_mode)
     regs = ASSUMED_REGISTERS if registers is None else registers
     runs: list[Any] = []
 
     def run(sample: BlockSample | None) -> Any:
-        factory = cache_model_factory(gpu, arch, threads, regs, dyn, None, sample)
-        runs.append(run_catalog_kernel(spec, params, arch, check=sample is None, engine=engine,
-                                       caches=factory))
+        factory = cache_model_factory(gpu, arch, threads, regs, dyn, cache, sample)
+        runs.append(run_catalog_kernel(
+            spec, params, arch, check=sample is None, engine=engine, caches=factory, cache=cache,
+            bank_mode=bank_mode, iteration_cap=iteration_cap,
+            **({"progress": progress} if sample is None and progress is not None else {})))
         return runs[-1].result
 
     sampled = run_with_sampling(run, math.prod(grid), input_bytes(spec, params), budget_s, exact)
@@ -128,4 +138,5 @@ def analyze_catalog_kernel(spec: KernelSpec, overrides: dict[str, int] | None, g
         time=run_time(result, int(occ.active_blocks_per_sm), gpu, arch), engine=result.engine,
         sample=sampled.sample, simulated_blocks=sampled.simulated_blocks,
         launch_blocks=sampled.launch_blocks,
-        result_check=runs[-1].result_check if sampled.sample is None else None)
+        result_check=runs[-1].result_check if sampled.sample is None else None,
+        sim=result, sample_note=sampled.note)

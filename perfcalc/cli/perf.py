@@ -68,41 +68,22 @@ def _simulate(kernel: str, params: dict[str, int], arch: Any,
 
 def _simulate_on_product(kernel: str, params: dict[str, int], arch: Any, engine: str,
                          product: Any, regs: int) -> tuple[dict[str, int], str, Any]:
-    """Run a catalog kernel with the product's L1/L2 model, sampled when large: its counters
-    (extrapolated), the result check (none when sampled) and the time model's prediction."""
-    import math
-
-    from perfcalc.analysis.caches import cache_model_factory
-    from perfcalc.analysis.sampling import run_with_sampling
-    from perfcalc.analysis.timing import run_time
-    from perfcalc.model.occupancy import occupancy
-    from perfcalc.sim.references import run_catalog_kernel
+    """Run a catalog kernel with the product's L1/L2 model, sampled when large
+    (analysis.launch_report): its counters (extrapolated), the result check (none when
+    sampled) and the time model's prediction."""
+    from perfcalc.analysis.launch_report import analyze_catalog_kernel
     from perfcalc.specs.counters import COUNTER_NAMES
-    from perfcalc.specs.kernels import get_kernel, launch_geometry
+    from perfcalc.specs.kernels import get_kernel
 
-    spec = get_kernel(kernel)
-    grid, block, dyn = launch_geometry(spec, params)
-    threads = math.prod(block)
-    last: list[Any] = []
-
-    def run(sample: Any) -> Any:
-        factory = cache_model_factory(product, arch, threads, regs, dyn, None, sample)
-        last.append(run_catalog_kernel(spec, params, arch, check=sample is None, engine=engine,
-                                       caches=factory))
-        return last[-1].result
-
-    footprint = 4 * 2 * params["Width"] ** 2  # Md and Nd (float)
-    sampled = run_with_sampling(run, math.prod(grid), footprint)
-    result = sampled.result
-    counters = {n: getattr(result.counters, n) for n in COUNTER_NAMES}
-    if sampled.sample is None:
-        verdict = _verdict(last[-1].result_check)
+    report = analyze_catalog_kernel(get_kernel(kernel), params, product, arch, registers=regs,
+                                    engine=engine)
+    counters = {n: getattr(report.counters, n) for n in COUNTER_NAMES}
+    if report.result_check is not None:
+        verdict = _verdict(report.result_check)
     else:
-        verdict = (f"not checked: {sampled.simulated_blocks} of {sampled.launch_blocks} blocks "
+        verdict = (f"not checked: {report.simulated_blocks} of {report.launch_blocks} blocks "
                    f"sampled, counts extrapolated")
-    occ = occupancy(arch, threads, regs, static_shared_memory=result.launch.static_shared_bytes,
-                    dynamic_shared_memory=dyn)
-    return counters, verdict, run_time(result, occ.active_blocks_per_sm, product, arch)
+    return counters, verdict, report.time
 
 
 def _verdict(check: Any) -> str:

@@ -295,10 +295,14 @@ def _time_fields(sampled: Any, occ: dict, arch: Any, options: dict) -> dict:
         return {}
     from perfcalc.analysis.timing import run_time
 
-    gpu = options["gpu"]
-    t = run_time(sampled.result, int(occ["active_blocks_per_sm"]), gpu, arch)
+    t = run_time(sampled.result, int(occ["active_blocks_per_sm"]), options["gpu"], arch)
+    return _time_fields_of(t, sampled.sample, sampled.simulated_blocks, sampled.launch_blocks)
+
+
+def _time_fields_of(t: Any, sample: Any, simulated: int, launch_blocks: int) -> dict:
+    """The JSON time fields of a TimePrediction (and the sample it came from, if any)."""
     return {
-        "gpu": gpu.key, "cc": arch.compute_capability, "predicted_time_s": t.predicted_time_s,
+        "gpu": t.gpu, "cc": t.compute_capability, "predicted_time_s": t.predicted_time_s,
         "bound": t.bound, "bound_detail": t.bound_detail,
         "dram_bytes_read": t.dram_bytes_read, "dram_bytes_written": t.dram_bytes_written,
         "l1_hit_rate": t.l1_hit_rate, "l2_hit_rate": t.l2_hit_rate,
@@ -307,10 +311,9 @@ def _time_fields(sampled: Any, occ: dict, arch: Any, options: dict) -> dict:
                  "terms": [{"name": x.name, "seconds": x.seconds, "formula": x.formula}
                            for x in t.terms],
                  "omitted": list(t.omitted),
-                 "sampled": None if sampled.sample is None else {
-                     "simulated_blocks": sampled.simulated_blocks,
-                     "launch_blocks": sampled.launch_blocks,
-                     "sm_stride": sampled.sample.sm_stride, "waves": sampled.sample.waves}},
+                 "sampled": None if sample is None else {
+                     "simulated_blocks": simulated, "launch_blocks": launch_blocks,
+                     "sm_stride": sample.sm_stride, "waves": sample.waves}},
     }
 
 
@@ -486,7 +489,7 @@ def run_catalog(name: str, params: dict, cc: str, catalog_file: Path | None, opt
     """Predict, run and check one catalog kernel."""
     from perfcalc.model.predict import predict
     from perfcalc.report.run_tables import run_document
-    from perfcalc.sim.references import input_bytes, run_catalog_kernel
+    from perfcalc.sim.references import run_catalog_kernel
     from perfcalc.specs import resolve_arch
     from perfcalc.specs.kernels import get_kernel, launch_geometry, resolve_params
 
@@ -496,29 +499,28 @@ def run_catalog(name: str, params: dict, cc: str, catalog_file: Path | None, opt
     params = resolve_params(spec, params)
     prediction = predict(spec, params, arch, cache=options["cache"], bank_mode=options["bank_mode"])
     grid, block, dyn = launch_geometry(spec, params)
+    report = None
+    if options["gpu"] is not None:
+        from perfcalc.analysis.launch_report import analyze_catalog_kernel
 
-    def once(sample: Any) -> Any:
-        return run_catalog_kernel(
-            spec,
-            params,
-            arch,
-            check=sample is None,
-            cache=options["cache"],
-            bank_mode=options["bank_mode"],
-            iteration_cap=options["iteration_cap"],
-            engine=options["engine"],
-            caches=_cache_factory(options, arch, block, dyn, sample),
-            **({} if sample is not None else _progress_option()),
-        )
-
-    sampled, done = _run_maybe_sampled(options, math.prod(grid), input_bytes(spec, params), once)
-    result = done.result if sampled is None else sampled.result
-    check = _check_dict(done.result_check)
-    if sampled is not None and sampled.sample is not None:
-        check = {"passed": None, "max_rel_error": None, "tolerance": spec.tolerance}
-    launch = _launch_info(done.grid, done.block, done.dynamic_shared_bytes, arch.warp_size)
+        report = analyze_catalog_kernel(
+            spec, params, options["gpu"], arch, registers=options["regs"],
+            engine=options["engine"], exact=options["exact"], cache=options["cache"],
+            bank_mode=options["bank_mode"], iteration_cap=options["iteration_cap"],
+            progress=_progress_option().get("progress"))
+        result = report.sim
+        check = (_check_dict(report.result_check) if report.result_check is not None else
+                 {"passed": None, "max_rel_error": None, "tolerance": spec.tolerance})
+    else:
+        done = run_catalog_kernel(
+            spec, params, arch, cache=options["cache"], bank_mode=options["bank_mode"],
+            iteration_cap=options["iteration_cap"], engine=options["engine"],
+            **_progress_option())
+        result = done.result
+        check = _check_dict(done.result_check)
+    launch = _launch_info(grid, block, dyn, arch.warp_size)
     regs, static, regs_note = _allocation(result, options["regs"])
-    occ = _occupancy(arch, done.block, regs, static, done.dynamic_shared_bytes)
+    occ = _occupancy(arch, block, regs, static, dyn)
     occ["registers_source"] = "ptxas" if result.ptxas_log else "assumed"
     doc = run_document(
         kernel=spec.name,
@@ -537,12 +539,16 @@ def run_catalog(name: str, params: dict, cc: str, catalog_file: Path | None, opt
         model={"global_load_elements": prediction.global_load_elements, "cgma": prediction.cgma},
         notes=[*prediction.notes, regs_note, *_engine_notes(result),
                *(f"the engines differ on {counter}: {why}" for counter, why in spec.engines_differ
-                 if result.engine == "ptx"), *_sample_notes(sampled)],
+                 if result.engine == "ptx"),
+               *([report.sample_note] if report is not None and report.sample_note else [])],
         engine=result.engine,
         compiler=result.compiler or None,
         caches=_caches_dict(result, options),
     )
-    return {**doc, **_time_fields(sampled, occ, arch, options)}
+    if report is None:
+        return doc
+    return {**doc, **_time_fields_of(report.time, report.sample, report.simulated_blocks,
+                                     report.launch_blocks)}
 
 
 def run_source(
