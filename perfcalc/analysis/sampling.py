@@ -154,7 +154,7 @@ def extrapolate(result: SimResult, nblocks: int, footprint_bytes: int | None = N
         brought = rep.dram_bytes_read / SECTOR_BYTES + dirty_end
         share = dirty_end / brought if brought else 0.0
         t["dram_write"] = max(t["dram_write"], made - share * full_l2_bytes / SECTOR_BYTES)
-    if fits:
+    if fits and footprint_bytes is not None:
         cap = footprint_bytes / SECTOR_BYTES
         if t["dram_read"] > cap > 0:
             misses = (t["l2_lookups"] - t["l2_hits"]) * cap / t["dram_read"]
