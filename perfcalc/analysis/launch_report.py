@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from perfcalc.analysis.caches import cache_model_factory
-from perfcalc.analysis.sampling import DEFAULT_BUDGET_S, run_with_sampling
+from perfcalc.analysis.sampling import DEFAULT_BUDGET_S, SampledRun, run_with_sampling
 from perfcalc.analysis.timing import run_time
 from perfcalc.memory.block_sample import BlockSample
 from perfcalc.memory.cache_hierarchy import CacheReport
@@ -52,7 +52,7 @@ class LaunchReport:
     active_blocks_per_sm: int
     occupancy_limiters: tuple[str, ...]
     counters: Counters
-    predicted: dict[str, int]  # the catalog's analytic model (model/predict) for this launch
+    predicted: dict[str, int]  # the catalog's analytic model (model/predict); {} for a user's file
     predicted_exact: bool
     caches: CacheReport
     time: TimePrediction
@@ -121,7 +121,48 @@ def analyze_catalog_kernel(spec: KernelSpec, overrides: dict[str, int] | None, g
         return runs[-1].result
 
     sampled = run_with_sampling(run, math.prod(grid), input_bytes(spec, params), budget_s, exact)
+    return _report(spec.name, dict(params), tuple(grid), tuple(block), int(dyn), regs, gpu, arch,
+                   sampled, runs[-1].result_check if sampled.sample is None else None,
+                   model.counters(), bool(model.exact))
+
+
+def analyze_source_kernel(source: str, kernel: str | None, grid: tuple[int, ...],
+                          block: tuple[int, ...], make_args: Callable[[], dict[str, Any]],
+                          gpu: Gpu, arch: Arch, *, params: dict[str, Any] | None = None,
+                          registers: int | None = None, dynamic_shared_bytes: int = 0,
+                          input_bytes_total: int = 0, exact: bool = False,
+                          budget_s: float = DEFAULT_BUDGET_S,
+                          progress: Callable[[int, int], None] | None = None,
+                          **run_options: Any) -> LaunchReport:
+    """A user's own kernel (no reference, no analytic model): run it (sampled when large) on
+    `gpu`'s L1/L2 model and time it. `make_args` builds the arguments afresh for each run (a
+    pilot and a sample must not see each other's writes); `run_options` go to run_kernel."""
+    from perfcalc.sim import run_kernel
+
+    threads = math.prod(block)
+    regs = ASSUMED_REGISTERS if registers is None else registers
+    cache = run_options.get("cache")
+
+    def run(sample: BlockSample | None) -> SimResult:
+        factory = cache_model_factory(gpu, arch, threads, regs, dynamic_shared_bytes, cache,
+                                      sample)
+        extra = {"progress": progress} if sample is None and progress is not None else {}
+        return run_kernel(source, kernel, grid, block, make_args(), arch,
+                          dynamic_shared_bytes=dynamic_shared_bytes, caches=factory,
+                          **run_options, **extra)
+
+    sampled = run_with_sampling(run, math.prod(grid), input_bytes_total, budget_s, exact)
+    return _report(sampled.result.kernel, dict(params or {}), tuple(grid), tuple(block),
+                   dynamic_shared_bytes, regs, gpu, arch, sampled, None, {}, False)
+
+
+def _report(name: str, params: dict[str, Any], grid: tuple[int, ...], block: tuple[int, ...],
+            dyn: int, regs: int, gpu: Gpu, arch: Arch, sampled: SampledRun,
+            check: ResultCheck | None, predicted: dict[str, int], exact: bool) -> LaunchReport:
+    """The report of a (sampled) run: occupancy with ptxas's registers where the PTX engine ran
+    it, then the time model."""
     result = sampled.result
+    threads = math.prod(block)
     found = entry_resources(result.ptxas_log, result.entry)
     used_regs = found.registers if found is not None else regs
     static = found.shared_memory_bytes if found is not None else result.launch.static_shared_bytes
@@ -129,14 +170,13 @@ def analyze_catalog_kernel(spec: KernelSpec, overrides: dict[str, int] | None, g
                     dynamic_shared_memory=dyn)
     assert result.caches is not None
     return LaunchReport(
-        kernel=spec.name, params=dict(params), gpu=gpu.key, cc=arch.compute_capability,
-        grid=tuple(grid), block=tuple(block), dynamic_shared_bytes=int(dyn),
+        kernel=name, params=params, gpu=gpu.key, cc=arch.compute_capability,
+        grid=grid, block=block, dynamic_shared_bytes=dyn,
         registers_per_thread=used_regs, registers_from="ptxas" if found else "assumed",
         occupancy=float(occ.occupancy), active_blocks_per_sm=int(occ.active_blocks_per_sm),
         occupancy_limiters=tuple(occ.limiters), counters=result.counters,
-        predicted=model.counters(), predicted_exact=bool(model.exact), caches=result.caches,
+        predicted=predicted, predicted_exact=exact, caches=result.caches,
         time=run_time(result, int(occ.active_blocks_per_sm), gpu, arch), engine=result.engine,
         sample=sampled.sample, simulated_blocks=sampled.simulated_blocks,
-        launch_blocks=sampled.launch_blocks,
-        result_check=runs[-1].result_check if sampled.sample is None else None,
-        sim=result, sample_note=sampled.note)
+        launch_blocks=sampled.launch_blocks, result_check=check, sim=result,
+        sample_note=sampled.note)

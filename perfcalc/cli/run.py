@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import math
-from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -259,44 +257,6 @@ def _cc_and_gpu(cc: str | None, gpu: str | None, options: dict) -> str:
                          f"{product.compute_capability}")
     options["gpu"] = product
     return product.compute_capability
-
-
-def _cache_factory(options: dict, arch: Any, block: tuple[int, ...], dyn: int,
-                   sample: Any = None) -> Any:
-    """run_kernel's caches= for --gpu (None without it), of `sample`'s SMs when given."""
-    if options["gpu"] is None:
-        return None
-    from perfcalc.analysis.caches import cache_model_factory
-
-    return cache_model_factory(options["gpu"], arch, math.prod(block), options["regs"], dyn,
-                               options["cache"], sample)
-
-
-def _run_maybe_sampled(options: dict, nblocks: int, footprint: int,
-                       run: Callable[[Any], Any]) -> Any:
-    """run(sample) once plainly without --gpu; with it, through block sampling."""
-    if options["gpu"] is None:
-        return None, run(None)
-    from perfcalc.analysis.sampling import run_with_sampling
-
-    last: list[Any] = []
-
-    def keep(sample: Any) -> Any:
-        last.append(run(sample))
-        return last[-1].result if hasattr(last[-1], "result") else last[-1]
-
-    sampled = run_with_sampling(keep, nblocks, footprint, exact=options["exact"])
-    return sampled, last[-1]
-
-
-def _time_fields(sampled: Any, occ: dict, arch: Any, options: dict) -> dict:
-    """run's JSON time fields (issue #9 part 5) for --gpu, else {}."""
-    if sampled is None:
-        return {}
-    from perfcalc.analysis.timing import run_time
-
-    t = run_time(sampled.result, int(occ["active_blocks_per_sm"]), options["gpu"], arch)
-    return _time_fields_of(t, sampled.sample, sampled.simulated_blocks, sampled.launch_blocks)
 
 
 def _time_fields_of(t: Any, sample: Any, simulated: int, launch_blocks: int) -> dict:
@@ -578,33 +538,28 @@ def run_source(
     _check_regs(arch, options["regs"])
     specs = [parse_array_option(a) for a in arrays]
 
-    def once(sample: Any) -> Any:
+    def make_args() -> dict[str, Any]:
         args: dict[str, Any] = dict(make_user_arrays(specs))  # seeded: the same every call
         args.update(scalars)
-        return run_kernel(
-            text,
-            kernel,
-            grid,
-            block,
-            args,
-            arch,
-            dynamic_shared_bytes=dyn,
-            defines=defines or None,
-            cache=options["cache"],
-            bank_mode=options["bank_mode"],
-            source_name=str(path),
-            iteration_cap=options["iteration_cap"],
-            engine=options["engine"],
-            include_dirs=options.get("include_dirs", ()),
-            caches=_cache_factory(options, arch, block, dyn, sample),
-            **({} if sample is not None else _progress_option()),
-        )
+        return args
 
-    footprint = sum(int(a.nbytes) for a in make_user_arrays(specs).values()) if options[
-        "gpu"] is not None else 0
-    sampled, result = _run_maybe_sampled(options, math.prod(grid), footprint, once)
-    if sampled is not None:
-        result = sampled.result
+    run_options = {"defines": defines or None, "cache": options["cache"],
+                   "bank_mode": options["bank_mode"], "source_name": str(path),
+                   "iteration_cap": options["iteration_cap"], "engine": options["engine"],
+                   "include_dirs": options.get("include_dirs", ())}
+    report = None
+    if options["gpu"] is not None:
+        from perfcalc.analysis.launch_report import analyze_source_kernel
+
+        report = analyze_source_kernel(
+            text, kernel, grid, block, make_args, options["gpu"], arch, params=scalars,
+            registers=options["regs"], dynamic_shared_bytes=dyn,
+            input_bytes_total=sum(int(a.nbytes) for a in make_user_arrays(specs).values()),
+            exact=options["exact"], progress=_progress_option().get("progress"), **run_options)
+        result = report.sim
+    else:
+        result = run_kernel(text, kernel, grid, block, make_args(), arch,
+                            dynamic_shared_bytes=dyn, **run_options, **_progress_option())
     kernel = result.kernel
     launch = _launch_info(grid, block, dyn, arch.warp_size)
     regs, static, regs_note = _allocation(result, options["regs"])
@@ -626,19 +581,16 @@ def run_source(
             "no reference and no model for a user source: counters only",
             regs_note,
             *_engine_notes(result),
-            *_sample_notes(sampled),
+            *([report.sample_note] if report is not None and report.sample_note else []),
         ],
         engine=result.engine,
         compiler=result.compiler or None,
         caches=_caches_dict(result, options),
     )
-    return {**doc, **_time_fields(sampled, occ, arch, options)}
-
-
-def _sample_notes(sampled: Any) -> list[str]:
-    note = None if sampled is None else sampled.note
-    return [] if note is None else [note]
-
+    if report is None:
+        return doc
+    return {**doc, **_time_fields_of(report.time, report.sample, report.simulated_blocks,
+                                     report.launch_blocks)}
 
 
 def _engine_notes(result: Any) -> list[str]:
