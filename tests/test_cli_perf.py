@@ -277,3 +277,15 @@ def test_roofline_places_kernels_at_their_predicted_performance():
     roof = min(66908.2, p["flops_per_dram_byte"] * 3352)
     assert 0 < p["achieved_gflops"] <= roof
     assert p["achieved_gflops"] == pytest.approx(2 * 256 ** 3 / p["predicted_time_s"] / 1e9)
+
+
+def test_report_times_skips_launches_the_cc_cannot_run(tmp_path):
+    """On a G80 (CC 1.0: grids up to 65535 blocks in x, 512 threads per block) most realistic
+    sizes cannot launch: `times` lists them with the limit instead of failing the report."""
+    out = tmp_path / "g80"
+    _ok(["report", "--gpu", "g80", "--output", str(out), "--sample-budget", "0.2"])
+    text = (out / "times.md").read_text(encoding="utf-8")
+    assert "| matmul_tiled" in text
+    assert ("reduce_sequential not timed at its realistic size: grid.x = 262144 exceeds the "
+            "limit 65535") in text
+    assert "transpose_shared not timed at its realistic size: block of 32x32x1 = 1024" in text
