@@ -143,3 +143,31 @@ def test_seed_003_tiled_time_estimate_is_the_shared_memory_time():
     assert tiled.predicted_time_s == pytest.approx(tiled.time.launch_overhead_s + shared.seconds)
     assert round(tiled.predicted_time_s / 0.0507, 2) == 0.78
     assert naive.predicted_time_s > 0.141
+
+
+def test_g80_naive_prediction_stands_beside_the_seeds_15_gflops():
+    """Seed 000: the naive kernel 'runs at about 15 GFLOPS' on G80. perfcalc's answer at W =
+    1024, derived: per half-warp and k, CC 1.0 reads the one Md word as 16 separate 32-byte
+    transactions and the 16 Nd words as one 64-byte one (memory.md 1.1): 576 B per 32 flops, so
+    1024^3 x 36 B = 38.65 GB read, 4 MB written; no cache on CC 1.0, so at 86.4 GB/s x 0.8825
+    (devices/timing.yaml) the kernel is DRAM-bound: 2 x 1024^3 flops / that time = 4.24 GFLOPS,
+    which `perfcalc matmul --gpu g80` prints beside the seeds' 15 (whose source was not found)."""
+    from perfcalc.cli.perf import _predicted
+    from perfcalc.report.perf_tables import matmul_side_by_side
+    from perfcalc.specs.timing import timing_rates
+
+    arch, gpu = resolve_device("g80")
+    params = {"Width": 1024, "TILE_WIDTH": 16}
+    predicted = {v: _predicted(f"matmul_{v}", params, arch) for v in ("naive", "tiled")}
+    naive = analyze_matmul(1024, 16, arch, gpu, predicted=predicted).variant("naive")
+    rates = timing_rates(arch)
+    read, written = 1024 ** 3 * 36, 4 * 1024 ** 2
+    seconds = (rates.launch_overhead_s + read / (86.4e9 * rates.dram_read_efficiency)
+               + written / (86.4e9 * rates.dram_write_efficiency))
+    assert naive.time.dram_bytes_read == read and naive.time.bound == "DRAM bandwidth"
+    assert naive.predicted_gflops == pytest.approx(2 * 1024 ** 3 / seconds / 1e9)
+    assert round(naive.predicted_gflops, 2) == 4.24
+    a = analyze_matmul(1024, 16, arch, gpu, predicted=predicted)
+    notes = " ".join(matmul_side_by_side(a).notes)
+    assert "about 15 GFLOPS" in notes and "Predicted here for the naive kernel at width 1024: 4.24" \
+        in notes

@@ -88,6 +88,12 @@ def _title(analysis: MatmulAnalysis) -> str:
 
 def _notes(analysis: MatmulAnalysis) -> list[str]:
     notes = list(analysis.notes)
+    naive = analysis.variant("naive")
+    for i, note in enumerate(notes):  # the seeds' "about 15 GFLOPS" beside the prediction
+        if "about 15 GFLOPS" in note and naive.predicted_gflops is not None:
+            notes[i] = (f"{note} Predicted here for the naive kernel at width "
+                        f"{analysis.width}: {naive.predicted_gflops:.3g} GFLOPS "
+                        f"({naive.time.bound_detail if naive.time else ''}).")
     for v in analysis.variants:
         for counter, (pred, sim) in mismatches(v).items():
             notes.append(f"MISMATCH {v.variant} {counter}: predicted {pred}, execution core {sim}")
