@@ -107,13 +107,6 @@ def _check(work: KernelWork) -> None:
         raise InputError("the kernel cannot run: 0 blocks fit on an SM (see occupancy limiters)")
 
 
-def resident_warps_per_sm(work: KernelWork, sms: int) -> float:
-    """Warps resident on an SM while the launch runs: its occupancy, or fewer when the grid
-    does not fill every SM."""
-    per_sm = min(work.active_blocks_per_sm, math.ceil(work.blocks / sms))
-    return per_sm * work.warps_per_block
-
-
 def dram_fraction(work: KernelWork) -> float:
     """Of the loads that reach the L2, the share that waits for DRAM: sectors filled from DRAM
     over sectors read from the L2 (a 64-byte fetch also brings the neighbouring sector, which
