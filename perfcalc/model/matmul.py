@@ -315,11 +315,12 @@ def with_prediction(analysis: MatmulAnalysis, variant: str, timing: TimePredicti
     """The analysis with one variant's time from a simulated run with the L1/L2 model."""
     updated = tuple(dataclasses.replace(v, time=timing, time_basis="simulated")
                     if v.variant == variant else v for v in analysis.variants)
-    figures = tuple(f for f in analysis.figures
-                    if not (f.variant == variant and (f.name.startswith("time_")
-                                                      or f.name == "predicted_time_s")))
-    lower = [f for f in analysis.figures if f.variant == variant and f.name == "time_lower_bound_s"]
-    figures += (*lower, *time_figures(variant, timing))
+
+    def is_time(f: Figure) -> bool:  # the counted time's figures; the lower bound stays
+        return f.variant == variant and (f.name == "predicted_time_s" or (
+            f.name.startswith("time_") and f.name != "time_lower_bound_s"))
+
+    figures = (*(f for f in analysis.figures if not is_time(f)), *time_figures(variant, timing))
     return dataclasses.replace(analysis, variants=updated, figures=figures)
 
 

@@ -238,7 +238,7 @@ def predict_time(work: KernelWork, gpu: Gpu, arch: Arch, rates: TimingRates) -> 
                       f"{gpu.peak_clock_mhz:g} MHz; one load in flight per warp; DRAM latency at "
                       f"{100 * u:.0f} % DRAM utilization"))
     top = max(terms, key=lambda t: t.seconds)
-    dram_term = terms[0]
+    dram_term = next(t for t in terms if t.name == "DRAM bandwidth")
     if top.name == "memory latency" and dram_term.seconds >= top.seconds * (1 - 1e-6):
         top = dram_term  # the fixed point only approaches the bandwidth term: call it that
     total = rates.launch_overhead_s + top.seconds
