@@ -36,6 +36,7 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from perfcalc.errors import InputError
 from perfcalc.memory.block_sample import BlockSample
 from perfcalc.memory.cache import SECTOR_BYTES
 from perfcalc.memory.cache_hierarchy import TOTAL_FIELDS
@@ -76,9 +77,16 @@ class SampledRun:
                 f"(analysis/sampling.py); the result check needs every block, so it is skipped")
 
 
+def check_budget(budget_s: float) -> None:
+    """A sampling budget is a finite number of seconds > 0."""
+    if not (isinstance(budget_s, (int, float)) and 0 < budget_s < math.inf):
+        raise InputError(f"sampling budget {budget_s!r} s must be a finite number of seconds > 0")
+
+
 def run_with_sampling(run: Runner, nblocks: int, footprint_bytes: int,
                       budget_s: float = DEFAULT_BUDGET_S, exact: bool = False) -> SampledRun:
     """Run whole when that fits `budget_s` (or `exact`), else a sample, extrapolated."""
+    check_budget(budget_s)
     if exact:
         return SampledRun(run(None), None, nblocks, nblocks, 0.0)
     pilot = run(BlockSample(sm_stride=1 << 30, waves=1))  # SM 0's first-wave blocks only

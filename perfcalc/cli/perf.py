@@ -403,6 +403,10 @@ def report(
     arch, product = _target(gpu, None, default=None)
     if product is None:
         raise InputError("a report needs a GPU product: --gpu NAME (see 'perfcalc devices')")
+    if times:
+        from perfcalc.analysis.sampling import check_budget
+
+        check_budget(sample_budget)
     check_shape(width, tile, arch)
     roof = build_roofline(product, arch)
     params = {"Width": width, "TILE_WIDTH": tile}

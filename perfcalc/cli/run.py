@@ -208,6 +208,8 @@ def run(
     options = {"cache": cache, "bank_mode": bank_mode, "regs": regs,
                "iteration_cap": iteration_cap, "engine": chosen, "gpu": None, "exact": exact}
     gpus = list(gpu or [])
+    if exact and not gpus:
+        raise InputError("--exact goes with --gpu (only a run on a product's caches is sampled)")
     if len(set(gpus)) != len(gpus):
         raise InputError(f"--gpu repeats a product ({', '.join(gpus)}): name each once")
     if source is not None and kernel is None and chosen != "ptx":
@@ -259,8 +261,16 @@ def _cc_and_gpu(cc: str | None, gpu: str | None, options: dict) -> str:
     return product.compute_capability
 
 
-def _time_fields_of(t: Any, sample: Any, simulated: int, launch_blocks: int) -> dict:
-    """The JSON time fields of a TimePrediction (and the sample it came from, if any)."""
+def _sample_notes(report: Any) -> list[str]:
+    """The sampling note of a --gpu run, if it was sampled."""
+    return [report.sample_note] if report is not None and report.sample_note else []
+
+
+def _time_fields(report: Any) -> dict:
+    """run's JSON time fields (issue #9 part 5) from a LaunchReport; {} without --gpu."""
+    if report is None:
+        return {}
+    t, sample = report.time, report.sample
     return {
         "gpu": t.gpu, "cc": t.compute_capability, "predicted_time_s": t.predicted_time_s,
         "bound": t.bound, "bound_detail": t.bound_detail,
@@ -272,7 +282,8 @@ def _time_fields_of(t: Any, sample: Any, simulated: int, launch_blocks: int) -> 
                            for x in t.terms],
                  "omitted": list(t.omitted),
                  "sampled": None if sample is None else {
-                     "simulated_blocks": simulated, "launch_blocks": launch_blocks,
+                     "simulated_blocks": report.simulated_blocks,
+                     "launch_blocks": report.launch_blocks,
                      "sm_stride": sample.sm_stride, "waves": sample.waves}},
     }
 
@@ -500,15 +511,12 @@ def run_catalog(name: str, params: dict, cc: str, catalog_file: Path | None, opt
         notes=[*prediction.notes, regs_note, *_engine_notes(result),
                *(f"the engines differ on {counter}: {why}" for counter, why in spec.engines_differ
                  if result.engine == "ptx"),
-               *([report.sample_note] if report is not None and report.sample_note else [])],
+               *_sample_notes(report)],
         engine=result.engine,
         compiler=result.compiler or None,
         caches=_caches_dict(result, options),
     )
-    if report is None:
-        return doc
-    return {**doc, **_time_fields_of(report.time, report.sample, report.simulated_blocks,
-                                     report.launch_blocks)}
+    return {**doc, **_time_fields(report)}
 
 
 def run_source(
@@ -581,16 +589,13 @@ def run_source(
             "no reference and no model for a user source: counters only",
             regs_note,
             *_engine_notes(result),
-            *([report.sample_note] if report is not None and report.sample_note else []),
+            *_sample_notes(report),
         ],
         engine=result.engine,
         compiler=result.compiler or None,
         caches=_caches_dict(result, options),
     )
-    if report is None:
-        return doc
-    return {**doc, **_time_fields_of(report.time, report.sample, report.simulated_blocks,
-                                     report.launch_blocks)}
+    return {**doc, **_time_fields(report)}
 
 
 def _engine_notes(result: Any) -> list[str]:
