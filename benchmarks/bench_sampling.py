@@ -13,7 +13,6 @@ benchmarks/results_sampling.md.
 
 from __future__ import annotations
 
-import math
 import sys
 import time
 from pathlib import Path
@@ -22,13 +21,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent / "hw"))
 
 from time_cases import TIME_CASES, case_name  # noqa: E402
 
-from perfcalc.analysis.caches import cache_model_factory  # noqa: E402
-from perfcalc.analysis.sampling import DEFAULT_BUDGET_S, run_with_sampling  # noqa: E402
-from perfcalc.analysis.timing import run_time  # noqa: E402
-from perfcalc.model.occupancy import occupancy  # noqa: E402
-from perfcalc.sim.references import input_bytes, run_catalog_kernel  # noqa: E402
+from perfcalc.analysis.launch_report import analyze_catalog_kernel  # noqa: E402
+from perfcalc.analysis.sampling import DEFAULT_BUDGET_S  # noqa: E402
 from perfcalc.specs import get_arch, get_gpu  # noqa: E402
-from perfcalc.specs.kernels import get_kernel, launch_geometry, resolve_params  # noqa: E402
+from perfcalc.specs.kernels import get_kernel  # noqa: E402
 
 CASES = [("copy_stride", {"n": 1 << 22, "stride": 1}), ("copy_stride", {"n": 1 << 19, "stride": 32}),
          ("copy_offset", {"n": 1 << 22, "offset": 1}), ("aos_struct", {"n": 1 << 21}),
@@ -44,23 +40,12 @@ GPU, ARCH = get_gpu("h100-sxm"), get_arch("9.0")
 
 
 def measure(name: str, overrides: dict, budget: float, exact: bool):
-    spec = get_kernel(name)
-    params = resolve_params(spec, overrides)
-    grid, block, dyn = launch_geometry(spec, params)
+    """analysis.launch_report's answer for one launch, and the seconds it took."""
     regs = 32 if name.startswith("matmul") else 16
-    footprint = input_bytes(spec, params)
-
-    def run(sample):
-        f = cache_model_factory(GPU, ARCH, math.prod(block), regs, dyn, None, sample)
-        return run_catalog_kernel(spec, params, ARCH, check=sample is None, caches=f).result
-
     start = time.perf_counter()
-    sampled = run_with_sampling(run, math.prod(grid), footprint, budget_s=budget, exact=exact)
-    wall = time.perf_counter() - start
-    res = sampled.result
-    occ = occupancy(ARCH, math.prod(block), regs, static_shared_memory=res.launch.static_shared_bytes,
-                    dynamic_shared_memory=dyn)
-    return sampled, run_time(res, occ.active_blocks_per_sm, GPU, ARCH), wall
+    report = analyze_catalog_kernel(get_kernel(name), overrides, GPU, ARCH, registers=regs,
+                                    exact=exact, budget_s=budget)
+    return report, report.time, time.perf_counter() - start
 
 
 def rel(a: float, b: float) -> float:
@@ -79,7 +64,7 @@ def main() -> None:
     for name, p in CASES:
         full, tf, wf = measure(name, p, 1e9, True)
         part, tp, wp = measure(name, p, 0.05, False)
-        F, P = full.result, part.result
+        F, P = full.sim, part.sim
         fc, pc = F.counters, P.counters
         errs = {
             "requests": rel(pc.global_load_requests + pc.global_store_requests,
