@@ -9,6 +9,7 @@ arrays (a lane index, say); the operators then broadcast.
 from __future__ import annotations
 
 import ast
+import functools
 import math
 import operator
 from collections.abc import Callable, Mapping
@@ -62,26 +63,38 @@ def _floor(x: Value) -> Value:
 
 
 def _ceil_div(a: Value, b: Value) -> Value:
+    if _any_zero(b):
+        raise ArithmeticError("divides by zero")
     return -((-a) // b)
 
 
 def _min(*xs: Value) -> Value:
-    return _np().minimum.reduce(xs) if any(map(_is_array, xs)) else min(xs)
+    return functools.reduce(_np().minimum, xs) if any(map(_is_array, xs)) else min(xs)
 
 
 def _max(*xs: Value) -> Value:
-    return _np().maximum.reduce(xs) if any(map(_is_array, xs)) else max(xs)
+    return functools.reduce(_np().maximum, xs) if any(map(_is_array, xs)) else max(xs)
 
 
 def _log2(x: Value) -> Value:
+    if bool((_np().asarray(x) <= 0).any()):
+        raise ArithmeticError("log2 of a value <= 0")
     return _np().log2(x) if _is_array(x) else math.log2(x)
 
 
 def _sqrt(x: Value) -> Value:
+    if bool((_np().asarray(x) < 0).any()):
+        raise ArithmeticError("sqrt of a negative value")
     return _np().sqrt(x) if _is_array(x) else math.sqrt(x)
 
 
 MAX_EXPONENT = 64
+# Every value, intermediate ones included, must fit a signed 64-bit integer (what an index, a
+# size or a parameter becomes); a bigger one would wrap silently in NumPy or take unbounded
+# time and memory as a Python integer ((3**64)**64 ...).
+MAX_MAGNITUDE = 2**63 - 1
+MAX_TEXT = 4096  # characters of one expression
+MAX_DEPTH = 100  # nesting of operators and calls (the evaluator recurses)
 
 
 def _any_zero(value: Value) -> bool:
@@ -91,6 +104,12 @@ def _any_zero(value: Value) -> bool:
 def _too_large_exponent(value: Value) -> bool:
     return bool((_np().abs(_np().asarray(value)) > MAX_EXPONENT).any())
 
+
+# (fewest, most) arguments of each function; None = any number.
+_ARITY: dict[str, tuple[int, int | None]] = {
+    "min": (1, None), "max": (1, None), "abs": (1, 1), "ceil": (1, 1), "floor": (1, 1),
+    "ceil_div": (2, 2), "log2": (1, 1), "sqrt": (1, 1),
+}
 
 FUNCTIONS: dict[str, Callable[..., Value]] = {
     "min": _min,
@@ -104,13 +123,27 @@ FUNCTIONS: dict[str, Callable[..., Value]] = {
 }
 
 
+def shorten(text: str, limit: int = 60) -> str:
+    """`text` quoted for an error line: control characters escaped, long text cut in the middle."""
+    quoted = repr(text)
+    return quoted if len(quoted) <= limit else f"{quoted[: limit // 2]}...{quoted[-limit // 2 :]}"
+
+
 @lru_cache(maxsize=1024)
 def _parse(text: str) -> ast.expression:
+    if len(text) > MAX_TEXT:
+        raise InputError(f"expression {shorten(text)} is {len(text)} characters long; the limit "
+                         f"is {MAX_TEXT}")
     try:
         tree = ast.parse(text.strip(), mode="eval")
-    except SyntaxError as exc:
-        col = (exc.offset or 1) - 1
-        raise InputError(f"cannot parse expression {text!r} at column {col + 1}: {exc.msg}") from None
+    except (SyntaxError, RecursionError, MemoryError, ValueError) as exc:
+        col = (getattr(exc, "offset", None) or 1) - 1
+        msg = getattr(exc, "msg", None) or "too deeply nested"
+        raise InputError(f"cannot parse expression {shorten(text)} at column {col + 1}: {msg}") from None
+    depth = _depth(tree)
+    if depth > MAX_DEPTH:
+        raise InputError(f"expression {shorten(text)} nests {depth} levels deep; the limit is "
+                         f"{MAX_DEPTH}")
     for node in ast.walk(tree):
         if not isinstance(node, _ALLOWED_NODES):
             raise InputError(
@@ -121,6 +154,13 @@ def _parse(text: str) -> ast.expression:
             isinstance(node.func, ast.Name) and node.func.id in FUNCTIONS and not node.keywords
         ):
             raise InputError(f"expression {text!r}: only calls of {', '.join(FUNCTIONS)} are allowed")
+        if isinstance(node, ast.Call):
+            low, high = _ARITY[node.func.id]
+            if len(node.args) < low or (high is not None and len(node.args) > high):
+                wanted = f"{low}" if low == high else f"at least {low}" if high is None else \
+                    f"{low} to {high}"
+                raise InputError(f"expression {text!r}: {node.func.id}() takes {wanted} "
+                                 f"argument(s), not {len(node.args)}")
         if isinstance(node, ast.Constant) and not isinstance(node.value, (int, float)):
             raise InputError(f"expression {text!r}: constant {node.value!r} is not a number")
     return tree
@@ -131,6 +171,17 @@ _ALLOWED_NODES = (
     ast.Name, ast.Load, ast.Constant, ast.USub, ast.UAdd, ast.Not, ast.Invert, ast.And, ast.Or,
     *_BINARY, *_COMPARE,
 )
+
+
+def _depth(tree: ast.AST) -> int:
+    """Deepest nesting of `tree`, found without recursion (the tree may be very deep)."""
+    deepest = 0
+    stack = [(tree, 1)]
+    while stack:
+        node, depth = stack.pop()
+        deepest = max(deepest, depth)
+        stack.extend((child, depth + 1) for child in ast.iter_child_nodes(node))
+    return deepest
 
 
 def names_in(text: str) -> set[str]:
@@ -145,7 +196,15 @@ def evaluate(text: str | int | float, names: Mapping[str, Value] | None = None) 
     if isinstance(text, (int, float)) and not isinstance(text, bool):
         return text
     tree = _parse(str(text))
-    return _Evaluator(str(text), names or {}).visit(tree.body)
+    evaluator = _Evaluator(str(text), names or {})
+    try:
+        with _np().errstate(all="raise"):
+            return evaluator.visit(tree.body)
+    except InputError:
+        raise
+    except (ArithmeticError, ValueError, TypeError) as exc:
+        # log2(0), sqrt(-1), ~1.5, lane**-1, an overflow: the expression, not perfcalc, is wrong.
+        raise InputError(f"expression {shorten(str(text))}: {exc}") from None
 
 
 class _Evaluator:
@@ -154,7 +213,22 @@ class _Evaluator:
         self.names = names
 
     def visit(self, node: ast.AST) -> Value:
-        return getattr(self, "visit_" + type(node).__name__)(node)
+        value = getattr(self, "visit_" + type(node).__name__)(node)
+        self._check_magnitude(value)
+        return value
+
+    def _check_magnitude(self, value: Value) -> None:
+        if isinstance(value, float) or (_is_array(value) and value.dtype.kind == "f"):
+            if not bool(_np().isfinite(value).all()):
+                raise InputError(f"expression {shorten(self.text)} produces a value that is not "
+                                 "finite")
+            return
+        if isinstance(value, (int, bool)) or _is_array(value):
+            biggest = int(_np().abs(_np().asarray(value, dtype=object)).max()) if _is_array(value) \
+                else abs(int(value))
+            if biggest > MAX_MAGNITUDE:
+                raise InputError(f"expression {shorten(self.text)} produces {biggest:.3g}, beyond "
+                                 f"the limit of 2**63 - 1 (a signed 64-bit integer)")
 
     def visit_Constant(self, node: ast.Constant) -> Value:
         return node.value
@@ -173,7 +247,38 @@ class _Evaluator:
         if isinstance(node.op, (ast.Pow, ast.LShift)) and _too_large_exponent(right):
             raise InputError(f"expression {self.text!r}: exponent or shift {right!r} exceeds the "
                              f"limit of {MAX_EXPONENT} (keeps every value a machine-size number)")
+        if isinstance(node.op, (ast.LShift, ast.RShift)) and bool((_np().asarray(right) < 0).any()):
+            raise InputError(f"expression {shorten(self.text)} shifts by a negative count, which C "
+                             "leaves undefined")
+        if isinstance(node.op, ast.Pow):
+            self._check_power(left, right)
+        elif isinstance(node.op, (ast.Add, ast.Sub, ast.Mult, ast.LShift)):
+            self._check_wrap(node.op, left, right)
         return _BINARY[type(node.op)](left, right)
+
+    def _check_wrap(self, op: ast.operator, left: Value, right: Value) -> None:
+        """NumPy integer arrays wrap silently: bound the result before computing it."""
+        np = _np()
+        if not any(_is_array(v) and v.dtype.kind in "iu" for v in (left, right)):
+            return  # Python integers are exact; visit() checks the result
+        a = float(np.abs(np.asarray(left, dtype=float)).max(initial=0.0))
+        b = float(np.abs(np.asarray(right, dtype=float)).max(initial=0.0))
+        bound = a * 2.0**b if isinstance(op, ast.LShift) else a * b if isinstance(op, ast.Mult) \
+            else a + b
+        if bound > MAX_MAGNITUDE:
+            raise InputError(f"expression {shorten(self.text)} may produce {bound:.3g}, beyond the "
+                             "limit of 2**63 - 1 (a signed 64-bit integer)")
+
+    def _check_power(self, base: Value, exponent: Value) -> None:
+        """Refuse a power whose result cannot fit before computing it (3**64 is fine, 3**64**64 not)."""
+        np = _np()
+        exp = np.asarray(exponent)
+        if exp.dtype.kind in "iu" and np.asarray(base).dtype.kind in "iub" and bool((exp < 0).any()):
+            raise InputError(f"expression {shorten(self.text)} raises an integer to a negative power")
+        largest = float(np.abs(np.asarray(base, dtype=float)).max()) if np.size(base) else 0.0
+        if largest > 1 and float(np.max(exp)) * math.log2(largest) > 63:
+            raise InputError(f"expression {shorten(self.text)}: a power beyond the limit of 2**63 - 1 "
+                             "(a signed 64-bit integer)")
 
     def visit_UnaryOp(self, node: ast.UnaryOp) -> Value:
         value = self.visit(node.operand)
@@ -182,6 +287,8 @@ class _Evaluator:
         if isinstance(node.op, ast.UAdd):
             return +value
         if isinstance(node.op, ast.Invert):
+            if isinstance(value, float) or (_is_array(value) and value.dtype.kind == "f"):
+                raise InputError(f"expression {shorten(self.text)}: ~ needs an integer")
             return ~value
         return _np().logical_not(value) if _is_array(value) else not value
 

@@ -105,7 +105,7 @@ def test_matmul_default_is_the_g80_and_explain_shows_formulas():
     (["--gpu", "gtx9999"], "unknown GPU 'gtx9999'"),
     (["--gpu", "v100", "--cc", "9.0"], "--gpu v100 is CC 7.0 (devices/products.yaml) but --cc"),
     (["--cc", "9.0", "--latency-cycles", "0"], "memory latency 0 cycles must be a finite number > 0"),
-    (["--cc", "9.0", "--latency-cycles", "inf"], "memory latency inf cycles must be a finite"),
+    (["--cc", "9.0", "--latency-cycles", "inf"], "--latency-cycles inf is not a finite number"),
     (["--tile", "32", "--cc", "1.0"], "max_threads_per_block 512"),
 ])
 def test_matmul_bad_input_is_one_line(args, message):

@@ -8,12 +8,17 @@ one occupancy answer stay fast.
 
 from __future__ import annotations
 
+import functools
 import importlib
+import math
+import typing
+from collections.abc import Callable
+from typing import Any
 
 import typer
 from typer.core import TyperGroup
 
-from perfcalc.errors import PerfcalcError
+from perfcalc.errors import InputError, PerfcalcError
 
 # typer >= 0.20 vendors click; find its UsageError through a public class either way.
 _UsageError = next(c for c in typer.BadParameter.__mro__ if c.__name__ == "UsageError")
@@ -36,8 +41,36 @@ class _ErrorBoundaryGroup(TyperGroup):
             _fail(f"not enough memory on this machine: {exc or 'allocation failed'}; try smaller sizes")
 
 
+_LINE_LIMIT = 1000  # characters of one echoed line: a 10 MB value must not become a 10 MB line
+
+
+def one_line(message: str) -> str:
+    """`message` safe to print: control characters escaped, each line shortened.
+
+    A newline is kept only before a quoted source line or caret (indented by four spaces, as
+    the CUDA front end formats them); any other, e.g. one inside a file or kernel name, is
+    escaped, so a value can never forge a second `error:` line.
+    """
+    lines = message.split("\n")
+    kept = [lines[0]]
+    for line in lines[1:]:
+        if line.startswith("    ") and len(kept) < 3:
+            kept.append(line)
+        else:
+            kept[-1] += "\\n" + line
+    return "\n".join(_printable(line) for line in kept)
+
+
+def _printable(line: str) -> str:
+    text = "".join(c if c.isprintable() or c == "\t" else repr(c)[1:-1] for c in line)
+    if len(text) > _LINE_LIMIT:
+        half = _LINE_LIMIT // 2
+        text = f"{text[:half]}...({len(text) - _LINE_LIMIT} characters)...{text[-half:]}"
+    return text
+
+
 def _fail(message: str) -> None:
-    typer.echo(f"error: {message}", err=True)
+    typer.echo(f"error: {one_line(message)}", err=True)
     raise typer.Exit(2)
 
 
@@ -57,8 +90,52 @@ def _root() -> None:
     """CUDA performance modelling for compute capability 1.0 to 12.1."""
 
 
+# Every integer a command receives becomes a NumPy int64 somewhere, and every float option means
+# a finite quantity: refuse both kinds of value once here, naming the option, before any work.
+_INT64_MAX = 2**63 - 1
+
+
+def _option_names(callback: Callable[..., Any]) -> dict[str, str]:
+    """Parameter name -> the option as a user types it (`intensity` -> `--intensity`)."""
+    names = {}
+    for name, hint in typing.get_type_hints(callback, include_extras=True).items():
+        decls = [d for meta in getattr(hint, "__metadata__", ())
+                 for d in (getattr(meta, "default", None), *(getattr(meta, "param_decls", None) or ()))
+                 if isinstance(d, str) and d.startswith("--")]  # typer keeps the first in default
+        names[name] = decls[0] if decls else "--" + name.replace("_", "-")
+    return names
+
+
+def _check_number(option: str, value: Any) -> None:
+    if isinstance(value, bool):
+        return
+    if isinstance(value, int) and abs(value) > _INT64_MAX:
+        raise InputError(f"{option} {value:.4g} is beyond the limit of 2**63 - 1 (a signed 64-bit "
+                         "integer)")
+    if isinstance(value, float) and not math.isfinite(value):
+        raise InputError(f"{option} {value} is not a finite number")
+    if isinstance(value, (list, tuple)):
+        for item in value:
+            _check_number(option, item)
+
+
+def _checked(callback: Callable[..., Any]) -> Callable[..., Any]:
+    options = _option_names(callback)
+
+    @functools.wraps(callback)  # typer reads the options from the wrapped signature
+    def run(**kwargs: Any) -> Any:
+        for name, value in kwargs.items():
+            _check_number(options.get(name, name), value)
+        return callback(**kwargs)
+
+    return run
+
+
 for _name in COMMAND_MODULES:
     importlib.import_module(f"perfcalc.cli.{_name}").register(app)
+for _info in app.registered_commands:
+    if _info.callback is not None:
+        _info.callback = _checked(_info.callback)
 
 
 def main() -> None:

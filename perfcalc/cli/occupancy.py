@@ -23,6 +23,7 @@ from perfcalc.cli.common import (
     start_output,
 )
 from perfcalc.errors import InputError
+from perfcalc.expr import shorten
 
 CARVEOUT_NAMES = {"default": None, "max-l1": 0, "max-shared": 100}  # cudaSharedCarveout enum
 SWEEP_CHOICES = ("block", "regs", "smem", "all")
@@ -77,7 +78,10 @@ def parse_count(text: str | None, option: str) -> int | None:
     if text is None:
         return None
     if not re.fullmatch(r"\s*-?\d+\s*", text):
-        raise InputError(f"{option} {text!r} is not a whole number")
+        raise InputError(f"{option} {shorten(text)} is not a whole number")
+    if len(text.strip().lstrip("-")) > 19:  # int() of 5,000 digits raises; int64 has 19
+        raise InputError(f"{option} {shorten(text)} is beyond the limit of 2**63 - 1 (a signed "
+                         "64-bit integer)")
     return int(text)
 
 

@@ -68,17 +68,29 @@ def warp_pattern(name: str = "stride", word: int = 4, *, stride: int = 1, offset
     word = check_size(word)
     if name not in PATTERNS:
         raise InputError(f"pattern {name!r} is not one of: {', '.join(PATTERNS)}")
-    lane = np.arange(WARP, dtype=np.int64)
+    # Python integers (object arrays): a stride of 2**62 must not wrap to address 0 silently.
+    lane = np.arange(WARP, dtype=object)
     if name == "aos":
         addr = _aos(lane, word, offset, base, struct_size, field_offset)
     else:
         addr = base + word * (offset + _indices(name, lane, word, stride, tile_width, pad, row,
-                                                column, segment, seed, index))
+                                                column, segment, seed, index).astype(object))
+    _check_addresses(addr)
     description = _DESCRIPTIONS[name]
     if name == "index":
         description = f"lane l reads element offset + {index}"
     return WarpPattern(name, description, word, tuple(int(a) for a in addr),
                        tuple(bool(b) for b in parse_lane_mask(active)))
+
+
+ADDRESS_LIMIT = 2**63 - 1  # a byte address must fit a signed 64-bit integer (a pointer)
+
+
+def _check_addresses(addr: np.ndarray) -> None:
+    for lane, value in enumerate(addr):
+        if abs(int(value)) > ADDRESS_LIMIT:
+            raise InputError(f"lane {lane}'s byte address {int(value):.4g} is beyond the 64-bit "
+                             f"address space (limit 2**63 - 1)")
 
 
 def _indices(name, lane, word, stride, tile_width, pad, row, column, segment, seed, index):
@@ -87,7 +99,7 @@ def _indices(name, lane, word, stride, tile_width, pad, row, column, segment, se
     if name == "reversed":
         return stride * (WARP - 1 - lane)
     if name == "permuted":
-        return stride * np.random.default_rng(seed).permutation(WARP)
+        return stride * np.random.default_rng(seed).permutation(WARP).astype(object)
     if name == "broadcast":
         return np.zeros(WARP, dtype=np.int64)
     if name in ("tile-row", "tile-column"):
@@ -127,7 +139,8 @@ def _index_expression(index: str | None, lane: np.ndarray) -> np.ndarray:
 
     if not index:
         raise InputError("pattern 'index' needs an expression of the lane (--index 'lane*2+1')")
-    value = np.broadcast_to(np.asarray(evaluate(index, {"lane": lane})), lane.shape)
+    value = np.broadcast_to(np.asarray(evaluate(index, {"lane": lane.astype(np.int64)})),
+                            lane.shape)
     if value.dtype == bool:
         raise InputError(f"index expression {index!r} gives true/false, not element numbers")
     fractional = np.flatnonzero(np.mod(value, 1) != 0)
