@@ -8,6 +8,7 @@ The inputs are the issue's own (a 25,000-level YAML file, `((((3**64)**64)**64)*
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -120,3 +121,124 @@ def test_a_5000_digit_register_count_is_refused():
 def test_a_newline_in_a_value_cannot_forge_a_second_error_line():
     message = fails("occupancy", "--cc", "x\nerror: forged", fragments=("x\\nerror: forged",))
     assert message.count("error:") == 2 and message.startswith("error: ")
+
+
+# --- files: nesting, aliases, encodings, FIFOs, huge numbers and names ---
+
+SHIPPED_90 = Path(__file__).resolve().parents[1] / "devices" / "cc_9_0.yaml"
+
+
+def test_a_25000_level_device_file_is_refused_not_a_crash(tmp_path):
+    """libyaml composed it recursively and the interpreter died with SIGSEGV (exit 139)."""
+    (tmp_path / "deep.yaml").write_text("[" * 25000 + "]" * 25000)
+    fails_in_subprocess("occupancy", "--cc", "deep.yaml", "--block", "256", cwd=tmp_path,
+                        fragments=("deep.yaml", "nested more than 64 levels"))
+
+
+def test_a_5000_level_device_file_is_refused(tmp_path):
+    (tmp_path / "deep.yaml").write_text("[" * 5000 + "]" * 5000)  # was a RecursionError traceback
+    fails("occupancy", "--cc", str(tmp_path / "deep.yaml"), "--block", "256",
+          fragments=("nested more than 64 levels",))
+
+
+def test_billion_laughs_is_refused_in_bounded_time(tmp_path):
+    """Ten levels of ten aliases each: 10**10 nodes once `specs/arch.py` copies the aliases."""
+    lines = ['a0: &a0 ["x","x","x","x","x","x","x","x","x","x"]']
+    lines += [f"a{i}: &a{i} [{','.join([f'*a{i - 1}'] * 10)}]" for i in range(1, 10)]
+    path = tmp_path / "laughs.yaml"
+    path.write_text(SHIPPED_90.read_text() + "laughs:\n" + "".join(f"  {x}\n" for x in lines))
+    fails_in_subprocess("occupancy", "--cc", str(path), "--block", "256", cwd=tmp_path,
+                        fragments=("more than 1000000 values", "aliases"))
+
+
+def test_a_utf16_device_file_reads_as_the_utf8_one(tmp_path):
+    """A UTF-16 file (with its byte-order mark) was a UnicodeDecodeError traceback."""
+    path = tmp_path / "utf16.yaml"
+    path.write_bytes(SHIPPED_90.read_text().encode("utf-16"))
+    args = ("occupancy", "--block", "256", "--regs", "64", "--format", "json")
+    expected = runner.invoke(app, [*args, "--cc", "9.0"])
+    got = runner.invoke(app, [*args, "--cc", str(path)])
+    assert got.exit_code == 0 and expected.exit_code == 0
+    assert json_results(got.stdout) == json_results(expected.stdout)
+
+
+def json_results(text: str) -> object:
+    import json
+
+    data = json.loads(text)
+    data.pop("device", None)
+    return data.get("occupancy", data.get("results", data))
+
+
+def test_a_latin1_device_file_is_refused_naming_the_encoding(tmp_path):
+    path = tmp_path / "latin.yaml"
+    path.write_bytes(("# caf\xe9\n" + SHIPPED_90.read_text()).encode("latin-1"))
+    fails("occupancy", "--cc", str(path), "--block", "256",
+          fragments=("not UTF-8", "0xe9", "offset 5"))
+
+
+@pytest.mark.parametrize("option", ["--cc", "--ptxas", "--source", "--array"])
+def test_a_fifo_is_refused_instead_of_blocking(tmp_path, option):
+    """Opening a FIFO for reading blocks until a writer comes: it hung forever."""
+    fifo = tmp_path / "pipe.yaml"  # --cc reads names ending in .yaml as files
+    os.mkfifo(fifo)
+    kernel = tmp_path / "k.cu"
+    kernel.write_text("__global__ void k(float *x) { x[threadIdx.x] = 1.0f; }\n")
+    args = {
+        "--cc": ("occupancy", "--cc", str(fifo), "--block", "256"),
+        "--ptxas": ("occupancy", "--cc", "9.0", "--block", "256", "--ptxas", str(fifo)),
+        "--source": ("run", "--source", str(fifo), "--kernel", "k", "--grid", "1", "--block", "32",
+                     "--array", "x=float32:32"),
+        "--array": ("run", "--source", str(kernel), "--kernel", "k", "--grid", "1", "--block",
+                    "32", "--array", f"x=@{fifo}"),
+    }[option]
+    fails_in_subprocess(*args, cwd=tmp_path, fragments=("FIFO", "only regular files"))
+
+
+def test_a_40kb_number_in_a_ptxas_log_is_refused_in_linear_time(tmp_path):
+    """The regular expressions backtracked over it from every start: 115-123 s."""
+    log = tmp_path / "p.log"
+    log.write_text("ptxas info    : Used " + "9" * 40000 + " registers\n")
+    fails_in_subprocess("occupancy", "--cc", "9.0", "--block", "256", "--ptxas", str(log),
+                        cwd=tmp_path, fragments=("line 1", "40000 digits", "2**63 - 1"))
+
+
+def test_a_deeply_nested_mangled_name_is_shown_as_printed(tmp_path):
+    """A 5,000-level mangled name overflowed the demangler's recursion (traceback)."""
+    from perfcalc.model.ptxas import demangle
+
+    assert demangle("_Z1f" + "P" * 5000 + "i") is None
+    assert demangle("_Z1f" + "P" * 900 + "i") == "f(int" + "*" * 900 + ")"  # within the limits
+    log = tmp_path / "m.log"
+    log.write_text("ptxas info    : Compiling entry function '_Z1f" + "P" * 5000
+                   + "i' for 'sm_90'\nptxas info    : Used 32 registers, 0 bytes smem\n")
+    result = runner.invoke(app, ["occupancy", "--cc", "9.0", "--block", "256", "--ptxas", str(log)])
+    assert result.exit_code == 0 and "_Z1fPPPP" in result.stdout
+
+
+@pytest.mark.parametrize(("encoded", "what"), [
+    ("// caf\xe9\n".encode("latin-1"), "a Latin-1 comment (was a UnicodeDecodeError traceback)"),
+    (b"\xef\xbb\xbf", "a UTF-8 byte-order mark (was 'illegal character')"),
+])
+def test_sources_with_latin1_comments_or_a_bom_run(tmp_path, encoded, what):
+    path = tmp_path / "k.cu"
+    path.write_bytes(encoded + b"__global__ void k(float *x) { x[threadIdx.x] = 2.0f; }\n")
+    result = runner.invoke(app, ["run", "--source", str(path), "--kernel", "k", "--grid", "1",
+                                 "--block", "32", "--array", "x=float32:32", "--format", "json"])
+    assert result.exit_code == 0, (what, result.stderr)
+
+
+@pytest.mark.parametrize(("key", "value", "fragment"), [
+    ("compute_capability", "'abc'", "compute_capability must be written 'X.Y'"),
+    ("shared_memory_carveouts_kb", "[]", "shared_memory_carveouts_kb must list at least one"),
+    ("max_block_dim", "'abc'", "max_block_dim must be a list of the form [int, int, int]"),
+    ("max_block_dim", "5", "max_block_dim must be a list"),  # "object of type 'int' has no len()"
+    ("max_threads_per_block", "1" + "0" * 30, "max_threads_per_block must be an integer from 0 to "
+     "2147483647"),
+])
+def test_device_files_that_used_to_pass_and_then_crash(tmp_path, key, value, fragment):
+    import re
+
+    path = tmp_path / "dev.yaml"
+    path.write_text(re.sub(rf"(?m)^{key}:.*$", f"{key}: {value}", SHIPPED_90.read_text()))
+    fails("occupancy", "--cc", str(path), "--block", "256", fragments=("dev.yaml", fragment))

@@ -341,10 +341,9 @@ def _compiled_resources(source: Path, kernel: str | None, define: list[str] | No
     from perfcalc.sim.ptx.run import compile_kernel
 
     arch, _product = _device(cc, gpu)
-    try:
-        text = source.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise Err(f"cannot read --source {source}: {getattr(exc, 'strerror', None) or exc}") from None
+    from perfcalc.files import read_text
+
+    text = read_text(source, "--source", latin1_fallback=True, error=Err)
     defines: dict[str, Any] = {}
     for item in define or []:
         name, sep, value = item.partition("=")

@@ -532,16 +532,13 @@ def run_source(
     options: dict,
 ) -> dict:
     """Run a user's own CUDA C file: random seeded arrays, no reference, no model."""
-    from perfcalc.errors import InputError
+    from perfcalc.files import read_text
     from perfcalc.report.run_tables import run_document
     from perfcalc.sim import run_kernel
     from perfcalc.sim.references import make_user_arrays, parse_array_option
     from perfcalc.specs import resolve_arch
 
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise InputError(f"cannot read --source {path}: {exc.strerror or exc}") from None
+    text = read_text(path, "--source", latin1_fallback=True)
     arch = resolve_arch(cc)
     _check_regs(arch, options["regs"])
     specs = [parse_array_option(a) for a in arrays]

@@ -36,6 +36,10 @@ _SMEM = re.compile(r"(\d+)(?:\+(\d+))? bytes smem")
 _LMEM = re.compile(r"(\d+)(?:\+(\d+))? bytes lmem")
 _CMEM = re.compile(r"(\d+) bytes cmem\[(\d+)\]")
 _ERROR = re.compile(r"ptxas (?:error|fatal)\s*:?(.*)$")
+# A run of more digits than an int64 holds: refused first, because the patterns above would
+# backtrack over it from every start position (a 40 KB line took two minutes) and int() of
+# more than 4,300 digits raises.
+_HUGE_NUMBER = re.compile(r"\d{20,}")
 
 
 @dataclass(frozen=True)
@@ -116,7 +120,11 @@ def parse_ptxas(text: str, source: str = "ptxas output") -> tuple[KernelResource
     props_name: str | None = None
     frame: re.Match[str] | None = None
     errors: list[str] = []
-    for line in text.splitlines():
+    for number, line in enumerate(text.splitlines(), 1):
+        if huge := _HUGE_NUMBER.search(line):
+            digits = len(line[huge.start():]) - len(line[huge.start():].lstrip("0123456789"))
+            raise InputError(f"{source} line {number}: a number of {digits} digits, beyond the "
+                             "limit of 2**63 - 1 (19 digits)")
         if m := _ENTRY.search(line):
             entry, props_name, frame = (m.group(1), m.group(2)), None, None
         elif m := _PROPERTIES.search(line):
@@ -151,11 +159,10 @@ def entry_resources(log: str | None, entry: str, source: str = "ptxas output"
 
 def read_ptxas_file(path: str | Path) -> tuple[KernelResources, ...]:
     """Parse a saved ptxas log; unreadable or kernel-free files raise InputError."""
+    from perfcalc.files import read_bytes
+
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8", errors="replace")
-    except OSError as exc:
-        raise InputError(f"cannot read ptxas file {path}: {exc.strerror or exc}") from None
+    text = read_bytes(path, "ptxas file").decode("utf-8", errors="replace")
     return parse_ptxas(text, source=f"ptxas file {path}")
 
 
@@ -350,9 +357,12 @@ def demangle(name: str) -> str | None:
     Returns None for names that are not mangled (extern "C" kernels) or use parts of the
     Itanium ABI this small demangler leaves out.
     """
-    if not name.startswith("_Z"):
+    if not name.startswith("_Z") or len(name) > MAX_MANGLED:
         return None
     try:
         return _Demangler(name).function()
-    except (_Unsupported, ValueError):
+    except (_Unsupported, ValueError, RecursionError):  # 5,000 nested pointers: shown mangled
         return None
+
+
+MAX_MANGLED = 4096  # characters; longer names are shown as printed (nested far too deep to read)

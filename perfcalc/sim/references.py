@@ -332,7 +332,10 @@ def parse_array_option(text: str) -> UserArray:
 
 
 def _load_npy(spec: UserArray) -> np.ndarray:
+    from perfcalc.files import check_regular_file
+
     where = f"--array {spec.name}=@{spec.path}"
+    check_regular_file(spec.path, f"--array {spec.name}")  # np.load of a FIFO would block forever
     try:
         with open(str(spec.path), "rb") as f:
             magic = f.read(6)
