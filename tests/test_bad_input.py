@@ -25,11 +25,18 @@ runner = CliRunner()
 BOUND_S = 30
 
 
+def one_error(stderr: str) -> bool:
+    """One `error:` line; a source error may add the quoted line and its caret (indented)."""
+    lines = stderr.rstrip("\n").split("\n")
+    return (stderr.endswith("\n") and lines[0].startswith("error: ") and len(lines) <= 3
+            and all(line.startswith("    ") for line in lines[1:]))
+
+
 def fails(*args: str, fragments: tuple[str, ...] = ()) -> str:
-    """The command exits 2 with exactly one `error:` line containing every fragment."""
+    """The command exits 2 with one `error:` line containing every fragment."""
     result = runner.invoke(app, list(args))
     assert result.exit_code == 2, (result.exit_code, result.stdout, result.stderr)
-    assert result.stderr.count("\n") == 1 and result.stderr.startswith("error: "), result.stderr
+    assert one_error(result.stderr), result.stderr
     for fragment in fragments:
         assert fragment in result.stderr, (fragment, result.stderr)
     return result.stderr
@@ -40,7 +47,7 @@ def fails_in_subprocess(*args: str, cwd: Path, fragments: tuple[str, ...] = ()) 
     proc = subprocess.run([sys.executable, "-m", "perfcalc", *args], cwd=cwd, capture_output=True,
                           text=True, timeout=BOUND_S)
     assert proc.returncode == 2, (proc.returncode, proc.stdout, proc.stderr[-2000:])
-    assert proc.stderr.count("\n") == 1 and proc.stderr.startswith("error: "), proc.stderr[-2000:]
+    assert one_error(proc.stderr), proc.stderr[-2000:]
     for fragment in fragments:
         assert fragment in proc.stderr, (fragment, proc.stderr)
     return proc.stderr
@@ -242,3 +249,101 @@ def test_device_files_that_used_to_pass_and_then_crash(tmp_path, key, value, fra
     path = tmp_path / "dev.yaml"
     path.write_text(re.sub(rf"(?m)^{key}:.*$", f"{key}: {value}", SHIPPED_90.read_text()))
     fails("occupancy", "--cc", str(path), "--block", "256", fragments=("dev.yaml", fragment))
+
+
+# --- the C engine's preprocessor and front end ---
+
+ELIF_SOURCE = """#if defined(SMALL)
+#define BS 8
+#elif defined(BIG)
+#define BS 32
+#else
+#define BS 16
+#endif
+__global__ void k(float *x) { x[threadIdx.x] = BS; }
+"""
+
+
+@pytest.mark.parametrize(("defines", "expected"), [({}, "16"), ({"SMALL": 1}, "8"),
+                                                   ({"BIG": 1}, "32")])
+def test_elif_selects_what_cpp_selects(defines, expected):
+    """The block size chosen under #elif came out 16 instead of 32 with the -D that selects 32."""
+    from perfcalc.sim.csubset.frontend import parse_source
+
+    assert parse_source(ELIF_SOURCE, "e.cu", defines).defines["BS"] == expected
+
+
+@pytest.mark.parametrize(("directives", "expected"), [
+    # a group inside a skipped group is skipped whole (its #else must not switch anything on)
+    ("#ifdef NOPE\n#if 1\n#define V 1\n#else\n#define V 2\n#endif\n#else\n#define V 3\n#endif\n",
+     "3"),
+    # C's integer rules: division truncates toward zero, 010 is octal, unknown names are 0
+    ("#if (-7/2 == -3) && (-7%2 == -1) && (010 == 8) && (0x10 == 16) && !UNKNOWN\n#define V 4\n"
+     "#endif\n", "4"),
+    ("#define N 256\n#if N >= 256 ? defined N : 0\n#define V 5\n#endif\n", "5"),
+])
+def test_if_expressions_follow_cpp(directives, expected):
+    from perfcalc.sim.csubset.frontend import parse_source
+
+    source = directives + "__global__ void k(float *x) { x[0] = V; }\n"
+    assert parse_source(source, "c.cu").defines["V"] == expected
+
+
+def test_a_line_splice_inside_a_statement_is_removed_as_cpp_does(tmp_path):
+    """`x = \\<newline> 1.0f;` was refused with "illegal character '\\'"."""
+    path = tmp_path / "s.cu"
+    path.write_text("__global__ void k(float *x) { x[threadIdx.x] = \\\n 3.0f; }\n")
+    result = runner.invoke(app, ["run", "--source", str(path), "--kernel", "k", "--grid", "1",
+                                 "--block", "32", "--array", "x=float32:32"])
+    assert result.exit_code == 0, result.stderr
+
+
+def test_exponential_macros_are_refused_in_bounded_time(tmp_path):
+    """20 levels of `#define An (An-1+An-1)`: 36-62 s and 400 MB, then exit 0."""
+    path = tmp_path / "m.cu"
+    path.write_text("#define A0 1\n" + "".join(f"#define A{i} (A{i - 1}+A{i - 1})\n"
+                                               for i in range(1, 21))
+                    + "__global__ void k(float *x) { x[threadIdx.x] = A20; }\n")
+    fails_in_subprocess("run", "--source", str(path), "--kernel", "k", "--grid", "1", "--block",
+                        "32", "--array", "x=float32:32", cwd=tmp_path,
+                        fragments=("macro A20", "100000 characters"))
+
+
+def test_a_2000_deep_define_chain_is_refused_by_name(tmp_path):
+    path = tmp_path / "c.cu"
+    path.write_text("#define B0 1\n" + "".join(f"#define B{i} B{i - 1}\n" for i in range(1, 2001))
+                    + "__global__ void k(float *x) { x[threadIdx.x] = B2000; }\n")
+    fails("run", "--source", str(path), "--kernel", "k", "--grid", "1", "--block", "32",
+          "--array", "x=float32:32", fragments=("macro B2000", "200 macros deep"))
+
+
+def test_two_definitions_of_one_kernel_are_refused(tmp_path):
+    """Two `__global__ void k` were accepted; C and nvcc reject a redefinition."""
+    path = tmp_path / "two.cu"
+    path.write_text("__global__ void k(float *x) { x[threadIdx.x] = 1.0f; }\n"
+                    "__global__ void k(float *x) { x[threadIdx.x] = 2.0f; }\n")
+    fails("run", "--source", str(path), "--kernel", "k", "--grid", "1", "--block", "32",
+          "--array", "x=float32:32", fragments=("two.cu:2:", "redefinition of 'k'", "line 1"))
+
+
+@pytest.mark.parametrize(("name", "body"), [
+    ("300 nested parentheses", "x[threadIdx.x] = " + "(" * 300 + "1.0f" + ")" * 300 + ";"),
+    ("a 1,000-term sum", "x[threadIdx.x] = " + "+".join(["1.0f"] * 1000) + ";"),
+    ("300 nested ifs", "if (threadIdx.x < 64) { " * 300 + "x[threadIdx.x] = 1.0f;" + " }" * 300),
+])
+def test_nesting_past_the_source_engines_limit_is_one_line(tmp_path, name, body):
+    """Each was a RecursionError traceback; the PTX engine (NVRTC) runs them."""
+    path = tmp_path / "deep.cu"
+    path.write_text("__global__ void k(float *x) { " + body + " }\n")
+    fails("run", "--source", str(path), "--kernel", "k", "--grid", "1", "--block", "32",
+          "--array", "x=float32:32", fragments=("nests too deeply", "--engine ptx"))
+
+
+def test_a_500_deep_device_call_chain_is_one_line(tmp_path):
+    path = tmp_path / "calls.cu"
+    path.write_text("__device__ float f0(float a) { return a; }\n"
+                    + "".join(f"__device__ float f{i}(float a) {{ return f{i - 1}(a); }}\n"
+                              for i in range(1, 501))
+                    + "__global__ void k(float *x) { x[threadIdx.x] = f500(1.0f); }\n")
+    fails("run", "--source", str(path), "--kernel", "k", "--grid", "1", "--block", "32",
+          "--array", "x=float32:32", fragments=("nests too deeply",))

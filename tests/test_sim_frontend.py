@@ -52,7 +52,7 @@ def test_parse_error_quotes_the_line_with_a_caret() -> None:
     ("__global__ void k(float2* a) {\n    a->x = 1.0f;\n}", "2:5", "->"),
     ("__global__ void k(float* a) {\n  goto l;\n  l: a[0] = 1.0f;\n}", "2:3", "goto"),
     ("void host(float* a) { }\n__global__ void k(float* a) { }", "1:6", "host function host"),
-    ("#if 1\n#endif\n__global__ void k(float* a) { }", "1:1", "#if"),
+    ("#if 1\n#error stop\n#endif\n__global__ void k(float* a) { }", "2:1", "#error"),
     ("__global__ void k(float* a) {\n    static int x;\n}", "2:5", "static"),
     ("__device__ int counter;\n__global__ void k(float* a) { }", "1:16",
      "__device__ variable counter"),

@@ -9,9 +9,15 @@ function-like macros) are outside the issue's subset anyway, and are refused her
 
 The pre-pass keeps line numbers and, wherever possible, columns:
 * comments become spaces;
+* backslash-newline splices are removed first, as C's translation phase 2 does (the spliced
+  line keeps its number; empty lines after it keep the later numbers);
 * directives: object-like `#define` (expanded textually, exactly as cpp would, recursively, a
-  macro never re-expanding inside itself), `#undef`, `#ifdef/#ifndef/#else/#endif`, `#include`
-  and `#pragma unroll|once` (dropped); any other directive is refused by name;
+  macro never re-expanding inside itself; an expansion over MAX_EXPANSION characters per line or
+  MAX_MACRO_DEPTH levels is refused), `#undef`, `#if/#ifdef/#ifndef/#elif/#else/#endif` (the
+  `#if` expression evaluated as cpp does: `defined`, integer arithmetic, comparisons, logic,
+  unknown names as 0), `#include` and `#pragma unroll|once` (dropped); any other directive
+  is refused by name where it would take effect (in a skipped group it is ignored, as cpp
+  ignores it there);
 * CUDA qualifiers become C storage classes of the *same length* (so columns stay exact):
   `__global__`->`extern`, `__device__`->`static`, `__shared__`->`auto`,
   `extern __shared__`->`extern auto`, `__constant__`->`register`, `__restrict__`->`restrict`.
@@ -30,6 +36,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import Any
 
 from pycparser import c_ast, c_parser
 from pycparser.c_parser import ParseError
@@ -153,6 +160,37 @@ def _strip_comments(text: str) -> str:
     return "".join(out)
 
 
+MAX_EXPANSION = 100_000  # characters one source line may expand to (20 doubling macros: 4 MB)
+MAX_MACRO_DEPTH = 200  # macros expanding inside macros
+
+
+def splice_lines(text: str) -> list[str]:
+    """Remove backslash-newline (C translation phase 2), keeping the number of lines."""
+    out: list[str] = []
+    pending: list[str] = []
+    for line in text.split("\n"):
+        if line.endswith("\\"):
+            pending.append(line[:-1])
+            continue
+        out.append("".join(pending) + line)
+        out.extend("" for _ in pending)
+        pending = []
+    if pending:
+        out.append("".join(pending))
+        out.extend("" for _ in pending[1:])
+    return out
+
+
+@dataclass
+class _Group:
+    """One #if...#endif group: is its current branch taken, was any branch taken, #else seen."""
+
+    enclosing_active: bool
+    taking: bool
+    taken: bool
+    seen_else: bool = False
+
+
 class _Preprocessor:
     """Line-by-line directive handling and object-like macro expansion (see module docstring)."""
 
@@ -162,50 +200,56 @@ class _Preprocessor:
         self.forced = {k: _define_text(k, v) for k, v in defines.items()}
         self.macros: dict[str, str] = dict(self.forced)
         self.column_maps: dict[int, tuple[tuple[int, int, int, int], ...]] = {}
+        self._budget = 0  # characters this line may still expand to
 
     def fail(self, line: int, column: int, message: str) -> CudaSyntaxError:
         return make_error(self.source_name, self.lines, line, column, message)
 
     def run(self, text_lines: list[str]) -> list[str]:
         out: list[str] = []
-        active_stack: list[bool] = []
-        continued = ""
-        for lineno, raw in enumerate(text_lines, 1):
-            line = continued + raw
-            if line.rstrip().endswith("\\") and _DIRECTIVE.match(line):
-                continued = line.rstrip()[:-1] + " "
-                out.append("")
-                continue
-            continued = ""
-            active = all(active_stack)
+        groups: list[_Group] = []
+        for lineno, line in enumerate(text_lines, 1):
+            active = not groups or (groups[-1].enclosing_active and groups[-1].taking)
             m = _DIRECTIVE.match(line)
             if m:
                 out.append("")
-                self._directive(lineno, line, m.group(1), m.group(2).strip(), active,
-                                active_stack)
+                self._directive(lineno, line, m.group(1), m.group(2).strip(), active, groups)
                 continue
             out.append(self._expand_line(lineno, line) if active else "")
-        if active_stack:
-            raise self.fail(len(text_lines), 0, "#ifdef/#ifndef without a matching #endif")
+        if groups:
+            raise self.fail(len(text_lines), 0, "#if/#ifdef/#ifndef without a matching #endif")
         return out
 
     def _directive(self, lineno: int, line: str, name: str, rest: str, active: bool,
-                   stack: list[bool]) -> None:
+                   groups: list[_Group]) -> None:
         col = line.index("#") + 1
-        if name in ("ifdef", "ifndef"):
-            ident = rest.split()[0] if rest else ""
-            defined = ident in self.macros
-            stack.append(defined if name == "ifdef" else not defined)
+        if name in ("if", "ifdef", "ifndef"):
+            if not active:
+                groups.append(_Group(False, False, True))  # skipped: no branch is evaluated
+                return
+            if name == "if":
+                value = self._condition(lineno, col, rest)
+            else:
+                value = (rest.split()[0] if rest else "") in self.macros
+                value = value if name == "ifdef" else not value
+            groups.append(_Group(True, value, value))
             return
-        if name == "else":
-            if not stack:
-                raise self.fail(lineno, col, "#else without #ifdef/#ifndef")
-            stack[-1] = not stack[-1]
-            return
-        if name == "endif":
-            if not stack:
-                raise self.fail(lineno, col, "#endif without #ifdef/#ifndef")
-            stack.pop()
+        if name in ("elif", "else", "endif"):
+            if not groups:
+                raise self.fail(lineno, col, f"#{name} without #if/#ifdef/#ifndef")
+            group = groups[-1]
+            if name == "endif":
+                groups.pop()
+            elif group.seen_else:
+                raise self.fail(lineno, col, f"#{name} after #else")
+            elif name == "else":
+                group.seen_else = True
+                group.taking = not group.taken
+                group.taken = True
+            else:
+                group.taking = (not group.taken and group.enclosing_active
+                                and bool(self._condition(lineno, col, rest)))
+                group.taken = group.taken or group.taking
             return
         if not active:
             return
@@ -224,8 +268,19 @@ class _Preprocessor:
                                 "(only '#pragma unroll' and '#pragma once' are accepted)")
         else:
             raise self.fail(lineno, col, f"unsupported construct '#{name}' (the simulator's "
-                            "preprocessor handles #define, #undef, #ifdef, #ifndef, #else, "
-                            "#endif, #include and #pragma unroll)")
+                            "preprocessor handles #define, #undef, #if, #ifdef, #ifndef, #elif, "
+                            "#else, #endif, #include and #pragma unroll)")
+
+    def _condition(self, lineno: int, col: int, text: str) -> int:
+        """The value of an #if/#elif expression, as cpp computes it (module docstring)."""
+        text = re.sub(r"\bdefined\s*\(\s*([A-Za-z_]\w*)\s*\)|\bdefined\s+([A-Za-z_]\w*)",
+                      lambda m: "1" if (m.group(1) or m.group(2)) in self.macros else "0", text)
+        self._budget = MAX_EXPANSION
+        try:
+            expanded = self._expand(text, frozenset(), 0)
+            return _PpExpression(expanded).value()
+        except _PpError as exc:  # (an expansion's message reads after "the expression")
+            raise self.fail(lineno, col, f"#if expression {text.strip()[:80]!r}: {exc}") from None
 
     def _define(self, lineno: int, line: str, rest: str) -> None:
         m = re.match(r"([A-Za-z_]\w*)(\(?)(.*)$", rest)
@@ -240,11 +295,18 @@ class _Preprocessor:
             return  # the caller's value wins (module docstring)
         self.macros[name] = body
 
-    def _expand(self, text: str, disabled: frozenset[str]) -> str:
+    def _expand(self, text: str, disabled: frozenset[str], depth: int) -> str:
+        if depth > MAX_MACRO_DEPTH:
+            raise _PpError(f"nests more than {MAX_MACRO_DEPTH} macros deep (the limit)")
+
         def repl(m: re.Match[str]) -> str:
             word = m.group(0)
             if word in self.macros and word not in disabled:
-                return self._expand(self.macros[word], disabled | {word})
+                self._budget -= len(self.macros[word])  # ~ the characters this adds
+                if self._budget < 0:
+                    raise _PpError(f"expands past {MAX_EXPANSION} characters on one line (the "
+                                   "limit)")
+                return self._expand(self.macros[word], disabled | {word}, depth + 1)
             return word
 
         return _IDENT.sub(repl, text)
@@ -279,7 +341,11 @@ class _Preprocessor:
                 continue
             pieces.append(line[pos:word_match.start()])
             new_len += word_match.start() - pos
-            body = self._expand(self.macros[word], frozenset({word}))
+            self._budget = MAX_EXPANSION
+            try:
+                body = self._expand(self.macros[word], frozenset({word}), 1)
+            except _PpError as exc:
+                raise self.fail(lineno, word_match.start() + 1, f"macro {word} {exc}") from None
             segments.append((new_len + 1, len(body), word_match.start() + 1, len(word)))
             pieces.append(body)
             new_len += len(body)
@@ -288,6 +354,106 @@ class _Preprocessor:
         if segments:
             self.column_maps[lineno] = tuple(segments)
         return "".join(pieces)
+
+
+class _PpError(Exception):
+    """A preprocessor expression or expansion problem; the caller adds file, line and column."""
+
+
+_PP_TOKEN = re.compile(r"\s*(?:(0[xX][0-9a-fA-F]+|\d+)[uUlL]*|([A-Za-z_]\w*)|"
+                       r"(<<|>>|<=|>=|==|!=|&&|\|\||[-+*/%<>&^|!~()?:]))")
+_PP_BINARY: dict[str, tuple[int, Any]] = {  # operator: (precedence, function), C's table
+    "||": (1, lambda a, b: int(bool(a) or bool(b))), "&&": (2, lambda a, b: int(bool(a) and bool(b))),
+    "|": (3, lambda a, b: a | b), "^": (4, lambda a, b: a ^ b), "&": (5, lambda a, b: a & b),
+    "==": (6, lambda a, b: int(a == b)), "!=": (6, lambda a, b: int(a != b)),
+    "<": (7, lambda a, b: int(a < b)), ">": (7, lambda a, b: int(a > b)),
+    "<=": (7, lambda a, b: int(a <= b)), ">=": (7, lambda a, b: int(a >= b)),
+    "<<": (8, lambda a, b: a << b), ">>": (8, lambda a, b: a >> b),
+    "+": (9, lambda a, b: a + b), "-": (9, lambda a, b: a - b), "*": (10, lambda a, b: a * b),
+    "/": (10, lambda a, b: int(a / b) if abs(a) < 2**53 else a // b), "%": (10, lambda a, b: a - b * int(a / b)),
+}
+
+
+class _PpExpression:
+    """An #if expression over intmax_t values: a precedence-climbing parser, no recursion past
+    the nesting of parentheses (bounded)."""
+
+    def __init__(self, text: str):
+        self.tokens: list[tuple[str, str]] = []
+        pos = 0
+        text = text.strip()
+        while pos < len(text):
+            m = _PP_TOKEN.match(text, pos)
+            if not m or m.end() == pos:
+                raise _PpError(f"unexpected {text[pos:pos + 10]!r}")
+            number, ident, op = m.groups()
+            self.tokens.append(("n", str(int(number, 0) if not number.startswith("0") or
+                                         number.lower().startswith("0x") or number == "0"
+                                         else int(number, 8))) if number else
+                               ("n", "0") if ident else ("o", op))  # unknown names are 0 (cpp)
+            pos = m.end()
+        self.pos = 0
+        self.depth = 0
+
+    def value(self) -> int:
+        result = self._ternary()
+        if self.pos != len(self.tokens):
+            raise _PpError(f"unexpected {self.tokens[self.pos][1]!r}")
+        return result
+
+    def _peek(self) -> str | None:
+        return self.tokens[self.pos][1] if self.pos < len(self.tokens) else None
+
+    def _take(self, expected: str) -> None:
+        if self._peek() != expected:
+            raise _PpError(f"expected {expected!r}")
+        self.pos += 1
+
+    def _ternary(self) -> int:
+        cond = self._binary(1)
+        if self._peek() != "?":
+            return cond
+        self.pos += 1
+        yes = self._ternary()
+        self._take(":")
+        no = self._ternary()
+        return yes if cond else no
+
+    def _binary(self, lowest: int) -> int:
+        left = self._unary()
+        while (op := self._peek()) in _PP_BINARY and _PP_BINARY[op][0] >= lowest \
+                and self.tokens[self.pos][0] == "o":
+            precedence, apply = _PP_BINARY[op]
+            self.pos += 1
+            right = self._binary(precedence + 1)
+            if op in ("/", "%") and right == 0:
+                raise _PpError("division by zero")
+            if op in ("<<", ">>") and not 0 <= right < 64:
+                raise _PpError(f"shift by {right} (must be 0..63)")
+            left = apply(left, right)
+            if abs(left) >= 2**63:
+                raise _PpError(f"value {left} overflows intmax_t")
+        return left
+
+    def _unary(self) -> int:
+        if self.pos >= len(self.tokens):
+            raise _PpError("expression ends early")
+        kind, tok = self.tokens[self.pos]
+        self.pos += 1
+        if kind == "n":
+            return int(tok)
+        if tok == "(":
+            self.depth += 1
+            if self.depth > MAX_MACRO_DEPTH:
+                raise _PpError(f"parentheses nest more than {MAX_MACRO_DEPTH} levels")
+            inner = self._ternary()
+            self._take(")")
+            self.depth -= 1
+            return inner
+        if tok in ("!", "~", "-", "+"):
+            operand = self._unary()
+            return {"!": int(not operand), "~": ~operand, "-": -operand, "+": operand}[tok]
+        raise _PpError(f"unexpected {tok!r}")
 
 
 def _define_text(name: str, value: object) -> str:
@@ -318,7 +484,7 @@ def parse_source(source: str, source_name: str = "<source>",
     """Pre-process and parse CUDA C text; raise CudaSyntaxError with a caret on failure."""
     lines = source.splitlines()
     pre = _Preprocessor(source_name, lines, dict(defines or {}))
-    body = pre.run(_strip_comments(source).splitlines())
+    body = pre.run(splice_lines(_strip_comments("\n".join(splice_lines(source)))))
     text = _PRELUDE + f'\n#line 1 "{_escape(source_name)}"\n' + "\n".join(body) + "\n"
     try:
         ast = _Parser().parse(text, source_name)
@@ -335,7 +501,22 @@ def parse_source(source: str, source_name: str = "<source>",
         else:
             msg = f"syntax error: {msg[0].lower()}{msg[1:]}"
         raise parsed.error(msg, _Coord(line, col)) from None
-    return ParsedSource(ast, source_name, tuple(lines), pre.column_maps, dict(pre.macros))
+    parsed = ParsedSource(ast, source_name, tuple(lines), pre.column_maps, dict(pre.macros))
+    _refuse_redefinitions(parsed)
+    return parsed
+
+
+def _refuse_redefinitions(parsed: ParsedSource) -> None:
+    """Two definitions of one function are an error in C and CUDA (pycparser accepts them)."""
+    first: dict[str, object] = {}
+    for node in parsed.ast.ext:
+        if isinstance(node, c_ast.FuncDef):
+            name = node.decl.name
+            if name in first:
+                line = getattr(first[name], "line", "?")
+                raise parsed.error(f"redefinition of '{name}' (first defined on line {line})",
+                                   node.decl.coord)
+            first[name] = node.decl.coord
 
 
 @dataclass(frozen=True)

@@ -6,13 +6,15 @@ the lane arrays cache-sized; every block of a chunk runs in lockstep, statement 
 
 from __future__ import annotations
 
+import contextlib
 import functools
-from collections.abc import Callable
+import sys
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 import numpy as np
 
-from perfcalc.errors import InputError
+from perfcalc.errors import CudaSyntaxError, InputError
 from perfcalc.memory.cache_hierarchy import CacheHierarchy
 from perfcalc.sim.csubset import ctype as T
 from perfcalc.sim.csubset.compiler import CompiledKernel, KernelCompiler
@@ -129,6 +131,21 @@ def _check_array(name: str, elem: object, arr: object, writable: bool, what: str
     return arr
 
 
+@contextlib.contextmanager
+def _depth_bounded(source_name: str, kernel: str, doing: str) -> Iterator[None]:
+    """pycparser and the compiled closures recurse once per nesting level: 300 nested `if`s,
+    a 1,000-term sum or a 500-deep `__device__` call chain exhaust Python's recursion limit.
+    That is this engine's limit, not the kernel's fault: say so in one line."""
+    try:
+        yield
+    except RecursionError:
+        raise CudaSyntaxError(
+            f"{source_name}: kernel '{kernel}' nests too deeply for the source engine (Python's "
+            f"limit of {sys.getrecursionlimit()} nested calls reached while {doing}: deeply "
+            "nested expressions, statements or __device__ calls); split them, or use --engine "
+            "ptx") from None
+
+
 def run_csubset(source: str, kernel: str, grid: object, block: object,
                args: dict[str, object], arch: Arch | str, dynamic_shared_bytes: int = 0,
                defines: dict[str, int | float] | None = None, iteration_cap: int = 1_000_000,
@@ -151,8 +168,9 @@ def run_csubset(source: str, kernel: str, grid: object, block: object,
     b = dims(block, "block")
     validate_launch(arch, g, b)
     dkey = tuple(sorted((defines or {}).items()))
-    parsed = _parse_cached(source, source_name, dkey)
-    compiled = KernelCompiler(parsed, kernel, iteration_cap).compile()
+    with _depth_bounded(source_name, kernel, "parsing and compiling"):
+        parsed = _parse_cached(source, source_name, dkey)
+        compiled = KernelCompiler(parsed, kernel, iteration_cap).compile()
     offsets, static_bytes, dyn_offset = _shared_layout(compiled, dynamic_shared_bytes, arch)
     run = _Run(arch, cache, bank_mode, source_name, kernel, Pricer(arch, cache, bank_mode))
     caches = make_caches(caches, static_bytes, None, kernel)
@@ -168,7 +186,9 @@ def run_csubset(source: str, kernel: str, grid: object, block: object,
         _prepare_chunk(ctx, compiled, mems, scalars, offsets, dyn_offset, dynamic_shared_bytes)
         compiled.body(ctx)
 
-    faults = run_chunks(nblocks, warps_pb, CHUNK_LANES, caches, body, progress, raise_on_fault)
+    with _depth_bounded(source_name, kernel, "running"):
+        faults = run_chunks(nblocks, warps_pb, CHUNK_LANES, caches, body, progress,
+                            raise_on_fault)
     per_site, total = site_totals(compiled.site_counts)
     info = LaunchInfo(g, b, nblocks, threads, nblocks * threads, warps_pb, nblocks * warps_pb,
                       static_bytes, dynamic_shared_bytes)
