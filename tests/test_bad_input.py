@@ -347,3 +347,55 @@ def test_a_500_deep_device_call_chain_is_one_line(tmp_path):
                     + "__global__ void k(float *x) { x[threadIdx.x] = f500(1.0f); }\n")
     fails("run", "--source", str(path), "--kernel", "k", "--grid", "1", "--block", "32",
           "--array", "x=float32:32", fragments=("nests too deeply",))
+
+
+# --- simulations: every launch estimated and bounded; faithful results ---
+
+def test_a_launch_of_1e19_threads_is_refused_before_it_starts(tmp_path):
+    """`run --grid 2147483647,65535,65535` was accepted with no work estimate."""
+    path = tmp_path / "k.cu"
+    path.write_text("__global__ void k(float *x) { x[0] = 1.0f; }\n")
+    fails_in_subprocess("run", "--source", str(path), "--kernel", "k", "--grid",
+                        "2147483647,65535,65535", "--block", "1", "--array", "x=float32:32",
+                        cwd=tmp_path, fragments=("would take about", "over the limit of 600 s"))
+
+
+@pytest.mark.parametrize(("name", "body"), [
+    # `stride >>= 0` never ends; the loop around a barrier ran 10**6 iterations: 185-201 s
+    ("a barrier loop", "int stride = 4; while (stride > 0) { __syncthreads(); "
+                       "x[threadIdx.x] += 1.0f; stride >>= 0; }"),
+    # each loop is under the iteration cap; together they ran for minutes
+    ("nested loops", "float s = 0; for (int i = 0; i < 10000; i++) for (int j = 0; j < 10000; j++)"
+                     " s += 1.0f; x[threadIdx.x] = s;"),
+])
+def test_endless_or_huge_loops_end_at_the_time_limit(tmp_path, name, body):
+    path = tmp_path / "k.cu"
+    path.write_text("__global__ void k(float *x) { " + body + " }\n")
+    fails_in_subprocess("run", "--source", str(path), "--kernel", "k", "--grid", "1", "--block",
+                        "32", "--array", "x=float32:32", "--max-seconds", "2", cwd=tmp_path,
+                        fragments=("limit of 2 s", "may never finish", "k.cu:1"))
+
+
+@pytest.mark.parametrize("engine", ["source", "ptx"])
+def test_every_lane_storing_to_one_element_keeps_the_highest_lane(engine):
+    """`x[0] = threadIdx.x` was a ValueError in store_lanes. The Programming Guide leaves the
+    winner undefined; both engines keep the highest-numbered lane's value (block 1, lane 63)."""
+    from perfcalc.sim import run_kernel
+    from perfcalc.sim.ptx import nvrtc
+
+    if engine == "ptx" and not nvrtc.available():
+        pytest.skip("the PTX engine needs the cuda extra (NVRTC)")
+    source = ("__global__ void k(float *x) { x[0] = threadIdx.x + 100 * blockIdx.x;"
+              " if (threadIdx.x < 40) x[1] = threadIdx.x; }\n")
+    x = np.zeros(4, np.float32)
+    run_kernel(source, "k", grid=2, block=64, args={"x": x}, arch="9.0", engine=engine)
+    assert x.tolist() == [163.0, 39.0, 0.0, 0.0]
+
+
+def test_a_shared_array_whose_size_overflows_is_refused_as_too_big(tmp_path):
+    """2**32 x 2**32 floats wrapped to 0 bytes in NumPy and became an out-of-bounds write."""
+    path = tmp_path / "k.cu"
+    path.write_text("__global__ void k(float *x) { __shared__ float s[4294967296][4294967296];"
+                    " s[0][threadIdx.x] = 1; x[threadIdx.x] = s[0][threadIdx.x]; }\n")
+    fails("run", "--source", str(path), "--kernel", "k", "--grid", "1", "--block", "32", "--array",
+          "x=float32:32", fragments=("73786976294838206464 bytes", "exceeds the limit 49152"))

@@ -126,7 +126,12 @@ def _checked(callback: Callable[..., Any]) -> Callable[..., Any]:
     def run(**kwargs: Any) -> Any:
         for name, value in kwargs.items():
             _check_number(options.get(name, name), value)
-        return callback(**kwargs)
+        if "max_seconds" not in kwargs:
+            return callback(**kwargs)
+        from perfcalc.sim.launch import time_limit  # every simulation the command runs
+
+        with time_limit(kwargs["max_seconds"]):
+            return callback(**kwargs)
 
     return run
 

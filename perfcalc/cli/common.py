@@ -26,6 +26,13 @@ OutputOption = Annotated[
 ]
 
 
+MaxSecondsOption = Annotated[
+    float,
+    typer.Option("--max-seconds", help="Refuse a simulation that would take longer than this, "
+                 "and stop a loop still running after it (an endless loop).", min=0.001),
+]
+
+
 def start_output(output: Path | None) -> None:
     """Check the output path before any work, so a bad path fails fast and writes nothing."""
     if output is not None:

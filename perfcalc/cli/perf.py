@@ -11,6 +11,7 @@ import typer
 from perfcalc.cli.common import (
     Format,
     FormatOption,
+    MaxSecondsOption,
     OutputOption,
     device_and_product,
     show,
@@ -120,6 +121,7 @@ def matmul(
         "NVRTC compiles it), auto (ptx where NVRTC works), or both side by side.")] = "source",
     explain: Annotated[bool, typer.Option(
         "--explain", help="Print every figure with its formula and inputs.")] = False,
+    max_seconds: MaxSecondsOption = 600.0,
     fmt: FormatOption = Format.table,
     output: OutputOption = None,
 ) -> None:
@@ -380,6 +382,7 @@ def report(
     sample_budget: Annotated[float, typer.Option(
         "--sample-budget", help="Seconds of simulation per kernel before a launch is sampled.",
         min=0.01)] = 5.0,
+    max_seconds: MaxSecondsOption = 600.0,
 ) -> None:
     """Every table for the catalog kernels on a GPU, as CSV and Markdown files in a directory.
 

@@ -7,7 +7,14 @@ from typing import Annotated, Any
 
 import typer
 
-from perfcalc.cli.common import Format, FormatOption, OutputOption, show, start_output
+from perfcalc.cli.common import (
+    Format,
+    FormatOption,
+    MaxSecondsOption,
+    OutputOption,
+    show,
+    start_output,
+)
 
 DEFAULT_REGISTERS = 32
 _REGS_HELP = (
@@ -178,6 +185,7 @@ def run(
                      "large (by default a launch that would take more than a few seconds is "
                      "sampled: the first waves of every k-th SM, extrapolated)."),
     ] = False,
+    max_seconds: MaxSecondsOption = 600.0,
     fmt: FormatOption = Format.table,
     output: OutputOption = None,
 ) -> None:

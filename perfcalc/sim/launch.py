@@ -8,7 +8,11 @@ Engines: "source" runs the CUDA C subset as written (sim/csubset/, pure Python, 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+import contextlib
+import math
+import time
+from collections.abc import Callable, Iterable, Iterator
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -22,6 +26,68 @@ from perfcalc.specs import Arch, resolve_arch
 from perfcalc.specs.arch import display_file
 
 ENGINES = ("auto", "ptx", "source")
+
+# --- the time limit of a simulation ---------------------------------------------------------
+# A launch is refused before it starts when even 1 ns per thread (far below any kernel's cost
+# on NumPy) would pass the limit; after each chunk when the blocks so far project past it; and
+# inside any loop (every 1,024 iterations) once the limit has passed, which also ends a loop
+# that never finishes around a barrier, or nested loops each under the iteration cap, in
+# bounded time.
+DEFAULT_MAX_SECONDS = 600.0
+MIN_SECONDS_PER_THREAD = 1e-9
+_LIMIT: ContextVar[tuple[float, float] | None] = ContextVar("perfcalc_time_limit", default=None)
+
+
+def check_max_seconds(seconds: float) -> None:
+    if not (isinstance(seconds, (int, float)) and not isinstance(seconds, bool)
+            and 0 < seconds < math.inf):
+        raise InputError(f"max_seconds = {seconds!r} must be a finite number of seconds > 0")
+
+
+@contextlib.contextmanager
+def time_limit(seconds: float | None) -> Iterator[None]:
+    """Simulations inside stop once `seconds` have passed (None: the enclosing limit, else
+    DEFAULT_MAX_SECONDS)."""
+    if seconds is None and _LIMIT.get() is not None:
+        yield
+        return
+    seconds = DEFAULT_MAX_SECONDS if seconds is None else seconds
+    check_max_seconds(seconds)
+    token = _LIMIT.set((time.monotonic(), float(seconds)))
+    try:
+        yield
+    finally:
+        _LIMIT.reset(token)
+
+
+def past_time_limit() -> bool:
+    """Has the current simulation's time limit passed? (cheap: loops call it)."""
+    limit = _LIMIT.get()
+    return limit is not None and time.monotonic() - limit[0] > limit[1]
+
+
+def time_limit_seconds() -> float:
+    limit = _LIMIT.get()
+    return DEFAULT_MAX_SECONDS if limit is None else limit[1]
+
+
+def _refuse_if_too_long(threads: int, blocks_done: int, nblocks: int, chunks_start: float
+                        ) -> None:
+    limit = _LIMIT.get()
+    if limit is None:
+        return
+    start, seconds = limit
+    if blocks_done == 0:
+        estimate = threads * MIN_SECONDS_PER_THREAD
+        basis = f"at least 1 ns for each of its {threads} lanes, 32 per warp"
+    else:
+        elapsed = time.monotonic() - chunks_start
+        estimate = (chunks_start - start) + elapsed / blocks_done * nblocks
+        basis = f"{elapsed:.3g} s for the first {blocks_done} of {nblocks} blocks"
+    if estimate > seconds:
+        raise InputError(f"simulating this launch would take about {estimate:.3g} s ({basis}), "
+                         f"over the limit of {seconds:g} s (--max-seconds / max_seconds); use a "
+                         "smaller launch, or --gpu to simulate a sample of the blocks")
 
 
 @dataclass(frozen=True)
@@ -158,12 +224,23 @@ def run_chunks(nblocks: int, warps_per_block: int, chunk_lanes: int,
     else:
         chunks = (np.arange(first, min(first + per_chunk, nblocks), dtype=np.int64)
                   for first in range(0, nblocks, per_chunk))
+    whole = caches is None or caches.sample is None  # a sample's size is the sampler's business
+    chunks_start = time.monotonic()
+    if whole:
+        _refuse_if_too_long(nblocks * 32 * warps_per_block, 0, nblocks, chunks_start)
+    done = 0
     with np.errstate(all="ignore"):
         try:
             for ids in chunks:
+                if done and whole:
+                    _refuse_if_too_long(0, done, nblocks, chunks_start)
+                elif done and past_time_limit():
+                    raise InputError(f"the simulation passed its limit of {time_limit_seconds():g} "
+                                     f"s (--max-seconds / max_seconds) after {done} blocks")
                 if caches is not None:
                     caches.begin_chunk(ids, 32 * warps_per_block)
                 body(ids)
+                done += len(ids)
                 if progress is not None:
                     progress(int(ids[-1]) + 1, nblocks)
         except FaultSignal as sig:
@@ -190,7 +267,8 @@ def run_kernel(source: str, kernel: str, grid: object, block: object,
                raise_on_fault: bool = True,
                progress: Callable[[int, int], None] | None = None,
                engine: str = "source", include_dirs: tuple[str, ...] = (),
-               caches: CacheHierarchy | CacheFactory | None = None) -> SimResult:
+               caches: CacheHierarchy | CacheFactory | None = None,
+               max_seconds: float | None = None) -> SimResult:
     """Run `kernel` of CUDA `source` for every thread of the launch, count, check for faults.
 
     Pointer parameters are bound to the 1-D NumPy arrays in `args` and written in place;
@@ -200,7 +278,22 @@ def run_kernel(source: str, kernel: str, grid: object, block: object,
     `raise_on_fault` is False, in which case the run stops at the first fault and returns it.
     With `caches` (memory.cache_hierarchy, or a CacheFactory), every global access also feeds
     that L1/L2 model, the blocks run one wave per chunk, and the result carries its report.
+    `max_seconds` bounds the simulation (None: an enclosing `time_limit`, else 10 minutes): a
+    launch projected past it is refused (InputError), a loop still running then is a fault.
     """
+    with time_limit(max_seconds):
+        return _run_engine(source, kernel, grid, block, args, arch, dynamic_shared_bytes, defines,
+                           iteration_cap, cache, bank_mode, source_name, raise_on_fault, progress,
+                           engine, include_dirs, caches)
+
+
+def _run_engine(source: str, kernel: str, grid: object, block: object,
+                args: dict[str, object], arch: Arch | str, dynamic_shared_bytes: int,
+                defines: dict[str, int | float | str] | None, iteration_cap: int,
+                cache: str | None, bank_mode: int | None, source_name: str,
+                raise_on_fault: bool, progress: Callable[[int, int], None] | None,
+                engine: str, include_dirs: tuple[str, ...],
+                caches: CacheHierarchy | CacheFactory | None) -> SimResult:
     arch = as_arch(arch)
     chosen, _note = resolve_engine(engine)
     if chosen == "ptx":

@@ -7,6 +7,8 @@ with no ``__syncthreads()`` between) [racecheck], ``divergent_barrier`` (a ``__s
 reached by only part of a block's live threads) [synccheck], ``iteration_cap`` (a loop that
 runs past the cap: a kernel that would hang), ``endless_loop`` (a loop proven never to end:
 its condition reads only variables the loop never assigns, and nothing breaks out of it),
+``time_limit`` (a loop still running when the simulation's time limit passed, `max_seconds`:
+an endless loop the two kinds before cannot prove, e.g. around a barrier or nested),
 ``division_by_zero`` (integer ``/`` or ``%`` by zero: undefined behaviour in C, no trap on the
 GPU, so reported here rather than silently computed), ``integer_overflow`` (INT_MIN / -1),
 ``shift_out_of_range`` (a shift count outside 0..width-1; NumPy silently gives 0,

@@ -14,6 +14,7 @@ from perfcalc.sim import counters as C
 from perfcalc.sim.csubset.context import ChunkContext, LoopFrame
 from perfcalc.sim.csubset.ctypes_struct import StructType
 from perfcalc.sim.csubset.ir import Var, cast, type_name
+from perfcalc.sim.launch import past_time_limit, time_limit_seconds
 
 
 class StatementsMixin:
@@ -287,6 +288,13 @@ class StatementsMixin:
                     raise ctx.fault("iteration_cap", line, lane,
                                     f"Loop did not finish after {cap} iterations "
                                     "(iteration_cap): the kernel would hang")
+                if not it & 1023 and past_time_limit():
+                    lane = ctx.first_lane(ctx.active_arr(lm))
+                    ctx.loops.pop()
+                    raise ctx.fault("time_limit", line, lane,
+                                    f"Loop still running after {it} iterations when the simulation "
+                                    f"reached its limit of {time_limit_seconds():g} s "
+                                    "(--max-seconds): the kernel may never finish")
                 ctx.mask = lm
                 frame.continued = None
                 body(ctx)

@@ -381,12 +381,17 @@ def _take(view: np.ndarray, safe: np.ndarray) -> np.ndarray:
 
 
 def store_lanes(ctx: ChunkContext, view: np.ndarray, safe: object, value: object) -> None:
-    """Write `value` at `safe` for the active lanes only."""
+    """Write `value` at `safe` for the active lanes only.
+
+    Several lanes writing one element: the Programming Guide leaves undefined which write
+    lands ("which thread performs the final write is undefined"); here the highest-numbered
+    lane of the chunk does (NumPy assigns in lane order), on both engines.
+    """
     value = dense(value)
     m = ctx.mask.arr
     if m is None:
-        if isinstance(safe, np.ndarray) and not isinstance(value, np.ndarray):
-            view[safe] = value
+        if isinstance(safe, (int, np.integer)) and isinstance(value, np.ndarray):
+            view[safe] = value[-1]  # every lane to one element (`x[0] = threadIdx.x`)
         else:
             view[safe] = value
         return

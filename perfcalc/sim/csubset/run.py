@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import math
 import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -66,7 +67,7 @@ def _shared_layout(kernel: CompiledKernel, dynamic: int,
     for sd in kernel.shared:
         if sd.extern:
             continue
-        size = int(np.prod(sd.dims)) * sd.elem.size
+        size = math.prod(sd.dims) * sd.elem.size  # Python ints: np.prod wraps 2**32 x 2**32 to 0
         offsets[sd.key] = offset
         offset += -(-size // _SHARED_ALIGN) * _SHARED_ALIGN
         static_bytes = -(-static_bytes // sd.elem.size) * sd.elem.size + size
@@ -262,7 +263,7 @@ def _prepare_chunk(ctx: ChunkContext, compiled: CompiledKernel, mems: dict[int, 
             arr = SharedArray(ctx, sd.name, storage, dynamic // sd.elem.size, (), dyn_offset,
                               stride)
         else:
-            n = int(np.prod(sd.dims))
+            n = math.prod(sd.dims)
             storage = np.zeros(ctx.nblocks * n, dtype=sd.elem.dtype)
             arr = SharedArray(ctx, sd.name, storage, n, sd.dims, offsets[sd.key])
         ctx.mems[sd.key] = arr

@@ -10,6 +10,7 @@ import numpy as np
 
 from perfcalc.errors import CudaSyntaxError
 from perfcalc.sim import counters as C
+from perfcalc.sim.launch import past_time_limit, time_limit_seconds
 from perfcalc.sim.ptx.contract import NOP, contract
 from perfcalc.sim.ptx.execute import Chunk, Env, operand, warps_with
 from perfcalc.sim.ptx.instructions import BUILDERS, NOOPS, PACKED_HALF, flop_weight
@@ -179,6 +180,11 @@ def run_chunk(env: Env, steps: list[Step], block_ids: np.ndarray) -> None:
                     raise ch.fault("iteration_cap", step.instr, taken,
                                    f"Loop ran more than {env.iteration_cap} iterations (the "
                                    f"iteration cap): the kernel would hang")
+                if not back_edges[pc] & 1023 and past_time_limit():
+                    raise ch.fault("time_limit", step.instr, taken,
+                                   f"Loop still running after {back_edges[pc]} iterations when the "
+                                   f"simulation reached its limit of {time_limit_seconds():g} s "
+                                   "(--max-seconds): the kernel may never finish")
             if taken.any():
                 _wait(waiting, step.target, taken)
             if rest.any():
