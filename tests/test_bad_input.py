@@ -399,3 +399,155 @@ def test_a_shared_array_whose_size_overflows_is_refused_as_too_big(tmp_path):
                     " s[0][threadIdx.x] = 1; x[threadIdx.x] = s[0][threadIdx.x]; }\n")
     fails("run", "--source", str(path), "--kernel", "k", "--grid", "1", "--block", "32", "--array",
           "x=float32:32", fragments=("73786976294838206464 bytes", "exceeds the limit 49152"))
+
+
+# --- options that were silently ignored or overridden ---
+
+SCALARS_CU = "__global__ void k(float *x, int n, bool b) { if (threadIdx.x < n) x[threadIdx.x] = b; }\n"
+
+
+def _scalars_source(tmp_path: Path) -> str:
+    path = tmp_path / "s.cu"
+    path.write_text(SCALARS_CU)
+    return str(path)
+
+
+def test_a_repeated_param_is_refused(tmp_path):
+    """`-p n=3 -p n=4` kept the last."""
+    fails("run", "--source", _scalars_source(tmp_path), "--kernel", "k", "--grid", "1", "--block",
+          "32", "--array", "x=float32:32", "-p", "n=3", "-p", "n=4", "-p", "b=1",
+          fragments=("--param n is given twice", "3 and 4"))
+
+
+def test_a_param_with_the_name_of_an_array_is_refused(tmp_path):
+    """`-p x=3` replaced `--array x=...`."""
+    fails("run", "--source", _scalars_source(tmp_path), "--kernel", "k", "--grid", "1", "--block",
+          "32", "--array", "x=float32:32", "-p", "x=3", "-p", "n=4", "-p", "b=1",
+          fragments=("x is given twice",))
+
+
+def test_nan_for_an_int_parameter_is_refused(tmp_path):
+    """`-p n=nan` was a ValueError traceback."""
+    fails("run", "--source", _scalars_source(tmp_path), "--kernel", "k", "--grid", "1", "--block",
+          "32", "--array", "x=float32:32", "-p", "n=nan", "-p", "b=1",
+          fragments=("'n=nan'", "not a finite number"))
+
+
+def test_a_bool_kernel_parameter_takes_0_or_1(tmp_path):
+    """A `bool` parameter was a ValueError from np.iinfo; C converts 1 to true, 2 is refused."""
+    args = ["run", "--source", _scalars_source(tmp_path), "--kernel", "k", "--grid", "1",
+            "--block", "32", "--array", "x=float32:32", "-p", "n=4"]
+    assert runner.invoke(app, [*args, "-p", "b=1"]).exit_code == 0
+    fails(*args, "-p", "b=2", fragments=("b = 2", "bool parameter needs true/false or 0/1"))
+
+
+def test_catalog_with_source_is_refused(tmp_path):
+    """`--catalog` (even a missing file) was ignored with --source."""
+    fails("run", "--source", _scalars_source(tmp_path), "--kernel", "k", "--grid", "1", "--block",
+          "32", "--array", "x=float32:32", "-p", "n=4", "-p", "b=1", "--catalog", "missing.yaml",
+          fragments=("--catalog goes with a catalog KERNEL",))
+
+
+def test_index_with_another_pattern_is_refused():
+    """`--pattern stride --index 'lane*2'` ignored the index."""
+    fails("coalesce", "--cc", "7.0", "--pattern", "stride", "--index", "lane*2",
+          fragments=("--index goes with --pattern index",))
+
+
+def test_an_empty_gpu_name_is_not_the_g80():
+    fails("roofline", "--gpu", "", fragments=("unknown GPU ''",))
+
+
+# --- outputs: all or nothing, through symlinks, never onto FIFOs or odd names ---
+
+OCC = ("occupancy", "--cc", "7.0", "--block", "256", "--regs", "32", "-f", "csv")
+
+
+def test_output_through_a_symlink_writes_its_target(tmp_path):
+    """The link used to be replaced by a regular file."""
+    (tmp_path / "link.csv").symlink_to("target.csv")
+    result = runner.invoke(app, [*OCC, "--output", str(tmp_path / "link.csv")])
+    assert result.exit_code == 0, result.stderr
+    assert (tmp_path / "link.csv").is_symlink()
+    assert "compute capability,7.0" in (tmp_path / "target.csv").read_text()
+
+
+@pytest.mark.parametrize(("name", "fragment"), [
+    ("", "empty path"),
+    ("newname/", "ending in '/' must be an existing directory"),  # wrote a file 'newname'
+    ("a" * 300, "300 bytes, over the limit of 255"),              # OSError traceback
+])
+def test_output_names_that_cannot_be_files(tmp_path, monkeypatch, name, fragment):
+    monkeypatch.chdir(tmp_path)
+    fails(*OCC, "--output", name, fragments=(fragment,))
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_output_onto_a_fifo_is_refused(tmp_path):
+    os.mkfifo(tmp_path / "out.fifo")
+    fails_in_subprocess(*OCC, "--output", str(tmp_path / "out.fifo"), cwd=tmp_path,
+                        fragments=("not a regular file",))
+
+
+def test_report_with_an_empty_output_does_not_write_into_the_current_directory(tmp_path,
+                                                                               monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    fails("report", "--gpu", "h100-sxm", "--no-times", "--output", "", fragments=("empty path",))
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_failing_second_file_removes_the_first(tmp_path, monkeypatch):
+    """`roofline --output r.txt --plot r.png` left r.txt when the plot failed."""
+    from perfcalc.errors import OutputError
+    from perfcalc.report import roofline_plot
+
+    def broken(roof, points, path):
+        raise OutputError(f"cannot write {path}: No space left on device")
+
+    monkeypatch.setattr(roofline_plot, "plot_roofline", broken)
+    fails("roofline", "--gpu", "h100-sxm", "--output", str(tmp_path / "r.txt"), "--plot",
+          str(tmp_path / "r.png"), fragments=("No space left",))
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_report_under_a_file_size_limit_leaves_nothing(tmp_path):
+    """A full disk left an empty directory or 5 of 8 files; RLIMIT_FSIZE makes writes fail the
+    same way (EFBIG) after the first few files."""
+    import resource
+
+    def limit() -> None:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (3000, 3000))
+
+    proc = subprocess.run([sys.executable, "-m", "perfcalc", "report", "--gpu", "h100-sxm",
+                           "--no-times", "-o", "rep"], cwd=tmp_path, preexec_fn=limit,
+                          capture_output=True, text=True, timeout=BOUND_S)
+    assert proc.returncode == 2 and one_error(proc.stderr), proc.stderr
+    assert "File too large" in proc.stderr
+    assert list(tmp_path.iterdir()) == []
+
+
+REPORT_FILES = sorted(f"{n}.{e}" for n in ("ceilings", "roofline", "kernels", "matmul")
+                      for e in ("csv", "md"))
+
+
+def test_report_under_sigterm_leaves_nothing_or_everything(tmp_path):
+    """SIGTERM during `report` left a `.ceilings.csv.XXXX` temporary. 8 trials at spread-out
+    moments here (the long run, 100 trials, is benchmarks/fuzz_signals.py)."""
+    import signal
+    import time
+
+    for trial in range(8):
+        out = tmp_path / f"t{trial}"
+        out.mkdir()
+        proc = subprocess.Popen([sys.executable, "-m", "perfcalc", "report", "--gpu", "h100-sxm",
+                                 "--no-times", "-o", "rep"], cwd=out, stdout=subprocess.DEVNULL,
+                                stderr=subprocess.PIPE, text=True)
+        time.sleep(0.15 * trial + 0.1)
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=BOUND_S)
+        left = sorted(p.name for p in (out / "rep").iterdir()) if (out / "rep").exists() else None
+        assert left in (None, REPORT_FILES), (trial, left, err)
+        assert [p.name for p in out.iterdir()] in ([], ["rep"])
+        assert proc.returncode in (0, 143, -signal.SIGTERM), (proc.returncode, err)
+        if proc.returncode == 143:
+            assert err == "error: terminated (SIGTERM); no partial output was left\n"

@@ -38,7 +38,12 @@ class _ErrorBoundaryGroup(TyperGroup):
         except _UsageError as exc:
             _fail(exc.format_message())
         except MemoryError as exc:  # e.g. NumPy refusing a 40 GiB array for a huge simulation
-            _fail(f"not enough memory on this machine: {exc or 'allocation failed'}; try smaller sizes")
+            _fail(f"not enough memory on this machine: {str(exc) or 'an allocation failed'}; try "
+                  "smaller sizes")
+        except KeyboardInterrupt:
+            _fail("interrupted (SIGINT); no partial output was left", 130)
+        except Terminated:
+            _fail("terminated (SIGTERM); no partial output was left", 143)
 
 
 _LINE_LIMIT = 1000  # characters of one echoed line: a 10 MB value must not become a 10 MB line
@@ -69,9 +74,17 @@ def _printable(line: str) -> str:
     return text
 
 
-def _fail(message: str) -> None:
+def _fail(message: str, code: int = 2) -> None:
     typer.echo(f"error: {one_line(message)}", err=True)
-    raise typer.Exit(2)
+    raise typer.Exit(code)
+
+
+class Terminated(BaseException):
+    """SIGTERM, raised where the program is so that cleanup (`finally`) runs as for Ctrl-C."""
+
+
+def _on_sigterm(signum: int, frame: Any) -> None:
+    raise Terminated()
 
 
 app = typer.Typer(
@@ -126,12 +139,15 @@ def _checked(callback: Callable[..., Any]) -> Callable[..., Any]:
     def run(**kwargs: Any) -> Any:
         for name, value in kwargs.items():
             _check_number(options.get(name, name), value)
-        if "max_seconds" not in kwargs:
-            return callback(**kwargs)
-        from perfcalc.sim.launch import time_limit  # every simulation the command runs
+        from perfcalc.report.output import all_or_nothing  # every file, or none
 
-        with time_limit(kwargs["max_seconds"]):
-            return callback(**kwargs)
+        with all_or_nothing():
+            if "max_seconds" not in kwargs:
+                return callback(**kwargs)
+            from perfcalc.sim.launch import time_limit  # every simulation the command runs
+
+            with time_limit(kwargs["max_seconds"]):
+                return callback(**kwargs)
 
     return run
 
@@ -145,4 +161,11 @@ for _info in app.registered_commands:
 
 def main() -> None:
     """Console-script entry point."""
-    app(prog_name="perfcalc")
+    import signal
+
+    signal.signal(signal.SIGTERM, _on_sigterm)
+    try:
+        app(prog_name="perfcalc")
+    except Terminated:  # before or after a command ran (while options are parsed, say)
+        typer.echo("error: terminated (SIGTERM); no partial output was left", err=True)
+        raise SystemExit(143) from None

@@ -20,9 +20,8 @@ FormatOption = Annotated[
     Format, typer.Option("--format", "-f", help="Output format.", case_sensitive=False)
 ]
 OutputOption = Annotated[
-    Path | None,
-    typer.Option("--output", "-o", help="Write to this file (atomically) instead of stdout.",
-                 dir_okay=False),
+    str | None,  # text, not Path: Path('') is '.', Path('new/') drops the slash
+    typer.Option("--output", "-o", help="Write to this file (atomically) instead of stdout."),
 ]
 
 
@@ -33,7 +32,7 @@ MaxSecondsOption = Annotated[
 ]
 
 
-def start_output(output: Path | None) -> None:
+def start_output(output: str | Path | None) -> None:
     """Check the output path before any work, so a bad path fails fast and writes nothing."""
     if output is not None:
         from perfcalc.report import check_writable
@@ -67,7 +66,7 @@ def device_and_product(cc: str | None, gpu: str | None, *, default_gpu: str | No
     return resolve_device(cc)
 
 
-def show(tables: Any, fmt: Format, output: Path | None, data: Any = None) -> None:
+def show(tables: Any, fmt: Format, output: str | Path | None, data: Any = None) -> None:
     """Render tables (or `data` for JSON) and print or write them."""
     from perfcalc.report import emit, render
 

@@ -42,9 +42,13 @@ Op = Annotated[str, typer.Option(help="load or store.")]
 
 def _pattern(pattern, word, stride, offset, base, struct_size, field_offset, tile_width, pad,
              row, column, segment, seed, index, active):
+    from perfcalc.errors import InputError
     from perfcalc.memory.patterns import warp_pattern
 
     name = pattern or ("index" if index else "stride")
+    if index and name != "index":
+        raise InputError(f"--index goes with --pattern index, not --pattern {name} (which "
+                         "would ignore it)")
     return warp_pattern(name, word, stride=stride, offset=offset, base=base,
                         struct_size=struct_size, field_offset=field_offset,
                         tile_width=tile_width, pad=pad, row=row, column=column,

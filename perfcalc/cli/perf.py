@@ -369,9 +369,9 @@ def _catalog_rows(roof: Any, arch: Any) -> tuple[list[dict[str, Any]], list[str]
 
 def report(
     gpu: GpuOption = None,
-    output: Annotated[Path, typer.Option(
-        "--output", "-o", help="Directory to write the CSV and Markdown files into.",
-        file_okay=False)] = Path("perfcalc-report"),
+    output: Annotated[str, typer.Option(
+        "--output", "-o", help="Directory to write the CSV and Markdown files into (all of them, "
+        "or none on failure).")] = "perfcalc-report",
     width: Annotated[int, typer.Option("--width", help="Matrix width for the matmul table.")
                      ] = 1024,
     tile: Annotated[int, typer.Option("--tile", help="TILE_WIDTH for the matmul table.")] = 16,
@@ -401,8 +401,13 @@ def report(
         roofline_curve_table,
     )
 
-    if not output.parent.is_dir():
-        raise OutputError(f"cannot create {output}: directory {output.parent} does not exist")
+    if not output:
+        raise OutputError("cannot write to an empty path: name a directory")
+    if Path(output).exists() and not Path(output).is_dir():
+        raise OutputError(f"cannot write the report into {output}: it is a file, not a directory")
+    if not Path(output).parent.is_dir():
+        raise OutputError(f"cannot create {output}: directory {Path(output).parent} does not "
+                          "exist")
     arch, product = _target(gpu, None, default=None)
     if product is None:
         raise InputError("a report needs a GPU product: --gpu NAME (see 'perfcalc devices')")
@@ -458,11 +463,10 @@ def report(
         files[f"{name}.csv"] = render(csv_table, "csv")
         files[f"{name}.md"] = render(md_table, "markdown")
         progress.step(name)
-    try:
-        output.mkdir(exist_ok=True)
-    except OSError as exc:
-        raise OutputError(f"cannot create {output}: {exc.strerror or exc}") from None
+    from perfcalc.report.output import make_directory
+
+    directory = make_directory(output)  # removed again if a file fails (all_or_nothing)
     for file_name, text in files.items():
-        emit(text, output / file_name)
+        emit(text, directory / file_name)
     written = list(files)
     typer.echo(f"wrote {len(written)} files to {output}: {', '.join(written)}")

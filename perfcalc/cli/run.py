@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -37,14 +38,19 @@ def _name_values(items: list[str] | None, option: str) -> dict[str, int | float]
         name, sep, text = item.partition("=")
         name = name.strip()
         if not sep or not name.isidentifier():
-            raise InputError(f"{option} {item!r}: expected NAME=VALUE, e.g. {option} Width=256")
+            raise InputError(f"{option} {item[:60]!r}: expected NAME=VALUE, e.g. {option} Width=256")
+        if name in out:
+            raise InputError(f"{option} {name} is given twice ({out[name]} and {text[:40]}); "
+                             "give each name once")
         try:
             out[name] = int(text, 0)
         except ValueError:
             try:
                 out[name] = float(text)
             except ValueError:
-                raise InputError(f"{option} {item!r}: {text!r} is not a number") from None
+                raise InputError(f"{option} {item[:60]!r}: {text[:40]!r} is not a number") from None
+            if not math.isfinite(out[name]):
+                raise InputError(f"{option} {item[:60]!r}: {text!r} is not a finite number") from None
     return out
 
 
@@ -201,6 +207,8 @@ def run(
         raise InputError(
             "give either a catalog KERNEL (see `perfcalc kernels`) or --source FILE.cu"
         )
+    if source is not None and catalog_file is not None:
+        raise InputError("--catalog goes with a catalog KERNEL; --source runs your file instead")
     if source is None and (kernel or grid or block or array or define or dynamic_shared):
         raise InputError(
             "--kernel, --grid, --block, --array, --define and --dynamic-shared "
@@ -540,6 +548,7 @@ def run_source(
     options: dict,
 ) -> dict:
     """Run a user's own CUDA C file: random seeded arrays, no reference, no model."""
+    from perfcalc.errors import InputError
     from perfcalc.files import read_text
     from perfcalc.report.run_tables import run_document
     from perfcalc.sim import run_kernel
@@ -550,6 +559,11 @@ def run_source(
     arch = resolve_arch(cc)
     _check_regs(arch, options["regs"])
     specs = [parse_array_option(a) for a in arrays]
+    names = [s.name for s in specs]
+    twice = sorted({n for n in names if names.count(n) > 1} | (set(names) & set(scalars)))
+    if twice:
+        raise InputError(f"{twice[0]} is given twice (--array and --param, or two --array); "
+                         "give each argument once")
 
     def make_args() -> dict[str, Any]:
         args: dict[str, Any] = dict(make_user_arrays(specs))  # seeded: the same every call

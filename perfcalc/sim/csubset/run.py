@@ -86,6 +86,12 @@ def _shared_layout(kernel: CompiledKernel, dynamic: int,
 
 
 def _scalar_arg(name: str, t: T.CType, value: object) -> np.generic:
+    if t.dtype.kind == "b":  # a `bool` parameter: true/false, or the integers 0 and 1
+        if isinstance(value, (bool, np.bool_)) or (isinstance(value, (int, np.integer))
+                                                   and int(value) in (0, 1)):
+            return np.bool_(bool(value))
+        raise InputError(f"argument {name} = {value!r}: a bool parameter needs true/false or "
+                         "0/1")
     if isinstance(value, (bool, np.bool_)):
         raise InputError(f"argument {name} = {value!r}: a {t.name} parameter needs a number")
     if t.is_float:
@@ -93,7 +99,7 @@ def _scalar_arg(name: str, t: T.CType, value: object) -> np.generic:
             raise InputError(f"argument {name} = {value!r}: a {t.name} parameter needs a number")
         return t.dtype.type(value)
     if isinstance(value, (float, np.floating)):
-        if float(value) != int(value):
+        if not np.isfinite(value) or float(value) != int(value):
             raise InputError(f"argument {name} = {value!r}: a {t.name} parameter needs an "
                              "integer")
         value = int(value)
