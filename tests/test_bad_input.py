@@ -551,3 +551,43 @@ def test_report_under_sigterm_leaves_nothing_or_everything(tmp_path):
         assert proc.returncode in (0, 143, -signal.SIGTERM), (proc.returncode, err)
         if proc.returncode == 143:
             assert err == "error: terminated (SIGTERM); no partial output was left\n"
+
+
+# --- the library raises perfcalc's errors (which also subclass the matching builtin) ---
+
+LIB_SOURCE = "__global__ void k(float *x, int n) { if (threadIdx.x < n) x[threadIdx.x] = A; }\n"
+
+
+@pytest.mark.parametrize(("change", "fragment"), [
+    ({"source": None}, "source must be the CUDA C text"),           # was AttributeError
+    ({"bank_mode": "abc"}, "bank_mode = 'abc' must be 4 or 8"),     # was accepted
+    ({"defines": {"A": "1; x[0] = 5"}}, "not statements"),          # was pasted into the source
+    ({"dynamic_shared_bytes": True}, "dynamic_shared_bytes = True"),
+    ({"args": {"x": np.zeros(32, np.float32), "n": float("nan")}}, "needs an integer"),
+    ({"max_seconds": float("nan")}, "max_seconds = nan"),
+])
+def test_run_kernel_validates_its_arguments(change, fragment):
+    from perfcalc.sim import run_kernel
+
+    call = {"source": LIB_SOURCE, "kernel": "k", "grid": 1, "block": 32, "arch": "9.0",
+            "args": {"x": np.zeros(32, np.float32), "n": 4}, "defines": {"A": 1}, **change}
+    with pytest.raises(InputError) as info:
+        run_kernel(**call)
+    assert fragment in str(info.value) and isinstance(info.value, ValueError)
+
+
+def test_get_arch_of_a_list_is_a_perfcalc_error():
+    """`get_arch([9, 0])` was a TypeError (unhashable list) from the cache."""
+    from perfcalc.errors import UnknownDeviceError
+    from perfcalc.specs import get_arch
+
+    with pytest.raises(UnknownDeviceError, match="got list"):
+        get_arch([9, 0])
+
+
+def test_block_barriers_past_the_ptx_limit_are_refused():
+    """block_barriers=10**30 gave an occupancy of 0 instead of an error."""
+    import perfcalc
+
+    with pytest.raises(InputError, match="16 named barriers"):
+        perfcalc.occupancy("9.0", 256, 32, block_barriers=10**30)

@@ -232,14 +232,14 @@ def test_shipping_a_new_cc_needs_no_code_change(tmp_path, monkeypatch):
     data["compute_capability"] = "13.0"
     (devices / "cc_13_0.yaml").write_text(yaml.safe_dump(data))
     monkeypatch.setattr(registry, "devices_dir", lambda: Path(devices))
-    for cached in (registry.known_ccs, registry.get_arch, registry.all_gpus):
+    for cached in (registry.known_ccs, registry._get_arch, registry.all_gpus):
         cached.cache_clear()
     try:
         assert registry.known_ccs()[-1] == "13.0"
         assert registry.get_arch("sm_130").compute_capability == "13.0"
         assert perfcalc.occupancy("130", 256, 32).active_blocks_per_sm == 6
     finally:
-        for cached in (registry.known_ccs, registry.get_arch, registry.all_gpus):
+        for cached in (registry.known_ccs, registry._get_arch, registry.all_gpus):
             cached.cache_clear()
 
 

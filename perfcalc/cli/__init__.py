@@ -12,6 +12,7 @@ import functools
 import importlib
 import math
 import typing
+import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -32,7 +33,13 @@ class _ErrorBoundaryGroup(TyperGroup):
 
     def invoke(self, ctx: typer.Context):
         try:
-            return super().invoke(ctx)
+            with warnings.catch_warnings():
+                # a NumPy RuntimeWarning (overflow, invalid value) announces a wrong number:
+                # it becomes the error it announces instead of a warning quoting our source
+                warnings.simplefilter("error", RuntimeWarning)
+                return super().invoke(ctx)
+        except RuntimeWarning as exc:
+            _fail(f"a calculation failed ({exc}); please report the command that caused it")
         except PerfcalcError as exc:
             _fail(str(exc))
         except _UsageError as exc:

@@ -151,4 +151,10 @@ def check_block_barriers(block_barriers: Any) -> int:
         or block_barriers < 0
     ):
         raise InputError(f"block barriers must be a whole number >= 0, got {block_barriers!r}")
+    if block_barriers > MAX_BLOCK_BARRIERS:
+        raise InputError(f"block barriers {block_barriers:.4g} exceed the {MAX_BLOCK_BARRIERS} "
+                         "named barriers a block can use (PTX ISA: bar.sync 0..15)")
     return int(block_barriers)
+
+
+MAX_BLOCK_BARRIERS = 16

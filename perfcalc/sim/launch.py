@@ -281,10 +281,34 @@ def run_kernel(source: str, kernel: str, grid: object, block: object,
     `max_seconds` bounds the simulation (None: an enclosing `time_limit`, else 10 minutes): a
     launch projected past it is refused (InputError), a loop still running then is a fault.
     """
+    _check_run_arguments(source, kernel, dynamic_shared_bytes, defines, bank_mode, engine)
     with time_limit(max_seconds):
         return _run_engine(source, kernel, grid, block, args, arch, dynamic_shared_bytes, defines,
                            iteration_cap, cache, bank_mode, source_name, raise_on_fault, progress,
                            engine, include_dirs, caches)
+
+
+def _check_run_arguments(source: object, kernel: object, dynamic_shared_bytes: object,
+                         defines: object, bank_mode: object, engine: object) -> None:
+    """The library's own checks, so a wrong type is an InputError naming the argument, never an
+    AttributeError from deep inside a front end."""
+    if not isinstance(source, str):
+        raise InputError(f"source must be the CUDA C text (a str), got {type(source).__name__}")
+    if not (kernel is None or (isinstance(kernel, str) and kernel.strip())):
+        raise InputError(f"kernel must be the name of a __global__ function (or None for the "
+                         f"only one, with the ptx engine), got {kernel!r}")
+    if isinstance(dynamic_shared_bytes, bool) or not isinstance(dynamic_shared_bytes, int):
+        raise InputError(f"dynamic_shared_bytes = {dynamic_shared_bytes!r} must be an int >= 0")
+    if bank_mode is not None and (isinstance(bank_mode, bool) or bank_mode not in (4, 8)):
+        raise InputError(f"bank_mode = {bank_mode!r} must be 4 or 8 (bytes per bank) or None")
+    if defines is not None and not isinstance(defines, dict):
+        raise InputError(f"defines must be a dict of NAME -> value, got {type(defines).__name__}")
+    for name, value in (defines or {}).items():
+        if not isinstance(name, str) or not name.isidentifier():
+            raise InputError(f"define name {name!r} is not an identifier")
+        if engine != "ptx" and isinstance(value, str) and any(c in value for c in ";{}#\n\\"):
+            raise InputError(f"define {name}={value[:40]!r}: the source engine substitutes a value "
+                             "or expression, not statements (';', braces, '#' or a newline)")
 
 
 def _run_engine(source: str, kernel: str, grid: object, block: object,

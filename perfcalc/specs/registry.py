@@ -36,9 +36,16 @@ def normalize_cc(text: object) -> str | None:
     return None if found is None else str(found)
 
 
-@cache
 def get_arch(cc: str | float | int | ComputeCapability) -> Arch:
     """The validated limits of a compute capability; unknown ones list the known ones."""
+    if not isinstance(cc, (str, float, int, ComputeCapability)):
+        raise UnknownDeviceError(f"a compute capability is a string such as '9.0', got "
+                                 f"{type(cc).__name__} {repr(cc)[:40]}")
+    return _get_arch(cc)
+
+
+@cache
+def _get_arch(cc: str | float | int | ComputeCapability) -> Arch:
     name = normalize_cc(cc)
     if name is None or name not in known_ccs():
         shown = repr(cc if isinstance(cc, (str, int, float)) else str(cc))[:60]
