@@ -65,6 +65,13 @@ def warp_pattern(name: str = "stride", word: int = 4, *, stride: int = 1, offset
                  segment: int = 128, seed: int = 0, index: str | None = None,
                  active: str | None = None) -> WarpPattern:
     """Build one named pattern; every parameter error is an InputError naming the value."""
+    numbers = {"stride": stride, "offset": offset, "base": base, "field_offset": field_offset,
+               "tile_width": tile_width, "pad": pad, "row": row, "column": column,
+               "segment": segment, "seed": seed,
+               **({} if struct_size is None else {"struct_size": struct_size})}
+    for what, value in numbers.items():
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+            raise InputError(f"{what} = {value!r:.40} must be a whole number")
     word = check_size(word)
     if name not in PATTERNS:
         raise InputError(f"pattern {name!r} is not one of: {', '.join(PATTERNS)}")

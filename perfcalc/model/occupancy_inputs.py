@@ -38,6 +38,8 @@ def as_int_array(value: Any, what: str) -> np.ndarray:
         bad = ~np.isfinite(array) | (array != np.round(array))
         if bad.any():
             raise InputError(f"{what} must be a whole number, got {array[bad].flat[0].item()!r}")
+    if array.size and (np.abs(array.astype(float)) >= 2.0**63).any():  # the cast would wrap
+        raise InputError(f"{what} {value!r:.40} is beyond the limit of 2**63 - 1")
     return array.astype(np.int64)
 
 

@@ -1,0 +1,147 @@
+"""The long run of the fuzzing suite (issue #14): N cases of each class, seeded, each checked by
+tests/fuzz_cases.py (exit 0 or one error line with exit 2, no traceback, within 30 s, nothing
+left on disk), plus SIGTERM trials of `report`. Results are merged into
+benchmarks/results_fuzz.json, one entry per class; FUZZING.md is written from it.
+
+    python benchmarks/fuzz.py --cases 10000                      # every class
+    python benchmarks/fuzz.py --cases 10000 --only expressions   # one class
+    python benchmarks/fuzz.py --signals 100                      # SIGTERM trials only
+    python benchmarks/fuzz.py --write-md                         # FUZZING.md from the results
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import json
+import platform
+import random
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tests"))
+
+import fuzz_cases as F  # noqa: E402 - the generators live beside the tests that use them
+
+RESULTS = ROOT / "benchmarks" / "results_fuzz.json"
+REPORT_FILES = sorted(f"{n}.{e}" for n in ("ceilings", "roofline", "kernels", "matmul")
+                      for e in ("csv", "md"))
+
+
+def run_class(name: str, cases: int) -> dict:
+    failures: collections.Counter[str] = collections.Counter()
+    examples: dict[str, list] = {}
+    exits: collections.Counter[str] = collections.Counter()
+    slowest = 0.0
+    start = time.monotonic()
+    for i in range(cases):
+        rng = random.Random(f"{name}-{i}")
+        if name == "library API":
+            outcome = F.run_library_call(F.library_call(random.Random(f"lib-{i}")))
+            argv: list[str] = []
+        else:
+            case = (F.kernel_case(random.Random(f"ptx-{i}"), "ptx")
+                    if name == "kernel sources (ptx engine)" else F.CLASSES[name](rng))
+            outcome = F.run_case(case)
+            argv = case.argv
+        slowest = max(slowest, outcome.seconds)
+        exits[outcome.why if outcome.ok else "failed"] += 1
+        if not outcome.ok:
+            key = outcome.why[:160]
+            failures[key] += 1
+            examples.setdefault(key, [i, [a[:80] for a in argv[:20]]])
+    return {"cases": cases, "failures": sum(failures.values()), "outcomes": dict(exits),
+            "slowest_case_s": round(slowest, 2), "wall_s": round(time.monotonic() - start, 1),
+            "failure_kinds": [{"count": c, "why": k, "first": examples[k]}
+                              for k, c in failures.most_common()]}
+
+
+def run_signals(trials: int) -> dict:
+    """SIGTERM at a random moment of `report`: nothing, or all eight files, must be left."""
+    rng = random.Random("signals")
+    seen: collections.Counter[str] = collections.Counter()
+    bad = []
+    start = time.monotonic()
+    for trial in range(trials):
+        with tempfile.TemporaryDirectory() as tmp:
+            proc = subprocess.Popen([sys.executable, "-m", "perfcalc", "report", "--gpu",
+                                     "h100-sxm", "--no-times", "-o", "rep"], cwd=tmp,
+                                    stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+            time.sleep(rng.uniform(0.05, 2.0))
+            proc.send_signal(signal.SIGTERM)
+            _, err = proc.communicate(timeout=60)
+            rep = Path(tmp, "rep")
+            left = sorted(p.name for p in rep.iterdir()) if rep.exists() else None
+            others = sorted(p.name for p in Path(tmp).iterdir() if p.name != "rep")
+            state = "nothing" if left is None else "complete" if left == REPORT_FILES else "partial"
+            seen[f"{state}, exit {proc.returncode}"] += 1
+            if state == "partial" or others or proc.returncode not in (0, 143, -15):
+                bad.append([trial, left, others, proc.returncode, err[-200:]])
+    return {"cases": trials, "failures": len(bad), "outcomes": dict(seen),
+            "wall_s": round(time.monotonic() - start, 1), "failure_kinds": bad[:10]}
+
+
+def write_md(results: dict) -> None:
+    lines = ["# Fuzzing", "",
+             "perfcalc's fuzzing suite checks one promise on every generated input: exit 0, or "
+             "exit 2 with one `error:` line (a source error may add its quoted line and caret); no "
+             "traceback; within 30 s; nothing left on disk but the files a successful command was "
+             "asked to write. Library calls may only return or raise perfcalc's own errors (a NumPy "
+             "warning counts as a failure). Generators: `tests/fuzz_cases.py`; fast slice in CI: "
+             "`tests/test_fuzz.py`; this long run: `python benchmarks/fuzz.py --cases 10000` "
+             "(raw results: `benchmarks/results_fuzz.json`).", "",
+             f"Last run: {results.get('_machine', '?')}.", "",
+             "| class | cases | failures | outcomes | slowest case | wall |",
+             "| --- | ---: | ---: | --- | ---: | ---: |"]
+    for name, r in results.items():
+        if name.startswith("_"):
+            continue
+        outcomes = ", ".join(f"{k}: {v}" for k, v in sorted(r["outcomes"].items()))
+        slowest = f"{r['slowest_case_s']} s" if "slowest_case_s" in r else "-"
+        lines.append(f"| {name} | {r['cases']} | {r['failures']} | {outcomes} | {slowest} | "
+                     f"{r['wall_s']} s |")
+    lines += ["", "Signals: `report` under SIGTERM at a random moment (0.05-2 s); 'exit -15' is a "
+              "signal that arrived before perfcalc had installed its handler (while Python "
+              "imported it), when nothing can have been written."]
+    (ROOT / "FUZZING.md").write_text("\n".join(lines) + "\n")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--cases", type=int, default=10_000)
+    parser.add_argument("--only", action="append", help="a class name (repeatable)")
+    parser.add_argument("--signals", type=int, default=0, help="SIGTERM trials of report")
+    parser.add_argument("--write-md", action="store_true")
+    args = parser.parse_args()
+    results = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
+    classes = [*F.CLASSES, "library API", "kernel sources (ptx engine)"]
+    todo = args.only or ([] if args.signals or args.write_md else classes)
+    for name in todo:
+        if name not in classes:
+            raise SystemExit(f"unknown class {name!r}; classes: {', '.join(classes)}")
+        results[name] = run_class(name, args.cases)
+        print(name, {k: v for k, v in results[name].items() if k != "failure_kinds"}, flush=True)
+        _save(results)
+    if args.signals:
+        results["report under SIGTERM"] = run_signals(args.signals)
+        print(results["report under SIGTERM"], flush=True)
+        _save(results)
+    if args.write_md:
+        write_md(results)
+
+
+def _save(results: dict) -> None:
+    current = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
+    current.update(results)  # another process may have finished other classes meanwhile
+    current["_machine"] = (f"{platform.node() and 'this sandbox'}, {platform.machine()}, Python "
+                           f"{platform.python_version()}, {time.strftime('%Y-%m-%d')}")
+    RESULTS.write_text(json.dumps(current, indent=1, sort_keys=True) + "\n")
+
+
+if __name__ == "__main__":
+    main()
