@@ -225,6 +225,27 @@ def device_case(rng: random.Random) -> Case:
     return Case(command, {"dev.yaml": encoded})
 
 
+def product_case(rng: random.Random) -> Case:
+    """A product file holding the H100 SXM entry with keys removed, retyped or added."""
+    data = yaml.safe_load((ROOT / "devices" / "products.yaml").read_text())
+    product = dict(next(p for p in data["products"] if p["key"] == "h100-sxm"))
+    for _ in range(rng.randint(1, 3)):
+        key = rng.choice(list(product))
+        pick = rng.random()
+        if pick < 0.2:
+            product.pop(key)
+        elif pick < 0.8:
+            product[key] = rng.choice([*NASTY_INT, *NASTY_FLOAT, *NASTY_TEXT[:12], [], {}, None,
+                                       [1, 2], True])
+        else:
+            product[rng.choice(["x", "peak", "é"])] = 1
+    data["products"] = [product]
+    command = rng.choice([["roofline", "--gpu", "g.yaml"], ["devices", "show", "g.yaml"],
+                          ["occupancy", "--gpu", "g.yaml", "--block", "256", "--regs", "32"],
+                          ["matmul", "--gpu", "g.yaml", "--no-simulate", "--width", "256"]])
+    return Case(command, {"g.yaml": yaml.safe_dump(data).encode()})
+
+
 _PTXAS_LINES = [
     "ptxas info    : 0 bytes gmem",
     "ptxas info    : Compiling entry function '{name}' for 'sm_{arch}'",
@@ -394,6 +415,7 @@ def run_library_call(call: Callable[[], object], bound_s: int = BOUND_S) -> Outc
 CLASSES: dict[str, Callable[[random.Random], Case]] = {
     "cli options": cli_case,
     "device files": device_case,
+    "product files": product_case,
     "ptxas logs": ptxas_case,
     "expressions": expression_case,
     "kernel sources (source engine)": kernel_case,

@@ -532,7 +532,7 @@ REPORT_FILES = sorted(f"{n}.{e}" for n in ("ceilings", "roofline", "kernels", "m
 
 def test_report_under_sigterm_leaves_nothing_or_everything(tmp_path):
     """SIGTERM during `report` left a `.ceilings.csv.XXXX` temporary. 8 trials at spread-out
-    moments here (the long run, 100 trials, is benchmarks/fuzz_signals.py)."""
+    moments here (the long run: python benchmarks/fuzz.py --signals 100, FUZZING.md)."""
     import signal
     import time
 
@@ -591,3 +591,21 @@ def test_block_barriers_past_the_ptx_limit_are_refused():
 
     with pytest.raises(InputError, match="16 named barriers"):
         perfcalc.occupancy("9.0", 256, 32, block_barriers=10**30)
+
+
+@pytest.mark.parametrize(("key", "value", "fragment"), [
+    ("aliases", 1.5, "aliases must be a list"),                    # 'float' object is not iterable
+    ("memory_type", 7, "memory_type must be a string"),            # 'int' has no attribute 'lower'
+    ("peak_fp32_gflops", "fast", "peak_fp32_gflops must be a finite number"),
+])
+def test_product_files_with_wrong_types_name_the_key(tmp_path, key, value, fragment):
+    """Found by the fuzzing suite's product-file class (tests/fuzz_cases.py)."""
+    import yaml
+
+    data = yaml.safe_load((SHIPPED_90.parent / "products.yaml").read_text())
+    product = next(p for p in data["products"] if p["key"] == "h100-sxm")
+    product[key] = value
+    data["products"] = [product]
+    path = tmp_path / "g.yaml"
+    path.write_text(yaml.safe_dump(data))
+    fails("roofline", "--gpu", str(path), fragments=(fragment,))

@@ -9,11 +9,10 @@ from __future__ import annotations
 
 import random
 
+import fuzz_cases as F
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
-import fuzz_cases as F
 
 CASES_PER_CLASS = 12
 

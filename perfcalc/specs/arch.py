@@ -14,6 +14,7 @@ from perfcalc.errors import InputError, SpecError
 from perfcalc.specs.cc import ComputeCapability
 from perfcalc.specs.data_files import data_path
 from perfcalc.specs.families import GLOBAL_FAMILIES, SHARED_FAMILIES, GlobalFamily, SharedFamily
+from perfcalc.specs.field_types import conforms, describe
 from perfcalc.specs.yaml_load import check_keys, read_mapping
 
 SCHEMA_VERSION = 1
@@ -152,8 +153,8 @@ def _validate(a: Arch) -> None:
             continue
         if f.type in ("int", "int | None") and (not isinstance(value, int) or isinstance(value, bool) or value < 0):
             _fail(a, f.name, f"must be a non-negative integer, got {value!r}")
-        if not _conforms(value, str(f.type)):
-            _fail(a, f.name, f"must be {_describe(str(f.type))}, got {value!r}")
+        if not conforms(value, str(f.type)):
+            _fail(a, f.name, f"must be {describe(str(f.type))}, got {value!r:.60}")
     if a.schema_version != SCHEMA_VERSION:
         _fail(a, "schema_version", f"is {a.schema_version}, this perfcalc reads {SCHEMA_VERSION}")
     positive = ("warp_size", "max_threads_per_block", "max_warps_per_sm", "max_blocks_per_sm",
@@ -200,48 +201,6 @@ def _validate(a: Arch) -> None:
               f"{a.l2_fetch_granularity_bytes}")
     if not a.sources:
         _fail(a, "sources", "must list at least one source")
-
-
-# cudaDeviceProp holds every limit in a C `int`: a device file's integers must fit one.
-MAX_LIMIT = 2**31 - 1
-
-
-def _split_top(text: str) -> list[str]:
-    """'int, tuple[int, int]' -> ['int', 'tuple[int, int]'] (commas inside brackets kept)."""
-    parts, depth, start = [], 0, 0
-    for i, c in enumerate(text):
-        depth += (c == "[") - (c == "]")
-        if c == "," and depth == 0:
-            parts.append(text[start:i].strip())
-            start = i + 1
-    return [*parts, text[start:].strip()]
-
-
-def _conforms(value: Any, type_text: str) -> bool:
-    """Does a YAML value have the field's declared type (from the dataclass annotation)?"""
-    if type_text.endswith(" | None"):
-        if value is None:
-            return True
-        type_text = type_text[: -len(" | None")]
-    if type_text == "int":
-        return isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= MAX_LIMIT
-    if type_text in ("str", "bool"):
-        return isinstance(value, str if type_text == "str" else bool)
-    if type_text.startswith("tuple[") and isinstance(value, tuple):
-        parts = _split_top(type_text[len("tuple["):-1])
-        if parts[-1] == "...":
-            return all(_conforms(v, parts[0]) for v in value)
-        return len(value) == len(parts) and all(map(_conforms, value, parts))
-    return False
-
-
-def _describe(type_text: str) -> str:
-    plain = type_text.removesuffix(" | None")
-    words = {"int": f"an integer from 0 to {MAX_LIMIT} (a C int)", "str": "a string",
-             "bool": "true or false"}
-    text = words.get(plain) or f"a list of the form {plain.replace('tuple', '')}, integers from 0 " \
-        f"to {MAX_LIMIT}"
-    return text + (" or null" if plain != type_text else "")
 
 
 def _tuplify(value: Any) -> Any:

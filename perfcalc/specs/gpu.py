@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from perfcalc.errors import SpecError
+from perfcalc.specs.field_types import conforms, describe
 from perfcalc.specs.yaml_load import check_keys, read_mapping
 
 SCHEMA_VERSION = 1
@@ -123,6 +124,10 @@ def _check_peak(gpu: Gpu, key: str, units_per_sm: int) -> None:
 def _validate(g: Gpu) -> None:
     for f in fields(g):
         value = getattr(g, f.name)
+        if f.name != "source_file" and not conforms(value, str(f.type)):
+            _fail(g, f.name, f"must be {describe(str(f.type))}, got {value!r:.60}")
+    for f in fields(g):
+        value = getattr(g, f.name)
         if f.name.endswith(("_mhz", "_gflops", "_gbs", "_per_s")) and value is not None and (
                 not _is_number(value) or value < 0):
             _fail(g, f.name, f"must be a non-negative number, got {value!r}")
@@ -172,7 +177,10 @@ def gpu_from_mapping(data: dict[str, Any], legend: dict[str, str], where: str,
     if unknown:
         raise SpecError(f"{where}: source {unknown[0]!r} is not in the file's sources legend")
     values["sources"] = tuple(f"{s}: {legend[s]}" for s in sources)
-    values["aliases"] = tuple(str(a) for a in values.get("aliases") or ())
+    aliases = values.get("aliases") or []
+    if not isinstance(aliases, list):
+        raise SpecError(f"{where}: aliases must be a list of names, got {aliases!r:.60}")
+    values["aliases"] = tuple(str(a) for a in aliases)
     values["notes"] = str(values.get("notes") or "").strip()
     try:
         return Gpu(**values, source_file=file)
