@@ -609,3 +609,66 @@ def test_product_files_with_wrong_types_name_the_key(tmp_path, key, value, fragm
     path = tmp_path / "g.yaml"
     path.write_text(yaml.safe_dump(data))
     fails("roofline", "--gpu", str(path), fragments=(fragment,))
+
+
+@pytest.mark.parametrize(("args", "fragments"), [
+    (("matmul", "--width", "2147483648", "--no-simulate"), ("2**63 - 1",)),  # was OverflowError
+    (("run", "copy_stride", "-p", "n=10**30"), ("'n=10**30'", "not a number")),
+])
+def test_sizes_past_int64_are_one_line(args, fragments):
+    fails(*args, fragments=fragments)
+
+
+def test_an_array_of_1e30_elements_is_refused(tmp_path):
+    path = tmp_path / "k.cu"
+    path.write_text("__global__ void k(float4 *x) { }\n")
+    fails("run", "--source", str(path), "--kernel", "k", "--grid", "1", "--block", "32",
+          "--array", "x=float4:10**30", fragments=("element count '10**30'",))
+
+
+def test_occupancy_plot_failure_removes_the_table(tmp_path, monkeypatch):
+    """`occupancy --output o.json --plot p.png` left o.json when the plot failed."""
+    from perfcalc.errors import OutputError
+    from perfcalc.report import occupancy_plot
+
+    def broken(sweeps, path, title):
+        raise OutputError(f"cannot write {path}: No space left on device")
+
+    monkeypatch.setattr(occupancy_plot, "draw_sweeps", broken)
+    fails("occupancy", "--cc", "7.0", "--block", "256", "--regs", "32", "-f", "json", "--output",
+          str(tmp_path / "o.json"), "--plot", str(tmp_path / "p.png"), fragments=("No space",))
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_memory_error_without_detail_still_says_what(monkeypatch):
+    """"not enough memory on this machine: ; try smaller sizes" had an empty detail."""
+    from perfcalc.model import hints
+
+    def exhausted(*args, **kwargs):
+        raise MemoryError()
+
+    monkeypatch.setattr(hints, "advise", exhausted)
+    fails("occupancy", "--cc", "7.0", "--block", "256", "--regs", "32",
+          fragments=("not enough memory on this machine: an allocation failed",))
+
+
+def test_a_block_size_past_int64_is_an_error_not_a_numpy_warning():
+    """1e300 is a whole float: the int64 cast warned ("invalid value") and gave garbage."""
+    import warnings
+
+    import perfcalc
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(InputError, match="beyond the limit of 2\\*\\*63 - 1"):
+            perfcalc.occupancy("9.0", 1e300, 32)
+
+
+def test_an_arch_with_a_malformed_cc_is_a_spec_error():
+    import dataclasses
+
+    from perfcalc.errors import SpecError
+    from perfcalc.specs import get_arch
+
+    with pytest.raises(SpecError, match="compute_capability must be written 'X.Y'"):
+        dataclasses.replace(get_arch("9.0"), compute_capability="x.y")
