@@ -672,3 +672,17 @@ def test_an_arch_with_a_malformed_cc_is_a_spec_error():
 
     with pytest.raises(SpecError, match="compute_capability must be written 'X.Y'"):
         dataclasses.replace(get_arch("9.0"), compute_capability="x.y")
+
+
+@pytest.mark.parametrize(("args", "fragment"), [
+    (("occupancy", "--cc", "7.0", "--cc", "9.0", "--block", "256", "--regs", "32"),
+     "--cc is given twice"),
+    (("occupancy", "--cc", "7.0", "--block=256", "--regs", "32", "--block", "128"),
+     "--block is given twice"),
+    (("coalesce", "--cc", "7.0", "--pattern", "stride", "-p", "index", "--index", "lane"),
+     "-p is given twice (also as --pattern)"),
+])
+def test_an_option_that_takes_one_value_is_given_once(args, fragment):
+    """A repeated `--cc` or `--gpu` silently kept the last; repeatable ones (-p NAME=V, --gpu in
+    run, --array) still repeat."""
+    fails(*args, fragments=(fragment,))

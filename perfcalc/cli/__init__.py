@@ -17,7 +17,7 @@ from collections.abc import Callable
 from typing import Any
 
 import typer
-from typer.core import TyperGroup
+from typer.core import TyperCommand, TyperGroup
 
 from perfcalc.errors import InputError, PerfcalcError
 
@@ -161,9 +161,30 @@ def _checked(callback: Callable[..., Any]) -> Callable[..., Any]:
 
 for _name in COMMAND_MODULES:
     importlib.import_module(f"perfcalc.cli.{_name}").register(app)
+class _OnceCommand(TyperCommand):
+    """An option that takes one value may be given once: `--cc 7.0 --cc 9.0` kept the last."""
+
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
+        seen: dict[str, str] = {}
+        spelled = {o: p for p in self.params if not getattr(p, "multiple", True)
+                   and not getattr(p, "is_flag", False) for o in (*p.opts, *p.secondary_opts)}
+        for arg in args:
+            if arg == "--":
+                break
+            flag = arg.split("=", 1)[0]
+            param = spelled.get(flag) if arg.startswith("-") else None
+            if param is not None:
+                if param.name in seen:
+                    also = "" if seen[param.name] == flag else f" (also as {seen[param.name]})"
+                    raise _UsageError(f"{flag} is given twice{also}; give it once", ctx=ctx)
+                seen[param.name] = flag
+        return super().parse_args(ctx, args)
+
+
 for _info in app.registered_commands:
     if _info.callback is not None:
         _info.callback = _checked(_info.callback)
+    _info.cls = _OnceCommand
 
 
 def main() -> None:
