@@ -364,8 +364,20 @@ def library_call(rng: random.Random) -> Callable[[], object]:
     from perfcalc.sim import run_kernel
     from perfcalc.specs import get_arch
 
-    nasty = [*NASTY_INT, *NASTY_FLOAT, *NASTY_TEXT[:20], None, [], {}, [1, 2], True, object()]
-    pick = rng.randrange(5)
+    nasty = [*NASTY_INT, *NASTY_FLOAT, *NASTY_TEXT[:20], None, [], {}, [1, 2], True, object(),
+             np.arange(32), np.arange(32) * 2**60, np.zeros(5), np.arange(32) * 0.5,
+             np.arange(64).reshape(2, 32), np.arange(32, dtype=np.uint64) * 2**59]
+    pick = rng.randrange(7)
+    if pick >= 5:
+        access = perfcalc.global_access if pick == 5 else perfcalc.shared_access
+        extra = {"op": rng.choice(["load", "store", *nasty]),
+                 "active": rng.choice([None, *nasty]),
+                 ("cache" if pick == 5 else "bank_mode"): rng.choice([None, "l1", "l2", 4, 8,
+                                                                       *nasty])}
+        chosen = dict(rng.sample(sorted(extra.items(), key=str), k=rng.randint(0, 3)))
+        return lambda: access(rng.choice(["9.0", "7.0", "3.5", "2.0", "1.2", *nasty[:6]]),
+                              rng.choice([np.arange(32) * 4, *nasty]),
+                              rng.choice([4, 8, 16, 1, 12, *nasty]), **chosen)
     if pick == 0:
         return lambda: perfcalc.occupancy(rng.choice(["9.0", "7.0", *nasty[:5]]),
                                           rng.choice([256, *nasty]), rng.choice([32, *nasty]),

@@ -686,3 +686,17 @@ def test_an_option_that_takes_one_value_is_given_once(args, fragment):
     """A repeated `--cc` or `--gpu` silently kept the last; repeatable ones (-p NAME=V, --gpu in
     run, --array) still repeat."""
     fails(*args, fragments=(fragment,))
+
+
+@pytest.mark.parametrize(("call", "fragment"), [
+    (lambda p: p.global_access("2.0", np.arange(32) * 4, 4, cache=np.arange(3)), "cache mode"),
+    (lambda p: p.shared_access("3.5", np.arange(32) * 4, 4, bank_mode=np.arange(32)), "bank mode"),
+    (lambda p: p.global_access("9.0", np.arange(32) * 4, 4, op=np.zeros(5)), "op"),
+])
+def test_access_functions_refuse_arrays_where_a_name_belongs(call, fragment):
+    """Found by the fuzzing suite's library class: `x not in (...)` on an array raised NumPy's
+    "truth value of an array is ambiguous" ValueError."""
+    import perfcalc
+
+    with pytest.raises(InputError, match=fragment):
+        call(perfcalc)

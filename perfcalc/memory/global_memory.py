@@ -97,7 +97,7 @@ def resolve_cache(arch: Arch, cache: str | None, op: str) -> str | None:
     cc = arch.compute_capability
     if family.cache_modes:
         mode = cache if cache is not None else family.default_cache
-        if mode not in family.cache_modes:
+        if not isinstance(mode, str) or mode not in family.cache_modes:
             raise InputError(f"cache mode {cache!r} is not 'l1' (128-byte lines) or 'l2' (32-byte "
                              f"segments), the modes of CC {cc} ({_CACHE_SOURCE})")
         # Global stores are not cached in L1 on 2.x/3.x; they go to L2 in 32 B segments.

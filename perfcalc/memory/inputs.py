@@ -37,7 +37,7 @@ def check_size(size: Any) -> int:
 
 
 def check_op(op: str) -> str:
-    if op not in OPS:
+    if not isinstance(op, str) or op not in OPS:
         raise InputError(f"op {op!r} is not 'load' or 'store'")
     return op
 

@@ -85,7 +85,8 @@ def resolve_bank_mode(arch: Arch, bank_mode: int | None) -> int:
     widths = arch.bank_widths_bytes
     if bank_mode is None:
         return widths[0]
-    if isinstance(bank_mode, bool) or bank_mode not in widths:
+    if isinstance(bank_mode, bool) or not isinstance(bank_mode, (int, np.integer)) \
+            or bank_mode not in widths:
         listed = " or ".join(str(w) for w in widths)
         raise InputError(f"bank mode {bank_mode!r} bytes is not available on CC "
                          f"{arch.compute_capability}: its banks are {listed} bytes wide "
