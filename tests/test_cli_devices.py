@@ -89,3 +89,16 @@ def test_output_into_an_unwritable_place_is_one_line(tmp_path):
     result = runner.invoke(app, ["devices", "-f", "csv", "-o", "/proc/perfcalc-test.csv"])
     assert result.exit_code == 2
     assert result.stderr.startswith("error: cannot write /proc/perfcalc-test.csv")
+
+
+def test_version_and_short_help():
+    """Issue #11: `--version` prints perfcalc.__version__; `-h` is `--help`."""
+    from typer.testing import CliRunner
+
+    import perfcalc
+    from perfcalc.cli import app
+
+    result = CliRunner().invoke(app, ["--version"])
+    assert result.exit_code == 0 and result.stdout == f"perfcalc {perfcalc.__version__}\n"
+    short, long = (CliRunner().invoke(app, ["occupancy", flag]) for flag in ("-h", "--help"))
+    assert short.exit_code == 0 and short.stdout == long.stdout

@@ -101,12 +101,23 @@ app = typer.Typer(
     no_args_is_help=True,
     pretty_exceptions_enable=False,
     add_completion=False,
+    context_settings={"help_option_names": ["-h", "--help"]},
 )
 
 
 
+def _print_version(value: bool) -> None:
+    if value:
+        from perfcalc import __version__
+
+        typer.echo(f"perfcalc {__version__}")
+        raise typer.Exit()
+
+
 @app.callback()
-def _root() -> None:
+def _root(version: typing.Annotated[bool, typer.Option(
+        "--version", help="Print perfcalc's version and exit.", callback=_print_version,
+        is_eager=True)] = False) -> None:
     """CUDA performance modelling for compute capability 1.0 to 12.1."""
 
 
