@@ -151,10 +151,9 @@ def _check_number(option: str, value: Any) -> None:
 
 
 def _checked(callback: Callable[..., Any]) -> Callable[..., Any]:
-    options = _option_names(callback)
-
     @functools.wraps(callback)  # typer reads the options from the wrapped signature
     def run(**kwargs: Any) -> Any:
+        options = _option_names(callback)  # here, not at import: `--help` stays fast
         for name, value in kwargs.items():
             _check_number(options.get(name, name), value)
         from perfcalc.report.output import all_or_nothing  # every file, or none
