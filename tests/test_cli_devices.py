@@ -102,3 +102,21 @@ def test_version_and_short_help():
     assert result.exit_code == 0 and result.stdout == f"perfcalc {perfcalc.__version__}\n"
     short, long = (CliRunner().invoke(app, ["occupancy", flag]) for flag in ("-h", "--help"))
     assert short.exit_code == 0 and short.stdout == long.stdout
+
+
+def test_output_suffix_picks_the_format_and_dash_is_stdout(tmp_path, monkeypatch):
+    """Issue #11: `-o o.csv` without `-f` wrote a text table into o.csv; `-o -` made a file '-'."""
+    import csv
+
+    from typer.testing import CliRunner
+
+    from perfcalc.cli import app
+
+    monkeypatch.chdir(tmp_path)
+    args = ["devices", "show", "9.0"]
+    assert CliRunner().invoke(app, [*args, "-o", "d.csv"]).exit_code == 0
+    assert CliRunner().invoke(app, [*args, "-o", "-", "-f", "csv"]).stdout == \
+        (tmp_path / "d.csv").read_text()
+    rows = list(csv.reader((tmp_path / "d.csv").open()))
+    assert any(row[:2] == ["compute_capability", "9.0"] for row in rows), rows[:3]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["d.csv"]

@@ -34,7 +34,7 @@ MaxSecondsOption = Annotated[
 
 def start_output(output: str | Path | None) -> None:
     """Check the output path before any work, so a bad path fails fast and writes nothing."""
-    if output is not None:
+    if output is not None and output != "-":
         from perfcalc.report import check_writable
 
         check_writable(output)
@@ -67,7 +67,16 @@ def device_and_product(cc: str | None, gpu: str | None, *, default_gpu: str | No
 
 
 def show(tables: Any, fmt: Format, output: str | Path | None, data: Any = None) -> None:
-    """Render tables (or `data` for JSON) and print or write them."""
+    """Render tables (or `data` for JSON) and print or write them. `-o -` is stdout; a file
+    named `x.csv`, `x.json` or `x.md` with the default format gets that format."""
     from perfcalc.report import emit, render
 
+    if output == "-":
+        output = None
+    if output is not None and fmt == Format.table:
+        fmt = _SUFFIX_FORMATS.get(Path(output).suffix.lower(), fmt)
     emit(render(tables, fmt.value, data), output)
+
+
+_SUFFIX_FORMATS = {".csv": Format.csv, ".json": Format.json, ".md": Format.markdown,
+                   ".markdown": Format.markdown}
