@@ -33,13 +33,13 @@ REPORT_FILES = sorted(f"{n}.{e}" for n in ("ceilings", "roofline", "kernels", "m
                       for e in ("csv", "md"))
 
 
-def run_class(name: str, cases: int) -> dict:
+def run_class(name: str, cases: int, first: int = 0) -> dict:
     failures: collections.Counter[str] = collections.Counter()
     examples: dict[str, list] = {}
     exits: collections.Counter[str] = collections.Counter()
     slowest = 0.0
     start = time.monotonic()
-    for i in range(cases):
+    for i in range(first, first + cases):
         rng = random.Random(f"{name}-{i}")
         if name == "library API":
             outcome = F.run_library_call(F.library_call(random.Random(f"lib-{i}")))
@@ -55,7 +55,8 @@ def run_class(name: str, cases: int) -> dict:
             key = outcome.why[:160]
             failures[key] += 1
             examples.setdefault(key, [i, [a[:80] for a in argv[:20]]])
-    return {"cases": cases, "failures": sum(failures.values()), "outcomes": dict(exits),
+    return {"cases": cases, "first_seed": first, "failures": sum(failures.values()),
+            "outcomes": dict(exits),
             "slowest_case_s": round(slowest, 2), "wall_s": round(time.monotonic() - start, 1),
             "failure_kinds": [{"count": c, "why": k, "first": examples[k]}
                               for k, c in failures.most_common()]}
@@ -115,6 +116,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cases", type=int, default=10_000)
     parser.add_argument("--only", action="append", help="a class name (repeatable)")
+    parser.add_argument("--first", type=int, default=0,
+                        help="first case number: runs seeds first..first+cases-1 and adds them to "
+                        "the class's recorded results (a long class in several sittings)")
     parser.add_argument("--signals", type=int, default=0, help="SIGTERM trials of report")
     parser.add_argument("--write-md", action="store_true")
     args = parser.parse_args()
@@ -124,7 +128,8 @@ def main() -> None:
     for name in todo:
         if name not in classes:
             raise SystemExit(f"unknown class {name!r}; classes: {', '.join(classes)}")
-        results[name] = run_class(name, args.cases)
+        fresh = run_class(name, args.cases, args.first)
+        results[name] = _merge(results.get(name), fresh) if args.first else fresh
         print(name, {k: v for k, v in results[name].items() if k != "failure_kinds"}, flush=True)
         _save(results)
     if args.signals:
@@ -133,6 +138,18 @@ def main() -> None:
         _save(results)
     if args.write_md:
         write_md(results)
+
+
+def _merge(old: dict | None, new: dict) -> dict:
+    """Add a later sitting (seeds after the recorded ones) to a class's results."""
+    if old is None or old.get("first_seed", 0) + old["cases"] != new["first_seed"]:
+        raise SystemExit("--first must continue the recorded seeds of the class")
+    outcomes = collections.Counter(old["outcomes"]) + collections.Counter(new["outcomes"])
+    return {"cases": old["cases"] + new["cases"], "first_seed": old.get("first_seed", 0),
+            "failures": old["failures"] + new["failures"], "outcomes": dict(outcomes),
+            "slowest_case_s": max(old["slowest_case_s"], new["slowest_case_s"]),
+            "wall_s": round(old["wall_s"] + new["wall_s"], 1),
+            "failure_kinds": old["failure_kinds"] + new["failure_kinds"]}
 
 
 def _save(results: dict) -> None:
