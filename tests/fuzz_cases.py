@@ -355,6 +355,73 @@ def output_case(rng: random.Random) -> Case:
     return case
 
 
+_SIGNAL_COMMANDS = [
+    ["coalesce", "--stride", "2", "--all-cc"],
+    ["banks", "--cc", "9.0", "--stride", "3"],
+    ["occupancy", "--cc", "8.6", "--block", "256", "--regs", "40", "--sweep", "all"],
+    ["devices", "show", "h100-sxm"],
+    ["roofline", "--gpu", "a100", "--kernel", "matmul_tiled"],
+]
+
+
+def run_signal_case(rng: random.Random, bound_s: int = BOUND_S) -> Outcome:
+    """A command writing a file gets SIGTERM or SIGINT at a random moment (in-process, with the
+    handler `perfcalc` installs): it exits 0 (done first), 130 or 143, prints one line, and
+    leaves nothing or the complete file, byte for byte what an undisturbed run writes."""
+    import threading
+
+    from typer.testing import CliRunner
+
+    from perfcalc.cli import Stopped, app, on_signal
+
+    argv = [*rng.choice(_SIGNAL_COMMANDS), "--format", rng.choice(["csv", "json"]), "-o", "out"]
+    which = rng.choice([signal.SIGTERM, signal.SIGINT])
+    share = rng.uniform(0.0, 1.2)  # of an undisturbed run's time
+    with tempfile.TemporaryDirectory() as tmp:
+        here = os.getcwd()
+        os.chdir(tmp)
+        previous = {s: signal.signal(s, on_signal) for s in (signal.SIGTERM, signal.SIGINT)}
+        try:
+            reference = time.monotonic()
+            CliRunner().invoke(app, argv)
+            delay = share * (time.monotonic() - reference)
+            expected = Path("out").read_bytes()
+            os.remove("out")
+            start = time.monotonic()
+            # to the main thread, as a signal reaches perfcalc (one thread) from outside: a
+            # process-directed one could land in the timer's thread, past the main's mask
+            timer = threading.Timer(delay, signal.pthread_kill,
+                                    (threading.main_thread().ident, which))
+            try:
+                timer.start()
+                with _alarm(bound_s):
+                    result = CliRunner().invoke(app, argv)
+                    timer.join()
+                    time.sleep(0.001)  # a signal sent just after the command lands here
+            except Stopped:  # outside the command (main() answers it with one line)
+                timer.join()
+                result = None
+            seconds = time.monotonic() - start
+            left = sorted(os.listdir("."))
+            if left not in ([], ["out"]):
+                return Outcome(False, f"left behind: {left}", seconds)
+            if left and Path("out").read_bytes() != expected:
+                return Outcome(False, "an incomplete or different output file", seconds)
+            if result is None:
+                return Outcome(True, "signal outside the command", seconds)
+            if result.exception is not None and not isinstance(result.exception, SystemExit):
+                return Outcome(False, f"traceback: {type(result.exception).__name__}", seconds)
+            if result.exit_code not in (0, 130, 143):
+                return Outcome(False, f"exit {result.exit_code}: {result.stderr[-200:]}", seconds)
+            if result.exit_code and not one_error(result.stderr):
+                return Outcome(False, f"not one error line: {result.stderr[:200]!r}", seconds)
+            return Outcome(True, f"exit {result.exit_code}", seconds)
+        finally:
+            for s, handler in previous.items():
+                signal.signal(s, handler)
+            os.chdir(here)
+
+
 def library_call(rng: random.Random) -> Callable[[], object]:
     """A public library function with arguments from the nasty pools."""
     import numpy as np

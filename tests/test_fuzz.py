@@ -32,6 +32,13 @@ def test_library_calls():
         assert outcome.ok, (i, outcome.why)
 
 
+def test_outputs_under_signals():
+    """SIGINT/SIGTERM at random moments: exit 0/130/143, one line, the whole file or none."""
+    for i in range(10):
+        outcome = F.run_signal_case(random.Random(f"sig-{i}"))
+        assert outcome.ok, (i, outcome.why)
+
+
 def test_kernel_sources_on_the_ptx_engine():
     from perfcalc.sim.ptx import nvrtc
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 import importlib
 import math
+import signal
 import typing
 import warnings
 from collections.abc import Callable
@@ -47,10 +48,10 @@ class _ErrorBoundaryGroup(TyperGroup):
         except MemoryError as exc:  # e.g. NumPy refusing a 40 GiB array for a huge simulation
             _fail(f"not enough memory on this machine: {str(exc) or 'an allocation failed'}; try "
                   "smaller sizes")
-        except KeyboardInterrupt:
-            _fail("interrupted (SIGINT); no partial output was left", 130)
-        except Terminated:
-            _fail("terminated (SIGTERM); no partial output was left", 143)
+        except KeyboardInterrupt:  # the library's own use, without main()'s handlers
+            _fail(Stopped(signal.SIGINT).message, 130)
+        except Stopped as stop:
+            _fail(stop.message, stop.exit_code)
 
 
 _LINE_LIMIT = 1000  # characters of one echoed line: a 10 MB value must not become a 10 MB line
@@ -86,12 +87,21 @@ def _fail(message: str, code: int = 2) -> None:
     raise typer.Exit(code)
 
 
-class Terminated(BaseException):
-    """SIGTERM, raised where the program is so that cleanup (`finally`) runs as for Ctrl-C."""
+class Stopped(BaseException):
+    """SIGINT or SIGTERM, raised where the program is so that cleanup (`finally`) runs; a
+    BaseException of our own, so that click's "Aborted!" handling of KeyboardInterrupt never
+    answers instead of perfcalc's one line."""
+
+    def __init__(self, signum: int):
+        super().__init__(signum)
+        self.name = signal.Signals(signum).name
+        self.exit_code = 128 + signum  # the shell's convention: 130 for SIGINT, 143 for SIGTERM
+        verb = "interrupted" if signum == signal.SIGINT else "terminated"
+        self.message = f"{verb} ({self.name}); no partial output was left"
 
 
-def _on_sigterm(signum: int, frame: Any) -> None:
-    raise Terminated()
+def on_signal(signum: int, frame: Any) -> None:
+    raise Stopped(signum)
 
 
 app = typer.Typer(
@@ -199,11 +209,10 @@ for _info in app.registered_commands:
 
 def main() -> None:
     """Console-script entry point."""
-    import signal
-
-    signal.signal(signal.SIGTERM, _on_sigterm)
+    signal.signal(signal.SIGTERM, on_signal)
+    signal.signal(signal.SIGINT, on_signal)
     try:
         app(prog_name="perfcalc")
-    except Terminated:  # before or after a command ran (while options are parsed, say)
-        typer.echo("error: terminated (SIGTERM); no partial output was left", err=True)
-        raise SystemExit(143) from None
+    except Stopped as stop:  # before or after a command ran (while options are parsed, say)
+        typer.echo(f"error: {stop.message}", err=True)
+        raise SystemExit(stop.exit_code) from None

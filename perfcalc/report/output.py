@@ -96,16 +96,28 @@ def all_or_nothing() -> Iterator[None]:
 
 @contextlib.contextmanager
 def _signals_held() -> Iterator[None]:
-    held = {signal.SIGINT, signal.SIGTERM}
+    """SIGINT/SIGTERM that arrive inside are handled when it ends. Python runs signal handlers
+    in the main thread whichever thread the signal reached (a BLAS thread, say), so the handlers
+    are swapped for a recorder, not only masked."""
+    held = (signal.SIGINT, signal.SIGTERM)
+    arrived: list[int] = []
     try:
-        previous = signal.pthread_sigmask(signal.SIG_BLOCK, held)
-    except (AttributeError, ValueError, OSError):  # Windows, or not the main thread
+        previous = {s: signal.signal(s, lambda signum, frame: arrived.append(signum))
+                    for s in held}
+    except ValueError:  # not the main thread: nothing can be swapped (nor delivered here)
         yield
         return
     try:
         yield
     finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+        for s, handler in previous.items():
+            signal.signal(s, handler)
+        for signum in arrived[:1]:
+            handler = previous[signum]
+            if callable(handler):
+                handler(signum, None)
+            elif handler == signal.SIG_DFL:
+                signal.raise_signal(signum)
 
 
 def make_directory(path: str | Path) -> Path:
@@ -142,7 +154,8 @@ def write_atomic(path: str | Path, text: str | bytes) -> None:
     mode = "wb" if isinstance(text, bytes) else "w"
     tmp = None
     try:
-        fd, tmp = tempfile.mkstemp(prefix=".perfcalc-", suffix=".tmp", dir=target.parent)
+        with _signals_held():  # a signal inside mkstemp would leave a file no name points to
+            fd, tmp = tempfile.mkstemp(prefix=".perfcalc-", suffix=".tmp", dir=target.parent)
         with os.fdopen(fd, mode, **({} if mode == "wb" else {"encoding": "utf-8", "newline": ""})) as fh:
             fh.write(text)
         os.chmod(tmp, _final_mode(target))
