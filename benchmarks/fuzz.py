@@ -44,6 +44,9 @@ def run_class(name: str, cases: int, first: int = 0) -> dict:
         if name == "library API":
             outcome = F.run_library_call(F.library_call(random.Random(f"lib-{i}")))
             argv: list[str] = []
+        elif name == "PTX corpus mutations (library)":
+            outcome = F.run_library_call(F.corpus_call(random.Random(f"corpus-{i}")))
+            argv = []
         elif name == "outputs under signals":
             outcome = F.run_signal_case(random.Random(f"sig-{i}"))
             argv = []
@@ -126,7 +129,8 @@ def main() -> None:
     parser.add_argument("--write-md", action="store_true")
     args = parser.parse_args()
     results = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
-    classes = [*F.CLASSES, "library API", "kernel sources (ptx engine)", "outputs under signals"]
+    classes = [*F.CLASSES, "library API", "kernel sources (ptx engine)", "outputs under signals",
+               "PTX corpus mutations (library)"]
     todo = args.only or ([] if args.signals or args.write_md else classes)
     for name in todo:
         if name not in classes:

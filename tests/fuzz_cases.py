@@ -337,6 +337,37 @@ def kernel_case(rng: random.Random, engine: str = "source") -> Case:
     return Case(argv, {"k.cu": "".join(tokens).encode()})
 
 
+def corpus_call(rng: random.Random) -> Callable[[], object]:
+    """A PTX-engine corpus launch (real CUDA C++: templates, cooperative groups, shuffles) with a
+    few tokens of its file mutated, run through the library with the corpus's own inputs."""
+    import corpus
+
+    from perfcalc.sim import run_kernel
+
+    entries = corpus.manifest()
+    name = rng.choice(sorted(entries))
+    entry = entries[name]
+    tokens = _TOKEN.findall(corpus.source(entry))
+    for _ in range(rng.randint(1, 3)):
+        i = rng.randrange(len(tokens))
+        pick = rng.random()
+        if pick < 0.3:
+            del tokens[i]
+        elif pick < 0.5:
+            tokens.insert(i, tokens[rng.randrange(len(tokens))])
+        elif pick < 0.8:
+            tokens[i] = rng.choice(_INSERTS)
+        elif tokens[i].isdigit():
+            tokens[i] = str(rng.choice(NASTY_INT))
+    text = "".join(tokens)
+    args = corpus.inputs(name, entry)
+    return lambda: run_kernel(text, entry.get("kernel"), tuple(entry["grid"]),
+                              tuple(entry["block"]), args, "9.0",
+                              dynamic_shared_bytes=entry.get("dynamic_shared", 0),
+                              defines=entry.get("defines"), engine="ptx",
+                              source_name=entry["file"], max_seconds=20, iteration_cap=100_000)
+
+
 def output_case(rng: random.Random) -> Case:
     """An answer written to every kind of place: links, FIFOs, folders, odd and long names."""
     target = rng.choice(["o.csv", "", "new/", "missing/o.csv", "a" * 300, "dir", "link", "fifo",

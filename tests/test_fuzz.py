@@ -48,6 +48,9 @@ def test_kernel_sources_on_the_ptx_engine():
         case = F.kernel_case(random.Random(f"ptx-{i}"), "ptx")
         outcome = F.run_case(case)
         assert outcome.ok, (i, outcome.why)
+    for i in range(4):
+        outcome = F.run_library_call(F.corpus_call(random.Random(f"corpus-{i}")))
+        assert outcome.ok, (i, outcome.why)
 
 
 _TEXT = st.one_of(st.sampled_from(F.NASTY_TEXT), st.text(max_size=40),
