@@ -113,7 +113,7 @@ def _signals_held() -> Iterator[None]:
         for s, handler in previous.items():
             signal.signal(s, handler)
         for signum in arrived[:1]:
-            handler = previous[signum]
+            handler = previous[signal.Signals(signum)]
             if callable(handler):
                 handler(signum, None)
             elif handler == signal.SIG_DFL:

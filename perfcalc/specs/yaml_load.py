@@ -48,15 +48,16 @@ def _check_shape(text: str, path: Path) -> None:
         if isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
             stack.append([event.anchor, 1])
             if len(stack) - 1 > MAX_DEPTH:
-                raise SpecError(f"{path} line {event.start_mark.line + 1}: nested more than "
-                                f"{MAX_DEPTH} levels deep (the limit for a data file)")
+                line = f" line {event.start_mark.line + 1}" if event.start_mark else ""
+                raise SpecError(f"{path}{line}: nested more than {MAX_DEPTH} levels deep (the "
+                                "limit for a data file)")
             continue
         if isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
             anchor, size = stack.pop()
         elif isinstance(event, yaml.ScalarEvent):
             anchor, size = event.anchor, 1
         elif isinstance(event, yaml.AliasEvent):
-            anchor, size = None, sizes.get(event.anchor, 1)
+            anchor, size = None, sizes.get(event.anchor or "", 1)
         else:
             continue
         if anchor is not None:
