@@ -216,3 +216,6 @@ def main() -> None:
     except Stopped as stop:  # before or after a command ran (while options are parsed, say)
         typer.echo(f"error: {stop.message}", err=True)
         raise SystemExit(stop.exit_code) from None
+    finally:  # a signal during interpreter shutdown: the default action, not a late exception
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
