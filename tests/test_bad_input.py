@@ -700,3 +700,28 @@ def test_access_functions_refuse_arrays_where_a_name_belongs(call, fragment):
 
     with pytest.raises(InputError, match=fragment):
         call(perfcalc)
+
+
+def test_a_compiler_crash_is_one_error_line(monkeypatch):
+    """NVRTC crashed with SIGSEGV on a mutated template functor (fuzzing seed corpus-160) and
+    took perfcalc down; compilations now run in a child process whose crash is an error."""
+    from perfcalc.errors import CudaSyntaxError
+    from perfcalc.sim.ptx import nvrtc
+
+    monkeypatch.setattr(nvrtc, "_CHILD", "import os, signal; os.kill(os.getpid(), signal.SIGSEGV)")
+    monkeypatch.setattr(nvrtc, "version", lambda: "13.0")
+    with pytest.raises(CudaSyntaxError, match=r"NVRTC 13.0 crashed \(SIGSEGV\) compiling k.cu"):
+        nvrtc.compile_isolated("__global__ void k() {}", "k.cu", [], [])
+
+
+def test_the_fuzzing_seed_that_crashed_nvrtc_is_an_error():
+    import random
+
+    import fuzz_cases as F
+
+    from perfcalc.sim.ptx import nvrtc
+
+    if not nvrtc.available():
+        pytest.skip("the PTX engine needs the cuda extra (NVRTC)")
+    outcome = F.run_library_call(F.corpus_call(random.Random("corpus-160")))
+    assert outcome.ok, outcome.why

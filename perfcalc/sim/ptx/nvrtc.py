@@ -160,3 +160,51 @@ def _log(lib: ctypes.CDLL, prog: ctypes.c_void_p) -> str:
 def _check(lib: ctypes.CDLL, status: int, what: str) -> None:
     if status != 0:
         raise CudaSyntaxError(f"NVRTC {what} failed with status {status}")
+
+
+def compile_isolated(source: str, name: str, options: list[str], name_expressions: list[str],
+                     headers: dict[str, str] | None = None) -> Compiled:
+    """`compile_to_ptx` in a child process. NVRTC is NVIDIA's C++ compiler inside our process:
+    on some malformed sources it crashes with SIGSEGV (found by the fuzzing suite on a mutated
+    template functor), which would take perfcalc down with no message. In a child, a crash is
+    one error line naming the signal; the cost is a process start per compilation, and
+    compilations are cached (run.compile_cached)."""
+    import json
+    import signal
+    import subprocess
+    import sys
+
+    request = json.dumps({"source": source, "name": name, "options": options,
+                          "names": name_expressions, "headers": headers or {}})
+    proc = subprocess.run([sys.executable, "-c", _CHILD], input=request, capture_output=True,
+                          text=True, check=False)
+    if proc.returncode < 0:
+        signame = signal.Signals(-proc.returncode).name
+        raise CudaSyntaxError(f"NVRTC {version()} crashed ({signame}) compiling {name}: NVIDIA's "
+                              "compiler failed on this source; check it with nvcc")
+    try:
+        reply = json.loads(proc.stdout)
+    except ValueError:
+        raise CudaSyntaxError(f"NVRTC {version()} failed compiling {name} (exit "
+                              f"{proc.returncode}): {proc.stderr.strip()[-200:]}") from None
+    if "error" in reply:
+        error = CompilerUnavailable if reply.get("unavailable") else CudaSyntaxError
+        raise error(reply["error"])
+    return Compiled(reply["ptx"], reply["lowered"], reply["log"], reply["compiler"],
+                    tuple(reply["options"]))
+
+
+_CHILD = """
+import json, sys
+from perfcalc.sim.ptx import nvrtc
+r = json.loads(sys.stdin.read())
+try:
+    c = nvrtc.compile_to_ptx(r["source"], r["name"], r["options"], r["names"], r["headers"])
+    out = {"ptx": c.ptx, "lowered": c.lowered, "log": c.log, "compiler": c.compiler,
+           "options": list(c.options)}
+except nvrtc.CompilerUnavailable as exc:
+    out = {"error": str(exc), "unavailable": True}
+except Exception as exc:
+    out = {"error": str(exc)}
+sys.stdout.write(json.dumps(out))
+"""

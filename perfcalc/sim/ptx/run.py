@@ -84,7 +84,7 @@ def compile_cached(source: str, source_name: str, options: list[str],
                                   tuple(data["options"]))
         except (OSError, ValueError, KeyError):
             pass
-    compiled = nvrtc.compile_to_ptx(source, source_name, options, names, headers)
+    compiled = nvrtc.compile_isolated(source, source_name, options, names, headers)
     try:
         folder.mkdir(parents=True, exist_ok=True)
         tmp = path.with_suffix(f".{os.getpid()}.tmp")
