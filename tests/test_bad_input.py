@@ -597,6 +597,8 @@ def test_block_barriers_past_the_ptx_limit_are_refused():
     ("aliases", 1.5, "aliases must be a list"),                    # 'float' object is not iterable
     ("memory_type", 7, "memory_type must be a string"),            # 'int' has no attribute 'lower'
     ("peak_fp32_gflops", "fast", "peak_fp32_gflops must be a finite number"),
+    # fuzzing seed 'product files-231': matmul divided by it (ZeroDivisionError)
+    ("l2_bandwidth_gbs", 0, "l2_bandwidth_gbs must be > 0 or null"),
 ])
 def test_product_files_with_wrong_types_name_the_key(tmp_path, key, value, fragment):
     """Found by the fuzzing suite's product-file class (tests/fuzz_cases.py)."""

@@ -100,6 +100,7 @@ _OPTIONAL = [f.name for f in fields(Gpu) if f.name not in _REQUIRED and f.name n
 _NULLABLE = ("fp64_results_per_sm_per_clock", "peak_fp64_gflops", "l2_cache_kb")
 _POSITIVE = ("sm_count", "fp32_cores_per_sm", "peak_clock_mhz", "peak_fp32_gflops",
              "memory_bus_width_bits", "memory_bandwidth_gbs")
+_POSITIVE_IF_GIVEN = ("l2_bandwidth_gbs", "l2_write_gsectors_per_s")
 
 
 def _fail(gpu: Gpu, key: str, message: str) -> None:
@@ -141,6 +142,9 @@ def _validate(g: Gpu) -> None:
     for key in _POSITIVE:
         if getattr(g, key) <= 0:
             _fail(g, key, f"must be > 0, got {getattr(g, key)}")
+    for key in _POSITIVE_IF_GIVEN:  # the time model divides by them
+        if getattr(g, key) is not None and getattr(g, key) <= 0:
+            _fail(g, key, f"must be > 0 or null (unknown), got {getattr(g, key)}")
     if g.peak_clock_basis not in PEAK_BASES:
         _fail(g, "peak_clock_basis", f"must be one of {', '.join(PEAK_BASES)}, "
               f"got {g.peak_clock_basis!r}")
