@@ -113,8 +113,9 @@ def write_md(results: dict) -> None:
         lines.append(f"| {name} | {r['cases']} | {r['failures']} | {outcomes} | {slowest} | "
                      f"{r['wall_s']} s |")
     lines += ["", "Signals: `report` under SIGTERM at a random moment (0.05-2 s); 'exit -15' is a "
-              "signal that arrived before perfcalc had installed its handler (while Python "
-              "imported it), when nothing can have been written. 'outputs under signals' sends "
+              "signal that arrived while no perfcalc handler was installed: before it (Python "
+              "still importing, nothing written) or after the command had finished (the report "
+              "complete). 'outputs under signals' sends "
               "SIGINT or SIGTERM in-process at a random share of an undisturbed run's time.",
               *([""] + [f"- {note}" for note in results["_notes"]] if "_notes" in results else [])]
     (ROOT / "FUZZING.md").write_text("\n".join(lines) + "\n")
