@@ -311,11 +311,8 @@ _INSERTS = ["__syncthreads();", "while (1) {}", "x", "0", "-1", "2147483647", "1
             "for (;;) __syncthreads();", "__shared__ float s[1 << 30];", "return;", "atomicAdd("]
 
 
-def kernel_case(rng: random.Random, engine: str = "source") -> Case:
-    """A catalog kernel with a few tokens deleted, duplicated, swapped or replaced, run with
-    arrays and scalars shaped after its catalog entry."""
-    spec = rng.choice(list(_catalog().values()))
-    tokens = _TOKEN.findall(spec["source"])
+def _mutate(tokens: list[str], rng: random.Random) -> None:
+    """Delete, duplicate or replace one to three tokens in place."""
     for _ in range(rng.randint(1, 3)):
         i = rng.randrange(len(tokens))
         pick = rng.random()
@@ -327,6 +324,14 @@ def kernel_case(rng: random.Random, engine: str = "source") -> Case:
             tokens[i] = rng.choice(_INSERTS)
         elif tokens[i].isdigit():
             tokens[i] = str(rng.choice(NASTY_INT))
+
+
+def kernel_case(rng: random.Random, engine: str = "source") -> Case:
+    """A catalog kernel with a few tokens deleted, duplicated, swapped or replaced, run with
+    arrays and scalars shaped after its catalog entry."""
+    spec = rng.choice(list(_catalog().values()))
+    tokens = _TOKEN.findall(spec["source"])
+    _mutate(tokens, rng)
     argv = ["run", "--source", "k.cu", "--kernel", spec["kernel"], "--grid", "2", "--block", "64",
             "--engine", engine, "--max-seconds", "10", "--iteration-cap", "100000"]
     for arg in spec["args"]:
@@ -348,17 +353,7 @@ def corpus_call(rng: random.Random) -> Callable[[], object]:
     name = rng.choice(sorted(entries))
     entry = entries[name]
     tokens = _TOKEN.findall(corpus.source(entry))
-    for _ in range(rng.randint(1, 3)):
-        i = rng.randrange(len(tokens))
-        pick = rng.random()
-        if pick < 0.3:
-            del tokens[i]
-        elif pick < 0.5:
-            tokens.insert(i, tokens[rng.randrange(len(tokens))])
-        elif pick < 0.8:
-            tokens[i] = rng.choice(_INSERTS)
-        elif tokens[i].isdigit():
-            tokens[i] = str(rng.choice(NASTY_INT))
+    _mutate(tokens, rng)
     text = "".join(tokens)
     args = corpus.inputs(name, entry)
     return lambda: run_kernel(text, entry.get("kernel"), tuple(entry["grid"]),
