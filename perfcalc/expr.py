@@ -163,6 +163,8 @@ def _parse(text: str) -> ast.expression:
                                  f"argument(s), not {len(node.args)}")
         if isinstance(node, ast.Constant) and not isinstance(node.value, (int, float)):
             raise InputError(f"expression {text!r}: constant {node.value!r} is not a number")
+        if isinstance(node, ast.Constant):
+            _Evaluator(text, {})._check_magnitude(node.value)
     return tree
 
 
@@ -184,6 +186,9 @@ def _depth(tree: ast.AST) -> int:
     return deepest
 
 
+_LEAVES = (ast.Constant, ast.Name)
+
+
 def names_in(text: str) -> set[str]:
     """Identifiers an expression refers to (function names excluded)."""
     tree = _parse(text)
@@ -196,10 +201,13 @@ def evaluate(text: str | int | float, names: Mapping[str, Value] | None = None) 
     if isinstance(text, (int, float)) and not isinstance(text, bool):
         return text
     tree = _parse(str(text))
-    evaluator = _Evaluator(str(text), names or {})
+    names = names or {}
+    evaluator = _Evaluator(str(text), names)
     try:
         with _np().errstate(all="raise"):
-            return evaluator.visit(tree.body)
+            value = evaluator.visit(tree.body)
+        evaluator._check_magnitude(value)  # a bare name
+        return value
     except InputError:
         raise
     except (ArithmeticError, ValueError, TypeError) as exc:
@@ -214,21 +222,33 @@ class _Evaluator:
 
     def visit(self, node: ast.AST) -> Value:
         value = getattr(self, "visit_" + type(node).__name__)(node)
-        self._check_magnitude(value)
+        if not isinstance(node, _LEAVES):  # constants are checked when parsed, names at the end
+            self._check_magnitude(value)
         return value
 
     def _check_magnitude(self, value: Value) -> None:
-        if isinstance(value, float) or (_is_array(value) and value.dtype.kind == "f"):
-            if not bool(_np().isfinite(value).all()):
-                raise InputError(f"expression {shorten(self.text)} produces a value that is not "
-                                 "finite")
+        """Every value is finite and fits int64. Signed integer arrays fit by construction
+        (`_check_wrap` bounds their arithmetic before it runs), so only floats, unsigned arrays
+        and Python integers are looked at: this runs at every node of every evaluation."""
+        if _is_array(value):
+            kind = value.dtype.kind
+            if kind == "f":
+                finite = bool(_np().isfinite(value).all())
+                biggest = 0
+            else:
+                finite = True
+                biggest = int(value.max()) if kind == "u" and value.size else 0
+        elif isinstance(value, float):
+            finite, biggest = math.isfinite(value), 0
+        elif isinstance(value, int):
+            finite, biggest = True, abs(value)
+        else:
             return
-        if isinstance(value, (int, bool)) or _is_array(value):
-            biggest = int(_np().abs(_np().asarray(value, dtype=object)).max()) if _is_array(value) \
-                else abs(int(value))
-            if biggest > MAX_MAGNITUDE:
-                raise InputError(f"expression {shorten(self.text)} produces {biggest:.3g}, beyond "
-                                 f"the limit of 2**63 - 1 (a signed 64-bit integer)")
+        if not finite:
+            raise InputError(f"expression {shorten(self.text)} produces a value that is not finite")
+        if biggest > MAX_MAGNITUDE:
+            raise InputError(f"expression {shorten(self.text)} produces {biggest:.3g}, beyond "
+                             f"the limit of 2**63 - 1 (a signed 64-bit integer)")
 
     def visit_Constant(self, node: ast.Constant) -> Value:
         return node.value
