@@ -121,10 +121,9 @@ def parse_ptxas(text: str, source: str = "ptxas output") -> tuple[KernelResource
     frame: re.Match[str] | None = None
     errors: list[str] = []
     for number, line in enumerate(text.splitlines(), 1):
-        if huge := _HUGE_NUMBER.search(line):
-            digits = len(line[huge.start():]) - len(line[huge.start():].lstrip("0123456789"))
-            raise InputError(f"{source} line {number}: a number of {digits} digits, beyond the "
-                             "limit of 2**63 - 1 (19 digits)")
+        if huge := _HUGE_NUMBER.search(line):  # greedy: the whole run of digits
+            raise InputError(f"{source} line {number}: a number of {len(huge.group())} digits, "
+                             "beyond the limit of 2**63 - 1 (19 digits)")
         if m := _ENTRY.search(line):
             entry, props_name, frame = (m.group(1), m.group(2)), None, None
         elif m := _PROPERTIES.search(line):
