@@ -165,10 +165,11 @@ MAX_MACRO_DEPTH = 200  # macros expanding inside macros
 
 
 def splice_lines(text: str) -> list[str]:
-    """Remove backslash-newline (C translation phase 2), keeping the number of lines."""
+    """Remove backslash-newline (C translation phase 2), keeping the number of lines; lines
+    split as `str.splitlines` splits them (CRLF too), as everywhere else in the front end."""
     out: list[str] = []
     pending: list[str] = []
-    for line in text.split("\n"):
+    for line in text.splitlines():
         if line.endswith("\\"):
             pending.append(line[:-1])
             continue
@@ -370,8 +371,21 @@ _PP_BINARY: dict[str, tuple[int, Any]] = {  # operator: (precedence, function), 
     "<=": (7, lambda a, b: int(a <= b)), ">=": (7, lambda a, b: int(a >= b)),
     "<<": (8, lambda a, b: a << b), ">>": (8, lambda a, b: a >> b),
     "+": (9, lambda a, b: a + b), "-": (9, lambda a, b: a - b), "*": (10, lambda a, b: a * b),
-    "/": (10, lambda a, b: int(a / b) if abs(a) < 2**53 else a // b), "%": (10, lambda a, b: a - b * int(a / b)),
+    "/": (10, lambda a, b: _c_quotient(a, b)), "%": (10, lambda a, b: a - b * _c_quotient(a, b)),
 }
+
+
+def _c_quotient(a: int, b: int) -> int:
+    """C's integer division, which truncates toward zero (Python's // floors)."""
+    quotient = abs(a) // abs(b)
+    return quotient if (a < 0) == (b < 0) else -quotient
+
+
+def _c_integer(text: str) -> int:
+    """A C integer literal without its suffix: 0x.. hexadecimal, 0.. octal, else decimal."""
+    if text.lower().startswith("0x"):
+        return int(text, 16)
+    return int(text, 8) if text.startswith("0") and len(text) > 1 else int(text)
 
 
 class _PpExpression:
@@ -387,10 +401,12 @@ class _PpExpression:
             if not m or m.end() == pos:
                 raise _PpError(f"unexpected {text[pos:pos + 10]!r}")
             number, ident, op = m.groups()
-            self.tokens.append(("n", str(int(number, 0) if not number.startswith("0") or
-                                         number.lower().startswith("0x") or number == "0"
-                                         else int(number, 8))) if number else
-                               ("n", "0") if ident else ("o", op))  # unknown names are 0 (cpp)
+            if number:
+                self.tokens.append(("n", str(_c_integer(number))))
+            elif ident:
+                self.tokens.append(("n", "0"))  # an identifier left after expansion is 0 (cpp)
+            else:
+                self.tokens.append(("o", op))
             pos = m.end()
         self.pos = 0
         self.depth = 0
@@ -484,7 +500,7 @@ def parse_source(source: str, source_name: str = "<source>",
     """Pre-process and parse CUDA C text; raise CudaSyntaxError with a caret on failure."""
     lines = source.splitlines()
     pre = _Preprocessor(source_name, lines, dict(defines or {}))
-    body = pre.run(splice_lines(_strip_comments("\n".join(splice_lines(source)))))
+    body = pre.run(_strip_comments("\n".join(splice_lines(source))).split("\n"))
     text = _PRELUDE + f'\n#line 1 "{_escape(source_name)}"\n' + "\n".join(body) + "\n"
     try:
         ast = _Parser().parse(text, source_name)
