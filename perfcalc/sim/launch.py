@@ -281,11 +281,23 @@ def run_kernel(source: str, kernel: str, grid: object, block: object,
     `max_seconds` bounds the simulation (None: an enclosing `time_limit`, else 10 minutes): a
     launch projected past it is refused (InputError), a loop still running then is a fault.
     """
-    _check_run_arguments(source, kernel, dynamic_shared_bytes, defines, bank_mode, engine)
+    chosen, _note = resolve_engine(engine)
+    _check_run_arguments(source, kernel, dynamic_shared_bytes, defines, bank_mode, chosen)
+    arch = as_arch(arch)
     with time_limit(max_seconds):
-        return _run_engine(source, kernel, grid, block, args, arch, dynamic_shared_bytes, defines,
-                           iteration_cap, cache, bank_mode, source_name, raise_on_fault, progress,
-                           engine, include_dirs, caches)
+        if chosen == "ptx":
+            from perfcalc.sim.ptx.run import run_ptx
+
+            return run_ptx(source, kernel, grid, block, args, arch, dynamic_shared_bytes,
+                           defines=defines, iteration_cap=iteration_cap, cache=cache,
+                           bank_mode=bank_mode, source_name=source_name,
+                           raise_on_fault=raise_on_fault, progress=progress,
+                           include_dirs=include_dirs, caches=caches)
+        from perfcalc.sim.csubset.run import run_csubset
+
+        return run_csubset(source, kernel, grid, block, args, arch, dynamic_shared_bytes,
+                           defines, iteration_cap, cache, bank_mode, source_name,
+                           raise_on_fault, progress, caches)
 
 
 def _check_run_arguments(source: object, kernel: object, dynamic_shared_bytes: object,
@@ -299,7 +311,8 @@ def _check_run_arguments(source: object, kernel: object, dynamic_shared_bytes: o
                          f"only one, with the ptx engine), got {kernel!r}")
     if isinstance(dynamic_shared_bytes, bool) or not isinstance(dynamic_shared_bytes, int):
         raise InputError(f"dynamic_shared_bytes = {dynamic_shared_bytes!r} must be an int >= 0")
-    if bank_mode is not None and (isinstance(bank_mode, bool) or bank_mode not in (4, 8)):
+    if bank_mode is not None and (isinstance(bank_mode, bool) or not isinstance(bank_mode, int)
+                                  or bank_mode not in (4, 8)):
         raise InputError(f"bank_mode = {bank_mode!r} must be 4 or 8 (bytes per bank) or None")
     if defines is not None and not isinstance(defines, dict):
         raise InputError(f"defines must be a dict of NAME -> value, got {type(defines).__name__}")
@@ -309,27 +322,3 @@ def _check_run_arguments(source: object, kernel: object, dynamic_shared_bytes: o
         if engine != "ptx" and isinstance(value, str) and any(c in value for c in ";{}#\n\\"):
             raise InputError(f"define {name}={value[:40]!r}: the source engine substitutes a value "
                              "or expression, not statements (';', braces, '#' or a newline)")
-
-
-def _run_engine(source: str, kernel: str, grid: object, block: object,
-                args: dict[str, object], arch: Arch | str, dynamic_shared_bytes: int,
-                defines: dict[str, int | float | str] | None, iteration_cap: int,
-                cache: str | None, bank_mode: int | None, source_name: str,
-                raise_on_fault: bool, progress: Callable[[int, int], None] | None,
-                engine: str, include_dirs: tuple[str, ...],
-                caches: CacheHierarchy | CacheFactory | None) -> SimResult:
-    arch = as_arch(arch)
-    chosen, _note = resolve_engine(engine)
-    if chosen == "ptx":
-        from perfcalc.sim.ptx.run import run_ptx
-
-        return run_ptx(source, kernel, grid, block, args, arch, dynamic_shared_bytes,
-                       defines=defines, iteration_cap=iteration_cap, cache=cache,
-                       bank_mode=bank_mode, source_name=source_name,
-                       raise_on_fault=raise_on_fault, progress=progress,
-                       include_dirs=include_dirs, caches=caches)
-    from perfcalc.sim.csubset.run import run_csubset
-
-    return run_csubset(source, kernel, grid, block, args, arch, dynamic_shared_bytes,
-                       defines, iteration_cap, cache, bank_mode, source_name, raise_on_fault,
-                       progress, caches)
