@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from perfcalc.errors import InputError
+from perfcalc.expr import MAX_MAGNITUDE
 from perfcalc.memory.inputs import WARP, check_size
 
 PATTERNS = ("stride", "reversed", "permuted", "broadcast", "aos", "tile-row", "tile-column",
@@ -90,7 +91,7 @@ def warp_pattern(name: str = "stride", word: int = 4, *, stride: int = 1, offset
                        tuple(bool(b) for b in parse_lane_mask(active)))
 
 
-ADDRESS_LIMIT = 2**63 - 1  # a byte address must fit a signed 64-bit integer (a pointer)
+ADDRESS_LIMIT = MAX_MAGNITUDE  # a byte address must fit a signed 64-bit integer (a pointer)
 
 
 def _check_addresses(addr: np.ndarray) -> None:
