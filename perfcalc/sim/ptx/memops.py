@@ -281,7 +281,6 @@ def build_atom(instr: Instr, env: Env) -> Op:
     read = address(ops[0], env, "u64")
     val = operand(ops[1], t, env)
     cmp_new = operand(ops[2], t, env) if op_name == "cas" else None
-    fn = _ATOMIC_OPS[op_name]
 
     def run(ch: Chunk, m: np.ndarray, full: bool, control: np.ndarray | None = None) -> None:
         a = read(ch)
@@ -302,19 +301,112 @@ def build_atom(instr: Instr, env: Env) -> Op:
             first[1:] = offs[1:] != offs[:-1]
             group_start = np.maximum.accumulate(np.where(first, np.arange(lanes.size), 0))
             rank = np.arange(lanes.size) - group_start
-            old_all = np.zeros(lanes.size, dtype=dt)
             view = res.storage.view(dt)
             with np.errstate(all="ignore"):
-                for r in range(int(rank.max()) + 1):
-                    sel = rank == r
-                    idx = offs[sel] // dt.itemsize
-                    old = view[idx]
-                    cv = None if c_all is None else c_all[lanes[sel]]
-                    view[idx] = np.asarray(fn(old, v_all[lanes[sel]], cv)).astype(dt)
-                    old_all[sel] = old
+                old_all = serialise_atomics(view, offs // dt.itemsize, rank, v_all[lanes],
+                                            None if c_all is None else c_all[lanes], op_name)
             if dest is not None:
                 result = np.zeros(m.shape, dtype=dt)
                 result[lanes] = old_all
                 ch.write(dest, result, mask, False)
         env.site(instr.line, instr.inlined_at)[C.instruction_slot("atomic")] += int(warps_with(m).sum())
     return run
+
+
+# ops whose serial result is a running fold: the r-th requester's old value is the fold of the
+# initial value and the r - 1 values before it (numpy's accumulate is sequential, so float sums
+# round exactly as one-at-a-time updates do)
+_FOLDS = {"add": np.add, "min": np.minimum, "max": np.maximum, "and": np.bitwise_and,
+          "or": np.bitwise_or, "xor": np.bitwise_xor}
+# above this many requesters of one address, per-round steps cost more than per-address work
+_ROUNDS_AT_MOST = 32
+# element-by-element paths (compare-and-swap, inc, dec) only for this few elements
+_ELEMENTS_AT_MOST = 256
+
+
+def serialise_atomics(view: np.ndarray, idx: np.ndarray, rank: np.ndarray, v: np.ndarray,
+                      c: np.ndarray | None, op_name: str) -> np.ndarray:
+    """Apply requests (sorted by element `idx`, then thread; `rank` = place among the requesters
+    of the element) one at a time in that order; return each request's old value. Few
+    requesters per element: one NumPy step per round. Many: folds as one accumulate over a
+    (element x requester) table, exchanges by shifting, and on few elements compare-and-swaps
+    by jumping from one success to the next, inc/dec by their wrap-around; the result is the
+    rounds' (tests/test_ptx_atomics.py checks every path against one-at-a-time updates)."""
+    fn = _ATOMIC_OPS[op_name]
+    rounds = int(rank.max()) + 1
+    starts = np.flatnonzero(rank == 0)
+    per_element = op_name in ("cas", "inc", "dec")
+    if rounds <= _ROUNDS_AT_MOST or (per_element and starts.size > _ELEMENTS_AT_MOST) or (
+            op_name in _FOLDS and starts.size * (rounds + 1) > 8 * rank.size + 4096):
+        old_all = np.zeros(rank.size, dtype=view.dtype)
+        for r in range(rounds):
+            sel = rank == r
+            i = idx[sel]
+            old = view[i]
+            view[i] = np.asarray(fn(old, v[sel], None if c is None else c[sel])).astype(view.dtype)
+            old_all[sel] = old
+        return old_all
+    elements = idx[starts]
+    if op_name in _FOLDS:
+        group = np.cumsum(rank == 0) - 1
+        table = np.zeros((starts.size, rounds + 1), dtype=view.dtype)
+        table[:, 0] = view[elements]
+        table[group, rank + 1] = v
+        folded = _FOLDS[op_name].accumulate(table, axis=1, dtype=view.dtype)
+        counts = np.diff(np.append(starts, rank.size))
+        view[elements] = folded[np.arange(starts.size), counts]
+        return folded[group, rank]
+    if op_name == "exch":
+        old_all = np.empty(rank.size, dtype=view.dtype)
+        old_all[1:] = v[:-1]
+        old_all[starts] = view[elements]
+        ends = np.append(starts[1:], rank.size) - 1
+        view[elements] = v[ends]
+        return old_all
+    old_all = np.empty(rank.size, dtype=view.dtype)
+    bounds = np.append(starts, rank.size)
+    for g, element in enumerate(elements):
+        lo, hi = int(bounds[g]), int(bounds[g + 1])
+        if op_name == "cas":
+            assert c is not None
+            view[element] = _cas_run(view[element], v[lo:hi], c[lo:hi], old_all[lo:hi])
+        else:
+            view[element] = _wrap_run(view[element], v[lo:hi], old_all[lo:hi], op_name)
+    return old_all
+
+
+def _cas_run(state: np.generic, compare: np.ndarray, new: np.ndarray, old: np.ndarray
+             ) -> np.generic:
+    """Compare-and-swaps on one element in order: the value changes only where a request finds
+    its compare value, so jump from one such request to the next."""
+    at, hi = 0, compare.size
+    while at < hi:
+        hits = np.flatnonzero(compare[at:] == state)
+        stop = hi if hits.size == 0 else at + int(hits[0])
+        old[at:stop] = state
+        if stop == hi:
+            break
+        old[stop] = state
+        state, at = new[stop], stop + 1
+    return state
+
+
+def _wrap_run(state: np.generic, limit: np.ndarray, old: np.ndarray, op_name: str) -> np.generic:
+    """atomicInc / atomicDec on one element in order. With one limit v for all requests (the
+    usual case) the values wrap modulo v + 1: inc from s <= v gives (s + k) mod (v + 1) after k
+    requests, from s > v first 0; dec from 1 <= s <= v gives (s - k) mod (v + 1), from 0 or
+    s > v first v. Mixed limits go one at a time."""
+    fn = _ATOMIC_OPS[op_name]
+    if not np.all(limit == limit[0]):
+        for k in range(limit.size):
+            old[k] = state
+            state = np.asarray(fn(np.array([state]), limit[k:k + 1], None)).astype(old.dtype)[0]
+        return state
+    v, s0, n = int(limit[0]), int(state), limit.size
+    k = np.arange(n + 1, dtype=np.int64)
+    if op_name == "inc":
+        seq = (s0 + k) % (v + 1) if s0 <= v else np.where(k == 0, s0, (k - 1) % (v + 1))
+    else:
+        seq = (s0 - k) % (v + 1) if 1 <= s0 <= v else np.where(k == 0, s0, v - (k - 1) % (v + 1))
+    old[:] = seq[:n].astype(old.dtype)
+    return np.asarray(seq[n]).astype(old.dtype)[()]
