@@ -1,14 +1,15 @@
-"""What sampling's work estimate is calibrated on (analysis/sampling.py): the C engine with the
-H100 SXM's cache model on nine catalog launches (one wave of 1 SM in 4), simulation seconds from
-the cache model's chunk clock against warp instructions, L1/L2 requests and blocks; a least-squares
-fit weighted for relative error.
+"""What sampling's work estimate is calibrated on (analysis/sampling.py): each engine with the
+H100 SXM's cache model on nine catalog launches (one wave of 1 SM in 4; the PTX engine, slower,
+1 SM in 16), simulation seconds from the cache model's chunk clock against warp instructions,
+L1/L2 requests and blocks; a least-squares fit weighted for relative error.
 
-    python benchmarks/calibrate_sampling.py
+    python benchmarks/calibrate_sampling.py [--engine ptx]
 """
 
 from __future__ import annotations
 
 import math
+import sys
 
 import numpy as np
 
@@ -26,16 +27,17 @@ CASES = [("matmul_naive", {"Width": 512}), ("matmul_tiled", {"Width": 512}),
          ("aos_struct", {"n": 1 << 21})]
 
 
-def main() -> None:
+def main(engine: str) -> None:
     arch, gpu = get_arch("9.0"), get_gpu("h100-sxm")
+    stride = 4 if engine == "source" else 16
     rows, estimates = [], []
     for name, p in CASES:
         spec = get_kernel(name)
         params = resolve_params(spec, p)
         _grid, block, dyn = launch_geometry(spec, params)
         f = cache_model_factory(gpu, arch, math.prod(block), 32, dyn, None,
-                                BlockSample(sm_stride=4, waves=1))
-        r = run_catalog_kernel(spec, params, arch, check=False, caches=f).result
+                                BlockSample(sm_stride=stride, waves=1))
+        r = run_catalog_kernel(spec, params, arch, check=False, caches=f, engine=engine).result
         c = r.caches
         seconds = c.chunk_clock[-1] - c.chunk_clock[0]
         blocks = sum(c.chunk_blocks)
@@ -54,4 +56,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    main("ptx" if "--engine" in sys.argv and sys.argv[-1] == "ptx" else "source")

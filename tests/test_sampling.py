@@ -71,3 +71,29 @@ def test_small_launch_runs_whole():
     """A launch the budget covers is not sampled: its result is the plain run's."""
     r = _catalog_run("copy_stride", {"n": 4096, "stride": 1}, budget=60)
     assert r.sample is None and r.simulated_blocks == r.launch_blocks == 16
+
+
+def test_user_kernel_arrays_count_towards_the_l2_fit_by_default():
+    """analyze_source_kernel without input_bytes_total takes the bytes of the arrays make_args
+    builds (it once took 0, which says 'fits in the L2' and drops every DRAM write): a copy of
+    2 x 64 MiB on an H100 (50 MiB L2) sampled, with and without the figure, gives the same DRAM
+    bytes, and writes back most of what it writes (at least the 64 - 50 MiB the L2 cannot hold)."""
+    import numpy as np
+
+    from perfcalc.analysis.launch_report import analyze_source_kernel
+
+    n = 1 << 24
+    source = """__global__ void copy(const float* a, float* b, int n) {
+        int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) b[i] = a[i]; }"""
+
+    def make_args() -> dict:
+        return {"a": np.ones(n, np.float32), "b": np.zeros(n, np.float32), "n": n}
+
+    gpu = get_gpu("h100-sxm")
+    arch = get_arch("9.0")
+    runs = [analyze_source_kernel(source, "copy", (n // 256,), (256,), make_args, gpu, arch,
+                                  budget_s=0.05, **extra)
+            for extra in ({}, {"input_bytes_total": 8 * n})]
+    assert runs[0].sample is not None
+    assert runs[0].time.dram_bytes_written == runs[1].time.dram_bytes_written
+    assert runs[0].time.dram_bytes_written >= (4 * n - gpu.l2_cache_kb * 1024)

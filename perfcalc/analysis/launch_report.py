@@ -15,6 +15,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+
 from perfcalc.analysis.caches import cache_model_factory
 from perfcalc.analysis.sampling import DEFAULT_BUDGET_S, SampledRun, run_with_sampling
 from perfcalc.analysis.timing import run_time
@@ -130,13 +132,15 @@ def analyze_source_kernel(source: str, kernel: str | None, grid: tuple[int, ...]
                           block: tuple[int, ...], make_args: Callable[[], dict[str, Any]],
                           gpu: Gpu, arch: Arch, *, params: dict[str, Any] | None = None,
                           registers: int | None = None, dynamic_shared_bytes: int = 0,
-                          input_bytes_total: int = 0, exact: bool = False,
+                          input_bytes_total: int | None = None, exact: bool = False,
                           budget_s: float = DEFAULT_BUDGET_S,
                           progress: Callable[[int, int], None] | None = None,
                           **run_options: Any) -> LaunchReport:
     """A user's own kernel (no reference, no analytic model): run it (sampled when large) on
     `gpu`'s L1/L2 model and time it. `make_args` builds the arguments afresh for each run (a
-    pilot and a sample must not see each other's writes); `run_options` go to run_kernel."""
+    pilot and a sample must not see each other's writes); `input_bytes_total` is the bytes of
+    the launch's arrays (by default the arrays make_args builds), which sampling needs to know
+    whether they fit in the L2; `run_options` go to run_kernel."""
     from perfcalc.sim import run_kernel
 
     threads = math.prod(block)
@@ -151,6 +155,9 @@ def analyze_source_kernel(source: str, kernel: str | None, grid: tuple[int, ...]
                           dynamic_shared_bytes=dynamic_shared_bytes, caches=factory,
                           **run_options, **extra)
 
+    if input_bytes_total is None:
+        input_bytes_total = sum(int(a.nbytes) for a in make_args().values()
+                                if isinstance(a, np.ndarray))
     sampled = run_with_sampling(run, math.prod(grid), input_bytes_total, budget_s, exact)
     return _report(sampled.result.kernel, dict(params or {}), tuple(grid), tuple(block),
                    dynamic_shared_bytes, regs, gpu, arch, sampled, None, {}, False)

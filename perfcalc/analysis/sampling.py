@@ -46,11 +46,15 @@ from perfcalc.specs.counters import COUNTER_NAMES
 
 DEFAULT_BUDGET_S = 5.0
 # simulation seconds per warp instruction, per L1/L2 request (warp x 128-byte line through the
-# cache model) and per block: a least-squares fit, relative errors within 2x on nine catalog
-# launches (benchmarks/calibrate_sampling.py, benchmarks/results_sampling.md)
+# cache model) and per block, for each engine: least-squares fits on nine catalog launches
+# (benchmarks/calibrate_sampling.py [--engine ptx], benchmarks/results_calibrate_sampling.txt);
+# estimates within 0.78-1.96x (C engine) and 0.75-1.39x (PTX engine) of the measured seconds
 SECONDS_PER_WARP_INSTRUCTION = 1.1e-7
 SECONDS_PER_CACHE_REQUEST = 2.1e-6
 SECONDS_PER_BLOCK = 2.0e-5
+ENGINE_RATES = {"source": (SECONDS_PER_WARP_INSTRUCTION, SECONDS_PER_CACHE_REQUEST,
+                           SECONDS_PER_BLOCK),
+                "ptx": (6.2e-7, 1.4e-6, 3.1e-5)}
 MAX_SAMPLED_WAVES = 3
 # a sample: None = every block
 Runner = Callable[[BlockSample | None], SimResult]
@@ -117,8 +121,8 @@ def estimated_seconds_per_block(run: SimResult) -> float:
     blocks = max(1, sum(rep.chunk_blocks) if rep else run.launch.blocks)
     instructions = sum(run.counters.warp_instructions.values())
     requests = rep.global_wavefronts if rep else 0
-    return (instructions * SECONDS_PER_WARP_INSTRUCTION + requests * SECONDS_PER_CACHE_REQUEST
-            ) / blocks + SECONDS_PER_BLOCK
+    per_instruction, per_request, per_block = ENGINE_RATES.get(run.engine, ENGINE_RATES["source"])
+    return (instructions * per_instruction + requests * per_request) / blocks + per_block
 
 
 def _scale_counters(c: Counters, factor: float) -> Counters:
