@@ -70,45 +70,52 @@ def _struct(name: str) -> np.ndarray:
     raise ValueError(f"unknown struct generator {name}")
 
 
-def _generated(name: str, which: str, rng: np.random.Generator) -> np.ndarray:
+def _generated(name: str, which: str, rng: np.random.Generator, sizes: list[int]) -> np.ndarray:
+    """Arrays a generator builds; `sizes` (from `gen NAME SIZE...`) scale it for the time check,
+    without them the corpus's own sizes."""
     if which == "particles":
+        count = sizes[0] if sizes else 1024
         dt = np.dtype([("x", "f4"), ("v", "f4"), ("m", "f4")])
-        p = np.zeros(1024, dt)
-        p["x"], p["v"] = rng.uniform(-1, 1, 1024), rng.uniform(-1, 1, 1024)
-        p["m"] = rng.uniform(0.5, 2.0, 1024)
+        p = np.zeros(count, dt)
+        p["x"], p["v"] = rng.uniform(-1, 1, count), rng.uniform(-1, 1, count)
+        p["m"] = rng.uniform(0.5, 2.0, count)
         return p
-    if which.startswith("csr_"):  # 256 x 256, 1..8 entries per row
+    if which.startswith("csr_"):  # rows x rows (256 x 256), 1..8 entries per row
+        rows = sizes[0] if sizes else 256
         g = _rng(name, "csr")
-        per_row = g.integers(1, 9, 256)
+        per_row = g.integers(1, 9, rows)
         row_ptr = np.concatenate([[0], np.cumsum(per_row)]).astype(np.int32)
-        cols = g.integers(0, 256, int(row_ptr[-1])).astype(np.int32)
+        cols = g.integers(0, rows, int(row_ptr[-1])).astype(np.int32)
         vals = g.uniform(-1, 1, int(row_ptr[-1])).astype(np.float32)
         return {"csr_rowptr": row_ptr, "csr_cols": cols, "csr_vals": vals}[which]
     if which.startswith("graph_"):  # 1024 vertices, 0..5 edges each; vertices 0..63 at level 0
+        vertices, frontier = sizes if sizes else (1024, 64)
         g = _rng(name, "graph")
-        degree = g.integers(0, 6, 1024)
+        degree = g.integers(0, 6, vertices)
         row_ptr = np.concatenate([[0], np.cumsum(degree)]).astype(np.int32)
-        adj = g.integers(0, 1024, int(row_ptr[-1])).astype(np.int32)
-        level = np.full(1024, -1, np.int32)
-        level[:64] = 0
+        adj = g.integers(0, vertices, int(row_ptr[-1])).astype(np.int32)
+        level = np.full(vertices, -1, np.int32)
+        level[:frontier] = 0
         return {"graph_rowptr": row_ptr, "graph_adj": adj, "graph_level": level}[which]
     raise ValueError(f"unknown generator {which}")
 
 
+def argument(name: str, arg: str, spec: Any) -> Any:
+    """One argument of launch `name` from its spec (the same bytes wherever it is built)."""
+    rng = _rng(name, arg)
+    if isinstance(spec, (int, float)):
+        return spec
+    if spec.startswith("struct "):
+        return _struct(spec.split()[1])
+    if spec.startswith("gen "):
+        words = spec.split()
+        return _generated(name, words[1], rng, [int(w) for w in words[2:]])
+    return _array(spec, rng)
+
+
 def inputs(name: str, entry: dict[str, Any]) -> dict[str, Any]:
     """The launch's arguments: NumPy arrays (fresh copies) and scalars, by parameter name."""
-    out: dict[str, Any] = {}
-    for arg, spec in entry["args"].items():
-        rng = _rng(name, arg)
-        if isinstance(spec, (int, float)):
-            out[arg] = spec
-        elif spec.startswith("struct "):
-            out[arg] = _struct(spec.split()[1])
-        elif spec.startswith("gen "):
-            out[arg] = _generated(name, spec.split()[1], rng)
-        else:
-            out[arg] = _array(spec, rng)
-    return out
+    return {arg: argument(name, arg, spec) for arg, spec in entry["args"].items()}
 
 
 def source(entry: dict[str, Any]) -> str:

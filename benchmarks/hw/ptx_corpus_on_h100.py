@@ -24,9 +24,12 @@ def check(status: int, what: str) -> None:
         raise RuntimeError(f"{what} failed with CUDA error {status}")
 
 
-def time_launches(cu: ctypes.CDLL, launch_once, repeats: int) -> list[float]:
-    """Milliseconds of `repeats` launches by CUDA events, after 3 warm-up launches."""
+def time_launches(cu: ctypes.CDLL, launch_once, repeats: int, before=None) -> list[float]:
+    """Milliseconds of `repeats` launches by CUDA events, after 3 warm-up launches; `before`
+    (if given) runs ahead of each launch, outside the timed span."""
     for _ in range(3):
+        if before is not None:
+            before()
         launch_once()
     check(cu.cuCtxSynchronize(), "warm-up")
     start, stop = ctypes.c_void_p(), ctypes.c_void_p()
@@ -34,6 +37,8 @@ def time_launches(cu: ctypes.CDLL, launch_once, repeats: int) -> list[float]:
     check(cu.cuEventCreate(ctypes.byref(stop), 0), "cuEventCreate")
     times = []
     for _ in range(repeats):
+        if before is not None:
+            before()
         check(cu.cuEventRecord(start, None), "cuEventRecord")
         launch_once()
         check(cu.cuEventRecord(stop, None), "cuEventRecord")

@@ -55,13 +55,15 @@ def corpus_entries() -> list[dict]:
                         "kernel": entry.get("kernel"), "defines": entry.get("defines") or {},
                         "grid": entry["grid"], "block": entry["block"],
                         "dynamic_shared": entry.get("dynamic_shared", 0),
-                        "args": corpus.inputs(name, entry)})
+                        "args": corpus.inputs(name, entry), "specs": entry["args"]})
     return entries
 
 
-def prepare(out: Path, entries: list[dict]) -> None:
+def prepare(out: Path, entries: list[dict], save_inputs: bool = True) -> None:
     """Compile each launch entry (name, text, source_name, kernel, defines, grid, block,
-    dynamic_shared, args) to PTX and an sm_90 cubin, and write launches.json + inputs.npz."""
+    dynamic_shared, args, specs) to PTX and an sm_90 cubin, and write launches.json +
+    inputs.npz; without save_inputs each array keeps its corpus spec instead, for the GPU
+    machine to build (realistic sizes are too large to carry)."""
     out.mkdir(parents=True, exist_ok=True)
     arch = get_arch("9.0")
     ptxas = ptxas_path()
@@ -90,8 +92,10 @@ def prepare(out: Path, entries: list[dict]) -> None:
         for (cname, ctype), p in zip(kernel_parameters(device.text, kernel), fn.params, strict=True):
             value = args[cname]
             if "*" in ctype:
-                arrays[f"{name}::{cname}"] = value
-                params.append({"array": cname, "bytes": int(value.nbytes)})
+                if save_inputs:
+                    arrays[f"{name}::{cname}"] = value
+                params.append({"array": cname, "bytes": int(value.nbytes),
+                               "spec": entry["specs"][cname]})
             else:
                 params.append({"raw": _scalar_bytes(cname, ctype, value, p.ptx_type, p.size).hex()})
         constants = {k: np.ascontiguousarray(v).tobytes().hex() for k, v in args.items()
@@ -100,7 +104,8 @@ def prepare(out: Path, entries: list[dict]) -> None:
                          "block": entry["block"], "dynamic_shared": entry["dynamic_shared"],
                          "params": params, "constants": constants, "ptxas_log": log.stderr + log.stdout,
                          "compiler": compiled.compiler})
-    np.savez_compressed(out / "inputs.npz", **arrays)
+    if save_inputs:
+        np.savez_compressed(out / "inputs.npz", **arrays)
     (out / "launches.json").write_text(json.dumps(launches, indent=1))
     print(f"{len(launches)} launches prepared in {out}")
 
