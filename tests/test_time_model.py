@@ -220,3 +220,62 @@ def test_time_options_bad_input_is_one_line(args, message, tmp_path):
     res = CliRunner().invoke(app, [*args, *(["-o", str(out)] if args[0] == "report" else [])])
     assert res.exit_code == 2 and message in res.output
     assert res.output.count("\n") == 1 and not out.exists()
+
+
+DISPATCH = [HW / "dispatch_atomics_h100" / "dispatch_atomics.json",
+            HW / "dispatch_atomics_h100" / "dispatch_atomics_run2.json",
+            HW / "dispatch_atomics_h200" / "dispatch_atomics.json"]
+
+
+def test_block_dispatch_rate_is_the_measured_slope():
+    """timing.yaml's block_dispatch_ns is the empty kernel's time per block per SM between 2^18
+    and 2^20 blocks of <= 256 threads, on both H100 runs and the H200: 79.3-80.5 ns in eight of
+    nine, 84.9 ns once (H100 run 2, 256 threads), hence 7 %."""
+    for path in DISPATCH:
+        rows = json.loads(path.read_text())["dispatch"]
+        for threads in (32, 128, 256):
+            t = {r["blocks"]: r["median_ms"] for r in rows if r["threads"] == threads}
+            slope_ns = (t[1 << 20] - t[1 << 18]) * 1e6 / ((3 << 18) / 132)
+            assert slope_ns == pytest.approx(RATES.block_dispatch_ns, rel=0.07), (path, threads)
+
+
+def test_empty_launch_of_many_blocks_is_dispatch_bound():
+    """An empty kernel of 2^18 blocks: ceil(2^18 / 132) = 1986 blocks on the busiest SM x 80 ns
+    + the launch overhead = 168.7 us; the H100 measured 163.7-164.0 us (128 threads, both runs)."""
+    t = predict_time(work(blocks=1 << 18, warps_per_block=4, active_blocks_per_sm=16), H100, ARCH,
+                     RATES)
+    assert t.bound == "block dispatch"
+    assert t.predicted_time_s == pytest.approx(1986 * 80e-9 + RATES.launch_overhead_s)
+    for path in DISPATCH[:2]:
+        rows = json.loads(path.read_text())["dispatch"]
+        measured = next(r["median_ms"] for r in rows if r["threads"] == 128
+                        and r["blocks"] == 1 << 18) / 1e3
+        assert t.predicted_time_s == pytest.approx(measured, rel=0.05)
+
+
+def test_atomic_contention_is_the_busiest_lines_requests():
+    """The hottest line's (combined requests, float lanes, exchange lanes) x the measured ns
+    each; the other lines do not add (they are served by the L2 side by side)."""
+    lines = ((10000.0, 0.0, 0.0), (100.0, 20000.0, 3000.0))
+    t = predict_time(work(atomic_hot_lines=lines), H100, ARCH, RATES)
+    atomic = next(x for x in t.terms if x.name == "atomic contention")
+    busiest = 100 * 1.0 + 20000 * 1.76 + 3000 * 0.74
+    assert atomic.seconds == pytest.approx(busiest * 1e-9)
+    assert t.bound == "atomic contention"
+
+
+def test_atomic_rates_match_the_microbenchmarks():
+    """Every lane on one address (2^20 threads): int add per warp, float/double add and
+    cas/exch/inc per lane, on both H100 runs and the H200, within the spread the sources line
+    gives (combined 0.92-1.25 ns per warp; float 1.76-1.78; exchange 0.74-0.75 per lane)."""
+    for path in DISPATCH:
+        a = json.loads(path.read_text())["atomics"]
+        per_warp = a["global_all_lanes_one_address_red"]["ns_per_operation"] * 32
+        assert per_warp == pytest.approx(RATES.atomic_combined_request_ns, rel=0.25)
+        assert a["global_all_lanes_one_address_float_red"]["ns_per_operation"] == pytest.approx(
+            RATES.atomic_float_lane_ns, rel=0.02)
+        for op in ("cas", "exch", "inc"):
+            key = f"global_all_lanes_one_address_{op}"
+            if key in a:
+                assert a[key]["ns_per_operation"] == pytest.approx(
+                    RATES.atomic_exchange_lane_ns, rel=0.03)

@@ -23,6 +23,7 @@ Extrapolation:
   brought into its L2 (dirty / (DRAM reads + dirty)); DRAM writes are the larger of that
   difference and the extrapolated write-backs (none when the arrays fit in the L2: nothing is
   evicted, as the whole-launch model and the H100 show).
+- atomic contention (requests on the hottest lines) scales by blocks, as counters do;
 - one bound is exact and applied: when the launch's arrays fit in the (whole) L2, no line is read
   from DRAM twice, so DRAM reads are at most the arrays' bytes. Sampled SMs see only part of the
   sharing between blocks, so their cold misses, scaled by blocks, can exceed it (a matmul's
@@ -181,6 +182,8 @@ def extrapolate(result: SimResult, nblocks: int, footprint_bytes: int | None = N
         dram_bytes_read=round(t["dram_read"] * SECTOR_BYTES),
         dram_bytes_written=round(t["dram_write"] * SECTOR_BYTES),
         global_wavefronts=round(t["wavefronts"]),
+        # every block of a launch runs the same code: a hot line gets factor x the sample's
+        atomic_hot_lines=tuple(tuple(x * factor for x in line) for line in rep.atomic_hot_lines),
         per_site={line: dataclasses.replace(
             s, l2_bytes_read=round(s.l2_bytes_read * factor),
             l2_bytes_written=round(s.l2_bytes_written * factor),

@@ -41,7 +41,8 @@ def kernel_work(result: SimResult, active_blocks_per_sm: int) -> KernelWork:
         shared_wavefronts=c.shared_load_wavefronts + c.shared_store_wavefronts,
         shared_load_requests=c.shared_load_requests,
         l2_bytes=l2_bytes, l2_read_bytes=l2_read, dram_bytes_read=dram_r, dram_bytes_written=dram_w,
-        l1_hit_rate=h1, l2_hit_rate=h2, flops=c.flops)
+        l1_hit_rate=h1, l2_hit_rate=h2, flops=c.flops,
+        atomic_hot_lines=rep.atomic_hot_lines if rep is not None else ())
 
 
 def run_time(result: SimResult, active_blocks_per_sm: int, gpu: Gpu, arch: Arch) -> TimePrediction:

@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .atomic_contention import ContentionTally
 from .block_sample import BlockSample
 from .cache import SECTOR_BYTES, SECTOR_COUNT, CacheStats, SectoredLRU
 
@@ -93,6 +94,9 @@ class CacheReport:
     chunk_blocks: tuple[int, ...] = ()
     # wall-clock seconds at each chunk's start and at the end (what a chunk costs to simulate)
     chunk_clock: tuple[float, ...] = field(default=(), compare=False)
+    # the lines atomics contend for most: (combined requests, float lanes, exchange lanes) each
+    # (memory/atomic_contention.py), hottest first
+    atomic_hot_lines: tuple[tuple[float, float, float], ...] = ()
 
 
 # the running totals CacheHierarchy keeps, in order (sectors, except wavefronts)
@@ -109,6 +113,7 @@ class CacheHierarchy:
 
     def __init__(self, config: CacheConfig, sample: BlockSample | None = None):
         self.config = config
+        self.contention = ContentionTally()
         # with a sample, the run simulates only its blocks (sim/sampling.py)
         self.sample = sample
         l1_fill = 1 if config.l1_sectored else 4
@@ -234,6 +239,7 @@ class CacheHierarchy:
             chunk_totals=(*self.chunk_totals, tuple(self._totals())),
             chunk_blocks=tuple(self.chunk_blocks),
             chunk_clock=(*self.chunk_clock, time.perf_counter()),
+            atomic_hot_lines=self.contention.hottest(),
             per_site={line: SiteCaches(
                 l1_load_hit_rate=_rate(v[0], v[1]), l2_hit_rate=_rate(v[2], v[3]),
                 l2_bytes_read=v[4] * SECTOR_BYTES, l2_bytes_written=v[5] * SECTOR_BYTES,

@@ -13,7 +13,12 @@ Throughput terms, each the time one unit needs for the kernel's counted work:
 - instruction issue: warp instructions (an integer division or modulo by a variable counted as the
   ~20 it compiles to) / (warp instructions per SM per clock x SMs x clock);
 - FP32 / FP64 pipes: warp instructions of the kind x 32 lanes / (lanes per SM per clock x SMs x
-  clock).
+  clock);
+- block dispatch: the blocks of the busiest SM x the time an SM takes to start one (measured):
+  what bounds launches of many small, short blocks;
+- atomic contention: the L2 applies the atomics on one line one request at a time, so the line
+  with the most work takes its requests x their measured cost (memory/atomic_contention.py:
+  integer reductions per warp and sector, float adds and exchanges per lane).
 Per-SM terms are taken on the busiest SM: a grid of B blocks puts ceil(B / SMs) blocks on some SM
 (the partial last wave); DRAM and L2 are shared by all SMs.
 
@@ -67,6 +72,8 @@ class KernelWork:
     l1_hit_rate: float | None
     l2_hit_rate: float | None
     flops: int
+    # the lines atomics contend for most: (combined requests, float lanes, exchange lanes)
+    atomic_hot_lines: tuple[tuple[float, float, float], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -212,6 +219,20 @@ def predict_time(work: KernelWork, gpu: Gpu, arch: Arch, rates: TimingRates) -> 
                               f"32 / {r64} results per SM per clock {per_sm}"))
         else:
             omitted.append(f"FP64 pipe ({gpu.name}: no sourced FP64 rate)")
+    if rates.block_dispatch_ns is not None:
+        per_sm_blocks = math.ceil(work.blocks / sms)
+        terms.append(Term("block dispatch", per_sm_blocks * rates.block_dispatch_ns * 1e-9,
+                          f"{per_sm_blocks} blocks on the busiest SM x "
+                          f"{rates.block_dispatch_ns:g} ns to start each (measured)"))
+    else:
+        omitted.append(f"block dispatch (no measured rate for CC {arch.compute_capability})")
+    if work.atomic_hot_lines:
+        atomic = _atomic_term(work, rates, arch)
+        if atomic is None:
+            omitted.append(f"atomic contention (no measured rates for CC "
+                           f"{arch.compute_capability})")
+        else:
+            terms.append(atomic)
     per_wave = work.active_blocks_per_sm * sms
     waves = math.ceil(work.blocks / per_wave)
     warps = work.blocks * work.warps_per_block
@@ -251,6 +272,21 @@ def predict_time(work: KernelWork, gpu: Gpu, arch: Arch, rates: TimingRates) -> 
         achieved_gbps=dram_bytes / total / 1e9, dram_bytes_read=work.dram_bytes_read,
         dram_bytes_written=work.dram_bytes_written, l1_hit_rate=work.l1_hit_rate,
         l2_hit_rate=work.l2_hit_rate)
+
+
+def _atomic_term(work: KernelWork, rates: TimingRates, arch: Arch) -> Term | None:
+    """The busiest line's atomics, one request at a time (module docstring)."""
+    per = (rates.atomic_combined_request_ns, rates.atomic_float_lane_ns,
+           rates.atomic_exchange_lane_ns)
+    if any(r is None for r in per):
+        return None
+    costs = [sum(n * r for n, r in zip(line, per, strict=True)) for line in work.atomic_hot_lines]
+    top = max(range(len(costs)), key=costs.__getitem__)
+    combined, floats, exchanges = work.atomic_hot_lines[top]
+    return Term("atomic contention", costs[top] * 1e-9,
+                f"busiest line: {combined:.6g} combined requests x {per[0]:g} ns + {floats:.6g} "
+                f"float-add lanes x {per[1]:g} ns + {exchanges:.6g} exchange lanes x {per[2]:g} "
+                f"ns (measured)")
 
 
 def _detail(top: Term, work: KernelWork, gpu: Gpu, total: float) -> str:

@@ -93,11 +93,15 @@ class Pricer:
         self.trace: CacheHierarchy | None = None
         self.site = 0  # the source line the engine is pricing now (the cache model's per-line)
 
-    def observe(self, addr: np.ndarray, mask: np.ndarray | None, size: int, op: str) -> None:
+    def observe(self, addr: np.ndarray, mask: np.ndarray | None, size: int, op: str,
+                atomic: str | None = None) -> None:
         """Hand a global access's lane addresses (the chunk's lane order) to the cache model;
-        engines call it for accesses the pricing methods do not see (atomics)."""
+        engines call it for accesses the pricing methods do not see (atomics, with their cost
+        class from memory/atomic_contention.atomic_kind)."""
         if self.trace is not None:
             self.trace.record(addr, mask, size, op, self.site)
+            if atomic is not None:
+                self.trace.contention.record(addr, mask, atomic)
 
     def observe_sep(self, sep: object, base: int, itemsize: int, size: int,
                     act0: np.ndarray | None, op: str) -> None:

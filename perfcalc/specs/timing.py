@@ -17,7 +17,9 @@ from perfcalc.specs.yaml_load import read_mapping
 _KEYS = ("issue_per_sm_per_clock_by_major", "l1_bytes_per_sm_per_clock",
          "l2_bytes_per_sm_per_clock", "dram_read_efficiency", "dram_write_efficiency",
          "dram_latency_ns", "dram_queue_ns", "dram_latency_cycles", "l2_latency_cycles", "l1_latency_cycles",
-         "shared_latency_cycles", "launch_overhead_s", "int_divide_instructions", "sources")
+         "shared_latency_cycles", "launch_overhead_s", "int_divide_instructions",
+         "block_dispatch_ns", "atomic_combined_request_ns", "atomic_float_lane_ns",
+         "atomic_exchange_lane_ns", "sources")
 
 
 @dataclass(frozen=True)
@@ -39,6 +41,11 @@ class TimingRates:
     launch_overhead_s: float
     int_divide_instructions: float
     sources: tuple[str, ...]
+    # seconds-per-event rates measured on a GPU of the CC (None: not measured for it)
+    block_dispatch_ns: float | None = None  # an SM taking one more block
+    atomic_combined_request_ns: float | None = None  # one warp's integer reduction, one sector
+    atomic_float_lane_ns: float | None = None  # one lane's float/double add on a contended line
+    atomic_exchange_lane_ns: float | None = None  # one lane's cas/exch/inc/dec on it
 
 
 @cache
@@ -100,4 +107,11 @@ def timing_rates(arch: Arch) -> TimingRates:
         int_divide_instructions=_positive(merged["int_divide_instructions"],
                                           "int_divide_instructions") or 1.0,
         sources=sources,
+        block_dispatch_ns=_positive(merged.get("block_dispatch_ns"), "block_dispatch_ns"),
+        atomic_combined_request_ns=_positive(merged.get("atomic_combined_request_ns"),
+                                             "atomic_combined_request_ns"),
+        atomic_float_lane_ns=_positive(merged.get("atomic_float_lane_ns"),
+                                       "atomic_float_lane_ns"),
+        atomic_exchange_lane_ns=_positive(merged.get("atomic_exchange_lane_ns"),
+                                          "atomic_exchange_lane_ns"),
     )

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from perfcalc.memory.atomic_contention import atomic_kind
 from perfcalc.sim import counters as C
 from perfcalc.sim.csubset.context import ChunkContext
 from perfcalc.sim.csubset.separable import _RANGE, Core, Sep, dense
@@ -314,7 +315,7 @@ class GlobalArray:
             pricer.site = line
             safe = np.broadcast_to(np.asarray(lanes.safe, dtype=np.int64), (ctx.nlanes,))
             pricer.observe(self.base + offset + safe * self.itemsize, ctx.mask.arr, size,
-                           "atomic")
+                           "atomic", atomic_kind("add", view.dtype.kind == "f"))
         return atomic_add_lanes(ctx, view, lanes.safe, value)
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from perfcalc.errors import CudaSyntaxError
+from perfcalc.memory.atomic_contention import atomic_kind
 from perfcalc.sim import counters as C
 from perfcalc.sim.ptx.execute import Chunk, Env, address, operand, warps_with
 from perfcalc.sim.ptx.instructions import Op, type_of
@@ -281,6 +282,7 @@ def build_atom(instr: Instr, env: Env) -> Op:
     read = address(ops[0], env, "u64")
     val = operand(ops[1], t, env)
     cmp_new = operand(ops[2], t, env) if op_name == "cas" else None
+    kind = atomic_kind(op_name, np.dtype(dt).kind == "f")
 
     def run(ch: Chunk, m: np.ndarray, full: bool, control: np.ndarray | None = None) -> None:
         a = read(ch)
@@ -290,7 +292,7 @@ def build_atom(instr: Instr, env: Env) -> Op:
         for res, mask, price_addr in _resolve(ch, instr, space, a, m, dt.itemsize, "atomic"):
             if res.space == "global" and ch.env.pricer.trace is not None:
                 ch.env.pricer.site = instr.line  # not priced, but the caches see atomics
-                ch.env.pricer.observe(price_addr, mask, dt.itemsize, "atomic")
+                ch.env.pricer.observe(price_addr, mask, dt.itemsize, "atomic", kind)
             lanes = np.flatnonzero(mask)
             if lanes.size == 0:
                 continue
