@@ -51,7 +51,8 @@ def time_launches(cu: ctypes.CDLL, launch_once, repeats: int, before=None) -> li
     return times
 
 
-def main(src: Path, out: Path, repeats: int = 0) -> None:
+def open_device() -> tuple[ctypes.CDLL, ctypes.c_int]:
+    """The driver library and device 0, its primary context current."""
     cu = ctypes.CDLL("libcuda.so.1")
     check(cu.cuInit(0), "cuInit")
     dev = ctypes.c_int()
@@ -59,6 +60,21 @@ def main(src: Path, out: Path, repeats: int = 0) -> None:
     ctx = ctypes.c_void_p()
     check(cu.cuDevicePrimaryCtxRetain(ctypes.byref(ctx), dev), "cuDevicePrimaryCtxRetain")
     check(cu.cuCtxSetCurrent(ctx), "cuCtxSetCurrent")
+    return cu, dev
+
+
+def upload_constants(cu: ctypes.CDLL, mod: ctypes.c_void_p, launch: dict) -> None:
+    """Write the launch's __constant__ variables (hex bytes by name) into the loaded module."""
+    for cname, hexbytes in launch["constants"].items():
+        ptr, size = ctypes.c_uint64(), ctypes.c_size_t()
+        check(cu.cuModuleGetGlobal_v2(ctypes.byref(ptr), ctypes.byref(size), mod,
+                                      cname.encode()), f"{launch['name']} {cname}")
+        data = bytes.fromhex(hexbytes)
+        check(cu.cuMemcpyHtoD_v2(ptr, ctypes.c_char_p(data), ctypes.c_size_t(len(data))), cname)
+
+
+def main(src: Path, out: Path, repeats: int = 0) -> None:
+    cu, _dev = open_device()
     launches = json.loads((src / "launches.json").read_text())
     inputs = np.load(src / "inputs.npz")
     results: dict[str, np.ndarray] = {}
@@ -76,12 +92,7 @@ def main(src: Path, out: Path, repeats: int = 0) -> None:
         regs = ctypes.c_int()
         cu.cuFuncGetAttribute(ctypes.byref(regs), CU_FUNC_ATTRIBUTE_NUM_REGS, fn)
         registers[name] = regs.value
-        for cname, hexbytes in launch["constants"].items():
-            ptr, size = ctypes.c_uint64(), ctypes.c_size_t()
-            check(cu.cuModuleGetGlobal_v2(ctypes.byref(ptr), ctypes.byref(size), mod,
-                                          cname.encode()), f"{name} {cname}")
-            data = bytes.fromhex(hexbytes)
-            check(cu.cuMemcpyHtoD_v2(ptr, ctypes.c_char_p(data), ctypes.c_size_t(len(data))), cname)
+        upload_constants(cu, mod, launch)
         holders, device = [], {}
         for p in launch["params"]:
             if "array" in p:

@@ -10,7 +10,6 @@ summary. Registers per thread are ptxas's (the PTX engine reads its log), as on 
 from __future__ import annotations
 
 import csv
-import statistics
 import sys
 import time
 from pathlib import Path
@@ -22,7 +21,7 @@ sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parents[1] / "tests"))
 
 import corpus  # noqa: E402
-from time_compare import ncu_rows, number  # noqa: E402
+from time_compare import compared, ncu_rows, number, summarize  # noqa: E402
 from time_corpus_prepare import time_entries  # noqa: E402
 
 from perfcalc.analysis.launch_report import LaunchReport, analyze_source_kernel  # noqa: E402
@@ -58,17 +57,8 @@ def main(run_dir: Path, gpu_key: str, only: list[str]) -> None:
         measured = times[name]["median_ms"] / 1e3
         report, took = predict(name, entry, gpu_key)
         t = report.time
-        dram_hw = number(hw["dram__bytes_read.sum"]) + number(hw["dram__bytes_write.sum"])
-        dram = t.dram_bytes_read + t.dram_bytes_written
         row = {
-            "case": name, "measured_s": measured, "predicted_s": t.predicted_time_s,
-            "ratio": t.predicted_time_s / measured, "bound": t.bound,
-            "dram_bytes_hw": dram_hw, "dram_bytes_model": dram,
-            "dram_ratio": dram / dram_hw if dram_hw else None,
-            "l2_hit_hw": number(hw["lts__t_sector_hit_rate.pct"]) / 100,
-            "l2_hit_model": t.l2_hit_rate,
-            "l1_hit_hw": number(hw["l1tex__t_sector_pipe_lsu_mem_global_op_ld_hit_rate.pct"]) / 100,
-            "l1_hit_model": t.l1_hit_rate,
+            "case": name, **compared(measured, t, hw),
             "registers_hw": int(number(hw["launch__registers_per_thread"])),
             "registers_model": report.registers_per_thread,
             "warps_active_hw": number(hw["sm__warps_active.avg.pct_of_peak_sustained_active"]) / 100,
@@ -87,20 +77,7 @@ def main(run_dir: Path, gpu_key: str, only: list[str]) -> None:
             w = csv.DictWriter(fh, fieldnames=list(out[0]))
             w.writeheader()
             w.writerows(out)
-    summarize(out)
-
-
-def summarize(out: list[dict[str, Any]]) -> None:
-    errs = [abs(r["ratio"] - 1) for r in out]
-    within = lambda f: sum(1 for r in out if 1 / f <= r["ratio"] <= f)  # noqa: E731
-    big = [r for r in out if r["dram_bytes_hw"] >= 64 * 2**20]
-    dram_ok = sum(1 for r in big if r["dram_ratio"] and abs(r["dram_ratio"] - 1) <= 0.2)
-    l2_ok = sum(1 for r in out if r["l2_hit_model"] is not None
-                and abs(r["l2_hit_model"] - r["l2_hit_hw"]) <= 0.10)
-    print(f"median |error| {statistics.median(errs):.1%}; within 1.5x {within(1.5)}/{len(out)}; "
-          f"within 2x {within(2)}/{len(out)}; DRAM within 20 % {dram_ok}/{len(big)} "
-          f"(launches moving >= 64 MiB); L2 hit within 10 points {l2_ok}/{len(out)}; slowest "
-          f"prediction {max(r['prediction_wall_s'] for r in out):.1f} s")
+    summarize(out, dram_at_least=64 * 2**20)
 
 
 if __name__ == "__main__":

@@ -34,7 +34,9 @@ from ptx_corpus_on_h100 import (  # noqa: E402
     CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
     CU_FUNC_ATTRIBUTE_NUM_REGS,
     check,
+    open_device,
     time_launches,
+    upload_constants,
 )
 
 CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE = 38
@@ -52,13 +54,7 @@ def _device_array(cu: ctypes.CDLL, host: np.ndarray) -> ctypes.c_uint64:
 def run(src: Path, out: Path, profile: bool, only: str | None) -> None:
     """Time (or, profiling, launch once) the launch named `only` (None: every launch, in this
     process); print each row as JSON."""
-    cu = ctypes.CDLL("libcuda.so.1")
-    check(cu.cuInit(0), "cuInit")
-    dev = ctypes.c_int()
-    check(cu.cuDeviceGet(ctypes.byref(dev), 0), "cuDeviceGet")
-    ctx = ctypes.c_void_p()
-    check(cu.cuDevicePrimaryCtxRetain(ctypes.byref(ctx), dev), "cuDevicePrimaryCtxRetain")
-    check(cu.cuCtxSetCurrent(ctx), "cuCtxSetCurrent")
+    cu, dev = open_device()
     l2 = ctypes.c_int()
     check(cu.cuDeviceGetAttribute(ctypes.byref(l2), CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, dev), "L2")
     launches = [x for x in json.loads((src / "launches.json").read_text()) if only in (None, x["name"])]
@@ -70,12 +66,7 @@ def run(src: Path, out: Path, profile: bool, only: str | None) -> None:
         check(cu.cuModuleGetFunction(ctypes.byref(fn), mod, launch["entry"].encode()), name)
         regs = ctypes.c_int()
         cu.cuFuncGetAttribute(ctypes.byref(regs), CU_FUNC_ATTRIBUTE_NUM_REGS, fn)
-        for cname, hexbytes in launch["constants"].items():
-            ptr, size = ctypes.c_uint64(), ctypes.c_size_t()
-            check(cu.cuModuleGetGlobal_v2(ctypes.byref(ptr), ctypes.byref(size), mod,
-                                          cname.encode()), f"{name} {cname}")
-            data = bytes.fromhex(hexbytes)
-            check(cu.cuMemcpyHtoD_v2(ptr, ctypes.c_char_p(data), ctypes.c_size_t(len(data))), cname)
+        upload_constants(cu, mod, launch)
         hosts = {p["array"]: np.ascontiguousarray(corpus.argument(name, p["array"], p["spec"]))
                  for p in launch["params"] if "array" in p}
         total = sum(h.nbytes for h in hosts.values())

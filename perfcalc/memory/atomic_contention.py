@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from perfcalc.memory.lanes import active_lanes
+
 KINDS = ("combined", "float", "exchange")
 LINE_SHIFT = 7
 SECTOR_SHIFT = 5
@@ -39,11 +41,7 @@ class ContentionTally:
 
     def record(self, addr: np.ndarray, mask: np.ndarray | None, kind: str) -> None:
         """One atomic warp instruction over a chunk's lanes (lane order; 32 lanes a warp)."""
-        addr = np.asarray(addr, dtype=np.int64).reshape(-1)
-        lane = np.arange(addr.size, dtype=np.int64)
-        if mask is not None:
-            m = np.asarray(mask, dtype=bool).reshape(-1)
-            addr, lane = addr[m], lane[m]
+        addr, lane = active_lanes(addr, mask)
         if addr.size == 0:
             return
         if kind == "combined":  # one request per warp and sector

@@ -36,6 +36,7 @@ import numpy as np
 from .atomic_contention import ContentionTally
 from .block_sample import BlockSample
 from .cache import SECTOR_BYTES, SECTOR_COUNT, CacheStats, SectoredLRU
+from .lanes import active_lanes
 
 _SECTOR_SHIFT = 5  # log2(SECTOR_BYTES)
 
@@ -147,11 +148,7 @@ class CacheHierarchy:
         """One warp instruction over the chunk's lanes: byte addresses `addr` (lane order of
         the chunk), active lanes `mask` (None: all), access size in bytes, op load | store |
         atomic, from source line `site`."""
-        addr = np.asarray(addr, dtype=np.int64).reshape(-1)
-        lane = np.arange(addr.size, dtype=np.int64)
-        if mask is not None:
-            m = np.asarray(mask, dtype=bool).reshape(-1)
-            addr, lane = addr[m], lane[m]
+        addr, lane = active_lanes(addr, mask)
         if addr.size == 0:
             return
         first = addr >> _SECTOR_SHIFT
