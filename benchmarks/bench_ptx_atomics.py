@@ -13,12 +13,13 @@ import time
 
 import numpy as np
 
-from perfcalc.sim.ptx.memops import _ATOMIC_OPS, serialise_atomics
+from perfcalc.sim.ptx.memops import _ATOMIC_OPS, requester_ranks, serialise_atomics
 
 
-def rounds(view: np.ndarray, idx: np.ndarray, rank: np.ndarray, v: np.ndarray,
-           c: np.ndarray | None, op: str) -> np.ndarray:
+def rounds(view: np.ndarray, idx: np.ndarray, v: np.ndarray, c: np.ndarray | None,
+           op: str) -> np.ndarray:
     """The previous code: the r-th requester of every address in round r."""
+    rank = requester_ranks(idx)
     old_all = np.zeros(rank.size, dtype=view.dtype)
     for r in range(int(rank.max()) + 1):
         sel = rank == r
@@ -50,17 +51,14 @@ def main() -> None:
                       ("inc", np.uint32)):
         for addresses in (1, 5, 64):
             idx = np.sort(rng.integers(0, addresses, n))
-            first = np.ones(n, bool)
-            first[1:] = idx[1:] != idx[:-1]
-            rank = np.arange(n) - np.maximum.accumulate(np.where(first, np.arange(n), 0))
             v = (rng.integers(0, 3, n) if op == "cas" else
                  np.full(n, 1000) if op == "inc" else rng.uniform(-1, 1, n)).astype(dtype)
             c = rng.integers(0, 3, n).astype(dtype) if op == "cas" else None
             base = np.zeros(addresses, dtype)
             a, b = base.copy(), base.copy()
-            old_a, old_b = rounds(a, idx, rank, v, c, op), serialise_atomics(b, idx, rank, v, c, op)
+            old_a, old_b = rounds(a, idx, v, c, op), serialise_atomics(b, idx, v, c, op)
             assert a.tobytes() == b.tobytes() and old_a.tobytes() == old_b.tobytes()
-            args = (idx, rank, v, c, op)
+            args = (idx, v, c, op)
             slow = best(rounds, base, args, 1)
             fast = best(serialise_atomics, base, args)
             print(f"| {op} ({np.dtype(dtype).name}) | {addresses} | {slow:.3f} | {fast:.4f} | "

@@ -27,12 +27,8 @@ def _reference(memory: np.ndarray, idx: np.ndarray, v: np.ndarray, c: np.ndarray
     return old
 
 
-def _requests(rng: np.random.Generator, elements: int, count: int):
-    idx = np.sort(rng.integers(0, elements, count), kind="stable")
-    first = np.ones(count, dtype=bool)
-    first[1:] = idx[1:] != idx[:-1]
-    start = np.maximum.accumulate(np.where(first, np.arange(count), 0))
-    return idx, np.arange(count) - start
+def _requests(rng: np.random.Generator, elements: int, count: int) -> np.ndarray:
+    return np.sort(rng.integers(0, elements, count), kind="stable")
 
 
 CASES = [(op, dt) for op in ("add", "min", "max", "exch", "cas", "inc", "dec")
@@ -47,7 +43,7 @@ CASES = [(op, dt) for op in ("add", "min", "max", "exch", "cas", "inc", "dec")
 def test_serialised_atomics_equal_one_at_a_time(op: str, dtype: type, elements: int) -> None:
     rng = np.random.default_rng(elements * 31 + len(op))
     count = 4000
-    idx, rank = _requests(rng, elements, count)
+    idx = _requests(rng, elements, count)
     if np.dtype(dtype).kind == "f":
         memory = rng.uniform(-1, 1, elements).astype(dtype)
         v = rng.uniform(-1, 1, count).astype(dtype)
@@ -63,7 +59,7 @@ def test_serialised_atomics_equal_one_at_a_time(op: str, dtype: type, elements: 
             c = rng.integers(0, 3, count).astype(dtype)
     expected_memory = memory.copy()
     expected_old = _reference(expected_memory, idx, v, c, op)
-    old = serialise_atomics(memory, idx, rank, v, c, op)
+    old = serialise_atomics(memory, idx, v, c, op)
     assert old.tobytes() == expected_old.tobytes()
     assert memory.tobytes() == expected_memory.tobytes()
 
@@ -76,11 +72,11 @@ def test_inc_dec_with_one_limit_wrap_as_one_at_a_time(op: str, limit: int, start
     atomics_int): the closed form for one limit, against the loop, starting below, at and
     above the limit."""
     rng = np.random.default_rng(limit + start)
-    idx, rank = _requests(rng, 3, 1500)
+    idx = _requests(rng, 3, 1500)
     memory = np.array([start, 0, limit], dtype=np.uint32)
     v = np.full(idx.size, limit, dtype=np.uint32)
     expected_memory = memory.copy()
     expected_old = _reference(expected_memory, idx, v, None, op)
-    old = serialise_atomics(memory, idx, rank, v, None, op)
+    old = serialise_atomics(memory, idx, v, None, op)
     assert old.tobytes() == expected_old.tobytes()
     assert memory.tobytes() == expected_memory.tobytes()

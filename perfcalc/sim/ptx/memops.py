@@ -299,13 +299,9 @@ def build_atom(instr: Instr, env: Env) -> Op:
             offs = res.offset[lanes]
             order = np.lexsort((lanes, offs))
             lanes, offs = lanes[order], offs[order]
-            first = np.ones(lanes.size, dtype=bool)
-            first[1:] = offs[1:] != offs[:-1]
-            group_start = np.maximum.accumulate(np.where(first, np.arange(lanes.size), 0))
-            rank = np.arange(lanes.size) - group_start
             view = res.storage.view(dt)
             with np.errstate(all="ignore"):
-                old_all = serialise_atomics(view, offs // dt.itemsize, rank, v_all[lanes],
+                old_all = serialise_atomics(view, offs // dt.itemsize, v_all[lanes],
                                             None if c_all is None else c_all[lanes], op_name)
             if dest is not None:
                 result = np.zeros(m.shape, dtype=dt)
@@ -326,15 +322,23 @@ _ROUNDS_AT_MOST = 32
 _ELEMENTS_AT_MOST = 256
 
 
-def serialise_atomics(view: np.ndarray, idx: np.ndarray, rank: np.ndarray, v: np.ndarray,
-                      c: np.ndarray | None, op_name: str) -> np.ndarray:
-    """Apply requests (sorted by element `idx`, then thread; `rank` = place among the requesters
-    of the element) one at a time in that order; return each request's old value. Few
+def requester_ranks(idx: np.ndarray) -> np.ndarray:
+    """Each request's place among the requests to its element (`idx` sorted): 0, 1, 2, ..."""
+    first = np.ones(idx.size, dtype=bool)
+    first[1:] = idx[1:] != idx[:-1]
+    return np.arange(idx.size) - np.maximum.accumulate(np.where(first, np.arange(idx.size), 0))
+
+
+def serialise_atomics(view: np.ndarray, idx: np.ndarray, v: np.ndarray, c: np.ndarray | None,
+                      op_name: str) -> np.ndarray:
+    """Apply requests (sorted by element `idx`, then thread) one at a time in that order;
+    return each request's old value. Few
     requesters per element: one NumPy step per round. Many: folds as one accumulate over a
     (element x requester) table, exchanges by shifting, and on few elements compare-and-swaps
     by jumping from one success to the next, inc/dec by their wrap-around; the result is the
     rounds' (tests/test_ptx_atomics.py checks every path against one-at-a-time updates)."""
     fn = _ATOMIC_OPS[op_name]
+    rank = requester_ranks(idx)
     rounds = int(rank.max()) + 1
     starts = np.flatnonzero(rank == 0)
     per_element = op_name in ("cas", "inc", "dec")
