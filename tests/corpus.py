@@ -66,7 +66,9 @@ def _struct(name: str) -> np.ndarray:
         dt = np.dtype({"names": ["scale", "offset", "clampHi", "mode"],
                        "formats": ["f4", "i4", "f4", "i2"], "offsets": [0, 4, 8, 12],
                        "itemsize": 16})
-        return np.array((2.0, 3, 1.5, 1), dtype=dt)
+        value = np.zeros((), dtype=dt)  # padding bytes zero, not whatever memory held
+        value[()] = (2.0, 3, 1.5, 1)
+        return value
     raise ValueError(f"unknown struct generator {name}")
 
 

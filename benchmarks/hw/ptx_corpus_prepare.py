@@ -61,7 +61,8 @@ def corpus_entries() -> list[dict]:
 
 def prepare(out: Path, entries: list[dict], save_inputs: bool = True) -> None:
     """Compile each launch entry (name, text, source_name, kernel, defines, grid, block,
-    dynamic_shared, args, specs) to PTX and an sm_90 cubin, and write launches.json +
+    dynamic_shared, args, specs, and optionally `device`: keys passed to the GPU side as they
+    are) to PTX and an sm_90 cubin, and write launches.json +
     inputs.npz; without save_inputs each array keeps its corpus spec instead, for the GPU
     machine to build (realistic sizes are too large to carry)."""
     out.mkdir(parents=True, exist_ok=True)
@@ -103,7 +104,7 @@ def prepare(out: Path, entries: list[dict], save_inputs: bool = True) -> None:
         launches.append({"name": name, "entry": fn.name, "kernel": kernel, "grid": entry["grid"],
                          "block": entry["block"], "dynamic_shared": entry["dynamic_shared"],
                          "params": params, "constants": constants, "ptxas_log": log.stderr + log.stdout,
-                         "compiler": compiled.compiler})
+                         "compiler": compiled.compiler, **entry.get("device", {})})
     if save_inputs:
         np.savez_compressed(out / "inputs.npz", **arrays)
     (out / "launches.json").write_text(json.dumps(launches, indent=1))

@@ -10,7 +10,6 @@ machine builds the same bytes with tests/corpus.py's seeded generators (time_cor
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -39,15 +38,14 @@ def time_entries() -> dict[str, dict[str, Any]]:
         merged["block"] = change.get("block", entry["block"])
         merged["args"] = {**entry["args"], **change["args"]}
         merged["scaled_args"] = sorted(change["args"])
-        merged["reset"] = change.get("reset", [])
-        merged["restore"] = change.get("restore", [])
+        merged["device"] = {"reset": change.get("reset", []),
+                            "restore": change.get("restore", [])}
         entries[name] = merged
     return entries
 
 
-def _placeholder(spec: str) -> np.ndarray:
-    """An empty array standing for a large one: prepare needs only its kind (a pointer)."""
-    return np.empty(0, np.uint8)
+# stands for a large array: prepare needs only to know the argument is one
+_PLACEHOLDER = np.empty(0, np.uint8)
 
 
 def launch_entries() -> list[dict[str, Any]]:
@@ -58,21 +56,16 @@ def launch_entries() -> list[dict[str, Any]]:
         args = {}
         for arg, spec in entry["args"].items():
             big = arg in entry["scaled_args"] and isinstance(spec, str)
-            args[arg] = _placeholder(spec) if big else corpus.argument(name, arg, spec)
+            args[arg] = _PLACEHOLDER if big else corpus.argument(name, arg, spec)
         out.append({"name": name, "text": corpus.source(entry),
                     "source_name": str(corpus.CORPUS / entry["file"]),
                     "kernel": entry.get("kernel"), "defines": entry.get("defines") or {},
                     "grid": entry["grid"], "block": entry["block"],
                     "dynamic_shared": entry.get("dynamic_shared", 0), "args": args,
-                    "specs": entry["args"]})
+                    "specs": entry["args"], "device": entry["device"]})
     return out
 
 
 if __name__ == "__main__":
-    folder = Path(sys.argv[1] if len(sys.argv) > 1 else ".hw_time_corpus")
-    prepare(folder, launch_entries(), save_inputs=False)
-    launches = json.loads((folder / "launches.json").read_text())
-    for launch in launches:  # arrays zeroed before every launch (counters that index outputs)
-        launch["reset"] = time_entries()[launch["name"]]["reset"]
-        launch["restore"] = time_entries()[launch["name"]]["restore"]
-    (folder / "launches.json").write_text(json.dumps(launches, indent=1))
+    prepare(Path(sys.argv[1] if len(sys.argv) > 1 else ".hw_time_corpus"), launch_entries(),
+            save_inputs=False)
