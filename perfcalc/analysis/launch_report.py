@@ -147,18 +147,21 @@ def analyze_source_kernel(source: str, kernel: str | None, grid: tuple[int, ...]
     regs = ASSUMED_REGISTERS if registers is None else registers
     cache = run_options.get("cache")
 
+    built: list[int] = []  # the bytes of the arrays the first run built
+
     def run(sample: BlockSample | None) -> SimResult:
         factory = cache_model_factory(gpu, arch, threads, regs, dynamic_shared_bytes, cache,
                                       sample)
         extra = {"progress": progress} if sample is None and progress is not None else {}
-        return run_kernel(source, kernel, grid, block, make_args(), arch,
+        args = make_args()
+        if not built:
+            built.append(sum(int(a.nbytes) for a in args.values() if isinstance(a, np.ndarray)))
+        return run_kernel(source, kernel, grid, block, args, arch,
                           dynamic_shared_bytes=dynamic_shared_bytes, caches=factory,
                           **run_options, **extra)
 
-    if input_bytes_total is None:
-        input_bytes_total = sum(int(a.nbytes) for a in make_args().values()
-                                if isinstance(a, np.ndarray))
-    sampled = run_with_sampling(run, math.prod(grid), input_bytes_total, budget_s, exact)
+    footprint = (lambda: built[0]) if input_bytes_total is None else input_bytes_total
+    sampled = run_with_sampling(run, math.prod(grid), footprint, budget_s, exact)
     return _report(sampled.result.kernel, dict(params or {}), tuple(grid), tuple(block),
                    dynamic_shared_bytes, regs, gpu, arch, sampled, None, {}, False)
 

@@ -88,9 +88,11 @@ def check_budget(budget_s: float) -> None:
         raise InputError(f"sampling budget {budget_s!r} s must be a finite number of seconds > 0")
 
 
-def run_with_sampling(run: Runner, nblocks: int, footprint_bytes: int,
+def run_with_sampling(run: Runner, nblocks: int, footprint_bytes: int | Callable[[], int],
                       budget_s: float = DEFAULT_BUDGET_S, exact: bool = False) -> SampledRun:
-    """Run whole when that fits `budget_s` (or `exact`), else a sample, extrapolated."""
+    """Run whole when that fits `budget_s` (or `exact`), else a sample, extrapolated;
+    `footprint_bytes` (the launch's array bytes, or a function giving them once the runs have
+    built the arrays) is needed only to extrapolate a sample."""
     check_budget(budget_s)
     if exact:
         return SampledRun(run(None), None, nblocks, nblocks, 0.0)
@@ -112,7 +114,8 @@ def run_with_sampling(run: Runner, nblocks: int, footprint_bytes: int,
         return SampledRun(run(None), None, nblocks, nblocks, t_sm)
     result = run(sample)
     simulated = sum(result.caches.chunk_blocks) if result.caches else 0
-    return SampledRun(extrapolate(result, nblocks, footprint_bytes, full_l2_bytes), sample,
+    footprint = footprint_bytes() if callable(footprint_bytes) else footprint_bytes
+    return SampledRun(extrapolate(result, nblocks, footprint, full_l2_bytes), sample,
                       simulated, nblocks, t_sm)
 
 

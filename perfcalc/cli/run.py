@@ -580,9 +580,8 @@ def run_source(
 
         report = analyze_source_kernel(
             text, kernel, grid, block, make_args, options["gpu"], arch, params=scalars,
-            registers=options["regs"], dynamic_shared_bytes=dyn,
-            input_bytes_total=sum(int(a.nbytes) for a in make_user_arrays(specs).values()),
-            exact=options["exact"], progress=_progress_option().get("progress"), **run_options)
+            registers=options["regs"], dynamic_shared_bytes=dyn, exact=options["exact"],
+            progress=_progress_option().get("progress"), **run_options)
         result = report.sim
     else:
         result = run_kernel(text, kernel, grid, block, make_args(), arch,
