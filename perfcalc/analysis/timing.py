@@ -42,7 +42,10 @@ def kernel_work(result: SimResult, active_blocks_per_sm: int) -> KernelWork:
         shared_load_requests=c.shared_load_requests,
         l2_bytes=l2_bytes, l2_read_bytes=l2_read, dram_bytes_read=dram_r, dram_bytes_written=dram_w,
         l1_hit_rate=h1, l2_hit_rate=h2, flops=c.flops,
-        atomic_hot_lines=rep.atomic_hot_lines if rep is not None else ())
+        atomic_hot_lines=rep.atomic_hot_lines if rep is not None else (),
+        shared_atomic_steps=(c.shared_atomic_int_steps, c.shared_atomic_cas_steps,
+                             c.shared_atomic_float_steps),
+        constant_extra_requests=max(0, c.constant_requests - kinds.get("constant_load", 0)))
 
 
 def run_time(result: SimResult, active_blocks_per_sm: int, gpu: Gpu, arch: Arch) -> TimePrediction:

@@ -13,3 +13,15 @@ def active_lanes(addr: np.ndarray, mask: np.ndarray | None) -> tuple[np.ndarray,
         m = np.asarray(mask, dtype=bool).reshape(-1)
         addr, lane = addr[m], lane[m]
     return addr, lane
+
+
+def distinct_per_warp(addr: np.ndarray, mask: np.ndarray | None) -> int:
+    """Distinct addresses of each warp's active lanes (32 lanes a warp), summed over warps
+    (addresses below 2^40)."""
+    addr, lane = active_lanes(addr, mask)
+    if addr.size == 0:
+        return 0
+    warp = lane >> 5
+    if (addr == addr[0]).all():  # one address (a uniform index): one per warp
+        return int(np.count_nonzero(np.diff(warp))) + 1
+    return int(np.unique(warp * (1 << 40) + addr).size)

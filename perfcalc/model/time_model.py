@@ -19,6 +19,11 @@ Throughput terms, each the time one unit needs for the kernel's counted work:
 - atomic contention: the L2 applies the atomics on one line one request at a time, so the line
   with the most work takes its requests x their measured cost (memory/atomic_contention.py:
   integer reductions per warp and sector, float adds and exchanges per lane).
+- shared atomics: an SM's shared unit applies a warp's lanes on one word one at a time (a warp
+  the compiler combines counts once: memory/shared_atomics.py), at a measured cost per lane by
+  class (integer, compare-and-swap, float add);
+- constant requests: a warp's __constant__ load is one request per distinct address
+  (Programming Guide), each beyond the first at a measured cost.
 Per-SM terms are taken on the busiest SM: a grid of B blocks puts ceil(B / SMs) blocks on some SM
 (the partial last wave); DRAM and L2 are shared by all SMs.
 
@@ -74,6 +79,10 @@ class KernelWork:
     flops: int
     # the lines atomics contend for most: (combined requests, float lanes, exchange lanes)
     atomic_hot_lines: tuple[tuple[float, float, float], ...] = ()
+    # shared atomics: lanes on each warp's busiest word, summed, by class (int, cas, float)
+    shared_atomic_steps: tuple[int, int, int] = (0, 0, 0)
+    # __constant__ requests beyond one per warp load (lanes reading distinct addresses)
+    constant_extra_requests: int = 0
 
 
 @dataclass(frozen=True)
@@ -233,6 +242,7 @@ def predict_time(work: KernelWork, gpu: Gpu, arch: Arch, rates: TimingRates) -> 
                            f"{arch.compute_capability})")
         else:
             terms.append(atomic)
+    terms.extend(_serialised_terms(work, rates, arch, sms, busiest, omitted))
     per_wave = work.active_blocks_per_sm * sms
     waves = math.ceil(work.blocks / per_wave)
     warps = work.blocks * work.warps_per_block
@@ -287,6 +297,37 @@ def _atomic_term(work: KernelWork, rates: TimingRates, arch: Arch) -> Term | Non
                 f"busiest line: {combined:.6g} combined requests x {per[0]:g} ns + {floats:.6g} "
                 f"float-add lanes x {per[1]:g} ns + {exchanges:.6g} exchange lanes x {per[2]:g} "
                 f"ns (measured)")
+
+
+def _serialised_terms(work: KernelWork, rates: TimingRates, arch: Arch, sms: int,
+                      busiest: float, omitted: list[str]) -> list[Term]:
+    """Per-SM work of lanes served one at a time: shared atomics on one word, and a constant
+    load's distinct addresses (module docstring); each only where the kernel has some."""
+    out = []
+    cc = arch.compute_capability
+    if any(work.shared_atomic_steps):
+        per = (rates.shared_atomic_int_lane_ns, rates.shared_atomic_cas_lane_ns,
+               rates.shared_atomic_float_lane_ns)
+        if any(r is None for r in per):
+            omitted.append(f"shared atomics (no measured rates for CC {cc})")
+        else:
+            ns = sum(n * r for n, r in zip(work.shared_atomic_steps, per, strict=True))
+            i, c, f = work.shared_atomic_steps
+            out.append(Term("shared atomics", ns * 1e-9 / sms * busiest,
+                            f"({i} integer x {per[0]:g} ns + {c} CAS x {per[1]:g} ns + {f} "
+                            f"float-add x {per[2]:g} ns lane steps) / {sms} SMs x busiest-SM "
+                            f"factor {busiest:.4g} (measured)"))
+    if work.constant_extra_requests:
+        rate = rates.constant_request_ns
+        if rate is None:
+            omitted.append(f"divergent constant loads (no measured rate for CC {cc})")
+        else:
+            out.append(Term("constant requests",
+                            work.constant_extra_requests * rate * 1e-9 / sms * busiest,
+                            f"{work.constant_extra_requests} requests beyond one per warp load x "
+                            f"{rate:g} ns / {sms} SMs x busiest-SM factor {busiest:.4g} "
+                            f"(measured)"))
+    return out
 
 
 def _detail(top: Term, work: KernelWork, gpu: Gpu, total: float) -> str:

@@ -21,7 +21,7 @@ INSTRUCTION_KINDS = (
     "constant_load", "atomic", "barrier", "branch", "call",
 )
 (GLD_REQ, GLD_TX, GLD_B, GST_REQ, GST_TX, GST_B, SLD_REQ, SLD_WF, SST_REQ, SST_WF, BANK, FLOPS,
- DIVERGENT, BARRIERS) = range(len(COUNTER_NAMES))
+ DIVERGENT, BARRIERS, CONST_REQ, SATOM_INT, SATOM_CAS, SATOM_FLOAT) = range(len(COUNTER_NAMES))
 _N = len(COUNTER_NAMES)
 _KIND_INDEX = {k: _N + i for i, k in enumerate(INSTRUCTION_KINDS)}
 
@@ -48,7 +48,7 @@ def instruction_slot(kind: str) -> int:
 
 
 def new_site_counts() -> list[int]:
-    """A mutable accumulator: the 14 counters then one slot per instruction kind."""
+    """A mutable accumulator: the counters then one slot per instruction kind."""
     return [0] * (_N + len(INSTRUCTION_KINDS))
 
 

@@ -15,6 +15,10 @@ Definitions (all counts are over the whole launch):
 * flops: float/double add, subtract, multiply once per active thread, an FMA twice.
 * divergent branches: warp-level executions of a branch whose active lanes disagree.
 * barriers: block-level `__syncthreads()` executions (one per block that reaches it).
+* constant requests: per warp-level `__constant__` load, the distinct addresses its active lanes
+  read (the Programming Guide: a request is split into as many as there are distinct addresses).
+* shared atomic steps: per warp-level shared atomic, the active lanes on its busiest word, or 1
+  where the compiler combines the warp (memory/shared_atomics.py), by cost class.
 """
 
 from __future__ import annotations
@@ -71,6 +75,18 @@ class CounterSet:
         "smsp__sass_branch_targets_threads_divergent.sum", per_site=False)
     barriers: int = _counter(
         "barriers", "block-level __syncthreads() executions", None, per_site=False)
+    constant_requests: int = _counter(
+        "requests", "__constant__ cache requests: one per distinct address a warp's load asks for",
+        "idc__requests.sum (also counts the kernel-parameter loads)", per_site=False)
+    shared_atomic_int_steps: int = _counter(
+        "steps", "integer shared atomics: lanes on each warp's busiest word (1 where combined)",
+        None, per_site=False)
+    shared_atomic_cas_steps: int = _counter(
+        "steps", "shared compare-and-swap: lanes on each warp's busiest word", None,
+        per_site=False)
+    shared_atomic_float_steps: int = _counter(
+        "steps", "shared float/double add: lanes on each warp's busiest word", None,
+        per_site=False)
 
     def __add__(self, other: CounterSet) -> CounterSet:
         if not isinstance(other, CounterSet):

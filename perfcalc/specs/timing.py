@@ -19,7 +19,8 @@ _KEYS = ("issue_per_sm_per_clock_by_major", "l1_bytes_per_sm_per_clock",
          "dram_latency_ns", "dram_queue_ns", "dram_latency_cycles", "l2_latency_cycles", "l1_latency_cycles",
          "shared_latency_cycles", "launch_overhead_s", "int_divide_instructions",
          "block_dispatch_ns", "atomic_combined_request_ns", "atomic_float_lane_ns",
-         "atomic_exchange_lane_ns", "sources")
+         "atomic_exchange_lane_ns", "shared_atomic_int_lane_ns", "shared_atomic_cas_lane_ns",
+         "shared_atomic_float_lane_ns", "constant_request_ns", "sources")
 
 
 @dataclass(frozen=True)
@@ -46,6 +47,11 @@ class TimingRates:
     atomic_combined_request_ns: float | None = None  # one warp's integer reduction, one sector
     atomic_float_lane_ns: float | None = None  # one lane's float/double add on a contended line
     atomic_exchange_lane_ns: float | None = None  # one lane's cas/exch/inc/dec on it
+    # per SM: one more lane on a contended shared word, by class; one more constant address
+    shared_atomic_int_lane_ns: float | None = None
+    shared_atomic_cas_lane_ns: float | None = None
+    shared_atomic_float_lane_ns: float | None = None
+    constant_request_ns: float | None = None
 
 
 @cache
@@ -114,4 +120,7 @@ def timing_rates(arch: Arch) -> TimingRates:
                                        "atomic_float_lane_ns"),
         atomic_exchange_lane_ns=_positive(merged.get("atomic_exchange_lane_ns"),
                                           "atomic_exchange_lane_ns"),
+        **{k: _positive(merged.get(k), k) for k in (
+            "shared_atomic_int_lane_ns", "shared_atomic_cas_lane_ns",
+            "shared_atomic_float_lane_ns", "constant_request_ns")},
     )

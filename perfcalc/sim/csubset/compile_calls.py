@@ -138,7 +138,7 @@ class CallsMixin:
             i = idf(ctx)
             v = vf(ctx)
             counts[aslot] += ctx.mask.nwarps
-            return mem.atomic_add(ctx, i, v, fld, line)
+            return mem.atomic_add(ctx, i, v, fld, line, counts)
 
         return E(t, atomic, None, False)
 

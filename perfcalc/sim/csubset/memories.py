@@ -27,6 +27,8 @@ from __future__ import annotations
 import numpy as np
 
 from perfcalc.memory.atomic_contention import atomic_kind
+from perfcalc.memory.lanes import distinct_per_warp
+from perfcalc.memory.shared_atomics import serial_steps
 from perfcalc.sim import counters as C
 from perfcalc.sim.csubset.context import ChunkContext
 from perfcalc.sim.csubset.separable import _RANGE, Core, Sep, dense
@@ -305,7 +307,7 @@ class GlobalArray:
             self.store(ctx, idx, value[f], f, line, counts)
 
     def atomic_add(self, ctx: ChunkContext, idx: object, value: object, field: str | None,
-                   line: int) -> object:
+                   line: int, counts: list[int] | None = None) -> object:
         view, offset, size = self.view(field)
         lanes = _checked_index(ctx, idx, self.n)
         if lanes.bad is not None:
@@ -428,6 +430,10 @@ class ConstantArray:
                             f"bytes: {self.name}[{i}] is out of bounds ('{self.name}' has "
                             f"{self.n} elements)", self.name, i)
         counts[_CONSTANT_LOAD] += ctx.mask.nwarps
+        if isinstance(safe, np.ndarray):  # an index that varies by lane
+            counts[C.CONST_REQ] += distinct_per_warp(safe, ctx.active_arr())
+        else:
+            counts[C.CONST_REQ] += ctx.mask.nwarps
         view = self.array if field is None else self.array[field]
         return _take(view, safe) if isinstance(safe, np.ndarray) else view[safe]
 
@@ -644,9 +650,15 @@ class SharedArray:
                              int(back[clash][0] & _WARP_FIELD), "write", "write")
 
     def atomic_add(self, ctx: ChunkContext, idx: object, value: object, field: str | None,
-                   line: int) -> object:
+                   line: int, counts: list[int] | None = None) -> object:
         lanes = self._flat(ctx, idx, line, "atomic")
-        return atomic_add_lanes(ctx, self.storage, dense(self._flat_lanes(ctx, lanes)), value)
+        flat = dense(self._flat_lanes(ctx, lanes))
+        if counts is not None:
+            flat_all = np.broadcast_to(np.asarray(flat, dtype=np.int64), (ctx.nlanes,))
+            cls, steps = serial_steps("add", self.storage.dtype.kind == "f", True, flat_all,
+                                      ctx.active_arr())
+            counts[{"int": C.SATOM_INT, "cas": C.SATOM_CAS, "float": C.SATOM_FLOAT}[cls]] += steps
+        return atomic_add_lanes(ctx, self.storage, flat, value)
 
     def barrier(self) -> None:
         self.pending_reads.clear()

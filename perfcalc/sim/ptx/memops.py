@@ -5,15 +5,20 @@ What is counted, as Nsight Compute counts the compiled code: a global load/store
 one request per warp with at least one lane whose guard predicate is on, priced at the access
 width (a `.v4.f32` is one 16-byte access per lane); a shared instruction is one request per warp
 that executes it (smsp__inst_executed_op_shared_{ld,st}), its wavefronts and bank conflicts from
-the lanes that access.
+the lanes that access; a `__constant__` load one cache request per distinct address of a warp;
+a shared atomic the steps its busiest word takes (memory/shared_atomics.py).
 """
 
 from __future__ import annotations
+
+import re
 
 import numpy as np
 
 from perfcalc.errors import CudaSyntaxError
 from perfcalc.memory.atomic_contention import atomic_kind
+from perfcalc.memory.lanes import distinct_per_warp
+from perfcalc.memory.shared_atomics import serial_steps
 from perfcalc.sim import counters as C
 from perfcalc.sim.ptx.execute import Chunk, Env, address, operand, warps_with
 from perfcalc.sim.ptx.instructions import Op, type_of
@@ -222,7 +227,9 @@ def _ld_const(instr: Instr, env: Env, dests: list[str], t: str) -> Op:
         off = (a - np.uint64(heap.base)).astype(np.int64)
         for k, d in enumerate(dests):
             ch.write(d, gather(heap.bytes, off + k * dt.itemsize, dt, m), m, full)
-        env.site(instr.line, instr.inlined_at)[C.instruction_slot("constant_load")] += int(warps_with(m).sum())
+        counts = env.site(instr.line, instr.inlined_at)
+        counts[C.instruction_slot("constant_load")] += int(warps_with(m).sum())
+        counts[C.CONST_REQ] += distinct_per_warp(off, m)
     return run
 
 
@@ -283,6 +290,8 @@ def build_atom(instr: Instr, env: Env) -> Op:
     val = operand(ops[1], t, env)
     cmp_new = operand(ops[2], t, env) if op_name == "cas" else None
     kind = atomic_kind(op_name, np.dtype(dt).kind == "f")
+    used = dest is not None and _read_elsewhere(env.fn.body, dest)
+    step_slot = {"int": C.SATOM_INT, "cas": C.SATOM_CAS, "float": C.SATOM_FLOAT}
 
     def run(ch: Chunk, m: np.ndarray, full: bool, control: np.ndarray | None = None) -> None:
         a = read(ch)
@@ -293,6 +302,10 @@ def build_atom(instr: Instr, env: Env) -> Op:
             if res.space == "global" and ch.env.pricer.trace is not None:
                 ch.env.pricer.site = instr.line  # not priced, but the caches see atomics
                 ch.env.pricer.observe(price_addr, mask, dt.itemsize, "atomic", kind)
+            elif res.space == "shared":
+                cls, steps = serial_steps(op_name, np.dtype(dt).kind == "f", used,
+                                          res.offset, mask)
+                env.site(instr.line, instr.inlined_at)[step_slot[cls]] += steps
             lanes = np.flatnonzero(mask)
             if lanes.size == 0:
                 continue
@@ -309,6 +322,13 @@ def build_atom(instr: Instr, env: Env) -> Op:
                 ch.write(dest, result, mask, False)
         env.site(instr.line, instr.inlined_at)[C.instruction_slot("atomic")] += int(warps_with(m).sum())
     return run
+
+
+def _read_elsewhere(body: list[Instr], reg: str) -> bool:
+    """Does any instruction read register `reg` (it appears more often than its one write)?
+    ptxas drops an atomic's unused old value, which lets it combine a warp's lanes."""
+    pattern = re.compile(re.escape(reg) + r"(?![A-Za-z0-9_])")
+    return sum(len(pattern.findall(op)) for i in body for op in i.operands) > 1
 
 
 # ops whose serial result is a running fold: the r-th requester's old value is the fold of the
