@@ -26,6 +26,7 @@ from perfcalc.model.occupancy import OccupancyInputs
 from perfcalc.model.occupancy_rules import align_to_carveout
 from perfcalc.specs import Arch
 from perfcalc.specs.gpu import Gpu
+from perfcalc.specs.timing import timing_rates
 
 KB = 1024
 
@@ -63,6 +64,7 @@ def cache_model(gpu: Gpu, arch: Arch, occupancy: OccupancyInputs,
         stores_invalidate_l1=family.rule == "lines",
         # where the device file has no measured figure, the 32-byte sector (memory.md 1.5)
         dram_fetch_bytes=arch.l2_fetch_granularity_bytes or SECTOR_BYTES,
+        store_merge_lines=timing_rates(arch).store_merge_lines or 0,
     ), sample)
 
 

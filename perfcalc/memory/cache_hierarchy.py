@@ -17,6 +17,11 @@ Policies per CC family (specs/families.GlobalFamily, memory.md 1.3-1.6):
 - Stores write through to L2 without allocating in L1 (2.x: they also invalidate the L1 line);
   the L2 is write-back and allocates on writes without reading (a write counts as an L2 hit,
   as the H100's lookup counters show); dirty sectors become DRAM writes when evicted.
+- A warp's store instructions that follow each other (no other global access of the warp
+  between them, as the engines issue them) and touch at most `store_merge_lines` 128-byte
+  lines in all are merged in the L1: only sectors the group has not yet written go to the L2
+  again (the H100 writes a warp's stride-2 and stride-3 4-byte stores to L2 as whole sectors,
+  benchmarks/hw/serialisation_h100). What reaches the L2 is still written there in full.
 - Atomics and reductions are performed at the L2 (read-modify-write, bypassing L1).
 - A miss in L2 fetches the aligned piece of `dram_fetch_bytes` around each missed sector (64 on
   the H100 and H200, by their drivers and a stride-32 copy); DRAM reads are those fills.
@@ -56,6 +61,9 @@ class CacheConfig:
     # around each missed sector (devices/ l2_fetch_granularity_bytes); the unasked sectors are
     # in flight, so their first lookup still counts as a miss but fetches nothing more
     dram_fetch_bytes: int = SECTOR_BYTES
+    # a warp's back-to-back store instructions on at most this many lines in all merge in the
+    # L1 before the L2 (0: never; devices/timing.yaml store_merge_lines, measured)
+    store_merge_lines: int = 0
 
     @property
     def blocks_per_wave(self) -> int:
@@ -134,6 +142,10 @@ class CacheHierarchy:
         self.chunk_clock: list[float] = []
         self._block_ids = np.zeros(1, dtype=np.int64)
         self._lanes_per_block = 32
+        # store merging: per warp (block id, warp slot), the serial number of its last store
+        # instruction and the sector bits its merge group has written, by line
+        self._serial = 0
+        self._groups: dict[tuple[int, int], tuple[int, dict[int, int]]] = {}
 
     def begin_chunk(self, block_ids: np.ndarray, lanes_per_block: int) -> None:
         """The blocks (in lane order) the following accesses' lanes belong to."""
@@ -142,6 +154,7 @@ class CacheHierarchy:
         self.chunk_clock.append(time.perf_counter())
         self._block_ids = np.asarray(block_ids, dtype=np.int64)
         self._lanes_per_block = int(lanes_per_block)
+        self._groups.clear()  # the chunk's warps are new ones
 
     def record(self, addr: np.ndarray, mask: np.ndarray | None, size: int, op: str,
                site: int = 0) -> None:
@@ -177,12 +190,50 @@ class CacheHierarchy:
         bits = np.bitwise_or.reduceat(bit, idx)
         self.wavefronts += int(idx.size)
         sm = self._block_ids[block_local[idx]] % self.config.sms
+        self._serial += 1
         before = self._totals()
-        self._feed(sm.tolist(), line[idx].tolist(), bits.tolist(), op)
+        lines = line[idx]
+        if op == "store" and self.config.store_merge_lines:
+            bits = self._merge_stores(block_local[idx], slot[idx], lines, bits)
+            sent = bits != 0
+            sm, lines, bits = sm[sent], lines[sent], bits[sent]
+        self._feed(sm.tolist(), lines.tolist(), bits.tolist(), op)
         after = self._totals()
         acc = self.sites.setdefault(site, [0] * len(after))
         for k, (x, y) in enumerate(zip(before, after, strict=True)):
             acc[k] += y - x
+
+    def _merge_stores(self, block_local: np.ndarray, slot: np.ndarray, line: np.ndarray,
+                      bits: np.ndarray) -> np.ndarray:
+        """The sector bits of each (warp, line) request that still go to the L2 (module
+        docstring): a warp's request joins its merge group when the group was formed by the
+        warp's previous instruction and the lines of both fit the limit."""
+        out = bits.copy()
+        limit, serial = self.config.store_merge_lines, self._serial
+        blocks = self._block_ids[block_local].tolist()
+        slots, lines, bl = slot.tolist(), line.tolist(), bits.tolist()
+        k, n = 0, len(lines)
+        while k < n:
+            end = k + 1
+            while end < n and slots[end] == slots[k] and blocks[end] == blocks[k]:
+                end += 1
+            key = (blocks[k], slots[k])
+            group = self._groups.get(key)
+            mine = lines[k:end]
+            if group is not None and group[0] == serial - 1 and len(
+                    set(group[1]).union(mine)) <= limit:
+                written = group[1]
+                for j in range(k, end):
+                    old = written.get(lines[j], 0)
+                    out[j] = bl[j] & ~old
+                    written[lines[j]] = old | bl[j]
+                self._groups[key] = (serial, written)
+            elif end - k <= limit:
+                self._groups[key] = (serial, dict(zip(mine, bl[k:end], strict=True)))
+            else:
+                self._groups.pop(key, None)
+            k = end
+        return out
 
     def _totals(self) -> list[int]:
         l1, l2 = self.l1_stats, self.l2.stats

@@ -20,7 +20,7 @@ _KEYS = ("issue_per_sm_per_clock_by_major", "l1_bytes_per_sm_per_clock",
          "shared_latency_cycles", "launch_overhead_s", "int_divide_instructions",
          "block_dispatch_ns", "atomic_combined_request_ns", "atomic_float_lane_ns",
          "atomic_exchange_lane_ns", "shared_atomic_int_lane_ns", "shared_atomic_cas_lane_ns",
-         "shared_atomic_float_lane_ns", "constant_request_ns", "sources")
+         "shared_atomic_float_lane_ns", "constant_request_ns", "store_merge_lines", "sources")
 
 
 @dataclass(frozen=True)
@@ -52,6 +52,16 @@ class TimingRates:
     shared_atomic_cas_lane_ns: float | None = None
     shared_atomic_float_lane_ns: float | None = None
     constant_request_ns: float | None = None
+    store_merge_lines: int | None = None  # the L1's store merging limit (cache model)
+
+
+def _lines(value: object) -> int | None:
+    if value is None:
+        return None
+    if not isinstance(value, int) or isinstance(value, bool) or not 1 <= value <= 64:
+        raise SpecError(f"devices/timing.yaml: store_merge_lines must be a whole number of "
+                        f"lines from 1 to 64, got {value!r}")
+    return value
 
 
 @cache
@@ -123,4 +133,5 @@ def timing_rates(arch: Arch) -> TimingRates:
         **{k: _positive(merged.get(k), k) for k in (
             "shared_atomic_int_lane_ns", "shared_atomic_cas_lane_ns",
             "shared_atomic_float_lane_ns", "constant_request_ns")},
+        store_merge_lines=_lines(merged.get("store_merge_lines")),
     )
