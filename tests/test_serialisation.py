@@ -205,24 +205,28 @@ def test_nsight_counts_one_constant_request_per_distinct_address():
         assert _ncu(f"const_{words}", "idc__requests.sum") < loads
 
 
+def _work(**kw) -> KernelWork:
+    """1056 blocks of 8 warps, 8 per SM on 132 SMs, doing nothing but `kw`."""
+    return KernelWork(blocks=1056, warps_per_block=8, active_blocks_per_sm=8, warp_instructions=0,
+                      int_divide_warp_instructions=0, fp32_warp_instructions=0,
+                      fp64_warp_instructions=0, global_load_requests=0, global_wavefronts=0,
+                      shared_wavefronts=0, shared_load_requests=0, l2_bytes=0, l2_read_bytes=0,
+                      dram_bytes_read=0, dram_bytes_written=0, l1_hit_rate=None,
+                      l2_hit_rate=None, flops=0, **kw)
+
+
 def test_time_model_terms():
     """Per SM: steps x rate / 132 SMs (1056 blocks: 8 on every SM, busiest factor 1); constant
     requests beyond one per warp load likewise."""
-    base = dict(blocks=1056, warps_per_block=8, active_blocks_per_sm=8, warp_instructions=0,
-                int_divide_warp_instructions=0, fp32_warp_instructions=0,
-                fp64_warp_instructions=0, global_load_requests=0, global_wavefronts=0,
-                shared_wavefronts=0, shared_load_requests=0, l2_bytes=0, l2_read_bytes=0,
-                dram_bytes_read=0, dram_bytes_written=0, l1_hit_rate=None, l2_hit_rate=None,
-                flops=0)
     gpu = get_gpu("h100-sxm")
-    t = predict_time(KernelWork(**base, shared_atomic_steps=(100, 200, 300),
+    t = predict_time(_work(shared_atomic_steps=(100, 200, 300),
                                 constant_extra_requests=400), gpu, H100_ARCH, RATES)
     terms = {x.name: x.seconds for x in t.terms}
     assert terms["shared atomics"] == pytest.approx((100 * 0.565 + 200 * 1.075 + 300 * 6.63)
                                                     * 1e-9 / 132)
     assert terms["constant requests"] == pytest.approx(400 * 1.03e-9 / 132)
     # the micro's CAS on one word: 540,672 warps x 32 steps -> the measured 0.141 ms within 3 %
-    t = predict_time(KernelWork(**base, shared_atomic_steps=(0, 1056 * 8 * 64 * 32, 0)), gpu,
+    t = predict_time(_work(shared_atomic_steps=(0, 1056 * 8 * 64 * 32, 0)), gpu,
                      H100_ARCH, RATES)
     assert t.bound == "shared atomics"
     micro_ms = next(r["median_ms"] for r in json.loads(
@@ -232,14 +236,8 @@ def test_time_model_terms():
 
 
 def test_other_ccs_leave_the_terms_out_and_say_so():
-    base = dict(blocks=1056, warps_per_block=8, active_blocks_per_sm=8, warp_instructions=0,
-                int_divide_warp_instructions=0, fp32_warp_instructions=0,
-                fp64_warp_instructions=0, global_load_requests=0, global_wavefronts=0,
-                shared_wavefronts=0, shared_load_requests=0, l2_bytes=0, l2_read_bytes=0,
-                dram_bytes_read=0, dram_bytes_written=0, l1_hit_rate=None, l2_hit_rate=None,
-                flops=0)
     arch = get_arch("8.0")
-    t = predict_time(KernelWork(**base, shared_atomic_steps=(1, 0, 0), constant_extra_requests=1),
+    t = predict_time(_work(shared_atomic_steps=(1, 0, 0), constant_extra_requests=1),
                      get_gpu("a100"), arch, timing_rates(arch))
     assert any(o.startswith("shared atomics") for o in t.omitted)
     assert any(o.startswith("divergent constant loads") for o in t.omitted)
