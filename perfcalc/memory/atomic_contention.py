@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from perfcalc.memory.lanes import active_lanes
+from perfcalc.memory.lanes import active_lanes, warp_address_pairs
 
 KINDS = ("combined", "float", "exchange")
 LINE_SHIFT = 7
@@ -45,8 +45,8 @@ class ContentionTally:
         if addr.size == 0:
             return
         if kind == "combined":  # one request per warp and sector
-            keys = np.unique((lane >> 5) * (1 << 40) + (addr >> SECTOR_SHIFT))
-            lines = (keys % (1 << 40)) >> (LINE_SHIFT - SECTOR_SHIFT)
+            _, sectors, _ = warp_address_pairs(addr >> SECTOR_SHIFT, lane)
+            lines = sectors >> (LINE_SHIFT - SECTOR_SHIFT)
         else:  # one per lane
             lines = addr >> LINE_SHIFT
         where, counts = np.unique(lines, return_counts=True)

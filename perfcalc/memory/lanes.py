@@ -15,13 +15,19 @@ def active_lanes(addr: np.ndarray, mask: np.ndarray | None) -> tuple[np.ndarray,
     return addr, lane
 
 
+def warp_address_pairs(addr: np.ndarray, lane: np.ndarray) -> tuple[np.ndarray, np.ndarray,
+                                                                      np.ndarray]:
+    """The distinct (warp, address) pairs of active lanes (32 lanes a warp; addresses below
+    2^40): (warp of each pair, its address, how many lanes share it), sorted by warp."""
+    keys, counts = np.unique((lane >> 5) * (1 << 40) + addr, return_counts=True)
+    return keys >> 40, keys & ((1 << 40) - 1), counts
+
+
 def distinct_per_warp(addr: np.ndarray, mask: np.ndarray | None) -> int:
-    """Distinct addresses of each warp's active lanes (32 lanes a warp), summed over warps
-    (addresses below 2^40)."""
+    """Distinct addresses of each warp's active lanes, summed over warps."""
     addr, lane = active_lanes(addr, mask)
     if addr.size == 0:
         return 0
-    warp = lane >> 5
     if (addr == addr[0]).all():  # one address (a uniform index): one per warp
-        return int(np.count_nonzero(np.diff(warp))) + 1
-    return int(np.unique(warp * (1 << 40) + addr).size)
+        return int(np.count_nonzero(np.diff(lane >> 5))) + 1
+    return int(warp_address_pairs(addr, lane)[0].size)

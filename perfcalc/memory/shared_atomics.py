@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from perfcalc.memory.lanes import active_lanes
+from perfcalc.memory.lanes import active_lanes, warp_address_pairs
 
 # the compiler combines these when the address is uniform (and, for all but add, the old value
 # is unused)
@@ -43,10 +43,8 @@ def serial_steps(op: str, is_float: bool, result_used: bool, words: np.ndarray,
     cls = atomic_class(op, is_float)
     if words.size == 0:
         return cls, 0
-    warp = lane >> 5
-    keys, per_pair = np.unique(warp * (1 << 40) + words, return_counts=True)
-    pair_warp = keys >> 40
-    busiest = np.zeros(int(warp[-1]) + 1, dtype=np.int64)
+    pair_warp, _, per_pair = warp_address_pairs(words, lane)
+    busiest = np.zeros(int(pair_warp[-1]) + 1, dtype=np.int64)
     np.maximum.at(busiest, pair_warp, per_pair)
     if cls == "int" and op in _COMBINABLE and (op == "add" or not result_used):
         distinct = np.bincount(pair_warp, minlength=busiest.size)

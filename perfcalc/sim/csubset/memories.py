@@ -657,7 +657,7 @@ class SharedArray:
             flat_all = np.broadcast_to(np.asarray(flat, dtype=np.int64), (ctx.nlanes,))
             cls, steps = serial_steps("add", self.storage.dtype.kind == "f", True, flat_all,
                                       ctx.active_arr())
-            counts[{"int": C.SATOM_INT, "cas": C.SATOM_CAS, "float": C.SATOM_FLOAT}[cls]] += steps
+            counts[C.SHARED_ATOMIC_SLOT[cls]] += steps
         return atomic_add_lanes(ctx, self.storage, flat, value)
 
     def barrier(self) -> None:

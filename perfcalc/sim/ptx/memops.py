@@ -289,9 +289,9 @@ def build_atom(instr: Instr, env: Env) -> Op:
     read = address(ops[0], env, "u64")
     val = operand(ops[1], t, env)
     cmp_new = operand(ops[2], t, env) if op_name == "cas" else None
-    kind = atomic_kind(op_name, np.dtype(dt).kind == "f")
+    is_float = np.dtype(dt).kind == "f"
+    kind = atomic_kind(op_name, is_float)
     used = dest is not None and _read_elsewhere(env.fn.body, dest)
-    step_slot = {"int": C.SATOM_INT, "cas": C.SATOM_CAS, "float": C.SATOM_FLOAT}
 
     def run(ch: Chunk, m: np.ndarray, full: bool, control: np.ndarray | None = None) -> None:
         a = read(ch)
@@ -303,9 +303,8 @@ def build_atom(instr: Instr, env: Env) -> Op:
                 ch.env.pricer.site = instr.line  # not priced, but the caches see atomics
                 ch.env.pricer.observe(price_addr, mask, dt.itemsize, "atomic", kind)
             elif res.space == "shared":
-                cls, steps = serial_steps(op_name, np.dtype(dt).kind == "f", used,
-                                          res.offset, mask)
-                env.site(instr.line, instr.inlined_at)[step_slot[cls]] += steps
+                cls, steps = serial_steps(op_name, is_float, used, res.offset, mask)
+                env.site(instr.line, instr.inlined_at)[C.SHARED_ATOMIC_SLOT[cls]] += steps
             lanes = np.flatnonzero(mask)
             if lanes.size == 0:
                 continue
