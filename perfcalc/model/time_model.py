@@ -235,13 +235,6 @@ def predict_time(work: KernelWork, gpu: Gpu, arch: Arch, rates: TimingRates) -> 
                           f"{rates.block_dispatch_ns:g} ns to start each (measured)"))
     else:
         omitted.append(f"block dispatch (no measured rate for CC {arch.compute_capability})")
-    if work.atomic_hot_lines:
-        atomic = _atomic_term(work, rates, arch)
-        if atomic is None:
-            omitted.append(f"atomic contention (no measured rates for CC "
-                           f"{arch.compute_capability})")
-        else:
-            terms.append(atomic)
     terms.extend(_serialised_terms(work, rates, arch, sms, busiest, omitted))
     per_wave = work.active_blocks_per_sm * sms
     waves = math.ceil(work.blocks / per_wave)
@@ -284,12 +277,13 @@ def predict_time(work: KernelWork, gpu: Gpu, arch: Arch, rates: TimingRates) -> 
         l2_hit_rate=work.l2_hit_rate)
 
 
-def _atomic_term(work: KernelWork, rates: TimingRates, arch: Arch) -> Term | None:
+def _measured(*rates: float | None) -> tuple[float, ...] | None:
+    """The rates, or None where any of them was not measured for the CC."""
+    return None if any(r is None for r in rates) else tuple(r for r in rates if r is not None)
+
+
+def _atomic_term(work: KernelWork, per: tuple[float, ...]) -> Term:
     """The busiest line's atomics, one request at a time (module docstring)."""
-    per = (rates.atomic_combined_request_ns, rates.atomic_float_lane_ns,
-           rates.atomic_exchange_lane_ns)
-    if any(r is None for r in per):
-        return None
     costs = [sum(n * r for n, r in zip(line, per, strict=True)) for line in work.atomic_hot_lines]
     top = max(range(len(costs)), key=costs.__getitem__)
     combined, floats, exchanges = work.atomic_hot_lines[top]
@@ -301,14 +295,22 @@ def _atomic_term(work: KernelWork, rates: TimingRates, arch: Arch) -> Term | Non
 
 def _serialised_terms(work: KernelWork, rates: TimingRates, arch: Arch, sms: int,
                       busiest: float, omitted: list[str]) -> list[Term]:
-    """Per-SM work of lanes served one at a time: shared atomics on one word, and a constant
-    load's distinct addresses (module docstring); each only where the kernel has some."""
+    """Work served one request at a time: the L2's atomics on the busiest line, and per SM
+    shared atomics on one word and a constant load's distinct addresses (module docstring);
+    each only where the kernel has some, and said to be left out where no rate is measured."""
     out = []
     cc = arch.compute_capability
+    if work.atomic_hot_lines:
+        l2 = _measured(rates.atomic_combined_request_ns, rates.atomic_float_lane_ns,
+                       rates.atomic_exchange_lane_ns)
+        if l2 is None:
+            omitted.append(f"atomic contention (no measured rates for CC {cc})")
+        else:
+            out.append(_atomic_term(work, l2))
     if any(work.shared_atomic_steps):
-        per = (rates.shared_atomic_int_lane_ns, rates.shared_atomic_cas_lane_ns,
-               rates.shared_atomic_float_lane_ns)
-        if any(r is None for r in per):
+        per = _measured(rates.shared_atomic_int_lane_ns, rates.shared_atomic_cas_lane_ns,
+                        rates.shared_atomic_float_lane_ns)
+        if per is None:
             omitted.append(f"shared atomics (no measured rates for CC {cc})")
         else:
             ns = sum(n * r for n, r in zip(work.shared_atomic_steps, per, strict=True))

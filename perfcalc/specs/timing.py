@@ -22,6 +22,12 @@ _KEYS = ("issue_per_sm_per_clock_by_major", "l1_bytes_per_sm_per_clock",
          "atomic_exchange_lane_ns", "shared_atomic_int_lane_ns", "shared_atomic_cas_lane_ns",
          "shared_atomic_float_lane_ns", "constant_request_ns", "store_merge_lines", "sources")
 
+# the per-event rates measured on a GPU (ns; null where no GPU of the CC was measured)
+_MEASURED_NS = ("block_dispatch_ns", "atomic_combined_request_ns", "atomic_float_lane_ns",
+                "atomic_exchange_lane_ns", "shared_atomic_int_lane_ns",
+                "shared_atomic_cas_lane_ns", "shared_atomic_float_lane_ns",
+                "constant_request_ns")
+
 
 @dataclass(frozen=True)
 class TimingRates:
@@ -123,15 +129,6 @@ def timing_rates(arch: Arch) -> TimingRates:
         int_divide_instructions=_positive(merged["int_divide_instructions"],
                                           "int_divide_instructions") or 1.0,
         sources=sources,
-        block_dispatch_ns=_positive(merged.get("block_dispatch_ns"), "block_dispatch_ns"),
-        atomic_combined_request_ns=_positive(merged.get("atomic_combined_request_ns"),
-                                             "atomic_combined_request_ns"),
-        atomic_float_lane_ns=_positive(merged.get("atomic_float_lane_ns"),
-                                       "atomic_float_lane_ns"),
-        atomic_exchange_lane_ns=_positive(merged.get("atomic_exchange_lane_ns"),
-                                          "atomic_exchange_lane_ns"),
-        **{k: _positive(merged.get(k), k) for k in (
-            "shared_atomic_int_lane_ns", "shared_atomic_cas_lane_ns",
-            "shared_atomic_float_lane_ns", "constant_request_ns")},
+        **{k: _positive(merged.get(k), k) for k in _MEASURED_NS},
         store_merge_lines=_lines(merged.get("store_merge_lines")),
     )
