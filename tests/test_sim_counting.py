@@ -232,14 +232,15 @@ def test_cc1_requests_are_per_half_warp() -> None:
 
 def test_counter_names_and_addition() -> None:
     """The JSON field names are exactly the issue's list, then the serialisation counts the time
-    model prices (issue #9: constant requests, shared atomic steps); + adds field by field."""
+    model prices (issue #9: constant requests, shared atomic steps, global load waits); + adds
+    field by field."""
     assert COUNTER_NAMES == (
         "global_load_requests", "global_load_transactions", "global_load_bytes",
         "global_store_requests", "global_store_transactions", "global_store_bytes",
         "shared_load_requests", "shared_load_wavefronts", "shared_store_requests",
         "shared_store_wavefronts", "bank_conflicts", "flops", "divergent_branches", "barriers",
         "constant_requests", "shared_atomic_int_steps", "shared_atomic_cas_steps",
-        "shared_atomic_float_steps")
+        "shared_atomic_float_steps", "global_load_waits")
     a = Counters(flops=2, barriers=1, warp_instructions={"fp32": 3})
     b = Counters(flops=5, warp_instructions={"fp32": 1, "int": 2})
     s = a + b

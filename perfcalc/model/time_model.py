@@ -30,14 +30,16 @@ Per-SM terms are taken on the busiest SM: a grid of B blocks puts ceil(B / SMs) 
 Latency term (Little's law, Volkov 2016, reference/perfmodel.md b4): a warp waits for each of its
 global and shared loads, and for its block's own L1/shared wavefronts, which the block's warps put
 through one data pipe at one a clock; the resident warps of an SM wait side by side, so the SM
-needs waves x (global loads per warp x mean global latency + shared loads per warp x shared
+needs waves x (global-load waits per warp x mean global latency + shared loads per warp x shared
 latency + wavefronts per block),
 waves = ceil(B / (blocks per SM x SMs)), mean global latency = L1 hit rate x L1 latency + L1 misses
 x (L2 latency, or the DRAM latency for the share that DRAM serves). The DRAM latency rises with the
 DRAM's utilization U (devices/timing.yaml: idle latency + queue x U / (1 - U), measured), and U is
 the DRAM-bandwidth term's share of the time, so the term is solved as a fixed point: it is never
-below the DRAM-bandwidth term and approaches it as the DRAM saturates. It assumes one load in flight per warp (no
-independent loads overlapped): an upper estimate where the compiler batches loads.
+below the DRAM-bandwidth term and approaches it as the DRAM saturates. A warp waits once for the
+loads it issued before their first use (the PTX engine counts these waits on the compiled code:
+sim/ptx/load_waits.py), so an unrolled loop's batch of loads costs one latency; where the
+compiled order is unknown (the source engine) each load is a wait of its own, an upper estimate.
 
 Every rate is from devices/timing.yaml (sources there) or the product (devices/products.yaml);
 nothing is fitted to a kernel.
@@ -83,6 +85,9 @@ class KernelWork:
     shared_atomic_steps: tuple[int, int, int] = (0, 0, 0)
     # __constant__ requests beyond one per warp load (lanes reading distinct addresses)
     constant_extra_requests: int = 0
+    # times a warp waits for its global loads (loads issued together wait once); None: one
+    # wait per load, as where the compiled order of loads and uses is not known
+    global_load_waits: int | None = None
 
 
 @dataclass(frozen=True)
@@ -239,7 +244,11 @@ def predict_time(work: KernelWork, gpu: Gpu, arch: Arch, rates: TimingRates) -> 
     per_wave = work.active_blocks_per_sm * sms
     waves = math.ceil(work.blocks / per_wave)
     warps = work.blocks * work.warps_per_block
-    loads_per_warp = work.global_load_requests / warps
+    if work.global_load_waits is None:
+        waits, wait_rule = work.global_load_requests, "one load in flight per warp"
+    else:
+        waits, wait_rule = work.global_load_waits, "loads issued before a use wait together"
+    loads_per_warp = waits / warps
     shared_per_warp = work.shared_load_requests / warps
     shared_lat = rates.shared_latency_cycles or 0.0
 
@@ -256,10 +265,10 @@ def predict_time(work: KernelWork, gpu: Gpu, arch: Arch, rates: TimingRates) -> 
     u = (read_s + write_s) / latency_s if latency_s > 0 and rates.dram_queue_ns else 0.0
     latency = mean_load_latency_cycles(work, rates, clock, u)
     terms.append(Term("memory latency", latency_s,
-                      f"{waves} waves x ({loads_per_warp:.6g} global loads per warp x "
+                      f"{waves} waves x ({loads_per_warp:.6g} global-load waits per warp x "
                       f"{latency:.4g} cycles mean latency + {shared_per_warp:.6g} shared loads x "
                       f"{shared_lat:g} cycles + {block_wf:.6g} wavefronts of the block's own) / "
-                      f"{gpu.peak_clock_mhz:g} MHz; one load in flight per warp; DRAM latency at "
+                      f"{gpu.peak_clock_mhz:g} MHz; {wait_rule}; DRAM latency at "
                       f"{100 * u:.0f} % DRAM utilization"))
     top = max(terms, key=lambda t: t.seconds)
     dram_term = next(t for t in terms if t.name == "DRAM bandwidth")

@@ -21,7 +21,7 @@ INSTRUCTION_KINDS = (
     "constant_load", "atomic", "barrier", "branch", "call",
 )
 (GLD_REQ, GLD_TX, GLD_B, GST_REQ, GST_TX, GST_B, SLD_REQ, SLD_WF, SST_REQ, SST_WF, BANK, FLOPS,
- DIVERGENT, BARRIERS, CONST_REQ, SATOM_INT, SATOM_CAS, SATOM_FLOAT) = range(len(COUNTER_NAMES))
+ DIVERGENT, BARRIERS, CONST_REQ, SATOM_INT, SATOM_CAS, SATOM_FLOAT, GLD_WAIT) = range(len(COUNTER_NAMES))
 _N = len(COUNTER_NAMES)
 # the counter of each shared-atomic cost class (memory/shared_atomics.py)
 SHARED_ATOMIC_SLOT = {"int": SATOM_INT, "cas": SATOM_CAS, "float": SATOM_FLOAT}

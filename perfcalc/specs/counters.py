@@ -19,6 +19,10 @@ Definitions (all counts are over the whole launch):
   read (the Programming Guide: a request is split into as many as there are distinct addresses).
 * shared atomic steps: per warp-level shared atomic, the active lanes on its busiest word, or 1
   where the compiler combines the warp (memory/shared_atomics.py), by cost class.
+* global load waits: warp-level executions of an instruction that reads (or overwrites) a register
+  whose global load may still be in flight; loads issued before that instruction arrive by then,
+  so one wait covers them (sim/ptx/load_waits.py). Counted by the PTX engine, which sees the
+  compiled order of loads and uses; the source engine leaves it 0.
 """
 
 from __future__ import annotations
@@ -87,6 +91,9 @@ class CounterSet:
     shared_atomic_float_steps: int = _counter(
         "steps", "shared float/double add: lanes on each warp's busiest word", None,
         per_site=False)
+    global_load_waits: int = _counter(
+        "waits", "points where a warp waits for a global load in flight (PTX engine; loads "
+        "issued together count once)", None, per_site=False)
 
     def __add__(self, other: CounterSet) -> CounterSet:
         if not isinstance(other, CounterSet):
@@ -113,5 +120,8 @@ COUNTERS: tuple[CounterSpec, ...] = tuple(
     CounterSpec(name=f.name, **f.metadata) for f in fields(CounterSet)
 )
 COUNTER_NAMES: tuple[str, ...] = tuple(c.name for c in COUNTERS)
+# Counters that need the compiled order of instructions: the PTX engine counts them, the source
+# engine leaves them 0 (its consumers fall back to a rule of their own: analysis/timing.py).
+PTX_ONLY_COUNTER_NAMES: tuple[str, ...] = ("global_load_waits",)
 # The memory counters the analytic model predicts per access site (source line).
 SITE_COUNTER_NAMES: tuple[str, ...] = tuple(c.name for c in COUNTERS if c.per_site)

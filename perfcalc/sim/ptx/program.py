@@ -14,6 +14,7 @@ from perfcalc.sim.launch import past_time_limit, time_limit_seconds
 from perfcalc.sim.ptx.contract import NOP, contract
 from perfcalc.sim.ptx.execute import Chunk, Env, operand, warps_with
 from perfcalc.sim.ptx.instructions import BUILDERS, NOOPS, PACKED_HALF, flop_weight
+from perfcalc.sim.ptx.load_waits import is_global_load, wait_points
 from perfcalc.sim.ptx.memops import build_atom, build_ld, build_st
 from perfcalc.sim.ptx.parse import Instr
 
@@ -41,11 +42,20 @@ class Step:
     inst_kind: str = "int"
     memory: bool = False
     targets: tuple[int, ...] = ()
+    waits: bool = False  # a warp here waits for a global load still in flight (load_waits.py)
+    global_load: bool = False
 
 
 def compile_steps(env: Env) -> list[Step]:
-    """One step per instruction, after ptxas's mul+add contraction (contract.py)."""
-    return [_step(instr, env) for instr in contract(env.fn)]
+    """One step per instruction, after ptxas's mul+add contraction (contract.py), each marked
+    where a warp waits for its global loads (load_waits.py)."""
+    body = contract(env.fn)
+    steps = [_step(instr, env) for instr in body]
+    for step, waits in zip(steps, wait_points(body, env.fn.labels, env.fn.branch_tables),
+                           strict=True):
+        step.waits = waits
+        step.global_load = is_global_load(step.instr)
+    return steps
 
 
 def _step(instr: Instr, env: Env) -> Step:
@@ -142,6 +152,10 @@ def run_chunk(env: Env, steps: list[Step], block_ids: np.ndarray) -> None:
     back_edges: dict[int, int] = {}
     nsteps = len(steps)
     width = ch.warps_per_block * 32
+    # per warp: global loads issued, and how many of them it had issued when it last waited (a
+    # warp that waited on one side of a divergent branch does not wait again on the other)
+    issued = np.zeros(ch.n // 32, dtype=np.int64)
+    waited = np.zeros(ch.n // 32, dtype=np.int64)
     while True:
         if pc >= nsteps or not mask.any():
             if pc >= nsteps:
@@ -153,6 +167,12 @@ def run_chunk(env: Env, steps: list[Step], block_ids: np.ndarray) -> None:
             continue
         step = steps[pc]
         counts = env.site(step.instr.line, step.instr.inlined_at)
+        if step.waits:
+            stalls = warps_with(mask) & (issued > waited)
+            counts[C.GLD_WAIT] += int(stalls.sum())
+            waited[stalls] = issued[stalls]
+        if step.global_load:
+            issued += warps_with(mask)
         if step.kind == "op":
             m = mask if step.pred is None else mask & step.pred(ch)
             if not step.memory and step.inst_kind in C.INSTRUCTION_KINDS:

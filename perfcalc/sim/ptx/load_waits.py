@@ -1,0 +1,110 @@
+"""Where a warp waits for its global loads: the instructions that first use a loaded value.
+
+A warp issues a load and goes on issuing until an instruction needs the loaded register (the
+scoreboard stall). Loads issued back to back before that use are in flight together, so one wait
+covers them all: an unrolled loop that issues eight loads and then their eight FMAs waits once,
+not eight times. The time model's latency term charges a warp one load latency per wait
+(model/time_model.py), so it counts waits, not loads.
+
+The rule, a forward data-flow over the kernel's control-flow graph: a set of registers whose
+global load may still be in flight; an instruction that reads or overwrites one of them is a wait
+point and empties the set (the loads issued before it have arrived by then, the ones issued just
+before to within a few cycles); a global (or generic) load adds its destinations. Where paths
+join, the sets are united: a wait that happens on some path is counted wherever the warp takes it.
+The executor (program.py) counts a wait point for a warp only if it issued a global load since its
+last wait: a warp that runs both sides of a divergent branch waits on the first side only.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from perfcalc.sim.ptx.parse import Instr
+from perfcalc.sim.ptx.values import register_name
+
+_REGISTER = re.compile(r"%[A-Za-z_$][\w$]*")
+# opcodes whose first operand is read, not written
+_NO_DESTINATION = frozenset({"st", "red", "bar", "barrier", "membar", "fence", "prefetch",
+                             "prefetchu", "bra", "brx", "ret", "exit", "trap", "call",
+                             "discard", "applypriority", "createpolicy"})
+_LOADS = frozenset({"ld", "ldu"})
+_LOAD_SPACES = ("global", "generic")
+
+
+def _registers(text: str) -> set[str]:
+    return {r for r in _REGISTER.findall(text) if register_name(r)}
+
+
+def reads_and_writes(instr: Instr) -> tuple[set[str], set[str]]:
+    """The registers an instruction reads (its predicate included) and those it writes."""
+    ops = instr.operands
+    if instr.base in _NO_DESTINATION or not ops:
+        reads, writes = set().union(*map(_registers, ops)) if ops else set(), set()
+    else:
+        reads, writes = set().union(*map(_registers, ops[1:])) if ops[1:] else set(), \
+            _registers(ops[0])
+    if instr.pred is not None:
+        reads |= _registers(instr.pred)
+    return reads, writes
+
+
+def is_global_load(instr: Instr) -> bool:
+    """ld/ldu of global memory, or of a generic address (which is global in NVRTC's output
+    unless its space is named)."""
+    if instr.base not in _LOADS:
+        return False
+    spaces = [p.split("::")[0] for p in instr.parts[1:]]
+    named = [s for s in spaces if s in ("global", "shared", "local", "const", "param")]
+    return not named or named[0] in _LOAD_SPACES
+
+
+def successors(instrs: Sequence[Instr], labels: dict[str, int],
+               branch_tables: dict[str, list[str]]) -> list[tuple[int, ...]]:
+    """Each instruction's successors in program order (branch targets, fall-through)."""
+    out: list[tuple[int, ...]] = []
+    for pc, instr in enumerate(instrs):
+        falls = (pc + 1,) if pc + 1 < len(instrs) else ()
+        if instr.base == "bra":
+            target = labels.get(instr.operands[0].strip())
+            taken = (target,) if target is not None else ()
+            out.append(taken + (falls if instr.pred is not None else ()))
+        elif instr.base == "brx":
+            table = branch_tables.get(instr.operands[1].strip(), [])
+            out.append(tuple(labels[t] for t in table if t in labels) + falls)
+        elif instr.base in ("ret", "exit"):
+            out.append(falls if instr.pred is not None else ())
+        else:
+            out.append(falls)
+    return out
+
+
+def wait_points(instrs: Sequence[Instr], labels: dict[str, int],
+                branch_tables: dict[str, list[str]] | None = None) -> list[bool]:
+    """Per instruction: is it a point where a warp waits for a global load (module docstring)."""
+    succ = successors(instrs, labels, branch_tables or {})
+    effects = [reads_and_writes(i) for i in instrs]
+    loads = [is_global_load(i) for i in instrs]
+    pending_in: list[frozenset[str] | None] = [None] * len(instrs)
+    waits = [False] * len(instrs)
+    if not instrs:
+        return waits
+    pending_in[0] = frozenset()
+    work = [0]
+    while work:
+        pc = work.pop()
+        state = pending_in[pc]
+        assert state is not None
+        reads, writes = effects[pc]
+        if state & (reads | writes):
+            waits[pc] = True
+            state = frozenset()
+        if loads[pc]:
+            state = state | writes
+        for nxt in succ[pc]:
+            before = pending_in[nxt]
+            joined = state if before is None else before | state
+            if joined != before:
+                pending_in[nxt] = joined
+                work.append(nxt)
+    return waits

@@ -1,0 +1,201 @@
+"""Where a warp waits for its global loads (issue #9, sim/ptx/load_waits.py): loads issued before
+their first use wait once together, so the time model charges an unrolled loop's batch of loads
+one latency, not one each (gemv_warp, 8 loads per warp before the first FMA).
+
+Expected waits are derived by hand from the rule in the module docstring, on hand-written PTX
+whose order is fixed, and on kernels whose source leaves the compiler one order.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from perfcalc.model.time_model import KernelWork, predict_time
+from perfcalc.sim import run_kernel
+from perfcalc.sim.ptx import nvrtc
+from perfcalc.sim.ptx.load_waits import is_global_load, reads_and_writes, wait_points
+from perfcalc.sim.ptx.parse import parse_module
+from perfcalc.specs import get_arch, get_gpu
+from perfcalc.specs.timing import timing_rates
+
+H100_ARCH = get_arch("9.0")
+CORPUS = Path(__file__).resolve().parent / "data" / "cuda_corpus"
+needs_nvrtc = pytest.mark.skipif(not nvrtc.available(),
+                                 reason="NVRTC (pip install nvidia-cuda-nvrtc) is not installed")
+
+
+def _entry(body: str):
+    ptx = f"""
+.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry k(.param .u64 k_p)
+{{
+    .reg .pred %p<4>;
+    .reg .b32 %r<16>;
+    .reg .f32 %f<16>;
+    .reg .b64 %rd<16>;
+{body}
+}}
+"""
+    return next(iter(parse_module(ptx).functions.values()))
+
+
+def _waits(body: str) -> list[int]:
+    fn = _entry(body)
+    return [i for i, w in enumerate(wait_points(fn.body, fn.labels, fn.branch_tables)) if w]
+
+
+def test_reads_and_writes():
+    fn = _entry("""
+    @%p1 ld.global.v2.f32 {%f1, %f2}, [%rd1+8];
+    st.global.f32 [%rd2], %f3;
+    setp.lt.s32 %p2|%p3, %r1, %r2;
+    ret;
+""")
+    ld, st, setp, _ = fn.body
+    assert reads_and_writes(ld) == ({"%rd1", "%p1"}, {"%f1", "%f2"})
+    assert reads_and_writes(st) == ({"%rd2", "%f3"}, set())
+    assert reads_and_writes(setp) == ({"%r1", "%r2"}, {"%p2", "%p3"})
+    assert [is_global_load(i) for i in fn.body] == [True, False, False, False]
+
+
+def test_loads_issued_together_wait_once():
+    """Four loads then their sum: one wait (the first add); a shared load is not a global one."""
+    assert _waits("""
+    ld.global.f32 %f1, [%rd1];
+    ld.global.f32 %f2, [%rd1+4];
+    ld.global.nc.f32 %f3, [%rd1+8];
+    ld.f32 %f4, [%rd1+12];
+    ld.shared.f32 %f5, [%rd2];
+    add.f32 %f6, %f1, %f2;
+    add.f32 %f7, %f3, %f4;
+    add.f32 %f8, %f6, %f5;
+    st.global.f32 [%rd3], %f8;
+    ret;
+""") == [5]
+
+
+def test_a_load_whose_address_is_loaded_waits_twice():
+    """Pointer chasing: the second load's address is the first load's value, so it waits, and
+    the store of its value waits again."""
+    assert _waits("""
+    ld.global.u64 %rd2, [%rd1];
+    ld.global.f32 %f1, [%rd2];
+    st.global.f32 [%rd3], %f1;
+    ret;
+""") == [1, 2]
+
+
+def test_overwriting_a_pending_register_waits():
+    """A write to a register whose load is in flight waits for it (write after write)."""
+    assert _waits("""
+    ld.global.f32 %f1, [%rd1];
+    mov.f32 %f1, 0f00000000;
+    ret;
+""") == [1]
+
+
+def test_loop_back_edge_and_join_carry_pending_loads():
+    """A load issued at the bottom of a loop is used at its top in the next iteration (software
+    pipelining): the use waits; a load on one side of a branch is waited for after the join."""
+    assert _waits("""
+    ld.global.f32 %f1, [%rd1];
+$L_loop:
+    add.f32 %f2, %f2, %f1;
+    ld.global.f32 %f1, [%rd1+4];
+    setp.lt.s32 %p1, %r1, 8;
+    @%p1 bra $L_loop;
+    @%p2 bra $L_skip;
+    ld.global.f32 %f3, [%rd2];
+$L_skip:
+    add.f32 %f4, %f3, %f3;
+    ret;
+""") == [1, 7]
+
+
+SOURCE = """
+__global__ void k(const float* a, const float* b, const int* idx, float* c, float* d) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    c[i] = a[i] + b[i];
+    d[i] = a[idx[i]];
+}
+"""
+
+
+@needs_nvrtc
+def test_ptx_engine_counts_waits_per_warp(tmp_path, monkeypatch):
+    """2 blocks of 64 threads = 4 warps. Per warp: a[i] and b[i] issued together, one wait at
+    the add; c may alias idx (no __restrict__), so idx[i] is loaded after the store to c and its
+    value is waited for to form the gather's address; the gather's value is waited for by the
+    store to d: 3 waits per warp for 4 loads per warp."""
+    monkeypatch.setenv("PERFCALC_CACHE_DIR", str(tmp_path))
+    n = 128
+    rng = np.random.default_rng(1)
+    args = {"a": rng.random(n, dtype=np.float32), "b": rng.random(n, dtype=np.float32),
+            "idx": rng.permutation(n).astype(np.int32), "c": np.zeros(n, np.float32),
+            "d": np.zeros(n, np.float32)}
+    res = run_kernel(SOURCE, "k", (2,), (64,), args, H100_ARCH, engine="ptx")
+    assert res.counters.warp_instructions["global_load"] == 4 * 4
+    assert res.counters.global_load_waits == 4 * 3
+    assert np.array_equal(args["d"], args["a"][args["idx"]])
+
+
+@needs_nvrtc
+def test_a_divergent_warp_waits_once(tmp_path, monkeypatch):
+    """The corpus's three-way switch on threadIdx.x % 3: every warp runs all three cases, each
+    using the one loaded value; the warp waits on the first case it runs and finds the value
+    there on the others: 12 warps, 12 loads, 12 waits."""
+    monkeypatch.setenv("PERFCALC_CACHE_DIR", str(tmp_path))
+    source = (CORPUS / "switch_small.cu").read_text()
+    args = {"in": np.arange(384, dtype=np.int32), "out": np.zeros(384, np.int32)}
+    c = run_kernel(source, "classify", (3,), (128,), args, H100_ARCH, engine="ptx").counters
+    assert c.divergent_branches > 0
+    assert c.warp_instructions["global_load"] == c.global_load_waits == 12
+
+
+def test_source_engine_leaves_waits_uncounted():
+    """The C engine sees no compiled order: it counts no waits, and the time model then charges
+    one wait per load (analysis/timing.py)."""
+    n = 128
+    args = {"a": np.ones(n, np.float32), "b": np.ones(n, np.float32),
+            "idx": np.arange(n, dtype=np.int32), "c": np.zeros(n, np.float32),
+            "d": np.zeros(n, np.float32)}
+    res = run_kernel(SOURCE, "k", (2,), (64,), args, H100_ARCH)
+    assert res.counters.global_load_waits == 0
+
+
+def _work(waits: int | None) -> KernelWork:
+    """One wave of 132 x 8 blocks of 8 warps, each warp 8 loads that all miss to DRAM."""
+    blocks, warps = 132 * 8, 8
+    loads = blocks * warps * 8
+    return KernelWork(
+        blocks=blocks, warps_per_block=warps, active_blocks_per_sm=8,
+        warp_instructions=loads * 4, int_divide_warp_instructions=0, fp32_warp_instructions=0,
+        fp64_warp_instructions=0, global_load_requests=loads, global_wavefronts=loads,
+        shared_wavefronts=0, shared_load_requests=0, l2_bytes=loads * 128,
+        l2_read_bytes=loads * 128, dram_bytes_read=loads * 128, dram_bytes_written=0,
+        l1_hit_rate=0.0, l2_hit_rate=0.0, flops=0, global_load_waits=waits)
+
+
+def test_latency_term_charges_waits_not_loads():
+    """With no DRAM queueing the latency term is waves x (waits per warp x DRAM latency + the
+    block's own 64 wavefronts) / clock (model/time_model.py docstring): one wave, so one wait
+    for the eight loads costs one latency, and no count given means one wait per load."""
+    gpu, rates = get_gpu("h100-sxm"), timing_rates(H100_ARCH)
+    idle = dataclasses.replace(rates, dram_queue_ns=None)
+    clock = gpu.peak_clock_mhz * 1e6
+    latency = rates.dram_latency_ns * 1e-9 * clock
+    per_warp = 132 * 8 * 8
+
+    def term(waits: int | None) -> float:
+        prediction = predict_time(_work(waits), gpu, H100_ARCH, idle)
+        return next(t.seconds for t in prediction.terms if t.name == "memory latency")
+
+    assert term(None) == pytest.approx((8 * latency + 64) / clock)
+    assert term(8 * per_warp) == pytest.approx(term(None))
+    assert term(per_warp) == pytest.approx((latency + 64) / clock)
