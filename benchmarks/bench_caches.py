@@ -21,9 +21,14 @@ from perfcalc.sim.references import run_catalog_kernel
 from perfcalc.specs import get_arch, get_gpu
 from perfcalc.specs.kernels import get_kernel, launch_geometry, resolve_params
 
-CASES = [("matmul_naive", {"Width": 128}), ("matmul_naive", {"Width": 256}),
-         ("matmul_tiled", {"Width": 256}), ("transpose_naive", {"n": 1024}),
-         ("copy_stride", {"n": 1 << 20, "stride": 1}), ("reduce_interleaved", {"n": 1 << 20})]
+CASES = [
+    ("matmul_naive", {"Width": 128}),
+    ("matmul_naive", {"Width": 256}),
+    ("matmul_tiled", {"Width": 256}),
+    ("transpose_naive", {"n": 1024}),
+    ("copy_stride", {"n": 1 << 20, "stride": 1}),
+    ("reduce_interleaved", {"n": 1 << 20}),
+]
 
 
 def main() -> None:

@@ -28,14 +28,17 @@ CLI = str(Path(sys.executable).with_name("perfcalc"))
 
 COMMANDS = [
     ("baseline: `python -c pass`", [PY, "-c", "pass"]),
-    ("`python -c \"import numpy\"`", [PY, "-c", "import numpy"]),
-    ("`python -c \"import perfcalc.cli\"` (typer + command modules)",
-     [PY, "-c", "import perfcalc.cli"]),
+    ('`python -c "import numpy"`', [PY, "-c", "import numpy"]),
+    ('`python -c "import perfcalc.cli"` (typer + command modules)', [PY, "-c", "import perfcalc.cli"]),
     ("`perfcalc devices show 7.0` (same CLI, no numpy)", [CLI, "devices", "show", "7.0"]),
-    ("**`perfcalc occupancy --cc 7.0 --block 256 --regs 32`**",
-     [CLI, "occupancy", "--cc", "7.0", "--block", "256", "--regs", "32"]),
-    ("`perfcalc occupancy --cc 7.0 --block 256 --regs 33` (hints searched)",
-     [CLI, "occupancy", "--cc", "7.0", "--block", "256", "--regs", "33"]),
+    (
+        "**`perfcalc occupancy --cc 7.0 --block 256 --regs 32`**",
+        [CLI, "occupancy", "--cc", "7.0", "--block", "256", "--regs", "32"],
+    ),
+    (
+        "`perfcalc occupancy --cc 7.0 --block 256 --regs 33` (hints searched)",
+        [CLI, "occupancy", "--cc", "7.0", "--block", "256", "--regs", "33"],
+    ),
 ]
 
 
@@ -60,8 +63,7 @@ def main() -> None:
     times = measure(args.runs)
     load = f"load average {load_before:.2f} before, {os.getloadavg()[0]:.2f} after"
     base = statistics.median(times[COMMANDS[0][0]])
-    machine = (f"{platform.machine()} sandbox, 2 cores shared with other work, Python "
-               f"{platform.python_version()}")
+    machine = f"{platform.machine()} sandbox, 2 cores shared with other work, Python {platform.python_version()}"
     lines = [
         "## `perfcalc occupancy` latency (benchmarks/bench_cli_latency.py)",
         "",
@@ -73,8 +75,7 @@ def main() -> None:
     ]
     for label, _ in COMMANDS:
         median, best = statistics.median(times[label]), min(times[label])
-        lines.append(f"| {label} | {median * 1e3:.0f} ms | {best * 1e3:.0f} ms | "
-                     f"{median / base:.1f}x |")
+        lines.append(f"| {label} | {median * 1e3:.0f} ms | {best * 1e3:.0f} ms | {median / base:.1f}x |")
     median = {label: statistics.median(t) for label, t in times.items()}
     devices, occ = median[COMMANDS[3][0]], median[COMMANDS[4][0]]
     lines += [

@@ -42,9 +42,7 @@ def thread_indices(width: int) -> tuple[np.ndarray, ...]:
     """Row, column, ty, tx and block of every thread in launch order (block-major, then
     threadIdx.y, then threadIdx.x), int32 like the C kernel's ints."""
     gb = width // TILE
-    by, bx, ty, tx = np.meshgrid(
-        np.arange(gb), np.arange(gb), np.arange(TILE), np.arange(TILE), indexing="ij"
-    )
+    by, bx, ty, tx = np.meshgrid(np.arange(gb), np.arange(gb), np.arange(TILE), np.arange(TILE), indexing="ij")
     row = (by * TILE + ty).ravel().astype(np.int32)
     col = (bx * TILE + tx).ravel().astype(np.int32)
     block = (by * gb + bx).ravel().astype(np.int32)
@@ -80,9 +78,7 @@ def bare_tiled(md: np.ndarray, nd: np.ndarray, width: int) -> np.ndarray:
         mds[slot] = np.take(md, row * w + np.int32(m * TILE) + tx)
         nds[slot] = np.take(nd, col + (np.int32(m * TILE) + ty) * w)
         for k in range(TILE):
-            acc += np.take(mds, base + ty * np.int32(TILE) + np.int32(k)) * np.take(
-                nds, base + np.int32(k * TILE) + tx
-            )
+            acc += np.take(mds, base + ty * np.int32(TILE) + np.int32(k)) * np.take(nds, base + np.int32(k * TILE) + tx)
     out = np.empty(width * width, dtype=np.float32)
     out[row * w + col] = acc
     return out
@@ -238,8 +234,7 @@ def main() -> None:
         f"{opts.repeat} runs below W = 1024"
     )
     print(
-        "\n| W | kernel | perfcalc (s) | bare NumPy (s) | perfcalc / bare | "
-        "global load sectors | shared wavefronts |"
+        "\n| W | kernel | perfcalc (s) | bare NumPy (s) | perfcalc / bare | global load sectors | shared wavefronts |"
     )
     print("|---:|---|---:|---:|---:|---:|---:|")
     broadcast: dict[int, float] = {}
@@ -261,27 +256,21 @@ def main() -> None:
             )
         broadcast[width] = statistics.median(bare_run("broadcast", width) for _ in range(reps))
     for width, total in totals.items():
-        print(f"\nW = {width}: naive + tiled with counting = {total:.2f} s; the same sums as "
-              f"NumPy rank-1 updates (no threads, no counting): {broadcast[width]:.3f} s")
+        print(
+            f"\nW = {width}: naive + tiled with counting = {total:.2f} s; the same sums as "
+            f"NumPy rank-1 updates (no threads, no counting): {broadcast[width]:.3f} s"
+        )
 
     have_numba = Path(opts.numba_python).exists()
     source = "measured now" if have_numba else "execution.md 2.1 recorded medians (Numba not found)"
-    print(
-        f"\n| W | kernel | Numba CUDA simulator (s, {source}) | perfcalc (s) | Numba / perfcalc |"
-    )
+    print(f"\n| W | kernel | Numba CUDA simulator (s, {source}) | perfcalc (s) | Numba / perfcalc |")
     print("|---:|---|---:|---:|---:|")
     for width in nwidths:
         for variant in ("naive", "tiled"):
-            t_numba = (
-                numba_run(opts.numba_python, variant, width)
-                if have_numba
-                else RECORDED_NUMBA[(variant, width)]
-            )
+            t_numba = numba_run(opts.numba_python, variant, width) if have_numba else RECORDED_NUMBA[(variant, width)]
             t_sim = perf_times.get((variant, width))
             if t_sim is None:
-                t_sim = statistics.median(
-                    perfcalc_run(variant, width, opts.cc)[0] for _ in range(max(1, opts.repeat))
-                )
+                t_sim = statistics.median(perfcalc_run(variant, width, opts.cc)[0] for _ in range(max(1, opts.repeat)))
             print(
                 f"| {width} | {variant} | {t_numba:.2f} | {t_sim:.4f} | {t_numba / t_sim:.0f}x |",
                 flush=True,

@@ -42,12 +42,14 @@ def main() -> None:
             for kernel in ("matmul_naive", "matmul_tiled"):
                 spec = get_kernel(kernel)
                 params = {"Width": w, "TILE_WIDTH": 16}
-                sim_s, run = best_of(lambda s=spec, p=params, a=arch: run_catalog_kernel(s, p, a),
-                                     args.repeats)
+                sim_s, run = best_of(lambda s=spec, p=params, a=arch: run_catalog_kernel(s, p, a), args.repeats)
                 pred_s, _ = best_of(lambda s=spec, p=params, a=arch: predict(s, p, a), 3)
                 check = "pass" if run.result_check.passed else "FAIL"
-                print(f"{cc}\t{w}\t{kernel}\t{sim_s:.3f}\t{sim_s / w ** 3:.3e}\t"
-                      f"{sim_s / numpy_s:.0f}\t{sim_s / pred_s:.0f}\t{check}", flush=True)
+                print(
+                    f"{cc}\t{w}\t{kernel}\t{sim_s:.3f}\t{sim_s / w**3:.3e}\t"
+                    f"{sim_s / numpy_s:.0f}\t{sim_s / pred_s:.0f}\t{check}",
+                    flush=True,
+                )
 
 
 if __name__ == "__main__":

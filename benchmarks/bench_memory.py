@@ -45,13 +45,16 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--warps", type=int, default=1_000_000)
     parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument("--only-global", action="store_true",
-                        help="time the global-memory rows only (skips the slower shared rows)")
+    parser.add_argument(
+        "--only-global", action="store_true", help="time the global-memory rows only (skips the slower shared rows)"
+    )
     args = parser.parse_args()
     addr, active = realistic_mix(args.warps)
     baseline = best_of(lambda: (addr >> 5).sum(axis=1), args.repeat)[0]
-    print(f"machine: {platform.machine()}, Python {platform.python_version()}, "
-          f"NumPy {np.__version__}; {args.warps} warps = {addr.size} addresses")
+    print(
+        f"machine: {platform.machine()}, Python {platform.python_version()}, "
+        f"NumPy {np.__version__}; {args.warps} warps = {addr.size} addresses"
+    )
     print(f"baseline (addr >> 5).sum(axis=1): {baseline:.3f} s")
     cases = [
         ("global load, CC 9.0", lambda: global_access_batch("9.0", addr, 4, active)),

@@ -82,9 +82,7 @@ def time_one_answer():
     rows = [
         (
             "python -c \"import perfcalc; perfcalc.occupancy('7.0', 256, 32)\"",
-            _median_run(
-                [sys.executable, "-c", "import perfcalc; perfcalc.occupancy('7.0', 256, 32)"]
-            ),
+            _median_run([sys.executable, "-c", "import perfcalc; perfcalc.occupancy('7.0', 256, 32)"]),
         )
     ]
     cli = shutil.which("perfcalc") or str(Path(sys.executable).with_name("perfcalc"))
@@ -105,8 +103,7 @@ def main() -> None:
     np_best, np_median, np_checks = time_numpy(arch)
     if c_checks != np_checks:
         raise SystemExit(
-            f"results differ: header (configs, sum blocks, sum masks) = {c_checks}, "
-            f"perfcalc = {np_checks}"
+            f"results differ: header (configs, sum blocks, sum masks) = {c_checks}, perfcalc = {np_checks}"
         )
     answers = time_one_answer()
     ratio = np_best / c_seconds
@@ -128,8 +125,7 @@ def main() -> None:
             f"median {np_median * 1e3:.1f} ms) "
             f"| {np_best * 1e3:.1f} ms | {ratio:.2f} (goal <= 5) |",
             *(
-                f"| one answer in a fresh process: `{label}` (median) | {seconds * 1e3:.0f} ms "
-                "| goal < 300 ms |"
+                f"| one answer in a fresh process: `{label}` (median) | {seconds * 1e3:.0f} ms | goal < 300 ms |"
                 for label, seconds in answers
             ),
             "",

@@ -16,8 +16,7 @@ import numpy as np
 from perfcalc.sim.ptx.memops import _ATOMIC_OPS, requester_ranks, serialise_atomics
 
 
-def rounds(view: np.ndarray, idx: np.ndarray, v: np.ndarray, c: np.ndarray | None,
-           op: str) -> np.ndarray:
+def rounds(view: np.ndarray, idx: np.ndarray, v: np.ndarray, c: np.ndarray | None, op: str) -> np.ndarray:
     """The previous code: the r-th requester of every address in round r."""
     rank = requester_ranks(idx)
     old_all = np.zeros(rank.size, dtype=view.dtype)
@@ -25,8 +24,7 @@ def rounds(view: np.ndarray, idx: np.ndarray, v: np.ndarray, c: np.ndarray | Non
         sel = rank == r
         i = idx[sel]
         old = view[i]
-        view[i] = np.asarray(_ATOMIC_OPS[op](old, v[sel], None if c is None else c[sel])
-                             ).astype(view.dtype)
+        view[i] = np.asarray(_ATOMIC_OPS[op](old, v[sel], None if c is None else c[sel])).astype(view.dtype)
         old_all[sel] = old
     return old_all
 
@@ -47,12 +45,12 @@ def main() -> None:
     n = 1 << 17
     print("| op | addresses | rounds loop s | serialise_atomics s | speed-up |")
     print("|---|---|---|---|---|")
-    for op, dtype in (("add", np.float32), ("exch", np.int32), ("cas", np.int32),
-                      ("inc", np.uint32)):
+    for op, dtype in (("add", np.float32), ("exch", np.int32), ("cas", np.int32), ("inc", np.uint32)):
         for addresses in (1, 5, 64):
             idx = np.sort(rng.integers(0, addresses, n))
-            v = (rng.integers(0, 3, n) if op == "cas" else
-                 np.full(n, 1000) if op == "inc" else rng.uniform(-1, 1, n)).astype(dtype)
+            v = (
+                rng.integers(0, 3, n) if op == "cas" else np.full(n, 1000) if op == "inc" else rng.uniform(-1, 1, n)
+            ).astype(dtype)
             c = rng.integers(0, 3, n).astype(dtype) if op == "cas" else None
             base = np.zeros(addresses, dtype)
             a, b = base.copy(), base.copy()
@@ -61,8 +59,10 @@ def main() -> None:
             args = (idx, v, c, op)
             slow = best(rounds, base, args, 1)
             fast = best(serialise_atomics, base, args)
-            print(f"| {op} ({np.dtype(dtype).name}) | {addresses} | {slow:.3f} | {fast:.4f} | "
-                  f"{slow / fast:.0f}x |", flush=True)
+            print(
+                f"| {op} ({np.dtype(dtype).name}) | {addresses} | {slow:.3f} | {fast:.4f} | {slow / fast:.0f}x |",
+                flush=True,
+            )
 
 
 if __name__ == "__main__":

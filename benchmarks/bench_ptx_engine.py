@@ -40,20 +40,31 @@ def main() -> None:
             args = {"Md": a, "Nd": b, "Pd": p, "Width": w}
             times = {}
             for engine in ("source", "ptx"):
+
                 def go(engine=engine, src=src, w=w, args=args):
-                    run_kernel(src, "MatrixMulKernel", (w // 16, w // 16), (16, 16), args, "9.0",
-                               engine=engine, defines={"TILE_WIDTH": 16})
+                    run_kernel(
+                        src,
+                        "MatrixMulKernel",
+                        (w // 16, w // 16),
+                        (16, 16),
+                        args,
+                        "9.0",
+                        engine=engine,
+                        defines={"TILE_WIDTH": 16},
+                    )
+
                 go()  # warm-up: parse/compile caches
                 times[engine] = best_of(go, 3 if w <= 256 else 1)[0]
-            print(f"| {name} | {w} | {times['source']:.3f} | {times['ptx']:.3f} | "
-                  f"{times['ptx'] / times['source']:.1f} |", flush=True)
+            print(
+                f"| {name} | {w} | {times['source']:.3f} | {times['ptx']:.3f} | {times['ptx'] / times['source']:.1f} |",
+                flush=True,
+            )
     src = (DATA / "matmul_tiled.cu").read_text()
     from perfcalc.sim.ptx.run import compile_kernel
     from perfcalc.specs import get_arch
 
     arch = get_arch("9.0")
-    cached = best_of(lambda: compile_kernel(src, "MatrixMulKernel", arch, {"TILE_WIDTH": 16}),
-                     5)[0]
+    cached = best_of(lambda: compile_kernel(src, "MatrixMulKernel", arch, {"TILE_WIDTH": 16}), 5)[0]
     print(f"\ncached compile (source hash, PTX and ptxas log from the disk cache): {cached * 1000:.1f} ms")
 
 

@@ -33,8 +33,7 @@ DATA = ROOT / "tests" / "data" / "cuda"
 
 def layout(w: int) -> tuple[np.ndarray, ...]:
     gb = w // TB
-    by, bx, ty, tx = np.meshgrid(np.arange(gb), np.arange(gb), np.arange(TB), np.arange(TB),
-                                 indexing="ij")
+    by, bx, ty, tx = np.meshgrid(np.arange(gb), np.arange(gb), np.arange(TB), np.arange(TB), indexing="ij")
     return tuple(a.ravel().astype(np.int32) for a in (by, bx, ty, tx))
 
 
@@ -79,9 +78,15 @@ def bare_tiled(m: np.ndarray, n: np.ndarray, w: int) -> np.ndarray:
 
 def simulate(kernel: str, m: np.ndarray, n: np.ndarray, w: int) -> np.ndarray:
     p = np.zeros(w * w, np.float32)
-    run_kernel((DATA / f"matmul_{kernel}.cu").read_text(), "MatrixMulKernel",
-               (w // TB, w // TB), (TB, TB), {"Md": m, "Nd": n, "Pd": p, "Width": w},
-               get_arch("9.0"), defines={"TILE_WIDTH": TB})
+    run_kernel(
+        (DATA / f"matmul_{kernel}.cu").read_text(),
+        "MatrixMulKernel",
+        (w // TB, w // TB),
+        (TB, TB),
+        {"Md": m, "Nd": n, "Pd": p, "Width": w},
+        get_arch("9.0"),
+        defines={"TILE_WIDTH": TB},
+    )
     return p
 
 
@@ -114,8 +119,9 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("widths", nargs="*", type=int, default=[128, 256, 512, 1024])
     ap.add_argument("--repeats", type=int, default=3)
-    ap.add_argument("--fixed-malloc", action="store_true",
-                    help="fix glibc's trim/mmap thresholds for both versions (steadier)")
+    ap.add_argument(
+        "--fixed-malloc", action="store_true", help="fix glibc's trim/mmap thresholds for both versions (steadier)"
+    )
     args = ap.parse_args()
     if args.fixed_malloc:
         fix_malloc_thresholds()
@@ -133,8 +139,10 @@ def main() -> None:
             np.testing.assert_allclose(p_bare, p_sim, rtol=0, atol=0)  # same float32 order
             err = float(np.max(np.abs(p_sim - ref)) / np.max(np.abs(ref)))
             totals[kernel] = t_sim
-            print(f"{kernel:6s} {w:5d} {t_sim:8.4f} {t_bare:8.4f} {t_sim / t_bare:8.2f}"
-                  f"  {err:.1e}  {t_first:10.4f}", flush=True)
+            print(
+                f"{kernel:6s} {w:5d} {t_sim:8.4f} {t_bare:8.4f} {t_sim / t_bare:8.2f}  {err:.1e}  {t_first:10.4f}",
+                flush=True,
+            )
     if 1024 in args.widths:
         print(f"W=1024 naive + tiled simulated: {totals['naive'] + totals['tiled']:.1f} s")
 

@@ -20,11 +20,17 @@ from perfcalc.sim.references import run_catalog_kernel
 from perfcalc.specs import get_arch, get_gpu
 from perfcalc.specs.kernels import get_kernel, launch_geometry, resolve_params
 
-CASES = [("matmul_naive", {"Width": 512}), ("matmul_tiled", {"Width": 512}),
-         ("copy_stride", {"n": 1 << 22, "stride": 1}), ("copy_stride", {"n": 1 << 20, "stride": 32}),
-         ("reduce_interleaved", {"n": 1 << 22}), ("transpose_naive", {"n": 2048}),
-         ("transpose_shared", {"n": 2048}), ("convolve", {"n": 1 << 22}),
-         ("aos_struct", {"n": 1 << 21})]
+CASES = [
+    ("matmul_naive", {"Width": 512}),
+    ("matmul_tiled", {"Width": 512}),
+    ("copy_stride", {"n": 1 << 22, "stride": 1}),
+    ("copy_stride", {"n": 1 << 20, "stride": 32}),
+    ("reduce_interleaved", {"n": 1 << 22}),
+    ("transpose_naive", {"n": 2048}),
+    ("transpose_shared", {"n": 2048}),
+    ("convolve", {"n": 1 << 22}),
+    ("aos_struct", {"n": 1 << 21}),
+]
 
 
 def main(engine: str) -> None:
@@ -35,24 +41,23 @@ def main(engine: str) -> None:
         spec = get_kernel(name)
         params = resolve_params(spec, p)
         _grid, block, dyn = launch_geometry(spec, params)
-        f = cache_model_factory(gpu, arch, math.prod(block), 32, dyn, None,
-                                BlockSample(sm_stride=stride, waves=1))
+        f = cache_model_factory(gpu, arch, math.prod(block), 32, dyn, None, BlockSample(sm_stride=stride, waves=1))
         r = run_catalog_kernel(spec, params, arch, check=False, caches=f, engine=engine).result
         c = r.caches
         seconds = c.chunk_clock[-1] - c.chunk_clock[0]
         blocks = sum(c.chunk_blocks)
-        rows.append((sum(r.counters.warp_instructions.values()), c.global_wavefronts, blocks,
-                     seconds))
+        rows.append((sum(r.counters.warp_instructions.values()), c.global_wavefronts, blocks, seconds))
         estimates.append(estimated_seconds_per_block(r) * blocks)
-        print(f"{name} {p}: {blocks} blocks, {rows[-1][0]} instructions, {rows[-1][1]} "
-              f"requests, {seconds:.3f} s simulated, {estimates[-1]:.3f} s estimated")
+        print(
+            f"{name} {p}: {blocks} blocks, {rows[-1][0]} instructions, {rows[-1][1]} "
+            f"requests, {seconds:.3f} s simulated, {estimates[-1]:.3f} s estimated"
+        )
     a = np.array([r[:3] for r in rows], float)
     y = np.array([r[3] for r in rows])
     w = 1 / y
     coef, *_ = np.linalg.lstsq(a * w[:, None], y * w, rcond=None)
     print("fit: seconds per warp instruction, per request, per block:", coef)
-    print("estimate / measured with the constants in analysis/sampling.py:",
-          np.round(np.array(estimates) / y, 2))
+    print("estimate / measured with the constants in analysis/sampling.py:", np.round(np.array(estimates) / y, 2))
 
 
 if __name__ == "__main__":

@@ -29,8 +29,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 import fuzz_cases as F  # noqa: E402 - the generators live beside the tests that use them
 
 RESULTS = ROOT / "benchmarks" / "results_fuzz.json"
-REPORT_FILES = sorted(f"{n}.{e}" for n in ("ceilings", "roofline", "kernels", "matmul")
-                      for e in ("csv", "md"))
+REPORT_FILES = sorted(f"{n}.{e}" for n in ("ceilings", "roofline", "kernels", "matmul") for e in ("csv", "md"))
 
 
 def run_class(name: str, cases: int, first: int = 0) -> dict:
@@ -51,8 +50,11 @@ def run_class(name: str, cases: int, first: int = 0) -> dict:
             outcome = F.run_signal_case(random.Random(f"sig-{i}"))
             argv = []
         else:
-            case = (F.kernel_case(random.Random(f"ptx-{i}"), "ptx")
-                    if name == "kernel sources (ptx engine)" else F.CLASSES[name](rng))
+            case = (
+                F.kernel_case(random.Random(f"ptx-{i}"), "ptx")
+                if name == "kernel sources (ptx engine)"
+                else F.CLASSES[name](rng)
+            )
             outcome = F.run_case(case)
             argv = case.argv
         slowest = max(slowest, outcome.seconds)
@@ -61,11 +63,15 @@ def run_class(name: str, cases: int, first: int = 0) -> dict:
             key = outcome.why[:160]
             failures[key] += 1
             examples.setdefault(key, [i, [a[:80] for a in argv[:20]]])
-    return {"cases": cases, "first_seed": first, "failures": sum(failures.values()),
-            "outcomes": dict(exits),
-            "slowest_case_s": round(slowest, 2), "wall_s": round(time.monotonic() - start, 1),
-            "failure_kinds": [{"count": c, "why": k, "first": examples[k]}
-                              for k, c in failures.most_common()]}
+    return {
+        "cases": cases,
+        "first_seed": first,
+        "failures": sum(failures.values()),
+        "outcomes": dict(exits),
+        "slowest_case_s": round(slowest, 2),
+        "wall_s": round(time.monotonic() - start, 1),
+        "failure_kinds": [{"count": c, "why": k, "first": examples[k]} for k, c in failures.most_common()],
+    }
 
 
 def run_signals(trials: int) -> dict:
@@ -76,9 +82,13 @@ def run_signals(trials: int) -> dict:
     start = time.monotonic()
     for trial in range(trials):
         with tempfile.TemporaryDirectory() as tmp:
-            proc = subprocess.Popen([sys.executable, "-m", "perfcalc", "report", "--gpu",
-                                     "h100-sxm", "--no-times", "-o", "rep"], cwd=tmp,
-                                    stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+            proc = subprocess.Popen(
+                [sys.executable, "-m", "perfcalc", "report", "--gpu", "h100-sxm", "--no-times", "-o", "rep"],
+                cwd=tmp,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.PIPE,
+                text=True,
+            )
             time.sleep(rng.uniform(0.05, 2.0))
             proc.send_signal(signal.SIGTERM)
             _, err = proc.communicate(timeout=60)
@@ -89,35 +99,47 @@ def run_signals(trials: int) -> dict:
             seen[f"{state}, exit {proc.returncode}"] += 1
             if state == "partial" or others or proc.returncode not in (0, 143, -15):
                 bad.append([trial, left, others, proc.returncode, err[-200:]])
-    return {"cases": trials, "failures": len(bad), "outcomes": dict(seen),
-            "wall_s": round(time.monotonic() - start, 1), "failure_kinds": bad[:10]}
+    return {
+        "cases": trials,
+        "failures": len(bad),
+        "outcomes": dict(seen),
+        "wall_s": round(time.monotonic() - start, 1),
+        "failure_kinds": bad[:10],
+    }
 
 
 def write_md(results: dict) -> None:
-    lines = ["# Fuzzing", "",
-             "perfcalc's fuzzing suite checks one promise on every generated input: exit 0, or "
-             "exit 2 with one `error:` line (a source error may add its quoted line and caret); no "
-             "traceback; within 30 s; nothing left on disk but the files a successful command was "
-             "asked to write. Library calls may only return or raise perfcalc's own errors (a NumPy "
-             "warning counts as a failure). Generators: `tests/fuzz_cases.py`; fast slice in CI: "
-             "`tests/test_fuzz.py`; this long run: `python benchmarks/fuzz.py --cases 10000` "
-             "(raw results: `benchmarks/results_fuzz.json`).", "",
-             f"Last run: {results.get('_machine', '?')}.", "",
-             "| class | cases | failures | outcomes | slowest case | wall |",
-             "| --- | ---: | ---: | --- | ---: | ---: |"]
+    lines = [
+        "# Fuzzing",
+        "",
+        "perfcalc's fuzzing suite checks one promise on every generated input: exit 0, or "
+        "exit 2 with one `error:` line (a source error may add its quoted line and caret); no "
+        "traceback; within 30 s; nothing left on disk but the files a successful command was "
+        "asked to write. Library calls may only return or raise perfcalc's own errors (a NumPy "
+        "warning counts as a failure). Generators: `tests/fuzz_cases.py`; fast slice in CI: "
+        "`tests/test_fuzz.py`; this long run: `python benchmarks/fuzz.py --cases 10000` "
+        "(raw results: `benchmarks/results_fuzz.json`).",
+        "",
+        f"Last run: {results.get('_machine', '?')}.",
+        "",
+        "| class | cases | failures | outcomes | slowest case | wall |",
+        "| --- | ---: | ---: | --- | ---: | ---: |",
+    ]
     for name, r in results.items():
         if name.startswith("_"):
             continue
         outcomes = ", ".join(f"{k}: {v}" for k, v in sorted(r["outcomes"].items()))
         slowest = f"{r['slowest_case_s']} s" if "slowest_case_s" in r else "-"
-        lines.append(f"| {name} | {r['cases']} | {r['failures']} | {outcomes} | {slowest} | "
-                     f"{r['wall_s']} s |")
-    lines += ["", "Signals: `report` under SIGTERM at a random moment (0.05-2 s); 'exit -15' is a "
-              "signal that arrived while no perfcalc handler was installed: before it (Python "
-              "still importing, nothing written) or after the command had finished (the report "
-              "complete). 'outputs under signals' sends "
-              "SIGINT or SIGTERM in-process at a random share of an undisturbed run's time.",
-              *([""] + [f"- {note}" for note in results["_notes"]] if "_notes" in results else [])]
+        lines.append(f"| {name} | {r['cases']} | {r['failures']} | {outcomes} | {slowest} | {r['wall_s']} s |")
+    lines += [
+        "",
+        "Signals: `report` under SIGTERM at a random moment (0.05-2 s); 'exit -15' is a "
+        "signal that arrived while no perfcalc handler was installed: before it (Python "
+        "still importing, nothing written) or after the command had finished (the report "
+        "complete). 'outputs under signals' sends "
+        "SIGINT or SIGTERM in-process at a random share of an undisturbed run's time.",
+        *([""] + [f"- {note}" for note in results["_notes"]] if "_notes" in results else []),
+    ]
     (ROOT / "FUZZING.md").write_text("\n".join(lines) + "\n")
 
 
@@ -125,15 +147,24 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cases", type=int, default=10_000)
     parser.add_argument("--only", action="append", help="a class name (repeatable)")
-    parser.add_argument("--first", type=int, default=0,
-                        help="first case number: runs seeds first..first+cases-1 and adds them to "
-                        "the class's recorded results (a long class in several sittings)")
+    parser.add_argument(
+        "--first",
+        type=int,
+        default=0,
+        help="first case number: runs seeds first..first+cases-1 and adds them to "
+        "the class's recorded results (a long class in several sittings)",
+    )
     parser.add_argument("--signals", type=int, default=0, help="SIGTERM trials of report")
     parser.add_argument("--write-md", action="store_true")
     args = parser.parse_args()
     results = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
-    classes = [*F.CLASSES, "library API", "kernel sources (ptx engine)", "outputs under signals",
-               "PTX corpus mutations (library)"]
+    classes = [
+        *F.CLASSES,
+        "library API",
+        "kernel sources (ptx engine)",
+        "outputs under signals",
+        "PTX corpus mutations (library)",
+    ]
     todo = args.only or ([] if args.signals or args.write_md else classes)
     for name in todo:
         if name not in classes:
@@ -155,18 +186,24 @@ def _merge(old: dict | None, new: dict) -> dict:
     if old is None or old.get("first_seed", 0) + old["cases"] != new["first_seed"]:
         raise SystemExit("--first must continue the recorded seeds of the class")
     outcomes = collections.Counter(old["outcomes"]) + collections.Counter(new["outcomes"])
-    return {"cases": old["cases"] + new["cases"], "first_seed": old.get("first_seed", 0),
-            "failures": old["failures"] + new["failures"], "outcomes": dict(outcomes),
-            "slowest_case_s": max(old["slowest_case_s"], new["slowest_case_s"]),
-            "wall_s": round(old["wall_s"] + new["wall_s"], 1),
-            "failure_kinds": old["failure_kinds"] + new["failure_kinds"]}
+    return {
+        "cases": old["cases"] + new["cases"],
+        "first_seed": old.get("first_seed", 0),
+        "failures": old["failures"] + new["failures"],
+        "outcomes": dict(outcomes),
+        "slowest_case_s": max(old["slowest_case_s"], new["slowest_case_s"]),
+        "wall_s": round(old["wall_s"] + new["wall_s"], 1),
+        "failure_kinds": old["failure_kinds"] + new["failure_kinds"],
+    }
 
 
 def _save(results: dict) -> None:
     current = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
     current.update(results)  # another process may have finished other classes meanwhile
-    current["_machine"] = (f"{platform.node() and 'this sandbox'}, {platform.machine()}, Python "
-                           f"{platform.python_version()}, {time.strftime('%Y-%m-%d')}")
+    current["_machine"] = (
+        f"{platform.node() and 'this sandbox'}, {platform.machine()}, Python "
+        f"{platform.python_version()}, {time.strftime('%Y-%m-%d')}"
+    )
     RESULTS.write_text(json.dumps(current, indent=1, sort_keys=True) + "\n")
 
 

@@ -107,8 +107,14 @@ def _too_large_exponent(value: Value) -> bool:
 
 # (fewest, most) arguments of each function; None = any number.
 _ARITY: dict[str, tuple[int, int | None]] = {
-    "min": (1, None), "max": (1, None), "abs": (1, 1), "ceil": (1, 1), "floor": (1, 1),
-    "ceil_div": (2, 2), "log2": (1, 1), "sqrt": (1, 1),
+    "min": (1, None),
+    "max": (1, None),
+    "abs": (1, 1),
+    "ceil": (1, 1),
+    "floor": (1, 1),
+    "ceil_div": (2, 2),
+    "log2": (1, 1),
+    "sqrt": (1, 1),
 }
 
 FUNCTIONS: dict[str, Callable[..., Value]] = {
@@ -132,8 +138,7 @@ def shorten(text: str, limit: int = 60) -> str:
 @lru_cache(maxsize=1024)
 def _parse(text: str) -> ast.expression:
     if len(text) > MAX_TEXT:
-        raise InputError(f"expression {shorten(text)} is {len(text)} characters long; the limit "
-                         f"is {MAX_TEXT}")
+        raise InputError(f"expression {shorten(text)} is {len(text)} characters long; the limit is {MAX_TEXT}")
     try:
         tree = ast.parse(text.strip(), mode="eval")
     except (SyntaxError, RecursionError, MemoryError, ValueError) as exc:
@@ -142,8 +147,7 @@ def _parse(text: str) -> ast.expression:
         raise InputError(f"cannot parse expression {shorten(text)} at column {col + 1}: {msg}") from None
     depth = _depth(tree)
     if depth > MAX_DEPTH:
-        raise InputError(f"expression {shorten(text)} nests {depth} levels deep; the limit is "
-                         f"{MAX_DEPTH}")
+        raise InputError(f"expression {shorten(text)} nests {depth} levels deep; the limit is {MAX_DEPTH}")
     for node in ast.walk(tree):
         if not isinstance(node, _ALLOWED_NODES):
             raise InputError(
@@ -157,10 +161,10 @@ def _parse(text: str) -> ast.expression:
         if isinstance(node, ast.Call):
             low, high = _ARITY[node.func.id]
             if len(node.args) < low or (high is not None and len(node.args) > high):
-                wanted = f"{low}" if low == high else f"at least {low}" if high is None else \
-                    f"{low} to {high}"
-                raise InputError(f"expression {text!r}: {node.func.id}() takes {wanted} "
-                                 f"argument(s), not {len(node.args)}")
+                wanted = f"{low}" if low == high else f"at least {low}" if high is None else f"{low} to {high}"
+                raise InputError(
+                    f"expression {text!r}: {node.func.id}() takes {wanted} argument(s), not {len(node.args)}"
+                )
         if isinstance(node, ast.Constant) and not isinstance(node.value, (int, float)):
             raise InputError(f"expression {text!r}: constant {node.value!r} is not a number")
         if isinstance(node, ast.Constant):
@@ -169,9 +173,24 @@ def _parse(text: str) -> ast.expression:
 
 
 _ALLOWED_NODES = (
-    ast.Expression, ast.BinOp, ast.UnaryOp, ast.BoolOp, ast.Compare, ast.IfExp, ast.Call,
-    ast.Name, ast.Load, ast.Constant, ast.USub, ast.UAdd, ast.Not, ast.Invert, ast.And, ast.Or,
-    *_BINARY, *_COMPARE,
+    ast.Expression,
+    ast.BinOp,
+    ast.UnaryOp,
+    ast.BoolOp,
+    ast.Compare,
+    ast.IfExp,
+    ast.Call,
+    ast.Name,
+    ast.Load,
+    ast.Constant,
+    ast.USub,
+    ast.UAdd,
+    ast.Not,
+    ast.Invert,
+    ast.And,
+    ast.Or,
+    *_BINARY,
+    *_COMPARE,
 )
 
 
@@ -247,8 +266,10 @@ class _Evaluator:
         if not finite:
             raise InputError(f"expression {shorten(self.text)} produces a value that is not finite")
         if biggest > MAX_MAGNITUDE:
-            raise InputError(f"expression {shorten(self.text)} produces {biggest:.3g}, beyond "
-                             f"the limit of 2**63 - 1 (a signed 64-bit integer)")
+            raise InputError(
+                f"expression {shorten(self.text)} produces {biggest:.3g}, beyond "
+                f"the limit of 2**63 - 1 (a signed 64-bit integer)"
+            )
 
     def visit_Constant(self, node: ast.Constant) -> Value:
         return node.value
@@ -265,11 +286,12 @@ class _Evaluator:
             # NumPy arrays divide by zero with a warning and a wrong value, never an exception.
             raise InputError(f"expression {self.text!r} divides by zero")
         if isinstance(node.op, (ast.Pow, ast.LShift)) and _too_large_exponent(right):
-            raise InputError(f"expression {self.text!r}: exponent or shift {right!r} exceeds the "
-                             f"limit of {MAX_EXPONENT} (keeps every value a machine-size number)")
+            raise InputError(
+                f"expression {self.text!r}: exponent or shift {right!r} exceeds the "
+                f"limit of {MAX_EXPONENT} (keeps every value a machine-size number)"
+            )
         if isinstance(node.op, (ast.LShift, ast.RShift)) and bool((_np().asarray(right) < 0).any()):
-            raise InputError(f"expression {shorten(self.text)} shifts by a negative count, which C "
-                             "leaves undefined")
+            raise InputError(f"expression {shorten(self.text)} shifts by a negative count, which C leaves undefined")
         if isinstance(node.op, ast.Pow):
             self._check_power(left, right)
         elif isinstance(node.op, (ast.Add, ast.Sub, ast.Mult, ast.LShift)):
@@ -283,11 +305,12 @@ class _Evaluator:
             return  # Python integers are exact; visit() checks the result
         a = float(np.abs(np.asarray(left, dtype=float)).max(initial=0.0))
         b = float(np.abs(np.asarray(right, dtype=float)).max(initial=0.0))
-        bound = a * 2.0**b if isinstance(op, ast.LShift) else a * b if isinstance(op, ast.Mult) \
-            else a + b
+        bound = a * 2.0**b if isinstance(op, ast.LShift) else a * b if isinstance(op, ast.Mult) else a + b
         if bound > MAX_MAGNITUDE:
-            raise InputError(f"expression {shorten(self.text)} may produce {bound:.3g}, beyond the "
-                             "limit of 2**63 - 1 (a signed 64-bit integer)")
+            raise InputError(
+                f"expression {shorten(self.text)} may produce {bound:.3g}, beyond the "
+                "limit of 2**63 - 1 (a signed 64-bit integer)"
+            )
 
     def _check_power(self, base: Value, exponent: Value) -> None:
         """Refuse a power whose result cannot fit before computing it (3**64 is fine, 3**64**64 not)."""
@@ -297,8 +320,9 @@ class _Evaluator:
             raise InputError(f"expression {shorten(self.text)} raises an integer to a negative power")
         largest = float(np.abs(np.asarray(base, dtype=float)).max()) if np.size(base) else 0.0
         if largest > 1 and float(np.max(exp)) * math.log2(largest) > 63:
-            raise InputError(f"expression {shorten(self.text)}: a power beyond the limit of 2**63 - 1 "
-                             "(a signed 64-bit integer)")
+            raise InputError(
+                f"expression {shorten(self.text)}: a power beyond the limit of 2**63 - 1 (a signed 64-bit integer)"
+            )
 
     def visit_UnaryOp(self, node: ast.UnaryOp) -> Value:
         value = self.visit(node.operand)

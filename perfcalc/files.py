@@ -32,22 +32,20 @@ def _kind(mode: int) -> str:
     return "not a regular file"
 
 
-def check_regular_file(path: str | Path, what: str,
-                       error: type[PerfcalcError] = InputError) -> os.stat_result:
+def check_regular_file(path: str | Path, what: str, error: type[PerfcalcError] = InputError) -> os.stat_result:
     """`os.stat(path)` (which never blocks) if it is a regular file; anything else is `error`."""
     try:
         info = os.stat(path)
     except (OSError, ValueError) as exc:  # ValueError: a NUL byte in the name
-        raise error(f"cannot read {what} {str(path)!r}: {getattr(exc, 'strerror', None) or exc}") \
-            from None
+        raise error(f"cannot read {what} {str(path)!r}: {getattr(exc, 'strerror', None) or exc}") from None
     if not stat.S_ISREG(info.st_mode):
-        raise error(f"cannot read {what} {str(path)!r}: it is {_kind(info.st_mode)}; perfcalc "
-                    "reads only regular files")
+        raise error(f"cannot read {what} {str(path)!r}: it is {_kind(info.st_mode)}; perfcalc reads only regular files")
     return info
 
 
-def read_bytes(path: str | Path, what: str, *, limit: int = MAX_TEXT_BYTES,
-               error: type[PerfcalcError] = InputError) -> bytes:
+def read_bytes(
+    path: str | Path, what: str, *, limit: int = MAX_TEXT_BYTES, error: type[PerfcalcError] = InputError
+) -> bytes:
     """The bytes of a regular file of at most `limit` bytes; anything else is `error`."""
     info = check_regular_file(path, what, error)
     if info.st_size > limit:
@@ -62,8 +60,9 @@ def read_bytes(path: str | Path, what: str, *, limit: int = MAX_TEXT_BYTES,
     return data
 
 
-def decode_text(data: bytes, path: str | Path, what: str, *, latin1_fallback: bool = False,
-                error: type[PerfcalcError] = InputError) -> str:
+def decode_text(
+    data: bytes, path: str | Path, what: str, *, latin1_fallback: bool = False, error: type[PerfcalcError] = InputError
+) -> str:
     """UTF-8 (a byte-order mark dropped) or BOM-marked UTF-16; else Latin-1 or `error`."""
     if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
         try:
@@ -75,12 +74,21 @@ def decode_text(data: bytes, path: str | Path, what: str, *, latin1_fallback: bo
     except UnicodeDecodeError as exc:
         if latin1_fallback:
             return data.decode("latin-1")
-        raise error(f"{what} {str(path)!r} is not UTF-8 text (byte 0x{data[exc.start]:02x} at "
-                    f"offset {exc.start}); save it as UTF-8") from None
+        raise error(
+            f"{what} {str(path)!r} is not UTF-8 text (byte 0x{data[exc.start]:02x} at "
+            f"offset {exc.start}); save it as UTF-8"
+        ) from None
 
 
-def read_text(path: str | Path, what: str, *, latin1_fallback: bool = False,
-              limit: int = MAX_TEXT_BYTES, error: type[PerfcalcError] = InputError) -> str:
+def read_text(
+    path: str | Path,
+    what: str,
+    *,
+    latin1_fallback: bool = False,
+    limit: int = MAX_TEXT_BYTES,
+    error: type[PerfcalcError] = InputError,
+) -> str:
     """`read_bytes` then `decode_text`: one call for a user's text file."""
-    return decode_text(read_bytes(path, what, limit=limit, error=error), path, what,
-                       latin1_fallback=latin1_fallback, error=error)
+    return decode_text(
+        read_bytes(path, what, limit=limit, error=error), path, what, latin1_fallback=latin1_fallback, error=error
+    )

@@ -35,8 +35,7 @@ def _array(spec: str, rng: np.random.Generator) -> np.ndarray:
     kind, dtype_name, count, lo, hi = m.group(1), m.group(2), int(m.group(3)), m.group(4), m.group(5)
     if dtype_name in _VECTORS:
         base, lanes = _VECTORS[dtype_name]
-        flat = _array(f"{(kind or '')}{np.dtype(base).name}[{count * lanes}]"
-                      + (f" {lo}..{hi}" if lo else ""), rng)
+        flat = _array(f"{(kind or '')}{np.dtype(base).name}[{count * lanes}]" + (f" {lo}..{hi}" if lo else ""), rng)
         dt = np.dtype([(c, base) for c in "xyzw"[:lanes]], align=True)
         return flat.view(dt)
     dt = np.dtype("bool" if dtype_name == "bool" else dtype_name)
@@ -53,8 +52,7 @@ def _array(spec: str, rng: np.random.Generator) -> np.ndarray:
         low, high = int(float(lo)), int(float(hi))
     else:
         low, high = (0, 256) if dt.itemsize == 1 else (0, 100)
-    return rng.integers(low, high, count, dtype=np.int64 if high < 2**63 else np.uint64,
-                        endpoint=False).astype(dt)
+    return rng.integers(low, high, count, dtype=np.int64 if high < 2**63 else np.uint64, endpoint=False).astype(dt)
 
 
 def _struct(name: str) -> np.ndarray:
@@ -63,9 +61,14 @@ def _struct(name: str) -> np.ndarray:
     if name == "empty":  # Square{}: an empty class is one byte
         return np.zeros((), dtype=np.dtype([("pad", "u1")]))
     if name == "params":  # Params{2.0f, 3, 1.5f, 1}: float, int, float, short -> 16 bytes
-        dt = np.dtype({"names": ["scale", "offset", "clampHi", "mode"],
-                       "formats": ["f4", "i4", "f4", "i2"], "offsets": [0, 4, 8, 12],
-                       "itemsize": 16})
+        dt = np.dtype(
+            {
+                "names": ["scale", "offset", "clampHi", "mode"],
+                "formats": ["f4", "i4", "f4", "i2"],
+                "offsets": [0, 4, 8, 12],
+                "itemsize": 16,
+            }
+        )
         value = np.zeros((), dtype=dt)  # padding bytes zero, not whatever memory held
         value[()] = (2.0, 3, 1.5, 1)
         return value
@@ -129,15 +132,25 @@ def run_on_ptx_engine(name: str, entry: dict[str, Any], arch: str = "9.0"):  # t
     from perfcalc.sim import run_kernel
 
     args = inputs(name, entry)
-    result = run_kernel(source(entry), entry.get("kernel"), tuple(entry["grid"]),
-                        tuple(entry["block"]), args, arch,
-                        dynamic_shared_bytes=entry.get("dynamic_shared", 0),
-                        defines=entry.get("defines"), engine="ptx",
-                        source_name=str(CORPUS / entry["file"]))
+    result = run_kernel(
+        source(entry),
+        entry.get("kernel"),
+        tuple(entry["grid"]),
+        tuple(entry["block"]),
+        args,
+        arch,
+        dynamic_shared_bytes=entry.get("dynamic_shared", 0),
+        defines=entry.get("defines"),
+        engine="ptx",
+        source_name=str(CORPUS / entry["file"]),
+    )
     return result, args
 
 
 def written_arrays(entry: dict[str, Any], args: dict[str, Any]) -> dict[str, np.ndarray]:
     """Every array argument (the kernel may have written it), as raw bytes for comparison."""
-    return {k: v for k, v in args.items() if isinstance(v, np.ndarray) and v.ndim == 1
-            and not entry["args"][k].startswith("struct ")}
+    return {
+        k: v
+        for k, v in args.items()
+        if isinstance(v, np.ndarray) and v.ndim == 1 and not entry["args"][k].startswith("struct ")
+    }

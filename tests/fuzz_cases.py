@@ -25,12 +25,68 @@ import yaml
 ROOT = Path(__file__).resolve().parents[1]
 BOUND_S = 30
 
-NASTY_TEXT = ["", " ", "0", "-1", "1e309", "nan", "inf", "-inf", "9" * 30, "2147483648",
-              "9223372036854775808", "-9223372036854775809", "1.5", "0x10", "abc", "a\nerror: x",
-              "\x1b[31m", "\x00", "é", "..", "/", "//", "-", "--", "%s", "{}", "'", '"', "\\",
-              "x" * 5000, "1,2,3", "0,0", "65536,65536,65536", "1e-300", "-0", "true", "None"]
-NASTY_INT = [0, -1, 1, 2, 31, 32, 33, 255, 256, 1023, 1024, 1025, 65535, 65536, 2**31 - 1, 2**31,
-             2**32, 2**62, 2**63 - 1, 2**63, 10**30]
+NASTY_TEXT = [
+    "",
+    " ",
+    "0",
+    "-1",
+    "1e309",
+    "nan",
+    "inf",
+    "-inf",
+    "9" * 30,
+    "2147483648",
+    "9223372036854775808",
+    "-9223372036854775809",
+    "1.5",
+    "0x10",
+    "abc",
+    "a\nerror: x",
+    "\x1b[31m",
+    "\x00",
+    "é",
+    "..",
+    "/",
+    "//",
+    "-",
+    "--",
+    "%s",
+    "{}",
+    "'",
+    '"',
+    "\\",
+    "x" * 5000,
+    "1,2,3",
+    "0,0",
+    "65536,65536,65536",
+    "1e-300",
+    "-0",
+    "true",
+    "None",
+]
+NASTY_INT = [
+    0,
+    -1,
+    1,
+    2,
+    31,
+    32,
+    33,
+    255,
+    256,
+    1023,
+    1024,
+    1025,
+    65535,
+    65536,
+    2**31 - 1,
+    2**31,
+    2**32,
+    2**62,
+    2**63 - 1,
+    2**63,
+    10**30,
+]
 NASTY_FLOAT = [0.0, -0.0, 1e-300, 1e300, float("nan"), float("inf"), float("-inf"), 0.5, -1.5]
 
 
@@ -74,8 +130,12 @@ def _alarm(seconds: int) -> Iterator[None]:
 def one_error(stderr: str) -> bool:
     """One `error:` line; a source error may add the quoted line and its caret (indented)."""
     lines = stderr.rstrip("\n").split("\n")
-    return (stderr.endswith("\n") and lines[0].startswith("error: ") and len(lines) <= 3
-            and all(line.startswith("    ") for line in lines[1:]))
+    return (
+        stderr.endswith("\n")
+        and lines[0].startswith("error: ")
+        and len(lines) <= 3
+        and all(line.startswith("    ") for line in lines[1:])
+    )
 
 
 def run_case(case: Case, bound_s: int = BOUND_S) -> Outcome:
@@ -107,8 +167,9 @@ def run_case(case: Case, bound_s: int = BOUND_S) -> Outcome:
             if isinstance(result.exception, _Hang):
                 return Outcome(False, f"hang: over {bound_s} s", seconds)
             if result.exception is not None and not isinstance(result.exception, SystemExit):
-                return Outcome(False, f"traceback: {type(result.exception).__name__}: "
-                               f"{str(result.exception)[:200]}", seconds)
+                return Outcome(
+                    False, f"traceback: {type(result.exception).__name__}: {str(result.exception)[:200]}", seconds
+                )
             if result.exit_code not in (0, 2):
                 return Outcome(False, f"exit {result.exit_code}: {result.stderr[-300:]}", seconds)
             if result.exit_code == 2 and not one_error(result.stderr):
@@ -135,6 +196,7 @@ def _tree() -> set[str]:
 
 # --- generators, one per class ------------------------------------------------------------
 
+
 def _value(rng: random.Random) -> str:
     pick = rng.random()
     if pick < 0.4:
@@ -145,25 +207,65 @@ def _value(rng: random.Random) -> str:
 
 
 _COMMANDS: dict[str, list[str]] = {
-    "occupancy": ["--cc", "--gpu", "--block", "--regs", "--smem", "--dyn-smem", "--carveout",
-                  "--cache-config", "--sweep", "--block-barriers", "--format"],
-    "coalesce": ["--cc", "--pattern", "--stride", "--word", "--offset", "--base", "--struct-size",
-                 "--field-offset", "--tile-width", "--pad", "--index", "--active", "--cache",
-                 "--format"],
-    "banks": ["--cc", "--pattern", "--stride", "--word", "--offset", "--index", "--tile-width",
-              "--pad", "--bank-mode", "--format"],
+    "occupancy": [
+        "--cc",
+        "--gpu",
+        "--block",
+        "--regs",
+        "--smem",
+        "--dyn-smem",
+        "--carveout",
+        "--cache-config",
+        "--sweep",
+        "--block-barriers",
+        "--format",
+    ],
+    "coalesce": [
+        "--cc",
+        "--pattern",
+        "--stride",
+        "--word",
+        "--offset",
+        "--base",
+        "--struct-size",
+        "--field-offset",
+        "--tile-width",
+        "--pad",
+        "--index",
+        "--active",
+        "--cache",
+        "--format",
+    ],
+    "banks": [
+        "--cc",
+        "--pattern",
+        "--stride",
+        "--word",
+        "--offset",
+        "--index",
+        "--tile-width",
+        "--pad",
+        "--bank-mode",
+        "--format",
+    ],
     "roofline": ["--gpu", "--intensity", "--kernel", "--param", "--format"],
     "matmul": ["--width", "--tile", "--gpu", "--cc", "--regs", "--latency-cycles", "--format"],
-    "run": ["--cc", "--gpu", "--param", "--regs", "--iteration-cap", "--cache", "--bank-mode",
-            "--format"],
+    "run": ["--cc", "--gpu", "--param", "--regs", "--iteration-cap", "--cache", "--bank-mode", "--format"],
     "devices": [],
     "kernels": [],
 }
-_GOOD = {"--cc": ["7.0", "9.0", "1.0", "3.5"], "--gpu": ["h100-sxm", "v100", "g80"],
-         "--block": ["256", "128"], "--regs": ["32"], "--format": ["json", "csv", "table"],
-         "--pattern": ["stride", "index", "tile-row", "aos", "random"], "--kernel":
-         ["matmul_naive", "copy_stride"], "--param": ["Width=64", "n=1024", "stride=2"],
-         "--index": ["lane*2", "lane", "31-lane"], "--width": ["64", "128"]}
+_GOOD = {
+    "--cc": ["7.0", "9.0", "1.0", "3.5"],
+    "--gpu": ["h100-sxm", "v100", "g80"],
+    "--block": ["256", "128"],
+    "--regs": ["32"],
+    "--format": ["json", "csv", "table"],
+    "--pattern": ["stride", "index", "tile-row", "aos", "random"],
+    "--kernel": ["matmul_naive", "copy_stride"],
+    "--param": ["Width=64", "n=1024", "stride=2"],
+    "--index": ["lane*2", "lane", "31-lane"],
+    "--width": ["64", "128"],
+}
 
 
 def cli_case(rng: random.Random) -> Case:
@@ -199,8 +301,7 @@ def device_case(rng: random.Random) -> Case:
         if pick < 0.2:
             data.pop(key, None)
         elif pick < 0.5:
-            data[key] = rng.choice([*NASTY_INT, *NASTY_FLOAT, *NASTY_TEXT[:12], [], {}, None,
-                                    [1, 2], True])
+            data[key] = rng.choice([*NASTY_INT, *NASTY_FLOAT, *NASTY_TEXT[:12], [], {}, None, [1, 2], True])
         elif pick < 0.6:
             data[rng.choice(["extra", "x" * 300, "é"])] = 1
         else:
@@ -213,15 +314,23 @@ def device_case(rng: random.Random) -> Case:
         depth = rng.choice([10, 100, 1000, 30000])
         text = "[" * depth + "]" * depth
     elif pick < 0.2:
-        text += "laughs: &a [" + ",".join(["x"] * 10) + "]\n" + "".join(
-            f"l{i}: &a{i} [{','.join(['*a' if i == 0 else f'*a{i - 1}'] * 10)}]\n" for i in range(9))
+        text += (
+            "laughs: &a ["
+            + ",".join(["x"] * 10)
+            + "]\n"
+            + "".join(f"l{i}: &a{i} [{','.join(['*a' if i == 0 else f'*a{i - 1}'] * 10)}]\n" for i in range(9))
+        )
     elif pick < 0.3:
         cut = rng.randint(0, len(text))
         text = text[:cut]
     encoded = text.encode(rng.choice(["utf-8", "utf-8", "utf-16", "latin-1"]), errors="replace")
-    command = rng.choice([["occupancy", "--cc", "dev.yaml", "--block", "256", "--regs", "32"],
-                          ["devices", "show", "dev.yaml"],
-                          ["coalesce", "--cc", "dev.yaml", "--stride", "2"]])
+    command = rng.choice(
+        [
+            ["occupancy", "--cc", "dev.yaml", "--block", "256", "--regs", "32"],
+            ["devices", "show", "dev.yaml"],
+            ["coalesce", "--cc", "dev.yaml", "--stride", "2"],
+        ]
+    )
     return Case(command, {"dev.yaml": encoded})
 
 
@@ -235,14 +344,18 @@ def product_case(rng: random.Random) -> Case:
         if pick < 0.2:
             product.pop(key)
         elif pick < 0.8:
-            product[key] = rng.choice([*NASTY_INT, *NASTY_FLOAT, *NASTY_TEXT[:12], [], {}, None,
-                                       [1, 2], True])
+            product[key] = rng.choice([*NASTY_INT, *NASTY_FLOAT, *NASTY_TEXT[:12], [], {}, None, [1, 2], True])
         else:
             product[rng.choice(["x", "peak", "é"])] = 1
     data["products"] = [product]
-    command = rng.choice([["roofline", "--gpu", "g.yaml"], ["devices", "show", "g.yaml"],
-                          ["occupancy", "--gpu", "g.yaml", "--block", "256", "--regs", "32"],
-                          ["matmul", "--gpu", "g.yaml", "--no-simulate", "--width", "256"]])
+    command = rng.choice(
+        [
+            ["roofline", "--gpu", "g.yaml"],
+            ["devices", "show", "g.yaml"],
+            ["occupancy", "--gpu", "g.yaml", "--block", "256", "--regs", "32"],
+            ["matmul", "--gpu", "g.yaml", "--no-simulate", "--width", "256"],
+        ]
+    )
     return Case(command, {"g.yaml": yaml.safe_dump(data).encode()})
 
 
@@ -259,18 +372,27 @@ _PTXAS_LINES = [
 
 def ptxas_case(rng: random.Random) -> Case:
     """Lines in ptxas -v's shapes with names and numbers drawn from the nasty pools."""
-    names = ["_Z15MatrixMulKernelPfS_S_i", "_Z5scaleIfLi128EEvPKT_PS0_i", "kernel", "",
-             "_Z" + "P" * rng.choice([10, 2000, 6000]) + "i", "a" * 40000, "k'x", "k\u2019"]
+    names = [
+        "_Z15MatrixMulKernelPfS_S_i",
+        "_Z5scaleIfLi128EEvPKT_PS0_i",
+        "kernel",
+        "",
+        "_Z" + "P" * rng.choice([10, 2000, 6000]) + "i",
+        "a" * 40000,
+        "k'x",
+        "k\u2019",
+    ]
     lines = []
     for _ in range(rng.randint(1, 8)):
         template = rng.choice(_PTXAS_LINES)
         fill = {"name": rng.choice(names), "arch": rng.choice(["90", "75", "x", "1000"])}
         for slot in "abcd":
-            fill[slot] = rng.choice([str(n) for n in NASTY_INT] + ["9" * rng.choice([5, 25, 40000]),
-                                                                 "-3", "x"])
+            fill[slot] = rng.choice([str(n) for n in NASTY_INT] + ["9" * rng.choice([5, 25, 40000]), "-3", "x"])
         lines.append(template.format(**fill))
-    return Case(["occupancy", "--cc", rng.choice(["9.0", "7.5", "1.0"]), "--block", "256",
-                 "--ptxas", "p.log"], {"p.log": "\n".join(lines).encode()})
+    return Case(
+        ["occupancy", "--cc", rng.choice(["9.0", "7.5", "1.0"]), "--block", "256", "--ptxas", "p.log"],
+        {"p.log": "\n".join(lines).encode()},
+    )
 
 
 _OPS = ["+", "-", "*", "/", "//", "%", "**", "<<", ">>", "&", "|", "^", "<", "==", "and", "or"]
@@ -280,8 +402,25 @@ _FUNCS = ["min", "max", "abs", "ceil", "floor", "ceil_div", "log2", "sqrt", "exp
 def expression(rng: random.Random, depth: int = 0) -> str:
     """A random expression over `lane` from the evaluator's grammar, plus things it refuses."""
     if depth > 4 or rng.random() < 0.3:
-        return rng.choice(["lane", "lane", "0", "1", "2", "-1", "31", "64", str(rng.choice(NASTY_INT)),
-                           "1.5", "1e308", "x", "__import__", "'a'", "[1]"])
+        return rng.choice(
+            [
+                "lane",
+                "lane",
+                "0",
+                "1",
+                "2",
+                "-1",
+                "31",
+                "64",
+                str(rng.choice(NASTY_INT)),
+                "1.5",
+                "1e308",
+                "x",
+                "__import__",
+                "'a'",
+                "[1]",
+            ]
+        )
     pick = rng.random()
     if pick < 0.5:
         return f"({expression(rng, depth + 1)} {rng.choice(_OPS)} {expression(rng, depth + 1)})"
@@ -290,8 +429,7 @@ def expression(rng: random.Random, depth: int = 0) -> str:
     if pick < 0.9:
         args = ", ".join(expression(rng, depth + 1) for _ in range(rng.randint(0, 3)))
         return f"{rng.choice(_FUNCS)}({args})"
-    return f"({expression(rng, depth + 1)} if {expression(rng, depth + 1)} else " \
-           f"{expression(rng, depth + 1)})"
+    return f"({expression(rng, depth + 1)} if {expression(rng, depth + 1)} else {expression(rng, depth + 1)})"
 
 
 def expression_case(rng: random.Random) -> Case:
@@ -306,9 +444,30 @@ def _catalog() -> dict:
 
 
 _TOKEN = re.compile(r"\w+|[^\w\s]|\s+")
-_INSERTS = ["__syncthreads();", "while (1) {}", "x", "0", "-1", "2147483647", "1e38f", ";", "{",
-            "}", "(", "[0]", "/ 0", "<< 40", "#if 1\n", "#define Q (Q+Q)\n", "\\\n", "goto l;",
-            "for (;;) __syncthreads();", "__shared__ float s[1 << 30];", "return;", "atomicAdd("]
+_INSERTS = [
+    "__syncthreads();",
+    "while (1) {}",
+    "x",
+    "0",
+    "-1",
+    "2147483647",
+    "1e38f",
+    ";",
+    "{",
+    "}",
+    "(",
+    "[0]",
+    "/ 0",
+    "<< 40",
+    "#if 1\n",
+    "#define Q (Q+Q)\n",
+    "\\\n",
+    "goto l;",
+    "for (;;) __syncthreads();",
+    "__shared__ float s[1 << 30];",
+    "return;",
+    "atomicAdd(",
+]
 
 
 def _mutate(tokens: list[str], rng: random.Random) -> None:
@@ -332,8 +491,23 @@ def kernel_case(rng: random.Random, engine: str = "source") -> Case:
     spec = rng.choice(list(_catalog().values()))
     tokens = _TOKEN.findall(spec["source"])
     _mutate(tokens, rng)
-    argv = ["run", "--source", "k.cu", "--kernel", spec["kernel"], "--grid", "2", "--block", "64",
-            "--engine", engine, "--max-seconds", "10", "--iteration-cap", "100000"]
+    argv = [
+        "run",
+        "--source",
+        "k.cu",
+        "--kernel",
+        spec["kernel"],
+        "--grid",
+        "2",
+        "--block",
+        "64",
+        "--engine",
+        engine,
+        "--max-seconds",
+        "10",
+        "--iteration-cap",
+        "100000",
+    ]
     for arg in spec["args"]:
         if arg["role"] == "scalar":
             argv += ["-p", f"{arg['name']}={rng.choice([1, 16, 64, 4096])}"]
@@ -356,21 +530,50 @@ def corpus_call(rng: random.Random) -> Callable[[], object]:
     _mutate(tokens, rng)
     text = "".join(tokens)
     args = corpus.inputs(name, entry)
-    return lambda: run_kernel(text, entry.get("kernel"), tuple(entry["grid"]),
-                              tuple(entry["block"]), args, "9.0",
-                              dynamic_shared_bytes=entry.get("dynamic_shared", 0),
-                              defines=entry.get("defines"), engine="ptx",
-                              source_name=entry["file"], max_seconds=20, iteration_cap=100_000)
+    return lambda: run_kernel(
+        text,
+        entry.get("kernel"),
+        tuple(entry["grid"]),
+        tuple(entry["block"]),
+        args,
+        "9.0",
+        dynamic_shared_bytes=entry.get("dynamic_shared", 0),
+        defines=entry.get("defines"),
+        engine="ptx",
+        source_name=entry["file"],
+        max_seconds=20,
+        iteration_cap=100_000,
+    )
 
 
 def output_case(rng: random.Random) -> Case:
     """An answer written to every kind of place: links, FIFOs, folders, odd and long names."""
-    target = rng.choice(["o.csv", "", "new/", "missing/o.csv", "a" * 300, "dir", "link", "fifo",
-                         "dir/o.csv", ".", "-", "o\nx.csv", "link-to-missing", "dir/"])
-    case = Case([], dirs=("dir",), fifo=("fifo",), links={"link": "target.csv",
-                                                          "link-to-missing": "missing/x.csv"})
-    argv = rng.choice([["occupancy", "--cc", "7.0", "--block", "256", "--regs", "32"],
-                       ["roofline", "--gpu", "v100"], ["coalesce", "--cc", "7.0", "--stride", "2"]])
+    target = rng.choice(
+        [
+            "o.csv",
+            "",
+            "new/",
+            "missing/o.csv",
+            "a" * 300,
+            "dir",
+            "link",
+            "fifo",
+            "dir/o.csv",
+            ".",
+            "-",
+            "o\nx.csv",
+            "link-to-missing",
+            "dir/",
+        ]
+    )
+    case = Case([], dirs=("dir",), fifo=("fifo",), links={"link": "target.csv", "link-to-missing": "missing/x.csv"})
+    argv = rng.choice(
+        [
+            ["occupancy", "--cc", "7.0", "--block", "256", "--regs", "32"],
+            ["roofline", "--gpu", "v100"],
+            ["coalesce", "--cc", "7.0", "--stride", "2"],
+        ]
+    )
     argv += ["--format", rng.choice(["csv", "json", "markdown"]), "--output", target]
     writes = [target]
     if argv[0] == "roofline" and rng.random() < 0.5:
@@ -416,8 +619,7 @@ def run_signal_case(rng: random.Random, bound_s: int = BOUND_S) -> Outcome:
             start = time.monotonic()
             # to the main thread, as a signal reaches perfcalc (one thread) from outside: a
             # process-directed one could land in the timer's thread, past the main's mask
-            timer = threading.Timer(delay, signal.pthread_kill,
-                                    (threading.main_thread().ident, which))
+            timer = threading.Timer(delay, signal.pthread_kill, (threading.main_thread().ident, which))
             try:
                 timer.start()
                 with _alarm(bound_s):
@@ -457,42 +659,71 @@ def library_call(rng: random.Random) -> Callable[[], object]:
     from perfcalc.sim import run_kernel
     from perfcalc.specs import get_arch
 
-    nasty = [*NASTY_INT, *NASTY_FLOAT, *NASTY_TEXT[:20], None, [], {}, [1, 2], True, object(),
-             np.arange(32), np.arange(32) * 2**60, np.zeros(5), np.arange(32) * 0.5,
-             np.arange(64).reshape(2, 32), np.arange(32, dtype=np.uint64) * 2**59]
+    nasty = [
+        *NASTY_INT,
+        *NASTY_FLOAT,
+        *NASTY_TEXT[:20],
+        None,
+        [],
+        {},
+        [1, 2],
+        True,
+        object(),
+        np.arange(32),
+        np.arange(32) * 2**60,
+        np.zeros(5),
+        np.arange(32) * 0.5,
+        np.arange(64).reshape(2, 32),
+        np.arange(32, dtype=np.uint64) * 2**59,
+    ]
     pick = rng.randrange(7)
     if pick >= 5:
         access = perfcalc.global_access if pick == 5 else perfcalc.shared_access
-        extra = {"op": rng.choice(["load", "store", *nasty]),
-                 "active": rng.choice([None, *nasty]),
-                 ("cache" if pick == 5 else "bank_mode"): rng.choice([None, "l1", "l2", 4, 8,
-                                                                       *nasty])}
+        extra = {
+            "op": rng.choice(["load", "store", *nasty]),
+            "active": rng.choice([None, *nasty]),
+            ("cache" if pick == 5 else "bank_mode"): rng.choice([None, "l1", "l2", 4, 8, *nasty]),
+        }
         chosen = dict(rng.sample(sorted(extra.items(), key=str), k=rng.randint(0, 3)))
-        return lambda: access(rng.choice(["9.0", "7.0", "3.5", "2.0", "1.2", *nasty[:6]]),
-                              rng.choice([np.arange(32) * 4, *nasty]),
-                              rng.choice([4, 8, 16, 1, 12, *nasty]), **chosen)
+        return lambda: access(
+            rng.choice(["9.0", "7.0", "3.5", "2.0", "1.2", *nasty[:6]]),
+            rng.choice([np.arange(32) * 4, *nasty]),
+            rng.choice([4, 8, 16, 1, 12, *nasty]),
+            **chosen,
+        )
     if pick == 0:
-        return lambda: perfcalc.occupancy(rng.choice(["9.0", "7.0", *nasty[:5]]),
-                                          rng.choice([256, *nasty]), rng.choice([32, *nasty]),
-                                          block_barriers=rng.choice([1, *nasty]))
+        return lambda: perfcalc.occupancy(
+            rng.choice(["9.0", "7.0", *nasty[:5]]),
+            rng.choice([256, *nasty]),
+            rng.choice([32, *nasty]),
+            block_barriers=rng.choice([1, *nasty]),
+        )
     if pick == 1:
         return lambda: get_arch(rng.choice(nasty))
     if pick == 2:
-        return lambda: warp_pattern(rng.choice(["stride", "index", "aos", *NASTY_TEXT[:5]]),
-                                    rng.choice([4, *nasty]), stride=rng.choice([1, *nasty]),
-                                    index=rng.choice(["lane", *NASTY_TEXT[:8]]))
+        return lambda: warp_pattern(
+            rng.choice(["stride", "index", "aos", *NASTY_TEXT[:5]]),
+            rng.choice([4, *nasty]),
+            stride=rng.choice([1, *nasty]),
+            index=rng.choice(["lane", *NASTY_TEXT[:8]]),
+        )
     if pick == 3:
         from perfcalc.expr import evaluate
 
         return lambda: evaluate(expression(rng), {"lane": np.arange(32)})
     source = "__global__ void k(float *x, int n) { if (threadIdx.x < n) x[threadIdx.x] = 1.0f; }\n"
-    args = {"x": rng.choice([np.zeros(64, np.float32), np.zeros(1, np.int8), None, 3]),
-            "n": rng.choice([4, *nasty])}
-    return lambda: run_kernel(rng.choice([source, None, "", "x"]), rng.choice(["k", None, 3]),
-                              rng.choice([1, 2, *nasty]), rng.choice([32, 64, *nasty]), args,
-                              rng.choice(["9.0", *nasty[:4]]),
-                              bank_mode=rng.choice([None, 4, 8, "abc"]),
-                              iteration_cap=rng.choice([1000, True, -1]), max_seconds=10)
+    args = {"x": rng.choice([np.zeros(64, np.float32), np.zeros(1, np.int8), None, 3]), "n": rng.choice([4, *nasty])}
+    return lambda: run_kernel(
+        rng.choice([source, None, "", "x"]),
+        rng.choice(["k", None, 3]),
+        rng.choice([1, 2, *nasty]),
+        rng.choice([32, 64, *nasty]),
+        args,
+        rng.choice(["9.0", *nasty[:4]]),
+        bank_mode=rng.choice([None, 4, 8, "abc"]),
+        iteration_cap=rng.choice([1000, True, -1]),
+        max_seconds=10,
+    )
 
 
 def run_library_call(call: Callable[[], object], bound_s: int = BOUND_S) -> Outcome:
@@ -512,8 +743,7 @@ def run_library_call(call: Callable[[], object], bound_s: int = BOUND_S) -> Outc
     except _Hang:
         return Outcome(False, f"hang: over {bound_s} s", time.monotonic() - start)
     except Exception as exc:  # noqa: BLE001 - that is what the suite looks for
-        return Outcome(False, f"foreign exception {type(exc).__name__}: {str(exc)[:200]}",
-                       time.monotonic() - start)
+        return Outcome(False, f"foreign exception {type(exc).__name__}: {str(exc)[:200]}", time.monotonic() - start)
     return Outcome(True, "ok", time.monotonic() - start)
 
 

@@ -28,8 +28,12 @@ BOUND_S = 30
 def one_error(stderr: str) -> bool:
     """One `error:` line; a source error may add the quoted line and its caret (indented)."""
     lines = stderr.rstrip("\n").split("\n")
-    return (stderr.endswith("\n") and lines[0].startswith("error: ") and len(lines) <= 3
-            and all(line.startswith("    ") for line in lines[1:]))
+    return (
+        stderr.endswith("\n")
+        and lines[0].startswith("error: ")
+        and len(lines) <= 3
+        and all(line.startswith("    ") for line in lines[1:])
+    )
 
 
 def fails(*args: str, fragments: tuple[str, ...] = ()) -> str:
@@ -44,8 +48,9 @@ def fails(*args: str, fragments: tuple[str, ...] = ()) -> str:
 
 def fails_in_subprocess(*args: str, cwd: Path, fragments: tuple[str, ...] = ()) -> str:
     """As `fails`, in a fresh interpreter under the time bound (for crashes and hangs)."""
-    proc = subprocess.run([sys.executable, "-m", "perfcalc", *args], cwd=cwd, capture_output=True,
-                          text=True, timeout=BOUND_S)
+    proc = subprocess.run(
+        [sys.executable, "-m", "perfcalc", *args], cwd=cwd, capture_output=True, text=True, timeout=BOUND_S
+    )
     assert proc.returncode == 2, (proc.returncode, proc.stdout, proc.stderr[-2000:])
     assert one_error(proc.stderr), proc.stderr[-2000:]
     for fragment in fragments:
@@ -58,21 +63,24 @@ def fails_in_subprocess(*args: str, cwd: Path, fragments: tuple[str, ...] = ()) 
 LANE = {"lane": np.arange(32)}
 
 
-@pytest.mark.parametrize(("text", "fragment"), [
-    ("((((3**64)**64)**64)**64)**64", "2**63 - 1"),   # each exponent within the old limit: hung
-    ("2**64", "2**63 - 1"),                           # used to become an index silently
-    ("lane*3*2**61", "2**63 - 1"),                    # int64 arrays wrap silently in NumPy
-    ("lane << -1", "negative count"),                 # gave 0; C leaves it undefined
-    ("ceil_div(lane, 0)", "divides by zero"),         # exited 0
-    ("min()", "min() takes at least 1"),              # TypeError traceback
-    ("log2(0)", "log2"),                              # ValueError traceback
-    ("sqrt(-1)", "sqrt"),
-    ("~1.5", "~ needs an integer"),                   # TypeError traceback
-    ("lane**-1", "negative power"),                   # NumPy ValueError traceback
-    ("(" * 300 + "1" + ")" * 300, "cannot parse"),    # 300 nested parentheses
-    ("+".join(["1"] * 1000), "limit is 100"),         # 1,000-term sum: RecursionError
-    ("1e308*10", "not finite"),
-])
+@pytest.mark.parametrize(
+    ("text", "fragment"),
+    [
+        ("((((3**64)**64)**64)**64)**64", "2**63 - 1"),  # each exponent within the old limit: hung
+        ("2**64", "2**63 - 1"),  # used to become an index silently
+        ("lane*3*2**61", "2**63 - 1"),  # int64 arrays wrap silently in NumPy
+        ("lane << -1", "negative count"),  # gave 0; C leaves it undefined
+        ("ceil_div(lane, 0)", "divides by zero"),  # exited 0
+        ("min()", "min() takes at least 1"),  # TypeError traceback
+        ("log2(0)", "log2"),  # ValueError traceback
+        ("sqrt(-1)", "sqrt"),
+        ("~1.5", "~ needs an integer"),  # TypeError traceback
+        ("lane**-1", "negative power"),  # NumPy ValueError traceback
+        ("(" * 300 + "1" + ")" * 300, "cannot parse"),  # 300 nested parentheses
+        ("+".join(["1"] * 1000), "limit is 100"),  # 1,000-term sum: RecursionError
+        ("1e308*10", "not finite"),
+    ],
+)
 def test_expression_failures_are_input_errors(text, fragment):
     with pytest.raises(InputError) as info:
         evaluate(text, LANE)
@@ -81,30 +89,33 @@ def test_expression_failures_are_input_errors(text, fragment):
 
 def test_a_huge_expression_gets_a_short_error_line():
     """A 10 MB --index used to echo 10 MB; the line is cut and names the length limit."""
-    message = fails("coalesce", "--cc", "7.0", "--index", "x" * 10_000_000,
-                    fragments=("10000000 characters", "limit is 4096"))
+    message = fails(
+        "coalesce", "--cc", "7.0", "--index", "x" * 10_000_000, fragments=("10000000 characters", "limit is 4096")
+    )
     assert len(message) < 300
 
 
 def test_min_of_mixed_scalars_and_lanes_is_elementwise():
     """`min(lane, 3, lane*2)` used to fail inside NumPy; it is lane-wise min(lane, 3)."""
-    np.testing.assert_array_equal(evaluate("min(lane, 3, lane*2)", LANE),
-                                  np.minimum(np.arange(32), 3))
+    np.testing.assert_array_equal(evaluate("min(lane, 3, lane*2)", LANE), np.minimum(np.arange(32), 3))
 
 
 # --- options: integers past int64, NaN and infinity, addresses past 64 bits ---
 
+
 def test_stride_that_wraps_the_address_space_is_refused():
     """2**62 x 4-byte words: lane 1 is at 2**64 bytes. It used to wrap to 0 and report 1 sector."""
-    fails("coalesce", "--cc", "7.0", "--stride", str(2**62),
-          fragments=("lane 1", "64-bit address space"))
+    fails("coalesce", "--cc", "7.0", "--stride", str(2**62), fragments=("lane 1", "64-bit address space"))
     fails("banks", "--cc", "7.0", "--stride", str(2**62), fragments=("64-bit address space",))
 
 
-@pytest.mark.parametrize("args", [
-    ("coalesce", "--cc", "7.0", "--stride", "9223372036854775808"),  # OverflowError traceback
-    ("occupancy", "--cc", "7.0", "--block", "256", "--regs", "9" * 30),  # parsed as text
-])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("coalesce", "--cc", "7.0", "--stride", "9223372036854775808"),  # OverflowError traceback
+        ("occupancy", "--cc", "7.0", "--block", "256", "--regs", "9" * 30),  # parsed as text
+    ],
+)
 def test_integers_past_int64_are_refused_naming_the_option(args):
     fails(*args, fragments=(args[-2], "2**63 - 1"))
 
@@ -121,8 +132,7 @@ def test_infinite_latency_is_refused():
 
 def test_a_5000_digit_register_count_is_refused():
     """int() of 5,000 digits raises ValueError in Python 3.11; the option names the int64 limit."""
-    fails("occupancy", "--cc", "7.0", "--block", "256", "--regs", "9" * 5000,
-          fragments=("--regs", "2**63 - 1"))
+    fails("occupancy", "--cc", "7.0", "--block", "256", "--regs", "9" * 5000, fragments=("--regs", "2**63 - 1"))
 
 
 def test_a_newline_in_a_value_cannot_forge_a_second_error_line():
@@ -138,14 +148,20 @@ SHIPPED_90 = Path(__file__).resolve().parents[1] / "devices" / "cc_9_0.yaml"
 def test_a_25000_level_device_file_is_refused_not_a_crash(tmp_path):
     """libyaml composed it recursively and the interpreter died with SIGSEGV (exit 139)."""
     (tmp_path / "deep.yaml").write_text("[" * 25000 + "]" * 25000)
-    fails_in_subprocess("occupancy", "--cc", "deep.yaml", "--block", "256", cwd=tmp_path,
-                        fragments=("deep.yaml", "nested more than 64 levels"))
+    fails_in_subprocess(
+        "occupancy",
+        "--cc",
+        "deep.yaml",
+        "--block",
+        "256",
+        cwd=tmp_path,
+        fragments=("deep.yaml", "nested more than 64 levels"),
+    )
 
 
 def test_a_5000_level_device_file_is_refused(tmp_path):
     (tmp_path / "deep.yaml").write_text("[" * 5000 + "]" * 5000)  # was a RecursionError traceback
-    fails("occupancy", "--cc", str(tmp_path / "deep.yaml"), "--block", "256",
-          fragments=("nested more than 64 levels",))
+    fails("occupancy", "--cc", str(tmp_path / "deep.yaml"), "--block", "256", fragments=("nested more than 64 levels",))
 
 
 def test_billion_laughs_is_refused_in_bounded_time(tmp_path):
@@ -154,8 +170,15 @@ def test_billion_laughs_is_refused_in_bounded_time(tmp_path):
     lines += [f"a{i}: &a{i} [{','.join([f'*a{i - 1}'] * 10)}]" for i in range(1, 10)]
     path = tmp_path / "laughs.yaml"
     path.write_text(SHIPPED_90.read_text() + "laughs:\n" + "".join(f"  {x}\n" for x in lines))
-    fails_in_subprocess("occupancy", "--cc", str(path), "--block", "256", cwd=tmp_path,
-                        fragments=("more than 1000000 values", "aliases"))
+    fails_in_subprocess(
+        "occupancy",
+        "--cc",
+        str(path),
+        "--block",
+        "256",
+        cwd=tmp_path,
+        fragments=("more than 1000000 values", "aliases"),
+    )
 
 
 def test_a_utf16_device_file_reads_as_the_utf8_one(tmp_path):
@@ -180,8 +203,7 @@ def json_results(text: str) -> object:
 def test_a_latin1_device_file_is_refused_naming_the_encoding(tmp_path):
     path = tmp_path / "latin.yaml"
     path.write_bytes(("# caf\xe9\n" + SHIPPED_90.read_text()).encode("latin-1"))
-    fails("occupancy", "--cc", str(path), "--block", "256",
-          fragments=("not UTF-8", "0xe9", "offset 5"))
+    fails("occupancy", "--cc", str(path), "--block", "256", fragments=("not UTF-8", "0xe9", "offset 5"))
 
 
 @pytest.mark.parametrize("option", ["--cc", "--ptxas", "--source", "--array"])
@@ -194,10 +216,32 @@ def test_a_fifo_is_refused_instead_of_blocking(tmp_path, option):
     args = {
         "--cc": ("occupancy", "--cc", str(fifo), "--block", "256"),
         "--ptxas": ("occupancy", "--cc", "9.0", "--block", "256", "--ptxas", str(fifo)),
-        "--source": ("run", "--source", str(fifo), "--kernel", "k", "--grid", "1", "--block", "32",
-                     "--array", "x=float32:32"),
-        "--array": ("run", "--source", str(kernel), "--kernel", "k", "--grid", "1", "--block",
-                    "32", "--array", f"x=@{fifo}"),
+        "--source": (
+            "run",
+            "--source",
+            str(fifo),
+            "--kernel",
+            "k",
+            "--grid",
+            "1",
+            "--block",
+            "32",
+            "--array",
+            "x=float32:32",
+        ),
+        "--array": (
+            "run",
+            "--source",
+            str(kernel),
+            "--kernel",
+            "k",
+            "--grid",
+            "1",
+            "--block",
+            "32",
+            "--array",
+            f"x=@{fifo}",
+        ),
     }[option]
     fails_in_subprocess(*args, cwd=tmp_path, fragments=("FIFO", "only regular files"))
 
@@ -206,8 +250,17 @@ def test_a_40kb_number_in_a_ptxas_log_is_refused_in_linear_time(tmp_path):
     """The regular expressions backtracked over it from every start: 115-123 s."""
     log = tmp_path / "p.log"
     log.write_text("ptxas info    : Used " + "9" * 40000 + " registers\n")
-    fails_in_subprocess("occupancy", "--cc", "9.0", "--block", "256", "--ptxas", str(log),
-                        cwd=tmp_path, fragments=("line 1", "40000 digits", "2**63 - 1"))
+    fails_in_subprocess(
+        "occupancy",
+        "--cc",
+        "9.0",
+        "--block",
+        "256",
+        "--ptxas",
+        str(log),
+        cwd=tmp_path,
+        fragments=("line 1", "40000 digits", "2**63 - 1"),
+    )
 
 
 def test_a_deeply_nested_mangled_name_is_shown_as_printed(tmp_path):
@@ -217,32 +270,56 @@ def test_a_deeply_nested_mangled_name_is_shown_as_printed(tmp_path):
     assert demangle("_Z1f" + "P" * 5000 + "i") is None
     assert demangle("_Z1f" + "P" * 900 + "i") == "f(int" + "*" * 900 + ")"  # within the limits
     log = tmp_path / "m.log"
-    log.write_text("ptxas info    : Compiling entry function '_Z1f" + "P" * 5000
-                   + "i' for 'sm_90'\nptxas info    : Used 32 registers, 0 bytes smem\n")
+    log.write_text(
+        "ptxas info    : Compiling entry function '_Z1f"
+        + "P" * 5000
+        + "i' for 'sm_90'\nptxas info    : Used 32 registers, 0 bytes smem\n"
+    )
     result = runner.invoke(app, ["occupancy", "--cc", "9.0", "--block", "256", "--ptxas", str(log)])
     assert result.exit_code == 0 and "_Z1fPPPP" in result.stdout
 
 
-@pytest.mark.parametrize(("encoded", "what"), [
-    ("// caf\xe9\n".encode("latin-1"), "a Latin-1 comment (was a UnicodeDecodeError traceback)"),
-    (b"\xef\xbb\xbf", "a UTF-8 byte-order mark (was 'illegal character')"),
-])
+@pytest.mark.parametrize(
+    ("encoded", "what"),
+    [
+        ("// caf\xe9\n".encode("latin-1"), "a Latin-1 comment (was a UnicodeDecodeError traceback)"),
+        (b"\xef\xbb\xbf", "a UTF-8 byte-order mark (was 'illegal character')"),
+    ],
+)
 def test_sources_with_latin1_comments_or_a_bom_run(tmp_path, encoded, what):
     path = tmp_path / "k.cu"
     path.write_bytes(encoded + b"__global__ void k(float *x) { x[threadIdx.x] = 2.0f; }\n")
-    result = runner.invoke(app, ["run", "--source", str(path), "--kernel", "k", "--grid", "1",
-                                 "--block", "32", "--array", "x=float32:32", "--format", "json"])
+    result = runner.invoke(
+        app,
+        [
+            "run",
+            "--source",
+            str(path),
+            "--kernel",
+            "k",
+            "--grid",
+            "1",
+            "--block",
+            "32",
+            "--array",
+            "x=float32:32",
+            "--format",
+            "json",
+        ],
+    )
     assert result.exit_code == 0, (what, result.stderr)
 
 
-@pytest.mark.parametrize(("key", "value", "fragment"), [
-    ("compute_capability", "'abc'", "compute_capability must be written 'X.Y'"),
-    ("shared_memory_carveouts_kb", "[]", "shared_memory_carveouts_kb must list at least one"),
-    ("max_block_dim", "'abc'", "max_block_dim must be a list of the form [int, int, int]"),
-    ("max_block_dim", "5", "max_block_dim must be a list"),  # "object of type 'int' has no len()"
-    ("max_threads_per_block", "1" + "0" * 30, "max_threads_per_block must be an integer from 0 to "
-     "2147483647"),
-])
+@pytest.mark.parametrize(
+    ("key", "value", "fragment"),
+    [
+        ("compute_capability", "'abc'", "compute_capability must be written 'X.Y'"),
+        ("shared_memory_carveouts_kb", "[]", "shared_memory_carveouts_kb must list at least one"),
+        ("max_block_dim", "'abc'", "max_block_dim must be a list of the form [int, int, int]"),
+        ("max_block_dim", "5", "max_block_dim must be a list"),  # "object of type 'int' has no len()"
+        ("max_threads_per_block", "1" + "0" * 30, "max_threads_per_block must be an integer from 0 to 2147483647"),
+    ],
+)
 def test_device_files_that_used_to_pass_and_then_crash(tmp_path, key, value, fragment):
     import re
 
@@ -264,8 +341,7 @@ __global__ void k(float *x) { x[threadIdx.x] = BS; }
 """
 
 
-@pytest.mark.parametrize(("defines", "expected"), [({}, "16"), ({"SMALL": 1}, "8"),
-                                                   ({"BIG": 1}, "32")])
+@pytest.mark.parametrize(("defines", "expected"), [({}, "16"), ({"SMALL": 1}, "8"), ({"BIG": 1}, "32")])
 def test_elif_selects_what_cpp_selects(defines, expected):
     """The block size chosen under #elif came out 16 instead of 32 with the -D that selects 32."""
     from perfcalc.sim.csubset.frontend import parse_source
@@ -273,15 +349,16 @@ def test_elif_selects_what_cpp_selects(defines, expected):
     assert parse_source(ELIF_SOURCE, "e.cu", defines).defines["BS"] == expected
 
 
-@pytest.mark.parametrize(("directives", "expected"), [
-    # a group inside a skipped group is skipped whole (its #else must not switch anything on)
-    ("#ifdef NOPE\n#if 1\n#define V 1\n#else\n#define V 2\n#endif\n#else\n#define V 3\n#endif\n",
-     "3"),
-    # C's integer rules: division truncates toward zero, 010 is octal, unknown names are 0
-    ("#if (-7/2 == -3) && (-7%2 == -1) && (010 == 8) && (0x10 == 16) && !UNKNOWN\n#define V 4\n"
-     "#endif\n", "4"),
-    ("#define N 256\n#if N >= 256 ? defined N : 0\n#define V 5\n#endif\n", "5"),
-])
+@pytest.mark.parametrize(
+    ("directives", "expected"),
+    [
+        # a group inside a skipped group is skipped whole (its #else must not switch anything on)
+        ("#ifdef NOPE\n#if 1\n#define V 1\n#else\n#define V 2\n#endif\n#else\n#define V 3\n#endif\n", "3"),
+        # C's integer rules: division truncates toward zero, 010 is octal, unknown names are 0
+        ("#if (-7/2 == -3) && (-7%2 == -1) && (010 == 8) && (0x10 == 16) && !UNKNOWN\n#define V 4\n#endif\n", "4"),
+        ("#define N 256\n#if N >= 256 ? defined N : 0\n#define V 5\n#endif\n", "5"),
+    ],
+)
 def test_if_expressions_follow_cpp(directives, expected):
     from perfcalc.sim.csubset.frontend import parse_source
 
@@ -293,87 +370,194 @@ def test_a_line_splice_inside_a_statement_is_removed_as_cpp_does(tmp_path):
     """`x = \\<newline> 1.0f;` was refused with "illegal character '\\'"."""
     path = tmp_path / "s.cu"
     path.write_text("__global__ void k(float *x) { x[threadIdx.x] = \\\n 3.0f; }\n")
-    result = runner.invoke(app, ["run", "--source", str(path), "--kernel", "k", "--grid", "1",
-                                 "--block", "32", "--array", "x=float32:32"])
+    result = runner.invoke(
+        app, ["run", "--source", str(path), "--kernel", "k", "--grid", "1", "--block", "32", "--array", "x=float32:32"]
+    )
     assert result.exit_code == 0, result.stderr
 
 
 def test_exponential_macros_are_refused_in_bounded_time(tmp_path):
     """20 levels of `#define An (An-1+An-1)`: 36-62 s and 400 MB, then exit 0."""
     path = tmp_path / "m.cu"
-    path.write_text("#define A0 1\n" + "".join(f"#define A{i} (A{i - 1}+A{i - 1})\n"
-                                               for i in range(1, 21))
-                    + "__global__ void k(float *x) { x[threadIdx.x] = A20; }\n")
-    fails_in_subprocess("run", "--source", str(path), "--kernel", "k", "--grid", "1", "--block",
-                        "32", "--array", "x=float32:32", cwd=tmp_path,
-                        fragments=("macro A20", "100000 characters"))
+    path.write_text(
+        "#define A0 1\n"
+        + "".join(f"#define A{i} (A{i - 1}+A{i - 1})\n" for i in range(1, 21))
+        + "__global__ void k(float *x) { x[threadIdx.x] = A20; }\n"
+    )
+    fails_in_subprocess(
+        "run",
+        "--source",
+        str(path),
+        "--kernel",
+        "k",
+        "--grid",
+        "1",
+        "--block",
+        "32",
+        "--array",
+        "x=float32:32",
+        cwd=tmp_path,
+        fragments=("macro A20", "100000 characters"),
+    )
 
 
 def test_a_2000_deep_define_chain_is_refused_by_name(tmp_path):
     path = tmp_path / "c.cu"
-    path.write_text("#define B0 1\n" + "".join(f"#define B{i} B{i - 1}\n" for i in range(1, 2001))
-                    + "__global__ void k(float *x) { x[threadIdx.x] = B2000; }\n")
-    fails("run", "--source", str(path), "--kernel", "k", "--grid", "1", "--block", "32",
-          "--array", "x=float32:32", fragments=("macro B2000", "200 macros deep"))
+    path.write_text(
+        "#define B0 1\n"
+        + "".join(f"#define B{i} B{i - 1}\n" for i in range(1, 2001))
+        + "__global__ void k(float *x) { x[threadIdx.x] = B2000; }\n"
+    )
+    fails(
+        "run",
+        "--source",
+        str(path),
+        "--kernel",
+        "k",
+        "--grid",
+        "1",
+        "--block",
+        "32",
+        "--array",
+        "x=float32:32",
+        fragments=("macro B2000", "200 macros deep"),
+    )
 
 
 def test_two_definitions_of_one_kernel_are_refused(tmp_path):
     """Two `__global__ void k` were accepted; C and nvcc reject a redefinition."""
     path = tmp_path / "two.cu"
-    path.write_text("__global__ void k(float *x) { x[threadIdx.x] = 1.0f; }\n"
-                    "__global__ void k(float *x) { x[threadIdx.x] = 2.0f; }\n")
-    fails("run", "--source", str(path), "--kernel", "k", "--grid", "1", "--block", "32",
-          "--array", "x=float32:32", fragments=("two.cu:2:", "redefinition of 'k'", "line 1"))
+    path.write_text(
+        "__global__ void k(float *x) { x[threadIdx.x] = 1.0f; }\n"
+        "__global__ void k(float *x) { x[threadIdx.x] = 2.0f; }\n"
+    )
+    fails(
+        "run",
+        "--source",
+        str(path),
+        "--kernel",
+        "k",
+        "--grid",
+        "1",
+        "--block",
+        "32",
+        "--array",
+        "x=float32:32",
+        fragments=("two.cu:2:", "redefinition of 'k'", "line 1"),
+    )
 
 
-@pytest.mark.parametrize(("name", "body"), [
-    ("300 nested parentheses", "x[threadIdx.x] = " + "(" * 300 + "1.0f" + ")" * 300 + ";"),
-    ("a 1,000-term sum", "x[threadIdx.x] = " + "+".join(["1.0f"] * 1000) + ";"),
-    ("300 nested ifs", "if (threadIdx.x < 64) { " * 300 + "x[threadIdx.x] = 1.0f;" + " }" * 300),
-])
+@pytest.mark.parametrize(
+    ("name", "body"),
+    [
+        ("300 nested parentheses", "x[threadIdx.x] = " + "(" * 300 + "1.0f" + ")" * 300 + ";"),
+        ("a 1,000-term sum", "x[threadIdx.x] = " + "+".join(["1.0f"] * 1000) + ";"),
+        ("300 nested ifs", "if (threadIdx.x < 64) { " * 300 + "x[threadIdx.x] = 1.0f;" + " }" * 300),
+    ],
+)
 def test_nesting_past_the_source_engines_limit_is_one_line(tmp_path, name, body):
     """Each was a RecursionError traceback; the PTX engine (NVRTC) runs them."""
     path = tmp_path / "deep.cu"
     path.write_text("__global__ void k(float *x) { " + body + " }\n")
-    fails("run", "--source", str(path), "--kernel", "k", "--grid", "1", "--block", "32",
-          "--array", "x=float32:32", fragments=("nests too deeply", "--engine ptx"))
+    fails(
+        "run",
+        "--source",
+        str(path),
+        "--kernel",
+        "k",
+        "--grid",
+        "1",
+        "--block",
+        "32",
+        "--array",
+        "x=float32:32",
+        fragments=("nests too deeply", "--engine ptx"),
+    )
 
 
 def test_a_500_deep_device_call_chain_is_one_line(tmp_path):
     path = tmp_path / "calls.cu"
-    path.write_text("__device__ float f0(float a) { return a; }\n"
-                    + "".join(f"__device__ float f{i}(float a) {{ return f{i - 1}(a); }}\n"
-                              for i in range(1, 501))
-                    + "__global__ void k(float *x) { x[threadIdx.x] = f500(1.0f); }\n")
-    fails("run", "--source", str(path), "--kernel", "k", "--grid", "1", "--block", "32",
-          "--array", "x=float32:32", fragments=("nests too deeply",))
+    path.write_text(
+        "__device__ float f0(float a) { return a; }\n"
+        + "".join(f"__device__ float f{i}(float a) {{ return f{i - 1}(a); }}\n" for i in range(1, 501))
+        + "__global__ void k(float *x) { x[threadIdx.x] = f500(1.0f); }\n"
+    )
+    fails(
+        "run",
+        "--source",
+        str(path),
+        "--kernel",
+        "k",
+        "--grid",
+        "1",
+        "--block",
+        "32",
+        "--array",
+        "x=float32:32",
+        fragments=("nests too deeply",),
+    )
 
 
 # --- simulations: every launch estimated and bounded; faithful results ---
+
 
 def test_a_launch_of_1e19_threads_is_refused_before_it_starts(tmp_path):
     """`run --grid 2147483647,65535,65535` was accepted with no work estimate."""
     path = tmp_path / "k.cu"
     path.write_text("__global__ void k(float *x) { x[0] = 1.0f; }\n")
-    fails_in_subprocess("run", "--source", str(path), "--kernel", "k", "--grid",
-                        "2147483647,65535,65535", "--block", "1", "--array", "x=float32:32",
-                        cwd=tmp_path, fragments=("would take about", "over the limit of 600 s"))
+    fails_in_subprocess(
+        "run",
+        "--source",
+        str(path),
+        "--kernel",
+        "k",
+        "--grid",
+        "2147483647,65535,65535",
+        "--block",
+        "1",
+        "--array",
+        "x=float32:32",
+        cwd=tmp_path,
+        fragments=("would take about", "over the limit of 600 s"),
+    )
 
 
-@pytest.mark.parametrize(("name", "body"), [
-    # `stride >>= 0` never ends; the loop around a barrier ran 10**6 iterations: 185-201 s
-    ("a barrier loop", "int stride = 4; while (stride > 0) { __syncthreads(); "
-                       "x[threadIdx.x] += 1.0f; stride >>= 0; }"),
-    # each loop is under the iteration cap; together they ran for minutes
-    ("nested loops", "float s = 0; for (int i = 0; i < 10000; i++) for (int j = 0; j < 10000; j++)"
-                     " s += 1.0f; x[threadIdx.x] = s;"),
-])
+@pytest.mark.parametrize(
+    ("name", "body"),
+    [
+        # `stride >>= 0` never ends; the loop around a barrier ran 10**6 iterations: 185-201 s
+        (
+            "a barrier loop",
+            "int stride = 4; while (stride > 0) { __syncthreads(); x[threadIdx.x] += 1.0f; stride >>= 0; }",
+        ),
+        # each loop is under the iteration cap; together they ran for minutes
+        (
+            "nested loops",
+            "float s = 0; for (int i = 0; i < 10000; i++) for (int j = 0; j < 10000; j++)"
+            " s += 1.0f; x[threadIdx.x] = s;",
+        ),
+    ],
+)
 def test_endless_or_huge_loops_end_at_the_time_limit(tmp_path, name, body):
     path = tmp_path / "k.cu"
     path.write_text("__global__ void k(float *x) { " + body + " }\n")
-    fails_in_subprocess("run", "--source", str(path), "--kernel", "k", "--grid", "1", "--block",
-                        "32", "--array", "x=float32:32", "--max-seconds", "2", cwd=tmp_path,
-                        fragments=("limit of 2 s", "may never finish", "k.cu:1"))
+    fails_in_subprocess(
+        "run",
+        "--source",
+        str(path),
+        "--kernel",
+        "k",
+        "--grid",
+        "1",
+        "--block",
+        "32",
+        "--array",
+        "x=float32:32",
+        "--max-seconds",
+        "2",
+        cwd=tmp_path,
+        fragments=("limit of 2 s", "may never finish", "k.cu:1"),
+    )
 
 
 @pytest.mark.parametrize("engine", ["source", "ptx"])
@@ -385,8 +569,10 @@ def test_every_lane_storing_to_one_element_keeps_the_highest_lane(engine):
 
     if engine == "ptx" and not nvrtc.available():
         pytest.skip("the PTX engine needs the cuda extra (NVRTC)")
-    source = ("__global__ void k(float *x) { x[0] = threadIdx.x + 100 * blockIdx.x;"
-              " if (threadIdx.x < 40) x[1] = threadIdx.x; }\n")
+    source = (
+        "__global__ void k(float *x) { x[0] = threadIdx.x + 100 * blockIdx.x;"
+        " if (threadIdx.x < 40) x[1] = threadIdx.x; }\n"
+    )
     x = np.zeros(4, np.float32)
     run_kernel(source, "k", grid=2, block=64, args={"x": x}, arch="9.0", engine=engine)
     assert x.tolist() == [163.0, 39.0, 0.0, 0.0]
@@ -395,10 +581,24 @@ def test_every_lane_storing_to_one_element_keeps_the_highest_lane(engine):
 def test_a_shared_array_whose_size_overflows_is_refused_as_too_big(tmp_path):
     """2**32 x 2**32 floats wrapped to 0 bytes in NumPy and became an out-of-bounds write."""
     path = tmp_path / "k.cu"
-    path.write_text("__global__ void k(float *x) { __shared__ float s[4294967296][4294967296];"
-                    " s[0][threadIdx.x] = 1; x[threadIdx.x] = s[0][threadIdx.x]; }\n")
-    fails("run", "--source", str(path), "--kernel", "k", "--grid", "1", "--block", "32", "--array",
-          "x=float32:32", fragments=("73786976294838206464 bytes", "exceeds the limit 49152"))
+    path.write_text(
+        "__global__ void k(float *x) { __shared__ float s[4294967296][4294967296];"
+        " s[0][threadIdx.x] = 1; x[threadIdx.x] = s[0][threadIdx.x]; }\n"
+    )
+    fails(
+        "run",
+        "--source",
+        str(path),
+        "--kernel",
+        "k",
+        "--grid",
+        "1",
+        "--block",
+        "32",
+        "--array",
+        "x=float32:32",
+        fragments=("73786976294838206464 bytes", "exceeds the limit 49152"),
+    )
 
 
 # --- options that were silently ignored or overridden ---
@@ -414,44 +614,131 @@ def _scalars_source(tmp_path: Path) -> str:
 
 def test_a_repeated_param_is_refused(tmp_path):
     """`-p n=3 -p n=4` kept the last."""
-    fails("run", "--source", _scalars_source(tmp_path), "--kernel", "k", "--grid", "1", "--block",
-          "32", "--array", "x=float32:32", "-p", "n=3", "-p", "n=4", "-p", "b=1",
-          fragments=("--param n is given twice", "3 and 4"))
+    fails(
+        "run",
+        "--source",
+        _scalars_source(tmp_path),
+        "--kernel",
+        "k",
+        "--grid",
+        "1",
+        "--block",
+        "32",
+        "--array",
+        "x=float32:32",
+        "-p",
+        "n=3",
+        "-p",
+        "n=4",
+        "-p",
+        "b=1",
+        fragments=("--param n is given twice", "3 and 4"),
+    )
 
 
 def test_a_param_with_the_name_of_an_array_is_refused(tmp_path):
     """`-p x=3` replaced `--array x=...`."""
-    fails("run", "--source", _scalars_source(tmp_path), "--kernel", "k", "--grid", "1", "--block",
-          "32", "--array", "x=float32:32", "-p", "x=3", "-p", "n=4", "-p", "b=1",
-          fragments=("x is given twice",))
+    fails(
+        "run",
+        "--source",
+        _scalars_source(tmp_path),
+        "--kernel",
+        "k",
+        "--grid",
+        "1",
+        "--block",
+        "32",
+        "--array",
+        "x=float32:32",
+        "-p",
+        "x=3",
+        "-p",
+        "n=4",
+        "-p",
+        "b=1",
+        fragments=("x is given twice",),
+    )
 
 
 def test_nan_for_an_int_parameter_is_refused(tmp_path):
     """`-p n=nan` was a ValueError traceback."""
-    fails("run", "--source", _scalars_source(tmp_path), "--kernel", "k", "--grid", "1", "--block",
-          "32", "--array", "x=float32:32", "-p", "n=nan", "-p", "b=1",
-          fragments=("'n=nan'", "not a finite number"))
+    fails(
+        "run",
+        "--source",
+        _scalars_source(tmp_path),
+        "--kernel",
+        "k",
+        "--grid",
+        "1",
+        "--block",
+        "32",
+        "--array",
+        "x=float32:32",
+        "-p",
+        "n=nan",
+        "-p",
+        "b=1",
+        fragments=("'n=nan'", "not a finite number"),
+    )
 
 
 def test_a_bool_kernel_parameter_takes_0_or_1(tmp_path):
     """A `bool` parameter was a ValueError from np.iinfo; C converts 1 to true, 2 is refused."""
-    args = ["run", "--source", _scalars_source(tmp_path), "--kernel", "k", "--grid", "1",
-            "--block", "32", "--array", "x=float32:32", "-p", "n=4"]
+    args = [
+        "run",
+        "--source",
+        _scalars_source(tmp_path),
+        "--kernel",
+        "k",
+        "--grid",
+        "1",
+        "--block",
+        "32",
+        "--array",
+        "x=float32:32",
+        "-p",
+        "n=4",
+    ]
     assert runner.invoke(app, [*args, "-p", "b=1"]).exit_code == 0
     fails(*args, "-p", "b=2", fragments=("b = 2", "bool parameter needs true/false or 0/1"))
 
 
 def test_catalog_with_source_is_refused(tmp_path):
     """`--catalog` (even a missing file) was ignored with --source."""
-    fails("run", "--source", _scalars_source(tmp_path), "--kernel", "k", "--grid", "1", "--block",
-          "32", "--array", "x=float32:32", "-p", "n=4", "-p", "b=1", "--catalog", "missing.yaml",
-          fragments=("--catalog goes with a catalog KERNEL",))
+    fails(
+        "run",
+        "--source",
+        _scalars_source(tmp_path),
+        "--kernel",
+        "k",
+        "--grid",
+        "1",
+        "--block",
+        "32",
+        "--array",
+        "x=float32:32",
+        "-p",
+        "n=4",
+        "-p",
+        "b=1",
+        "--catalog",
+        "missing.yaml",
+        fragments=("--catalog goes with a catalog KERNEL",),
+    )
 
 
 def test_index_with_another_pattern_is_refused():
     """`--pattern stride --index 'lane*2'` ignored the index."""
-    fails("coalesce", "--cc", "7.0", "--pattern", "stride", "--index", "lane*2",
-          fragments=("--index goes with --pattern index",))
+    fails(
+        "coalesce",
+        "--cc",
+        "7.0",
+        "--pattern",
+        "stride",
+        "--index",
+        "lane*2",
+        fragments=("--index goes with --pattern index",),
+    )
 
 
 def test_an_empty_gpu_name_is_not_the_g80():
@@ -472,11 +759,14 @@ def test_output_through_a_symlink_writes_its_target(tmp_path):
     assert "compute capability,7.0" in (tmp_path / "target.csv").read_text()
 
 
-@pytest.mark.parametrize(("name", "fragment"), [
-    ("", "empty path"),
-    ("newname/", "ending in '/' must be an existing directory"),  # wrote a file 'newname'
-    ("a" * 300, "300 bytes, over the limit of 255"),              # OSError traceback
-])
+@pytest.mark.parametrize(
+    ("name", "fragment"),
+    [
+        ("", "empty path"),
+        ("newname/", "ending in '/' must be an existing directory"),  # wrote a file 'newname'
+        ("a" * 300, "300 bytes, over the limit of 255"),  # OSError traceback
+    ],
+)
 def test_output_names_that_cannot_be_files(tmp_path, monkeypatch, name, fragment):
     monkeypatch.chdir(tmp_path)
     fails(*OCC, "--output", name, fragments=(fragment,))
@@ -485,12 +775,10 @@ def test_output_names_that_cannot_be_files(tmp_path, monkeypatch, name, fragment
 
 def test_output_onto_a_fifo_is_refused(tmp_path):
     os.mkfifo(tmp_path / "out.fifo")
-    fails_in_subprocess(*OCC, "--output", str(tmp_path / "out.fifo"), cwd=tmp_path,
-                        fragments=("not a regular file",))
+    fails_in_subprocess(*OCC, "--output", str(tmp_path / "out.fifo"), cwd=tmp_path, fragments=("not a regular file",))
 
 
-def test_report_with_an_empty_output_does_not_write_into_the_current_directory(tmp_path,
-                                                                               monkeypatch):
+def test_report_with_an_empty_output_does_not_write_into_the_current_directory(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     fails("report", "--gpu", "h100-sxm", "--no-times", "--output", "", fragments=("empty path",))
     assert list(tmp_path.iterdir()) == []
@@ -505,8 +793,16 @@ def test_a_failing_second_file_removes_the_first(tmp_path, monkeypatch):
         raise OutputError(f"cannot write {path}: No space left on device")
 
     monkeypatch.setattr(roofline_plot, "plot_roofline", broken)
-    fails("roofline", "--gpu", "h100-sxm", "--output", str(tmp_path / "r.txt"), "--plot",
-          str(tmp_path / "r.png"), fragments=("No space left",))
+    fails(
+        "roofline",
+        "--gpu",
+        "h100-sxm",
+        "--output",
+        str(tmp_path / "r.txt"),
+        "--plot",
+        str(tmp_path / "r.png"),
+        fragments=("No space left",),
+    )
     assert list(tmp_path.iterdir()) == []
 
 
@@ -518,16 +814,20 @@ def test_report_under_a_file_size_limit_leaves_nothing(tmp_path):
     def limit() -> None:
         resource.setrlimit(resource.RLIMIT_FSIZE, (3000, 3000))
 
-    proc = subprocess.run([sys.executable, "-m", "perfcalc", "report", "--gpu", "h100-sxm",
-                           "--no-times", "-o", "rep"], cwd=tmp_path, preexec_fn=limit,
-                          capture_output=True, text=True, timeout=BOUND_S)
+    proc = subprocess.run(
+        [sys.executable, "-m", "perfcalc", "report", "--gpu", "h100-sxm", "--no-times", "-o", "rep"],
+        cwd=tmp_path,
+        preexec_fn=limit,
+        capture_output=True,
+        text=True,
+        timeout=BOUND_S,
+    )
     assert proc.returncode == 2 and one_error(proc.stderr), proc.stderr
     assert "File too large" in proc.stderr
     assert list(tmp_path.iterdir()) == []
 
 
-REPORT_FILES = sorted(f"{n}.{e}" for n in ("ceilings", "roofline", "kernels", "matmul")
-                      for e in ("csv", "md"))
+REPORT_FILES = sorted(f"{n}.{e}" for n in ("ceilings", "roofline", "kernels", "matmul") for e in ("csv", "md"))
 
 
 def test_report_under_sigterm_leaves_nothing_or_everything(tmp_path):
@@ -539,9 +839,13 @@ def test_report_under_sigterm_leaves_nothing_or_everything(tmp_path):
     for trial in range(8):
         out = tmp_path / f"t{trial}"
         out.mkdir()
-        proc = subprocess.Popen([sys.executable, "-m", "perfcalc", "report", "--gpu", "h100-sxm",
-                                 "--no-times", "-o", "rep"], cwd=out, stdout=subprocess.DEVNULL,
-                                stderr=subprocess.PIPE, text=True)
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "perfcalc", "report", "--gpu", "h100-sxm", "--no-times", "-o", "rep"],
+            cwd=out,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         time.sleep(0.15 * trial + 0.1)
         proc.send_signal(signal.SIGTERM)
         _, err = proc.communicate(timeout=BOUND_S)
@@ -558,19 +862,30 @@ def test_report_under_sigterm_leaves_nothing_or_everything(tmp_path):
 LIB_SOURCE = "__global__ void k(float *x, int n) { if (threadIdx.x < n) x[threadIdx.x] = A; }\n"
 
 
-@pytest.mark.parametrize(("change", "fragment"), [
-    ({"source": None}, "source must be the CUDA C text"),           # was AttributeError
-    ({"bank_mode": "abc"}, "bank_mode = 'abc' must be 4 or 8"),     # was accepted
-    ({"defines": {"A": "1; x[0] = 5"}}, "not statements"),          # was pasted into the source
-    ({"dynamic_shared_bytes": True}, "dynamic_shared_bytes = True"),
-    ({"args": {"x": np.zeros(32, np.float32), "n": float("nan")}}, "needs an integer"),
-    ({"max_seconds": float("nan")}, "max_seconds = nan"),
-])
+@pytest.mark.parametrize(
+    ("change", "fragment"),
+    [
+        ({"source": None}, "source must be the CUDA C text"),  # was AttributeError
+        ({"bank_mode": "abc"}, "bank_mode = 'abc' must be 4 or 8"),  # was accepted
+        ({"defines": {"A": "1; x[0] = 5"}}, "not statements"),  # was pasted into the source
+        ({"dynamic_shared_bytes": True}, "dynamic_shared_bytes = True"),
+        ({"args": {"x": np.zeros(32, np.float32), "n": float("nan")}}, "needs an integer"),
+        ({"max_seconds": float("nan")}, "max_seconds = nan"),
+    ],
+)
 def test_run_kernel_validates_its_arguments(change, fragment):
     from perfcalc.sim import run_kernel
 
-    call = {"source": LIB_SOURCE, "kernel": "k", "grid": 1, "block": 32, "arch": "9.0",
-            "args": {"x": np.zeros(32, np.float32), "n": 4}, "defines": {"A": 1}, **change}
+    call = {
+        "source": LIB_SOURCE,
+        "kernel": "k",
+        "grid": 1,
+        "block": 32,
+        "arch": "9.0",
+        "args": {"x": np.zeros(32, np.float32), "n": 4},
+        "defines": {"A": 1},
+        **change,
+    }
     with pytest.raises(InputError) as info:
         run_kernel(**call)
     assert fragment in str(info.value) and isinstance(info.value, ValueError)
@@ -593,13 +908,16 @@ def test_block_barriers_past_the_ptx_limit_are_refused():
         perfcalc.occupancy("9.0", 256, 32, block_barriers=10**30)
 
 
-@pytest.mark.parametrize(("key", "value", "fragment"), [
-    ("aliases", 1.5, "aliases must be a list"),                    # 'float' object is not iterable
-    ("memory_type", 7, "memory_type must be a string"),            # 'int' has no attribute 'lower'
-    ("peak_fp32_gflops", "fast", "peak_fp32_gflops must be a finite number"),
-    # fuzzing seed 'product files-231': matmul divided by it (ZeroDivisionError)
-    ("l2_bandwidth_gbs", 0, "l2_bandwidth_gbs must be > 0 or null"),
-])
+@pytest.mark.parametrize(
+    ("key", "value", "fragment"),
+    [
+        ("aliases", 1.5, "aliases must be a list"),  # 'float' object is not iterable
+        ("memory_type", 7, "memory_type must be a string"),  # 'int' has no attribute 'lower'
+        ("peak_fp32_gflops", "fast", "peak_fp32_gflops must be a finite number"),
+        # fuzzing seed 'product files-231': matmul divided by it (ZeroDivisionError)
+        ("l2_bandwidth_gbs", 0, "l2_bandwidth_gbs must be > 0 or null"),
+    ],
+)
 def test_product_files_with_wrong_types_name_the_key(tmp_path, key, value, fragment):
     """Found by the fuzzing suite's product-file class (tests/fuzz_cases.py)."""
     import yaml
@@ -613,10 +931,13 @@ def test_product_files_with_wrong_types_name_the_key(tmp_path, key, value, fragm
     fails("roofline", "--gpu", str(path), fragments=(fragment,))
 
 
-@pytest.mark.parametrize(("args", "fragments"), [
-    (("matmul", "--width", "2147483648", "--no-simulate"), ("2**63 - 1",)),  # was OverflowError
-    (("run", "copy_stride", "-p", "n=10**30"), ("'n=10**30'", "not a number")),
-])
+@pytest.mark.parametrize(
+    ("args", "fragments"),
+    [
+        (("matmul", "--width", "2147483648", "--no-simulate"), ("2**63 - 1",)),  # was OverflowError
+        (("run", "copy_stride", "-p", "n=10**30"), ("'n=10**30'", "not a number")),
+    ],
+)
 def test_sizes_past_int64_are_one_line(args, fragments):
     fails(*args, fragments=fragments)
 
@@ -624,8 +945,20 @@ def test_sizes_past_int64_are_one_line(args, fragments):
 def test_an_array_of_1e30_elements_is_refused(tmp_path):
     path = tmp_path / "k.cu"
     path.write_text("__global__ void k(float4 *x) { }\n")
-    fails("run", "--source", str(path), "--kernel", "k", "--grid", "1", "--block", "32",
-          "--array", "x=float4:10**30", fragments=("element count '10**30'",))
+    fails(
+        "run",
+        "--source",
+        str(path),
+        "--kernel",
+        "k",
+        "--grid",
+        "1",
+        "--block",
+        "32",
+        "--array",
+        "x=float4:10**30",
+        fragments=("element count '10**30'",),
+    )
 
 
 def test_occupancy_plot_failure_removes_the_table(tmp_path, monkeypatch):
@@ -637,21 +970,43 @@ def test_occupancy_plot_failure_removes_the_table(tmp_path, monkeypatch):
         raise OutputError(f"cannot write {path}: No space left on device")
 
     monkeypatch.setattr(occupancy_plot, "draw_sweeps", broken)
-    fails("occupancy", "--cc", "7.0", "--block", "256", "--regs", "32", "-f", "json", "--output",
-          str(tmp_path / "o.json"), "--plot", str(tmp_path / "p.png"), fragments=("No space",))
+    fails(
+        "occupancy",
+        "--cc",
+        "7.0",
+        "--block",
+        "256",
+        "--regs",
+        "32",
+        "-f",
+        "json",
+        "--output",
+        str(tmp_path / "o.json"),
+        "--plot",
+        str(tmp_path / "p.png"),
+        fragments=("No space",),
+    )
     assert list(tmp_path.iterdir()) == []
 
 
 def test_a_memory_error_without_detail_still_says_what(monkeypatch):
-    """"not enough memory on this machine: ; try smaller sizes" had an empty detail."""
+    """ "not enough memory on this machine: ; try smaller sizes" had an empty detail."""
     from perfcalc.model import hints
 
     def exhausted(*args, **kwargs):
         raise MemoryError()
 
     monkeypatch.setattr(hints, "advise", exhausted)
-    fails("occupancy", "--cc", "7.0", "--block", "256", "--regs", "32",
-          fragments=("not enough memory on this machine: an allocation failed",))
+    fails(
+        "occupancy",
+        "--cc",
+        "7.0",
+        "--block",
+        "256",
+        "--regs",
+        "32",
+        fragments=("not enough memory on this machine: an allocation failed",),
+    )
 
 
 def test_a_block_size_past_int64_is_an_error_not_a_numpy_warning():
@@ -676,25 +1031,31 @@ def test_an_arch_with_a_malformed_cc_is_a_spec_error():
         dataclasses.replace(get_arch("9.0"), compute_capability="x.y")
 
 
-@pytest.mark.parametrize(("args", "fragment"), [
-    (("occupancy", "--cc", "7.0", "--cc", "9.0", "--block", "256", "--regs", "32"),
-     "--cc is given twice"),
-    (("occupancy", "--cc", "7.0", "--block=256", "--regs", "32", "--block", "128"),
-     "--block is given twice"),
-    (("coalesce", "--cc", "7.0", "--pattern", "stride", "-p", "index", "--index", "lane"),
-     "-p is given twice (also as --pattern)"),
-])
+@pytest.mark.parametrize(
+    ("args", "fragment"),
+    [
+        (("occupancy", "--cc", "7.0", "--cc", "9.0", "--block", "256", "--regs", "32"), "--cc is given twice"),
+        (("occupancy", "--cc", "7.0", "--block=256", "--regs", "32", "--block", "128"), "--block is given twice"),
+        (
+            ("coalesce", "--cc", "7.0", "--pattern", "stride", "-p", "index", "--index", "lane"),
+            "-p is given twice (also as --pattern)",
+        ),
+    ],
+)
 def test_an_option_that_takes_one_value_is_given_once(args, fragment):
     """A repeated `--cc` or `--gpu` silently kept the last; repeatable ones (-p NAME=V, --gpu in
     run, --array) still repeat."""
     fails(*args, fragments=(fragment,))
 
 
-@pytest.mark.parametrize(("call", "fragment"), [
-    (lambda p: p.global_access("2.0", np.arange(32) * 4, 4, cache=np.arange(3)), "cache mode"),
-    (lambda p: p.shared_access("3.5", np.arange(32) * 4, 4, bank_mode=np.arange(32)), "bank mode"),
-    (lambda p: p.global_access("9.0", np.arange(32) * 4, 4, op=np.zeros(5)), "op"),
-])
+@pytest.mark.parametrize(
+    ("call", "fragment"),
+    [
+        (lambda p: p.global_access("2.0", np.arange(32) * 4, 4, cache=np.arange(3)), "cache mode"),
+        (lambda p: p.shared_access("3.5", np.arange(32) * 4, 4, bank_mode=np.arange(32)), "bank mode"),
+        (lambda p: p.global_access("9.0", np.arange(32) * 4, 4, op=np.zeros(5)), "op"),
+    ],
+)
 def test_access_functions_refuse_arrays_where_a_name_belongs(call, fragment):
     """Found by the fuzzing suite's library class: `x not in (...)` on an array raised NumPy's
     "truth value of an array is ambiguous" ValueError."""

@@ -42,9 +42,20 @@ def occupancy_json(*args: str) -> dict:
 @pytest.mark.parametrize(
     ("spelling", "expected"),
     [
-        ("7.0", "7.0"), ("70", "7.0"), ("sm_70", "7.0"), ("compute_90", "9.0"), ("sm_90a", "9.0"),
-        ("10.0", "10.0"), ("100", "10.0"), ("sm_100", "10.0"), ("sm_100f", "10.0"),
-        ("sm_120a", "12.0"), ("12.1", "12.1"), ("121", "12.1"), ("SM_103A", "10.3"), (8.6, "8.6"),
+        ("7.0", "7.0"),
+        ("70", "7.0"),
+        ("sm_70", "7.0"),
+        ("compute_90", "9.0"),
+        ("sm_90a", "9.0"),
+        ("10.0", "10.0"),
+        ("100", "10.0"),
+        ("sm_100", "10.0"),
+        ("sm_100f", "10.0"),
+        ("sm_120a", "12.0"),
+        ("12.1", "12.1"),
+        ("121", "12.1"),
+        ("SM_103A", "10.3"),
+        (8.6, "8.6"),
         ("compute_110", "11.0"),
     ],
 )
@@ -71,8 +82,10 @@ def test_ccs_order_numerically():
 def test_ptxas_log_reads_two_digit_majors():
     from perfcalc.model.ptxas import parse_ptxas
 
-    log = ("ptxas info    : Compiling entry function '_Z6kernelPf' for 'sm_120a'\n"
-           "ptxas info    : Used 32 registers, used 1 barriers, 380 bytes cmem[0]\n")
+    log = (
+        "ptxas info    : Compiling entry function '_Z6kernelPf' for 'sm_120a'\n"
+        "ptxas info    : Used 32 registers, used 1 barriers, 380 bytes cmem[0]\n"
+    )
     (kernel,) = parse_ptxas(log)
     assert kernel.compute_capability == "12.0"
 
@@ -107,8 +120,7 @@ def test_cc_11_0_limited_by_blocks_and_barriers():
 
 def test_cc_12_0_dynamic_shared_memory_above_optin_fits_nothing():
     """H13: 0 blocks (103424 B > 99 KB opt-in + 1 KB reserve). perfcalc says why, exit 0."""
-    result = invoke("occupancy", "--cc", "12.0", "--block", "128", "--regs", "10",
-                    "--dyn-smem", "102400")
+    result = invoke("occupancy", "--cc", "12.0", "--block", "128", "--regs", "10", "--dyn-smem", "102400")
     assert result.exit_code == 0, result.output
     assert "no block fits on an SM" in result.stdout
     assert "103424" in result.stdout and "102400-byte per-block limit" in result.stdout
@@ -144,8 +156,25 @@ def test_virtual_resources_limit_blocks_on_10_x_only():
 
 @pytest.mark.parametrize(
     "key",
-    ["b200", "gb200", "b300", "gb300", "rtx5090", "rtx5080", "rtx-pro-6000", "dgx-spark",
-     "jetson-agx-thor", "h200", "l4", "l40s", "a10", "a40", "rtx4080", "rtx4070", "rtx3080"],
+    [
+        "b200",
+        "gb200",
+        "b300",
+        "gb300",
+        "rtx5090",
+        "rtx5080",
+        "rtx-pro-6000",
+        "dgx-spark",
+        "jetson-agx-thor",
+        "h200",
+        "l4",
+        "l40s",
+        "a10",
+        "a40",
+        "rtx4080",
+        "rtx4070",
+        "rtx3080",
+    ],
 )
 def test_issue_products_ship(key):
     gpu = get_gpu(key)
@@ -178,15 +207,13 @@ def test_users_own_product_file(tmp_path):
     mine = next(p for p in shipped["products"] if p["key"] == "rtx5090")
     mine = {**mine, "key": "my5090", "name": "My RTX 5090", "aliases": []}
     path = tmp_path / "my_gpu.yaml"
-    path.write_text(yaml.safe_dump({"schema_version": 1, "sources": shipped["sources"],
-                                    "products": [mine]}))
+    path.write_text(yaml.safe_dump({"schema_version": 1, "sources": shipped["sources"], "products": [mine]}))
     arch, gpu = resolve_device(str(path))
     assert (arch.compute_capability, gpu.key) == ("12.0", "my5090")
     result = invoke("roofline", "--gpu", str(path))
     assert result.exit_code == 0, result.output
     mine["peak_fp32_gflops"] = 1.0
-    path.write_text(yaml.safe_dump({"schema_version": 1, "sources": shipped["sources"],
-                                    "products": [mine]}))
+    path.write_text(yaml.safe_dump({"schema_version": 1, "sources": shipped["sources"], "products": [mine]}))
     result = invoke("roofline", "--gpu", str(path))
     assert result.exit_code == 2 and "peak_fp32_gflops" in result.output
 
@@ -254,8 +281,7 @@ def test_unknown_cc_error_lists_the_new_ones():
 def test_suggest_with_a_product_gives_the_minimum_grid():
     """cuda_occupancy.h cudaOccMaxPotentialOccupancyBlockSize: minGridSize = blocks per SM x
     numSms. B200, 32 registers: 1024-thread blocks, 2 per SM (64 warps), x 148 SMs = 296."""
-    data = json.loads(invoke("occupancy", "--gpu", "b200", "--regs", "32", "--suggest",
-                             "--format", "json").stdout)
+    data = json.loads(invoke("occupancy", "--gpu", "b200", "--regs", "32", "--suggest", "--format", "json").stdout)
     assert (data["block_size"], data["active_blocks_per_sm"]) == (1024, 2)
     assert (data["gpu"], data["sm_count"], data["min_grid_size"]) == ("b200", 148, 296)
 
@@ -266,11 +292,13 @@ def test_dynamic_shared_memory_as_a_function_of_the_block_size():
     evaluated at its own block size (256 x 100 = 25600 bytes)."""
     from perfcalc.model.occupancy_suggest import suggest_block_size
 
-    cli = json.loads(invoke("occupancy", "--cc", "8.6", "--regs", "40", "--suggest",
-                            "--dyn-smem", "block*100", "--format", "json").stdout)
+    cli = json.loads(
+        invoke(
+            "occupancy", "--cc", "8.6", "--regs", "40", "--suggest", "--dyn-smem", "block*100", "--format", "json"
+        ).stdout
+    )
     lib = suggest_block_size("8.6", 40, dynamic_shared_memory=lambda b: b * 100)
-    assert (cli["block_size"], cli["active_blocks_per_sm"]) == (lib.block_size,
-                                                                lib.active_blocks_per_sm)
+    assert (cli["block_size"], cli["active_blocks_per_sm"]) == (lib.block_size, lib.active_blocks_per_sm)
     one = occupancy_json("--cc", "8.6", "--block", "256", "--regs", "40", "--dyn-smem", "block*100")
     assert one["inputs"]["dynamic_shared_memory"] == 25600
     bad = invoke("occupancy", "--cc", "8.6", "--block", "256", "--regs", "40", "--dyn-smem", "warp*2")
@@ -280,11 +308,12 @@ def test_dynamic_shared_memory_as_a_function_of_the_block_size():
 def test_waves_and_the_tail_of_the_last_wave():
     """H100 SXM, 256 threads x 64 registers: 4 blocks per SM (registers) x 132 SMs = 528 blocks
     per wave; 1000 blocks = 1 full wave + 472 (89.4 % of a wave); average fill 1000 / 1056."""
-    data = json.loads(invoke("occupancy", "--gpu", "h100-sxm", "--block", "256", "--regs", "64",
-                             "--grid", "1000", "--format", "json").stdout)["waves"]
-    assert (data["blocks_per_wave"], data["waves"], data["full_waves"], data["tail_blocks"]) == (
-        528, 2, 1, 472)
+    data = json.loads(
+        invoke(
+            "occupancy", "--gpu", "h100-sxm", "--block", "256", "--regs", "64", "--grid", "1000", "--format", "json"
+        ).stdout
+    )["waves"]
+    assert (data["blocks_per_wave"], data["waves"], data["full_waves"], data["tail_blocks"]) == (528, 2, 1, 472)
     assert data["tail_fill"] == pytest.approx(472 / 528)
     assert data["average_fill"] == pytest.approx(1000 / 1056)
-    assert invoke("occupancy", "--cc", "9.0", "--block", "256", "--regs", "64",
-                  "--grid", "1000").exit_code == 2
+    assert invoke("occupancy", "--cc", "9.0", "--block", "256", "--regs", "64", "--grid", "1000").exit_code == 2

@@ -20,8 +20,7 @@ class BruteForceCache:
     """The definition, written as plainly as possible: a list of [line, present, dirty] in
     recency order (last = most recent), scanned linearly."""
 
-    def __init__(self, capacity_bytes: int, group: int, writes_hit: bool,
-                 pending_miss: bool = False):
+    def __init__(self, capacity_bytes: int, group: int, writes_hit: bool, pending_miss: bool = False):
         self.max_lines = capacity_bytes // 128
         self.group = group
         self.pending_miss = pending_miss
@@ -96,8 +95,10 @@ class BruteForceCache:
         return result
 
 
-@pytest.mark.parametrize("group, writes_hit, pending", [
-    (1, False, False), (4, False, False), (1, True, False), (2, True, True), (4, False, True)])
+@pytest.mark.parametrize(
+    "group, writes_hit, pending",
+    [(1, False, False), (4, False, False), (1, True, False), (2, True, True), (4, False, True)],
+)
 @pytest.mark.parametrize("capacity_lines", [0, 1, 3, 16])
 def test_lru_equals_brute_force_on_random_streams(group, writes_hit, pending, capacity_lines):
     rng = random.Random(1000 * capacity_lines + 10 * group + 2 * writes_hit + pending)
@@ -110,7 +111,11 @@ def test_lru_equals_brute_force_on_random_streams(group, writes_hit, pending, ca
         assert fast.access(line, sectors, write) == slow.access(line, sectors, write)
     st = fast.stats
     assert (st.hit_sectors, st.miss_sectors, st.filled_sectors, st.written_back_sectors) == (
-        slow.hits, slow.misses, slow.filled, slow.written_back)
+        slow.hits,
+        slow.misses,
+        slow.filled,
+        slow.written_back,
+    )
     assert slow.hits > 0 or capacity_lines == 0  # the stream really exercised reuse
 
 
@@ -134,11 +139,14 @@ def _matmul_caches(engine: str, cc: str = "9.0", sms: int = 132):
     c = np.zeros(W * W, np.float32)
     arch = resolve_arch(cc)
     fam = arch.global_family
-    model = CacheHierarchy(CacheConfig(sms=sms, blocks_per_sm=8, l1_bytes=128 * 1024,
-                                       l2_bytes=50 << 20,
-                                       l1_caches_loads=fam.l1_caches_loads(None)))
-    r = run_kernel(MATMUL, "mm", (W // 16, W // 16), (16, 16), {"a": a, "b": b, "c": c, "w": W},
-                   arch, engine=engine, caches=model)
+    model = CacheHierarchy(
+        CacheConfig(
+            sms=sms, blocks_per_sm=8, l1_bytes=128 * 1024, l2_bytes=50 << 20, l1_caches_loads=fam.l1_caches_loads(None)
+        )
+    )
+    r = run_kernel(
+        MATMUL, "mm", (W // 16, W // 16), (16, 16), {"a": a, "b": b, "c": c, "w": W}, arch, engine=engine, caches=model
+    )
     np.testing.assert_allclose(c.reshape(W, W), a.reshape(W, W) @ b.reshape(W, W), rtol=1e-4)
     return r.caches
 
@@ -172,8 +180,7 @@ def test_pascal_loads_bypass_l1():
     assert rep.dram_bytes_read == 2 * W * W * 4
 
 
-@pytest.mark.skipif(not nvrtc.available(),
-                    reason="NVRTC (pip install nvidia-cuda-nvrtc) is not installed")
+@pytest.mark.skipif(not nvrtc.available(), reason="NVRTC (pip install nvidia-cuda-nvrtc) is not installed")
 def test_both_engines_feed_the_same_stream():
     """The model sits in the shared machine: the compiled kernel gives the same report."""
     assert _matmul_caches("ptx") == _matmul_caches("source")
@@ -200,8 +207,7 @@ def test_run_with_gpu_reports_the_caches():
 
     from perfcalc.cli import app
 
-    res = CliRunner().invoke(app, ["run", "matmul_naive", "--gpu", "h100-sxm", "-p", "Width=128",
-                                   "--format", "json"])
+    res = CliRunner().invoke(app, ["run", "matmul_naive", "--gpu", "h100-sxm", "-p", "Width=128", "--format", "json"])
     assert res.exit_code == 0, res.output
     caches = __import__("json").loads(res.stdout)["caches"]
     assert caches["sms"] == 132 and caches["l2_bytes"] == 50 * 1024 * 1024
@@ -217,8 +223,7 @@ def test_run_gpu_and_cc_must_agree():
 
     res = CliRunner().invoke(app, ["run", "matmul_naive", "--gpu", "h100-sxm", "--cc", "8.0"])
     assert res.exit_code == 2
-    assert res.output.strip() == ("error: --cc 8.0 is not --gpu h100-sxm's compute capability "
-                                  "9.0")
+    assert res.output.strip() == ("error: --cc 8.0 is not --gpu h100-sxm's compute capability 9.0")
 
 
 ATOMIC_SUM = r"""
@@ -229,18 +234,28 @@ __global__ void total(const int* x, int* sum, int n) {
 """
 
 
-@pytest.mark.parametrize("engine", ["source", pytest.param("ptx", marks=pytest.mark.skipif(
-    not nvrtc.available(), reason="NVRTC (pip install nvidia-cuda-nvrtc) is not installed"))])
+@pytest.mark.parametrize(
+    "engine",
+    [
+        "source",
+        pytest.param(
+            "ptx",
+            marks=pytest.mark.skipif(
+                not nvrtc.available(), reason="NVRTC (pip install nvidia-cuda-nvrtc) is not installed"
+            ),
+        ),
+    ],
+)
 def test_atomics_go_to_l2_per_source_line(engine):
     """4096 ints summed into one counter by 128 warps. Line 4's load reads 512 sectors once from
     DRAM (16 KiB, no L1 reuse); its atomicAdd is one sector per warp performed at the L2 (read
     and written), the first a miss that fetches the 64-byte pair (H100), the other 127 hits."""
     x = np.arange(4096, dtype=np.int32)
     s = np.zeros(1, np.int32)
-    model = CacheHierarchy(CacheConfig(sms=132, blocks_per_sm=8, l1_bytes=256 * 1024,
-                                       l2_bytes=50 << 20, dram_fetch_bytes=64))
-    r = run_kernel(ATOMIC_SUM, "total", 16, 256, {"x": x, "sum": s, "n": 4096}, "9.0",
-                   engine=engine, caches=model)
+    model = CacheHierarchy(
+        CacheConfig(sms=132, blocks_per_sm=8, l1_bytes=256 * 1024, l2_bytes=50 << 20, dram_fetch_bytes=64)
+    )
+    r = run_kernel(ATOMIC_SUM, "total", 16, 256, {"x": x, "sum": s, "n": 4096}, "9.0", engine=engine, caches=model)
     assert int(s[0]) == int(x.sum())
     site = r.caches.per_site[4]  # the load and the atomic share line 4: their sums
     assert site.l2_bytes_read == 512 * 32 + 128 * 32
@@ -274,8 +289,7 @@ def test_no_caches_on_cc1_everything_reaches_dram():
 
     from perfcalc.cli import app
 
-    res = CliRunner().invoke(app, ["run", "matmul_naive", "--gpu", "g80", "-p", "Width=32",
-                                   "--format", "json"])
+    res = CliRunner().invoke(app, ["run", "matmul_naive", "--gpu", "g80", "-p", "Width=32", "--format", "json"])
     assert res.exit_code == 0, res.output
     c = __import__("json").loads(res.stdout)["caches"]
     assert c["l1_hit_rate"] is None and c["l2_hit_rate"] is None

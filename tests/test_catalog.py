@@ -85,10 +85,7 @@ def test_reduction_loops_are_seed_003s():
     """The interleaved loop is seed 003's verbatim; the sequential one is its corrected form."""
     seed = (SEEDS / "003_b272894a175a5c2d.txt").read_text()
     assert "for (unsigned int stride = 1; stride < blockDim.x; stride *= 2)" in seed
-    assert (
-        "for (unsigned int stride = 1; stride < blockDim.x; stride *= 2)"
-        in get_kernel("reduce_interleaved").source
-    )
+    assert "for (unsigned int stride = 1; stride < blockDim.x; stride *= 2)" in get_kernel("reduce_interleaved").source
     assert "if (t % (2*stride) == 0)" in get_kernel("reduce_interleaved").source
     assert "stride > 1; stride >> 1)" in seed  # the seed's endless loop
     fixed = get_kernel("reduce_sequential").source
@@ -113,9 +110,7 @@ def test_convolve_keeps_seed_001s_body():
 def test_seed_000_launch_geometry():
     """Seed 000: 'A 1024 * 1024 Pd gives 64 * 64 = 4096 Thread Blocks' of 16 x 16 threads."""
     spec = get_kernel("matmul_tiled")
-    grid, block, dyn = launch_geometry(
-        spec, resolve_params(spec, {"Width": 1024, "TILE_WIDTH": 16})
-    )
+    grid, block, dyn = launch_geometry(spec, resolve_params(spec, {"Width": 1024, "TILE_WIDTH": 16}))
     assert grid == (64, 64) and block == (16, 16) and dyn == 0
 
 
@@ -223,9 +218,7 @@ def test_references_on_small_hand_examples():
     two = {"Md": np.array([1, 2, 3, 4], np.float32), "Nd": np.array([5, 6, 7, 8], np.float32)}
     np.testing.assert_array_equal(references.matmul(two, {"Width": 2})["Pd"], [19, 22, 43, 50])
     np.testing.assert_array_equal(
-        references.block_sums({"in": np.arange(1, 6, dtype=np.float32)}, {"n": 5, "block": 2})[
-            "out"
-        ],
+        references.block_sums({"in": np.arange(1, 6, dtype=np.float32)}, {"n": 5, "block": 2})["out"],
         [3, 7, 5],
     )
     np.testing.assert_allclose(
@@ -237,15 +230,11 @@ def test_references_on_small_hand_examples():
         [0, 2, 1, 3],
     )
     np.testing.assert_array_equal(
-        references.gather_stride({"in": np.arange(6, dtype=np.float32)}, {"n": 3, "stride": 2})[
-            "out"
-        ],
+        references.gather_stride({"in": np.arange(6, dtype=np.float32)}, {"n": 3, "stride": 2})["out"],
         [0, 2, 4],
     )
     np.testing.assert_array_equal(
-        references.gather_offset({"in": np.arange(6, dtype=np.float32)}, {"n": 3, "offset": 2})[
-            "out"
-        ],
+        references.gather_offset({"in": np.arange(6, dtype=np.float32)}, {"n": 3, "offset": 2})["out"],
         [2, 3, 4],
     )
 
@@ -267,8 +256,7 @@ def test_array_option_parsing():
     assert parse("h=float16:8") == references.UserArray("h", "float16", 8)
     assert parse("r=bytes16:4") == references.UserArray("r", "bytes16", 4)
     assert parse("g=@graph.npy") == references.UserArray("g", path="graph.npy")
-    for bad in ("A=float32", "A=half:4", "A=float32:0", "1A=float32:4", "A=bytes0:4",
-                "A=bytes5000:1"):
+    for bad in ("A=float32", "A=half:4", "A=float32:0", "1A=float32:4", "A=bytes0:4", "A=bytes5000:1"):
         with pytest.raises(InputError):
             parse(bad)
 
@@ -279,8 +267,18 @@ def test_user_arrays_every_type_and_npy(tmp_path):
     parse = references.parse_array_option
     mine = np.arange(10, dtype=np.int16)
     np.save(tmp_path / "mine.npy", mine)
-    specs = [parse(t) for t in ("h=float16:5", "b=bool:5", "c=int8:5", "q=uint64:5",
-                                "d=double2:3", "r=bytes12:2", f"m=@{tmp_path / 'mine.npy'}")]
+    specs = [
+        parse(t)
+        for t in (
+            "h=float16:5",
+            "b=bool:5",
+            "c=int8:5",
+            "q=uint64:5",
+            "d=double2:3",
+            "r=bytes12:2",
+            f"m=@{tmp_path / 'mine.npy'}",
+        )
+    ]
     arrays = references.make_user_arrays(specs)
     assert arrays["h"].dtype == np.float16 and arrays["b"].dtype == np.bool_
     assert arrays["c"].dtype == np.int8 and arrays["q"].dtype == np.uint64
@@ -289,7 +287,9 @@ def test_user_arrays_every_type_and_npy(tmp_path):
     assert np.frombuffer(arrays["r"].tobytes(), np.uint8).min() >= 1  # never zero
     np.testing.assert_array_equal(arrays["m"], mine)
     np.save(tmp_path / "grid.npy", np.zeros((2, 2)))
-    for text, message in ((f"m=@{tmp_path / 'missing.npy'}", "(?i)no such file"),
-                          (f"m=@{tmp_path / 'grid.npy'}", "one non-empty dimension")):
+    for text, message in (
+        (f"m=@{tmp_path / 'missing.npy'}", "(?i)no such file"),
+        (f"m=@{tmp_path / 'grid.npy'}", "one non-empty dimension"),
+    ):
         with pytest.raises(InputError, match=message):
             references.make_user_arrays([parse(text)])

@@ -94,9 +94,7 @@ def closed_form_90(kernel, q):
     z = dict.fromkeys(COUNTER_NAMES, 0)
     if kernel in ("matmul_naive", "matmul_tiled"):
         w = q["Width"]
-        z.update(
-            global_store_requests=w * w // 32, global_store_transactions=w * w // 8, flops=2 * w**3
-        )
+        z.update(global_store_requests=w * w // 32, global_store_transactions=w * w // 8, flops=2 * w**3)
         if kernel == "matmul_naive":
             z.update(global_load_requests=2 * w**3 // 32, global_load_transactions=w**3 // 8)
         else:
@@ -178,9 +176,7 @@ def closed_form_90(kernel, q):
             if kernel == "copy_offset":  # a run shifted by `offset` words: one more sector
                 full, rest = divmod(n, 32)  # per warp unless the shift is whole sectors
                 shift = 4 * (q["offset"] % 8)
-                sec = full * ((128 + shift + 31) // 32) + (
-                    (4 * rest + shift + 31) // 32 if rest else 0
-                )
+                sec = full * ((128 + shift + 31) // 32) + ((4 * rest + shift + 31) // 32 if rest else 0)
             z["global_load_requests"] += req
             z["global_load_transactions"] += sec
         z["global_store_requests"], z["global_store_transactions"] = warps_of(n, *store)
@@ -290,9 +286,7 @@ def test_transpose_bank_conflicts_on_h100_rules():
     assert padded.shared_load_wavefronts == warps and padded.bank_conflicts == 0
 
 
-@pytest.mark.parametrize(
-    "cc,mode", [("2.0", {"cache": "l2"}), ("3.5", {"cache": "l1"}), ("3.5", {"bank_mode": 8})]
-)
+@pytest.mark.parametrize("cc,mode", [("2.0", {"cache": "l2"}), ("3.5", {"cache": "l1"}), ("3.5", {"bank_mode": 8})])
 def test_prediction_equals_simulation_in_other_cache_and_bank_modes(cc, mode):
     """memory.md 1.3/1.4 (L1 vs L2-only caching on 2.x/3.x) and 3.3 (Kepler's 8-byte banks):
     the model passes the same mode to memory/ as the core. In 8-byte mode the padded transpose's
@@ -359,9 +353,7 @@ def test_shared_access_of_idle_warps_costs_nothing():
         "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n    if (i < n)\n"
         "        s[threadIdx.x] = x[i];\n}\n"
     )
-    c = run_kernel(
-        src, "k", 2, 128, {"x": np.ones(256, np.float32), "n": 224}, get_arch("9.0")
-    ).counters
+    c = run_kernel(src, "k", 2, 128, {"x": np.ones(256, np.float32), "n": 224}, get_arch("9.0")).counters
     assert (c.shared_store_requests, c.shared_store_wavefronts) == (7, 7)
 
 
@@ -370,10 +362,7 @@ def test_prediction_equals_simulation_for_random_parameters(kernel, params, cc):
     """Random (seeded) parameters and CCs: the warp classes hold for every valid launch."""
     spec = get_kernel(kernel)
     arch = get_arch(cc)
-    if (
-        math.prod(launch_geometry(spec, resolve_params(spec, params))[1])
-        > arch.max_threads_per_block
-    ):
+    if math.prod(launch_geometry(spec, resolve_params(spec, params))[1]) > arch.max_threads_per_block:
         pytest.skip(f"block larger than CC {cc} launches (max_threads_per_block)")
     done = run_catalog_kernel(spec, params, arch)
     assert done.result_check.passed

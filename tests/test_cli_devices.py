@@ -115,8 +115,7 @@ def test_output_suffix_picks_the_format_and_dash_is_stdout(tmp_path, monkeypatch
     monkeypatch.chdir(tmp_path)
     args = ["devices", "show", "9.0"]
     assert CliRunner().invoke(app, [*args, "-o", "d.csv"]).exit_code == 0
-    assert CliRunner().invoke(app, [*args, "-o", "-", "-f", "csv"]).stdout == \
-        (tmp_path / "d.csv").read_text()
+    assert CliRunner().invoke(app, [*args, "-o", "-", "-f", "csv"]).stdout == (tmp_path / "d.csv").read_text()
     rows = list(csv.reader((tmp_path / "d.csv").open()))
     assert any(row[:2] == ["compute_capability", "9.0"] for row in rows), rows[:3]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["d.csv"]

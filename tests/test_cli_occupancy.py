@@ -56,12 +56,13 @@ def csv_tables(text: str) -> dict[str, list[dict[str, str]]]:
 
 # --- one configuration -----------------------------------------------------------------------
 
+
 def test_acceptance_volta_256_threads_32_registers():
     """Issue #2 acceptance: 8 blocks, 64 warps, 100 %. 256 threads = 8 warps; 32 x 32 = 1024
     registers per warp, 16384 per sub-partition -> 16 warps each -> 64 -> 8 blocks; warps:
     64 / 8 = 8 blocks."""
     out = run(*VOLTA).stdout
-    occupancy_table = out[out.index("\nOccupancy\n"):]
+    occupancy_table = out[out.index("\nOccupancy\n") :]
     row = occupancy_table.splitlines()[4].split()
     assert row[:4] == ["8", "64", "2048", "100"]
     assert "nothing to change: 100 % theoretical occupancy" in out
@@ -70,12 +71,19 @@ def test_acceptance_volta_256_threads_32_registers():
 
 def test_json_is_the_result_fields_plus_context():
     data = json.loads(run(*VOLTA, "--format", "json").stdout)
-    result_fields = ["active_blocks_per_sm", "active_warps_per_sm", "active_threads_per_sm",
-                     "occupancy", "limiters", "block_limits", "allocated_registers_per_block",
-                     "allocated_shared_memory_per_block", "shared_memory_per_sm_bytes"]
+    result_fields = [
+        "active_blocks_per_sm",
+        "active_warps_per_sm",
+        "active_threads_per_sm",
+        "occupancy",
+        "limiters",
+        "block_limits",
+        "allocated_registers_per_block",
+        "allocated_shared_memory_per_block",
+        "shared_memory_per_sm_bytes",
+    ]
     assert all(f in data for f in result_fields)
-    assert (data["active_blocks_per_sm"], data["active_warps_per_sm"], data["occupancy"]) == (
-        8, 64, 1.0)
+    assert (data["active_blocks_per_sm"], data["active_warps_per_sm"], data["occupancy"]) == (8, 64, 1.0)
     assert data["limiters"] == ["warps", "registers"]
     assert data["allocated_registers_per_block"] == 8 * 1024
     assert data["inputs"]["block_size"] == 256 and data["compute_capability"] == "7.0"
@@ -85,8 +93,13 @@ def test_json_is_the_result_fields_plus_context():
 
 def test_csv_has_every_table():
     tables = csv_tables(run(*VOLTA, "-f", "csv").stdout)
-    assert set(tables) == {"Inputs", "Physical limits of CC 7.0", "Allocated resources",
-                           "Blocks per SM by each limit", "Occupancy"}
+    assert set(tables) == {
+        "Inputs",
+        "Physical limits of CC 7.0",
+        "Allocated resources",
+        "Blocks per SM by each limit",
+        "Occupancy",
+    }
     limits = {r["limiter"]: r for r in tables["Blocks per SM by each limit"]}
     assert limits["warps"]["blocks_per_sm"] == "8" and limits["blocks"]["blocks_per_sm"] == "32"
 
@@ -99,11 +112,11 @@ def test_markdown_output():
 def test_hint_for_register_limited_kernel():
     """33 registers on CC 7.0 / 256 threads: 1280 registers per warp -> 12 warps per
     sub-partition -> 6 blocks (75 %); 32 registers give 8 blocks (see test_occupancy_hints)."""
-    data = json.loads(run("occupancy", "--cc", "70", "--block", "256", "--regs", "33",
-                          "-f", "json").stdout)
+    data = json.loads(run("occupancy", "--cc", "70", "--block", "256", "--regs", "33", "-f", "json").stdout)
     assert data["active_blocks_per_sm"] == 6 and data["occupancy"] == 0.75
     assert data["hints"][0]["message"] == (
-        "registers limit you: <= 32 registers per thread would allow 8 blocks (100 % occupancy)")
+        "registers limit you: <= 32 registers per thread would allow 8 blocks (100 % occupancy)"
+    )
 
 
 def test_zero_fit_is_a_result_with_a_reason():
@@ -111,8 +124,7 @@ def test_zero_fit_is_a_result_with_a_reason():
     x 2560 = 71680 > 65536 registers per block): exit 0, 0 occupancy, and why."""
     result = run("occupancy", "--cc", "8.0", "--block", "800", "--regs", "80")
     assert "no block fits on an SM" in result.stdout and "71680" in result.stdout
-    data = json.loads(run("occupancy", "--cc", "sm_80", "--block", "800", "--regs", "80",
-                          "-f", "json").stdout)
+    data = json.loads(run("occupancy", "--cc", "sm_80", "--block", "800", "--regs", "80", "-f", "json").stdout)
     assert data["active_blocks_per_sm"] == 0 and data["occupancy"] == 0
     assert "71680" in data["zero_fit_reason"]
 
@@ -120,8 +132,23 @@ def test_zero_fit_is_a_result_with_a_reason():
 def test_measured_h100_carveout_case():
     """reference/occupancy.md MEAS (H100 runtime = H13): 128 threads, 10 registers, 15360 B
     dynamic smem, carveout 50 %: 114 KB rounds up to 132 KB -> 8 blocks."""
-    data = json.loads(run("occupancy", "--cc", "9.0", "--block", "128", "--regs", "10",
-                          "--dyn-smem", "15K", "--carveout", "50", "-f", "json").stdout)
+    data = json.loads(
+        run(
+            "occupancy",
+            "--cc",
+            "9.0",
+            "--block",
+            "128",
+            "--regs",
+            "10",
+            "--dyn-smem",
+            "15K",
+            "--carveout",
+            "50",
+            "-f",
+            "json",
+        ).stdout
+    )
     assert data["active_blocks_per_sm"] == 8
     assert data["shared_memory_per_sm_bytes"] == 132 * 1024
     assert data["inputs"]["dynamic_shared_memory"] == 15360
@@ -130,8 +157,23 @@ def test_measured_h100_carveout_case():
 def test_named_carveouts():
     """max-l1 = 0 % (cudaSharedmemCarveoutMaxL1): with 20000 B the driver grows the 0 KB
     preference to the first capacity that holds one block, 32 KB (H13) -> 1 block."""
-    data = json.loads(run("occupancy", "--cc", "7.0", "--block", "128", "--regs", "32",
-                          "--dyn-smem", "20000", "--carveout", "max-l1", "-f", "json").stdout)
+    data = json.loads(
+        run(
+            "occupancy",
+            "--cc",
+            "7.0",
+            "--block",
+            "128",
+            "--regs",
+            "32",
+            "--dyn-smem",
+            "20000",
+            "--carveout",
+            "max-l1",
+            "-f",
+            "json",
+        ).stdout
+    )
     assert data["inputs"]["carveout"] == 0
     assert data["shared_memory_per_sm_bytes"] == 32 * 1024
     assert data["active_blocks_per_sm"] == 1
@@ -139,18 +181,25 @@ def test_named_carveouts():
 
 # --- sweeps, plot, suggestion ----------------------------------------------------------------
 
+
 def test_register_sweep_steps():
     """CC 7.0, 256 threads: blocks = 4 x (16384 // roundUp(32 r, 256)) // 8, capped at 8 by the
     warps: 8 up to 32 registers, 6 for 33-40, 5 for 41-48, 4 for 49-64, 3 for 65-80, 2 for
     81-128, 1 for 129-255."""
-    out = run("occupancy", "--cc", "7.0", "--block", "256", "--regs", "33", "--sweep", "regs",
-              "-f", "csv").stdout
+    out = run("occupancy", "--cc", "7.0", "--block", "256", "--regs", "33", "--sweep", "regs", "-f", "csv").stdout
     rows = list(csv.DictReader(io.StringIO(out)))
     steps = {}
     for r in rows:
         steps.setdefault(int(r["active_blocks_per_sm"]), []).append((int(r["from"]), int(r["to"])))
     assert {b: (s[0][0], s[-1][1]) for b, s in steps.items()} == {
-        8: (0, 32), 6: (33, 40), 5: (41, 48), 4: (49, 64), 3: (65, 80), 2: (81, 128), 1: (129, 255)}
+        8: (0, 32),
+        6: (33, 40),
+        5: (41, 48),
+        4: (49, 64),
+        3: (65, 80),
+        2: (81, 128),
+        1: (129, 255),
+    }
     current = [r for r in rows if r["current"]]
     assert len(current) == 1 and (current[0]["from"], current[0]["to"]) == ("33", "40")
 
@@ -159,22 +208,36 @@ def test_block_sweep_marks_a_block_size_between_warp_multiples():
     """CC 7.0, 100 threads, 32 registers: 100 threads take 4 warps like 97..128 do, so the
     current point lies in the 97-128 step: 64 // 4 = 16 blocks (warps and registers tie,
     1024 registers per warp -> 64 warps). 65..96 threads take 3 warps: 21 blocks, 63 warps."""
-    out = run("occupancy", "--cc", "7.0", "--block", "100", "--regs", "32", "--sweep", "block",
-              "-f", "csv").stdout
+    out = run("occupancy", "--cc", "7.0", "--block", "100", "--regs", "32", "--sweep", "block", "-f", "csv").stdout
     rows = {(r["from"], r["to"]): r for r in csv.DictReader(io.StringIO(out))}
     assert rows[("97", "128")]["current"] == "<- current"
     assert rows[("97", "128")]["active_blocks_per_sm"] == "16"
-    assert (rows[("65", "96")]["active_blocks_per_sm"], rows[("65", "96")]["active_warps_per_sm"]
-            ) == ("21", "63")
+    assert (rows[("65", "96")]["active_blocks_per_sm"], rows[("65", "96")]["active_warps_per_sm"]) == ("21", "63")
 
 
 def test_block_and_smem_sweeps_json():
     """CC 9.0, 10 registers (reference/occupancy.md MEAS, default carveout): 128 threads with
     15360 B dynamic smem -> 14 blocks (allocation 16384 with the 1 KB reserve); 128 threads
     with 7168 B -> 16 blocks (warp-limited). Block sweep: 32..1024 in steps of 32."""
-    data = json.loads(run("occupancy", "--cc", "9.0", "--block", "128", "--regs", "10",
-                          "--dyn-smem", "15360", "--sweep", "smem", "--sweep", "block",
-                          "-f", "json").stdout)
+    data = json.loads(
+        run(
+            "occupancy",
+            "--cc",
+            "9.0",
+            "--block",
+            "128",
+            "--regs",
+            "10",
+            "--dyn-smem",
+            "15360",
+            "--sweep",
+            "smem",
+            "--sweep",
+            "block",
+            "-f",
+            "json",
+        ).stdout
+    )
     smem = {p["shared_memory_per_block"]: p for p in data["shared_memory_per_block"]["points"]}
     assert smem[15360]["active_blocks_per_sm"] == 14 and smem[7168]["active_blocks_per_sm"] == 16
     assert data["shared_memory_per_block"]["current"] == 15360
@@ -184,8 +247,11 @@ def test_block_and_smem_sweeps_json():
 
 def test_sweep_all_gives_three_tables():
     out = run(*VOLTA, "--sweep", "all").stdout
-    for title in ("Impact of Varying Block Size", "Impact of Varying Register Count Per Thread",
-                  "Impact of Varying Shared Memory Usage Per Block"):
+    for title in (
+        "Impact of Varying Block Size",
+        "Impact of Varying Register Count Per Thread",
+        "Impact of Varying Shared Memory Usage Per Block",
+    ):
         assert title in out
 
 
@@ -206,8 +272,7 @@ def test_plot_without_matplotlib_names_the_extra(tmp_path, monkeypatch):
 def test_suggest_measured_h100():
     """reference/occupancy.md MEAS: a 10-register kernel on H100 gives blockSize 1024
     (2 blocks = 2048 threads; smaller blocks tie at 2048 threads and lose the tie rule)."""
-    data = json.loads(run("occupancy", "--cc", "9.0", "--regs", "10", "--suggest",
-                          "-f", "json").stdout)
+    data = json.loads(run("occupancy", "--cc", "9.0", "--regs", "10", "--suggest", "-f", "json").stdout)
     assert data["block_size"] == 1024 and data["active_blocks_per_sm"] == 2
     assert data["ranking"][0]["block_size"] == 1024
     assert [c["block_size"] for c in data["ranking"][:5]] == [1024, 512, 256, 128, 64]
@@ -221,77 +286,85 @@ def test_suggest_marks_the_current_block():
 
 # --- ptxas logs ------------------------------------------------------------------------------
 
+
 def test_ptxas_each_kernel_on_its_own_target():
     """ptxas_seeds_sm75_sm90.txt: 6 kernels for sm_75, 6 for sm_90. MatrixMulKernel on 7.5
     (52 registers, 256 threads): 1664 -> 1792 per warp, 16384 // 1792 = 9 per sub-partition
     -> 36 warps -> 4 blocks, and 7.5's 32 warp slots also allow 4: 100 %."""
-    out = run("occupancy", "--ptxas", str(DATA / "ptxas_seeds_sm75_sm90.txt"), "--block", "256",
-              "-f", "csv").stdout
+    out = run("occupancy", "--ptxas", str(DATA / "ptxas_seeds_sm75_sm90.txt"), "--block", "256", "-f", "csv").stdout
     rows = list(csv.DictReader(io.StringIO(out)))
     assert [r["cc"] for r in rows] == ["7.5"] * 6 + ["9.0"] * 6
     naive = next(r for r in rows if r["kernel"].startswith("MatrixMulKernel") and r["cc"] == "7.5")
-    assert (naive["registers"], naive["active_blocks_per_sm"], naive["occupancy_pct"]) == (
-        "52", "4", "100.0")
+    assert (naive["registers"], naive["active_blocks_per_sm"], naive["occupancy_pct"]) == ("52", "4", "100.0")
 
 
 def test_ptxas_on_another_cc_says_so():
     """The sm_75 log evaluated on 8.6 (48 warps): MatrixMulKernel's 52 registers give
     4 blocks = 32 warps = 66.67 %, and the note says the registers came from sm_75."""
-    out = run("occupancy", "--ptxas", str(DATA / "ptxas_seeds_sm75.txt"), "--cc", "8.6",
-              "--block", "256").stdout
+    out = run("occupancy", "--ptxas", str(DATA / "ptxas_seeds_sm75.txt"), "--cc", "8.6", "--block", "256").stdout
     assert "compiled for sm_75; ptxas may allocate differently for CC 8.6" in out
     line = next(x for x in out.splitlines() if x.startswith("MatrixMulKernel"))
     assert "66.67" in line
-    data = json.loads(run("occupancy", "--ptxas", str(DATA / "ptxas_seeds_sm90.txt"),
-                          "--block", "256", "-f", "json").stdout)
-    tiled = next(k for k in data["kernels"]
-                 if k["kernel"]["name"] == "_Z21SharedMatrixMulKernelPfS_S_i")
+    data = json.loads(
+        run("occupancy", "--ptxas", str(DATA / "ptxas_seeds_sm90.txt"), "--block", "256", "-f", "json").stdout
+    )
+    tiled = next(k for k in data["kernels"] if k["kernel"]["name"] == "_Z21SharedMatrixMulKernelPfS_S_i")
     assert tiled["occupancy"]["inputs"]["static_shared_memory"] == 2048
     assert tiled["occupancy"]["inputs"]["block_barriers"] == 1
 
 
 def test_ptxas_picks_the_kernels_compiled_for_the_cc():
     """With --cc 9.0 the two-target log contributes only its 6 sm_90 entries, and no note."""
-    data = json.loads(run("occupancy", "--ptxas", str(DATA / "ptxas_seeds_sm75_sm90.txt"),
-                          "--cc", "9.0", "--block", "256", "-f", "json").stdout)
+    data = json.loads(
+        run(
+            "occupancy",
+            "--ptxas",
+            str(DATA / "ptxas_seeds_sm75_sm90.txt"),
+            "--cc",
+            "9.0",
+            "--block",
+            "256",
+            "-f",
+            "json",
+        ).stdout
+    )
     assert [k["kernel"]["arch"] for k in data["kernels"]] == ["sm_90"] * 6
     assert data["notes"] == []
 
 
 def test_ptxas_suggest():
-    data = json.loads(run("occupancy", "--ptxas", str(DATA / "ptxas_seeds_sm90.txt"),
-                          "--suggest", "-f", "json").stdout)
+    data = json.loads(run("occupancy", "--ptxas", str(DATA / "ptxas_seeds_sm90.txt"), "--suggest", "-f", "json").stdout)
     assert len(data["kernels"]) == 6
     assert all(k["suggestion"]["block_size"] == 1024 for k in data["kernels"])
 
 
 # --- bad input (issue #2 item 6) -------------------------------------------------------------
 
-@pytest.mark.parametrize(("args", "expect"), [
-    (["--cc", "4.0", "--block", "256", "--regs", "32"], ("'4.0'", "known: 1.0")),
-    (["--cc", "7.0", "--block", "0", "--regs", "32"], ("block size 0", "1024")),
-    (["--cc", "7.0", "--block", "-32", "--regs", "32"], ("block size -32",)),
-    (["--cc", "7.0", "--block", "2048", "--regs", "32"], ("2048", "1024",
-                                                          "max_threads_per_block")),
-    (["--cc", "1.0", "--block", "1024", "--regs", "10"], ("1024", "512")),
-    (["--cc", "7.0", "--block", "256", "--regs", "256"], ("256 registers", "255",
-                                                          "max_registers_per_thread")),
-    (["--cc", "7.0", "--block", "256", "--regs", "-1"], ("-1 registers",)),
-    (["--cc", "7.0", "--block", "256", "--regs", "32", "--smem", "-5"], ("-5 bytes",
-                                                                       "negative")),
-    (["--cc", "7.0", "--block", "256", "--regs", "32", "--smem", "49153"], ("49153", "49152")),
-    (["--cc", "7.0", "--block", "256", "--regs", "32", "--smem", "lots"], ("'lots'",)),
-    (["--cc", "7.0", "--block", "256", "--regs", "32", "--carveout", "101"], ("101", "0..100")),
-    (["--cc", "7.0", "--block", "256", "--regs", "32", "--carveout", "half"], ("'half'",)),
-    (["--cc", "5.2", "--block", "256", "--regs", "32", "--carveout", "50"], ("5.2",
-                                                                            "carveout")),
-    (["--cc", "7.0", "--block", "256", "--regs", "32", "--cache-config", "big"], ("'big'",)),
-    (["--cc", "7.0", "--block", "256", "--regs", "32", "--sweep", "threads"], ("'threads'",)),
-    (["--block", "256", "--regs", "32"], ("--cc is required",)),
-    (["--cc", "7.0", "--block", "256"], ("--regs is required",)),
-    (["--cc", "7.0", "--regs", "32"], ("--block is required",)),
-    (["--cc", "7.0", "--block", "many", "--regs", "32"], ("many",)),
-])
+
+@pytest.mark.parametrize(
+    ("args", "expect"),
+    [
+        (["--cc", "4.0", "--block", "256", "--regs", "32"], ("'4.0'", "known: 1.0")),
+        (["--cc", "7.0", "--block", "0", "--regs", "32"], ("block size 0", "1024")),
+        (["--cc", "7.0", "--block", "-32", "--regs", "32"], ("block size -32",)),
+        (["--cc", "7.0", "--block", "2048", "--regs", "32"], ("2048", "1024", "max_threads_per_block")),
+        (["--cc", "1.0", "--block", "1024", "--regs", "10"], ("1024", "512")),
+        (["--cc", "7.0", "--block", "256", "--regs", "256"], ("256 registers", "255", "max_registers_per_thread")),
+        (["--cc", "7.0", "--block", "256", "--regs", "-1"], ("-1 registers",)),
+        (["--cc", "7.0", "--block", "256", "--regs", "32", "--smem", "-5"], ("-5 bytes", "negative")),
+        (["--cc", "7.0", "--block", "256", "--regs", "32", "--smem", "49153"], ("49153", "49152")),
+        (["--cc", "7.0", "--block", "256", "--regs", "32", "--smem", "lots"], ("'lots'",)),
+        (["--cc", "7.0", "--block", "256", "--regs", "32", "--carveout", "101"], ("101", "0..100")),
+        (["--cc", "7.0", "--block", "256", "--regs", "32", "--carveout", "half"], ("'half'",)),
+        (["--cc", "5.2", "--block", "256", "--regs", "32", "--carveout", "50"], ("5.2", "carveout")),
+        (["--cc", "7.0", "--block", "256", "--regs", "32", "--cache-config", "big"], ("'big'",)),
+        (["--cc", "7.0", "--block", "256", "--regs", "32", "--sweep", "threads"], ("'threads'",)),
+        (["--block", "256", "--regs", "32"], ("--cc is required",)),
+        (["--cc", "7.0", "--block", "256"], ("--regs is required",)),
+        (["--cc", "7.0", "--regs", "32"], ("--block is required",)),
+        (["--cc", "7.0", "--block", "many", "--regs", "32"], ("many",)),
+    ],
+)
 def test_bad_input_is_one_line(args, expect):
     fail("occupancy", *args, expect=expect)
 
@@ -304,8 +377,7 @@ def test_unwritable_output_writes_nothing(tmp_path):
 
 def test_bad_input_leaves_no_partial_file(tmp_path):
     target = tmp_path / "out.json"
-    fail("occupancy", "--cc", "7.0", "--block", "4096", "--regs", "32", "-f", "json",
-         "-o", str(target))
+    fail("occupancy", "--cc", "7.0", "--block", "4096", "--regs", "32", "-f", "json", "-o", str(target))
     assert list(tmp_path.iterdir()) == []
 
 
@@ -315,20 +387,29 @@ def test_output_file(tmp_path):
     assert json.loads(target.read_text())["active_warps_per_sm"] == 64
 
 
-@pytest.mark.parametrize(("make", "expect"), [
-    (lambda d: d / "absent.txt", ("cannot read ptxas file",)),
-    (lambda d: (d / "notes.txt", (d / "notes.txt").write_text("hello\n"))[0],
-     ("no kernel resource usage found",)),
-    (lambda d: DATA / "ptxas_error_sm80.txt", ("failed compilation", "0xc000 max")),
-])
+@pytest.mark.parametrize(
+    ("make", "expect"),
+    [
+        (lambda d: d / "absent.txt", ("cannot read ptxas file",)),
+        (lambda d: (d / "notes.txt", (d / "notes.txt").write_text("hello\n"))[0], ("no kernel resource usage found",)),
+        (lambda d: DATA / "ptxas_error_sm80.txt", ("failed compilation", "0xc000 max")),
+    ],
+)
 def test_bad_ptxas_files(tmp_path, make, expect):
-    fail("occupancy", "--cc", "8.0", "--block", "256", "--ptxas", str(make(tmp_path)),
-         expect=expect)
+    fail("occupancy", "--cc", "8.0", "--block", "256", "--ptxas", str(make(tmp_path)), expect=expect)
 
 
 def test_ptxas_conflicting_options():
-    fail("occupancy", "--ptxas", str(DATA / "ptxas_seeds_sm90.txt"), "--block", "256",
-         "--regs", "32", expect=("--regs and --smem come from the ptxas file",))
+    fail(
+        "occupancy",
+        "--ptxas",
+        str(DATA / "ptxas_seeds_sm90.txt"),
+        "--block",
+        "256",
+        "--regs",
+        "32",
+        expect=("--regs and --smem come from the ptxas file",),
+    )
 
 
 def test_plot_needs_png_or_svg(tmp_path):
@@ -337,17 +418,21 @@ def test_plot_needs_png_or_svg(tmp_path):
 
 # --- a real process --------------------------------------------------------------------------
 
+
 def test_real_subprocess():
     """`python -m perfcalc` as a user runs it: the acceptance answer, and a bad CC."""
-    ok = subprocess.run([sys.executable, "-m", "perfcalc", *VOLTA, "-f", "json"],
-                        capture_output=True, text=True, timeout=60)
+    ok = subprocess.run(
+        [sys.executable, "-m", "perfcalc", *VOLTA, "-f", "json"], capture_output=True, text=True, timeout=60
+    )
     assert ok.returncode == 0, ok.stderr
     data = json.loads(ok.stdout)
-    assert (data["active_blocks_per_sm"], data["active_warps_per_sm"], data["occupancy"]) == (
-        8, 64, 1.0)
-    bad = subprocess.run([sys.executable, "-m", "perfcalc", "occupancy", "--cc", "4.0",
-                          "--block", "256", "--regs", "32"],
-                         capture_output=True, text=True, timeout=60)
+    assert (data["active_blocks_per_sm"], data["active_warps_per_sm"], data["occupancy"]) == (8, 64, 1.0)
+    bad = subprocess.run(
+        [sys.executable, "-m", "perfcalc", "occupancy", "--cc", "4.0", "--block", "256", "--regs", "32"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert bad.returncode == 2 and bad.stdout == ""
     assert bad.stderr.startswith("error: unknown compute capability '4.0'")
     assert bad.stderr.count("\n") == 1 and "Traceback" not in bad.stderr

@@ -19,6 +19,7 @@ from perfcalc.specs.kernels import catalog
 
 runner = CliRunner()
 
+
 def _ok(args):
     result = runner.invoke(app, args)
     assert result.exit_code == 0, result.output
@@ -41,25 +42,27 @@ def test_matmul_csv_for_a_spreadsheet(tmp_path):
     transactions of 32 B, and 16 consecutive aligned Nd words -> 1 of 64 B; W^3/16 half-warp
     executions per load -> 2 x 2^26 requests, 17 x 2^26 transactions, 576 x 2^26 bytes."""
     target = tmp_path / "t.csv"
-    result = _ok(["matmul", "--width", "1024", "--gpu", "g80", "--no-simulate", "--format", "csv",
-                  "--output", str(target)])
+    result = _ok(
+        ["matmul", "--width", "1024", "--gpu", "g80", "--no-simulate", "--format", "csv", "--output", str(target)]
+    )
     assert result.stdout == ""
     with target.open(newline="", encoding="utf-8") as fh:
         rows = list(csv.DictReader(fh))
     header = list(rows[0])
-    assert header[:len(MATMUL_ROW_KEYS) - 3] == [k for k in MATMUL_ROW_KEYS
-                                                 if k not in ("predicted", "simulated")][:-1]
+    assert (
+        header[: len(MATMUL_ROW_KEYS) - 3] == [k for k in MATMUL_ROW_KEYS if k not in ("predicted", "simulated")][:-1]
+    )
     assert "predicted_global_load_transactions" in header and "result_check" in header
     naive, tiled = rows
     assert (naive["variant"], tiled["variant"]) == ("naive", "tiled")
     assert int(naive["blocks"]) == int(tiled["blocks"]) == 4096
     assert float(naive["cgma"]) == 1 and float(tiled["cgma"]) == 16
-    assert int(naive["flops_total"]) == 2 * 1024 ** 3
+    assert int(naive["flops_total"]) == 2 * 1024**3
     assert float(naive["bandwidth_bound_gflops"]) == pytest.approx(86.4 * 0.25 * 2048 / 2049)
     assert float(tiled["compute_bound_gflops"]) == 345.6
-    assert int(naive["predicted_global_load_requests"]) == 2 * 2 ** 26
-    assert int(naive["predicted_global_load_transactions"]) == 17 * 2 ** 26
-    assert int(naive["predicted_global_load_bytes"]) == 576 * 2 ** 26
+    assert int(naive["predicted_global_load_requests"]) == 2 * 2**26
+    assert int(naive["predicted_global_load_transactions"]) == 17 * 2**26
+    assert int(naive["predicted_global_load_bytes"]) == 576 * 2**26
     assert naive["simulated_flops"] == ""  # not run
     assert naive["limiters"] == "warps;registers"
 
@@ -67,25 +70,22 @@ def test_matmul_csv_for_a_spreadsheet(tmp_path):
 def test_matmul_json_rows_have_exactly_the_issue_keys():
     """Issue #5: {"rows": [...]}, one row per variant, keys exactly as listed; issue #9 adds the
     GPU and CC each row is for."""
-    data = json.loads(_ok(["matmul", "--width", "256", "--gpu", "v100", "--no-simulate",
-                           "--format", "json"]).stdout)
+    data = json.loads(_ok(["matmul", "--width", "256", "--gpu", "v100", "--no-simulate", "--format", "json"]).stdout)
     assert list(data) == ["rows"]
     assert [r["variant"] for r in data["rows"]] == ["naive", "tiled"]
     for row in data["rows"]:
         assert tuple(row) == ("gpu", "cc", *MATMUL_ROW_KEYS)
         assert (row["gpu"], row["cc"]) == ("v100", "7.0")
         assert row["simulated"] is None and row["result_check"] is None
-        assert row["predicted"]["flops"] == 2 * 256 ** 3
+        assert row["predicted"]["flops"] == 2 * 256**3
         assert row["roofline_bound"] == "memory" and row["predicted_time_s"] > 0
 
 
 def test_matmul_with_cc_only_has_no_product_figures():
     """Issue #5: with --cc only there is no product; bandwidth/peak columns are None."""
-    data = json.loads(_ok(["matmul", "--width", "128", "--cc", "8.6", "--no-simulate",
-                           "--format", "json"]).stdout)
+    data = json.loads(_ok(["matmul", "--width", "128", "--cc", "8.6", "--no-simulate", "--format", "json"]).stdout)
     for row in data["rows"]:
-        for key in ("bandwidth_bound_gflops", "compute_bound_gflops", "attainable_gflops",
-                    "bound", "predicted_time_s"):
+        for key in ("bandwidth_bound_gflops", "compute_bound_gflops", "attainable_gflops", "bound", "predicted_time_s"):
             assert row[key] is None
         assert row["occupancy"] > 0
     table = _ok(["matmul", "--width", "128", "--cc", "8.6", "--no-simulate"]).stdout
@@ -100,14 +100,17 @@ def test_matmul_default_is_the_g80_and_explain_shows_formulas():
     assert "(86.4 / 4) x 16" in out and "347.6" in out
 
 
-@pytest.mark.parametrize(("args", "message"), [
-    (["--width", "100", "--tile", "16"], "width 100 is not a multiple of tile 16"),
-    (["--gpu", "gtx9999"], "unknown GPU 'gtx9999'"),
-    (["--gpu", "v100", "--cc", "9.0"], "--gpu v100 is CC 7.0 (devices/products.yaml) but --cc"),
-    (["--cc", "9.0", "--latency-cycles", "0"], "memory latency 0 cycles must be a finite number > 0"),
-    (["--cc", "9.0", "--latency-cycles", "inf"], "--latency-cycles inf is not a finite number"),
-    (["--tile", "32", "--cc", "1.0"], "max_threads_per_block 512"),
-])
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--width", "100", "--tile", "16"], "width 100 is not a multiple of tile 16"),
+        (["--gpu", "gtx9999"], "unknown GPU 'gtx9999'"),
+        (["--gpu", "v100", "--cc", "9.0"], "--gpu v100 is CC 7.0 (devices/products.yaml) but --cc"),
+        (["--cc", "9.0", "--latency-cycles", "0"], "memory latency 0 cycles must be a finite number > 0"),
+        (["--cc", "9.0", "--latency-cycles", "inf"], "--latency-cycles inf is not a finite number"),
+        (["--tile", "32", "--cc", "1.0"], "max_threads_per_block 512"),
+    ],
+)
 def test_matmul_bad_input_is_one_line(args, message):
     assert message in _error(["matmul", "--no-simulate", *args])
 
@@ -126,7 +129,7 @@ def test_matmul_warns_before_a_long_simulation(monkeypatch):
 
     monkeypatch.setattr(perf, "_simulate", fake_run)
     result = _ok(["matmul", "--width", "2048", "--cc", "9.0", "--format", "json"])
-    expected = sum(rate * 2048 ** 3 for rate in perf.SIM_SECONDS_PER_W3.values())
+    expected = sum(rate * 2048**3 for rate in perf.SIM_SECONDS_PER_W3.values())
     assert f"about {expected:.0f} s" in result.stderr
     assert calls == ["matmul_naive", "matmul_tiled"]
 
@@ -136,27 +139,46 @@ def test_roofline_table_and_points():
     I = 64 -> the peak. The tiled matmul at W=1024 on CC 7.0 (memory.md 1.6: 32 B sectors per
     warp; a warp = two 16-float rows) moves 2 rows x 64 B per load request and 2 x 64 B per
     store, so its intensity is 2W^3 / (2W^3/16 / 32 x 128 + W^2 / 32 x 128) = 3.969 flop/B."""
-    data = json.loads(_ok(["roofline", "--gpu", "v100", "--intensity", "0.25", "--intensity",
-                           "64", "--kernel", "matmul_tiled", "--param", "Width=1024",
-                           "--format", "json"]).stdout)
+    data = json.loads(
+        _ok(
+            [
+                "roofline",
+                "--gpu",
+                "v100",
+                "--intensity",
+                "0.25",
+                "--intensity",
+                "64",
+                "--kernel",
+                "matmul_tiled",
+                "--param",
+                "Width=1024",
+                "--format",
+                "json",
+            ]
+        ).stdout
+    )
     assert data["roofline"]["ridge_flop_per_byte"] == pytest.approx(15667.2 / 900)
     low, high, tiled = data["points"]
     assert (low["attainable_gflops"], low["bound"]) == (225.0, "memory")
     assert (high["attainable_gflops"], high["bound"]) == (15667.2, "compute")
     w = 1024
-    moved = (2 * w ** 3 // 16) / 32 * 128 + w * w / 32 * 128
-    assert tiled["intensity_flop_per_byte"] == pytest.approx(2 * w ** 3 / moved)
+    moved = (2 * w**3 // 16) / 32 * 128 + w * w / 32 * 128
+    assert tiled["intensity_flop_per_byte"] == pytest.approx(2 * w**3 / moved)
     names = [c["name"] for c in data["roofline"]["ceilings"]]
     assert names[:3] == ["DRAM", "L2 (measured)", "shared memory"]
 
 
-@pytest.mark.parametrize(("args", "message"), [
-    (["--intensity", "1"], "needs a GPU product"),
-    (["--gpu", "v100", "--param", "Width=64"], "--param needs --kernel"),
-    (["--gpu", "v100", "--kernel", "matmul_naive", "--param", "Width"], "expected NAME=INTEGER"),
-    (["--gpu", "v100", "--kernel", "matmul_naive", "--param", "n=4"], "no kernel given"),
-    (["--gpu", "v100", "--plot", "roof.pdf"], "must end in .png or .svg"),
-])
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--intensity", "1"], "needs a GPU product"),
+        (["--gpu", "v100", "--param", "Width=64"], "--param needs --kernel"),
+        (["--gpu", "v100", "--kernel", "matmul_naive", "--param", "Width"], "expected NAME=INTEGER"),
+        (["--gpu", "v100", "--kernel", "matmul_naive", "--param", "n=4"], "no kernel given"),
+        (["--gpu", "v100", "--plot", "roof.pdf"], "must end in .png or .svg"),
+    ],
+)
 def test_roofline_bad_input_is_one_line(args, message):
     assert message in _error(["roofline", *args])
 
@@ -171,8 +193,7 @@ def test_roofline_plot_is_a_real_image(tmp_path):
     pixels (perfcalc/report/roofline_plot.py), and an SVG document for .svg."""
     pytest.importorskip("matplotlib", reason="the 'plot' extra (matplotlib) is not installed")
     png, svg = tmp_path / "roof.png", tmp_path / "roof.svg"
-    _ok(["roofline", "--gpu", "g80", "--kernel", "matmul_naive", "--intensity", "16",
-         "--plot", str(png)])
+    _ok(["roofline", "--gpu", "g80", "--kernel", "matmul_naive", "--intensity", "16", "--plot", str(png)])
     assert _png_size(png.read_bytes()) == (800, 550)
     _ok(["roofline", "--gpu", "h100-sxm", "--plot", str(svg), "--format", "csv"])
     text = svg.read_text(encoding="utf-8")
@@ -185,12 +206,12 @@ def test_report_writes_csv_and_markdown_per_table(tmp_path):
     goes to stderr only on a terminal (CliRunner's stderr is not one). Issue #9: `times` holds
     every catalog kernel at its realistic size with occupancy, predicted time and bound."""
     out = tmp_path / "report"
-    result = _ok(["report", "--gpu", "t4", "--output", str(out), "--width", "256",
-                  "--sample-budget", "0.2"])
+    result = _ok(["report", "--gpu", "t4", "--output", str(out), "--width", "256", "--sample-budget", "0.2"])
     assert result.stderr == ""
     names = sorted(p.name for p in out.iterdir())
-    assert names == sorted(f"{t}.{ext}" for t in ("ceilings", "roofline", "kernels", "matmul",
-                                                  "times") for ext in ("csv", "md"))
+    assert names == sorted(
+        f"{t}.{ext}" for t in ("ceilings", "roofline", "kernels", "matmul", "times") for ext in ("csv", "md")
+    )
     with (out / "times.csv").open(newline="", encoding="utf-8") as fh:
         times = {r["kernel"]: r for r in csv.DictReader(fh)}
     assert set(times) == set(catalog())
@@ -224,7 +245,7 @@ def test_matmul_predictions_equal_the_execution_core(cc):
         assert row["simulated"] is not None
         assert row["predicted"] == row["simulated"], row["variant"]
         assert row["result_check"] == "pass"
-        assert row["simulated"]["flops"] == 2 * 256 ** 3
+        assert row["simulated"]["flops"] == 2 * 256**3
 
 
 def test_plot_without_matplotlib_names_the_extra(tmp_path, monkeypatch):
@@ -270,13 +291,14 @@ def test_roofline_places_kernels_at_their_predicted_performance():
     at the time model's GFLOP/s, with the roof at its intensity above it: the predicted time is
     at least the DRAM bytes over the bandwidth and the flops over the peak, so the point can
     never be above min(peak, intensity x bandwidth)."""
-    data = json.loads(_ok(["roofline", "--gpu", "h100-sxm", "-k", "matmul_tiled", "-p",
-                           "Width=256", "--format", "json"]).stdout)
+    data = json.loads(
+        _ok(["roofline", "--gpu", "h100-sxm", "-k", "matmul_tiled", "-p", "Width=256", "--format", "json"]).stdout
+    )
     (p,) = data["predicted"]
     assert p["kernel"] == "matmul_tiled" and p["params"]["Width"] == 256
     roof = min(66908.2, p["flops_per_dram_byte"] * 3352)
     assert 0 < p["achieved_gflops"] <= roof
-    assert p["achieved_gflops"] == pytest.approx(2 * 256 ** 3 / p["predicted_time_s"] / 1e9)
+    assert p["achieved_gflops"] == pytest.approx(2 * 256**3 / p["predicted_time_s"] / 1e9)
 
 
 def test_report_times_skips_launches_the_cc_cannot_run(tmp_path):
@@ -286,6 +308,5 @@ def test_report_times_skips_launches_the_cc_cannot_run(tmp_path):
     _ok(["report", "--gpu", "g80", "--output", str(out), "--sample-budget", "0.2"])
     text = (out / "times.md").read_text(encoding="utf-8")
     assert "| matmul_tiled" in text
-    assert ("reduce_sequential not timed at its realistic size: grid.x = 262144 exceeds the "
-            "limit 65535") in text
+    assert ("reduce_sequential not timed at its realistic size: grid.x = 262144 exceeds the limit 65535") in text
     assert "transpose_shared not timed at its realistic size: block of 32x32x1 = 1024" in text

@@ -54,11 +54,7 @@ def test_run_json_has_the_issue_fields():
     occ = doc["occupancy"]
     assert occ["registers_per_thread"] == 32 and 0 < occ["occupancy"] <= 1
     lines = {s["line"]: s for s in doc["per_site"]}
-    assert (
-        lines[10]["counters"]["global_load_requests"]
-        == 16384
-        == lines[10]["predicted"]["global_load_requests"]
-    )
+    assert lines[10]["counters"]["global_load_requests"] == 16384 == lines[10]["predicted"]["global_load_requests"]
 
 
 @pytest.mark.parametrize("cc", ["1.0", "2.0"])
@@ -73,10 +69,7 @@ def test_run_table_shows_match_column_and_sites():
     result = invoke("run", "transpose_shared", "-p", "n=64", "--cc", "8.6")
     assert result.exit_code == 0, result.output
     out = result.stdout
-    assert any(
-        line.split()[:1] == ["prediction"] and line.endswith("matches the run")
-        for line in out.splitlines()
-    )
+    assert any(line.split()[:1] == ["prediction"] and line.endswith("matches the run") for line in out.splitlines())
     assert "Counters (whole launch)" in out and "Memory counters per source line" in out
     # the 32-way column read of seed 003's 32x32 tile: 32 wavefronts for each of 128 warps
     row = next(

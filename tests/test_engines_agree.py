@@ -13,8 +13,7 @@ from perfcalc.specs import get_arch
 from perfcalc.specs.counters import COUNTER_NAMES, PTX_ONLY_COUNTER_NAMES
 from perfcalc.specs.kernels import catalog
 
-pytestmark = pytest.mark.skipif(not nvrtc.available(),
-                                reason="NVRTC (pip install nvidia-cuda-nvrtc) is not installed")
+pytestmark = pytest.mark.skipif(not nvrtc.available(), reason="NVRTC (pip install nvidia-cuda-nvrtc) is not installed")
 
 
 @pytest.mark.parametrize("name", sorted(catalog()))
@@ -24,8 +23,11 @@ def test_engines_differ_only_where_the_catalog_says_why(name):
     source = run_catalog_kernel(spec, None, arch)
     ptx = run_catalog_kernel(spec, None, arch, engine="ptx")
     assert source.result_check.passed and ptx.result_check.passed
-    differ = {n for n in COUNTER_NAMES if n not in PTX_ONLY_COUNTER_NAMES
-              and getattr(source.result.counters, n) != getattr(ptx.result.counters, n)}
+    differ = {
+        n
+        for n in COUNTER_NAMES
+        if n not in PTX_ONLY_COUNTER_NAMES and getattr(source.result.counters, n) != getattr(ptx.result.counters, n)
+    }
     assert differ == {counter for counter, _why in spec.engines_differ}
     assert all(getattr(source.result.counters, n) == 0 for n in PTX_ONLY_COUNTER_NAMES)
 
@@ -40,14 +42,16 @@ def test_matmul_engine_both_side_by_side():
 
     from perfcalc.cli import app
 
-    res = CliRunner().invoke(app, ["matmul", "--width", "32", "--gpu", "h100-sxm", "--engine",
-                                   "both", "--format", "json"])
+    res = CliRunner().invoke(
+        app, ["matmul", "--width", "32", "--gpu", "h100-sxm", "--engine", "both", "--format", "json"]
+    )
     assert res.exit_code == 0, res.output
     for row in json.loads(res.stdout)["rows"]:
         assert row["simulated_by"] == "source"
         assert set(row["engine_counts"]) == {"source", "ptx"}
-        ptx, source = ({k: v for k, v in row["engine_counts"][e].items()
-                        if k not in PTX_ONLY_COUNTER_NAMES} for e in ("ptx", "source"))
-        assert ptx == source == {k: v for k, v in row["simulated"].items()
-                                 if k not in PTX_ONLY_COUNTER_NAMES}
+        ptx, source = (
+            {k: v for k, v in row["engine_counts"][e].items() if k not in PTX_ONLY_COUNTER_NAMES}
+            for e in ("ptx", "source")
+        )
+        assert ptx == source == {k: v for k, v in row["simulated"].items() if k not in PTX_ONLY_COUNTER_NAMES}
         assert row["result_check"] == "pass"

@@ -21,19 +21,21 @@ def test_lane_expressions_broadcast():
     """`lane*2+1` over the 32 lanes of a warp gives the odd word indices 1..63."""
     lane = np.arange(32)
     np.testing.assert_array_equal(evaluate("lane*2+1", {"lane": lane}), 2 * lane + 1)
-    np.testing.assert_array_equal(evaluate("lane if lane < 16 else 0", {"lane": lane}),
-                                  np.where(lane < 16, lane, 0))
+    np.testing.assert_array_equal(evaluate("lane if lane < 16 else 0", {"lane": lane}), np.where(lane < 16, lane, 0))
     assert names_in("lane*stride + ceil(x)") == {"lane", "stride", "x"}
 
 
-@pytest.mark.parametrize("text", [
-    "__import__('os').system('true')",
-    "lane.real",
-    "[1, 2][0]",
-    "'abc'",
-    "open('x')",
-    "min(x=1)",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "__import__('os').system('true')",
+        "lane.real",
+        "[1, 2][0]",
+        "'abc'",
+        "open('x')",
+        "min(x=1)",
+    ],
+)
 def test_anything_but_arithmetic_is_refused(text):
     """Calls, attributes, subscripts and strings are refused before anything runs."""
     with pytest.raises(InputError):

@@ -53,15 +53,17 @@ def test_kernel_sources_on_the_ptx_engine():
         assert outcome.ok, (i, outcome.why)
 
 
-_TEXT = st.one_of(st.sampled_from(F.NASTY_TEXT), st.text(max_size=40),
-                  st.integers().map(str), st.floats().map(repr))
-_SLOW = settings(max_examples=40, deadline=None, derandomize=True,
-                 suppress_health_check=[HealthCheck.too_slow])
+_TEXT = st.one_of(st.sampled_from(F.NASTY_TEXT), st.text(max_size=40), st.integers().map(str), st.floats().map(repr))
+_SLOW = settings(max_examples=40, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
 
 
 @_SLOW
-@given(option=st.sampled_from(["--block", "--regs", "--smem", "--carveout", "--cache-config",
-                               "--block-barriers", "--cc", "--gpu", "--sweep"]), value=_TEXT)
+@given(
+    option=st.sampled_from(
+        ["--block", "--regs", "--smem", "--carveout", "--cache-config", "--block-barriers", "--cc", "--gpu", "--sweep"]
+    ),
+    value=_TEXT,
+)
 def test_occupancy_option_values(option, value):
     argv = ["occupancy", "--cc", "7.0", "--block", "256", "--regs", "32", option, value]
     outcome = F.run_case(F.Case(argv))
@@ -69,9 +71,24 @@ def test_occupancy_option_values(option, value):
 
 
 @_SLOW
-@given(option=st.sampled_from(["--stride", "--word", "--offset", "--base", "--tile-width",
-                               "--pad", "--active", "--segment", "--seed", "--struct-size"]),
-       value=_TEXT, pattern=st.sampled_from(["stride", "tile-row", "aos", "random", "permuted"]))
+@given(
+    option=st.sampled_from(
+        [
+            "--stride",
+            "--word",
+            "--offset",
+            "--base",
+            "--tile-width",
+            "--pad",
+            "--active",
+            "--segment",
+            "--seed",
+            "--struct-size",
+        ]
+    ),
+    value=_TEXT,
+    pattern=st.sampled_from(["stride", "tile-row", "aos", "random", "permuted"]),
+)
 def test_coalesce_option_values(option, value, pattern):
     argv = ["coalesce", "--cc", "7.0", "--pattern", pattern, option, value]
     outcome = F.run_case(F.Case(argv))

@@ -33,9 +33,21 @@ NCU = read_ncu(RUN / "ncu.csv")
 REGISTERS = json.loads((RUN / "registers.json").read_text())
 # launch order of the run: the 72 corpus launches, then CATALOG_CASES
 FIRST_CATALOG = len(NCU) - len(CATALOG_CASES)
-QUICK = [c for c in CATALOG_CASES if c[0] in (
-    "copy_stride", "copy_offset", "transpose_naive", "transpose_shared", "aos_struct",
-    "soa_struct", "reduce_interleaved", "convolve")]
+QUICK = [
+    c
+    for c in CATALOG_CASES
+    if c[0]
+    in (
+        "copy_stride",
+        "copy_offset",
+        "transpose_naive",
+        "transpose_shared",
+        "aos_struct",
+        "soa_struct",
+        "reduce_interleaved",
+        "convolve",
+    )
+]
 
 
 @pytest.mark.parametrize("name, params", QUICK, ids=[case_name(*c) for c in QUICK])

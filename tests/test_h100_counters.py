@@ -24,8 +24,7 @@ sys.path.insert(0, str(HW))
 from h100_cases import CASES, case_id  # noqa: E402
 
 MEASURED = {r["case"]: r for r in csv.DictReader((HW / "h100_counters.csv").open())}
-GLOBAL = ("global_load_requests", "global_load_transactions", "global_store_requests",
-          "global_store_transactions")
+GLOBAL = ("global_load_requests", "global_load_transactions", "global_store_requests", "global_store_transactions")
 SHARED_PASSES = ("shared_load_wavefronts", "shared_store_wavefronts", "bank_conflicts")
 # nvcc predicates these kernels' guarded shared accesses (`@!P1 LDS`, h100_run/sass_all.txt):
 # warps whose lanes are all predicated off still issue the instruction, which

@@ -24,8 +24,7 @@ from perfcalc.specs.timing import timing_rates
 
 H100_ARCH = get_arch("9.0")
 CORPUS = Path(__file__).resolve().parent / "data" / "cuda_corpus"
-needs_nvrtc = pytest.mark.skipif(not nvrtc.available(),
-                                 reason="NVRTC (pip install nvidia-cuda-nvrtc) is not installed")
+needs_nvrtc = pytest.mark.skipif(not nvrtc.available(), reason="NVRTC (pip install nvidia-cuda-nvrtc) is not installed")
 
 
 def _entry(body: str):
@@ -136,9 +135,13 @@ def test_ptx_engine_counts_waits_per_warp(tmp_path, monkeypatch):
     monkeypatch.setenv("PERFCALC_CACHE_DIR", str(tmp_path))
     n = 128
     rng = np.random.default_rng(1)
-    args = {"a": rng.random(n, dtype=np.float32), "b": rng.random(n, dtype=np.float32),
-            "idx": rng.permutation(n).astype(np.int32), "c": np.zeros(n, np.float32),
-            "d": np.zeros(n, np.float32)}
+    args = {
+        "a": rng.random(n, dtype=np.float32),
+        "b": rng.random(n, dtype=np.float32),
+        "idx": rng.permutation(n).astype(np.int32),
+        "c": np.zeros(n, np.float32),
+        "d": np.zeros(n, np.float32),
+    }
     res = run_kernel(SOURCE, "k", (2,), (64,), args, H100_ARCH, engine="ptx")
     assert res.counters.warp_instructions["global_load"] == 4 * 4
     assert res.counters.global_load_waits == 4 * 3
@@ -162,9 +165,13 @@ def test_source_engine_leaves_waits_uncounted():
     """The C engine sees no compiled order: it counts no waits, and the time model then charges
     one wait per load (analysis/timing.py)."""
     n = 128
-    args = {"a": np.ones(n, np.float32), "b": np.ones(n, np.float32),
-            "idx": np.arange(n, dtype=np.int32), "c": np.zeros(n, np.float32),
-            "d": np.zeros(n, np.float32)}
+    args = {
+        "a": np.ones(n, np.float32),
+        "b": np.ones(n, np.float32),
+        "idx": np.arange(n, dtype=np.int32),
+        "c": np.zeros(n, np.float32),
+        "d": np.zeros(n, np.float32),
+    }
     res = run_kernel(SOURCE, "k", (2,), (64,), args, H100_ARCH)
     assert res.counters.global_load_waits == 0
 
@@ -174,12 +181,26 @@ def _work(waits: int | None) -> KernelWork:
     blocks, warps = 132 * 8, 8
     loads = blocks * warps * 8
     return KernelWork(
-        blocks=blocks, warps_per_block=warps, active_blocks_per_sm=8,
-        warp_instructions=loads * 4, int_divide_warp_instructions=0, fp32_warp_instructions=0,
-        fp64_warp_instructions=0, global_load_requests=loads, global_wavefronts=loads,
-        shared_wavefronts=0, shared_load_requests=0, l2_bytes=loads * 128,
-        l2_read_bytes=loads * 128, dram_bytes_read=loads * 128, dram_bytes_written=0,
-        l1_hit_rate=0.0, l2_hit_rate=0.0, flops=0, global_load_waits=waits)
+        blocks=blocks,
+        warps_per_block=warps,
+        active_blocks_per_sm=8,
+        warp_instructions=loads * 4,
+        int_divide_warp_instructions=0,
+        fp32_warp_instructions=0,
+        fp64_warp_instructions=0,
+        global_load_requests=loads,
+        global_wavefronts=loads,
+        shared_wavefronts=0,
+        shared_load_requests=0,
+        l2_bytes=loads * 128,
+        l2_read_bytes=loads * 128,
+        dram_bytes_read=loads * 128,
+        dram_bytes_written=0,
+        l1_hit_rate=0.0,
+        l2_hit_rate=0.0,
+        flops=0,
+        global_load_waits=waits,
+    )
 
 
 def test_latency_term_charges_waits_not_loads():

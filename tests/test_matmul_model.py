@@ -21,13 +21,13 @@ def test_counts_in_closed_form(width, tile):
     a = analyze_matmul(width, tile, get_arch("9.0"))
     naive, tiled = a.variant("naive"), a.variant("tiled")
     assert naive.blocks == tiled.blocks == (width // tile) ** 2
-    assert naive.global_loads_total == 2 * width ** 3
-    assert tiled.global_loads_total == 2 * width ** 3 // tile
+    assert naive.global_loads_total == 2 * width**3
+    assert tiled.global_loads_total == 2 * width**3 // tile
     assert tiled.global_loads_per_block * tiled.blocks == tiled.global_loads_total
     assert naive.global_loads_per_block * naive.blocks == naive.global_loads_total
     assert (naive.cgma, tiled.cgma) == (1, tile)
-    assert naive.flops_total == tiled.flops_total == 2 * width ** 3
-    assert naive.global_stores_total == width ** 2
+    assert naive.flops_total == tiled.flops_total == 2 * width**3
+    assert naive.global_stores_total == width**2
 
 
 def test_cc_only_leaves_product_figures_blank_and_says_so():
@@ -72,9 +72,15 @@ def test_transactions_come_from_the_predicted_counters():
     requests, the total adds the store transactions, and the DRAM bytes of the time model are
     the transaction bytes: here 8 x 32 B per request (a made-up input, the arithmetic is the
     test), 1000 requests -> 256000 B loaded + 3200 B stored."""
-    counters = {"global_load_requests": 1000, "global_load_transactions": 8000,
-                "global_load_bytes": 256000, "global_store_requests": 100,
-                "global_store_transactions": 100, "global_store_bytes": 3200, "flops": 2 * 64 ** 3}
+    counters = {
+        "global_load_requests": 1000,
+        "global_load_transactions": 8000,
+        "global_load_bytes": 256000,
+        "global_store_requests": 100,
+        "global_store_transactions": 100,
+        "global_store_bytes": 3200,
+        "flops": 2 * 64**3,
+    }
     arch, gpu = resolve_device("h100-sxm")
     a = analyze_matmul(64, 16, arch, gpu, predicted={"naive": counters})
     naive = a.variant("naive")
@@ -123,13 +129,11 @@ def test_tiled_h100_counted_wavefront_term():
     from perfcalc.model.predict import predict
     from perfcalc.specs.kernels import get_kernel
 
-    counters = predict(get_kernel("matmul_tiled"), {"Width": 1024, "TILE_WIDTH": 16},
-                       arch).counters()
+    counters = predict(get_kernel("matmul_tiled"), {"Width": 1024, "TILE_WIDTH": 16}, arch).counters()
     assert counters["shared_load_wavefronts"] + counters["shared_store_wavefronts"] == 71303168
     tiled = analyze_matmul(1024, 16, arch, gpu, predicted={"tiled": counters}).variant("tiled")
     term = next(t for t in tiled.time.terms if t.name == "L1/shared wavefronts")
-    assert term.seconds == pytest.approx(
-        (71303168 + 4194304 + 32768) / (132 * 1.98e9) * 32 / (4096 / 132))
+    assert term.seconds == pytest.approx((71303168 + 4194304 + 32768) / (132 * 1.98e9) * 32 / (4096 / 132))
     assert tiled.time_basis == "counted" and tiled.time.bound == "memory latency"
 
 
@@ -145,11 +149,11 @@ def test_seed_matmuls_on_h100_within_20_percent(width):
 
     from perfcalc.cli import app
 
-    runs = json.loads((Path(__file__).resolve().parents[1] / "benchmarks" / "hw" /
-                       "time_run_h100" / "times.json").read_text())
+    runs = json.loads(
+        (Path(__file__).resolve().parents[1] / "benchmarks" / "hw" / "time_run_h100" / "times.json").read_text()
+    )
     measured = {r["case"]: r["median_ms"] / 1e3 for r in runs}
-    res = CliRunner().invoke(app, ["matmul", "--width", str(width), "--gpu", "h100-sxm",
-                                   "--format", "json"])
+    res = CliRunner().invoke(app, ["matmul", "--width", str(width), "--gpu", "h100-sxm", "--format", "json"])
     assert res.exit_code == 0, res.output
     for row in json.loads(res.stdout)["rows"]:
         case = f"matmul_{row['variant']}(TILE_WIDTH=16,Width={width})"

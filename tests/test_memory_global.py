@@ -45,46 +45,93 @@ def swap(values: np.ndarray, pairs: list[tuple[int, int]]) -> np.ndarray:
 #   1.0/1.1 transactions (multiset), 1.2/1.3 transactions (issue order),
 #   2.x/3.x L1 (requests, lines), 2.x/3.x L2-only segments, 5.x-9.0 (sectors, lines)
 GV = [
-    ("GV1", 4, 128 + 4 * LANE, ALL, "1x64@128, 1x64@192", "1x64@128, 1x64@192", (1, 1), 4,
-     (4, 1)),
-    ("GV2", 4, 128 + 4 * (16 * (LANE // 16) + (5 * (LANE % 16) + 3) % 16), ALL,
-     "8x32@128, 8x32@160, 8x32@192, 8x32@224", "1x64@128, 1x64@192", (1, 1), 4, (4, 1)),
-    ("GV3", 4, 132 + 4 * LANE, ALL, "7x32@128, 8x32@160, 8x32@192, 8x32@224, 1x32@256",
-     "1x128@128, 1x64@192, 1x32@256", (1, 2), 5, (5, 2)),
-    ("GV4", 4, 128 + 4 * LANE, mask("ffe7ffe7"), "1x64@128, 1x64@192", "1x64@128, 1x64@192",
-     (1, 1), 4, (4, 1)),
-    ("GV5", 4, 128 + 4 * swap(LANE, [(3, 4), (19, 20)]), ALL,
-     "8x32@128, 8x32@160, 8x32@192, 8x32@224", "1x64@128, 1x64@192", (1, 1), 4, (4, 1)),
-    ("GV6", 4, 4 * (LANE + (LANE > 3)), ALL, "7x32@0, 8x32@32, 8x32@64, 8x32@96, 1x32@128",
-     "1x128@0, 1x64@64, 1x32@128", (1, 2), 5, (5, 2)),
-    ("GV7", 4, 12 * LANE, ALL, None, "1x128@0, 1x64@128, 1x64@192, 1x128@256", (1, 3), 12,
-     (12, 3)),
+    ("GV1", 4, 128 + 4 * LANE, ALL, "1x64@128, 1x64@192", "1x64@128, 1x64@192", (1, 1), 4, (4, 1)),
+    (
+        "GV2",
+        4,
+        128 + 4 * (16 * (LANE // 16) + (5 * (LANE % 16) + 3) % 16),
+        ALL,
+        "8x32@128, 8x32@160, 8x32@192, 8x32@224",
+        "1x64@128, 1x64@192",
+        (1, 1),
+        4,
+        (4, 1),
+    ),
+    (
+        "GV3",
+        4,
+        132 + 4 * LANE,
+        ALL,
+        "7x32@128, 8x32@160, 8x32@192, 8x32@224, 1x32@256",
+        "1x128@128, 1x64@192, 1x32@256",
+        (1, 2),
+        5,
+        (5, 2),
+    ),
+    ("GV4", 4, 128 + 4 * LANE, mask("ffe7ffe7"), "1x64@128, 1x64@192", "1x64@128, 1x64@192", (1, 1), 4, (4, 1)),
+    (
+        "GV5",
+        4,
+        128 + 4 * swap(LANE, [(3, 4), (19, 20)]),
+        ALL,
+        "8x32@128, 8x32@160, 8x32@192, 8x32@224",
+        "1x64@128, 1x64@192",
+        (1, 1),
+        4,
+        (4, 1),
+    ),
+    (
+        "GV6",
+        4,
+        4 * (LANE + (LANE > 3)),
+        ALL,
+        "7x32@0, 8x32@32, 8x32@64, 8x32@96, 1x32@128",
+        "1x128@0, 1x64@64, 1x32@128",
+        (1, 2),
+        5,
+        (5, 2),
+    ),
+    ("GV7", 4, 12 * LANE, ALL, None, "1x128@0, 1x64@128, 1x64@192, 1x128@256", (1, 3), 12, (12, 3)),
     ("GV8", 4, 64 + 4 * LANE, ALL, "1x64@64, 1x64@128", "1x64@64, 1x64@128", (1, 2), 4, (4, 2)),
     ("GV9", 4, 68 + 4 * LANE, ALL, None, "1x64@64, 1x32@128, 1x128@128", (1, 2), 5, (5, 2)),
     ("GV10", 4, 4 * (31 - LANE), ALL, None, "1x64@64, 1x64@0", (1, 1), 4, (4, 1)),
     ("GV11", 4, 4 * ((5 * (LANE % 16) + 1) % 16), ALL, None, "1x64@0, 1x64@0", (1, 1), 2, (2, 1)),
     ("GV12", 4, 8 * LANE, ALL, None, "1x128@0, 1x128@128", (1, 2), 8, (8, 2)),
-    ("GV13", 4, 128 * LANE, ALL, None, ", ".join(f"1x32@{128 * i}" for i in range(32)),
-     (1, 32), 32, (32, 32)),
+    ("GV13", 4, 128 * LANE, ALL, None, ", ".join(f"1x32@{128 * i}" for i in range(32)), (1, 32), 32, (32, 32)),
     ("GV14", 4, 0 * LANE, ALL, None, "1x32@0, 1x32@0", (1, 1), 1, (1, 1)),
     ("GV15", 4, 4 * LANE, mask("1"), "1x64@0", "1x32@0", (1, 1), 1, (1, 1)),
-    ("GV16", 4, 4 * LANE, mask("55555555"), "1x64@0, 1x64@64", "1x64@0, 1x64@64", (1, 1), 4,
-     (4, 1)),
+    ("GV16", 4, 4 * LANE, mask("55555555"), "1x64@0, 1x64@64", "1x64@0, 1x64@64", (1, 1), 4, (4, 1)),
     ("GV17", 1, LANE, ALL, None, "1x32@0, 1x32@0", (1, 1), 1, (1, 1)),
     ("GV18", 1, 4 * LANE, ALL, None, "1x32@0, 1x32@32, 1x32@64, 1x32@96", (1, 1), 4, (4, 1)),
     ("GV19", 2, 2 * LANE, ALL, None, "1x32@0, 1x32@32", (1, 1), 2, (2, 1)),
     ("GV20", 8, 8 * LANE, ALL, "1x128@0, 1x128@128", "1x128@0, 1x128@128", (2, 2), 8, (8, 2)),
-    ("GV21", 8, 8 + 8 * LANE, ALL, None, "1x128@0, 1x32@128, 1x128@128, 1x32@256", (2, 4), 10,
-     (9, 3)),
+    ("GV21", 8, 8 + 8 * LANE, ALL, None, "1x128@0, 1x32@128, 1x128@128, 1x32@256", (2, 4), 10, (9, 3)),
     ("GV22", 8, 16 * LANE + 8, ALL, None, "4x128@0", (2, 4), 16, (16, 4)),
     ("GV23", 4, 16 * LANE, ALL, None, "4x128@0", (1, 4), 16, (16, 4)),
-    ("GV24", 16, 16 * LANE, ALL, "1x128@0, 1x128@128, 1x128@256, 1x128@384", "4x128@0", (4, 4),
-     16, (16, 4)),
-    ("GV25", 16, 16 + 16 * LANE, ALL, None,
-     "1x128@0, 1x128@128, 1x32@256, 1x128@256, 1x128@384, 1x32@512", (4, 8), 20, (17, 5)),
+    ("GV24", 16, 16 * LANE, ALL, "1x128@0, 1x128@128, 1x128@256, 1x128@384", "4x128@0", (4, 4), 16, (16, 4)),
+    (
+        "GV25",
+        16,
+        16 + 16 * LANE,
+        ALL,
+        None,
+        "1x128@0, 1x128@128, 1x32@256, 1x128@256, 1x128@384, 1x32@512",
+        (4, 8),
+        20,
+        (17, 5),
+    ),
     ("GV26", 8, 0 * LANE, ALL, None, "1x32@0, 1x32@0", (2, 2), 2, (1, 1)),
-    ("GV27", 4, np.where(LANE < 16, 4 * LANE, 4096 + 4 * (LANE - 16)), ALL, "1x64@0, 1x64@4096",
-     "1x64@0, 1x64@4096", (1, 2), 4, (4, 2)),
+    (
+        "GV27",
+        4,
+        np.where(LANE < 16, 4 * LANE, 4096 + 4 * (LANE - 16)),
+        ALL,
+        "1x64@0, 1x64@4096",
+        "1x64@0, 1x64@4096",
+        (1, 2),
+        4,
+        (4, 2),
+    ),
     ("GV28", 4, 4 * LANE, mask("0"), "", "", (0, 0), 0, (0, 0)),
 ]
 # The GV22/GV23 1.2/1.3 lists give only sizes; their addresses follow from memory.md 1.2.
@@ -139,8 +186,7 @@ def test_gv_l1_lines(row, cc, cache):
     assert all(t[1] == 128 and t[0] % 128 == 0 for t in r.transactions)
 
 
-@pytest.mark.parametrize("cc,cache", [("2.0", "l2"), ("3.0", None), ("3.5", None),
-                                      ("3.7", "l2")])
+@pytest.mark.parametrize("cc,cache", [("2.0", "l2"), ("3.0", None), ("3.5", None), ("3.7", "l2")])
 @pytest.mark.parametrize("row", GV, ids=IDS)
 def test_gv_l2_segments(row, cc, cache):
     """memory.md 1.3/1.4 L2-only: one 32 B segment per distinct segment per request."""
@@ -230,14 +276,22 @@ def test_gv_data_bank_conflicts_counter():
 # ---- seeds ----
 
 SEED_002 = {  # seed 002 tables, base 128: (pattern, {CC: transactions})
-    "aligned and sequential": (128 + 4 * LANE, {
-        "1.0": "1x64@128, 1x64@192", "1.2": "1x64@128, 1x64@192", "2.0": "1x128@128"}),
-    "aligned and non-sequential": (128 + 4 * (16 * (LANE // 16) + (5 * (LANE % 16) + 3) % 16), {
-        "1.0": "8x32@128, 8x32@160, 8x32@192, 8x32@224", "1.2": "1x64@128, 1x64@192",
-        "2.0": "1x128@128"}),
-    "misaligned and sequential": (132 + 4 * LANE, {
-        "1.0": "7x32@128, 8x32@160, 8x32@192, 8x32@224, 1x32@256",
-        "1.2": "1x128@128, 1x64@192, 1x32@256", "2.0": "1x128@128, 1x128@256"}),
+    "aligned and sequential": (
+        128 + 4 * LANE,
+        {"1.0": "1x64@128, 1x64@192", "1.2": "1x64@128, 1x64@192", "2.0": "1x128@128"},
+    ),
+    "aligned and non-sequential": (
+        128 + 4 * (16 * (LANE // 16) + (5 * (LANE % 16) + 3) % 16),
+        {"1.0": "8x32@128, 8x32@160, 8x32@192, 8x32@224", "1.2": "1x64@128, 1x64@192", "2.0": "1x128@128"},
+    ),
+    "misaligned and sequential": (
+        132 + 4 * LANE,
+        {
+            "1.0": "7x32@128, 8x32@160, 8x32@192, 8x32@224, 1x32@256",
+            "1.2": "1x128@128, 1x64@192, 1x32@256",
+            "2.0": "1x128@128, 1x128@256",
+        },
+    ),
 }
 
 
@@ -303,6 +357,7 @@ def test_broadcast_efficiency_counts_distinct_bytes():
 
 # ---- readings taken where memory.md section 8 is uncertain ----
 
+
 def test_cc10_inactive_lanes_of_uncoalesced_half_warp_cost_nothing():
     """memory.md 8.2: assumed that only active lanes of a non-coalesced half-warp cost a 32 B
     transaction. Lanes 0-7 of the misaligned GV3: 7 at 128 + 1 at 160 = 8, not 16."""
@@ -336,23 +391,26 @@ def test_cc5_requests_are_forum_t_stage_groups(size, requests):
 def test_h100_model_carries_over_to_7x_8x(cc):
     """memory.md 8.9: the H100 model is assumed for 7.x/8.x (GV25: 1 / 17 / 5, tag 2, data 5)."""
     r = global_access(cc, 16 + 16 * LANE, 16)
-    assert (r.requests, r.transaction_count, r.lines, r.tag_wavefronts, r.data_wavefronts) == \
-        (1, 17, 5, 2, 5)
+    assert (r.requests, r.transaction_count, r.lines, r.tag_wavefronts, r.data_wavefronts) == (1, 17, 5, 2, 5)
 
 
 # ---- bad input ----
 
-@pytest.mark.parametrize("kwargs,needle", [
-    (dict(cc="9.0", addresses=[0, 6], size=4), "lane 1: global address 6 is not a multiple"),
-    (dict(cc="9.0", addresses=[0, 4], size=3), "access size 3 bytes is not allowed"),
-    (dict(cc="9.0", addresses=list(range(0, 132, 4)), size=4), "33 lane addresses"),
-    (dict(cc="1.2", addresses=[0], size=4, cache="l1"), "has no global-memory cache"),
-    (dict(cc="9.0", addresses=[0], size=4, cache="l2"), "always moves 32-byte sectors"),
-    (dict(cc="2.0", addresses=[0], size=4, cache="tex"), "is not 'l1'"),
-    (dict(cc="9.0", addresses=[-4], size=4), "negative"),
-    (dict(cc="9.0", addresses=[0, 1 << 50], size=4), r"lane 1: .* beyond 2\*\*47 bytes"),
-    (dict(cc="9.0", addresses=[0], size=4, op="atomic"), "op 'atomic'"),
-])
+
+@pytest.mark.parametrize(
+    "kwargs,needle",
+    [
+        (dict(cc="9.0", addresses=[0, 6], size=4), "lane 1: global address 6 is not a multiple"),
+        (dict(cc="9.0", addresses=[0, 4], size=3), "access size 3 bytes is not allowed"),
+        (dict(cc="9.0", addresses=list(range(0, 132, 4)), size=4), "33 lane addresses"),
+        (dict(cc="1.2", addresses=[0], size=4, cache="l1"), "has no global-memory cache"),
+        (dict(cc="9.0", addresses=[0], size=4, cache="l2"), "always moves 32-byte sectors"),
+        (dict(cc="2.0", addresses=[0], size=4, cache="tex"), "is not 'l1'"),
+        (dict(cc="9.0", addresses=[-4], size=4), "negative"),
+        (dict(cc="9.0", addresses=[0, 1 << 50], size=4), r"lane 1: .* beyond 2\*\*47 bytes"),
+        (dict(cc="9.0", addresses=[0], size=4, op="atomic"), "op 'atomic'"),
+    ],
+)
 def test_bad_input(kwargs, needle):
     with pytest.raises(InputError, match=needle):
         global_access(**kwargs)
@@ -399,7 +457,10 @@ def test_batch_equals_single(cc, size):
             for w in range(addr.shape[0]):
                 one = global_access(cc, addr[w], size, active[w], op=op, cache=cache)
                 assert (one.requests, one.transaction_count, one.bytes_moved) == (
-                    batch.requests[w], batch.transactions[w], batch.bytes_moved[w])
+                    batch.requests[w],
+                    batch.transactions[w],
+                    batch.bytes_moved[w],
+                )
                 assert one.transaction_count == len(one.transactions)
                 assert one.bytes_moved == sum(s for _, s in one.transactions)
                 assert one.bytes_used == batch.bytes_used[w]

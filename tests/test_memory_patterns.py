@@ -84,8 +84,7 @@ def test_random_within_segment():
 
 def test_index_expression_equals_stride():
     """'lane*2+1' is stride 2 with offset 1 by definition."""
-    assert np.array_equal(addrs("index", 4, index="lane*2+1"),
-                          addrs("stride", 4, stride=2, offset=1))
+    assert np.array_equal(addrs("index", 4, index="lane*2+1"), addrs("stride", 4, stride=2, offset=1))
     assert np.array_equal(addrs("index", 4, index="7"), np.full(32, 28))
 
 
@@ -103,18 +102,21 @@ def test_every_pattern_builds_32_aligned_lanes():
         assert len(p.addresses) == 32 and all(a % 4 == 0 for a in p.addresses), name
 
 
-@pytest.mark.parametrize("args,kwargs,needle", [
-    (("zigzag",), {}, "pattern 'zigzag'"),
-    (("aos", 4), {}, "struct size"),
-    (("aos", 8), {"struct_size": 12, "field_offset": 8}, "does not fit a 12-byte struct"),
-    (("tile-row", 4), {"tile_width": 0}, "tile width 0"),
-    (("tile-column", 4), {"pad": -1}, "padding -1"),
-    (("random", 8), {"segment": 12}, "segment 12 bytes"),
-    (("index", 4), {}, "needs an expression"),
-    (("index", 4), {"index": "lane > 3"}, "true/false"),
-    (("stride", 6), {}, "access size 6"),
-    (("stride", 4), {"active": "1ffffffff"}, "does not fit the 32 lanes"),
-])
+@pytest.mark.parametrize(
+    "args,kwargs,needle",
+    [
+        (("zigzag",), {}, "pattern 'zigzag'"),
+        (("aos", 4), {}, "struct size"),
+        (("aos", 8), {"struct_size": 12, "field_offset": 8}, "does not fit a 12-byte struct"),
+        (("tile-row", 4), {"tile_width": 0}, "tile width 0"),
+        (("tile-column", 4), {"pad": -1}, "padding -1"),
+        (("random", 8), {"segment": 12}, "segment 12 bytes"),
+        (("index", 4), {}, "needs an expression"),
+        (("index", 4), {"index": "lane > 3"}, "true/false"),
+        (("stride", 6), {}, "access size 6"),
+        (("stride", 4), {"active": "1ffffffff"}, "does not fit the 32 lanes"),
+    ],
+)
 def test_bad_parameters(args, kwargs, needle):
     with pytest.raises(InputError, match=needle):
         warp_pattern(*args, **kwargs)

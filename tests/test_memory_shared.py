@@ -21,14 +21,38 @@ ALL = None
 # memory.md 3.5.1 columns, s = 1..33: 1.x per warp, 2.x, 3.x 4-byte mode, 3.x 8-byte mode,
 # 5.x-9.0 (= H100 measured).
 STRIDE_TABLE = {
-    1: (2, 1, 1, 1, 1), 2: (4, 2, 1, 1, 2), 3: (2, 1, 1, 2, 1), 4: (8, 4, 2, 2, 4),
-    5: (2, 1, 1, 2, 1), 6: (4, 2, 2, 1, 2), 7: (2, 1, 1, 2, 1), 8: (16, 8, 4, 4, 8),
-    9: (2, 1, 1, 2, 1), 10: (4, 2, 2, 1, 2), 11: (2, 1, 1, 2, 1), 12: (8, 4, 4, 2, 4),
-    13: (2, 1, 1, 2, 1), 14: (4, 2, 2, 1, 2), 15: (2, 1, 1, 2, 1), 16: (32, 16, 8, 8, 16),
-    17: (2, 1, 1, 2, 1), 18: (4, 2, 2, 1, 2), 19: (2, 1, 1, 2, 1), 20: (8, 4, 4, 2, 4),
-    21: (2, 1, 1, 2, 1), 22: (4, 2, 2, 1, 2), 23: (2, 1, 1, 2, 1), 24: (16, 8, 8, 4, 8),
-    25: (2, 1, 1, 2, 1), 26: (4, 2, 2, 1, 2), 27: (2, 1, 1, 2, 1), 28: (8, 4, 4, 2, 4),
-    29: (2, 1, 1, 2, 1), 30: (4, 2, 2, 1, 2), 31: (2, 1, 1, 2, 1), 32: (32, 32, 16, 16, 32),
+    1: (2, 1, 1, 1, 1),
+    2: (4, 2, 1, 1, 2),
+    3: (2, 1, 1, 2, 1),
+    4: (8, 4, 2, 2, 4),
+    5: (2, 1, 1, 2, 1),
+    6: (4, 2, 2, 1, 2),
+    7: (2, 1, 1, 2, 1),
+    8: (16, 8, 4, 4, 8),
+    9: (2, 1, 1, 2, 1),
+    10: (4, 2, 2, 1, 2),
+    11: (2, 1, 1, 2, 1),
+    12: (8, 4, 4, 2, 4),
+    13: (2, 1, 1, 2, 1),
+    14: (4, 2, 2, 1, 2),
+    15: (2, 1, 1, 2, 1),
+    16: (32, 16, 8, 8, 16),
+    17: (2, 1, 1, 2, 1),
+    18: (4, 2, 2, 1, 2),
+    19: (2, 1, 1, 2, 1),
+    20: (8, 4, 4, 2, 4),
+    21: (2, 1, 1, 2, 1),
+    22: (4, 2, 2, 1, 2),
+    23: (2, 1, 1, 2, 1),
+    24: (16, 8, 8, 4, 8),
+    25: (2, 1, 1, 2, 1),
+    26: (4, 2, 2, 1, 2),
+    27: (2, 1, 1, 2, 1),
+    28: (8, 4, 4, 2, 4),
+    29: (2, 1, 1, 2, 1),
+    30: (4, 2, 2, 1, 2),
+    31: (2, 1, 1, 2, 1),
+    32: (32, 32, 16, 16, 32),
     33: (2, 1, 1, 1, 1),
 }
 
@@ -150,9 +174,14 @@ def test_sv_cc5_to_90(row, cc):
 
 # memory.md 3.5.2 "More H100-measured shared cases": (name, size, addresses, mask, op, passes)
 H100_MORE = [
-    ("bank 0 three words, bank 1 two", 4,
-     4 * np.select([LANE < 10, LANE < 20, LANE < 26, LANE < 29], [0, 32, 64, 1], 33), ALL,
-     "load", 3),
+    (
+        "bank 0 three words, bank 1 two",
+        4,
+        4 * np.select([LANE < 10, LANE < 20, LANE < 26, LANE < 29], [0, 32, 64, 1], 33),
+        ALL,
+        "load",
+        3,
+    ),
     ("bytes of two words in one bank", 1, LANE % 4 + 128 * (LANE // 16), ALL, "load", 2),
     ("64-bit l^2 pairs", 8, 8 * ((LANE >> 2) * 2 + (LANE & 1)), ALL, "load", 1),
     ("64-bit 4 addresses", 8, 8 * (LANE // 8), ALL, "load", 1),
@@ -192,8 +221,8 @@ def test_nsight_ideal_is_byte_based():
 
 # ---- seeds ----
 
-@pytest.mark.parametrize("cc,column,padded", [("1.0", 32, 2), ("2.0", 32, 1), ("5.0", 32, 1),
-                                              ("9.0", 32, 1)])
+
+@pytest.mark.parametrize("cc,column,padded", [("1.0", 32, 2), ("2.0", 32, 1), ("5.0", 32, 1), ("9.0", 32, 1)])
 def test_seed_003_tile_padding(cc, column, padded):
     """Seed 003 'Avoiding Bank Conflicts': a 32x32 float tile read by column is a 32-way
     conflict (on 32 banks); padding to 32x33 removes it. 1.x: 16 per half-warp, 1 padded."""
@@ -212,11 +241,11 @@ def test_seed_000_char_and_odd_strides_on_cc1():
 
 def test_seed_003_bank_counts():
     """Seed 003 'Shared Memory Banks': 16 banks on 1.x, 32 on 2.x, 3.x, 5.x and 7.x."""
-    assert [shared_access(cc, [0], 4).banks for cc in ("1.0", "2.0", "3.0", "5.0", "7.0")] == \
-        [16, 32, 32, 32, 32]
+    assert [shared_access(cc, [0], 4).banks for cc in ("1.0", "2.0", "3.0", "5.0", "7.0")] == [16, 32, 32, 32, 32]
 
 
 # ---- readings taken where memory.md section 8 is uncertain ----
+
 
 def test_cc1_broadcast_choice_takes_lowest_lane():
     """memory.md 8.3 / SV11: the broadcast word is unspecified, so the count is 2 or 3. perfcalc
@@ -255,14 +284,18 @@ def test_uniform_pairs_l16_do_not_count():
 
 # ---- bad input ----
 
-@pytest.mark.parametrize("kwargs,needle", [
-    (dict(cc="9.0", addresses=[0, 2], size=4), "lane 1: shared address 2 is not a multiple"),
-    (dict(cc="9.0", addresses=[0], size=32), "access size 32 bytes"),
-    (dict(cc="9.0", addresses=[0], size=4, bank_mode=8), "bank mode 8 bytes is not available"),
-    (dict(cc="2.0", addresses=[0], size=4, bank_mode=8), "cc_2_0.yaml"),
-    (dict(cc="3.5", addresses=[0], size=4, bank_mode=2), "4 or 8 bytes wide"),
-    (dict(cc="9.0", addresses=[0] * 40, size=4), "40 lane addresses"),
-])
+
+@pytest.mark.parametrize(
+    "kwargs,needle",
+    [
+        (dict(cc="9.0", addresses=[0, 2], size=4), "lane 1: shared address 2 is not a multiple"),
+        (dict(cc="9.0", addresses=[0], size=32), "access size 32 bytes"),
+        (dict(cc="9.0", addresses=[0], size=4, bank_mode=8), "bank mode 8 bytes is not available"),
+        (dict(cc="2.0", addresses=[0], size=4, bank_mode=8), "cc_2_0.yaml"),
+        (dict(cc="3.5", addresses=[0], size=4, bank_mode=2), "4 or 8 bytes wide"),
+        (dict(cc="9.0", addresses=[0] * 40, size=4), "40 lane addresses"),
+    ],
+)
 def test_bad_input(kwargs, needle):
     with pytest.raises(InputError, match=needle):
         shared_access(**kwargs)
@@ -270,8 +303,10 @@ def test_bad_input(kwargs, needle):
 
 # ---- the batch form ----
 
-@pytest.mark.parametrize("cc,mode", [("1.0", None), ("2.0", None), ("3.5", 4), ("3.5", 8),
-                                     ("6.1", None), ("9.0", None)])
+
+@pytest.mark.parametrize(
+    "cc,mode", [("1.0", None), ("2.0", None), ("3.5", 4), ("3.5", 8), ("6.1", None), ("9.0", None)]
+)
 @pytest.mark.parametrize("size", [1, 2, 4, 8, 16])
 def test_batch_agrees_with_an_independent_reference(cc, mode, size):
     """Seeded random warps priced in one batch vs a plain per-warp loop written from memory.md
@@ -288,12 +323,10 @@ def test_batch_agrees_with_an_independent_reference(cc, mode, size):
     batch = shared_access_batch(cc, addr, size, active, op="store", bank_mode=mode)
     arch = get_arch(cc)
     for w in range(warps):
-        expected = _reference_store_passes(arch.shared_memory_family, addr[w], active[w], size,
-                                           mode)
+        expected = _reference_store_passes(arch.shared_memory_family, addr[w], active[w], size, mode)
         if expected is not None:
             assert batch.wavefronts[w] == expected, (cc, w)
-        assert batch.wavefronts[w] == shared_access(cc, addr[w], size, active[w], op="store",
-                                                    bank_mode=mode).wavefronts
+        assert batch.wavefronts[w] == shared_access(cc, addr[w], size, active[w], op="store", bank_mode=mode).wavefronts
 
 
 def _reference_store_passes(family, addr, active, size, mode):
@@ -309,8 +342,9 @@ def _reference_store_passes(family, addr, active, size, mode):
                 total += max((banks.count(b) for b in set(banks)), default=0)
         return total
     unit = 8 if (family == "cc3" and mode == 8) else 4
-    lanes_per_group = 16 if (family == "cc3" and size == 16) else \
-        32 if family == "cc3" else {8: 16, 16: 8}.get(size, 32)
+    lanes_per_group = (
+        16 if (family == "cc3" and size == 16) else 32 if family == "cc3" else {8: 16, 16: 8}.get(size, 32)
+    )
     total = 0
     for first in range(0, 32, lanes_per_group):
         banks: dict[int, set[int]] = {}

@@ -64,10 +64,7 @@ def test_h100_inverse_query_shortfall(dynamic, blocks):
     blocks give only 1, 3, 7, 14 blocks when fed back; 1 KB less restores 2, 4, 8, 16. (The
     measured kernel's block size is not recorded; with 128 threads and 10 registers, as in the
     other MEAS rows, warps allow 16 and registers 32, so shared memory alone decides.)"""
-    assert (
-        perfcalc.occupancy("9.0", 128, 10, dynamic_shared_memory=dynamic).active_blocks_per_sm
-        == blocks
-    )
+    assert perfcalc.occupancy("9.0", 128, 10, dynamic_shared_memory=dynamic).active_blocks_per_sm == blocks
 
 
 @pytest.mark.parametrize(("dynamic", "blocks"), [(4096, 1), (2048, 2), (1024, 4)])

@@ -48,13 +48,9 @@ def _cache_configs(arch):
 def _draw(rng, arch, n):
     """n random legal configurations; half drawn small so every limiter gets its turn."""
     small = rng.random(n) < 0.5
-    block = np.where(
-        small, rng.integers(1, 257, n), rng.integers(1, arch.max_threads_per_block + 1, n)
-    )
+    block = np.where(small, rng.integers(1, 257, n), rng.integers(1, arch.max_threads_per_block + 1, n))
     block[:4] = [1, arch.warp_size, arch.max_threads_per_block, arch.max_threads_per_block - 1]
-    regs = np.where(
-        small, rng.integers(0, 65, n), rng.integers(0, arch.max_registers_per_thread + 1, n)
-    )
+    regs = np.where(small, rng.integers(0, 65, n), rng.integers(0, arch.max_registers_per_thread + 1, n))
     regs = np.minimum(regs, arch.max_registers_per_thread)
     regs[:4] = [0, arch.max_registers_per_thread, 1, 32]
     launchable = arch.max_shared_memory_per_block_launchable_bytes
@@ -89,9 +85,7 @@ def _requests(arch, block, regs, static, dynamic, carveout, cache, virtual, barr
     dev = driver.device_fields(arch)
     return [
         f"occ {dev} {b} {r} {s} {d} {c} {driver.CACHE_CONFIG_CODES[k]} {barriers} {v}"
-        for b, r, s, d, c, k, v in zip(
-            block, regs, static, dynamic, carveout, cache, virtual, strict=True
-        )
+        for b, r, s, d, c, k, v in zip(block, regs, static, dynamic, carveout, cache, virtual, strict=True)
     ]
 
 
@@ -106,7 +100,13 @@ def _perfcalc_results(arch, block, regs, static, dynamic, carveout, cache, virtu
     for config, count in {(str(c), int(v)) for c, v in zip(cache, virtual, strict=True)}:
         sel = (cache == config) & (virtual == count)
         grid = occupancy_grid(
-            arch, block[sel], regs[sel], static[sel], dynamic[sel], carveout[sel], config,
+            arch,
+            block[sel],
+            regs[sel],
+            static[sel],
+            dynamic[sel],
+            carveout[sel],
+            config,
             virtual_resources=count,
         )
 
@@ -155,11 +155,7 @@ def _compare(arch, expected, got, inputs, seed):
     lines = []
     for i in bad[:5]:
         block, regs, static, dynamic, carveout, cache, virtual = (x[i] for x in inputs)
-        diff = {
-            c: (int(e), int(g))
-            for c, e, g in zip(COLUMNS, expected[i], got[i], strict=True)
-            if e != g
-        }
+        diff = {c: (int(e), int(g)) for c, e, g in zip(COLUMNS, expected[i], got[i], strict=True) if e != g}
         lines.append(
             f"  block={block} regs={regs} static={static} dynamic={dynamic} carveout={carveout} "
             f"cache={cache} virtual={virtual}: (header, perfcalc) {diff}"
@@ -219,7 +215,13 @@ def test_scalar_occupancy_matches_the_header(occ_driver):
         for i, row in enumerate(answers):
             block, regs, static, dynamic, carveout, cache, virtual = (x[i] for x in inputs)
             res = occupancy(
-                arch, int(block), int(regs), int(static), int(dynamic), int(carveout), str(cache),
+                arch,
+                int(block),
+                int(regs),
+                int(static),
+                int(dynamic),
+                int(carveout),
+                str(cache),
                 virtual_resources=int(virtual),
             )
             assert res.active_blocks_per_sm == row[1], (arch.compute_capability, block, regs, SEED)
@@ -242,14 +244,9 @@ def test_block_size_suggestion_matches_the_header(occ_driver):
             carveout = int(rng.choice(CARVEOUTS)) if arch.shared_memory_carveouts_kb else -1
             limit = int(rng.choice([arch.max_threads_per_block, 1000, 200, 33]))
             cases.append((arch, regs, static, dynamic, carveout, limit))
-            requests.append(
-                f"suggest {driver.device_fields(arch)} {regs} {static} {dynamic} "
-                f"{carveout} 0 {limit}"
-            )
+            requests.append(f"suggest {driver.device_fields(arch)} {regs} {static} {dynamic} {carveout} 0 {limit}")
     answers = driver.run(occ_driver, requests)
-    for (arch, regs, static, dynamic, carveout, limit), (status, block, blocks) in zip(
-        cases, answers, strict=True
-    ):
+    for (arch, regs, static, dynamic, carveout, limit), (status, block, blocks) in zip(cases, answers, strict=True):
         assert status == 0
         got = suggest_block_size(arch, regs, static, dynamic, carveout, block_size_limit=limit)
         assert (got.block_size, got.active_blocks_per_sm) == (block, blocks), (

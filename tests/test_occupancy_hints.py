@@ -29,8 +29,9 @@ def test_register_hint_volta():
     hint = only(advice, "resources")
     assert hint.changes == {"registers_per_thread": 32}
     assert (hint.active_blocks_per_sm, hint.occupancy) == (8, 1.0)
-    assert hint_message(hint) == ("registers limit you: <= 32 registers per thread would allow "
-                                  "8 blocks (100 % occupancy)")
+    assert hint_message(hint) == (
+        "registers limit you: <= 32 registers per thread would allow 8 blocks (100 % occupancy)"
+    )
 
 
 def test_register_hint_kokkos_case():
@@ -149,8 +150,7 @@ def test_cache_config_hint_kepler():
     16 KB shared split holds 16384 // 12288 = 1 block. Registers allow 5 (2016 -> 2048 per warp,
     16384 / 2048 = 8 per sub-partition -> 32 warps // 6); prefer-shared's 48 KB split holds 4
     -> 24 of 64 warps = 37.5 % (prefer-equal's 32 KB only 2)."""
-    advice = advise("3.5", OccupancyInputs(192, 63, static_shared_memory=12288,
-                                           cache_config="prefer-l1"))
+    advice = advise("3.5", OccupancyInputs(192, 63, static_shared_memory=12288, cache_config="prefer-l1"))
     assert advice.result.active_blocks_per_sm == 1
     hint = only(advice, "cache_config")
     assert hint.changes == {"cache_config": "prefer-shared"}

@@ -25,9 +25,7 @@ def configs(draw, arch=None):
     regs = draw(st.integers(0, arch.max_registers_per_thread))
     static = draw(st.integers(0, arch.max_shared_memory_per_block_bytes))
     dynamic = draw(st.integers(0, arch.max_shared_memory_per_block_launchable_bytes - static))
-    carveout = (
-        draw(st.sampled_from([None, 0, 25, 50, 100])) if arch.shared_memory_carveouts_kb else None
-    )
+    carveout = draw(st.sampled_from([None, 0, 25, 50, 100])) if arch.shared_memory_carveouts_kb else None
     return arch, block, regs, static, dynamic, carveout
 
 
@@ -50,9 +48,7 @@ def test_more_shared_memory_never_raises_occupancy(config, data):
     test_occupancy_cases.py::test_prefer_l1_dropped_when_a_block_outgrows_it.)"""
     arch, block, regs, static, dynamic, carveout = config
     launchable = arch.max_shared_memory_per_block_launchable_bytes
-    more_static = data.draw(
-        st.integers(static, min(arch.max_shared_memory_per_block_bytes, launchable - dynamic))
-    )
+    more_static = data.draw(st.integers(static, min(arch.max_shared_memory_per_block_bytes, launchable - dynamic)))
     more_dynamic = data.draw(st.integers(dynamic, launchable - more_static))
     low = occupancy(arch, block, regs, static, dynamic, carveout)
     high = occupancy(arch, block, regs, more_static, more_dynamic, carveout)
@@ -72,14 +68,9 @@ def test_result_is_consistent(config):
     assert 0.0 <= r.occupancy <= 1.0
     assert r.occupancy == r.active_warps_per_sm / arch.max_warps_per_sm
     assert r.active_blocks_per_sm == min(r.block_limits.values())
-    assert r.limiters == tuple(
-        n for n in LIMITERS if r.block_limits.get(n) == r.active_blocks_per_sm
-    )
+    assert r.limiters == tuple(n for n in LIMITERS if r.block_limits.get(n) == r.active_blocks_per_sm)
     assert r.allocated_registers_per_block >= regs * block
-    assert (
-        r.allocated_shared_memory_per_block
-        >= static + dynamic + arch.reserved_shared_memory_per_block_bytes
-    )
+    assert r.allocated_shared_memory_per_block >= static + dynamic + arch.reserved_shared_memory_per_block_bytes
     assert r.allocated_shared_memory_per_block % arch.shared_memory_allocation_unit_bytes == 0
 
 

@@ -20,34 +20,65 @@ def _has(module: str) -> bool:
 @pytest.mark.skipif(not _has("hatchling"), reason="hatchling (the build backend, in the dev extra) is not installed")
 def test_wheel_installs_and_finds_all_device_files(tmp_path):
     """Build the wheel, install it into a fresh venv, and load every CC from inside the wheel."""
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q",
-                    "-w", str(tmp_path / "dist"), str(ROOT)], check=True, capture_output=True)
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--no-deps",
+            "--no-build-isolation",
+            "-q",
+            "-w",
+            str(tmp_path / "dist"),
+            str(ROOT),
+        ],
+        check=True,
+        capture_output=True,
+    )
     wheel = next((tmp_path / "dist").glob("perfcalc-*.whl"))
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
     py = venv / "bin" / "python"
-    subprocess.run([sys.executable, "-m", "pip", "--python", str(py), "install", "-q", "--no-deps",
-                    "--no-index", str(wheel)], check=True, capture_output=True)
+    subprocess.run(
+        [sys.executable, "-m", "pip", "--python", str(py), "install", "-q", "--no-deps", "--no-index", str(wheel)],
+        check=True,
+        capture_output=True,
+    )
     # The fresh venv borrows this environment's dependencies (PyYAML, NumPy, ...) but not perfcalc.
-    site = subprocess.run([str(py), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-                          check=True, capture_output=True, text=True).stdout.strip()
+    site = subprocess.run(
+        [str(py), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout.strip()
     Path(site, "deps.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
-    code = ("import perfcalc, perfcalc.specs as s; print(perfcalc.__file__); "
-            "print(len(s.known_ccs())); print(s.get_arch('sm_90').max_warps_per_sm); "
-            "from perfcalc.specs.data_files import data_path; print(data_path('kernels.yaml').exists())")
-    out = subprocess.run([str(py), "-c", code], check=True, capture_output=True, text=True,
-                         cwd=tmp_path, env={k: v for k, v in os.environ.items() if k != "PYTHONPATH"}).stdout.split()
+    code = (
+        "import perfcalc, perfcalc.specs as s; print(perfcalc.__file__); "
+        "print(len(s.known_ccs())); print(s.get_arch('sm_90').max_warps_per_sm); "
+        "from perfcalc.specs.data_files import data_path; print(data_path('kernels.yaml').exists())"
+    )
+    out = subprocess.run(
+        [str(py), "-c", code],
+        check=True,
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env={k: v for k, v in os.environ.items() if k != "PYTHONPATH"},
+    ).stdout.split()
     assert out[0].startswith(str(venv)), "perfcalc must come from the wheel, not the checkout"
     assert out[1:] == [str(len(known_ccs())), "64", "True"]
 
 
 def _imports_of(package: str) -> list[str]:
     """Import every module of a package in a fresh interpreter; report what got loaded."""
-    code = ("import importlib, pkgutil, sys\n"
-            f"pkg = importlib.import_module('{package}')\n"
-            "for m in pkgutil.walk_packages(pkg.__path__, pkg.__name__ + '.'):\n"
-            "    importlib.import_module(m.name)\n"
-            "print(' '.join(sorted(sys.modules)))")
+    code = (
+        "import importlib, pkgutil, sys\n"
+        f"pkg = importlib.import_module('{package}')\n"
+        "for m in pkgutil.walk_packages(pkg.__path__, pkg.__name__ + '.'):\n"
+        "    importlib.import_module(m.name)\n"
+        "print(' '.join(sorted(sys.modules)))"
+    )
     out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True)
     return out.stdout.split()
 
@@ -67,8 +98,9 @@ def test_core_layers_do_not_import_the_cli_or_renderers(package):
         assert not [m for m in loaded if m.startswith(("perfcalc.model.", "perfcalc.sim."))]
 
 
-@pytest.mark.parametrize(("front_end", "other"), [("perfcalc.sim.csubset", "perfcalc.sim.ptx"),
-                                                   ("perfcalc.sim.ptx", "perfcalc.sim.csubset")])
+@pytest.mark.parametrize(
+    ("front_end", "other"), [("perfcalc.sim.csubset", "perfcalc.sim.ptx"), ("perfcalc.sim.ptx", "perfcalc.sim.csubset")]
+)
 def test_front_ends_never_import_each_other(front_end, other):
     """DESIGN.md / issue #8: one instrumented machine, two front ends that never import each
     other (only sim/launch.py's run_kernel picks one, lazily)."""
@@ -79,7 +111,10 @@ def test_front_ends_never_import_each_other(front_end, other):
 
 def test_python_dash_m_runs_the_cli():
     """`python -m perfcalc` is the same program as the console script (a real subprocess)."""
-    result = subprocess.run([sys.executable, "-m", "perfcalc", "devices", "show", "sm_75", "--format", "csv"],
-                            capture_output=True, text=True)
+    result = subprocess.run(
+        [sys.executable, "-m", "perfcalc", "devices", "show", "sm_75", "--format", "csv"],
+        capture_output=True,
+        text=True,
+    )
     assert result.returncode == 0, result.stderr
     assert "max_warps_per_sm,32" in result.stdout  # CC 7.5: 32 warps per SM (PG11/PG13)

@@ -26,10 +26,25 @@ from perfcalc.specs.registry import devices_dir
 
 # Issue #5's list, with the CC each row has in reference/products.yaml.
 REQUIRED = {
-    "g80": "1.0", "gtx280": "1.3", "c2050": "2.0", "gtx580": "2.0", "gt640": "3.0",
-    "gtx680": "3.0", "gtx780": "3.5", "k40": "3.5", "gtx980": "5.2", "p100": "6.0",
-    "gtx1080": "6.1", "v100": "7.0", "t4": "7.5", "a100": "8.0", "rtx3090": "8.6",
-    "rtx4090": "8.9", "l40": "8.9", "h100-sxm": "9.0", "h100-pcie": "9.0",
+    "g80": "1.0",
+    "gtx280": "1.3",
+    "c2050": "2.0",
+    "gtx580": "2.0",
+    "gt640": "3.0",
+    "gtx680": "3.0",
+    "gtx780": "3.5",
+    "k40": "3.5",
+    "gtx980": "5.2",
+    "p100": "6.0",
+    "gtx1080": "6.1",
+    "v100": "7.0",
+    "t4": "7.5",
+    "a100": "8.0",
+    "rtx3090": "8.6",
+    "rtx4090": "8.9",
+    "l40": "8.9",
+    "h100-sxm": "9.0",
+    "h100-pcie": "9.0",
 }
 
 
@@ -58,11 +73,24 @@ def test_g80_matches_the_seed_and_the_reference_row():
     assert g.l2_cache_kb == 0
 
 
-@pytest.mark.parametrize(("key", "ridge"), [
-    ("g80", 4.0), ("c2050", 7.2), ("gt640", 24.3), ("gtx680", 16.1), ("gtx780", 13.8),
-    ("p100", 14.5), ("v100", 17.4), ("t4", 25.4), ("a100", 12.5), ("rtx3090", 38.0),
-    ("rtx4090", 81.9), ("h100-sxm", 20.0), ("h200", 13.9),
-])
+@pytest.mark.parametrize(
+    ("key", "ridge"),
+    [
+        ("g80", 4.0),
+        ("c2050", 7.2),
+        ("gt640", 24.3),
+        ("gtx680", 16.1),
+        ("gtx780", 13.8),
+        ("p100", 14.5),
+        ("v100", 17.4),
+        ("t4", 25.4),
+        ("a100", 12.5),
+        ("rtx3090", 38.0),
+        ("rtx4090", 81.9),
+        ("h100-sxm", 20.0),
+        ("h200", 13.9),
+    ],
+)
 def test_ridge_points_match_perfmodel_table(key, ridge):
     """perfmodel.md a1 table: ridge = peak FP32 / bandwidth, printed to one decimal."""
     assert round(get_gpu(key).ridge_flop_per_byte, 1) == ridge
@@ -112,8 +140,10 @@ def _write_products(tmp_path: Path, change) -> Path:
 def test_a_peak_that_does_not_match_its_clock_is_rejected(tmp_path):
     """GTX 680: 3250 GFLOPS is the boost-clock figure; claiming it at the 1006 MHz base clock is
     the base/boost mix-up perfmodel.md d3 warns about (8 x 192 x 2 x 1.006 = 3090.4)."""
+
     def change(d):
         next(p for p in d["products"] if p["key"] == "gtx680")["peak_fp32_gflops"] = 3250.2
+
     with pytest.raises(SpecError, match=r"gtx680.*peak_fp32_gflops \(3250.2\).*3090.4"):
         load_products_file(_write_products(tmp_path, change))
 
@@ -121,16 +151,19 @@ def test_a_peak_that_does_not_match_its_clock_is_rejected(tmp_path):
 def test_unknown_key_missing_key_and_unknown_source_are_named(tmp_path):
     def typo(d):
         d["products"][0]["memory_bandwith_gbs"] = 1
+
     with pytest.raises(SpecError, match="unknown key 'memory_bandwith_gbs'"):
         load_products_file(_write_products(tmp_path, typo))
 
     def missing(d):
         del d["products"][0]["sm_count"]
+
     with pytest.raises(SpecError, match="missing key 'sm_count'"):
         load_products_file(_write_products(tmp_path, missing))
 
     def bad_source(d):
         d["products"][0]["sources"] = ["S-NOWHERE"]
+
     with pytest.raises(SpecError, match="'S-NOWHERE' is not in the file's sources legend"):
         load_products_file(_write_products(tmp_path, bad_source))
 
@@ -138,5 +171,6 @@ def test_unknown_key_missing_key_and_unknown_source_are_named(tmp_path):
 def test_two_products_cannot_share_a_name(tmp_path):
     def clash(d):
         d["products"][1]["aliases"] = ["G80"]
+
     with pytest.raises(SpecError, match="'g80' of product 'c870' already names product 'g80'"):
         load_products_file(_write_products(tmp_path, clash))

@@ -14,15 +14,13 @@ import pytest
 from perfcalc.sim.ptx.memops import _ATOMIC_OPS, serialise_atomics
 
 
-def _reference(memory: np.ndarray, idx: np.ndarray, v: np.ndarray, c: np.ndarray | None,
-               op: str) -> np.ndarray:
+def _reference(memory: np.ndarray, idx: np.ndarray, v: np.ndarray, c: np.ndarray | None, op: str) -> np.ndarray:
     old = np.empty(idx.size, dtype=memory.dtype)
     for k in range(idx.size):
         before = memory[idx[k]]
-        cv = None if c is None else c[k:k + 1]
+        cv = None if c is None else c[k : k + 1]
         with np.errstate(all="ignore"):
-            memory[idx[k]] = np.asarray(_ATOMIC_OPS[op](np.array([before]), v[k:k + 1], cv)
-                                        ).astype(memory.dtype)[0]
+            memory[idx[k]] = np.asarray(_ATOMIC_OPS[op](np.array([before]), v[k : k + 1], cv)).astype(memory.dtype)[0]
         old[k] = before
     return old
 
@@ -31,11 +29,11 @@ def _requests(rng: np.random.Generator, elements: int, count: int) -> np.ndarray
     return np.sort(rng.integers(0, elements, count), kind="stable")
 
 
-CASES = [(op, dt) for op in ("add", "min", "max", "exch", "cas", "inc", "dec")
-         for dt in (np.int32, np.uint32)] + [(op, dt) for op in ("and", "or", "xor")
-                                             for dt in (np.int32, np.uint64)] + [
-    ("add", np.float32), ("add", np.float64), ("min", np.float32), ("exch", np.float32),
-    ("cas", np.float32)]
+CASES = (
+    [(op, dt) for op in ("add", "min", "max", "exch", "cas", "inc", "dec") for dt in (np.int32, np.uint32)]
+    + [(op, dt) for op in ("and", "or", "xor") for dt in (np.int32, np.uint64)]
+    + [("add", np.float32), ("add", np.float64), ("min", np.float32), ("exch", np.float32), ("cas", np.float32)]
+)
 
 
 @pytest.mark.parametrize("elements", [1, 3, 40, 5000])

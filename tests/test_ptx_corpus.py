@@ -18,8 +18,10 @@ import pytest
 
 from perfcalc.sim.ptx import nvrtc
 
-pytestmark = [pytest.mark.slow, pytest.mark.skipif(
-    not nvrtc.available(), reason="NVRTC (pip install nvidia-cuda-nvrtc) is not installed")]
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(not nvrtc.available(), reason="NVRTC (pip install nvidia-cuda-nvrtc) is not installed"),
+]
 HW = Path(__file__).resolve().parents[1] / "benchmarks" / "hw"
 RUN = HW / "ptx_corpus_run"
 
@@ -45,13 +47,44 @@ def test_the_corpus_covers_what_real_code_uses():
         text = f.read_text()
         assert "int main" in text and "<<<" in text, f.name
     text = "".join(f.read_text() for f in files)
-    for feature in ("template", "cooperative_groups", "tiled_partition", "cg::reduce",
-                    "__shfl_down_sync", "__shfl_up_sync", "__shfl_xor_sync", "__ballot_sync",
-                    "__any_sync", "__all_sync", "atomicCAS", "atomicExch", "atomicInc",
-                    "atomicDec", "atomicAnd", "atomicOr", "atomicXor", "atomicMin", "atomicMax",
-                    "atomicSub", "__activemask", "switch", "#define SQUARE(", "#elif", "\\\n",
-                    "float4", "int4", "__constant__", "__ldg", "dim3(", "extern __shared__",
-                    "__device__", "expf", "__half", "double", "struct Params"):
+    for feature in (
+        "template",
+        "cooperative_groups",
+        "tiled_partition",
+        "cg::reduce",
+        "__shfl_down_sync",
+        "__shfl_up_sync",
+        "__shfl_xor_sync",
+        "__ballot_sync",
+        "__any_sync",
+        "__all_sync",
+        "atomicCAS",
+        "atomicExch",
+        "atomicInc",
+        "atomicDec",
+        "atomicAnd",
+        "atomicOr",
+        "atomicXor",
+        "atomicMin",
+        "atomicMax",
+        "atomicSub",
+        "__activemask",
+        "switch",
+        "#define SQUARE(",
+        "#elif",
+        "\\\n",
+        "float4",
+        "int4",
+        "__constant__",
+        "__ldg",
+        "dim3(",
+        "extern __shared__",
+        "__device__",
+        "expf",
+        "__half",
+        "double",
+        "struct Params",
+    ):
         assert feature in text, feature
 
 
@@ -81,10 +114,8 @@ def test_outputs_equal_the_h100s(runs):
 
 
 def test_counters_equal_the_h100s_except_where_the_sass_says_why(runs):
-    h100 = {(r["launch"], r["counter"]): int(r["h100"])
-            for r in read_csv(RUN / "ptx_corpus_counters.csv")}
-    explained = {(r["launch"], r["counter"]): r["reason"]
-                 for r in read_csv(HW / "ptx_corpus_explained.csv")}
+    h100 = {(r["launch"], r["counter"]): int(r["h100"]) for r in read_csv(RUN / "ptx_corpus_counters.csv")}
+    explained = {(r["launch"], r["counter"]): r["reason"] for r in read_csv(HW / "ptx_corpus_explained.csv")}
     equal = differ = 0
     unexplained = []
     for (name, counter), want in h100.items():

@@ -13,8 +13,7 @@ from perfcalc.sim.ptx import nvrtc
 BENCH = Path(__file__).resolve().parents[1] / "benchmarks"
 sys.path.insert(0, str(BENCH))
 
-pytestmark = pytest.mark.skipif(not nvrtc.available(),
-                                reason="NVRTC (pip install nvidia-cuda-nvrtc) is not installed")
+pytestmark = pytest.mark.skipif(not nvrtc.available(), reason="NVRTC (pip install nvidia-cuda-nvrtc) is not installed")
 
 
 def test_opcode_report_is_current_and_complete():
@@ -22,7 +21,8 @@ def test_opcode_report_is_current_and_complete():
 
     text = report()
     assert text == (BENCH / "ptx_opcode_coverage.md").read_text(), (
-        "regenerate: python benchmarks/ptx_opcode_coverage.py > benchmarks/ptx_opcode_coverage.md")
+        "regenerate: python benchmarks/ptx_opcode_coverage.py > benchmarks/ptx_opcode_coverage.md"
+    )
     assert "NOT IMPLEMENTED" not in text and "REFUSED" not in text
 
 

@@ -27,8 +27,7 @@ from perfcalc.specs import get_arch
 from perfcalc.specs.counters import COUNTER_NAMES, PTX_ONLY_COUNTER_NAMES
 from perfcalc.specs.kernels import catalog
 
-pytestmark = pytest.mark.skipif(not nvrtc.available(),
-                                reason="NVRTC (pip install nvidia-cuda-nvrtc) is not installed")
+pytestmark = pytest.mark.skipif(not nvrtc.available(), reason="NVRTC (pip install nvidia-cuda-nvrtc) is not installed")
 DATA = Path(__file__).parent / "data" / "cuda"
 H100 = get_arch("9.0")
 
@@ -63,19 +62,21 @@ def test_catalog_runs_on_the_ptx_engine(name, cc):
     out = run_catalog_kernel(spec, None, arch, engine="ptx")
     assert out.result_check.passed, out.result_check
     assert out.result.engine == "ptx" and "NVRTC" in out.result.compiler
-    differ = {n for n in COUNTER_NAMES if n not in PTX_ONLY_COUNTER_NAMES
-              and getattr(src.result.counters, n) != getattr(out.result.counters, n)}
+    differ = {
+        n
+        for n in COUNTER_NAMES
+        if n not in PTX_ONLY_COUNTER_NAMES and getattr(src.result.counters, n) != getattr(out.result.counters, n)
+    }
     assert differ <= COMPILED_BRANCHES.get(name, set()), {
-        n: (getattr(src.result.counters, n), getattr(out.result.counters, n)) for n in differ}
+        n: (getattr(src.result.counters, n), getattr(out.result.counters, n)) for n in differ
+    }
 
 
 def round_to_float32(q: Fraction) -> np.float32:
     """The float32 nearest to an exact rational (ties to even), by comparing exact distances."""
     guess = np.float32(float(q))
-    candidates = [np.nextafter(guess, np.float32(-np.inf)), guess,
-                  np.nextafter(guess, np.float32(np.inf))]
-    best = min(candidates, key=lambda f: (abs(Fraction(float(f)) - q),
-                                          int(np.array(f).view(np.uint32)) & 1))
+    candidates = [np.nextafter(guess, np.float32(-np.inf)), guess, np.nextafter(guess, np.float32(np.inf))]
+    best = min(candidates, key=lambda f: (abs(Fraction(float(f)) - q), int(np.array(f).view(np.uint32)) & 1))
     return np.float32(best)
 
 
@@ -98,8 +99,13 @@ def test_fma_rounds_once_as_the_gpu_does():
     c[:1024] = (-prod).astype(np.float32)
     o, p = np.zeros(n, np.float32), np.zeros(n, np.float32)
     ptx(src, "f", n // 256, 256, {"a": a, "b": b, "c": c, "o": o, "p": p, "n": n})
-    exact = np.array([round_to_float32(Fraction(float(x)) * Fraction(float(y)) + Fraction(float(z)))
-                      for x, y, z in zip(a, b, c, strict=True)], dtype=np.float32)
+    exact = np.array(
+        [
+            round_to_float32(Fraction(float(x)) * Fraction(float(y)) + Fraction(float(z)))
+            for x, y, z in zip(a, b, c, strict=True)
+        ],
+        dtype=np.float32,
+    )
     assert np.array_equal(o.view(np.uint32), exact.view(np.uint32))
     assert np.array_equal(p.view(np.uint32), exact.view(np.uint32))  # contracted to fma
     two_roundings = (a * b + c).astype(np.float32)
@@ -206,8 +212,12 @@ def test_endless_loop_hits_the_iteration_cap():
 def test_second_run_takes_the_compiled_ptx_from_the_cache(monkeypatch):
     src = (DATA / "matmul_tiled.cu").read_text()
     w = 32
-    args = {"Md": np.ones(w * w, np.float32), "Nd": np.ones(w * w, np.float32),
-            "Pd": np.zeros(w * w, np.float32), "Width": w}
+    args = {
+        "Md": np.ones(w * w, np.float32),
+        "Nd": np.ones(w * w, np.float32),
+        "Pd": np.zeros(w * w, np.float32),
+        "Width": w,
+    }
     ptx(src, "MatrixMulKernel", (2, 2), (16, 16), args)
 
     def refuse(*_a, **_k):
@@ -258,8 +268,16 @@ def test_whole_file_runs_unmodified_and_the_launched_template_is_chosen():
     text = (CORPUS / "block_sum_cg.cu").read_text()
     n = 4096
     x, out = np.ones(n, np.float32), np.zeros(16, np.float32)
-    r = run_kernel(text, None, 16, 256, {"in": x, "out": out, "n": n}, H100, engine="ptx",
-                   source_name=str(CORPUS / "block_sum_cg.cu"))
+    r = run_kernel(
+        text,
+        None,
+        16,
+        256,
+        {"in": x, "out": out, "n": n},
+        H100,
+        engine="ptx",
+        source_name=str(CORPUS / "block_sum_cg.cu"),
+    )
     assert r.kernel == "blockSum<256, float>"
     assert np.array_equal(out, np.full(16, 256, np.float32))
     assert r.counters.barriers == 16 * 9
@@ -268,12 +286,15 @@ def test_whole_file_runs_unmodified_and_the_launched_template_is_chosen():
     assert r.per_site[store_line].global_store_requests == 16
 
 
-@pytest.mark.parametrize(("defines", "expected"), [
-    ({"MODE": "1", "SCALE": "2.0f"}, lambda v: v * v),
-    ({"MODE": "2", "SCALE": "(1.0f/4)"}, lambda v: v / 4),
-    ({"MODE": "2", "SCALE": "4.0f", "USE_CLAMP": None}, lambda v: np.clip(v * 4, -1, 1)),
-    ({"MODE": "3"}, lambda v: -v),
-])
+@pytest.mark.parametrize(
+    ("defines", "expected"),
+    [
+        ({"MODE": "1", "SCALE": "2.0f"}, lambda v: v * v),
+        ({"MODE": "2", "SCALE": "(1.0f/4)"}, lambda v: v / 4),
+        ({"MODE": "2", "SCALE": "4.0f", "USE_CLAMP": None}, lambda v: np.clip(v * 4, -1, 1)),
+        ({"MODE": "3"}, lambda v: -v),
+    ],
+)
 def test_the_preprocessor_is_nvidias(defines, expected):
     """#if/#elif with expressions and defined(), function-like macros, line splices and -D
     values that are token sequences select exactly what nvcc would."""
@@ -281,8 +302,7 @@ def test_the_preprocessor_is_nvidias(defines, expected):
     rng = np.random.default_rng(2)
     v = rng.standard_normal(200).astype(np.float32)
     out = np.zeros(200, np.float32)
-    run_kernel(text, "transform", 4, 64, {"in": v, "out": out, "n": 200}, H100, engine="ptx",
-               defines=defines)
+    run_kernel(text, "transform", 4, 64, {"in": v, "out": out, "n": 200}, H100, engine="ptx", defines=defines)
     np.testing.assert_allclose(out, expected(v).astype(np.float32), rtol=1e-6)
 
 
@@ -293,10 +313,28 @@ def test_cli_runs_a_whole_file_without_naming_the_kernel(tmp_path):
 
     from perfcalc.cli import app
 
-    result = CliRunner().invoke(app, [
-        "run", "--source", str(CORPUS / "block_sum_cg.cu"), "--engine", "ptx", "--grid", "16",
-        "--block", "256", "--array", "in=float32:4096", "--array", "out=float32:16",
-        "-p", "n=4096", "--format", "json"])
+    result = CliRunner().invoke(
+        app,
+        [
+            "run",
+            "--source",
+            str(CORPUS / "block_sum_cg.cu"),
+            "--engine",
+            "ptx",
+            "--grid",
+            "16",
+            "--block",
+            "256",
+            "--array",
+            "in=float32:4096",
+            "--array",
+            "out=float32:16",
+            "-p",
+            "n=4096",
+            "--format",
+            "json",
+        ],
+    )
     assert result.exit_code == 0, result.output
     doc = json.loads(result.stdout)
     assert doc["kernel"] == "blockSum<256, float>" and doc["engine"] == "ptx"
@@ -317,10 +355,23 @@ def test_exact_occupancy_from_ptxas_equals_the_h100s_register_count():
 
     if ptxas_binary() is None:
         pytest.skip("ptxas (pip install nvidia-cuda-nvcc) is not installed")
-    h100 = json.loads((Path(__file__).parents[1] / "benchmarks" / "hw" / "ptx_corpus_run"
-                       / "registers.json").read_text())
-    result = CliRunner().invoke(app, ["occupancy", "--source", str(CORPUS / "matmul_template.cu"),
-                                      "--cc", "9.0", "--block", "256", "--format", "json"])
+    h100 = json.loads(
+        (Path(__file__).parents[1] / "benchmarks" / "hw" / "ptx_corpus_run" / "registers.json").read_text()
+    )
+    result = CliRunner().invoke(
+        app,
+        [
+            "occupancy",
+            "--source",
+            str(CORPUS / "matmul_template.cu"),
+            "--cc",
+            "9.0",
+            "--block",
+            "256",
+            "--format",
+            "json",
+        ],
+    )
     assert result.exit_code == 0, result.output
     (row,) = json.loads(result.stdout)["kernels"]
     assert row["kernel"]["registers"] == h100["matmul_template"] == 32
@@ -352,10 +403,14 @@ def test_inlined_device_code_counts_at_its_line_and_at_the_call_site():
     n = 2048
     rng = np.random.default_rng(3)
     vec = np.dtype({"names": ["x", "y"], "formats": ["f4", "f4"], "itemsize": 8})
-    args = {"a": rng.random(2 * n, dtype=np.float32).view(vec),
-            "b": rng.random(2 * n, dtype=np.float32).view(vec),
-            "c": np.zeros(n, vec), "s": rng.random(n, dtype=np.float32),
-            "t": np.zeros(n, np.float32), "n": n}
+    args = {
+        "a": rng.random(2 * n, dtype=np.float32).view(vec),
+        "b": rng.random(2 * n, dtype=np.float32).view(vec),
+        "c": np.zeros(n, vec),
+        "s": rng.random(n, dtype=np.float32),
+        "t": np.zeros(n, np.float32),
+        "n": n,
+    }
     r = run_kernel(INLINED, "mulAll", 16, 128, args, "9.0", engine="ptx")
     np.testing.assert_array_equal(args["t"], args["s"])
     assert r.per_site[3].flops == r.inlined[10].flops == r.counters.flops == 6 * n

@@ -18,9 +18,14 @@ from perfcalc.errors import InputError
 from perfcalc.model.ptxas import demangle, parse_ptxas, read_ptxas_file
 
 DATA = Path(__file__).parent / "data"
-PTXAS_LOGS = ["ptxas_seeds_sm75.txt", "ptxas_seeds_sm90.txt", "ptxas_seeds_sm75_sm90.txt",
-              "ptxas_seeds_sm86_resource_usage.txt", "ptxas_extra_sm80.txt",
-              "ptxas_extra_sm80_rdc.txt"]
+PTXAS_LOGS = [
+    "ptxas_seeds_sm75.txt",
+    "ptxas_seeds_sm90.txt",
+    "ptxas_seeds_sm75_sm90.txt",
+    "ptxas_seeds_sm86_resource_usage.txt",
+    "ptxas_extra_sm80.txt",
+    "ptxas_extra_sm80_rdc.txt",
+]
 
 
 def by_name(kernels):
@@ -72,8 +77,7 @@ def test_stack_frame_and_spills():
     spill loads'; tiles::Transpose has a 32 x 33 float tile = 4224 B of static smem."""
     k = by_name(read_ptxas_file(DATA / "ptxas_extra_sm80.txt"))
     spilly = k[("_Z6SpillyPff", "sm_80")]
-    assert (spilly.stack_frame_bytes, spilly.spill_store_bytes, spilly.spill_load_bytes) == (
-        1120, 1152, 1244)
+    assert (spilly.stack_frame_bytes, spilly.spill_store_bytes, spilly.spill_load_bytes) == (1120, 1152, 1244)
     assert spilly.registers == 32
     transpose = k[("_ZN5tiles9TransposeEPfPKfi", "sm_80")]
     assert transpose.shared_memory_bytes == 4224
@@ -136,16 +140,19 @@ def test_missing_file_is_refused(tmp_path):
         read_ptxas_file(tmp_path / "nope.txt")
 
 
-@pytest.mark.parametrize(("mangled", "expected"), [
-    ("_Z15MatrixMulKernelPfS_S_i", "MatrixMulKernel(float*, float*, float*, int)"),
-    ("_Z11ConstKernelPKfPfi", "ConstKernel(float const*, float*, int)"),
-    ("_Z11ScaleKernelILi64EEvPff", "void ScaleKernel<64>(float*, float)"),
-    ("_Z7initRNGj", "initRNG(unsigned int)"),
-    ("_Z1fPKcRKSt6vectorIiSaIiEE", "f(char const*, std::vector<int, std::allocator<int> > const&)"),
-    ("_Z3fooILj3ELb1EEvv", "void foo<3u, true>()"),
-    ("_ZN2ns3BarIiE4callEPS1_", "ns::Bar<int>::call(ns::Bar<int>*)"),
-    ("_Z1hPPVKd", "h(double const volatile**)"),
-])
+@pytest.mark.parametrize(
+    ("mangled", "expected"),
+    [
+        ("_Z15MatrixMulKernelPfS_S_i", "MatrixMulKernel(float*, float*, float*, int)"),
+        ("_Z11ConstKernelPKfPfi", "ConstKernel(float const*, float*, int)"),
+        ("_Z11ScaleKernelILi64EEvPff", "void ScaleKernel<64>(float*, float)"),
+        ("_Z7initRNGj", "initRNG(unsigned int)"),
+        ("_Z1fPKcRKSt6vectorIiSaIiEE", "f(char const*, std::vector<int, std::allocator<int> > const&)"),
+        ("_Z3fooILj3ELb1EEvv", "void foo<3u, true>()"),
+        ("_ZN2ns3BarIiE4callEPS1_", "ns::Bar<int>::call(ns::Bar<int>*)"),
+        ("_Z1hPPVKd", "h(double const volatile**)"),
+    ],
+)
 def test_demangle_matches_cxxfilt(mangled, expected):
     """Expected strings are GNU c++filt 2.40's output for each name."""
     assert demangle(mangled) == expected

@@ -17,8 +17,9 @@ class _Result:
     limiters: tuple[str, ...]
 
 
-TABLE = Table(columns=["name", "value"], rows=[{"name": "occupancy", "value": 2 / 3}], title="T",
-              headers={"value": "Value"})
+TABLE = Table(
+    columns=["name", "value"], rows=[{"name": "occupancy", "value": 2 / 3}], title="T", headers={"value": "Value"}
+)
 
 
 def test_table_rounds_for_people_only():

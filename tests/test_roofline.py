@@ -82,7 +82,6 @@ def test_nonpositive_intensity_is_refused(bad):
 def test_time_lower_bound_is_the_larger_of_compute_and_memory_time():
     """T >= max(F / peak, B / bandwidth) (perfmodel.md a1). G80 naive W=1024: F = 2^31 flops,
     B = 4 x (2^31 + 2^20) bytes; memory time 8.59e9 / 86.4e9 = 0.0994 s > compute 0.0062 s."""
-    flops, moved = 2 * 1024 ** 3, 4 * (2 * 1024 ** 3 + 1024 ** 2)
+    flops, moved = 2 * 1024**3, 4 * (2 * 1024**3 + 1024**2)
     assert time_lower_bound(flops, moved, 345.6, 86.4) == pytest.approx(moved / 86.4e9)
     assert time_lower_bound(flops, 1.0, 345.6, 86.4) == pytest.approx(flops / 345.6e9)
-

@@ -91,9 +91,10 @@ def test_user_kernel_arrays_count_towards_the_l2_fit_by_default():
 
     gpu = get_gpu("h100-sxm")
     arch = get_arch("9.0")
-    runs = [analyze_source_kernel(source, "copy", (n // 256,), (256,), make_args, gpu, arch,
-                                  budget_s=0.05, **extra)
-            for extra in ({}, {"input_bytes_total": 8 * n})]
+    runs = [
+        analyze_source_kernel(source, "copy", (n // 256,), (256,), make_args, gpu, arch, budget_s=0.05, **extra)
+        for extra in ({}, {"input_bytes_total": 8 * n})
+    ]
     assert runs[0].sample is not None
     assert runs[0].time.dram_bytes_written == runs[1].time.dram_bytes_written
     assert runs[0].time.dram_bytes_written >= (4 * n - gpu.l2_cache_kb * 1024)

@@ -85,15 +85,14 @@ def test_g80_runs_three_blocks_of_256(g80_1024):
 
 
 def _measured_gflops(n: int, seconds: float) -> float:
-    return 2 * n ** 3 / seconds / 1e9
+    return 2 * n**3 / seconds / 1e9
 
 
 def test_seed_003_cached_gpus_beat_the_cgma_1_bound():
     """Seed 003: GT 640 (28.5 GB/s) naive N=1024 in 141 ms; GTX 780 (288 GB/s) N=2048 in
     112.7 ms ('2x2048^3/112.7ms = 152.4GFlops'). perfmodel.md c3: 15.2 and 152.4 GFLOPS, 2.1x
     above the CGMA-1 bounds 7.1 and 72.1, because L1/L2 serve the reused rows and columns."""
-    for key, n, seconds, gflops, bound in (("gt640", 1024, 0.141, 15.2, 7.1),
-                                           ("gtx780", 2048, 0.1127, 152.4, 72.1)):
+    for key, n, seconds, gflops, bound in (("gt640", 1024, 0.141, 15.2, 7.1), ("gtx780", 2048, 0.1127, 152.4, 72.1)):
         gpu = get_gpu(key)
         measured = _measured_gflops(n, seconds)
         cgma1 = cgma_bound_gflops(gpu.memory_bandwidth_gbs, 1)
@@ -161,13 +160,15 @@ def test_g80_naive_prediction_stands_beside_the_seeds_15_gflops():
     predicted = {v: _predicted(f"matmul_{v}", params, arch) for v in ("naive", "tiled")}
     naive = analyze_matmul(1024, 16, arch, gpu, predicted=predicted).variant("naive")
     rates = timing_rates(arch)
-    read, written = 1024 ** 3 * 36, 4 * 1024 ** 2
-    seconds = (rates.launch_overhead_s + read / (86.4e9 * rates.dram_read_efficiency)
-               + written / (86.4e9 * rates.dram_write_efficiency))
+    read, written = 1024**3 * 36, 4 * 1024**2
+    seconds = (
+        rates.launch_overhead_s
+        + read / (86.4e9 * rates.dram_read_efficiency)
+        + written / (86.4e9 * rates.dram_write_efficiency)
+    )
     assert naive.time.dram_bytes_read == read and naive.time.bound == "DRAM bandwidth"
-    assert naive.predicted_gflops == pytest.approx(2 * 1024 ** 3 / seconds / 1e9)
+    assert naive.predicted_gflops == pytest.approx(2 * 1024**3 / seconds / 1e9)
     assert round(naive.predicted_gflops, 2) == 4.24
     a = analyze_matmul(1024, 16, arch, gpu, predicted=predicted)
     notes = " ".join(matmul_side_by_side(a).notes)
-    assert "about 15 GFLOPS" in notes and "Predicted here for the naive kernel at width 1024: 4.24" \
-        in notes
+    assert "about 15 GFLOPS" in notes and "Predicted here for the naive kernel at width 1024: 4.24" in notes

@@ -29,8 +29,7 @@ HW = Path(__file__).resolve().parents[1] / "benchmarks" / "hw"
 MICRO = HW / "serialisation_h100"
 H100_ARCH = get_arch("9.0")
 RATES = timing_rates(H100_ARCH)
-needs_nvrtc = pytest.mark.skipif(not nvrtc.available(),
-                                 reason="NVRTC (pip install nvidia-cuda-nvrtc) is not installed")
+needs_nvrtc = pytest.mark.skipif(not nvrtc.available(), reason="NVRTC (pip install nvidia-cuda-nvrtc) is not installed")
 
 
 def _lanes_on(words_per_warp: int, warps: int = 2) -> np.ndarray:
@@ -44,10 +43,18 @@ def test_classes():
     assert [atomic_class(op, False) for op in ("add", "min", "exch", "inc")] == ["int"] * 4
 
 
-@pytest.mark.parametrize("op,used,uniform_steps", [
-    ("add", False, 1), ("add", True, 1),  # REDUX / vote loop: one ATOMS per warp
-    ("min", False, 1), ("or", False, 1),  # REDUX when the old value is dropped
-    ("min", True, 32), ("exch", False, 32), ("cas", False, 32)])  # lane by lane
+@pytest.mark.parametrize(
+    "op,used,uniform_steps",
+    [
+        ("add", False, 1),
+        ("add", True, 1),  # REDUX / vote loop: one ATOMS per warp
+        ("min", False, 1),
+        ("or", False, 1),  # REDUX when the old value is dropped
+        ("min", True, 32),
+        ("exch", False, 32),
+        ("cas", False, 32),
+    ],
+)  # lane by lane
 def test_steps_per_warp_on_one_word(op, used, uniform_steps):
     """Two warps, all 32 lanes on one word: steps per warp as the SASS of the micro kernels
     shows (combined ops once, the rest once per lane)."""
@@ -95,11 +102,9 @@ def test_ptx_engine_counts_shared_atomic_steps(tmp_path, monkeypatch):
     """4 blocks of 96 threads = 12 warps: the add on one word combined (12 steps), the CAS 32
     lanes each (384), the float add 32 lanes each (384)."""
     monkeypatch.setenv("PERFCALC_CACHE_DIR", str(tmp_path))
-    args = {"in": np.ones(384, np.float32), "out": np.zeros(4, np.int32),
-            "fout": np.zeros(4, np.float32)}
+    args = {"in": np.ones(384, np.float32), "out": np.zeros(4, np.int32), "fout": np.zeros(4, np.float32)}
     c = run_kernel(SHARED_KERNEL, "k", (4,), (96,), args, H100_ARCH, engine="ptx").counters
-    assert (c.shared_atomic_int_steps, c.shared_atomic_cas_steps,
-            c.shared_atomic_float_steps) == (12, 384, 384)
+    assert (c.shared_atomic_int_steps, c.shared_atomic_cas_steps, c.shared_atomic_float_steps) == (12, 384, 384)
 
 
 def test_c_engine_counts_shared_float_atomic_add():
@@ -117,8 +122,7 @@ def test_c_engine_counts_shared_float_atomic_add():
         if (threadIdx.x == 0) { out[blockIdx.x] = f[0]; count[blockIdx.x] = n[0]; }
     }
     """
-    args = {"in": np.ones(128, np.float32), "out": np.zeros(2, np.float32),
-            "count": np.zeros(2, np.int32)}
+    args = {"in": np.ones(128, np.float32), "out": np.zeros(2, np.float32), "count": np.zeros(2, np.int32)}
     res = run_kernel(src, "k", (2,), (64,), args, H100_ARCH)
     assert res.counters.shared_atomic_float_steps == 4 * 32
     assert res.counters.shared_atomic_int_steps == 4
@@ -137,8 +141,7 @@ __global__ void k(const int* idx, int* out) {
 def _constant_args() -> dict[str, np.ndarray]:
     idx = np.arange(128, dtype=np.int32) * 5  # lane l of a warp: (5 l) & 15, 16 distinct
     idx[32:64] = 7  # warp 1: one address
-    return {"idx": idx, "out": np.zeros(128, np.int32),
-            "table": np.arange(16, dtype=np.int32) * 10}
+    return {"idx": idx, "out": np.zeros(128, np.int32), "table": np.arange(16, dtype=np.int32) * 10}
 
 
 @pytest.mark.parametrize("engine", ["source", pytest.param("ptx", marks=needs_nvrtc)])
@@ -153,17 +156,19 @@ def test_constant_requests_are_distinct_addresses_per_warp(engine, tmp_path, mon
 
 def _micro() -> dict[str, float]:
     rows = json.loads((MICRO / "serialisation.json").read_text())["cases"]
-    return {r["case"]: r["ns_per_warp_instruction_per_sm"] for r in rows
-            if "ns_per_warp_instruction_per_sm" in r}
+    return {r["case"]: r["ns_per_warp_instruction_per_sm"] for r in rows if "ns_per_warp_instruction_per_sm" in r}
 
 
 def test_shared_atomic_rates_are_the_microbenchmarks():
     """timing.yaml's per-lane rates are the one-word cases / 32 lanes (both old-value forms
     within 2 %), and the time of two words (16 lanes) is half of it within 12 %."""
     ns = _micro()
-    for op, rate in (("exch", RATES.shared_atomic_int_lane_ns), ("min", RATES.shared_atomic_int_lane_ns),
-                     ("cas", RATES.shared_atomic_cas_lane_ns),
-                     ("fadd", RATES.shared_atomic_float_lane_ns)):
+    for op, rate in (
+        ("exch", RATES.shared_atomic_int_lane_ns),
+        ("min", RATES.shared_atomic_int_lane_ns),
+        ("cas", RATES.shared_atomic_cas_lane_ns),
+        ("fadd", RATES.shared_atomic_float_lane_ns),
+    ):
         assert ns[f"sh_{op}_1_use"] / 32 == pytest.approx(rate, rel=0.02), op
         assert ns[f"sh_{op}_2_use"] / 16 == pytest.approx(rate, rel=0.12), op
     for op in ("add", "min", "max", "or"):  # combined: one step, about the conflict-free cost
@@ -173,10 +178,8 @@ def test_shared_atomic_rates_are_the_microbenchmarks():
 def test_constant_rate_is_the_microbenchmark_slope():
     """(D = 32 - D = 8) / 24 addresses; D <= 4 is not a load (the next test says why)."""
     ns = _micro()
-    assert (ns["const_32"] - ns["const_8"]) / 24 == pytest.approx(RATES.constant_request_ns,
-                                                                   rel=0.01)
-    assert (ns["const_16"] - ns["const_8"]) / 8 == pytest.approx(RATES.constant_request_ns,
-                                                                  rel=0.03)
+    assert (ns["const_32"] - ns["const_8"]) / 24 == pytest.approx(RATES.constant_request_ns, rel=0.01)
+    assert (ns["const_16"] - ns["const_8"]) / 8 == pytest.approx(RATES.constant_request_ns, rel=0.03)
 
 
 def _ncu(kernel: str, metric: str) -> float:
@@ -207,37 +210,52 @@ def test_nsight_counts_one_constant_request_per_distinct_address():
 
 def _work(**kw) -> KernelWork:
     """1056 blocks of 8 warps, 8 per SM on 132 SMs, doing nothing but `kw`."""
-    return KernelWork(blocks=1056, warps_per_block=8, active_blocks_per_sm=8, warp_instructions=0,
-                      int_divide_warp_instructions=0, fp32_warp_instructions=0,
-                      fp64_warp_instructions=0, global_load_requests=0, global_wavefronts=0,
-                      shared_wavefronts=0, shared_load_requests=0, l2_bytes=0, l2_read_bytes=0,
-                      dram_bytes_read=0, dram_bytes_written=0, l1_hit_rate=None,
-                      l2_hit_rate=None, flops=0, **kw)
+    return KernelWork(
+        blocks=1056,
+        warps_per_block=8,
+        active_blocks_per_sm=8,
+        warp_instructions=0,
+        int_divide_warp_instructions=0,
+        fp32_warp_instructions=0,
+        fp64_warp_instructions=0,
+        global_load_requests=0,
+        global_wavefronts=0,
+        shared_wavefronts=0,
+        shared_load_requests=0,
+        l2_bytes=0,
+        l2_read_bytes=0,
+        dram_bytes_read=0,
+        dram_bytes_written=0,
+        l1_hit_rate=None,
+        l2_hit_rate=None,
+        flops=0,
+        **kw,
+    )
 
 
 def test_time_model_terms():
     """Per SM: steps x rate / 132 SMs (1056 blocks: 8 on every SM, busiest factor 1); constant
     requests beyond one per warp load likewise."""
     gpu = get_gpu("h100-sxm")
-    t = predict_time(_work(shared_atomic_steps=(100, 200, 300),
-                                constant_extra_requests=400), gpu, H100_ARCH, RATES)
+    t = predict_time(_work(shared_atomic_steps=(100, 200, 300), constant_extra_requests=400), gpu, H100_ARCH, RATES)
     terms = {x.name: x.seconds for x in t.terms}
-    assert terms["shared atomics"] == pytest.approx((100 * 0.565 + 200 * 1.075 + 300 * 6.63)
-                                                    * 1e-9 / 132)
+    assert terms["shared atomics"] == pytest.approx((100 * 0.565 + 200 * 1.075 + 300 * 6.63) * 1e-9 / 132)
     assert terms["constant requests"] == pytest.approx(400 * 1.03e-9 / 132)
     # the micro's CAS on one word: 540,672 warps x 32 steps -> the measured 0.141 ms within 3 %
-    t = predict_time(_work(shared_atomic_steps=(0, 1056 * 8 * 64 * 32, 0)), gpu,
-                     H100_ARCH, RATES)
+    t = predict_time(_work(shared_atomic_steps=(0, 1056 * 8 * 64 * 32, 0)), gpu, H100_ARCH, RATES)
     assert t.bound == "shared atomics"
-    micro_ms = next(r["median_ms"] for r in json.loads(
-        (MICRO / "serialisation.json").read_text())["cases"] if r["case"] == "sh_cas_1_use")
-    assert t.predicted_time_s - RATES.launch_overhead_s == pytest.approx(micro_ms / 1e3,
-                                                                          rel=0.03)
+    micro_ms = next(
+        r["median_ms"]
+        for r in json.loads((MICRO / "serialisation.json").read_text())["cases"]
+        if r["case"] == "sh_cas_1_use"
+    )
+    assert t.predicted_time_s - RATES.launch_overhead_s == pytest.approx(micro_ms / 1e3, rel=0.03)
 
 
 def test_other_ccs_leave_the_terms_out_and_say_so():
     arch = get_arch("8.0")
-    t = predict_time(_work(shared_atomic_steps=(1, 0, 0), constant_extra_requests=1),
-                     get_gpu("a100"), arch, timing_rates(arch))
+    t = predict_time(
+        _work(shared_atomic_steps=(1, 0, 0), constant_extra_requests=1), get_gpu("a100"), arch, timing_rates(arch)
+    )
     assert any(o.startswith("shared atomics") for o in t.omitted)
     assert any(o.startswith("divergent constant loads") for o in t.omitted)

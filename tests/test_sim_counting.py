@@ -24,9 +24,16 @@ def matmul(name: str, w: int, arch: object = H100) -> tuple[object, np.ndarray, 
     a = rng.standard_normal(w * w).astype(np.float32)
     b = rng.standard_normal(w * w).astype(np.float32)
     p = np.zeros(w * w, np.float32)
-    r = run_kernel((DATA / name).read_text(), "MatrixMulKernel", (w // 16, w // 16), (16, 16),
-                   {"Md": a, "Nd": b, "Pd": p, "Width": w}, arch, defines={"TILE_WIDTH": 16},
-                   source_name=name)
+    r = run_kernel(
+        (DATA / name).read_text(),
+        "MatrixMulKernel",
+        (w // 16, w // 16),
+        (16, 16),
+        {"Md": a, "Nd": b, "Pd": p, "Width": w},
+        arch,
+        defines={"TILE_WIDTH": 16},
+        source_name=name,
+    )
     ref = a.reshape(w, w).astype(np.float64) @ b.reshape(w, w).astype(np.float64)
     return r, p.reshape(w, w), ref
 
@@ -98,8 +105,7 @@ def test_transpose_bank_conflicts(pad: int, passes: int) -> None:
     stride 32); PAD 33: 32 different banks -> 1 pass. 32x32 threads = 32 warps."""
     x = np.arange(1024, dtype=np.float32)
     out = np.zeros(1024, np.float32)
-    r = run_kernel(TRANSPOSE, "k", 1, (32, 32), {"in": x, "out": out}, H100,
-                   defines={"PAD": pad})
+    r = run_kernel(TRANSPOSE, "k", 1, (32, 32), {"in": x, "out": out}, H100, defines={"PAD": pad})
     np.testing.assert_array_equal(out.reshape(32, 32), x.reshape(32, 32).T)
     c = r.counters
     assert c.shared_load_requests == 32
@@ -114,8 +120,10 @@ def test_strided_copy_sectors(stride: int, sectors: int) -> None:
     min(32, 4*stride) sectors of 32 B per warp (memory.md §1.6 rule 2); 2 warps."""
     x = np.arange(64 * stride, dtype=np.float32)
     out = np.zeros(64, np.float32)
-    k = "__global__ void k(const float* in, float* out, int s) {\n" \
+    k = (
+        "__global__ void k(const float* in, float* out, int s) {\n"
         "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n    out[i] = in[i * s];\n}"
+    )
     r = run_kernel(k, "k", 2, 32, {"in": x, "out": out, "s": stride}, H100)
     assert out.tolist() == x[::stride].tolist()
     assert r.counters.global_load_requests == 2
@@ -152,8 +160,14 @@ def test_partial_warps_have_inactive_lanes() -> None:
     4 + 2 sectors of 4-byte elements; one block."""
     x = np.arange(48, dtype=np.float32)
     out = np.zeros(48, np.float32)
-    r = run_kernel("__global__ void k(const float* a, float* b) { b[threadIdx.x] = "
-                   "a[threadIdx.x]; }", "k", 1, 48, {"a": x, "b": out}, H100)
+    r = run_kernel(
+        "__global__ void k(const float* a, float* b) { b[threadIdx.x] = a[threadIdx.x]; }",
+        "k",
+        1,
+        48,
+        {"a": x, "b": out},
+        H100,
+    )
     assert out.tolist() == x.tolist()
     assert (r.counters.global_load_requests, r.counters.global_load_transactions) == (2, 6)
     assert r.launch.warps == 2 and r.launch.threads == 48
@@ -181,8 +195,9 @@ def test_struct_and_vector_accesses() -> None:
     index array 128 B -> 4 sectors, 8-byte value array 256 B -> 8 sectors. float4 read whole:
     one 16-byte load per lane, 512 B -> 16 sectors; float3 .x: 12 bytes apart -> 384 B -> 12
     sectors. One warp each."""
-    aos = np.zeros(32, dtype=np.dtype({"names": ["index", "value"], "formats": ["i4", "f8"],
-                                       "offsets": [0, 8], "itemsize": 16}))
+    aos = np.zeros(
+        32, dtype=np.dtype({"names": ["index", "value"], "formats": ["i4", "f8"], "offsets": [0, 8], "itemsize": 16})
+    )
     aos["index"] = np.arange(32)
     aos["value"] = 0.5
     out = np.zeros(32, np.float64)
@@ -235,12 +250,26 @@ def test_counter_names_and_addition() -> None:
     model prices (issue #9: constant requests, shared atomic steps, global load waits); + adds
     field by field."""
     assert COUNTER_NAMES == (
-        "global_load_requests", "global_load_transactions", "global_load_bytes",
-        "global_store_requests", "global_store_transactions", "global_store_bytes",
-        "shared_load_requests", "shared_load_wavefronts", "shared_store_requests",
-        "shared_store_wavefronts", "bank_conflicts", "flops", "divergent_branches", "barriers",
-        "constant_requests", "shared_atomic_int_steps", "shared_atomic_cas_steps",
-        "shared_atomic_float_steps", "global_load_waits")
+        "global_load_requests",
+        "global_load_transactions",
+        "global_load_bytes",
+        "global_store_requests",
+        "global_store_transactions",
+        "global_store_bytes",
+        "shared_load_requests",
+        "shared_load_wavefronts",
+        "shared_store_requests",
+        "shared_store_wavefronts",
+        "bank_conflicts",
+        "flops",
+        "divergent_branches",
+        "barriers",
+        "constant_requests",
+        "shared_atomic_int_steps",
+        "shared_atomic_cas_steps",
+        "shared_atomic_float_steps",
+        "global_load_waits",
+    )
     a = Counters(flops=2, barriers=1, warp_instructions={"fp32": 3})
     b = Counters(flops=5, warp_instructions={"fp32": 1, "int": 2})
     s = a + b
@@ -265,8 +294,15 @@ def test_idle_warps_of_a_partial_last_block_cost_nothing() -> None:
 def test_progress_reports_blocks_done() -> None:
     """The progress callback ends with (total, total) blocks."""
     calls: list[tuple[int, int]] = []
-    run_kernel("__global__ void k(float* a) { a[threadIdx.x] = 1.0f; }", "k", 3, 32,
-               {"a": np.zeros(32, np.float32)}, H100, progress=lambda d, t: calls.append((d, t)))
+    run_kernel(
+        "__global__ void k(float* a) { a[threadIdx.x] = 1.0f; }",
+        "k",
+        3,
+        32,
+        {"a": np.zeros(32, np.float32)},
+        H100,
+        progress=lambda d, t: calls.append((d, t)),
+    )
     assert calls[-1] == (3, 3)
 
 
@@ -324,8 +360,15 @@ def test_interleaved_reduction_divergence_and_barriers() -> None:
     the loop condition is uniform. 12 divergent branches per block."""
     x = np.random.default_rng(5).uniform(0, 1, 3 * 64).astype(np.float32)
     out = np.zeros(3, np.float32)
-    r = run_kernel((DATA / "reduce_interleaved.cu").read_text(), "reduceInterleaved", 3, 64,
-                   {"input": x, "output": out}, H100, dynamic_shared_bytes=64 * 4)
+    r = run_kernel(
+        (DATA / "reduce_interleaved.cu").read_text(),
+        "reduceInterleaved",
+        3,
+        64,
+        {"input": x, "output": out},
+        H100,
+        dynamic_shared_bytes=64 * 4,
+    )
     np.testing.assert_allclose(out, x.reshape(3, 64).astype(np.float64).sum(axis=1), rtol=1e-5)
     assert r.counters.barriers == 3 * 6
     assert r.counters.divergent_branches == 3 * 12
@@ -347,9 +390,10 @@ def test_fast_pricing_equals_pricing_every_warp(cc: str) -> None:
     # every lane active (the representative-block path); then random ones, half of them with
     # a partly idle last block (the warp-by-warp path)
     cases = [(1, 8, 1, 0, 8, 4, False)] + [
-        tuple(int(v) for v in rng.integers(0, 9, 4)) + (int(rng.choice([8, 16, 32])),
-                                                        int(rng.choice([1, 2, 4])), k % 2 == 1)
-        for k in range(6)]
+        tuple(int(v) for v in rng.integers(0, 9, 4))
+        + (int(rng.choice([8, 16, 32])), int(rng.choice([1, 2, 4])), k % 2 == 1)
+        for k in range(6)
+    ]
     for ca, cb, cc_, cd, bdx, bdy, idle in cases:
         grid = int(rng.integers(2, 5))
         threads = bdx * bdy * grid
@@ -365,8 +409,7 @@ def test_fast_pricing_equals_pricing_every_warp(cc: str) -> None:
     }}
 }}"""
         x = np.zeros(size, np.float32)
-        r = run_kernel(src, "k", grid, (bdx, bdy), {"x": x, "n": n}, arch,
-                       raise_on_fault=False)
+        r = run_kernel(src, "k", grid, (bdx, bdy), {"x": x, "n": n}, arch, raise_on_fault=False)
         if r.faults:  # a random pattern may race on s (two warps, one word): not priced here
             assert r.faults[0].kind == "shared_race"
             continue
@@ -381,12 +424,13 @@ def test_fast_pricing_equals_pricing_every_warp(cc: str) -> None:
         j = ca * tx + cb * ty + cc_ * blk * bdx + cd
         g = global_access_batch(arch, (4 * j).reshape(-1, 32), 4, active, op="load")
         st = global_access_batch(arch, (4 * j).reshape(-1, 32), 4, active, op="store")
-        sh = shared_access_batch(arch, (4 * ((ca * tx + cb * ty) % 1024)).reshape(-1, 32), 4,
-                                 active, op="store")
+        sh = shared_access_batch(arch, (4 * ((ca * tx + cb * ty) % 1024)).reshape(-1, 32), 4, active, op="store")
         c = r.counters
         assert (c.global_load_requests, c.global_load_transactions, c.global_load_bytes) == (
-            g.total_requests, g.total_transactions, g.total_bytes_moved)
-        assert (c.global_store_transactions, c.global_store_bytes) == (
-            st.total_transactions, st.total_bytes_moved)
+            g.total_requests,
+            g.total_transactions,
+            g.total_bytes_moved,
+        )
+        assert (c.global_store_transactions, c.global_store_bytes) == (st.total_transactions, st.total_bytes_moved)
         assert c.shared_store_wavefronts == sh.total_wavefronts
     assert compared >= 2

@@ -41,27 +41,30 @@ def test_parse_error_quotes_the_line_with_a_caret() -> None:
     assert quoted[caret.index("^")] == ";"
 
 
-@pytest.mark.parametrize(("source", "where", "name"), [
-    ("__global__ void k(float* a) {\n    switch (1) { default: a[0] = 1.0f; }\n}", "2:5",
-     "switch"),
-    ("template <int T>\n__global__ void k(float* a) { a[0] = T; }", "1:1", "template"),
-    ("#define SQ(x) ((x)*(x))\n__global__ void k(float* a) { a[0] = SQ(2); }", "1:",
-     "function-like macro SQ"),
-    ("__global__ void k(float* a) {\n    float* p = a;\n}", "2:", "pointer variable p"),
-    ("__global__ void k(float* a) {\n    float r[4];\n}", "2:", "local array r"),
-    ("__global__ void k(float2* a) {\n    a->x = 1.0f;\n}", "2:5", "->"),
-    ("__global__ void k(float* a) {\n  goto l;\n  l: a[0] = 1.0f;\n}", "2:3", "goto"),
-    ("void host(float* a) { }\n__global__ void k(float* a) { }", "1:6", "host function host"),
-    ("#if 1\n#error stop\n#endif\n__global__ void k(float* a) { }", "2:1", "#error"),
-    ("__global__ void k(float* a) {\n    static int x;\n}", "2:5", "static"),
-    ("__device__ int counter;\n__global__ void k(float* a) { }", "1:16",
-     "__device__ variable counter"),
-    # pycparser places a unary operator at its operand: column 13 is the 'a' of '*a'
-    ("__global__ void k(float* a) {\n    a[0] = *a;\n}", "2:13", "*"),
-    ("__global__ void k(float* a) {\n    a[0] = sinhf(a[1]);\n}", "2:12", "sinhf()"),
-    ("__device__ int f(int x) { return f(x); }\n__global__ void k(float* a) { a[0] = f(1); }",
-     "1:", "recursive call of f()"),
-])
+@pytest.mark.parametrize(
+    ("source", "where", "name"),
+    [
+        ("__global__ void k(float* a) {\n    switch (1) { default: a[0] = 1.0f; }\n}", "2:5", "switch"),
+        ("template <int T>\n__global__ void k(float* a) { a[0] = T; }", "1:1", "template"),
+        ("#define SQ(x) ((x)*(x))\n__global__ void k(float* a) { a[0] = SQ(2); }", "1:", "function-like macro SQ"),
+        ("__global__ void k(float* a) {\n    float* p = a;\n}", "2:", "pointer variable p"),
+        ("__global__ void k(float* a) {\n    float r[4];\n}", "2:", "local array r"),
+        ("__global__ void k(float2* a) {\n    a->x = 1.0f;\n}", "2:5", "->"),
+        ("__global__ void k(float* a) {\n  goto l;\n  l: a[0] = 1.0f;\n}", "2:3", "goto"),
+        ("void host(float* a) { }\n__global__ void k(float* a) { }", "1:6", "host function host"),
+        ("#if 1\n#error stop\n#endif\n__global__ void k(float* a) { }", "2:1", "#error"),
+        ("__global__ void k(float* a) {\n    static int x;\n}", "2:5", "static"),
+        ("__device__ int counter;\n__global__ void k(float* a) { }", "1:16", "__device__ variable counter"),
+        # pycparser places a unary operator at its operand: column 13 is the 'a' of '*a'
+        ("__global__ void k(float* a) {\n    a[0] = *a;\n}", "2:13", "*"),
+        ("__global__ void k(float* a) {\n    a[0] = sinhf(a[1]);\n}", "2:12", "sinhf()"),
+        (
+            "__device__ int f(int x) { return f(x); }\n__global__ void k(float* a) { a[0] = f(1); }",
+            "1:",
+            "recursive call of f()",
+        ),
+    ],
+)
 def test_unsupported_constructs_are_refused_by_name(source: str, where: str, name: str) -> None:
     msg = error_of(source)
     assert msg.startswith(f"t.cu:{where}")
@@ -72,8 +75,7 @@ def test_unsupported_constructs_are_refused_by_name(source: str, where: str, nam
 def test_columns_after_a_macro_are_the_users_columns() -> None:
     """`a[TILE_WIDTH] = b;`: 'b' is in column 21 of the user's line 3, although the expansion
     `16` is 8 characters shorter than TILE_WIDTH."""
-    msg = error_of("#define TILE_WIDTH 16\n__global__ void k(float* a) {\n"
-                   "    a[TILE_WIDTH] = b;\n}")
+    msg = error_of("#define TILE_WIDTH 16\n__global__ void k(float* a) {\n    a[TILE_WIDTH] = b;\n}")
     assert msg.startswith("t.cu:3:21: 'b' is not declared")
 
 
@@ -88,8 +90,7 @@ def test_comments_and_qualifiers_keep_columns() -> None:
 def test_defines_act_like_dash_d_and_override_the_source() -> None:
     """`#ifndef N / #define N 3` takes a caller's N; a caller's define also replaces a plain
     #define of the same name (module docstring of frontend.py)."""
-    src = ("#ifndef N\n#define N 3\n#endif\n#define M 5\n"
-           "__global__ void k(int* a) { a[0] = N; a[1] = M; a[2] = N * M; }")
+    src = "#ifndef N\n#define N 3\n#endif\n#define M 5\n__global__ void k(int* a) { a[0] = N; a[1] = M; a[2] = N * M; }"
     out = np.zeros(3, np.int32)
     run_kernel(src, "k", 1, 1, {"a": out}, H100)
     assert out.tolist() == [3, 5, 15]
@@ -100,8 +101,7 @@ def test_defines_act_like_dash_d_and_override_the_source() -> None:
 def test_macro_expansion_is_textual_like_cpp() -> None:
     """`#define N 2+3` then `N*2` is 2+3*2 = 8 in C (cpp substitutes text, no parentheses)."""
     out = np.zeros(1, np.int32)
-    run_kernel("#define N 2+3\n__global__ void k(int* a) { a[0] = N*2; }", "k", 1, 1,
-               {"a": out}, H100)
+    run_kernel("#define N 2+3\n__global__ void k(int* a) { a[0] = N*2; }", "k", 1, 1, {"a": out}, H100)
     assert out.tolist() == [8]
 
 
@@ -126,5 +126,6 @@ __global__ void __launch_bounds__(256) k(float4* v, size_t n) {
 
 def test_unknown_kernel_lists_the_kernels() -> None:
     with pytest.raises(InputError, match=r"kernel 'k' not found in t\.cu: .* are a, b"):
-        run_kernel("__global__ void b(float* x) { }\n__global__ void a(float* x) { }", "k", 1, 1,
-                   {}, H100, source_name="t.cu")
+        run_kernel(
+            "__global__ void b(float* x) { }\n__global__ void a(float* x) { }", "k", 1, 1, {}, H100, source_name="t.cu"
+        )

@@ -69,8 +69,9 @@ __global__ void K(const T* in, T* out, int stride, int off) {
 """
 
 
-@pytest.mark.parametrize("cc,bank_mode", [("1.0", None), ("1.3", None), ("2.0", None), ("3.5", 4),
-                                          ("3.5", 8), ("5.0", None), ("9.0", None)])
+@pytest.mark.parametrize(
+    "cc,bank_mode", [("1.0", None), ("1.3", None), ("2.0", None), ("3.5", 4), ("3.5", 8), ("5.0", None), ("9.0", None)]
+)
 @pytest.mark.parametrize("ctype", ["float", "double"])
 def test_strided_and_offset_accesses_equal_brute_force_pricing(monkeypatch, cc, bank_mode, ctype):
     """Strides 1-32 and misaligned offsets, masked reads, shared and global, every family."""
@@ -79,6 +80,16 @@ def test_strided_and_offset_accesses_equal_brute_force_pricing(monkeypatch, cc, 
     for stride in (1, 2, 17, 32):
         for off in (0, 1):
             args = {"in": source, "out": np.zeros(512, dtype), "stride": stride, "off": off}
-            fast, brute = _both(monkeypatch, run_kernel, STRIDED, "K", 8, 64, args, get_arch(cc),
-                                defines={"T": ctype}, bank_mode=bank_mode)
+            fast, brute = _both(
+                monkeypatch,
+                run_kernel,
+                STRIDED,
+                "K",
+                8,
+                64,
+                args,
+                get_arch(cc),
+                defines={"T": ctype},
+                bank_mode=bank_mode,
+            )
             assert (fast.counters, fast.per_site) == (brute.counters, brute.per_site), (stride, off)

@@ -32,8 +32,7 @@ def line_of(name: str, text: str, nth: int = 1) -> int:
 def run_convolve(name: str, n: int) -> tuple[np.ndarray, np.ndarray]:
     x = np.random.default_rng(1).uniform(1, 2, n).astype(np.float32)
     out = np.zeros(n, np.float32)
-    run_kernel(src(name), "convolve", n // 128, 128, {"N": n, "input": x, "output": out}, H100,
-               source_name=name)
+    run_kernel(src(name), "convolve", n // 128, 128, {"N": n, "input": x, "output": out}, H100, source_name=name)
     return x, out
 
 
@@ -60,12 +59,23 @@ def test_corrected_convolve_runs_and_matches_numpy() -> None:
     np.testing.assert_allclose(out, ref, rtol=1e-6)
 
 
-def run_reduce(name: str, block: int = 64, blocks: int = 4, cap: int = 1_000_000,
-               **kw: object) -> tuple[np.ndarray, np.ndarray, object]:
+def run_reduce(
+    name: str, block: int = 64, blocks: int = 4, cap: int = 1_000_000, **kw: object
+) -> tuple[np.ndarray, np.ndarray, object]:
     x = np.random.default_rng(2).uniform(0, 1, 2 * block * blocks).astype(np.float32)
     out = np.zeros(blocks, np.float32)
-    r = run_kernel(src(name), "reduceSeed", blocks, block, {"input": x, "output": out}, H100,
-                   dynamic_shared_bytes=2 * block * 4, iteration_cap=cap, source_name=name, **kw)
+    r = run_kernel(
+        src(name),
+        "reduceSeed",
+        blocks,
+        block,
+        {"input": x, "output": out},
+        H100,
+        dynamic_shared_bytes=2 * block * 4,
+        iteration_cap=cap,
+        source_name=name,
+        **kw,
+    )
     return x, out, r
 
 
@@ -93,8 +103,9 @@ def test_loop_past_the_iteration_cap() -> None:
     out[threadIdx.x] = n;
 }"""
     with pytest.raises(KernelFault) as info:
-        run_kernel(src, "k", 1, 32, {"flag": np.zeros(1, np.int32),
-                                     "out": np.zeros(32, np.int32)}, H100, iteration_cap=40)
+        run_kernel(
+            src, "k", 1, 32, {"flag": np.zeros(1, np.int32), "out": np.zeros(32, np.int32)}, H100, iteration_cap=40
+        )
     assert info.value.fault.kind == "iteration_cap"
     assert "40 iterations" in str(info.value)
     out = np.zeros(32, np.int32)
@@ -147,8 +158,8 @@ def test_barrier_in_divergent_code_is_reported() -> None:
 
 
 TILED_NO_SECOND_SYNC = src("matmul_tiled.cu").replace(
-    "    Pvalue += Mds[ty][k] * Nds[k][tx];\n  __syncthreads();",
-    "    Pvalue += Mds[ty][k] * Nds[k][tx];\n")
+    "    Pvalue += Mds[ty][k] * Nds[k][tx];\n  __syncthreads();", "    Pvalue += Mds[ty][k] * Nds[k][tx];\n"
+)
 
 
 def test_tiled_matmul_without_its_second_barrier_races() -> None:
@@ -159,8 +170,14 @@ def test_tiled_matmul_without_its_second_barrier_races() -> None:
     w = 32
     a = np.ones(w * w, np.float32)
     with pytest.raises(KernelFault) as info:
-        run_kernel(TILED_NO_SECOND_SYNC, "MatrixMulKernel", (2, 2), (16, 16),
-                   {"Md": a, "Nd": a.copy(), "Pd": np.zeros_like(a), "Width": w}, H100)
+        run_kernel(
+            TILED_NO_SECOND_SYNC,
+            "MatrixMulKernel",
+            (2, 2),
+            (16, 16),
+            {"Md": a, "Nd": a.copy(), "Pd": np.zeros_like(a), "Width": w},
+            H100,
+        )
     f = info.value.fault
     assert (f.kind, f.array) == ("shared_race", "Nds")
     assert f.line == line_of("matmul_tiled.cu", "Nds[ty][tx] = Nd[")
@@ -177,8 +194,7 @@ __global__ void k(float* out) {
     with pytest.raises(KernelFault) as info:
         run_kernel(kernel, "k", 1, 5, {"out": np.zeros(5, np.float32)}, H100)
     f = info.value.fault
-    assert (f.kind, f.array, f.index, f.thread, f.line) == ("out_of_bounds", "tile", 32,
-                                                            (4, 0, 0), 4)
+    assert (f.kind, f.array, f.index, f.thread, f.line) == ("out_of_bounds", "tile", 32, (4, 0, 0), 4)
     assert "tile[4][0]" in str(info.value)
 
 
@@ -232,8 +248,10 @@ def test_argument_errors_are_one_clear_line() -> None:
         run_kernel(k, "nope", 1, 4, {"a": np.zeros(4, np.float32), "n": 1}, H100)
 
 
-ptx_only = pytest.mark.skipif(not __import__("perfcalc.sim.ptx.nvrtc", fromlist=["x"]).available(),
-                              reason="NVRTC (pip install nvidia-cuda-nvrtc) is not installed")
+ptx_only = pytest.mark.skipif(
+    not __import__("perfcalc.sim.ptx.nvrtc", fromlist=["x"]).available(),
+    reason="NVRTC (pip install nvidia-cuda-nvrtc) is not installed",
+)
 
 
 @ptx_only
@@ -256,9 +274,15 @@ def test_tiled_matmul_without_its_second_barrier_races_on_the_ptx_engine() -> No
     w = 32
     a = np.ones(w * w, np.float32)
     with pytest.raises(KernelFault) as info:
-        run_kernel(TILED_NO_SECOND_SYNC, "MatrixMulKernel", (2, 2), (16, 16),
-                   {"Md": a, "Nd": a.copy(), "Pd": np.zeros_like(a), "Width": w}, H100,
-                   engine="ptx")
+        run_kernel(
+            TILED_NO_SECOND_SYNC,
+            "MatrixMulKernel",
+            (2, 2),
+            (16, 16),
+            {"Md": a, "Nd": a.copy(), "Pd": np.zeros_like(a), "Width": w},
+            H100,
+            engine="ptx",
+        )
     f = info.value.fault
     assert f.kind == "shared_race"
     assert f.line == line_of("matmul_tiled.cu", "Nds[ty][tx] = Nd[")

@@ -25,8 +25,12 @@ def test_integer_division_truncates_toward_zero() -> None:
     a = np.array([7, -7, 7, -7], np.int32)
     b = np.array([2, 2, -2, -2], np.int32)
     out = np.zeros(4, np.int32)
-    run("int i = threadIdx.x; out[i] = a[i] / b[i];", "const int* a, const int* b, int* out",
-        {"a": a, "b": b, "out": out}, 4)
+    run(
+        "int i = threadIdx.x; out[i] = a[i] / b[i];",
+        "const int* a, const int* b, int* out",
+        {"a": a, "b": b, "out": out},
+        4,
+    )
     assert out.tolist() == [3, -3, -3, 3]
 
 
@@ -35,8 +39,12 @@ def test_remainder_has_the_sign_of_the_dividend() -> None:
     a = np.array([7, -7, 7, -7], np.int32)
     b = np.array([2, 2, -2, -2], np.int32)
     out = np.zeros(4, np.int32)
-    run("int i = threadIdx.x; out[i] = a[i] % b[i];", "const int* a, const int* b, int* out",
-        {"a": a, "b": b, "out": out}, 4)
+    run(
+        "int i = threadIdx.x; out[i] = a[i] % b[i];",
+        "const int* a, const int* b, int* out",
+        {"a": a, "b": b, "out": out},
+        4,
+    )
     assert out.tolist() == [1, -1, 1, -1]
 
 
@@ -52,8 +60,7 @@ def test_int32_overflow_wraps_like_the_hardware() -> None:
     """Row 4: INT_MAX + 1 -> INT_MIN and 65536*65536 -> 0 (two's complement wrap, what the
     GPU's 32-bit integer units produce), with no Python OverflowError or warning."""
     out = np.zeros(2, np.int32)
-    run("int big = 2147483647; int s = 65536; out[0] = big + 1; out[1] = s * s;", "int* out",
-        {"out": out})
+    run("int big = 2147483647; int s = 65536; out[0] = big + 1; out[1] = s * s;", "int* out", {"out": out})
     assert out.tolist() == [-(2**31), 0]
 
 
@@ -62,8 +69,7 @@ def test_large_literal_is_typed_by_value_not_overflowing() -> None:
     long (64-bit), so x + 1099511627776 is a long addition; 2147483648 is long too, so
     -2147483648 stays negative in 64 bits."""
     out = np.zeros(2, np.int64)
-    run("int x = 5; out[0] = x + 1099511627776; out[1] = -2147483648;", "long long* out",
-        {"out": out})
+    run("int x = 5; out[0] = x + 1099511627776; out[1] = -2147483648;", "long long* out", {"out": out})
     assert out.tolist() == [2**40 + 5, -(2**31)]
 
 
@@ -72,8 +78,12 @@ def test_integer_division_by_zero_is_reported() -> None:
     naming the thread that divides by zero (thread 2, whose b is 0)."""
     b = np.array([1, 1, 0, 1], np.int32)
     with pytest.raises(KernelFault) as info:
-        run("int i = threadIdx.x; out[i] = 7 / b[i];", "const int* b, int* out",
-            {"b": b, "out": np.zeros(4, np.int32)}, 4)
+        run(
+            "int i = threadIdx.x; out[i] = 7 / b[i];",
+            "const int* b, int* out",
+            {"b": b, "out": np.zeros(4, np.int32)},
+            4,
+        )
     assert info.value.fault.kind == "division_by_zero"
     assert info.value.fault.thread == (2, 0, 0)
 
@@ -82,16 +92,14 @@ def test_int_min_divided_by_minus_one_is_reported() -> None:
     """Row 7: NumPy gives INT_MIN; C11 6.5.5p6 leaves the unrepresentable quotient undefined."""
     a = np.array([-(2**31)], np.int32)
     with pytest.raises(KernelFault, match="overflow"):
-        run("int m = -1; out[0] = a[0] / m;", "const int* a, int* out",
-            {"a": a, "out": np.zeros(1, np.int32)})
+        run("int m = -1; out[0] = a[0] / m;", "const int* a, int* out", {"a": a, "out": np.zeros(1, np.int32)})
 
 
 def test_signed_unsigned_comparison_converts_to_unsigned() -> None:
     """Row 8: NumPy's int32(-1) < uint32(5) is True (promotes to int64); C11 6.3.1.8 converts
     -1 to unsigned (4294967295), so the comparison is false."""
     out = np.full(2, 7, np.int32)
-    run("int a = -1; unsigned int b = 5; out[0] = a < b; out[1] = a < (int)b;", "int* out",
-        {"out": out})
+    run("int a = -1; unsigned int b = 5; out[0] = a < b; out[1] = a < (int)b;", "int* out", {"out": out})
     assert out.tolist() == [0, 1]
 
 
@@ -106,16 +114,14 @@ def test_int_plus_unsigned_is_unsigned() -> None:
 def test_unsigned_wraps_modulo_2_to_the_32() -> None:
     """Row 10: uint32(0) - 1 == 4294967295 (C11 6.2.5p9), per lane and uniform."""
     out = np.zeros(2, np.uint32)
-    run("unsigned int z = 0; out[0] = z - 1; out[1] = threadIdx.x - 1;", "unsigned int* out",
-        {"out": out})
+    run("unsigned int z = 0; out[0] = z - 1; out[1] = threadIdx.x - 1;", "unsigned int* out", {"out": out})
     assert out.tolist() == [4294967295, 4294967295]
 
 
 def test_shift_count_of_the_type_width_is_reported() -> None:
     """Row 11: NumPy gives 0 for int32 1 << 32; C11 6.5.7p3 makes it undefined."""
     with pytest.raises(KernelFault) as info:
-        run("int s = 31 + threadIdx.x; out[threadIdx.x] = 1 << s;", "int* out",
-            {"out": np.zeros(2, np.int32)}, 2)
+        run("int s = 31 + threadIdx.x; out[threadIdx.x] = 1 << s;", "int* out", {"out": np.zeros(2, np.int32)}, 2)
     assert info.value.fault.kind == "shift_out_of_range"
     assert info.value.fault.thread == (1, 0, 0)
     with pytest.raises(CudaSyntaxError, match="shift count 32"):
@@ -127,8 +133,11 @@ def test_right_shift_of_negative_int_is_arithmetic() -> None:
     logical shift for unsigned: 0xFFFFFFF8u >> 1 == 0x7FFFFFFC."""
     out = np.zeros(1, np.int32)
     uout = np.zeros(1, np.uint32)
-    run("int a = -8; unsigned int b = 0xFFFFFFF8u; out[0] = a >> 1; uout[0] = b >> 1;",
-        "int* out, unsigned int* uout", {"out": out, "uout": uout})
+    run(
+        "int a = -8; unsigned int b = 0xFFFFFFF8u; out[0] = a >> 1; uout[0] = b >> 1;",
+        "int* out, unsigned int* uout",
+        {"out": out, "uout": uout},
+    )
     assert out.tolist() == [-4] and uout.tolist() == [0x7FFFFFFC]
 
 
@@ -137,13 +146,15 @@ def test_negative_index_is_out_of_bounds_not_the_last_element() -> None:
     unsigned subscript, threadIdx.x - 1 is 4294967295 for thread 0 (C11 6.2.5p9)."""
     x = np.arange(8, dtype=np.float32)
     with pytest.raises(KernelFault) as info:
-        run("int i = threadIdx.x; out[0] = x[i - 1];", "const float* x, float* out",
-            {"x": x, "out": np.zeros(1, np.float32)})
+        run(
+            "int i = threadIdx.x; out[0] = x[i - 1];",
+            "const float* x, float* out",
+            {"x": x, "out": np.zeros(1, np.float32)},
+        )
     f = info.value.fault
     assert (f.kind, f.array, f.index, f.thread) == ("out_of_bounds", "x", -1, (0, 0, 0))
     with pytest.raises(KernelFault) as info:
-        run("out[0] = x[threadIdx.x - 1];", "const float* x, float* out",
-            {"x": x, "out": np.zeros(1, np.float32)})
+        run("out[0] = x[threadIdx.x - 1];", "const float* x, float* out", {"x": x, "out": np.zeros(1, np.float32)})
     assert info.value.fault.index == 4294967295
 
 
@@ -152,8 +163,12 @@ def test_one_bad_lane_is_reported_alone() -> None:
     (index 8 of an 8-element array: thread 8 of 9) and its index."""
     x = np.arange(8, dtype=np.float32)
     with pytest.raises(KernelFault) as info:
-        run("int i = threadIdx.x; out[0] = x[i];", "const float* x, float* out",
-            {"x": x, "out": np.zeros(1, np.float32)}, 9)
+        run(
+            "int i = threadIdx.x; out[0] = x[i];",
+            "const float* x, float* out",
+            {"x": x, "out": np.zeros(1, np.float32)},
+            9,
+        )
     f = info.value.fault
     assert (f.index, f.thread) == (8, (8, 0, 0))
 
@@ -164,8 +179,12 @@ def test_float_times_double_literal_is_a_double_multiply() -> None:
     x = np.array([1.1, 3.3], np.float32)
     d = np.zeros(2, np.float64)
     f = np.zeros(2, np.float64)
-    run("int i = threadIdx.x; d[i] = x[i] * 0.1; f[i] = x[i] * 0.1f;",
-        "const float* x, double* d, double* f", {"x": x, "d": d, "f": f}, 2)
+    run(
+        "int i = threadIdx.x; d[i] = x[i] * 0.1; f[i] = x[i] * 0.1f;",
+        "const float* x, double* d, double* f",
+        {"x": x, "d": d, "f": f},
+        2,
+    )
     assert d.tolist() == (x.astype(np.float64) * 0.1).tolist()
     assert f.tolist() == (x * np.float32(0.1)).astype(np.float64).tolist()
     assert d.tolist() != f.tolist()
@@ -175,8 +194,7 @@ def test_float_to_int_conversion_truncates() -> None:
     """Row 17: (int)-2.7f == -2 and (int)2.7f == 2 (C11 6.3.1.4: truncation toward zero)."""
     x = np.array([-2.7, 2.7], np.float32)
     out = np.zeros(2, np.int32)
-    run("out[threadIdx.x] = (int)x[threadIdx.x];", "const float* x, int* out",
-        {"x": x, "out": out}, 2)
+    run("out[threadIdx.x] = (int)x[threadIdx.x];", "const float* x, int* out", {"x": x, "out": out}, 2)
     assert out.tolist() == [-2, 2]
 
 
@@ -203,8 +221,7 @@ def test_atomic_add_counts_every_thread() -> None:
     old value 0..99 (atomicAdd returns the value before its own addition)."""
     out = np.zeros(1, np.int32)
     old = np.zeros(100, np.int32)
-    run("old[threadIdx.x] = atomicAdd(&out[0], 1);", "int* out, int* old",
-        {"out": out, "old": old}, 100)
+    run("old[threadIdx.x] = atomicAdd(&out[0], 1);", "int* out, int* old", {"out": out, "old": old}, 100)
     assert out.tolist() == [100]
     assert sorted(old.tolist()) == list(range(100))
 
@@ -373,8 +390,9 @@ def _random_expression(rng: np.random.Generator, depth: int) -> str:
         return str(int(rng.integers(-9, 40)))
     a = _random_expression(rng, depth - 1)
     b = _random_expression(rng, depth - 1)
-    op = ["+", "-", "*", "/", "%", "<<", ">>", "&", "|", "^", "<", ">=", "==", "cast", "?:",
-          "neg"][int(rng.integers(16))]
+    op = ["+", "-", "*", "/", "%", "<<", ">>", "&", "|", "^", "<", ">=", "==", "cast", "?:", "neg"][
+        int(rng.integers(16))
+    ]
     if op in ("/", "%"):
         return f"(({a}) {op} (({b}) % 7 + 8))"
     if op == "<<":
@@ -404,7 +422,7 @@ def test_random_integer_expressions_match_gcc(tmp_path: object) -> None:
         pytest.skip("no C compiler on this machine to compare with")
     rng = np.random.default_rng(20261121)
     exprs = [_random_expression(rng, 3) for _ in range(150)]
-    ints = rng.integers(-2**31, 2**31, size=(4, 4)).astype(np.int32)
+    ints = rng.integers(-(2**31), 2**31, size=(4, 4)).astype(np.int32)
     ints[:, 0] = [0, -1, 2**31 - 1, -(2**31)]
     uns = rng.integers(0, 2**32, size=(4, 4)).astype(np.uint32)
     decl = "".join(f"int a{k} = a[t*4+{k}]; unsigned u{k} = u[t*4+{k}]; " for k in range(4))
@@ -418,7 +436,8 @@ def test_random_integer_expressions_match_gcc(tmp_path: object) -> None:
     c_src = Path(str(tmp_path)) / "ref.c"
     arr_a = ", ".join(str(int(v)) for v in ints.ravel())
     arr_u = ", ".join(f"{int(v)}u" for v in uns.ravel())
-    c_src.write_text(f"""#include <stdio.h>
+    c_src.write_text(
+        f"""#include <stdio.h>
 int main(void) {{
     static const int a[] = {{{arr_a}}};
     static const unsigned u[] = {{{arr_u}}};
@@ -428,22 +447,22 @@ int main(void) {{
     for (int i = 0; i < {4 * len(exprs)}; i++) printf("%lld\\n", out[i]);
     return 0;
 }}
-""".replace("(-2147483648)", "(-2147483647 - 1)"))
+""".replace("(-2147483648)", "(-2147483647 - 1)")
+    )
     exe = Path(str(tmp_path)) / "ref"
     subprocess.run([gcc, "-O0", "-fwrapv", "-w", "-o", str(exe), str(c_src)], check=True)
-    ref = [int(x) for x in subprocess.run([str(exe)], check=True, capture_output=True,
-                                          text=True).stdout.split()]
+    ref = [int(x) for x in subprocess.run([str(exe)], check=True, capture_output=True, text=True).stdout.split()]
     assert len(ref) == out.size and min(ref) < 0 < max(ref)
-    mismatches = [(i % len(exprs), exprs[i % len(exprs)], int(out[i]), ref[i])
-                  for i in range(len(ref)) if int(out[i]) != ref[i]]
+    mismatches = [
+        (i % len(exprs), exprs[i % len(exprs)], int(out[i]), ref[i]) for i in range(len(ref)) if int(out[i]) != ref[i]
+    ]
     assert not mismatches, mismatches[:3]
 
 
 def _random_float_expression(rng: np.random.Generator, depth: int) -> str:
     """A C expression mixing float f0..f3, double d0, int a0 and float/double literals."""
     if depth == 0 or rng.random() < 0.25:
-        return ["f0", "f1", "f2", "f3", "d0", "a0", "0.1", "0.5f", "3", "1.25f"][
-            int(rng.integers(10))]
+        return ["f0", "f1", "f2", "f3", "d0", "a0", "0.1", "0.5f", "3", "1.25f"][int(rng.integers(10))]
     a = _random_float_expression(rng, depth - 1)
     b = _random_float_expression(rng, depth - 1)
     op = ["+", "-", "*", "/", "castf", "castd", "?:"][int(rng.integers(7))]
@@ -473,8 +492,7 @@ def test_random_float_expressions_match_gcc(tmp_path: object) -> None:
     fl = rng.standard_normal((4, 4)).astype(np.float32) * np.float32(3)
     dd = rng.standard_normal(4)
     ai = rng.integers(-50, 50, 4).astype(np.int32)
-    decl = ("float f0 = f[t*4], f1 = f[t*4+1], f2 = f[t*4+2], f3 = f[t*4+3]; "
-            "double d0 = d[t]; int a0 = a[t];")
+    decl = "float f0 = f[t*4], f1 = f[t*4+1], f2 = f[t*4+2], f3 = f[t*4+3]; double d0 = d[t]; int a0 = a[t];"
     body = "".join(f"out[t*{len(exprs)}+{i}] = {e};\n" for i, e in enumerate(exprs))
     kernel = f"""__global__ void k(const float* f, const double* d, const int* a, double* out) {{
     int t = threadIdx.x; {decl}
@@ -499,8 +517,7 @@ int main(void) {{
 }}
 """)
     exe = Path(str(tmp_path)) / "ref"
-    subprocess.run([gcc, "-O0", "-ffp-contract=off", "-w", "-o", str(exe), str(c_src)],
-                   check=True)
+    subprocess.run([gcc, "-O0", "-ffp-contract=off", "-w", "-o", str(exe), str(c_src)], check=True)
     text = subprocess.run([str(exe)], check=True, capture_output=True, text=True).stdout
     ref = np.array([float.fromhex(x) if "nan" not in x else np.nan for x in text.split()])
     assert ref.size == out.size
@@ -533,8 +550,7 @@ class _ProgramGenerator:
         return f"(({self.expr(1)}) % 4 {op} ({self.expr(1)}) % 3)"
 
     def block(self, depth: int, in_loop: bool) -> str:
-        return "{\n" + "".join(self.stmt(depth, in_loop)
-                               for _ in range(int(self.rng.integers(1, 4)))) + "}\n"
+        return "{\n" + "".join(self.stmt(depth, in_loop) for _ in range(int(self.rng.integers(1, 4)))) + "}\n"
 
     def stmt(self, depth: int, in_loop: bool) -> str:
         r = self.rng
@@ -548,13 +564,11 @@ class _ProgramGenerator:
         if kind == 6:
             self.loop_var += 1
             i = f"i{self.loop_var}"
-            return (f"for (int {i} = 0; {i} < (({self.expr(1)}) & 7); {i}++) "
-                    f"{self.block(depth - 1, True)}")
+            return f"for (int {i} = 0; {i} < (({self.expr(1)}) & 7); {i}++) {self.block(depth - 1, True)}"
         if kind == 7:
             self.loop_var += 1
             w = f"w{self.loop_var}"
-            return (f"{{ int {w} = ({self.expr(1)}) & 7; while ({w} > 0) {{ {w}--; "
-                    f"{self.block(depth - 1, True)} }} }}\n")
+            return f"{{ int {w} = ({self.expr(1)}) & 7; while ({w} > 0) {{ {w}--; {self.block(depth - 1, True)} }} }}\n"
         if kind >= 8 and in_loop and r.random() < 0.8:
             jump = ["break", "continue"][int(r.integers(2))]
             return f"if {self.cond()} {{ {var} += 7; {jump}; }}\n"
@@ -577,16 +591,21 @@ def test_random_control_flow_matches_gcc(tmp_path: object) -> None:
     programs = []
     for _ in range(24):
         gen = _ProgramGenerator(rng)
-        programs.append("int x = t, y = 3 - t, z = t * t;\n" + gen.block(4, False)
-                        + "out[t] = x * 3 + y * 5 + z;\n")
+        programs.append("int x = t, y = 3 - t, z = t * t;\n" + gen.block(4, False) + "out[t] = x * 3 + y * 5 + z;\n")
     results = []
     for body in programs:
         out = np.zeros(96, np.int32)
-        run_kernel(f"__global__ void k(int* out) {{ int t = threadIdx.x;\n{body}}}", "k", 1, 96,
-                   {"out": out}, H100, iteration_cap=1000)
+        run_kernel(
+            f"__global__ void k(int* out) {{ int t = threadIdx.x;\n{body}}}",
+            "k",
+            1,
+            96,
+            {"out": out},
+            H100,
+            iteration_cap=1000,
+        )
         results.append(out)
-    funcs = "".join(f"static void p{i}(int t, int* out) {{\n{b}}}\n"
-                    for i, b in enumerate(programs))
+    funcs = "".join(f"static void p{i}(int t, int* out) {{\n{b}}}\n" for i, b in enumerate(programs))
     calls = "".join(f"p{i}(t, out + {i * 96});" for i in range(len(programs)))
     c_src = Path(str(tmp_path)) / "flow.c"
     c_src.write_text(f"""#include <stdio.h>
@@ -600,7 +619,8 @@ int main(void) {{
 """)
     exe = Path(str(tmp_path)) / "flow"
     subprocess.run([gcc, "-O0", "-fwrapv", "-w", "-o", str(exe), str(c_src)], check=True)
-    ref = np.array(subprocess.run([str(exe)], check=True, capture_output=True,
-                                  text=True).stdout.split(), dtype=np.int64).reshape(-1, 96)
+    ref = np.array(
+        subprocess.run([str(exe)], check=True, capture_output=True, text=True).stdout.split(), dtype=np.int64
+    ).reshape(-1, 96)
     for i, out in enumerate(results):
         assert out.tolist() == ref[i].tolist(), programs[i]

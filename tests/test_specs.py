@@ -10,9 +10,37 @@ from perfcalc.specs import all_archs, get_arch, known_ccs, load_arch_file, resol
 from perfcalc.specs.registry import devices_dir
 
 # The 24 CCs issue #2 asks for, and the five of issue #10 (CUDA 13's cuda_occupancy.h knows them).
-ISSUE_CCS = ["1.0", "1.1", "1.2", "1.3", "2.0", "2.1", "3.0", "3.2", "3.5", "3.7", "5.0", "5.2",
-             "5.3", "6.0", "6.1", "6.2", "7.0", "7.2", "7.5", "8.0", "8.6", "8.7", "8.9", "9.0",
-             "10.0", "10.3", "11.0", "12.0", "12.1"]
+ISSUE_CCS = [
+    "1.0",
+    "1.1",
+    "1.2",
+    "1.3",
+    "2.0",
+    "2.1",
+    "3.0",
+    "3.2",
+    "3.5",
+    "3.7",
+    "5.0",
+    "5.2",
+    "5.3",
+    "6.0",
+    "6.1",
+    "6.2",
+    "7.0",
+    "7.2",
+    "7.5",
+    "8.0",
+    "8.6",
+    "8.7",
+    "8.9",
+    "9.0",
+    "10.0",
+    "10.3",
+    "11.0",
+    "12.0",
+    "12.1",
+]
 REFERENCE = Path(__file__).resolve().parents[2] / "shared" / "reference" / "cc_limits.yaml"
 REFERENCE_10_12 = REFERENCE.with_name("cc_10_12.yaml")
 
@@ -61,9 +89,19 @@ def test_blackwell_limits_match_the_sourced_reference(cc):
     flags resolved as the device files' CHOSEN lines say (255 registers, CCCL's opt-in)."""
     ref = yaml.safe_load(REFERENCE_10_12.read_text())["cc"][cc]
     a = get_arch(cc)
-    for key in ("max_warps_per_sm", "max_threads_per_sm", "max_blocks_per_sm", "registers_per_sm",
-                "max_registers_per_block", "max_registers_per_thread", "sub_partitions",
-                "block_barriers_per_sm", "virtual_resources_per_sm", "warp_size", "max_threads_per_block"):
+    for key in (
+        "max_warps_per_sm",
+        "max_threads_per_sm",
+        "max_blocks_per_sm",
+        "registers_per_sm",
+        "max_registers_per_block",
+        "max_registers_per_thread",
+        "sub_partitions",
+        "block_barriers_per_sm",
+        "virtual_resources_per_sm",
+        "warp_size",
+        "max_threads_per_block",
+    ):
         assert getattr(a, key) == ref[key], key
     assert a.shared_memory_per_sm_bytes == ref["shared_memory_per_sm"]
     assert a.max_shared_memory_per_block_bytes == ref["default_max_shared_memory_per_block"]

@@ -26,8 +26,9 @@ LANES = np.arange(32, dtype=np.int64)
 def _written_sectors(k: int, size: int, merge_lines: int, load_between: bool = False) -> int:
     """One warp writing out[k * lane + j], j = 0..k-1, one instruction each, elements of
     `size` bytes; L2 sectors written."""
-    h = CacheHierarchy(CacheConfig(sms=1, blocks_per_sm=1, l1_bytes=256 << 10, l2_bytes=50 << 20,
-                                   store_merge_lines=merge_lines))
+    h = CacheHierarchy(
+        CacheConfig(sms=1, blocks_per_sm=1, l1_bytes=256 << 10, l2_bytes=50 << 20, store_merge_lines=merge_lines)
+    )
     h.begin_chunk(np.array([0]), 32)
     for j in range(k):
         if load_between and j:
@@ -36,10 +37,17 @@ def _written_sectors(k: int, size: int, merge_lines: int, load_between: bool = F
     return h.report().l2_bytes_written // 32
 
 
-@pytest.mark.parametrize("k,size,merged", [
-    (2, 4, 8), (3, 4, 12), (5, 4, 20),  # <= 6 lines: each sector once (32 lanes x k x 4 / 32)
-    (3, 8, 24),  # 6 lines of 8-byte elements
-    (8, 4, 256), (4, 8, 128)])  # 8 lines per instruction: every instruction's sectors again
+@pytest.mark.parametrize(
+    "k,size,merged",
+    [
+        (2, 4, 8),
+        (3, 4, 12),
+        (5, 4, 20),  # <= 6 lines: each sector once (32 lanes x k x 4 / 32)
+        (3, 8, 24),  # 6 lines of 8-byte elements
+        (8, 4, 256),
+        (4, 8, 128),
+    ],
+)  # 8 lines per instruction: every instruction's sectors again
 def test_merge_rule(k, size, merged):
     assert _written_sectors(k, size, 6) == merged
     assert _written_sectors(k, size, 0) == k * min(32, k * size * 32 // 32)
@@ -66,10 +74,18 @@ def _ncu_sectors() -> dict[str, float]:
     return out
 
 
-@pytest.mark.parametrize("k,ctype,size,threads,merged", [
-    (2, "int", 4, 1 << 24, True), (3, "int", 4, 1 << 24, True), (2, "longlong", 8, 1 << 23, True),
-    (8, "int", 4, 1 << 24, False), (4, "longlong", 8, 1 << 23, False),
-    (5, "longlong", 8, 1 << 23, False), (8, "longlong", 8, 1 << 23, False)])
+@pytest.mark.parametrize(
+    "k,ctype,size,threads,merged",
+    [
+        (2, "int", 4, 1 << 24, True),
+        (3, "int", 4, 1 << 24, True),
+        (2, "longlong", 8, 1 << 23, True),
+        (8, "int", 4, 1 << 24, False),
+        (4, "longlong", 8, 1 << 23, False),
+        (5, "longlong", 8, 1 << 23, False),
+        (8, "longlong", 8, 1 << 23, False),
+    ],
+)
 def test_rule_against_the_h100(k, ctype, size, threads, merged):
     """Where the rule merges (<= 4 lines per instruction here), the H100's L2 write sectors are
     within 6 % of each sector once; where it does not (>= 8 lines), within 10 % of every

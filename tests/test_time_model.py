@@ -20,18 +20,34 @@ from perfcalc.specs import get_arch, get_gpu
 from perfcalc.specs.timing import timing_rates
 
 HW = Path(__file__).resolve().parents[1] / "benchmarks" / "hw"
-MICRO = [HW / "time_run_h100" / "micro.json", HW / "time_micro_h100" / "micro.json",
-         HW / "time_micro_h100_run3" / "micro.json"]
+MICRO = [
+    HW / "time_run_h100" / "micro.json",
+    HW / "time_micro_h100" / "micro.json",
+    HW / "time_micro_h100_run3" / "micro.json",
+]
 
 
 def work(**kw) -> KernelWork:
-    base = dict(blocks=132 * 8 * 10, warps_per_block=8, active_blocks_per_sm=8,
-                warp_instructions=0, int_divide_warp_instructions=0, fp32_warp_instructions=0,
-                fp64_warp_instructions=0,
-                global_load_requests=0, global_wavefronts=0, shared_wavefronts=0,
-                shared_load_requests=0, l2_bytes=0, l2_read_bytes=0, dram_bytes_read=0,
-                dram_bytes_written=0,
-                l1_hit_rate=None, l2_hit_rate=None, flops=0)
+    base = dict(
+        blocks=132 * 8 * 10,
+        warps_per_block=8,
+        active_blocks_per_sm=8,
+        warp_instructions=0,
+        int_divide_warp_instructions=0,
+        fp32_warp_instructions=0,
+        fp64_warp_instructions=0,
+        global_load_requests=0,
+        global_wavefronts=0,
+        shared_wavefronts=0,
+        shared_load_requests=0,
+        l2_bytes=0,
+        l2_read_bytes=0,
+        dram_bytes_read=0,
+        dram_bytes_written=0,
+        l1_hit_rate=None,
+        l2_hit_rate=None,
+        flops=0,
+    )
     base.update(kw)
     return KernelWork(**base)
 
@@ -63,8 +79,7 @@ def test_dram_bound_streaming_kernel():
     mib = 1 << 20
     w = work(dram_bytes_read=256 * mib, dram_bytes_written=256 * mib, global_load_requests=1)
     t = predict_time(w, H100, ARCH, RATES)
-    dram = 256 * mib / (3352e9 * RATES.dram_read_efficiency) + 256 * mib / (
-        3352e9 * RATES.dram_write_efficiency)
+    dram = 256 * mib / (3352e9 * RATES.dram_read_efficiency) + 256 * mib / (3352e9 * RATES.dram_write_efficiency)
     assert t.bound == "DRAM bandwidth"
     assert t.predicted_time_s == pytest.approx(RATES.launch_overhead_s + dram)
     assert t.achieved_gbps == pytest.approx(512 * mib / t.predicted_time_s / 1e9)
@@ -84,8 +99,12 @@ def test_wavefront_bound_with_partial_last_wave():
 def test_issue_and_fp32_terms():
     """Issue: instructions / (4 per SM per clock x SMs x clock); FP32: x 32 lanes / 128 lanes."""
     blocks = 132 * 8
-    w = work(blocks=blocks, warp_instructions=4 * 132 * 1980 * 10**6,
-             fp32_warp_instructions=132 * 1980 * 10**6, global_load_requests=1)
+    w = work(
+        blocks=blocks,
+        warp_instructions=4 * 132 * 1980 * 10**6,
+        fp32_warp_instructions=132 * 1980 * 10**6,
+        global_load_requests=1,
+    )
     t = predict_time(w, H100, ARCH, RATES)
     terms = {x.name: x.seconds for x in t.terms}
     assert terms["instruction issue"] == pytest.approx(1.0)
@@ -111,9 +130,15 @@ def test_latency_and_dram_utilization_are_solved_together():
     a fixed point, at least the bandwidth term."""
     blocks = 132 * 8 * 100
     requests = blocks * 8
-    w = work(blocks=blocks, global_load_requests=requests, l1_hit_rate=0.0, l2_hit_rate=0.0,
-             l2_read_bytes=requests * 128, dram_bytes_read=requests * 128,
-             dram_bytes_written=requests * 128)
+    w = work(
+        blocks=blocks,
+        global_load_requests=requests,
+        l1_hit_rate=0.0,
+        l2_hit_rate=0.0,
+        l2_read_bytes=requests * 128,
+        dram_bytes_read=requests * 128,
+        dram_bytes_written=requests * 128,
+    )
     t = predict_time(w, H100, ARCH, RATES)
     terms = {x.name: x.seconds for x in t.terms}
     lat, bw = terms["memory latency"], terms["DRAM bandwidth"]
@@ -126,8 +151,7 @@ def test_cc_without_sources_leaves_terms_out_and_says_so():
     """G80 (CC 1.0): no L1 rate, no L2, no DRAM latency measurement: seed 003's 400 cycles."""
     g80 = get_gpu("g80")
     arch = get_arch("1.0")
-    t = predict_time(work(global_load_requests=10, dram_bytes_read=10**6), g80, arch,
-                     timing_rates(arch))
+    t = predict_time(work(global_load_requests=10, dram_bytes_read=10**6), g80, arch, timing_rates(arch))
     names = {x.name for x in t.terms}
     assert "L1/shared wavefronts" not in names and "L2 bandwidth" not in names
     assert any("L1 wavefronts" in o for o in t.omitted)
@@ -141,32 +165,41 @@ def test_no_block_fits_is_an_input_error():
 
 def test_run_json_carries_the_time_fields():
     """Issue #9 part 5: run --gpu JSON has the time, bound, DRAM bytes, hit rates, gpu, cc."""
-    res = CliRunner().invoke(app, ["run", "copy_stride", "--gpu", "h100-sxm", "-p", "n=65536",
-                                   "-p", "stride=1", "--format", "json"])
+    res = CliRunner().invoke(
+        app, ["run", "copy_stride", "--gpu", "h100-sxm", "-p", "n=65536", "-p", "stride=1", "--format", "json"]
+    )
     assert res.exit_code == 0, res.output
     doc = json.loads(res.output)
-    for key in ("predicted_time_s", "bound", "dram_bytes_read", "dram_bytes_written",
-                "l1_hit_rate", "l2_hit_rate", "achieved_gflops", "achieved_gbps"):
+    for key in (
+        "predicted_time_s",
+        "bound",
+        "dram_bytes_read",
+        "dram_bytes_written",
+        "l1_hit_rate",
+        "l2_hit_rate",
+        "achieved_gflops",
+        "achieved_gbps",
+    ):
         assert key in doc
     assert doc["gpu"] == "h100-sxm" and doc["cc"] == "9.0"
     # 65536 floats read once: 256 KiB from DRAM (64-byte fetches of whole lines)
     assert doc["dram_bytes_read"] == 65536 * 4
     assert 0 <= doc["l2_hit_rate"] <= 1
     assert doc["predicted_time_s"] == pytest.approx(
-        RATES.launch_overhead_s + max(t["seconds"] for t in doc["time"]["terms"]))
+        RATES.launch_overhead_s + max(t["seconds"] for t in doc["time"]["terms"])
+    )
 
 
 def test_h100_measured_times_of_streaming_kernels():
     """Three catalog launches timed on the H100 (benchmarks/hw/time_run_h100/times.json, CUDA
     events, median of 20): the model, given the hardware's registers, within 1.5x of each."""
-    times = {r["case"]: r["median_ms"] / 1e3
-             for r in json.loads((HW / "time_run_h100" / "times.json").read_text())}
-    for args, case in ((["copy_stride", "-p", "n=8388608", "-p", "stride=4"],
-                        "copy_stride(block=256,n=8388608,stride=4)"),
-                       (["soa_struct", "-p", "n=16777216"], "soa_struct(n=16777216)"),
-                       (["aos_float3", "-p", "n=16777216"], "aos_float3(n=16777216)")):
-        res = CliRunner().invoke(app, ["run", *args, "--gpu", "h100-sxm", "--regs", "16",
-                                       "--format", "json"])
+    times = {r["case"]: r["median_ms"] / 1e3 for r in json.loads((HW / "time_run_h100" / "times.json").read_text())}
+    for args, case in (
+        (["copy_stride", "-p", "n=8388608", "-p", "stride=4"], "copy_stride(block=256,n=8388608,stride=4)"),
+        (["soa_struct", "-p", "n=16777216"], "soa_struct(n=16777216)"),
+        (["aos_float3", "-p", "n=16777216"], "aos_float3(n=16777216)"),
+    ):
+        res = CliRunner().invoke(app, ["run", *args, "--gpu", "h100-sxm", "--regs", "16", "--format", "json"])
         assert res.exit_code == 0, res.output
         ratio = json.loads(res.output)["predicted_time_s"] / times[case]
         assert 1 / 1.5 <= ratio <= 1.5, (case, ratio)
@@ -176,8 +209,9 @@ def test_repeated_gpu_compares_products_side_by_side():
     """Issue #9: `run K --gpu A --gpu B` runs K once per product and shows them side by side; the
     same launch moves the same DRAM bytes on an H100 and an H200 (one chip, 64-byte fetches)
     and the H200's faster HBM3e gives it the shorter time."""
-    res = CliRunner().invoke(app, ["run", "copy_stride", "-p", "n=1048576", "--gpu", "h100-sxm",
-                                   "--gpu", "h200", "--format", "json"])
+    res = CliRunner().invoke(
+        app, ["run", "copy_stride", "-p", "n=1048576", "--gpu", "h100-sxm", "--gpu", "h200", "--format", "json"]
+    )
     assert res.exit_code == 0, res.output
     runs = json.loads(res.output)["runs"]
     assert [r["gpu"] for r in runs] == ["h100-sxm", "h200"]
@@ -197,22 +231,21 @@ def test_launch_report_joins_model_run_caches_and_time():
 
     r = analyze_catalog_kernel(get_kernel("matmul_tiled"), {"Width": 256}, H100, ARCH)
     d = r.to_dict()
-    assert r.predicted_exact and d["predicted"] == {
-        k: v for k, v in d["counters"].items() if k in d["predicted"]}
+    assert r.predicted_exact and d["predicted"] == {k: v for k, v in d["counters"].items() if k in d["predicted"]}
     assert d["dram_bytes_read"] == 2 * 256 * 256 * 4
     assert d["gpu"] == "h100-sxm" and d["cc"] == "9.0"
-    assert d["predicted_time_s"] == pytest.approx(
-        RATES.launch_overhead_s + max(t["seconds"] for t in d["time_terms"]))
+    assert d["predicted_time_s"] == pytest.approx(RATES.launch_overhead_s + max(t["seconds"] for t in d["time_terms"]))
     assert r.result_check is not None and r.result_check.passed
 
 
-@pytest.mark.parametrize(("args", "message"), [
-    (["run", "copy_stride", "--exact"], "--exact goes with --gpu"),
-    (["report", "--gpu", "h100-sxm", "--sample-budget", "nan"],
-     "--sample-budget nan is not a finite number"),
-    (["report", "--gpu", "h100-sxm", "--sample-budget", "inf"],
-     "--sample-budget inf is not a finite number"),
-])
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["run", "copy_stride", "--exact"], "--exact goes with --gpu"),
+        (["report", "--gpu", "h100-sxm", "--sample-budget", "nan"], "--sample-budget nan is not a finite number"),
+        (["report", "--gpu", "h100-sxm", "--sample-budget", "inf"], "--sample-budget inf is not a finite number"),
+    ],
+)
 def test_time_options_bad_input_is_one_line(args, message, tmp_path):
     """--exact without a product to sample on, and a sampling budget that is not a finite
     number of seconds: exit 2, one error line, nothing written."""
@@ -222,9 +255,11 @@ def test_time_options_bad_input_is_one_line(args, message, tmp_path):
     assert res.output.count("\n") == 1 and not out.exists()
 
 
-DISPATCH = [HW / "dispatch_atomics_h100" / "dispatch_atomics.json",
-            HW / "dispatch_atomics_h100" / "dispatch_atomics_run2.json",
-            HW / "dispatch_atomics_h200" / "dispatch_atomics.json"]
+DISPATCH = [
+    HW / "dispatch_atomics_h100" / "dispatch_atomics.json",
+    HW / "dispatch_atomics_h100" / "dispatch_atomics_run2.json",
+    HW / "dispatch_atomics_h200" / "dispatch_atomics.json",
+]
 
 
 def test_block_dispatch_rate_is_the_measured_slope():
@@ -242,14 +277,12 @@ def test_block_dispatch_rate_is_the_measured_slope():
 def test_empty_launch_of_many_blocks_is_dispatch_bound():
     """An empty kernel of 2^18 blocks: ceil(2^18 / 132) = 1986 blocks on the busiest SM x 80 ns
     + the launch overhead = 168.7 us; the H100 measured 163.7-164.0 us (128 threads, both runs)."""
-    t = predict_time(work(blocks=1 << 18, warps_per_block=4, active_blocks_per_sm=16), H100, ARCH,
-                     RATES)
+    t = predict_time(work(blocks=1 << 18, warps_per_block=4, active_blocks_per_sm=16), H100, ARCH, RATES)
     assert t.bound == "block dispatch"
     assert t.predicted_time_s == pytest.approx(1986 * 80e-9 + RATES.launch_overhead_s)
     for path in DISPATCH[:2]:
         rows = json.loads(path.read_text())["dispatch"]
-        measured = next(r["median_ms"] for r in rows if r["threads"] == 128
-                        and r["blocks"] == 1 << 18) / 1e3
+        measured = next(r["median_ms"] for r in rows if r["threads"] == 128 and r["blocks"] == 1 << 18) / 1e3
         assert t.predicted_time_s == pytest.approx(measured, rel=0.05)
 
 
@@ -273,9 +306,9 @@ def test_atomic_rates_match_the_microbenchmarks():
         per_warp = a["global_all_lanes_one_address_red"]["ns_per_operation"] * 32
         assert per_warp == pytest.approx(RATES.atomic_combined_request_ns, rel=0.25)
         assert a["global_all_lanes_one_address_float_red"]["ns_per_operation"] == pytest.approx(
-            RATES.atomic_float_lane_ns, rel=0.02)
+            RATES.atomic_float_lane_ns, rel=0.02
+        )
         for op in ("cas", "exch", "inc"):
             key = f"global_all_lanes_one_address_{op}"
             if key in a:
-                assert a[key]["ns_per_operation"] == pytest.approx(
-                    RATES.atomic_exchange_lane_ns, rel=0.03)
+                assert a[key]["ns_per_operation"] == pytest.approx(RATES.atomic_exchange_lane_ns, rel=0.03)

@@ -49,9 +49,17 @@ def catalog_entries() -> list[dict]:
         spec = get_kernel(name)
         params = resolve_params(spec, overrides)
         grid, block, dyn = launch_geometry(spec, params)
-        entries.append({"name": case_name(name, overrides), "text": spec.source,
-                        "source_name": str(ROOT / "kernels.yaml"), "kernel": spec.kernel,
-                        "defines": {d: params[d] for d in spec.defines},
-                        "grid": list(grid), "block": list(block), "dynamic_shared": int(dyn),
-                        "args": make_args(spec, params)})
+        entries.append(
+            {
+                "name": case_name(name, overrides),
+                "text": spec.source,
+                "source_name": str(ROOT / "kernels.yaml"),
+                "kernel": spec.kernel,
+                "defines": {d: params[d] for d in spec.defines},
+                "grid": list(grid),
+                "block": list(block),
+                "dynamic_shared": int(dyn),
+                "args": make_args(spec, params),
+            }
+        )
     return entries

@@ -57,14 +57,16 @@ def read_ncu(path: Path) -> list[dict[str, float]]:
 def measured(m: dict[str, float]) -> dict[str, float | None]:
     reads = m["lts__t_sectors_srcunit_tex_op_read.sum"]
     writes = m["lts__t_sectors_srcunit_tex_op_write.sum"]
-    hits = (m["lts__t_sectors_srcunit_tex_op_read_lookup_hit.sum"]
-            + m["lts__t_sectors_srcunit_tex_op_write_lookup_hit.sum"])
+    hits = (
+        m["lts__t_sectors_srcunit_tex_op_read_lookup_hit.sum"] + m["lts__t_sectors_srcunit_tex_op_write_lookup_hit.sum"]
+    )
     ld = m["l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"]
     return {
         "l1": m["l1tex__t_sector_pipe_lsu_mem_global_op_ld_hit_rate.pct"] / 100 if ld else None,
         "l2": hits / (reads + writes) if reads + writes else None,
         "l2_all": m["lts__t_sector_hit_rate.pct"] / 100,
-        "dram_r": m["dram__bytes_read.sum"], "dram_w": m["dram__bytes_write.sum"],
+        "dram_r": m["dram__bytes_read.sum"],
+        "dram_w": m["dram__bytes_write.sum"],
         "time_ns": m["gpu__time_duration.sum"],
     }
 
@@ -74,13 +76,22 @@ def predict(entry: dict, gpu: object, arch: object) -> tuple[object, float]:
     ck = compile_kernel(entry["text"], entry["kernel"], arch, defines, entry["source_name"])
     res = entry_resources(ck.ptxas_log, ck.fn.name)
     assert res is not None, f"ptxas reported nothing for {ck.fn.name}"
-    occ = OccupancyInputs(math.prod(entry["block"]), res.registers, res.shared_memory_bytes,
-                          entry["dynamic_shared"])
+    occ = OccupancyInputs(math.prod(entry["block"]), res.registers, res.shared_memory_bytes, entry["dynamic_shared"])
     model = cache_model(gpu, arch, occ)
     t0 = time.perf_counter()
-    r = run_kernel(entry["text"], ck.kernel, entry["grid"], entry["block"], entry["args"], arch,
-                   entry["dynamic_shared"], defines=defines, source_name=entry["source_name"],
-                   engine="ptx", caches=model)
+    r = run_kernel(
+        entry["text"],
+        ck.kernel,
+        entry["grid"],
+        entry["block"],
+        entry["args"],
+        arch,
+        entry["dynamic_shared"],
+        defines=defines,
+        source_name=entry["source_name"],
+        engine="ptx",
+        caches=model,
+    )
     return r.caches, time.perf_counter() - t0
 
 
@@ -98,14 +109,20 @@ def main(run_dir: Path, product: str = "h100-sxm") -> None:
     for entry, m in zip(entries, hw, strict=True):
         got = measured(m)
         rep, secs = predict(entry, gpu, arch)
-        row = {"launch": entry["name"],
-               "l1_hit_model": fmt(rep.l1_load_hit_rate), "l1_hit_h100": fmt(got["l1"]),
-               "l2_hit_model": fmt(rep.l2_hit_rate), "l2_hit_h100_sm_requests": fmt(got["l2"]),
-               "l2_hit_h100_ncu_headline": fmt(got["l2_all"]),
-               "dram_read_model": rep.dram_bytes_read, "dram_read_h100": int(got["dram_r"]),
-               "dram_write_model": rep.dram_bytes_written, "dram_write_h100": int(got["dram_w"]),
-               "l2_dirty_at_end_model": rep.l2_dirty_bytes_at_end,
-               "model_seconds": f"{secs:.2f}"}
+        row = {
+            "launch": entry["name"],
+            "l1_hit_model": fmt(rep.l1_load_hit_rate),
+            "l1_hit_h100": fmt(got["l1"]),
+            "l2_hit_model": fmt(rep.l2_hit_rate),
+            "l2_hit_h100_sm_requests": fmt(got["l2"]),
+            "l2_hit_h100_ncu_headline": fmt(got["l2_all"]),
+            "dram_read_model": rep.dram_bytes_read,
+            "dram_read_h100": int(got["dram_r"]),
+            "dram_write_model": rep.dram_bytes_written,
+            "dram_write_h100": int(got["dram_w"]),
+            "l2_dirty_at_end_model": rep.l2_dirty_bytes_at_end,
+            "model_seconds": f"{secs:.2f}",
+        }
         out.append(row)
         print(json.dumps(row), flush=True)
     name = "caches_comparison.csv" if product == "h100-sxm" else f"caches_comparison_{product}.csv"
@@ -120,22 +137,32 @@ def summarize(rows: list[dict]) -> None:
     def pairs(a: str, b: str) -> list[tuple[float, float]]:
         return [(float(r[a]), float(r[b])) for r in rows if r[a] != "" and r[b] != ""]
 
-    for name, a, b in (("L1 load hit rate", "l1_hit_model", "l1_hit_h100"),
-                       ("L2 hit rate (SM requests)", "l2_hit_model", "l2_hit_h100_sm_requests")):
+    for name, a, b in (
+        ("L1 load hit rate", "l1_hit_model", "l1_hit_h100"),
+        ("L2 hit rate (SM requests)", "l2_hit_model", "l2_hit_h100_sm_requests"),
+    ):
         p = pairs(a, b)
         err = [abs(x - y) for x, y in p]
         within = sum(e <= 0.10 for e in err)
-        print(f"{name}: {len(p)} launches, median |diff| {statistics.median(err) * 100:.1f} "
-              f"points, within 10 points {within}/{len(p)}")
-    for name, a, b, floor in (("DRAM read", "dram_read_model", "dram_read_h100", 64 << 10),
-                              ("DRAM write", "dram_write_model", "dram_write_h100", 64 << 10)):
+        print(
+            f"{name}: {len(p)} launches, median |diff| {statistics.median(err) * 100:.1f} "
+            f"points, within 10 points {within}/{len(p)}"
+        )
+    for name, a, b, floor in (
+        ("DRAM read", "dram_read_model", "dram_read_h100", 64 << 10),
+        ("DRAM write", "dram_write_model", "dram_write_h100", 64 << 10),
+    ):
         p = pairs(a, b)
         big = [(x, y) for x, y in p if max(x, y) >= floor]
         ok = sum(abs(x - y) <= 0.2 * y for x, y in big)
-        print(f"{name}: {len(big)} launches with >= {floor >> 10} KiB either side, within 20 % "
-              f"{ok}/{len(big)}; below that, {len(p) - len(big)} launches")
+        print(
+            f"{name}: {len(big)} launches with >= {floor >> 10} KiB either side, within 20 % "
+            f"{ok}/{len(big)}; below that, {len(p) - len(big)} launches"
+        )
 
 
 if __name__ == "__main__":
-    main(Path(sys.argv[1]) if len(sys.argv) > 1 else HERE / "caches_run",
-         sys.argv[2] if len(sys.argv) > 2 else "h100-sxm")
+    main(
+        Path(sys.argv[1]) if len(sys.argv) > 1 else HERE / "caches_run",
+        sys.argv[2] if len(sys.argv) > 2 else "h100-sxm",
+    )

@@ -15,5 +15,4 @@ from caches_cases import catalog_entries  # noqa: E402
 from ptx_corpus_prepare import corpus_entries, prepare  # noqa: E402
 
 if __name__ == "__main__":
-    prepare(Path(sys.argv[1] if len(sys.argv) > 1 else ".hw_caches"),
-            corpus_entries() + catalog_entries())
+    prepare(Path(sys.argv[1] if len(sys.argv) > 1 else ".hw_caches"), corpus_entries() + catalog_entries())

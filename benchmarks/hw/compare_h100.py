@@ -23,10 +23,14 @@ METRICS: dict[str, list[tuple[str, int]]] = {
     "shared_store_requests": [("smsp__inst_executed_op_shared_st.sum", 1)],
     "shared_load_wavefronts": [("l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum", 1)],
     "shared_store_wavefronts": [("l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum", 1)],
-    "bank_conflicts": [("l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum", 1),
-                       ("l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum", 1)],
-    "flops": [(f"smsp__sass_thread_inst_executed_op_{op}_pred_on.sum", w)
-              for op, w in (("fadd", 1), ("fmul", 1), ("ffma", 2), ("dadd", 1), ("dmul", 1), ("dfma", 2))],
+    "bank_conflicts": [
+        ("l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum", 1),
+        ("l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum", 1),
+    ],
+    "flops": [
+        (f"smsp__sass_thread_inst_executed_op_{op}_pred_on.sum", w)
+        for op, w in (("fadd", 1), ("fmul", 1), ("ffma", 2), ("dadd", 1), ("dmul", 1), ("dfma", 2))
+    ],
 }
 
 
@@ -51,8 +55,7 @@ def read_ncu(path: Path) -> list[dict[str, int | str]]:
 
 def main(folder: Path) -> None:
     cases = [json.loads(ln) for ln in (folder / "cases.jsonl").read_text().splitlines() if ln.strip()]
-    launches = [r for r in read_ncu(folder / "ncu.csv")
-                if any(str(r["kernel"]).startswith(c["kernel"]) for c in cases)]
+    launches = [r for r in read_ncu(folder / "ncu.csv") if any(str(r["kernel"]).startswith(c["kernel"]) for c in cases)]
     if len(launches) != len(cases):
         raise SystemExit(f"{len(launches)} profiled catalog launches for {len(cases)} cases")
     rows = []

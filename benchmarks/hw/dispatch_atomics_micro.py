@@ -80,14 +80,36 @@ def timed(fn, *launch) -> float:
 
 def main(out: Path) -> None:
     mod = cupy.RawModule(code=CODE)
-    k = {n: mod.get_function(n) for n in ("empty_kernel", "red_one", "atom_one", "red_one_float",
-                                         "red_one_per_warp", "red_own", "red_lane_line",
-                                         "shared_one", "shared_own", "max_one", "or_one",
-                                         "cas_one", "exch_one", "inc_one", "add64_one",
-                                         "dadd_one", "fadd_one_per_warp")}
+    k = {
+        n: mod.get_function(n)
+        for n in (
+            "empty_kernel",
+            "red_one",
+            "atom_one",
+            "red_one_float",
+            "red_one_per_warp",
+            "red_own",
+            "red_lane_line",
+            "shared_one",
+            "shared_own",
+            "max_one",
+            "or_one",
+            "cas_one",
+            "exch_one",
+            "inc_one",
+            "add64_one",
+            "dadd_one",
+            "fadd_one_per_warp",
+        )
+    }
     props = cupy.cuda.runtime.getDeviceProperties(0)
-    res: dict = {"name": props["name"].decode(), "sm_count": props["multiProcessorCount"],
-                 "clock_khz": props["clockRate"], "dispatch": [], "atomics": {}}
+    res: dict = {
+        "name": props["name"].decode(),
+        "sm_count": props["multiProcessorCount"],
+        "clock_khz": props["clockRate"],
+        "dispatch": [],
+        "atomics": {},
+    }
     for threads in (32, 128, 256, 1024):
         for blocks in (1 << 16, 1 << 18, 1 << 20):
             ms = timed(k["empty_kernel"], (blocks,), (threads,), ())
@@ -100,37 +122,46 @@ def main(out: Path) -> None:
     sink = cupy.zeros(1, dtype=cupy.int32)
     p64 = cupy.zeros(1, dtype=cupy.uint64)
     pd = cupy.zeros(1, dtype=cupy.float64)
-    cases = {"global_all_lanes_one_address_red": (k["red_one"], (p,), total),
-             "global_all_lanes_one_address_atom": (k["atom_one"], (p, sink), total),
-             "global_all_lanes_one_address_float_red": (k["red_one_float"], (pf,), total),
-             "global_one_lane_per_warp_one_address": (k["red_one_per_warp"], (p,), total // 32),
-             "global_lanes_on_32_addresses_of_a_line": (k["red_lane_line"], (p,), total),
-             "global_each_lane_own_address": (k["red_own"], (p,), total),
-             "global_all_lanes_one_address_max": (k["max_one"], (p,), total),
-             "global_all_lanes_one_address_or": (k["or_one"], (p,), total),
-             "global_all_lanes_one_address_cas": (k["cas_one"], (p,), total),
-             "global_all_lanes_one_address_exch": (k["exch_one"], (p,), total),
-             "global_all_lanes_one_address_inc": (k["inc_one"], (p,), total),
-             "global_all_lanes_one_address_add64": (k["add64_one"], (p64,), total),
-             "global_all_lanes_one_address_double_red": (k["dadd_one"], (pd,), total),
-             "global_one_lane_per_warp_one_address_float": (k["fadd_one_per_warp"], (pf,),
-                                                             total // 32)}
+    cases = {
+        "global_all_lanes_one_address_red": (k["red_one"], (p,), total),
+        "global_all_lanes_one_address_atom": (k["atom_one"], (p, sink), total),
+        "global_all_lanes_one_address_float_red": (k["red_one_float"], (pf,), total),
+        "global_one_lane_per_warp_one_address": (k["red_one_per_warp"], (p,), total // 32),
+        "global_lanes_on_32_addresses_of_a_line": (k["red_lane_line"], (p,), total),
+        "global_each_lane_own_address": (k["red_own"], (p,), total),
+        "global_all_lanes_one_address_max": (k["max_one"], (p,), total),
+        "global_all_lanes_one_address_or": (k["or_one"], (p,), total),
+        "global_all_lanes_one_address_cas": (k["cas_one"], (p,), total),
+        "global_all_lanes_one_address_exch": (k["exch_one"], (p,), total),
+        "global_all_lanes_one_address_inc": (k["inc_one"], (p,), total),
+        "global_all_lanes_one_address_add64": (k["add64_one"], (p64,), total),
+        "global_all_lanes_one_address_double_red": (k["dadd_one"], (pd,), total),
+        "global_one_lane_per_warp_one_address_float": (k["fadd_one_per_warp"], (pf,), total // 32),
+    }
     for name, (fn, args, ops) in cases.items():
         ms = timed(fn, (n_blocks,), (n_threads,), args)
-        res["atomics"][name] = {"median_ms": ms, "operations": ops, "blocks": n_blocks,
-                                "threads": n_threads, "ns_per_operation": ms * 1e6 / ops}
+        res["atomics"][name] = {
+            "median_ms": ms,
+            "operations": ops,
+            "blocks": n_blocks,
+            "threads": n_threads,
+            "ns_per_operation": ms * 1e6 / ops,
+        }
         print(f"{name}: {ms:.4f} ms, {ms * 1e6 / ops:.4f} ns per operation", flush=True)
     reps, sblocks = 256, 132 * 8
     o = cupy.zeros(sblocks * 256, dtype=cupy.int32)
     for name in ("shared_one", "shared_own"):
         ms = timed(k[name], (sblocks,), (256,), (o, cupy.int32(reps)))
         ops = sblocks * 256 * reps
-        res["atomics"][f"{name}_address_per_block" if name == "shared_one" else
-                       "shared_each_lane_own_address"] = {
-            "median_ms": ms, "operations": ops, "blocks": sblocks, "threads": 256, "reps": reps,
-            "ns_per_operation_per_sm": ms * 1e6 / (ops / res["sm_count"])}
-        print(f"{name}: {ms:.4f} ms, {ms * 1e6 / (ops / res['sm_count']):.4f} ns per operation "
-              f"per SM", flush=True)
+        res["atomics"][f"{name}_address_per_block" if name == "shared_one" else "shared_each_lane_own_address"] = {
+            "median_ms": ms,
+            "operations": ops,
+            "blocks": sblocks,
+            "threads": 256,
+            "reps": reps,
+            "ns_per_operation_per_sm": ms * 1e6 / (ops / res["sm_count"]),
+        }
+        print(f"{name}: {ms:.4f} ms, {ms * 1e6 / (ops / res['sm_count']):.4f} ns per operation per SM", flush=True)
     (out / "dispatch_atomics.json").write_text(json.dumps(res, indent=1))
 
 

@@ -35,10 +35,15 @@ NCU = {
     "shared_load_wavefronts": [("l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum", 1)],
     "shared_store_requests": [("smsp__inst_executed_op_shared_st.sum", 1)],
     "shared_store_wavefronts": [("l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum", 1)],
-    "bank_conflicts": [("l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum", 1),
-                       ("l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum", 1)],
-    "flops": [(f"smsp__sass_thread_inst_executed_op_{p}{op}_pred_on.sum", 2 if op == "fma" else 1)
-              for p in "fd" for op in ("add", "mul", "fma")],
+    "bank_conflicts": [
+        ("l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum", 1),
+        ("l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum", 1),
+    ],
+    "flops": [
+        (f"smsp__sass_thread_inst_executed_op_{p}{op}_pred_on.sum", 2 if op == "fma" else 1)
+        for p in "fd"
+        for op in ("add", "mul", "fma")
+    ],
 }
 COMPARED = tuple(NCU)
 
@@ -55,8 +60,9 @@ def ncu_values(path: Path) -> list[dict[str, float]]:
     return [by_id[i] for i in sorted(by_id)]
 
 
-def compare_outputs(entry: dict, ptx: str, mine: dict[str, np.ndarray],
-                    theirs: dict[str, np.ndarray]) -> list[tuple[str, str, bool, str]]:
+def compare_outputs(
+    entry: dict, ptx: str, mine: dict[str, np.ndarray], theirs: dict[str, np.ndarray]
+) -> list[tuple[str, str, bool, str]]:
     rows = []
     approx = ".approx" in ptx
     for arr, got in mine.items():
@@ -87,9 +93,11 @@ def main(run: Path) -> None:
     ncu = ncu_values(run / "ncu.csv")
     outputs = np.load(run / "outputs.npz")
     registers_api = json.loads((run / "registers.json").read_text())
-    prepared = {entry["name"]: entry for entry in
-                json.loads((ROOT / ".hw_corpus" / "launches.json").read_text())} \
-        if (ROOT / ".hw_corpus" / "launches.json").is_file() else {}
+    prepared = (
+        {entry["name"]: entry for entry in json.loads((ROOT / ".hw_corpus" / "launches.json").read_text())}
+        if (ROOT / ".hw_corpus" / "launches.json").is_file()
+        else {}
+    )
     counter_rows, output_rows, register_rows = [], [], []
     for (name, entry), metrics in zip(launches.items(), ncu, strict=True):
         result, args = corpus.run_on_ptx_engine(name, entry)
@@ -97,11 +105,11 @@ def main(run: Path) -> None:
         for counter in COMPARED:
             hw = int(round(sum(metrics.get(m, 0.0) * w for m, w in NCU[counter])))
             counter_rows.append((name, counter, hw, getattr(c, counter), hw == getattr(c, counter)))
-        mine = {a: v for a, v in corpus.written_arrays(entry, args).items()
-                if f"{name}::{a}" in outputs.files}
+        mine = {a: v for a, v in corpus.written_arrays(entry, args).items() if f"{name}::{a}" in outputs.files}
         theirs = {a: outputs[f"{name}::{a}"] for a in mine}
-        ptx_text = (ROOT / ".hw_corpus" / f"{name}.ptx").read_text() \
-            if (ROOT / ".hw_corpus" / f"{name}.ptx").is_file() else ""
+        ptx_text = (
+            (ROOT / ".hw_corpus" / f"{name}.ptx").read_text() if (ROOT / ".hw_corpus" / f"{name}.ptx").is_file() else ""
+        )
         for arr, how, ok, note in compare_outputs(entry, ptx_text, mine, theirs):
             output_rows.append((name, arr, how, ok, note))
         ncu_regs = int(metrics.get("launch__registers_per_thread", -1))
@@ -109,8 +117,9 @@ def main(run: Path) -> None:
         entry_name = prepared.get(name, {}).get("entry")
         found = entry_resources(log, entry_name)
         ptxas_regs = -1 if found is None else found.registers
-        register_rows.append((name, ptxas_regs, ncu_regs, registers_api.get(name, -1),
-                              ptxas_regs == registers_api.get(name, -1)))
+        register_rows.append(
+            (name, ptxas_regs, ncu_regs, registers_api.get(name, -1), ptxas_regs == registers_api.get(name, -1))
+        )
     with open(run / "ptx_corpus_counters.csv", "w", newline="") as f:
         w = csv.writer(f)
         w.writerow(["launch", "counter", "h100", "perfcalc", "equal"])
@@ -124,19 +133,24 @@ def main(run: Path) -> None:
         w.writerow(["launch", "ptxas", "ncu", "cuFuncGetAttribute", "ptxas_equals_driver"])
         w.writerows(register_rows)
     equal = sum(r[4] for r in counter_rows)
-    print(f"counters: {equal} of {len(counter_rows)} launch-counter pairs equal "
-          f"({100 * equal / len(counter_rows):.1f} %)")
+    print(
+        f"counters: {equal} of {len(counter_rows)} launch-counter pairs equal ({100 * equal / len(counter_rows):.1f} %)"
+    )
     per_counter = defaultdict(lambda: [0, 0])
     for r in counter_rows:
         per_counter[r[1]][0] += r[4]
         per_counter[r[1]][1] += 1
     for k, (a, b) in per_counter.items():
         print(f"  {k:28s} {a}/{b}")
-    print(f"outputs: {sum(r[3] for r in output_rows)} of {len(output_rows)} arrays equal; "
-          f"{sum(r[3] and r[2] == 'bit for bit' for r in output_rows)} bit for bit")
-    print(f"registers: ptxas = cuFuncGetAttribute in {sum(r[1] == r[3] for r in register_rows)} of "
-          f"{len(register_rows)}; ncu launch__registers_per_thread = max(ptxas, 16) in "
-          f"{sum(max(r[1], 16) == r[2] for r in register_rows)} of {len(register_rows)}")
+    print(
+        f"outputs: {sum(r[3] for r in output_rows)} of {len(output_rows)} arrays equal; "
+        f"{sum(r[3] and r[2] == 'bit for bit' for r in output_rows)} bit for bit"
+    )
+    print(
+        f"registers: ptxas = cuFuncGetAttribute in {sum(r[1] == r[3] for r in register_rows)} of "
+        f"{len(register_rows)}; ncu launch__registers_per_thread = max(ptxas, 16) in "
+        f"{sum(max(r[1], 16) == r[2] for r in register_rows)} of {len(register_rows)}"
+    )
     for r in counter_rows:
         if not r[4]:
             print("  differs:", r)

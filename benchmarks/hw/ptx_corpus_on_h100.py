@@ -67,8 +67,10 @@ def upload_constants(cu: ctypes.CDLL, mod: ctypes.c_void_p, launch: dict) -> Non
     """Write the launch's __constant__ variables (hex bytes by name) into the loaded module."""
     for cname, hexbytes in launch["constants"].items():
         ptr, size = ctypes.c_uint64(), ctypes.c_size_t()
-        check(cu.cuModuleGetGlobal_v2(ctypes.byref(ptr), ctypes.byref(size), mod,
-                                      cname.encode()), f"{launch['name']} {cname}")
+        check(
+            cu.cuModuleGetGlobal_v2(ctypes.byref(ptr), ctypes.byref(size), mod, cname.encode()),
+            f"{launch['name']} {cname}",
+        )
         data = bytes.fromhex(hexbytes)
         check(cu.cuMemcpyHtoD_v2(ptr, ctypes.c_char_p(data), ctypes.c_size_t(len(data))), cname)
 
@@ -99,8 +101,9 @@ def main(src: Path, out: Path, repeats: int = 0) -> None:
                 host = np.ascontiguousarray(inputs[f"{name}::{p['array']}"])
                 dptr = ctypes.c_uint64()
                 check(cu.cuMemAlloc_v2(ctypes.byref(dptr), ctypes.c_size_t(max(host.nbytes, 1))), "alloc")
-                check(cu.cuMemcpyHtoD_v2(dptr, host.ctypes.data_as(ctypes.c_void_p),
-                                         ctypes.c_size_t(host.nbytes)), "HtoD")
+                check(
+                    cu.cuMemcpyHtoD_v2(dptr, host.ctypes.data_as(ctypes.c_void_p), ctypes.c_size_t(host.nbytes)), "HtoD"
+                )
                 device[p["array"]] = (dptr, host)
                 holders.append(ctypes.c_uint64(dptr.value))
             else:
@@ -112,17 +115,19 @@ def main(src: Path, out: Path, repeats: int = 0) -> None:
         dyn = launch["dynamic_shared"]
         if dyn > 48 * 1024:
             cu.cuFuncSetAttribute(fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, dyn)
-        check(cu.cuLaunchKernel(fn, g[0], g[1], g[2], b[0], b[1], b[2], dyn, None, params, None),
-              f"{name} launch")
+        check(cu.cuLaunchKernel(fn, g[0], g[1], g[2], b[0], b[1], b[2], dyn, None, params, None), f"{name} launch")
         check(cu.cuCtxSynchronize(), f"{name} run")
         if repeats:  # after the checked launch; in-place kernels then see their own output
-            timings[name] = time_launches(cu, lambda fn=fn, g=g, b=b, dyn=dyn, params=params: check(
-                cu.cuLaunchKernel(fn, g[0], g[1], g[2], b[0], b[1], b[2], dyn, None, params,
-                                  None), "timed launch"), repeats)
+            timings[name] = time_launches(
+                cu,
+                lambda fn=fn, g=g, b=b, dyn=dyn, params=params: check(
+                    cu.cuLaunchKernel(fn, g[0], g[1], g[2], b[0], b[1], b[2], dyn, None, params, None), "timed launch"
+                ),
+                repeats,
+            )
         for arr, (dptr, host) in device.items():
             back = np.empty_like(host)
-            check(cu.cuMemcpyDtoH_v2(back.ctypes.data_as(ctypes.c_void_p), dptr,
-                                     ctypes.c_size_t(host.nbytes)), "DtoH")
+            check(cu.cuMemcpyDtoH_v2(back.ctypes.data_as(ctypes.c_void_p), dptr, ctypes.c_size_t(host.nbytes)), "DtoH")
             results[f"{name}::{arr}"] = back
             cu.cuMemFree_v2(dptr)
         cu.cuModuleUnload(mod)

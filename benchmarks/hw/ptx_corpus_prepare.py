@@ -50,12 +50,20 @@ def corpus_entries() -> list[dict]:
     """Every corpus launch as a launch entry (see prepare)."""
     entries = []
     for name, entry in corpus.manifest().items():
-        entries.append({"name": name, "text": corpus.source(entry),
-                        "source_name": str(corpus.CORPUS / entry["file"]),
-                        "kernel": entry.get("kernel"), "defines": entry.get("defines") or {},
-                        "grid": entry["grid"], "block": entry["block"],
-                        "dynamic_shared": entry.get("dynamic_shared", 0),
-                        "args": corpus.inputs(name, entry), "specs": entry["args"]})
+        entries.append(
+            {
+                "name": name,
+                "text": corpus.source(entry),
+                "source_name": str(corpus.CORPUS / entry["file"]),
+                "kernel": entry.get("kernel"),
+                "defines": entry.get("defines") or {},
+                "grid": entry["grid"],
+                "block": entry["block"],
+                "dynamic_shared": entry.get("dynamic_shared", 0),
+                "args": corpus.inputs(name, entry),
+                "specs": entry["args"],
+            }
+        )
     return entries
 
 
@@ -74,20 +82,22 @@ def prepare(out: Path, entries: list[dict], save_inputs: bool = True) -> None:
         name, text, source_name = entry["name"], entry["text"], entry["source_name"]
         device = strip_host(text)
         kernel = choose_kernel(device, entry["kernel"])
-        options = [f"--gpu-architecture={compile_target(arch)}", "-lineinfo", "-std=c++17",
-                   "-default-device"]
+        options = [f"--gpu-architecture={compile_target(arch)}", "-lineinfo", "-std=c++17", "-default-device"]
         for key, value in sorted(entry["defines"].items()):
             options.append(f"-D{key}" if value is None else f"-D{key}={value}")
         options += [f"-I{Path(source_name).parent}"] + [f"-I{d}" for d in nvrtc.include_dirs()]
-        compiled = compile_cached(device.text, Path(source_name).name, options, [kernel],
-                                  HOST_HEADERS)
+        compiled = compile_cached(device.text, Path(source_name).name, options, [kernel], HOST_HEADERS)
         module = parse_module(compiled.ptx)
         base = kernel.split("<")[0].strip().split("::")[-1]
         fn = _entry(module, compiled, kernel, base)
         ptx_file = out / f"{name}.ptx"
         ptx_file.write_text(compiled.ptx)
-        log = subprocess.run([str(ptxas), "-arch=sm_90", "-v", "-o", str(out / f"{name}.cubin"),
-                              str(ptx_file)], capture_output=True, text=True, check=True)
+        log = subprocess.run(
+            [str(ptxas), "-arch=sm_90", "-v", "-o", str(out / f"{name}.cubin"), str(ptx_file)],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
         args = entry["args"]
         params = []
         for (cname, ctype), p in zip(kernel_parameters(device.text, kernel), fn.params, strict=True):
@@ -95,16 +105,29 @@ def prepare(out: Path, entries: list[dict], save_inputs: bool = True) -> None:
             if "*" in ctype:
                 if save_inputs:
                     arrays[f"{name}::{cname}"] = value
-                params.append({"array": cname, "bytes": int(value.nbytes),
-                               "spec": entry["specs"][cname]})
+                params.append({"array": cname, "bytes": int(value.nbytes), "spec": entry["specs"][cname]})
             else:
                 params.append({"raw": _scalar_bytes(cname, ctype, value, p.ptx_type, p.size).hex()})
-        constants = {k: np.ascontiguousarray(v).tobytes().hex() for k, v in args.items()
-                     if k in {v_.name for v_ in module.variables} and isinstance(v, np.ndarray)}
-        launches.append({"name": name, "entry": fn.name, "kernel": kernel, "grid": entry["grid"],
-                         "block": entry["block"], "dynamic_shared": entry["dynamic_shared"],
-                         "params": params, "constants": constants, "ptxas_log": log.stderr + log.stdout,
-                         "compiler": compiled.compiler, **entry.get("device", {})})
+        constants = {
+            k: np.ascontiguousarray(v).tobytes().hex()
+            for k, v in args.items()
+            if k in {v_.name for v_ in module.variables} and isinstance(v, np.ndarray)
+        }
+        launches.append(
+            {
+                "name": name,
+                "entry": fn.name,
+                "kernel": kernel,
+                "grid": entry["grid"],
+                "block": entry["block"],
+                "dynamic_shared": entry["dynamic_shared"],
+                "params": params,
+                "constants": constants,
+                "ptxas_log": log.stderr + log.stdout,
+                "compiler": compiled.compiler,
+                **entry.get("device", {}),
+            }
+        )
     if save_inputs:
         np.savez_compressed(out / "inputs.npz", **arrays)
     (out / "launches.json").write_text(json.dumps(launches, indent=1))

@@ -46,8 +46,12 @@ def launch(name: str, overrides: dict[str, int]) -> dict:
         if a.is_pointer and a.role in ("out", "inout"):
             args[a.name] = cupy.asnumpy(device[a.name]).view(args[a.name].dtype)
     check = check_result(spec, args, reference(spec.reference)({**args, **inputs}, params))
-    return {"case": case_id(name, overrides), "kernel": spec.kernel, "passed": bool(check.passed),
-            "max_rel_error": check.max_rel_error}
+    return {
+        "case": case_id(name, overrides),
+        "kernel": spec.kernel,
+        "passed": bool(check.passed),
+        "max_rel_error": check.max_rel_error,
+    }
 
 
 if __name__ == "__main__":

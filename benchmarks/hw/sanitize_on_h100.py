@@ -14,8 +14,9 @@ DATA = Path(__file__).resolve().parents[2] / "tests" / "data" / "cuda"
 
 
 def kernel(file: str, name: str):
-    return cupy.RawModule(code=(DATA / file).read_text(), options=("-lineinfo",),
-                          name_expressions=[name]).get_function(name)
+    return cupy.RawModule(code=(DATA / file).read_text(), options=("-lineinfo",), name_expressions=[name]).get_function(
+        name
+    )
 
 
 def convolve(file: str) -> None:

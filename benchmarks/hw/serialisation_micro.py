@@ -49,7 +49,9 @@ def shared_kernel(op: str, words: int, use: bool) -> tuple[str, str]:
     ctype, expr = SHARED_OPS[op]
     name = f"sh_{op}_{words}_{'use' if use else 'nouse'}"
     body = f"acc += {expr};" if use else f"{expr};"
-    return name, f"""
+    return (
+        name,
+        f"""
 extern "C" __global__ void {name}(int* out, int reps) {{
     __shared__ {ctype} s[64];
     if (threadIdx.x < 64) s[threadIdx.x] = 0;
@@ -64,7 +66,8 @@ extern "C" __global__ void {name}(int* out, int reps) {{
     __syncthreads();
     out[blockIdx.x * blockDim.x + threadIdx.x] = (int)acc + (int)s[lane];
 }}
-"""
+""",
+    )
 
 
 def const_kernel(words: int, one_line: bool) -> tuple[str, str]:
@@ -75,14 +78,17 @@ def const_kernel(words: int, one_line: bool) -> tuple[str, str]:
     """
     name = f"const_{words}{'_oneline' if one_line else ''}"
     spread = 1 if one_line else 8
-    return name, f"""
+    return (
+        name,
+        f"""
 extern "C" __global__ void {name}(int* out, int reps) {{
     int lane = threadIdx.x & 31;
     int acc = 0;
     for (int r = 0; r < reps; ++r) acc += ctab[((lane + r) & {words - 1}) * {spread}];
     out[blockIdx.x * blockDim.x + threadIdx.x] = acc;
 }}
-"""
+""",
+    )
 
 
 def store_kernels(k: int, ctype: str) -> list[tuple[str, str]]:
@@ -92,19 +98,25 @@ def store_kernels(k: int, ctype: str) -> list[tuple[str, str]]:
     separate = "\n".join(f"    out[{j}L * n + i] = ({ctype})(i * 7 + {j});" for j in range(k))
     head = "long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;"
     return [
-        (f"st_strided_{tag}", f'extern "C" __global__ void st_strided_{tag}({ctype}* out, '
-         f"long long n) {{\n    {head}\n{strided}\n}}\n"),
-        (f"st_separate_{tag}", f'extern "C" __global__ void st_separate_{tag}({ctype}* out, '
-         f"long long n) {{\n    {head}\n{separate}\n}}\n"),
-        (f"st_first_{tag}", f'extern "C" __global__ void st_first_{tag}({ctype}* out, '
-         f"long long n) {{\n    {head}\n    out[{k}L * i] = ({ctype})(i * 7);\n}}\n"),
+        (
+            f"st_strided_{tag}",
+            f'extern "C" __global__ void st_strided_{tag}({ctype}* out, long long n) {{\n    {head}\n{strided}\n}}\n',
+        ),
+        (
+            f"st_separate_{tag}",
+            f'extern "C" __global__ void st_separate_{tag}({ctype}* out, long long n) {{\n    {head}\n{separate}\n}}\n',
+        ),
+        (
+            f"st_first_{tag}",
+            f'extern "C" __global__ void st_first_{tag}({ctype}* out, '
+            f"long long n) {{\n    {head}\n    out[{k}L * i] = ({ctype})(i * 7);\n}}\n",
+        ),
     ]
 
 
 def all_kernels() -> dict[str, str]:
     """Every micro kernel's source by name."""
-    out = dict(shared_kernel(op, w, use) for op in SHARED_OPS for w in SHARED_WORDS
-               for use in (False, True))
+    out = dict(shared_kernel(op, w, use) for op in SHARED_OPS for w in SHARED_WORDS for use in (False, True))
     out.update(const_kernel(w, False) for w in CONST_WORDS)
     out.update([const_kernel(16, True)])
     for ctype in ("int", "long long"):
@@ -134,33 +146,46 @@ def timed(fn, grid, block, args) -> float:
 
 def main(out_dir: Path, profile: bool) -> None:
     mod = cupy.RawModule(code=source(), options=("-std=c++17",))
-    cupy.ndarray((2048,), cupy.int32, mod.get_global("ctab"))[...] = cupy.arange(2048,
-                                                                                 dtype=cupy.int32)
+    cupy.ndarray((2048,), cupy.int32, mod.get_global("ctab"))[...] = cupy.arange(2048, dtype=cupy.int32)
     props = cupy.cuda.runtime.getDeviceProperties(0)
     sms = props["multiProcessorCount"]
-    res: dict = {"name": props["name"].decode(), "sm_count": sms,
-                 "clock_khz": props["clockRate"], "reps": REPS, "cases": []}
+    res: dict = {
+        "name": props["name"].decode(),
+        "sm_count": sms,
+        "clock_khz": props["clockRate"],
+        "reps": REPS,
+        "cases": [],
+    }
     blocks, threads = sms * 8, 256
     small = cupy.zeros(blocks * threads, dtype=cupy.int32)
     big = cupy.zeros(8 << 24, dtype=cupy.int32)  # 512 MiB: the largest store case
-    run = (lambda f, g, b, a: (f(g, b, a), cupy.cuda.Device().synchronize(), 0.0)[2]) \
-        if profile else timed
+    run = (lambda f, g, b, a: (f(g, b, a), cupy.cuda.Device().synchronize(), 0.0)[2]) if profile else timed
     for name in all_kernels():
         fn = mod.get_function(name)
         if name.startswith(("sh_", "const_")):
             ms = run(fn, (blocks,), (threads,), (small, cupy.int32(REPS)))
             warp_instr = blocks * threads // 32 * REPS
-            row = {"case": name, "median_ms": ms, "blocks": blocks, "threads": threads,
-                   "warp_instructions": warp_instr,
-                   "ns_per_warp_instruction_per_sm": ms * 1e6 / (warp_instr / sms)}
+            row = {
+                "case": name,
+                "median_ms": ms,
+                "blocks": blocks,
+                "threads": threads,
+                "warp_instructions": warp_instr,
+                "ns_per_warp_instruction_per_sm": ms * 1e6 / (warp_instr / sms),
+            }
         else:
             k = int(name.split("_")[2])
             wide = name.endswith("longlong")
             n = (1 << 23) if wide else (1 << 24)
             ms = run(fn, (n // 256,), (256,), (big, cupy.int64(n)))
-            row = {"case": name, "median_ms": ms, "threads_total": n, "k": k,
-                   "element_bytes": 8 if wide else 4,
-                   "bytes_written": n * (1 if "first" in name else k) * (8 if wide else 4)}
+            row = {
+                "case": name,
+                "median_ms": ms,
+                "threads_total": n,
+                "k": k,
+                "element_bytes": 8 if wide else 4,
+                "bytes_written": n * (1 if "first" in name else k) * (8 if wide else 4),
+            }
         res["cases"].append(row)
         if not profile:
             print(json.dumps(row), flush=True)

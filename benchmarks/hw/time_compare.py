@@ -47,8 +47,7 @@ def predict(name: str, overrides: dict[str, int], gpu_key: str, regs: int, engin
     gpu = get_gpu(gpu_key)
     arch = get_arch(gpu.compute_capability)
     start = time.perf_counter()
-    report = analyze_catalog_kernel(get_kernel(name), overrides, gpu, arch, registers=regs,
-                                    engine=engine)
+    report = analyze_catalog_kernel(get_kernel(name), overrides, gpu, arch, registers=regs, engine=engine)
     return report.time, report, time.perf_counter() - start
 
 
@@ -62,15 +61,19 @@ def main(run_dir: Path, gpu_key: str, engine: str) -> None:
         regs = int(number(hw["launch__registers_per_thread"]))
         t, report, took = predict(name, params, gpu_key, regs, engine)
         row = {
-            "case": case, **compared(measured, t, hw), "registers": regs,
-            "sampled": "" if report.sample is None else
-            f"{report.simulated_blocks}/{report.launch_blocks}",
+            "case": case,
+            **compared(measured, t, hw),
+            "registers": regs,
+            "sampled": "" if report.sample is None else f"{report.simulated_blocks}/{report.launch_blocks}",
             "prediction_wall_s": took,
         }
         out.append(row)
-        print(f"{case[:44]:44} pred {t.predicted_time_s * 1e3:9.4f} ms meas {measured * 1e3:9.4f}"
-              f" x{row['ratio']:.2f} dram x{row['dram_ratio'] or 0:.2f} {t.bound} "
-              f"({took:.1f} s)", flush=True)
+        print(
+            f"{case[:44]:44} pred {t.predicted_time_s * 1e3:9.4f} ms meas {measured * 1e3:9.4f}"
+            f" x{row['ratio']:.2f} dram x{row['dram_ratio'] or 0:.2f} {t.bound} "
+            f"({took:.1f} s)",
+            flush=True,
+        )
     path = run_dir / f"time_comparison_{engine}.csv"
     with path.open("w", newline="") as fh:
         w = csv.DictWriter(fh, fieldnames=list(out[0]))
@@ -85,9 +88,12 @@ def compared(measured: float, t: Any, hw: dict[str, str]) -> dict[str, Any]:
     dram_hw = number(hw["dram__bytes_read.sum"]) + number(hw["dram__bytes_write.sum"])
     dram = t.dram_bytes_read + t.dram_bytes_written
     return {
-        "measured_s": measured, "predicted_s": t.predicted_time_s,
-        "ratio": t.predicted_time_s / measured, "bound": t.bound,
-        "dram_bytes_hw": dram_hw, "dram_bytes_model": dram,
+        "measured_s": measured,
+        "predicted_s": t.predicted_time_s,
+        "ratio": t.predicted_time_s / measured,
+        "bound": t.bound,
+        "dram_bytes_hw": dram_hw,
+        "dram_bytes_model": dram,
         "dram_ratio": dram / dram_hw if dram_hw else None,
         "l2_hit_hw": number(hw["lts__t_sector_hit_rate.pct"]) / 100,
         "l2_hit_model": t.l2_hit_rate,
@@ -103,12 +109,13 @@ def summarize(out: list[dict[str, Any]], dram_at_least: float = 0) -> None:
     within = lambda f: sum(1 for r in out if 1 / f <= r["ratio"] <= f)  # noqa: E731
     big = [r for r in out if r["dram_bytes_hw"] >= dram_at_least]
     dram_ok = sum(1 for r in big if r["dram_ratio"] and abs(r["dram_ratio"] - 1) <= 0.2)
-    l2_ok = sum(1 for r in out if r["l2_hit_model"] is not None
-                and abs(r["l2_hit_model"] - r["l2_hit_hw"]) <= 0.10)
-    print(f"median |error| {statistics.median(errs):.1%}; within 1.5x {within(1.5)}/{len(out)}; "
-          f"within 2x {within(2)}/{len(out)}; DRAM within 20 % {dram_ok}/{len(big)}; "
-          f"L2 hit within 10 points {l2_ok}/{len(out)}; slowest prediction "
-          f"{max(r['prediction_wall_s'] for r in out):.1f} s")
+    l2_ok = sum(1 for r in out if r["l2_hit_model"] is not None and abs(r["l2_hit_model"] - r["l2_hit_hw"]) <= 0.10)
+    print(
+        f"median |error| {statistics.median(errs):.1%}; within 1.5x {within(1.5)}/{len(out)}; "
+        f"within 2x {within(2)}/{len(out)}; DRAM within 20 % {dram_ok}/{len(big)}; "
+        f"L2 hit within 10 points {l2_ok}/{len(out)}; slowest prediction "
+        f"{max(r['prediction_wall_s'] for r in out):.1f} s"
+    )
 
 
 if __name__ == "__main__":

@@ -34,10 +34,18 @@ def predict(name: str, entry: dict[str, Any], gpu_key: str) -> tuple[LaunchRepor
     arch = get_arch(gpu.compute_capability)
     start = time.perf_counter()
     report = analyze_source_kernel(
-        corpus.source(entry), entry.get("kernel"), tuple(entry["grid"]), tuple(entry["block"]),
-        lambda: corpus.inputs(name, entry), gpu, arch,
-        dynamic_shared_bytes=entry.get("dynamic_shared", 0), engine="ptx",
-        defines=entry.get("defines"), source_name=str(corpus.CORPUS / entry["file"]))
+        corpus.source(entry),
+        entry.get("kernel"),
+        tuple(entry["grid"]),
+        tuple(entry["block"]),
+        lambda: corpus.inputs(name, entry),
+        gpu,
+        arch,
+        dynamic_shared_bytes=entry.get("dynamic_shared", 0),
+        engine="ptx",
+        defines=entry.get("defines"),
+        source_name=str(corpus.CORPUS / entry["file"]),
+    )
     return report, time.perf_counter() - start
 
 
@@ -58,19 +66,22 @@ def main(run_dir: Path, gpu_key: str, only: list[str]) -> None:
         report, took = predict(name, entry, gpu_key)
         t = report.time
         row = {
-            "case": name, **compared(measured, t, hw),
+            "case": name,
+            **compared(measured, t, hw),
             "registers_hw": int(number(hw["launch__registers_per_thread"])),
             "registers_model": report.registers_per_thread,
             "warps_active_hw": number(hw["sm__warps_active.avg.pct_of_peak_sustained_active"]) / 100,
             "occupancy_model": report.occupancy,
-            "sampled": "" if report.sample is None else
-            f"{report.simulated_blocks}/{report.launch_blocks}",
+            "sampled": "" if report.sample is None else f"{report.simulated_blocks}/{report.launch_blocks}",
             "prediction_wall_s": took,
         }
         out.append(row)
-        print(f"{name[:26]:26} pred {t.predicted_time_s * 1e3:9.4f} ms meas {measured * 1e3:9.4f}"
-              f" x{row['ratio']:.2f} dram x{row['dram_ratio'] or 0:.2f} {t.bound} "
-              f"({took:.1f} s)", flush=True)
+        print(
+            f"{name[:26]:26} pred {t.predicted_time_s * 1e3:9.4f} ms meas {measured * 1e3:9.4f}"
+            f" x{row['ratio']:.2f} dram x{row['dram_ratio'] or 0:.2f} {t.bound} "
+            f"({took:.1f} s)",
+            flush=True,
+        )
     path = run_dir / "time_comparison_corpus.csv"
     if not only:
         with path.open("w", newline="") as fh:

@@ -46,8 +46,7 @@ REPEATS = 20
 def _device_array(cu: ctypes.CDLL, host: np.ndarray) -> ctypes.c_uint64:
     dptr = ctypes.c_uint64()
     check(cu.cuMemAlloc_v2(ctypes.byref(dptr), ctypes.c_size_t(max(host.nbytes, 1))), "alloc")
-    check(cu.cuMemcpyHtoD_v2(dptr, host.ctypes.data_as(ctypes.c_void_p),
-                             ctypes.c_size_t(host.nbytes)), "HtoD")
+    check(cu.cuMemcpyHtoD_v2(dptr, host.ctypes.data_as(ctypes.c_void_p), ctypes.c_size_t(host.nbytes)), "HtoD")
     return dptr
 
 
@@ -67,8 +66,11 @@ def run(src: Path, out: Path, profile: bool, only: str | None) -> None:
         regs = ctypes.c_int()
         cu.cuFuncGetAttribute(ctypes.byref(regs), CU_FUNC_ATTRIBUTE_NUM_REGS, fn)
         upload_constants(cu, mod, launch)
-        hosts = {p["array"]: np.ascontiguousarray(corpus.argument(name, p["array"], p["spec"]))
-                 for p in launch["params"] if "array" in p}
+        hosts = {
+            p["array"]: np.ascontiguousarray(corpus.argument(name, p["array"], p["spec"]))
+            for p in launch["params"]
+            if "array" in p
+        }
         total = sum(h.nbytes for h in hosts.values())
         copies = 1 if profile or total >= 3 * l2.value else min(64, -(-3 * l2.value // total))
         sets, allocated = [], []
@@ -104,21 +106,21 @@ def run(src: Path, out: Path, profile: bool, only: str | None) -> None:
         def launch_once(fn=fn, g=g, b=b, dyn=dyn, sets=sets, turn=turn, name=name) -> None:
             params = sets[turn[0] % len(sets)][1]
             turn[0] += 1
-            check(cu.cuLaunchKernel(fn, g[0], g[1], g[2], b[0], b[1], b[2], dyn, None, params,
-                                    None), f"{name} launch")
+            check(cu.cuLaunchKernel(fn, g[0], g[1], g[2], b[0], b[1], b[2], dyn, None, params, None), f"{name} launch")
 
         def before(resets=resets, restores=restores, turn=turn) -> None:
             for dptr, size in resets[turn[0] % len(resets)]:
                 check(cu.cuMemsetD8_v2(ctypes.c_uint64(dptr), 0, ctypes.c_size_t(size)), "reset")
             for dptr, pristine, size in restores[turn[0] % len(restores)]:
-                check(cu.cuMemcpyDtoD_v2(ctypes.c_uint64(dptr), ctypes.c_uint64(pristine),
-                                         ctypes.c_size_t(size)), "restore")
+                check(
+                    cu.cuMemcpyDtoD_v2(ctypes.c_uint64(dptr), ctypes.c_uint64(pristine), ctypes.c_size_t(size)),
+                    "restore",
+                )
 
         before()
         launch_once()
         check(cu.cuCtxSynchronize(), f"{name} run")
-        row = {"case": name, "grid": g, "block": b, "copies": copies, "array_bytes": total,
-               "registers": regs.value}
+        row = {"case": name, "grid": g, "block": b, "copies": copies, "array_bytes": total, "registers": regs.value}
         if not profile:
             times = time_launches(cu, launch_once, REPEATS, before)
             row["median_ms"] = statistics.median(times)
@@ -135,8 +137,7 @@ def main(src: Path, out: Path, profile: bool) -> None:
     for launch in json.loads((src / "launches.json").read_text()):
         name = launch["name"]
         cmd = [sys.executable, __file__, str(src), str(out), "--only", name]
-        done = subprocess.run(cmd + (["--profile"] if profile else []), capture_output=True,
-                              text=True, timeout=600)
+        done = subprocess.run(cmd + (["--profile"] if profile else []), capture_output=True, text=True, timeout=600)
         found = [ln[4:] for ln in done.stdout.splitlines() if ln.startswith("ROW ")]
         if done.returncode or not found:
             print(f"{name}: failed (rc {done.returncode}) {done.stderr.strip()[-300:]}", flush=True)
@@ -145,15 +146,22 @@ def main(src: Path, out: Path, profile: bool) -> None:
         row = json.loads(found[0])
         rows.append(row)
         if not profile:
-            print(f"{name:24} {row['median_ms']:9.4f} ms  x{row['copies']} copies  "
-                  f"{row['array_bytes'] / 2**20:8.1f} MiB  {row['registers']} regs", flush=True)
+            print(
+                f"{name:24} {row['median_ms']:9.4f} ms  x{row['copies']} copies  "
+                f"{row['array_bytes'] / 2**20:8.1f} MiB  {row['registers']} regs",
+                flush=True,
+            )
     if not profile:
         (out / "times.json").write_text(json.dumps(rows, indent=1))
 
 
 if __name__ == "__main__":
     if "--only" in sys.argv or "--one-process" in sys.argv:
-        run(Path(sys.argv[1]), Path(sys.argv[2]), "--profile" in sys.argv,
-            sys.argv[sys.argv.index("--only") + 1] if "--only" in sys.argv else None)
+        run(
+            Path(sys.argv[1]),
+            Path(sys.argv[2]),
+            "--profile" in sys.argv,
+            sys.argv[sys.argv.index("--only") + 1] if "--only" in sys.argv else None,
+        )
     else:
         main(Path(sys.argv[1]), Path(sys.argv[2]), "--profile" in sys.argv)

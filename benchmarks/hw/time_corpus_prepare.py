@@ -38,8 +38,7 @@ def time_entries() -> dict[str, dict[str, Any]]:
         merged["block"] = change.get("block", entry["block"])
         merged["args"] = {**entry["args"], **change["args"]}
         merged["scaled_args"] = sorted(change["args"])
-        merged["device"] = {"reset": change.get("reset", []),
-                            "restore": change.get("restore", [])}
+        merged["device"] = {"reset": change.get("reset", []), "restore": change.get("restore", [])}
         entries[name] = merged
     return entries
 
@@ -57,15 +56,23 @@ def launch_entries() -> list[dict[str, Any]]:
         for arg, spec in entry["args"].items():
             big = arg in entry["scaled_args"] and isinstance(spec, str)
             args[arg] = _PLACEHOLDER if big else corpus.argument(name, arg, spec)
-        out.append({"name": name, "text": corpus.source(entry),
-                    "source_name": str(corpus.CORPUS / entry["file"]),
-                    "kernel": entry.get("kernel"), "defines": entry.get("defines") or {},
-                    "grid": entry["grid"], "block": entry["block"],
-                    "dynamic_shared": entry.get("dynamic_shared", 0), "args": args,
-                    "specs": entry["args"], "device": entry["device"]})
+        out.append(
+            {
+                "name": name,
+                "text": corpus.source(entry),
+                "source_name": str(corpus.CORPUS / entry["file"]),
+                "kernel": entry.get("kernel"),
+                "defines": entry.get("defines") or {},
+                "grid": entry["grid"],
+                "block": entry["block"],
+                "dynamic_shared": entry.get("dynamic_shared", 0),
+                "args": args,
+                "specs": entry["args"],
+                "device": entry["device"],
+            }
+        )
     return out
 
 
 if __name__ == "__main__":
-    prepare(Path(sys.argv[1] if len(sys.argv) > 1 else ".hw_time_corpus"), launch_entries(),
-            save_inputs=False)
+    prepare(Path(sys.argv[1] if len(sys.argv) > 1 else ".hw_time_corpus"), launch_entries(), save_inputs=False)

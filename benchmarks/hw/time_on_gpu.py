@@ -146,11 +146,14 @@ def microbenchmarks(out: Path) -> dict:
     mod = cupy.RawModule(code=MICRO)
     props = cupy.cuda.runtime.getDeviceProperties(0)
     sms = props["multiProcessorCount"]
-    res: dict = {"sm_count": sms, "l2_bytes": props["l2CacheSize"],
-                 "clock_khz": props["clockRate"], "name": props["name"].decode()}
+    res: dict = {
+        "sm_count": sms,
+        "l2_bytes": props["l2CacheSize"],
+        "clock_khz": props["clockRate"],
+        "name": props["name"].decode(),
+    }
     empty = mod.get_function("empty_kernel")
-    res["empty_kernel_ms"], res["empty_kernel_all_ms"] = median_ms(
-        lambda i: empty((1,), (32,), ()), 50)
+    res["empty_kernel_ms"], res["empty_kernel_all_ms"] = median_ms(lambda i: empty((1,), (32,), ()), 50)
     sink = cupy.zeros(4, dtype=cupy.float32)
     big = cupy.random.random(1 << 28, dtype=cupy.float32)  # 1 GiB
     n4 = big.size // 4
@@ -165,13 +168,11 @@ def microbenchmarks(out: Path) -> dict:
     small = big[: (8 << 20) // 4]
     reps = 50
     l2read = mod.get_function("l2read")
-    ms, _ = median_ms(lambda i: l2read((grid,), (256,), (small, sink, np.int64(small.size // 4),
-                                                          np.int32(reps))))
+    ms, _ = median_ms(lambda i: l2read((grid,), (256,), (small, sink, np.int64(small.size // 4), np.int32(reps))))
     res["l2_read_gbs"] = small.nbytes * reps / ms / 1e6
     l2read4 = mod.get_function("l2read4")
     g4 = sms * 2  # four loads of a grid-stride step each: 4 x step must fit in the buffer
-    ms, _ = median_ms(lambda i: l2read4((g4,), (256,), (small, sink, np.int64(small.size // 4),
-                                                          np.int32(reps))))
+    ms, _ = median_ms(lambda i: l2read4((g4,), (256,), (small, sink, np.int64(small.size // 4), np.int32(reps))))
     res["l2_read4_gbs"] = small.nbytes * reps / ms / 1e6
     # Volkov's method: one 4-byte load per thread, resident warps per SM limited by padding
     # shared memory; bandwidth = bytes in flight / latency while far below the peak
@@ -183,25 +184,38 @@ def microbenchmarks(out: Path) -> dict:
         pad = min(pad, props["sharedMemPerBlockOptin"])
         read1.max_dynamic_shared_size_bytes = pad
         nblk = big.size // 256
-        ms, _ = median_ms(lambda i, pad=pad, nblk=nblk: read1((nblk,), (256,), (big, sink),
-                                                                shared_mem=pad))
-        sweep.append({"blocks_per_sm": blocks_per_sm, "warps_per_sm": 8 * blocks_per_sm,
-                      "dyn_shared": pad, "ms": ms, "gbs": big.nbytes / ms / 1e6})
+        ms, _ = median_ms(lambda i, pad=pad, nblk=nblk: read1((nblk,), (256,), (big, sink), shared_mem=pad))
+        sweep.append(
+            {
+                "blocks_per_sm": blocks_per_sm,
+                "warps_per_sm": 8 * blocks_per_sm,
+                "dyn_shared": pad,
+                "ms": ms,
+                "gbs": big.nbytes / ms / 1e6,
+            }
+        )
     res["read1_sweep"] = sweep
     # the same sweep for one store per thread and for a load + store per thread: what a store
     # adds to a block's life at each occupancy (block lifetime = resident blocks x SMs / rate)
     out1 = cupy.empty_like(big)
-    for label, fn, args in (("write1", mod.get_function("write1"), (out1,)),
-                            ("copy1", mod.get_function("copy1"), (big, out1))):
+    for label, fn, args in (
+        ("write1", mod.get_function("write1"), (out1,)),
+        ("copy1", mod.get_function("copy1"), (big, out1)),
+    ):
         rows = []
         for blocks_per_sm in (1, 2, 4, 8):
             pad = min(smem_per_sm // blocks_per_sm - 1024 - 256, props["sharedMemPerBlockOptin"])
             fn.max_dynamic_shared_size_bytes = pad
             nblk = big.size // 256
-            ms, _ = median_ms(lambda i, fn=fn, args=args, pad=pad, nblk=nblk: fn(
-                (nblk,), (256,), args, shared_mem=pad))
-            rows.append({"blocks_per_sm": blocks_per_sm, "warps_per_sm": 8 * blocks_per_sm,
-                         "ms": ms, "block_life_ns": ms * 1e6 * blocks_per_sm * sms / nblk})
+            ms, _ = median_ms(lambda i, fn=fn, args=args, pad=pad, nblk=nblk: fn((nblk,), (256,), args, shared_mem=pad))
+            rows.append(
+                {
+                    "blocks_per_sm": blocks_per_sm,
+                    "warps_per_sm": 8 * blocks_per_sm,
+                    "ms": ms,
+                    "block_life_ns": ms * 1e6 * blocks_per_sm * sms / nblk,
+                }
+            )
         res[label + "_sweep"] = rows
     for row in sweep:
         row["block_life_ns"] = row["ms"] * 1e6 * row["blocks_per_sm"] * sms / (big.size // 256)
@@ -211,8 +225,11 @@ def microbenchmarks(out: Path) -> dict:
     l2write = mod.get_function("l2write")
     for stride, label in ((1, "l2_full_write"), (8, "l2_partial_write")):
         reps = 50
-        ms, _ = median_ms(lambda i, stride=stride, reps=reps, buf=buf: l2write(
-            (grid,), (256,), (buf, np.int64(buf.size), np.int32(stride), np.int32(reps))))
+        ms, _ = median_ms(
+            lambda i, stride=stride, reps=reps, buf=buf: l2write(
+                (grid,), (256,), (buf, np.int64(buf.size), np.int32(stride), np.int32(reps))
+            )
+        )
         sectors = buf.size // 8 * reps  # one sector per 8 words either way
         res[label + "_gsectors_per_s"] = sectors / ms / 1e6
     del buf
@@ -262,8 +279,7 @@ def prepare(name: str, overrides: dict[str, int], l2_bytes: int, rotate: bool):
     module = cupy.RawModule(code=spec.source, options=options, name_expressions=[spec.kernel])
     kernel = module.get_function(spec.kernel)
     pointer_bytes = sum(args[a.name].nbytes for a in spec.args if a.is_pointer)
-    copies = 1 if not rotate or pointer_bytes >= 3 * l2_bytes else min(
-        64, -(-3 * l2_bytes // pointer_bytes))
+    copies = 1 if not rotate or pointer_bytes >= 3 * l2_bytes else min(64, -(-3 * l2_bytes // pointer_bytes))
     sets = []
     for _ in range(copies):
         call, device = [], {}
@@ -284,8 +300,13 @@ def run_case(name: str, overrides: dict[str, int], l2_bytes: int, timed: bool) -
     call, device = sets[0]
     kernel(grid3, block3, call, shared_mem=dyn)
     cupy.cuda.runtime.deviceSynchronize()
-    row = {"case": case_name(name, overrides), "kernel": spec.kernel, "grid": grid3,
-           "block": block3, "copies": len(sets)}
+    row = {
+        "case": case_name(name, overrides),
+        "kernel": spec.kernel,
+        "grid": grid3,
+        "block": block3,
+        "copies": len(sets),
+    }
     if not timed:
         return row
     for a in spec.args:

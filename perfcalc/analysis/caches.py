@@ -43,35 +43,42 @@ def l1_bytes(arch: Arch, blocks_per_sm: int, shared_per_block: int) -> int:
     return 0
 
 
-def cache_model(gpu: Gpu, arch: Arch, occupancy: OccupancyInputs,
-                cache: str | None = None, sample: BlockSample | None = None) -> CacheHierarchy:
+def cache_model(
+    gpu: Gpu, arch: Arch, occupancy: OccupancyInputs, cache: str | None = None, sample: BlockSample | None = None
+) -> CacheHierarchy:
     """A fresh L1/L2 model for a launch of `occupancy`'s configuration on `gpu`; with a
     `sample`, the model of the sampled SMs only, whose share of the L2 is 1/stride of it."""
     if gpu.l2_cache_kb is None:
-        raise InputError(f"{gpu.name}: no sourced L2 size in products.yaml, so its caches "
-                         f"cannot be modelled")
+        raise InputError(f"{gpu.name}: no sourced L2 size in products.yaml, so its caches cannot be modelled")
     blocks = int(occupancy.grid(arch).active_blocks)
     family = arch.global_family
     shared = int(occupancy.shared_memory)
-    return CacheHierarchy(CacheConfig(
-        sms=gpu.sm_count,
-        blocks_per_sm=max(1, blocks),
-        l1_bytes=l1_bytes(arch, max(1, blocks), shared) if family.has_cache else 0,
-        l2_bytes=gpu.l2_cache_kb * KB // (1 if sample is None
-                                          else min(sample.sm_stride, gpu.sm_count)),
-        l1_sectored=family.sectored,
-        l1_caches_loads=family.l1_caches_loads(cache),
-        stores_invalidate_l1=family.rule == "lines",
-        # where the device file has no measured figure, the 32-byte sector (memory.md 1.5)
-        dram_fetch_bytes=arch.l2_fetch_granularity_bytes or SECTOR_BYTES,
-        store_merge_lines=timing_rates(arch).store_merge_lines or 0,
-    ), sample)
+    return CacheHierarchy(
+        CacheConfig(
+            sms=gpu.sm_count,
+            blocks_per_sm=max(1, blocks),
+            l1_bytes=l1_bytes(arch, max(1, blocks), shared) if family.has_cache else 0,
+            l2_bytes=gpu.l2_cache_kb * KB // (1 if sample is None else min(sample.sm_stride, gpu.sm_count)),
+            l1_sectored=family.sectored,
+            l1_caches_loads=family.l1_caches_loads(cache),
+            stores_invalidate_l1=family.rule == "lines",
+            # where the device file has no measured figure, the 32-byte sector (memory.md 1.5)
+            dram_fetch_bytes=arch.l2_fetch_granularity_bytes or SECTOR_BYTES,
+            store_merge_lines=timing_rates(arch).store_merge_lines or 0,
+        ),
+        sample,
+    )
 
 
-def cache_model_factory(gpu: Gpu, arch: Arch, block_threads: int, registers: int,
-                        dynamic_shared: int, cache: str | None = None,
-                        sample: BlockSample | None = None
-                        ) -> Callable[[int, str | None, str], CacheHierarchy]:
+def cache_model_factory(
+    gpu: Gpu,
+    arch: Arch,
+    block_threads: int,
+    registers: int,
+    dynamic_shared: int,
+    cache: str | None = None,
+    sample: BlockSample | None = None,
+) -> Callable[[int, str | None, str], CacheHierarchy]:
     """What run_kernel(caches=...) calls once the engine knows the kernel's static shared
     memory and, on the PTX engine, ptxas's report: the model for the occupancy they give
     (ptxas's registers where present, else `registers`)."""

@@ -77,34 +77,55 @@ class LaunchReport:
         """Plain values for JSON (time terms as name, seconds, formula)."""
         t = self.time
         return {
-            "kernel": self.kernel, "params": dict(self.params), "gpu": self.gpu, "cc": self.cc,
-            "grid": list(self.grid), "block": list(self.block),
+            "kernel": self.kernel,
+            "params": dict(self.params),
+            "gpu": self.gpu,
+            "cc": self.cc,
+            "grid": list(self.grid),
+            "block": list(self.block),
             "dynamic_shared_bytes": self.dynamic_shared_bytes,
             "registers_per_thread": self.registers_per_thread,
-            "registers_from": self.registers_from, "occupancy": self.occupancy,
+            "registers_from": self.registers_from,
+            "occupancy": self.occupancy,
             "active_blocks_per_sm": self.active_blocks_per_sm,
-            "occupancy_limiters": list(self.occupancy_limiters), "engine": self.engine,
-            "predicted_time_s": t.predicted_time_s, "bound": t.bound,
-            "bound_detail": t.bound_detail, "dram_bytes_read": t.dram_bytes_read,
-            "dram_bytes_written": t.dram_bytes_written, "l1_hit_rate": t.l1_hit_rate,
-            "l2_hit_rate": t.l2_hit_rate, "achieved_gflops": t.achieved_gflops,
-            "achieved_gbps": t.achieved_gbps, "flops": self.counters.flops,
-            "counters": self.counters.values(), "predicted": dict(self.predicted),
+            "occupancy_limiters": list(self.occupancy_limiters),
+            "engine": self.engine,
+            "predicted_time_s": t.predicted_time_s,
+            "bound": t.bound,
+            "bound_detail": t.bound_detail,
+            "dram_bytes_read": t.dram_bytes_read,
+            "dram_bytes_written": t.dram_bytes_written,
+            "l1_hit_rate": t.l1_hit_rate,
+            "l2_hit_rate": t.l2_hit_rate,
+            "achieved_gflops": t.achieved_gflops,
+            "achieved_gbps": t.achieved_gbps,
+            "flops": self.counters.flops,
+            "counters": self.counters.values(),
+            "predicted": dict(self.predicted),
             "predicted_exact": self.predicted_exact,
             "flops_per_dram_byte": self.flops_per_dram_byte,
-            "simulated_blocks": self.simulated_blocks, "launch_blocks": self.launch_blocks,
+            "simulated_blocks": self.simulated_blocks,
+            "launch_blocks": self.launch_blocks,
             "result_check_passed": None if self.result_check is None else self.result_check.passed,
-            "time_terms": [{"name": x.name, "seconds": x.seconds, "formula": x.formula}
-                           for x in t.terms],
+            "time_terms": [{"name": x.name, "seconds": x.seconds, "formula": x.formula} for x in t.terms],
         }
 
 
-def analyze_catalog_kernel(spec: KernelSpec, overrides: dict[str, int] | None, gpu: Gpu,
-                           arch: Arch, *, registers: int | None = None, engine: str = "source",
-                           exact: bool = False, budget_s: float = DEFAULT_BUDGET_S,
-                           cache: str | None = None, bank_mode: int | None = None,
-                           iteration_cap: int = 1_000_000,
-                           progress: Callable[[int, int], None] | None = None) -> LaunchReport:
+def analyze_catalog_kernel(
+    spec: KernelSpec,
+    overrides: dict[str, int] | None,
+    gpu: Gpu,
+    arch: Arch,
+    *,
+    registers: int | None = None,
+    engine: str = "source",
+    exact: bool = False,
+    budget_s: float = DEFAULT_BUDGET_S,
+    cache: str | None = None,
+    bank_mode: int | None = None,
+    iteration_cap: int = 1_000_000,
+    progress: Callable[[int, int], None] | None = None,
+) -> LaunchReport:
     """Predict, run (sampled when large) and time a catalog kernel on `gpu`; `cache`,
     `bank_mode`, `iteration_cap` go to the execution core, `progress` to the whole run."""
     params = resolve_params(spec, overrides)
@@ -116,26 +137,57 @@ def analyze_catalog_kernel(spec: KernelSpec, overrides: dict[str, int] | None, g
 
     def run(sample: BlockSample | None) -> Any:
         factory = cache_model_factory(gpu, arch, threads, regs, dyn, cache, sample)
-        runs.append(run_catalog_kernel(
-            spec, params, arch, check=sample is None, engine=engine, caches=factory, cache=cache,
-            bank_mode=bank_mode, iteration_cap=iteration_cap,
-            **({"progress": progress} if sample is None and progress is not None else {})))
+        runs.append(
+            run_catalog_kernel(
+                spec,
+                params,
+                arch,
+                check=sample is None,
+                engine=engine,
+                caches=factory,
+                cache=cache,
+                bank_mode=bank_mode,
+                iteration_cap=iteration_cap,
+                **({"progress": progress} if sample is None and progress is not None else {}),
+            )
+        )
         return runs[-1].result
 
     sampled = run_with_sampling(run, math.prod(grid), input_bytes(spec, params), budget_s, exact)
-    return _report(spec.name, dict(params), tuple(grid), tuple(block), int(dyn), regs, gpu, arch,
-                   sampled, runs[-1].result_check if sampled.sample is None else None,
-                   model.counters(), bool(model.exact))
+    return _report(
+        spec.name,
+        dict(params),
+        tuple(grid),
+        tuple(block),
+        int(dyn),
+        regs,
+        gpu,
+        arch,
+        sampled,
+        runs[-1].result_check if sampled.sample is None else None,
+        model.counters(),
+        bool(model.exact),
+    )
 
 
-def analyze_source_kernel(source: str, kernel: str | None, grid: tuple[int, ...],
-                          block: tuple[int, ...], make_args: Callable[[], dict[str, Any]],
-                          gpu: Gpu, arch: Arch, *, params: dict[str, Any] | None = None,
-                          registers: int | None = None, dynamic_shared_bytes: int = 0,
-                          input_bytes_total: int | None = None, exact: bool = False,
-                          budget_s: float = DEFAULT_BUDGET_S,
-                          progress: Callable[[int, int], None] | None = None,
-                          **run_options: Any) -> LaunchReport:
+def analyze_source_kernel(
+    source: str,
+    kernel: str | None,
+    grid: tuple[int, ...],
+    block: tuple[int, ...],
+    make_args: Callable[[], dict[str, Any]],
+    gpu: Gpu,
+    arch: Arch,
+    *,
+    params: dict[str, Any] | None = None,
+    registers: int | None = None,
+    dynamic_shared_bytes: int = 0,
+    input_bytes_total: int | None = None,
+    exact: bool = False,
+    budget_s: float = DEFAULT_BUDGET_S,
+    progress: Callable[[int, int], None] | None = None,
+    **run_options: Any,
+) -> LaunchReport:
     """A user's own kernel (no reference, no analytic model): run it (sampled when large) on
     `gpu`'s L1/L2 model and time it. `make_args` builds the arguments afresh for each run (a
     pilot and a sample must not see each other's writes); `input_bytes_total` is the bytes of
@@ -150,25 +202,56 @@ def analyze_source_kernel(source: str, kernel: str | None, grid: tuple[int, ...]
     built: list[int] = []  # the bytes of the arrays the first run built
 
     def run(sample: BlockSample | None) -> SimResult:
-        factory = cache_model_factory(gpu, arch, threads, regs, dynamic_shared_bytes, cache,
-                                      sample)
+        factory = cache_model_factory(gpu, arch, threads, regs, dynamic_shared_bytes, cache, sample)
         extra = {"progress": progress} if sample is None and progress is not None else {}
         args = make_args()
         if not built:
             built.append(sum(int(a.nbytes) for a in args.values() if isinstance(a, np.ndarray)))
-        return run_kernel(source, kernel, grid, block, args, arch,
-                          dynamic_shared_bytes=dynamic_shared_bytes, caches=factory,
-                          **run_options, **extra)
+        return run_kernel(
+            source,
+            kernel,
+            grid,
+            block,
+            args,
+            arch,
+            dynamic_shared_bytes=dynamic_shared_bytes,
+            caches=factory,
+            **run_options,
+            **extra,
+        )
 
     footprint = (lambda: built[0]) if input_bytes_total is None else input_bytes_total
     sampled = run_with_sampling(run, math.prod(grid), footprint, budget_s, exact)
-    return _report(sampled.result.kernel, dict(params or {}), tuple(grid), tuple(block),
-                   dynamic_shared_bytes, regs, gpu, arch, sampled, None, {}, False)
+    return _report(
+        sampled.result.kernel,
+        dict(params or {}),
+        tuple(grid),
+        tuple(block),
+        dynamic_shared_bytes,
+        regs,
+        gpu,
+        arch,
+        sampled,
+        None,
+        {},
+        False,
+    )
 
 
-def _report(name: str, params: dict[str, Any], grid: tuple[int, ...], block: tuple[int, ...],
-            dyn: int, regs: int, gpu: Gpu, arch: Arch, sampled: SampledRun,
-            check: ResultCheck | None, predicted: dict[str, int], exact: bool) -> LaunchReport:
+def _report(
+    name: str,
+    params: dict[str, Any],
+    grid: tuple[int, ...],
+    block: tuple[int, ...],
+    dyn: int,
+    regs: int,
+    gpu: Gpu,
+    arch: Arch,
+    sampled: SampledRun,
+    check: ResultCheck | None,
+    predicted: dict[str, int],
+    exact: bool,
+) -> LaunchReport:
     """The report of a (sampled) run: occupancy with ptxas's registers where the PTX engine ran
     it, then the time model."""
     result = sampled.result
@@ -176,17 +259,31 @@ def _report(name: str, params: dict[str, Any], grid: tuple[int, ...], block: tup
     found = entry_resources(result.ptxas_log, result.entry)
     used_regs = found.registers if found is not None else regs
     static = found.shared_memory_bytes if found is not None else result.launch.static_shared_bytes
-    occ = occupancy(arch, threads, used_regs, static_shared_memory=static,
-                    dynamic_shared_memory=dyn)
+    occ = occupancy(arch, threads, used_regs, static_shared_memory=static, dynamic_shared_memory=dyn)
     assert result.caches is not None
     return LaunchReport(
-        kernel=name, params=params, gpu=gpu.key, cc=arch.compute_capability,
-        grid=grid, block=block, dynamic_shared_bytes=dyn,
-        registers_per_thread=used_regs, registers_from="ptxas" if found else "assumed",
-        occupancy=float(occ.occupancy), active_blocks_per_sm=int(occ.active_blocks_per_sm),
-        occupancy_limiters=tuple(occ.limiters), counters=result.counters,
-        predicted=predicted, predicted_exact=exact, caches=result.caches,
-        time=run_time(result, int(occ.active_blocks_per_sm), gpu, arch), engine=result.engine,
-        sample=sampled.sample, simulated_blocks=sampled.simulated_blocks,
-        launch_blocks=sampled.launch_blocks, result_check=check, sim=result,
-        sample_note=sampled.note)
+        kernel=name,
+        params=params,
+        gpu=gpu.key,
+        cc=arch.compute_capability,
+        grid=grid,
+        block=block,
+        dynamic_shared_bytes=dyn,
+        registers_per_thread=used_regs,
+        registers_from="ptxas" if found else "assumed",
+        occupancy=float(occ.occupancy),
+        active_blocks_per_sm=int(occ.active_blocks_per_sm),
+        occupancy_limiters=tuple(occ.limiters),
+        counters=result.counters,
+        predicted=predicted,
+        predicted_exact=exact,
+        caches=result.caches,
+        time=run_time(result, int(occ.active_blocks_per_sm), gpu, arch),
+        engine=result.engine,
+        sample=sampled.sample,
+        simulated_blocks=sampled.simulated_blocks,
+        launch_blocks=sampled.launch_blocks,
+        result_check=check,
+        sim=result,
+        sample_note=sampled.note,
+    )

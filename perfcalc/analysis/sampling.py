@@ -53,9 +53,10 @@ DEFAULT_BUDGET_S = 5.0
 SECONDS_PER_WARP_INSTRUCTION = 1.1e-7
 SECONDS_PER_CACHE_REQUEST = 2.1e-6
 SECONDS_PER_BLOCK = 2.0e-5
-ENGINE_RATES = {"source": (SECONDS_PER_WARP_INSTRUCTION, SECONDS_PER_CACHE_REQUEST,
-                           SECONDS_PER_BLOCK),
-                "ptx": (6.2e-7, 1.4e-6, 3.1e-5)}
+ENGINE_RATES = {
+    "source": (SECONDS_PER_WARP_INSTRUCTION, SECONDS_PER_CACHE_REQUEST, SECONDS_PER_BLOCK),
+    "ptx": (6.2e-7, 1.4e-6, 3.1e-5),
+}
 MAX_SAMPLED_WAVES = 3
 # a sample: None = every block
 Runner = Callable[[BlockSample | None], SimResult]
@@ -77,9 +78,11 @@ class SampledRun:
             return None
         k = self.sample.sm_stride
         sms = "every SM" if k == 1 else f"1 SM in {k}, with 1/{k} of the L2"
-        return (f"sampled: {self.simulated_blocks} of {self.launch_blocks} blocks simulated (the "
-                f"first {self.sample.waves} wave(s), {sms}), counters and traffic extrapolated "
-                f"(analysis/sampling.py); the result check needs every block, so it is skipped")
+        return (
+            f"sampled: {self.simulated_blocks} of {self.launch_blocks} blocks simulated (the "
+            f"first {self.sample.waves} wave(s), {sms}), counters and traffic extrapolated "
+            f"(analysis/sampling.py); the result check needs every block, so it is skipped"
+        )
 
 
 def check_budget(budget_s: float) -> None:
@@ -88,8 +91,13 @@ def check_budget(budget_s: float) -> None:
         raise InputError(f"sampling budget {budget_s!r} s must be a finite number of seconds > 0")
 
 
-def run_with_sampling(run: Runner, nblocks: int, footprint_bytes: int | Callable[[], int],
-                      budget_s: float = DEFAULT_BUDGET_S, exact: bool = False) -> SampledRun:
+def run_with_sampling(
+    run: Runner,
+    nblocks: int,
+    footprint_bytes: int | Callable[[], int],
+    budget_s: float = DEFAULT_BUDGET_S,
+    exact: bool = False,
+) -> SampledRun:
     """Run whole when that fits `budget_s` (or `exact`), else a sample, extrapolated;
     `footprint_bytes` (the launch's array bytes, or a function giving them once the runs have
     built the arrays) is needed only to extrapolate a sample."""
@@ -115,8 +123,7 @@ def run_with_sampling(run: Runner, nblocks: int, footprint_bytes: int | Callable
     result = run(sample)
     simulated = sum(result.caches.chunk_blocks) if result.caches else 0
     footprint = footprint_bytes() if callable(footprint_bytes) else footprint_bytes
-    return SampledRun(extrapolate(result, nblocks, footprint, full_l2_bytes), sample,
-                      simulated, nblocks, t_sm)
+    return SampledRun(extrapolate(result, nblocks, footprint, full_l2_bytes), sample, simulated, nblocks, t_sm)
 
 
 def estimated_seconds_per_block(run: SimResult) -> float:
@@ -135,33 +142,43 @@ def _scale_counters(c: Counters, factor: float) -> Counters:
     return Counters(**values, warp_instructions=kinds)
 
 
-def extrapolate_totals(chunk_totals: tuple[tuple[int, ...], ...], chunk_blocks: tuple[int, ...],
-                       nblocks: int, per_wave: int) -> tuple[float, ...]:
+def extrapolate_totals(
+    chunk_totals: tuple[tuple[int, ...], ...], chunk_blocks: tuple[int, ...], nblocks: int, per_wave: int
+) -> tuple[float, ...]:
     """The cache totals (TOTAL_FIELDS order) of the whole launch from per-wave snapshots
     (module docstring); chunk i is wave i."""
-    deltas = [tuple(b - a for a, b in zip(chunk_totals[i], chunk_totals[i + 1], strict=True))
-              for i in range(len(chunk_blocks))]
+    deltas = [
+        tuple(b - a for a, b in zip(chunk_totals[i], chunk_totals[i + 1], strict=True))
+        for i in range(len(chunk_blocks))
+    ]
     first_real = min(per_wave, nblocks)
     if len(deltas) == 1:
         return tuple(d / chunk_blocks[0] * nblocks for d in deltas[0])
     later_blocks = sum(chunk_blocks[1:])
-    return tuple(deltas[0][f] * first_real / chunk_blocks[0]
-                 + (nblocks - first_real) * sum(d[f] for d in deltas[1:]) / later_blocks
-                 for f in range(len(chunk_totals[0])))
+    return tuple(
+        deltas[0][f] * first_real / chunk_blocks[0]
+        + (nblocks - first_real) * sum(d[f] for d in deltas[1:]) / later_blocks
+        for f in range(len(chunk_totals[0]))
+    )
 
 
-def extrapolate(result: SimResult, nblocks: int, footprint_bytes: int | None = None,
-                full_l2_bytes: int | None = None) -> SimResult:
+def extrapolate(
+    result: SimResult, nblocks: int, footprint_bytes: int | None = None, full_l2_bytes: int | None = None
+) -> SimResult:
     """`result` of a sampled run, as the whole launch (module docstring); `footprint_bytes`,
     the bytes of the launch's arrays, bounds DRAM reads when they fit in `full_l2_bytes`."""
     rep = result.caches
     assert rep is not None and rep.chunk_blocks
     simulated = sum(rep.chunk_blocks)
     factor = nblocks / simulated
-    t = dict(zip(TOTAL_FIELDS, extrapolate_totals(rep.chunk_totals, rep.chunk_blocks, nblocks,
-                                                   rep.config.blocks_per_wave), strict=True))
-    fits = footprint_bytes is not None and full_l2_bytes is not None \
-        and footprint_bytes <= full_l2_bytes
+    t = dict(
+        zip(
+            TOTAL_FIELDS,
+            extrapolate_totals(rep.chunk_totals, rep.chunk_blocks, nblocks, rep.config.blocks_per_wave),
+            strict=True,
+        )
+    )
+    fits = footprint_bytes is not None and full_l2_bytes is not None and footprint_bytes <= full_l2_bytes
     if fits:  # when all fits, nothing is evicted: dirty data stays in the L2
         t["dram_write"] = 0.0
     elif full_l2_bytes is not None:
@@ -187,14 +204,20 @@ def extrapolate(result: SimResult, nblocks: int, footprint_bytes: int | None = N
         global_wavefronts=round(t["wavefronts"]),
         # every block of a launch runs the same code: a hot line gets factor x the sample's
         atomic_hot_lines=tuple(tuple(x * factor for x in line) for line in rep.atomic_hot_lines),
-        per_site={line: dataclasses.replace(
-            s, l2_bytes_read=round(s.l2_bytes_read * factor),
-            l2_bytes_written=round(s.l2_bytes_written * factor),
-            dram_bytes_read=round(s.dram_bytes_read * factor)) for line, s in rep.per_site.items()},
+        per_site={
+            line: dataclasses.replace(
+                s,
+                l2_bytes_read=round(s.l2_bytes_read * factor),
+                l2_bytes_written=round(s.l2_bytes_written * factor),
+                dram_bytes_read=round(s.dram_bytes_read * factor),
+            )
+            for line, s in rep.per_site.items()
+        },
     )
     return dataclasses.replace(
-        result, counters=_scale_counters(result.counters, factor),
+        result,
+        counters=_scale_counters(result.counters, factor),
         per_site={k: _scale_counters(v, factor) for k, v in result.per_site.items()},
         inlined={k: _scale_counters(v, factor) for k, v in result.inlined.items()},
-        caches=scaled)
-
+        caches=scaled,
+    )

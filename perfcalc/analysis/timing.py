@@ -30,24 +30,31 @@ def kernel_work(result: SimResult, active_blocks_per_sm: int) -> KernelWork:
         dram_r, dram_w = c.global_load_bytes, c.global_store_bytes
         h1 = h2 = None
     return KernelWork(
-        blocks=result.launch.blocks, warps_per_block=result.launch.warps_per_block,
+        blocks=result.launch.blocks,
+        warps_per_block=result.launch.warps_per_block,
         active_blocks_per_sm=active_blocks_per_sm,
         warp_instructions=sum(kinds.values()),
         int_divide_warp_instructions=kinds.get("int_divide", 0),
         fp32_warp_instructions=kinds.get("fp32", 0),
         fp64_warp_instructions=kinds.get("fp64", 0),
         global_load_requests=kinds.get("global_load", c.global_load_requests),
-        global_load_waits=(c.global_load_waits if result.engine == "ptx"
-                           else kinds.get("global_load", c.global_load_requests)),
+        global_load_waits=(
+            c.global_load_waits if result.engine == "ptx" else kinds.get("global_load", c.global_load_requests)
+        ),
         global_wavefronts=wavefronts,
         shared_wavefronts=c.shared_load_wavefronts + c.shared_store_wavefronts,
         shared_load_requests=c.shared_load_requests,
-        l2_bytes=l2_bytes, l2_read_bytes=l2_read, dram_bytes_read=dram_r, dram_bytes_written=dram_w,
-        l1_hit_rate=h1, l2_hit_rate=h2, flops=c.flops,
+        l2_bytes=l2_bytes,
+        l2_read_bytes=l2_read,
+        dram_bytes_read=dram_r,
+        dram_bytes_written=dram_w,
+        l1_hit_rate=h1,
+        l2_hit_rate=h2,
+        flops=c.flops,
         atomic_hot_lines=rep.atomic_hot_lines if rep is not None else (),
-        shared_atomic_steps=(c.shared_atomic_int_steps, c.shared_atomic_cas_steps,
-                             c.shared_atomic_float_steps),
-        constant_extra_requests=max(0, c.constant_requests - kinds.get("constant_load", 0)))
+        shared_atomic_steps=(c.shared_atomic_int_steps, c.shared_atomic_cas_steps, c.shared_atomic_float_steps),
+        constant_extra_requests=max(0, c.constant_requests - kinds.get("constant_load", 0)),
+    )
 
 
 def run_time(result: SimResult, active_blocks_per_sm: int, gpu: Gpu, arch: Arch) -> TimePrediction:

@@ -49,8 +49,7 @@ class _ErrorBoundaryGroup(TyperGroup):
         except UsageError as exc:
             _fail(exc.format_message())
         except MemoryError as exc:  # e.g. NumPy refusing a 40 GiB array for a huge simulation
-            _fail(f"not enough memory on this machine: {str(exc) or 'an allocation failed'}; try "
-                  "smaller sizes")
+            _fail(f"not enough memory on this machine: {str(exc) or 'an allocation failed'}; try smaller sizes")
         except (KeyboardInterrupt, Stopped) as exc:  # Ctrl-C without main()'s handlers, too
             stop = exc if isinstance(exc, Stopped) else Stopped(signal.SIGINT)
             _fail(stop.message, stop.exit_code)
@@ -81,9 +80,12 @@ def _print_version(value: bool) -> None:
 
 
 @app.callback()
-def _root(version: typing.Annotated[bool, typer.Option(
-        "--version", help="Print perfcalc's version and exit.", callback=_print_version,
-        is_eager=True)] = False) -> None:
+def _root(
+    version: typing.Annotated[
+        bool,
+        typer.Option("--version", help="Print perfcalc's version and exit.", callback=_print_version, is_eager=True),
+    ] = False,
+) -> None:
     """CUDA performance modelling for compute capability 1.0 to 12.1."""
 
 

@@ -16,9 +16,7 @@ class Format(str, Enum):
     markdown = "markdown"
 
 
-FormatOption = Annotated[
-    Format, typer.Option("--format", "-f", help="Output format.", case_sensitive=False)
-]
+FormatOption = Annotated[Format, typer.Option("--format", "-f", help="Output format.", case_sensitive=False)]
 OutputOption = Annotated[
     str | None,  # text, not Path: Path('') is '.', Path('new/') drops the slash
     typer.Option("--output", "-o", help="Write to this file (atomically) instead of stdout."),
@@ -27,8 +25,12 @@ OutputOption = Annotated[
 
 MaxSecondsOption = Annotated[
     float,
-    typer.Option("--max-seconds", help="Refuse a simulation that would take longer than this, "
-                 "and stop a loop still running after it (an endless loop).", min=0.001),
+    typer.Option(
+        "--max-seconds",
+        help="Refuse a simulation that would take longer than this, "
+        "and stop a loop still running after it (an endless loop).",
+        min=0.001,
+    ),
 ]
 
 
@@ -40,9 +42,13 @@ def start_output(output: str | Path | None) -> None:
         check_writable(output)
 
 
-def device_and_product(cc: str | None, gpu: str | None, *, default_gpu: str | None = None,
-                       missing: str = "give --cc CC or --gpu NAME (see 'perfcalc devices')"
-                       ) -> tuple[Any, Any]:
+def device_and_product(
+    cc: str | None,
+    gpu: str | None,
+    *,
+    default_gpu: str | None = None,
+    missing: str = "give --cc CC or --gpu NAME (see 'perfcalc devices')",
+) -> tuple[Any, Any]:
     """(Arch, Gpu or None) from --cc (a CC, a product or a device file) and --gpu (a product,
     which brings its CC); both must agree. With neither: `default_gpu`, else an error saying
     `missing`."""
@@ -53,9 +59,11 @@ def device_and_product(cc: str | None, gpu: str | None, *, default_gpu: str | No
         product = get_gpu(gpu)
         arch, _ = resolve_device(cc)
         if arch.compute_capability != product.compute_capability:
-            raise InputError(f"--gpu {gpu} is CC {product.compute_capability} "
-                             f"({product.cited_file}) but --cc {cc} means CC "
-                             f"{arch.compute_capability}; give one of them")
+            raise InputError(
+                f"--gpu {gpu} is CC {product.compute_capability} "
+                f"({product.cited_file}) but --cc {cc} means CC "
+                f"{arch.compute_capability}; give one of them"
+            )
         return arch, product
     name = gpu if gpu is not None else None if cc is not None else default_gpu
     if name is not None:
@@ -78,5 +86,4 @@ def show(tables: Any, fmt: Format, output: str | Path | None, data: Any = None) 
     emit(render(tables, fmt.value, data), output)
 
 
-_SUFFIX_FORMATS = {".csv": Format.csv, ".json": Format.json, ".md": Format.markdown,
-                   ".markdown": Format.markdown}
+_SUFFIX_FORMATS = {".csv": Format.csv, ".json": Format.json, ".md": Format.markdown, ".markdown": Format.markdown}

@@ -14,10 +14,14 @@ def register(app: typer.Typer) -> None:
 
 
 def devices(
-    show_cc: Annotated[str | None, typer.Argument(
-        metavar="[show CC|GPU | products]",
-        help="'show' followed by a CC (8.6, 86, sm_86) prints every limit; 'show' followed by a "
-        "GPU (v100) every product figure; 'products' lists the GPU products.")] = None,
+    show_cc: Annotated[
+        str | None,
+        typer.Argument(
+            metavar="[show CC|GPU | products]",
+            help="'show' followed by a CC (8.6, 86, sm_86) prints every limit; 'show' followed by a "
+            "GPU (v100) every product figure; 'products' lists the GPU products.",
+        ),
+    ] = None,
     cc: Annotated[str | None, typer.Argument(hidden=True)] = None,
     fmt: FormatOption = Format.table,
     output: OutputOption = None,
@@ -51,11 +55,12 @@ def devices(
         show(products_table(all_gpus()), fmt, output)
         return
     if show_cc != "show" or cc is None:
-        raise InputError(f"expected 'perfcalc devices', 'perfcalc devices products' or "
-                         f"'perfcalc devices show CC|GPU', got {show_cc!r}")
+        raise InputError(
+            f"expected 'perfcalc devices', 'perfcalc devices products' or "
+            f"'perfcalc devices show CC|GPU', got {show_cc!r}"
+        )
     if normalize_cc(cc) is None:  # a product name or a data file (or an error listing them)
-        arch, gpu = resolve_device(cc) if cc.strip().lower().endswith((".yaml", ".yml")) \
-            else (None, get_gpu(cc))
+        arch, gpu = resolve_device(cc) if cc.strip().lower().endswith((".yaml", ".yml")) else (None, get_gpu(cc))
         if gpu is not None:
             show(product_detail_table(gpu), fmt, output, data=gpu)
             return

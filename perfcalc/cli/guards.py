@@ -73,9 +73,12 @@ def _option_names(callback: Callable[..., Any]) -> dict[str, str]:
     """Parameter name -> the option as a user types it (`intensity_values` -> `--intensity`)."""
     names = {}
     for name, hint in typing.get_type_hints(callback, include_extras=True).items():
-        decls = [d for meta in getattr(hint, "__metadata__", ())
-                 for d in (getattr(meta, "default", None), *(getattr(meta, "param_decls", None) or ()))
-                 if isinstance(d, str) and d.startswith("--")]  # typer keeps the first in default
+        decls = [
+            d
+            for meta in getattr(hint, "__metadata__", ())
+            for d in (getattr(meta, "default", None), *(getattr(meta, "param_decls", None) or ()))
+            if isinstance(d, str) and d.startswith("--")
+        ]  # typer keeps the first in default
         names[name] = decls[0] if decls else "--" + name.replace("_", "-")
     return names
 
@@ -86,8 +89,7 @@ def _check_number(option: str, value: Any) -> None:
     if isinstance(value, bool):
         return
     if isinstance(value, int) and abs(value) > MAX_MAGNITUDE:
-        raise InputError(f"{option} {value:.4g} is beyond the limit of 2**63 - 1 (a signed 64-bit "
-                         "integer)")
+        raise InputError(f"{option} {value:.4g} is beyond the limit of 2**63 - 1 (a signed 64-bit integer)")
     if isinstance(value, float) and not math.isfinite(value):
         raise InputError(f"{option} {value} is not a finite number")
     if isinstance(value, (list, tuple)):
@@ -122,8 +124,12 @@ class OnceCommand(TyperCommand):
 
     def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
         seen: dict[str, str] = {}
-        spelled = {o: p for p in self.params if not getattr(p, "multiple", True)
-                   and not getattr(p, "is_flag", False) for o in (*p.opts, *p.secondary_opts)}
+        spelled = {
+            o: p
+            for p in self.params
+            if not getattr(p, "multiple", True) and not getattr(p, "is_flag", False)
+            for o in (*p.opts, *p.secondary_opts)
+        }
         for arg in args:
             if arg == "--":
                 break

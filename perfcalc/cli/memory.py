@@ -14,9 +14,15 @@ def register(app: typer.Typer) -> None:
     app.command("banks")(banks)
 
 
-Pattern = Annotated[str | None, typer.Option(
-    "--pattern", "-p", help="stride | reversed | permuted | broadcast | aos | tile-row | "
-    "tile-column | random | index (default: stride, or index when --index is given).")]
+Pattern = Annotated[
+    str | None,
+    typer.Option(
+        "--pattern",
+        "-p",
+        help="stride | reversed | permuted | broadcast | aos | tile-row | "
+        "tile-column | random | index (default: stride, or index when --index is given).",
+    ),
+]
 Stride = Annotated[int, typer.Option(help="Elements between neighbouring lanes.")]
 Word = Annotated[int, typer.Option(help="Bytes per lane access: 1, 2, 4, 8 or 16.")]
 Offset = Annotated[int, typer.Option(help="Shift the warp by this many elements (misalignment).")]
@@ -29,30 +35,62 @@ Row = Annotated[int, typer.Option(help="tile-row: first row read.")]
 Column = Annotated[int, typer.Option(help="tile-column: first column read.")]
 Segment = Annotated[int, typer.Option(help="random: bytes the random words are drawn from.")]
 Seed = Annotated[int, typer.Option(help="permuted/random: random seed.")]
-Index = Annotated[str | None, typer.Option(
-    help="Element index of lane `lane` as an expression, e.g. 'lane*2+1' (never eval'd).")]
-Active = Annotated[str | None, typer.Option(
-    help="Active lanes as a hex mask, bit l = lane l (e.g. ffe7ffe7); default all 32.")]
-CC = Annotated[str | None, typer.Option(
-    "--cc", help="Compute capability (7.0, 70, sm_70), product or device file; default: every "
-    "family (--all-cc).")]
+Index = Annotated[
+    str | None, typer.Option(help="Element index of lane `lane` as an expression, e.g. 'lane*2+1' (never eval'd).")
+]
+Active = Annotated[
+    str | None, typer.Option(help="Active lanes as a hex mask, bit l = lane l (e.g. ffe7ffe7); default all 32.")
+]
+CC = Annotated[
+    str | None,
+    typer.Option(
+        "--cc", help="Compute capability (7.0, 70, sm_70), product or device file; default: every family (--all-cc)."
+    ),
+]
 AllCC = Annotated[bool, typer.Option("--all-cc", help="One row per CC family (the default).")]
 Op = Annotated[str, typer.Option(help="load or store.")]
 
 
-def _pattern(pattern, word, stride, offset, base, struct_size, field_offset, tile_width, pad,
-             row, column, segment, seed, index, active):
+def _pattern(
+    pattern,
+    word,
+    stride,
+    offset,
+    base,
+    struct_size,
+    field_offset,
+    tile_width,
+    pad,
+    row,
+    column,
+    segment,
+    seed,
+    index,
+    active,
+):
     from perfcalc.errors import InputError
     from perfcalc.memory.patterns import warp_pattern
 
     name = pattern or ("index" if index else "stride")
     if index and name != "index":
-        raise InputError(f"--index goes with --pattern index, not --pattern {name} (which "
-                         "would ignore it)")
-    return warp_pattern(name, word, stride=stride, offset=offset, base=base,
-                        struct_size=struct_size, field_offset=field_offset,
-                        tile_width=tile_width, pad=pad, row=row, column=column,
-                        segment=segment, seed=seed, index=index, active=active)
+        raise InputError(f"--index goes with --pattern index, not --pattern {name} (which would ignore it)")
+    return warp_pattern(
+        name,
+        word,
+        stride=stride,
+        offset=offset,
+        base=base,
+        struct_size=struct_size,
+        field_offset=field_offset,
+        tile_width=tile_width,
+        pad=pad,
+        row=row,
+        column=column,
+        segment=segment,
+        seed=seed,
+        index=index,
+        active=active,
+    )
 
 
 def _targets(cc: str | None, all_cc: bool, family_key: str) -> list[tuple[str, Any]]:
@@ -80,17 +118,31 @@ def _span(archs: list[Any]) -> str:
 
 
 def coalesce(
-    pattern: Pattern = None, stride: Stride = 1, word: Word = 4, offset: Offset = 0,
-    base: Base = 0, struct_size: StructSize = None, field_offset: FieldOffset = 0,
-    tile_width: TileWidth = 32, pad: Pad = 0, row: Row = 0, column: Column = 0,
-    segment: Segment = 128, seed: Seed = 0, index: Index = None, active: Active = None,
-    cc: CC = None, all_cc: AllCC = False,
-    cache: Annotated[str | None, typer.Option(
-        help="2.x/3.x only: l1 (128-byte lines; 2.x default) or l2 (32-byte segments; 3.x "
-        "default).")] = None,
+    pattern: Pattern = None,
+    stride: Stride = 1,
+    word: Word = 4,
+    offset: Offset = 0,
+    base: Base = 0,
+    struct_size: StructSize = None,
+    field_offset: FieldOffset = 0,
+    tile_width: TileWidth = 32,
+    pad: Pad = 0,
+    row: Row = 0,
+    column: Column = 0,
+    segment: Segment = 128,
+    seed: Seed = 0,
+    index: Index = None,
+    active: Active = None,
+    cc: CC = None,
+    all_cc: AllCC = False,
+    cache: Annotated[
+        str | None,
+        typer.Option(help="2.x/3.x only: l1 (128-byte lines; 2.x default) or l2 (32-byte segments; 3.x default)."),
+    ] = None,
     op: Op = "load",
-    show_transactions: Annotated[bool, typer.Option(
-        "--show-transactions", help="List each request's transactions in issue order.")] = False,
+    show_transactions: Annotated[
+        bool, typer.Option("--show-transactions", help="List each request's transactions in issue order.")
+    ] = False,
     fmt: FormatOption = Format.table,
     output: OutputOption = None,
 ) -> None:
@@ -102,8 +154,23 @@ def coalesce(
     from perfcalc.report.memory_tables import coalesce_table, transactions_table
 
     start_output(output)
-    pat = _pattern(pattern, word, stride, offset, base, struct_size, field_offset, tile_width,
-                   pad, row, column, segment, seed, index, active)
+    pat = _pattern(
+        pattern,
+        word,
+        stride,
+        offset,
+        base,
+        struct_size,
+        field_offset,
+        tile_width,
+        pad,
+        row,
+        column,
+        segment,
+        seed,
+        index,
+        active,
+    )
     addr, mask = pat.arrays()
     results = []
     for label, arch in _targets(cc, all_cc, "global_memory_family"):
@@ -112,21 +179,32 @@ def coalesce(
     tables = [coalesce_table(results, f"Global {op}: {_verb(pat.description, op)}, {pat.word}-byte words")]
     if show_transactions:
         tables.append(transactions_table(results))
-    show(tables, fmt, output, data={"pattern": pat,
-                                    "results": [{"cc": lb, "cost": r} for lb, r in results]})
+    show(tables, fmt, output, data={"pattern": pat, "results": [{"cc": lb, "cost": r} for lb, r in results]})
 
 
 def banks(
-    pattern: Pattern = None, stride: Stride = 1, word: Word = 4, offset: Offset = 0,
-    base: Base = 0, struct_size: StructSize = None, field_offset: FieldOffset = 0,
-    tile_width: TileWidth = 32, pad: Pad = 0, row: Row = 0, column: Column = 0,
-    segment: Segment = 128, seed: Seed = 0, index: Index = None, active: Active = None,
-    cc: CC = None, all_cc: AllCC = False,
-    bank_mode: Annotated[int | None, typer.Option(
-        help="3.x only: bank width 4 (default) or 8 bytes (cudaDeviceSetSharedMemConfig).")] = None,
+    pattern: Pattern = None,
+    stride: Stride = 1,
+    word: Word = 4,
+    offset: Offset = 0,
+    base: Base = 0,
+    struct_size: StructSize = None,
+    field_offset: FieldOffset = 0,
+    tile_width: TileWidth = 32,
+    pad: Pad = 0,
+    row: Row = 0,
+    column: Column = 0,
+    segment: Segment = 128,
+    seed: Seed = 0,
+    index: Index = None,
+    active: Active = None,
+    cc: CC = None,
+    all_cc: AllCC = False,
+    bank_mode: Annotated[
+        int | None, typer.Option(help="3.x only: bank width 4 (default) or 8 bytes (cudaDeviceSetSharedMemConfig).")
+    ] = None,
     op: Op = "load",
-    show_banks: Annotated[bool, typer.Option(
-        "--show-banks", help="Also print the bank of every lane.")] = False,
+    show_banks: Annotated[bool, typer.Option("--show-banks", help="Also print the bank of every lane.")] = False,
     fmt: FormatOption = Format.table,
     output: OutputOption = None,
 ) -> None:
@@ -138,23 +216,38 @@ def banks(
     from perfcalc.report.memory_tables import banks_table, lane_banks_table
 
     start_output(output)
-    pat = _pattern(pattern, word, stride, offset, base, struct_size, field_offset, tile_width,
-                   pad, row, column, segment, seed, index, active)
+    pat = _pattern(
+        pattern,
+        word,
+        stride,
+        offset,
+        base,
+        struct_size,
+        field_offset,
+        tile_width,
+        pad,
+        row,
+        column,
+        segment,
+        seed,
+        index,
+        active,
+    )
     addr, mask = pat.arrays()
     results = []
     for label, arch in _targets(cc, all_cc, "shared_memory_family"):
         if cc is None and arch.shared_family.eight_byte_mode and bank_mode is None:
             for mode in arch.bank_widths_bytes:  # both Kepler modes side by side
-                results.append((f"{label} ({mode}-byte banks)",
-                                shared_access(arch, addr, pat.word, mask, op=op, bank_mode=mode)))
+                results.append(
+                    (f"{label} ({mode}-byte banks)", shared_access(arch, addr, pat.word, mask, op=op, bank_mode=mode))
+                )
             continue
         mode = bank_mode if (cc is not None or arch.shared_family.eight_byte_mode) else None
         results.append((label, shared_access(arch, addr, pat.word, mask, op=op, bank_mode=mode)))
     tables = [banks_table(results, f"Shared {op}: {_verb(pat.description, op)}, {pat.word}-byte words")]
     if show_banks:
         tables.append(lane_banks_table(results, pat.addresses))
-    show(tables, fmt, output, data={"pattern": pat,
-                                    "results": [{"cc": lb, "cost": r} for lb, r in results]})
+    show(tables, fmt, output, data={"pattern": pat, "results": [{"cc": lb, "cost": r} for lb, r in results]})
 
 
 def _verb(description: str, op: str) -> str:

@@ -52,8 +52,9 @@ def parse_dynamic(text: str) -> int | str:
 
     names = names_in(text)
     if not names or names - {"block"}:
-        raise InputError(f"--dyn-smem {text[:60]!r} is not a byte count (2048, 2K) nor an "
-                         f"expression of 'block' such as 'block*8'")
+        raise InputError(
+            f"--dyn-smem {text[:60]!r} is not a byte count (2048, 2K) nor an expression of 'block' such as 'block*8'"
+        )
     return text
 
 
@@ -68,8 +69,9 @@ def dynamic_bytes(dynamic: int | str, block: Any) -> Any:
     value = np.asarray(evaluate(dynamic, {"block": np.asarray(block, dtype=np.int64)}))
     bad = ~np.isfinite(value.astype(float)) | (value < 0) | (value != np.floor(value))
     if bad.any():
-        raise InputError(f"--dyn-smem {dynamic!r} gives {value[bad].flat[0]!r} bytes for a block "
-                         f"size; it must give whole bytes >= 0")
+        raise InputError(
+            f"--dyn-smem {dynamic!r} gives {value[bad].flat[0]!r} bytes for a block size; it must give whole bytes >= 0"
+        )
     return value.astype(np.int64) if value.ndim else int(value)
 
 
@@ -80,8 +82,7 @@ def parse_count(text: str | None, option: str) -> int | None:
     if not re.fullmatch(r"\s*-?\d+\s*", text):
         raise InputError(f"{option} {shorten(text)} is not a whole number")
     if len(text.strip().lstrip("-")) > 19:  # int() of 5,000 digits raises; int64 has 19
-        raise InputError(f"{option} {shorten(text)} is beyond the limit of 2**63 - 1 (a signed "
-                         "64-bit integer)")
+        raise InputError(f"{option} {shorten(text)} is beyond the limit of 2**63 - 1 (a signed 64-bit integer)")
     return int(text)
 
 
@@ -92,8 +93,10 @@ def parse_carveout(text: str) -> int | None:
         return CARVEOUT_NAMES[name]
     if re.fullmatch(r"-?\d+%?", name):
         return int(name.rstrip("%"))
-    raise InputError(f"--carveout {text!r} is not a percentage 0..100 or one of "
-                     f"{', '.join(CARVEOUT_NAMES)} (cudaFuncAttributePreferredSharedMemoryCarveout)")
+    raise InputError(
+        f"--carveout {text!r} is not a percentage 0..100 or one of "
+        f"{', '.join(CARVEOUT_NAMES)} (cudaFuncAttributePreferredSharedMemoryCarveout)"
+    )
 
 
 def parse_sweeps(values: list[str] | None) -> tuple[str, ...]:
@@ -102,7 +105,7 @@ def parse_sweeps(values: list[str] | None) -> tuple[str, ...]:
         name = value.strip().lower()
         if name not in SWEEP_CHOICES:
             raise InputError(f"--sweep {value!r} is not one of {', '.join(SWEEP_CHOICES)}")
-        for axis in (("block", "regs", "smem") if name == "all" else (name,)):
+        for axis in ("block", "regs", "smem") if name == "all" else (name,):
             if axis not in axes:
                 axes.append(axis)
     return tuple(axes)
@@ -115,64 +118,114 @@ def _require(value: Any, option: str, why: str) -> Any:
 
 
 def occupancy(
-    cc: Annotated[str | None, typer.Option(
-        "--cc", metavar="CC",
-        help="Compute capability (7.0, 70, sm_70), GPU name, or a device YAML file.")] = None,
-    block: Annotated[str | None, typer.Option(
-        "--block", "-b", metavar="THREADS", help="Threads per block.")] = None,
-    regs: Annotated[str | None, typer.Option(
-        "--regs", "-r", metavar="N", help="Registers per thread (ptxas 'Used N registers').")
+    cc: Annotated[
+        str | None,
+        typer.Option(
+            "--cc", metavar="CC", help="Compute capability (7.0, 70, sm_70), GPU name, or a device YAML file."
+        ),
     ] = None,
-    smem: Annotated[str, typer.Option(
-        "--smem", metavar="BYTES", help="Static shared memory per block, bytes (2K = 2048).")
+    block: Annotated[str | None, typer.Option("--block", "-b", metavar="THREADS", help="Threads per block.")] = None,
+    regs: Annotated[
+        str | None, typer.Option("--regs", "-r", metavar="N", help="Registers per thread (ptxas 'Used N registers').")
+    ] = None,
+    smem: Annotated[
+        str, typer.Option("--smem", metavar="BYTES", help="Static shared memory per block, bytes (2K = 2048).")
     ] = "0",
-    dyn_smem: Annotated[str, typer.Option(
-        "--dyn-smem", metavar="BYTES|EXPR",
-        help="Dynamic shared memory per block, bytes (the launch's 3rd argument), or an "
-        "expression of the block size such as 'block*8' (used by --suggest and --sweep block).")
+    dyn_smem: Annotated[
+        str,
+        typer.Option(
+            "--dyn-smem",
+            metavar="BYTES|EXPR",
+            help="Dynamic shared memory per block, bytes (the launch's 3rd argument), or an "
+            "expression of the block size such as 'block*8' (used by --suggest and --sweep block).",
+        ),
     ] = "0",
-    carveout: Annotated[str, typer.Option(
-        "--carveout", metavar="PCT",
-        help="Shared-memory carveout 0-100 %, or default, max-l1, max-shared (CC 7.0+).")
+    carveout: Annotated[
+        str,
+        typer.Option(
+            "--carveout",
+            metavar="PCT",
+            help="Shared-memory carveout 0-100 %, or default, max-l1, max-shared (CC 7.0+).",
+        ),
     ] = "default",
-    cache_config: Annotated[str, typer.Option(
-        "--cache-config", metavar="CONFIG",
-        help="none, prefer-shared, prefer-l1 or prefer-equal (cudaFuncSetCacheConfig).")
+    cache_config: Annotated[
+        str,
+        typer.Option(
+            "--cache-config",
+            metavar="CONFIG",
+            help="none, prefer-shared, prefer-l1 or prefer-equal (cudaFuncSetCacheConfig).",
+        ),
     ] = "none",
-    barriers: Annotated[str, typer.Option(
-        "--barriers", metavar="N",
-        help="Barriers per block (CC 9.0 barrier limit; the runtime assumes 1).")] = "1",
-    sweep: Annotated[list[str] | None, typer.Option(
-        "--sweep", metavar="AXIS",
-        help="block, regs, smem or all: the spreadsheet's graphs as tables (repeatable).")
+    barriers: Annotated[
+        str,
+        typer.Option(
+            "--barriers", metavar="N", help="Barriers per block (CC 9.0 barrier limit; the runtime assumes 1)."
+        ),
+    ] = "1",
+    sweep: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--sweep", metavar="AXIS", help="block, regs, smem or all: the spreadsheet's graphs as tables (repeatable)."
+        ),
     ] = None,
-    plot: Annotated[Path | None, typer.Option(
-        "--plot", metavar="FILE",
-        help="Draw the sweeps to a .png or .svg, current point marked (needs the 'plot' extra).",
-        dir_okay=False)] = None,
-    suggest: Annotated[bool, typer.Option(
-        "--suggest", help="Best block size by NVIDIA's rule, and the ranking (with a GPU: the "
-        "minimum grid size, blocks per SM x SMs).")] = False,
-    gpu: Annotated[str | None, typer.Option(
-        "--gpu", metavar="GPU",
-        help="A GPU product (b200, rtx5090) or product YAML: its CC, SM count for --grid and "
-        "--suggest.")] = None,
-    grid: Annotated[str | None, typer.Option(
-        "--grid", metavar="BLOCKS",
-        help="Blocks in the grid (N or X,Y,Z): with a GPU, the waves and the last wave's fill.")
+    plot: Annotated[
+        Path | None,
+        typer.Option(
+            "--plot",
+            metavar="FILE",
+            help="Draw the sweeps to a .png or .svg, current point marked (needs the 'plot' extra).",
+            dir_okay=False,
+        ),
     ] = None,
-    ptxas: Annotated[Path | None, typer.Option(
-        "--ptxas", metavar="FILE",
-        help="A saved 'nvcc -Xptxas -v' log: occupancy of every kernel in it at --block.",
-        dir_okay=False)] = None,
-    source: Annotated[Path | None, typer.Option(
-        "--source", metavar="FILE.cu",
-        help="Compile a real .cu file (PTX engine: NVRTC + ptxas) and use its kernel's registers "
-        "and shared memory.", dir_okay=False)] = None,
-    kernel: Annotated[str | None, typer.Option(
-        "--kernel", help="Kernel in --source, as C++ names it (templates: 'k<16>').")] = None,
-    define: Annotated[list[str] | None, typer.Option(
-        "--define", "-D", help="NAME or NAME=VALUE for --source, as nvcc takes it.")] = None,
+    suggest: Annotated[
+        bool,
+        typer.Option(
+            "--suggest",
+            help="Best block size by NVIDIA's rule, and the ranking (with a GPU: the "
+            "minimum grid size, blocks per SM x SMs).",
+        ),
+    ] = False,
+    gpu: Annotated[
+        str | None,
+        typer.Option(
+            "--gpu",
+            metavar="GPU",
+            help="A GPU product (b200, rtx5090) or product YAML: its CC, SM count for --grid and --suggest.",
+        ),
+    ] = None,
+    grid: Annotated[
+        str | None,
+        typer.Option(
+            "--grid",
+            metavar="BLOCKS",
+            help="Blocks in the grid (N or X,Y,Z): with a GPU, the waves and the last wave's fill.",
+        ),
+    ] = None,
+    ptxas: Annotated[
+        Path | None,
+        typer.Option(
+            "--ptxas",
+            metavar="FILE",
+            help="A saved 'nvcc -Xptxas -v' log: occupancy of every kernel in it at --block.",
+            dir_okay=False,
+        ),
+    ] = None,
+    source: Annotated[
+        Path | None,
+        typer.Option(
+            "--source",
+            metavar="FILE.cu",
+            help="Compile a real .cu file (PTX engine: NVRTC + ptxas) and use its kernel's registers "
+            "and shared memory.",
+            dir_okay=False,
+        ),
+    ] = None,
+    kernel: Annotated[
+        str | None, typer.Option("--kernel", help="Kernel in --source, as C++ names it (templates: 'k<16>').")
+    ] = None,
+    define: Annotated[
+        list[str] | None, typer.Option("--define", "-D", help="NAME or NAME=VALUE for --source, as nvcc takes it.")
+    ] = None,
     fmt: FormatOption = Format.table,
     output: OutputOption = None,
 ) -> None:
@@ -188,16 +241,21 @@ def occupancy(
 
         check_plot_target(plot)
     static, dynamic_spec = parse_bytes(smem, "--smem"), parse_dynamic(dyn_smem)
-    dynamic = dynamic_bytes(dynamic_spec, block) if block is not None else (
-        dynamic_spec if isinstance(dynamic_spec, int) else 0)
-    settings = {"static_shared_memory": static, "dynamic_shared_memory": dynamic,
-                "carveout": parse_carveout(carveout),
-                "cache_config": None if cache_config.strip().lower() == "none" else cache_config,
-                "block_barriers": parse_count(barriers, "--barriers")}
+    dynamic = (
+        dynamic_bytes(dynamic_spec, block)
+        if block is not None
+        else (dynamic_spec if isinstance(dynamic_spec, int) else 0)
+    )
+    settings = {
+        "static_shared_memory": static,
+        "dynamic_shared_memory": dynamic,
+        "carveout": parse_carveout(carveout),
+        "cache_config": None if cache_config.strip().lower() == "none" else cache_config,
+        "block_barriers": parse_count(barriers, "--barriers"),
+    }
     if source is not None:
         if ptxas is not None or regs is not None or static:
-            raise InputError("--regs, --smem and --ptxas come from compiling --source; leave "
-                             "them out")
+            raise InputError("--regs, --smem and --ptxas come from compiling --source; leave them out")
         if axes or plot is not None:
             raise InputError("--sweep and --plot work on --regs/--smem; use them without --source")
         kernels, cc = _compiled_resources(source, kernel, define, cc, gpu)
@@ -205,21 +263,21 @@ def occupancy(
         return
     if ptxas is not None:
         if regs is not None or static:
-            raise InputError("--regs and --smem come from the ptxas file; leave them out with "
-                             "--ptxas (--dyn-smem still applies)")
+            raise InputError(
+                "--regs and --smem come from the ptxas file; leave them out with --ptxas (--dyn-smem still applies)"
+            )
         if axes or plot is not None:
-            raise InputError("--sweep and --plot work on one configuration; use --regs and "
-                             "--smem instead of --ptxas")
+            raise InputError("--sweep and --plot work on one configuration; use --regs and --smem instead of --ptxas")
         if gpu is not None or grid is not None:
-            raise InputError("--gpu and --grid work on one configuration; leave them out with "
-                             "--ptxas")
+            raise InputError("--gpu and --grid work on one configuration; leave them out with --ptxas")
         _ptxas_command(ptxas, cc, block, suggest, settings, fmt, output)
         return
     arch, product = _device(cc, gpu)
     grid_blocks = _grid_blocks(grid)
     if grid_blocks is not None and product is None:
-        raise InputError("--grid needs a GPU product for its SM count: give --gpu NAME "
-                         "(e.g. --gpu h100-sxm) or a product as --cc")
+        raise InputError(
+            "--grid needs a GPU product for its SM count: give --gpu NAME (e.g. --gpu h100-sxm) or a product as --cc"
+        )
     regs = _require(regs, "--regs", "(registers per thread, from ptxas -v), or give --ptxas FILE")
     sections: list[tuple[str, list, Any]] = []
     if suggest:
@@ -242,8 +300,7 @@ def occupancy(
 
 def _device(cc: str | None, gpu: str | None):
     """(Arch, product or None) from --cc (a CC, product or file) and --gpu (a product)."""
-    return device_and_product(
-        cc, gpu, missing="--cc is required (for example --cc 7.0, or --gpu h100-sxm)")
+    return device_and_product(cc, gpu, missing="--cc is required (for example --cc 7.0, or --gpu h100-sxm)")
 
 
 def _grid_blocks(text: str | None) -> int | None:
@@ -282,36 +339,48 @@ def _single_section(arch, inputs) -> tuple[str, list, Any]:
     return "occupancy", occupancy_tables(arch, advice), occupancy_document(arch, advice)
 
 
-def _sweep_section(arch, inputs, axes, plot: Path | None,
-                   dynamic_spec: int | str = 0) -> tuple[str, list, Any]:
+def _sweep_section(arch, inputs, axes, plot: Path | None, dynamic_spec: int | str = 0) -> tuple[str, list, Any]:
     from perfcalc.model.occupancy import occupancy
     from perfcalc.report.occupancy_tables import compute_sweep, sweep_document, sweep_table
 
     occupancy(arch, **_engine_args(inputs))  # the current point must itself be legal
-    per_block = None if isinstance(dynamic_spec, int) else (
-        lambda blocks: dynamic_bytes(dynamic_spec, blocks))
+    per_block = None if isinstance(dynamic_spec, int) else (lambda blocks: dynamic_bytes(dynamic_spec, blocks))
     sweeps = [compute_sweep(arch, inputs, axis, dynamic_of_block=per_block) for axis in axes]
     if plot is not None:
         from perfcalc.report.occupancy_plot import draw_sweeps
 
-        draw_sweeps(sweeps, plot, f"CC {arch.compute_capability}: {inputs.block_size} threads, "
-                                  f"{inputs.registers_per_thread} registers, "
-                                  f"{inputs.shared_memory} B shared memory per block")
+        draw_sweeps(
+            sweeps,
+            plot,
+            f"CC {arch.compute_capability}: {inputs.block_size} threads, "
+            f"{inputs.registers_per_thread} registers, "
+            f"{inputs.shared_memory} B shared memory per block",
+        )
     return "sweeps", [sweep_table(s) for s in sweeps], sweep_document(sweeps)
 
 
-def _suggest_section(arch, regs: int, block: int | None, settings, dynamic_spec: int | str = 0,
-                     product=None) -> tuple[str, list, Any]:
+def _suggest_section(
+    arch, regs: int, block: int | None, settings, dynamic_spec: int | str = 0, product=None
+) -> tuple[str, list, Any]:
     from perfcalc.model.occupancy_suggest import suggest_block_size
     from perfcalc.model.waves import min_grid_size
     from perfcalc.report.occupancy_tables import suggestion_tables
     from perfcalc.report.render import to_jsonable
 
-    dynamic = settings["dynamic_shared_memory"] if isinstance(dynamic_spec, int) else (
-        lambda b: int(dynamic_bytes(dynamic_spec, b)))
+    dynamic = (
+        settings["dynamic_shared_memory"]
+        if isinstance(dynamic_spec, int)
+        else (lambda b: int(dynamic_bytes(dynamic_spec, b)))
+    )
     suggestion = suggest_block_size(
-        arch, regs, settings["static_shared_memory"], dynamic,
-        settings["carveout"], settings["cache_config"], block_barriers=settings["block_barriers"])
+        arch,
+        regs,
+        settings["static_shared_memory"],
+        dynamic,
+        settings["carveout"],
+        settings["cache_config"],
+        block_barriers=settings["block_barriers"],
+    )
     grid = None if product is None else min_grid_size(suggestion.active_blocks_per_sm, product)
     doc = {"compute_capability": arch.compute_capability, **to_jsonable(suggestion)}
     if product is not None:
@@ -332,8 +401,9 @@ def _show(sections: list[tuple[str, list, Any]], fmt: Format, output: Path | Non
     show(tables, fmt, output, data=data)
 
 
-def _compiled_resources(source: Path, kernel: str | None, define: list[str] | None,
-                        cc: str | None, gpu: str | None) -> tuple[tuple, str]:
+def _compiled_resources(
+    source: Path, kernel: str | None, define: list[str] | None, cc: str | None, gpu: str | None
+) -> tuple[tuple, str]:
     """ptxas's report for the kernel of a .cu file compiled as the PTX engine compiles it."""
     from perfcalc.errors import InputError as Err
     from perfcalc.model.ptxas import entry_resources
@@ -352,15 +422,24 @@ def _compiled_resources(source: Path, kernel: str | None, define: list[str] | No
         defines[name.strip()] = value if sep else None
     ck = compile_kernel(text, kernel, arch, defines, str(source))
     if ck.ptxas_log is None:
-        raise Err(f"--source needs NVIDIA's ptxas to know the kernel's registers: pip install "
-                  f"{PACKAGE} (the nvcc wheel of NVRTC's version)")
+        raise Err(
+            f"--source needs NVIDIA's ptxas to know the kernel's registers: pip install "
+            f"{PACKAGE} (the nvcc wheel of NVRTC's version)"
+        )
     found = entry_resources(ck.ptxas_log, ck.fn.name, str(source))
     return (() if found is None else (found,)), arch.source_file or arch.compute_capability
 
 
-def _ptxas_command(path: Path | None, cc: str | None, block: int | None, suggest: bool,
-                   settings: dict[str, Any], fmt: Format, output: Path | None,
-                   kernels: tuple = ()) -> None:
+def _ptxas_command(
+    path: Path | None,
+    cc: str | None,
+    block: int | None,
+    suggest: bool,
+    settings: dict[str, Any],
+    fmt: Format,
+    output: Path | None,
+    kernels: tuple = (),
+) -> None:
     from perfcalc.model.ptxas import read_ptxas_file
 
     if path is not None:
@@ -370,10 +449,22 @@ def _ptxas_command(path: Path | None, cc: str | None, block: int | None, suggest
         from perfcalc.model.occupancy_suggest import suggest_block_size
         from perfcalc.report.occupancy_tables import ptxas_suggestion_document, ptxas_suggestion_table
 
-        found = [(k, arch, suggest_block_size(
-            arch, k.registers, k.shared_memory_bytes, settings["dynamic_shared_memory"],
-            settings["carveout"], settings["cache_config"],
-            block_barriers=_barriers(k, settings))) for k, arch in pairs]
+        found = [
+            (
+                k,
+                arch,
+                suggest_block_size(
+                    arch,
+                    k.registers,
+                    k.shared_memory_bytes,
+                    settings["dynamic_shared_memory"],
+                    settings["carveout"],
+                    settings["cache_config"],
+                    block_barriers=_barriers(k, settings),
+                ),
+            )
+            for k, arch in pairs
+        ]
         table = ptxas_suggestion_table(found)
         table.notes.extend(note)
         show([table], fmt, output, data=ptxas_suggestion_document(found, note))
@@ -386,11 +477,14 @@ def _ptxas_command(path: Path | None, cc: str | None, block: int | None, suggest
     entries = []
     for kernel, arch in pairs:
         inputs = OccupancyInputs(
-            block_size=block, registers_per_thread=kernel.registers,
+            block_size=block,
+            registers_per_thread=kernel.registers,
             static_shared_memory=kernel.shared_memory_bytes,
             dynamic_shared_memory=settings["dynamic_shared_memory"],
-            carveout=settings["carveout"], cache_config=settings["cache_config"],
-            block_barriers=_barriers(kernel, settings))
+            carveout=settings["carveout"],
+            cache_config=settings["cache_config"],
+            block_barriers=_barriers(kernel, settings),
+        )
         entries.append((kernel, arch, advise(arch, inputs)))
     table = ptxas_table(entries, block)
     table.notes[:0] = note
@@ -420,12 +514,15 @@ def _kernel_archs(kernels, cc: str | None) -> tuple[list, list[str]]:
         targets = sorted({k.arch or "an unnamed target" for k in kernels})
         return [(k, arch) for k in kernels], [
             f"registers and shared memory were compiled for {', '.join(targets)}; ptxas may "
-            f"allocate differently for CC {arch.compute_capability}"]
+            f"allocate differently for CC {arch.compute_capability}"
+        ]
     pairs = []
     for k in kernels:
         if k.compute_capability not in known_ccs():
-            raise InputError(f"kernel {k.display_name} was compiled for "
-                             f"{k.arch or 'an unnamed target'}, which is not a known compute "
-                             f"capability ({', '.join(known_ccs())}); pass --cc")
+            raise InputError(
+                f"kernel {k.display_name} was compiled for "
+                f"{k.arch or 'an unnamed target'}, which is not a known compute "
+                f"capability ({', '.join(known_ccs())}); pass --cc"
+            )
         pairs.append((k, get_arch(k.compute_capability)))
     return pairs, []

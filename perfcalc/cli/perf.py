@@ -29,10 +29,12 @@ PTX_SECONDS_PER_W3 = {"naive": 1.2e-7, "tiled": 1.1e-7}
 WARN_ABOVE_S = 5.0
 REFUSE_ABOVE_S = 600.0  # beyond this a simulation is refused: use --no-simulate
 
-GpuOption = Annotated[str | None, typer.Option(
-    "--gpu", help="GPU product (g80, v100, h100-sxm, ...; see 'perfcalc devices').")]
-CcOption = Annotated[str | None, typer.Option(
-    "--cc", help="Compute capability (7.0, 70, sm_70), a product name, or a device YAML.")]
+GpuOption = Annotated[
+    str | None, typer.Option("--gpu", help="GPU product (g80, v100, h100-sxm, ...; see 'perfcalc devices').")
+]
+CcOption = Annotated[
+    str | None, typer.Option("--cc", help="Compute capability (7.0, 70, sm_70), a product name, or a device YAML.")
+]
 
 
 def register(app: typer.Typer) -> None:
@@ -44,8 +46,8 @@ def register(app: typer.Typer) -> None:
 def _target(gpu: str | None, cc: str | None, default: str | None = DEFAULT_GPU):
     """(Arch, Gpu | None) from --gpu / --cc; a product named in --cc brings its figures too."""
     return device_and_product(
-        cc, gpu, default_gpu=default,
-        missing="this command needs a GPU product: --gpu NAME (see 'perfcalc devices')")
+        cc, gpu, default_gpu=default, missing="this command needs a GPU product: --gpu NAME (see 'perfcalc devices')"
+    )
 
 
 def _predicted(kernel: str, params: dict[str, int], arch: Any) -> dict[str, int]:
@@ -55,8 +57,7 @@ def _predicted(kernel: str, params: dict[str, int], arch: Any) -> dict[str, int]
     return predict(get_kernel(kernel), params, arch).counters()
 
 
-def _simulate(kernel: str, params: dict[str, int], arch: Any,
-              engine: str = "source") -> tuple[dict[str, int], str]:
+def _simulate(kernel: str, params: dict[str, int], arch: Any, engine: str = "source") -> tuple[dict[str, int], str]:
     """Run a catalog kernel on the execution core: its counters and the result check."""
     from perfcalc.sim.references import run_catalog_kernel
     from perfcalc.specs.counters import COUNTER_NAMES
@@ -67,8 +68,9 @@ def _simulate(kernel: str, params: dict[str, int], arch: Any,
     return counters, _verdict(run.result_check)
 
 
-def _simulate_on_product(kernel: str, params: dict[str, int], arch: Any, engine: str,
-                         product: Any, regs: int) -> tuple[dict[str, int], str, Any]:
+def _simulate_on_product(
+    kernel: str, params: dict[str, int], arch: Any, engine: str, product: Any, regs: int
+) -> tuple[dict[str, int], str, Any]:
     """Run a catalog kernel with the product's L1/L2 model, sampled when large
     (analysis.launch_report): its counters (extrapolated), the result check (none when
     sampled) and the time model's prediction."""
@@ -76,14 +78,14 @@ def _simulate_on_product(kernel: str, params: dict[str, int], arch: Any, engine:
     from perfcalc.specs.counters import COUNTER_NAMES
     from perfcalc.specs.kernels import get_kernel
 
-    report = analyze_catalog_kernel(get_kernel(kernel), params, product, arch, registers=regs,
-                                    engine=engine)
+    report = analyze_catalog_kernel(get_kernel(kernel), params, product, arch, registers=regs, engine=engine)
     counters = {n: getattr(report.counters, n) for n in COUNTER_NAMES}
     if report.result_check is not None:
         verdict = _verdict(report.result_check)
     else:
-        verdict = (f"not checked: {report.simulated_blocks} of {report.launch_blocks} blocks "
-                   f"sampled, counts extrapolated")
+        verdict = (
+            f"not checked: {report.simulated_blocks} of {report.launch_blocks} blocks sampled, counts extrapolated"
+        )
     return counters, verdict, report.time
 
 
@@ -92,14 +94,13 @@ def _verdict(check: Any) -> str:
         return "pass"
     if check.unwritten:
         return f"fail: {check.unwritten} output elements never written"
-    return (f"fail: max relative error {check.max_rel_error:.3g} > tolerance "
-            f"{check.tolerance:g} {check.worst}".rstrip())
+    return f"fail: max relative error {check.max_rel_error:.3g} > tolerance {check.tolerance:g} {check.worst}".rstrip()
 
 
 def simulation_seconds(width: int, engines: tuple[str, ...] = ("source",)) -> float:
     """Expected execution-core time for naive + tiled at this width (measured rates)."""
     rates = {"source": SIM_SECONDS_PER_W3, "ptx": PTX_SECONDS_PER_W3}
-    return sum(rate * width ** 3 for e in engines for rate in rates[e].values())
+    return sum(rate * width**3 for e in engines for rate in rates[e].values())
 
 
 def matmul(
@@ -107,20 +108,32 @@ def matmul(
     tile: Annotated[int, typer.Option("--tile", "-t", help="TILE_WIDTH: block edge and tile.")] = 16,
     gpu: GpuOption = None,
     cc: CcOption = None,
-    regs: Annotated[int | None, typer.Option(
-        "--regs", help="Registers per thread for occupancy (default: ptxas -v of the seed "
-        "kernels, see --explain).")] = None,
-    latency: Annotated[float | None, typer.Option(
-        "--latency-cycles", help="DRAM latency in cycles for Little's law (default: the CC's "
-        "measured figure in devices/timing.yaml, else seed 003's 400).")
+    regs: Annotated[
+        int | None,
+        typer.Option(
+            "--regs", help="Registers per thread for occupancy (default: ptxas -v of the seed kernels, see --explain)."
+        ),
     ] = None,
-    no_simulate: Annotated[bool, typer.Option(
-        "--no-simulate", help="Skip the execution-core run (predictions only).")] = False,
-    engine: Annotated[str, typer.Option(
-        "--engine", help="Which engine counts: source (the C subset as written), ptx (as "
-        "NVRTC compiles it), auto (ptx where NVRTC works), or both side by side.")] = "source",
-    explain: Annotated[bool, typer.Option(
-        "--explain", help="Print every figure with its formula and inputs.")] = False,
+    latency: Annotated[
+        float | None,
+        typer.Option(
+            "--latency-cycles",
+            help="DRAM latency in cycles for Little's law (default: the CC's "
+            "measured figure in devices/timing.yaml, else seed 003's 400).",
+        ),
+    ] = None,
+    no_simulate: Annotated[
+        bool, typer.Option("--no-simulate", help="Skip the execution-core run (predictions only).")
+    ] = False,
+    engine: Annotated[
+        str,
+        typer.Option(
+            "--engine",
+            help="Which engine counts: source (the C subset as written), ptx (as "
+            "NVRTC compiles it), auto (ptx where NVRTC works), or both side by side.",
+        ),
+    ] = "source",
+    explain: Annotated[bool, typer.Option("--explain", help="Print every figure with its formula and inputs.")] = False,
     max_seconds: MaxSecondsOption = 600.0,
     fmt: FormatOption = Format.table,
     output: OutputOption = None,
@@ -150,14 +163,18 @@ def matmul(
     if not no_simulate and product is not None:
         for v in VARIANTS:
             vregs = analysis.variant(v).registers_per_thread
-            runs = {e: _simulate_on_product(MATMUL_KERNELS[v], params, arch, e, product, vregs)
-                    for e in engines}
+            runs = {e: _simulate_on_product(MATMUL_KERNELS[v], params, arch, e, product, vregs) for e in engines}
             counters, verdict, timing = runs[engines[0]]
             if any(not r[1].startswith(("pass", "not checked")) for r in runs.values()):
                 verdict = "; ".join(f"{e}: {r[1]}" for e, r in runs.items())
             analysis = with_simulation(
-                analysis, v, counters, verdict, engines[0],
-                {e: r[0] for e, r in runs.items()} if len(engines) > 1 else None)
+                analysis,
+                v,
+                counters,
+                verdict,
+                engines[0],
+                {e: r[0] for e, r in runs.items()} if len(engines) > 1 else None,
+            )
             analysis = with_prediction(analysis, v, timing)
     elif not no_simulate:
         seconds = simulation_seconds(width, tuple(engines))
@@ -165,18 +182,27 @@ def matmul(
             raise InputError(
                 f"simulating width {width} would take about {seconds:.0f} s on the execution core "
                 f"(limit {REFUSE_ABOVE_S:.0f} s, from the measured rate in perfcalc/cli/perf.py); "
-                "add --no-simulate for the analytic model alone")
+                "add --no-simulate for the analytic model alone"
+            )
         if seconds > WARN_ABOVE_S:
-            typer.echo(f"simulating naive and tiled at width {width} on the execution core: about "
-                       f"{seconds:.0f} s (measured rate; --no-simulate skips it)", err=True)
+            typer.echo(
+                f"simulating naive and tiled at width {width} on the execution core: about "
+                f"{seconds:.0f} s (measured rate; --no-simulate skips it)",
+                err=True,
+            )
         for v in VARIANTS:
             runs = {e: _simulate(MATMUL_KERNELS[v], params, arch, e) for e in engines}
             counters, verdict = runs[engines[0]]
             if any(r[1] != "pass" for r in runs.values()):
                 verdict = "; ".join(f"{e}: {r[1]}" for e, r in runs.items())
             analysis = with_simulation(
-                analysis, v, counters, verdict, engines[0],
-                {e: r[0] for e, r in runs.items()} if len(engines) > 1 else None)
+                analysis,
+                v,
+                counters,
+                verdict,
+                engines[0],
+                {e: r[0] for e, r in runs.items()} if len(engines) > 1 else None,
+            )
     data = {"rows": matmul_rows(analysis)} if fmt == Format.json else None
     why = {v: dict(get_kernel(MATMUL_KERNELS[v]).engines_differ) for v in VARIANTS}
     show(matmul_tables(analysis, fmt.value, explain, why), fmt, output, data=data)
@@ -212,8 +238,10 @@ def _kernel_params(kernels: list[str], param: list[str]) -> tuple[list[Any], dic
         if not sep:
             raise InputError(f"--param {text!r}: expected NAME=INTEGER, e.g. Width=1024")
         if not any(name.strip() in s.defaults for s in specs):
-            raise InputError(f"--param {text!r}: no kernel given with --kernel has a parameter "
-                             f"{name.strip()!r} (kernels.yaml params)")
+            raise InputError(
+                f"--param {text!r}: no kernel given with --kernel has a parameter "
+                f"{name.strip()!r} (kernels.yaml params)"
+            )
     return specs, overrides
 
 
@@ -224,34 +252,37 @@ def _kernel_point(spec: Any, overrides: dict[str, int], arch: Any) -> tuple[Any,
     params = {k: v for k, v in overrides.items() if k in spec.defaults}
     p = predict(spec, params, arch)
     moved = p.global_load_bytes + p.global_store_bytes
-    label = spec.name + ("(" + ", ".join(f"{k}={v}" for k, v in p.params.items()) + ")"
-                         if p.params else "")
+    label = spec.name + ("(" + ", ".join(f"{k}={v}" for k, v in p.params.items()) + ")" if p.params else "")
     return (p.flops, moved), label
 
 
-def _launch_report(spec: Any, overrides: dict[str, int], product: Any, arch: Any,
-                   budget_s: float | None = None) -> Any:
+def _launch_report(spec: Any, overrides: dict[str, int], product: Any, arch: Any, budget_s: float | None = None) -> Any:
     """analysis.launch_report for a catalog kernel with the overrides that are its own."""
     from perfcalc.analysis.launch_report import analyze_catalog_kernel
     from perfcalc.analysis.sampling import DEFAULT_BUDGET_S
 
     own = {k: v for k, v in overrides.items() if k in spec.defaults}
-    return analyze_catalog_kernel(spec, own, product, arch,
-                                  budget_s=DEFAULT_BUDGET_S if budget_s is None else budget_s)
+    return analyze_catalog_kernel(spec, own, product, arch, budget_s=DEFAULT_BUDGET_S if budget_s is None else budget_s)
 
 
 def roofline(
     gpu: GpuOption = None,
-    kernel: Annotated[list[str] | None, typer.Option(
-        "--kernel", "-k", help="Catalog kernel to place (repeatable).")] = None,
-    param: Annotated[list[str] | None, typer.Option(
-        "--param", "-p", help="Kernel parameter NAME=VALUE (repeatable).")] = None,
-    intensity_values: Annotated[list[float] | None, typer.Option(
-        "--intensity", "-i", help="Arithmetic intensity (flop/byte) to place (repeatable).")
+    kernel: Annotated[
+        list[str] | None, typer.Option("--kernel", "-k", help="Catalog kernel to place (repeatable).")
     ] = None,
-    plot: Annotated[Path | None, typer.Option(
-        "--plot", help="Also draw the roofline to FILE.png or FILE.svg (needs perfcalc[plot]).",
-        dir_okay=False)] = None,
+    param: Annotated[
+        list[str] | None, typer.Option("--param", "-p", help="Kernel parameter NAME=VALUE (repeatable).")
+    ] = None,
+    intensity_values: Annotated[
+        list[float] | None,
+        typer.Option("--intensity", "-i", help="Arithmetic intensity (flop/byte) to place (repeatable)."),
+    ] = None,
+    plot: Annotated[
+        Path | None,
+        typer.Option(
+            "--plot", help="Also draw the roofline to FILE.png or FILE.svg (needs perfcalc[plot]).", dir_okay=False
+        ),
+    ] = None,
     fmt: FormatOption = Format.table,
     output: OutputOption = None,
 ) -> None:
@@ -284,30 +315,43 @@ def roofline(
     if kernel:
         specs, overrides = _kernel_params(kernel, param or [])
         reports = [_launch_report(spec, overrides, product, arch) for spec in specs]
-        predicted_tables.append(launch_reports_table(
-            reports, roof, f"Kernels at their predicted performance on {product.name}",
-            ["Predicted by the time model on a simulated run with the product's L1/L2 model "
-             "(perfcalc run --gpu explains each term); the roof is the one at the kernel's "
-             "intensity against the DRAM bytes that model leaves."]))
+        predicted_tables.append(
+            launch_reports_table(
+                reports,
+                roof,
+                f"Kernels at their predicted performance on {product.name}",
+                [
+                    "Predicted by the time model on a simulated run with the product's L1/L2 model "
+                    "(perfcalc run --gpu explains each term); the roof is the one at the kernel's "
+                    "intensity against the DRAM bytes that model leaves."
+                ],
+            )
+        )
         for spec in specs:
             (flops, moved), label = _kernel_point(spec, overrides, arch)
             if not flops:  # a copy or transpose has no place on a flops roofline
-                notes.append(f"{label}: no floating-point operations, so no point on the roofline "
-                             f"(it is bound by memory alone: {moved} bytes moved).")
+                notes.append(
+                    f"{label}: no floating-point operations, so no point on the roofline "
+                    f"(it is bound by memory alone: {moved} bytes moved)."
+                )
                 continue
             points.append(place(roof, intensity(flops, moved), label))
-        notes.append("Kernel intensity = predicted flops / bytes moved by the predicted global "
-                     "transactions for this CC (DRAM traffic if no cache reuses them).")
+        notes.append(
+            "Kernel intensity = predicted flops / bytes moved by the predicted global "
+            "transactions for this CC (DRAM traffic if no cache reuses them)."
+        )
     elif param:
         raise InputError("--param needs --kernel (the catalog kernel it applies to)")
-    samples = [2.0 ** e for e in range(-4, 11)]
+    samples = [2.0**e for e in range(-4, 11)]
     tables = [ceilings_table(roof), roofline_curve_table(roof, samples)]
     if points or notes:
         tables.append(points_table(points, notes))
     tables += predicted_tables
-    data = ({"roofline": roof, "points": points,
-             "predicted": [r.to_dict() for r in reports] if kernel else []}
-            if fmt == Format.json else None)
+    data = (
+        {"roofline": roof, "points": points, "predicted": [r.to_dict() for r in reports] if kernel else []}
+        if fmt == Format.json
+        else None
+    )
     show(tables, fmt, output, data=data)
     if plot is not None:
         from perfcalc.report.roofline_plot import plot_roofline
@@ -326,8 +370,7 @@ class _Progress:
         self.done += 1
         if self.live:
             filled = round(30 * self.done / self.total)
-            sys.stderr.write(f"\r[{'#' * filled}{'.' * (30 - filled)}] {self.done}/{self.total} "
-                             f"{label:<28}")
+            sys.stderr.write(f"\r[{'#' * filled}{'.' * (30 - filled)}] {self.done}/{self.total} {label:<28}")
             if self.done == self.total:
                 sys.stderr.write("\n")
             sys.stderr.flush()
@@ -345,43 +388,60 @@ def _catalog_rows(roof: Any, arch: Any) -> tuple[list[dict[str, Any]], list[str]
         p = predict(spec, None, arch)
         moved = p.global_load_bytes + p.global_store_bytes
         point = place(roof, p.flops / moved, name) if p.flops and moved else None
-        rows.append({
-            "kernel": name, "params": ", ".join(f"{k}={v}" for k, v in p.params.items()),
-            "flops": p.flops, "global_load_elements": p.global_load_elements, "cgma": p.cgma,
-            "global_load_requests": p.global_load_requests,
-            "global_load_transactions": p.global_load_transactions,
-            "transactions_per_request": (p.global_load_transactions / p.global_load_requests
-                                         if p.global_load_requests else None),
-            "global_bytes_moved": moved,
-            "intensity_flop_per_moved_byte": point.intensity_flop_per_byte if point else None,
-            "attainable_gflops": point.attainable_gflops if point else None,
-            "bound": point.bound if point else "memory (no flops)",
-            "roofline_time_s": time_lower_bound(p.flops, moved, roof.peak_gflops,
-                                                roof.bandwidth_gbs),
-            "model_exact": p.exact,
-        })
+        rows.append(
+            {
+                "kernel": name,
+                "params": ", ".join(f"{k}={v}" for k, v in p.params.items()),
+                "flops": p.flops,
+                "global_load_elements": p.global_load_elements,
+                "cgma": p.cgma,
+                "global_load_requests": p.global_load_requests,
+                "global_load_transactions": p.global_load_transactions,
+                "transactions_per_request": (
+                    p.global_load_transactions / p.global_load_requests if p.global_load_requests else None
+                ),
+                "global_bytes_moved": moved,
+                "intensity_flop_per_moved_byte": point.intensity_flop_per_byte if point else None,
+                "attainable_gflops": point.attainable_gflops if point else None,
+                "bound": point.bound if point else "memory (no flops)",
+                "roofline_time_s": time_lower_bound(p.flops, moved, roof.peak_gflops, roof.bandwidth_gbs),
+                "model_exact": p.exact,
+            }
+        )
         notes.extend(p.notes)
-    notes.append("intensity and roofline_time_s use the bytes the predicted global transactions "
-                 "move, priced as DRAM traffic: on GPUs with caches (CC >= 2.0) reuse can beat "
-                 "them (seed 003, perfmodel.md c3).")
+    notes.append(
+        "intensity and roofline_time_s use the bytes the predicted global transactions "
+        "move, priced as DRAM traffic: on GPUs with caches (CC >= 2.0) reuse can beat "
+        "them (seed 003, perfmodel.md c3)."
+    )
     return rows, notes
 
 
 def report(
     gpu: GpuOption = None,
-    output: Annotated[str, typer.Option(
-        "--output", "-o", help="Directory to write the CSV and Markdown files into (all of them, "
-        "or none on failure).")] = "perfcalc-report",
-    width: Annotated[int, typer.Option("--width", help="Matrix width for the matmul table.")
-                     ] = 1024,
+    output: Annotated[
+        str,
+        typer.Option(
+            "--output",
+            "-o",
+            help="Directory to write the CSV and Markdown files into (all of them, or none on failure).",
+        ),
+    ] = "perfcalc-report",
+    width: Annotated[int, typer.Option("--width", help="Matrix width for the matmul table.")] = 1024,
     tile: Annotated[int, typer.Option("--tile", help="TILE_WIDTH for the matmul table.")] = 16,
-    times: Annotated[bool, typer.Option(
-        "--times/--no-times", help="Also simulate every catalog kernel at its realistic size "
-        "(kernels.yaml 'realistic') for occupancy, predicted time and bound (a few seconds "
-        "each).")] = True,
-    sample_budget: Annotated[float, typer.Option(
-        "--sample-budget", help="Seconds of simulation per kernel before a launch is sampled.",
-        min=0.01)] = 5.0,
+    times: Annotated[
+        bool,
+        typer.Option(
+            "--times/--no-times",
+            help="Also simulate every catalog kernel at its realistic size "
+            "(kernels.yaml 'realistic') for occupancy, predicted time and bound (a few seconds "
+            "each).",
+        ),
+    ] = True,
+    sample_budget: Annotated[
+        float,
+        typer.Option("--sample-budget", help="Seconds of simulation per kernel before a launch is sampled.", min=0.01),
+    ] = 5.0,
     max_seconds: MaxSecondsOption = 600.0,
 ) -> None:
     """Every table for the catalog kernels on a GPU, as CSV and Markdown files in a directory.
@@ -406,8 +466,7 @@ def report(
     if Path(output).exists() and not Path(output).is_dir():
         raise OutputError(f"cannot write the report into {output}: it is a file, not a directory")
     if not Path(output).parent.is_dir():
-        raise OutputError(f"cannot create {output}: directory {Path(output).parent} does not "
-                          "exist")
+        raise OutputError(f"cannot create {output}: directory {Path(output).parent} does not exist")
     arch, product = _target(gpu, None, default=None)
     if product is None:
         raise InputError("a report needs a GPU product: --gpu NAME (see 'perfcalc devices')")
@@ -425,8 +484,7 @@ def report(
 
     def kernels():
         rows, notes = _catalog_rows(roof, arch)
-        return kernels_table(rows, f"Catalog kernels on {product.name} (default parameters)",
-                             notes)
+        return kernels_table(rows, f"Catalog kernels on {product.name} (default parameters)", notes)
 
     def timed():
         from perfcalc.errors import InputError
@@ -435,25 +493,28 @@ def report(
         reports, skipped = [], []
         for spec in catalog().values():
             try:
-                reports.append(_launch_report(spec, dict(spec.realistic), product, arch,
-                                              sample_budget))
+                reports.append(_launch_report(spec, dict(spec.realistic), product, arch, sample_budget))
             except InputError as exc:  # e.g. a grid too large for CC 1.x
                 skipped.append(f"{spec.name} not timed at its realistic size: {exc}")
         table = launch_reports_table(
-            reports, roof, f"Catalog kernels on {product.name} at realistic sizes: occupancy, "
-            f"predicted time, bound",
-            ["Each kernel at its kernels.yaml 'realistic' parameters, run on the execution core "
-             "with the product's L1/L2 model (sampled where large) and timed by the time model "
-             "(model/time_model.py); registers assumed 32 per thread (the C engine does not "
-             "compile).", *skipped])
+            reports,
+            roof,
+            f"Catalog kernels on {product.name} at realistic sizes: occupancy, predicted time, bound",
+            [
+                "Each kernel at its kernels.yaml 'realistic' parameters, run on the execution core "
+                "with the product's L1/L2 model (sampled where large) and timed by the time model "
+                "(model/time_model.py); registers assumed 32 per thread (the C engine does not "
+                "compile).",
+                *skipped,
+            ],
+        )
         return (table,) * 2
 
     jobs = [
         ("ceilings", lambda: (ceilings_table(roof),) * 2),
-        ("roofline", lambda: (roofline_curve_table(roof, [2.0 ** e for e in range(-4, 11)]),) * 2),
+        ("roofline", lambda: (roofline_curve_table(roof, [2.0**e for e in range(-4, 11)]),) * 2),
         ("kernels", lambda: (kernels(),) * 2),
-        ("matmul", lambda: (lambda a: (matmul_flat_table(a), matmul_side_by_side(a)))(
-            matmul_analysis())),
+        ("matmul", lambda: (lambda a: (matmul_flat_table(a), matmul_side_by_side(a)))(matmul_analysis())),
         *([("times", timed)] if times else []),
     ]
     progress = _Progress(len(jobs))

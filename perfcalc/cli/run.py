@@ -40,8 +40,7 @@ def _name_values(items: list[str] | None, option: str) -> dict[str, int | float]
         if not sep or not name.isidentifier():
             raise InputError(f"{option} {item[:60]!r}: expected NAME=VALUE, e.g. {option} Width=256")
         if name in out:
-            raise InputError(f"{option} {name} is given twice ({out[name]} and {text[:40]}); "
-                             "give each name once")
+            raise InputError(f"{option} {name} is given twice ({out[name]} and {text[:40]}); give each name once")
         try:
             out[name] = int(text, 0)
         except ValueError:
@@ -88,9 +87,7 @@ def _dims(text: str | None, option: str) -> tuple[int, ...]:
 def run(
     kernel_name: Annotated[
         str | None,
-        typer.Argument(
-            metavar="[KERNEL]", help="Catalog kernel (see `perfcalc kernels`); omit with --source."
-        ),
+        typer.Argument(metavar="[KERNEL]", help="Catalog kernel (see `perfcalc kernels`); omit with --source."),
     ] = None,
     cc: Annotated[
         str | None,
@@ -98,9 +95,12 @@ def run(
     ] = None,
     gpu: Annotated[
         list[str] | None,
-        typer.Option("--gpu", help="Product (see `perfcalc devices`): also model its L1/L2 "
-                     "caches over the run's addresses (hit rates, DRAM bytes) and predict the "
-                     "time. Repeat it to compare products side by side."),
+        typer.Option(
+            "--gpu",
+            help="Product (see `perfcalc devices`): also model its L1/L2 "
+            "caches over the run's addresses (hit rates, DRAM bytes) and predict the "
+            "time. Repeat it to compare products side by side.",
+        ),
     ] = None,
     param: Annotated[
         list[str] | None,
@@ -120,19 +120,11 @@ def run(
     ] = None,
     source: Annotated[
         Path | None,
-        typer.Option(
-            "--source", help="Run your own CUDA C file instead of a catalog kernel.", dir_okay=False
-        ),
+        typer.Option("--source", help="Run your own CUDA C file instead of a catalog kernel.", dir_okay=False),
     ] = None,
-    kernel: Annotated[
-        str | None, typer.Option("--kernel", help="__global__ function in --source.")
-    ] = None,
-    grid: Annotated[
-        str | None, typer.Option("--grid", help="Grid for --source, e.g. 64,64.")
-    ] = None,
-    block: Annotated[
-        str | None, typer.Option("--block", help="Block for --source, e.g. 16,16.")
-    ] = None,
+    kernel: Annotated[str | None, typer.Option("--kernel", help="__global__ function in --source.")] = None,
+    grid: Annotated[str | None, typer.Option("--grid", help="Grid for --source, e.g. 64,64.")] = None,
+    block: Annotated[str | None, typer.Option("--block", help="Block for --source, e.g. 16,16.")] = None,
     array: Annotated[
         list[str] | None,
         typer.Option(
@@ -146,14 +138,15 @@ def run(
     define: Annotated[
         list[str] | None,
         typer.Option(
-            "--define", "-D", help="NAME=VALUE #define for --source (e.g. TILE_WIDTH=16); with "
-            "--engine ptx as nvcc takes it (NAME, or NAME=any tokens)."
+            "--define",
+            "-D",
+            help="NAME=VALUE #define for --source (e.g. TILE_WIDTH=16); with "
+            "--engine ptx as nvcc takes it (NAME, or NAME=any tokens).",
         ),
     ] = None,
     include: Annotated[
         list[Path] | None,
-        typer.Option("--include-dir", "-I", help="Header folder for --source (--engine ptx).",
-                     file_okay=False),
+        typer.Option("--include-dir", "-I", help="Header folder for --source (--engine ptx).", file_okay=False),
     ] = None,
     dynamic_shared: Annotated[
         int, typer.Option("--dynamic-shared", help="Dynamic shared memory bytes for --source.")
@@ -187,9 +180,12 @@ def run(
     ] = "source",
     exact: Annotated[
         bool,
-        typer.Option("--exact", help="With --gpu: simulate every block even when the launch is "
-                     "large (by default a launch that would take more than a few seconds is "
-                     "sampled: the first waves of every k-th SM, extrapolated)."),
+        typer.Option(
+            "--exact",
+            help="With --gpu: simulate every block even when the launch is "
+            "large (by default a launch that would take more than a few seconds is "
+            "sampled: the first waves of every k-th SM, extrapolated).",
+        ),
     ] = False,
     max_seconds: MaxSecondsOption = 600.0,
     fmt: FormatOption = Format.table,
@@ -204,9 +200,7 @@ def run(
 
     start_output(output)
     if (kernel_name is None) == (source is None):
-        raise InputError(
-            "give either a catalog KERNEL (see `perfcalc kernels`) or --source FILE.cu"
-        )
+        raise InputError("give either a catalog KERNEL (see `perfcalc kernels`) or --source FILE.cu")
     if source is not None and catalog_file is not None:
         raise InputError("--catalog goes with a catalog KERNEL; --source runs your file instead")
     if source is None and (kernel or grid or block or array or define or dynamic_shared):
@@ -221,8 +215,15 @@ def run(
         import sys
 
         print(engine_note, file=sys.stderr)
-    options = {"cache": cache, "bank_mode": bank_mode, "regs": regs,
-               "iteration_cap": iteration_cap, "engine": chosen, "gpu": None, "exact": exact}
+    options = {
+        "cache": cache,
+        "bank_mode": bank_mode,
+        "regs": regs,
+        "iteration_cap": iteration_cap,
+        "engine": chosen,
+        "gpu": None,
+        "exact": exact,
+    }
     gpus = list(gpu or [])
     if exact and not gpus:
         raise InputError("--exact goes with --gpu (only a run on a product's caches is sampled)")
@@ -238,28 +239,33 @@ def run(
         each = dict(options)
         arch_cc = _cc_and_gpu(cc, one, each)
         if source is None:
-            docs.append(run_catalog(kernel_name, _name_values(param, "--param"), arch_cc,
-                                    catalog_file, each))
+            docs.append(run_catalog(kernel_name, _name_values(param, "--param"), arch_cc, catalog_file, each))
         else:
-            docs.append(run_source(
-                source,
-                kernel,
-                _dims(grid, "--grid"),
-                _dims(block, "--block"),
-                array or [],
-                _name_values(param, "--param"),
-                _defines(define, chosen),
-                dynamic_shared,
-                arch_cc,
-                each,
-            ))
+            docs.append(
+                run_source(
+                    source,
+                    kernel,
+                    _dims(grid, "--grid"),
+                    _dims(block, "--block"),
+                    array or [],
+                    _name_values(param, "--param"),
+                    _defines(define, chosen),
+                    dynamic_shared,
+                    arch_cc,
+                    each,
+                )
+            )
     if len(docs) == 1:
         _show_run(docs[0], fmt, output)
     else:
         from perfcalc.report.run_tables import gpu_comparison_table
 
-        show([gpu_comparison_table(docs)], fmt, output,
-             data={"kernel": docs[0]["kernel"], "params": docs[0]["params"], "runs": docs})
+        show(
+            [gpu_comparison_table(docs)],
+            fmt,
+            output,
+            data={"kernel": docs[0]["kernel"], "params": docs[0]["params"], "runs": docs},
+        )
 
 
 def _cc_and_gpu(cc: str | None, gpu: str | None, options: dict) -> str:
@@ -271,8 +277,7 @@ def _cc_and_gpu(cc: str | None, gpu: str | None, options: dict) -> str:
 
     product = get_gpu(gpu)
     if cc is not None and resolve_arch(cc).compute_capability != product.compute_capability:
-        raise InputError(f"--cc {cc} is not --gpu {gpu}'s compute capability "
-                         f"{product.compute_capability}")
+        raise InputError(f"--cc {cc} is not --gpu {gpu}'s compute capability {product.compute_capability}")
     options["gpu"] = product
     return product.compute_capability
 
@@ -288,19 +293,31 @@ def _time_fields(report: Any) -> dict:
         return {}
     t, sample = report.time, report.sample
     return {
-        "gpu": t.gpu, "cc": t.compute_capability, "predicted_time_s": t.predicted_time_s,
-        "bound": t.bound, "bound_detail": t.bound_detail,
-        "dram_bytes_read": t.dram_bytes_read, "dram_bytes_written": t.dram_bytes_written,
-        "l1_hit_rate": t.l1_hit_rate, "l2_hit_rate": t.l2_hit_rate,
-        "achieved_gflops": t.achieved_gflops, "achieved_gbps": t.achieved_gbps,
-        "time": {"launch_overhead_s": t.launch_overhead_s, "waves": t.waves,
-                 "terms": [{"name": x.name, "seconds": x.seconds, "formula": x.formula}
-                           for x in t.terms],
-                 "omitted": list(t.omitted),
-                 "sampled": None if sample is None else {
-                     "simulated_blocks": report.simulated_blocks,
-                     "launch_blocks": report.launch_blocks,
-                     "sm_stride": sample.sm_stride, "waves": sample.waves}},
+        "gpu": t.gpu,
+        "cc": t.compute_capability,
+        "predicted_time_s": t.predicted_time_s,
+        "bound": t.bound,
+        "bound_detail": t.bound_detail,
+        "dram_bytes_read": t.dram_bytes_read,
+        "dram_bytes_written": t.dram_bytes_written,
+        "l1_hit_rate": t.l1_hit_rate,
+        "l2_hit_rate": t.l2_hit_rate,
+        "achieved_gflops": t.achieved_gflops,
+        "achieved_gbps": t.achieved_gbps,
+        "time": {
+            "launch_overhead_s": t.launch_overhead_s,
+            "waves": t.waves,
+            "terms": [{"name": x.name, "seconds": x.seconds, "formula": x.formula} for x in t.terms],
+            "omitted": list(t.omitted),
+            "sampled": None
+            if sample is None
+            else {
+                "simulated_blocks": report.simulated_blocks,
+                "launch_blocks": report.launch_blocks,
+                "sm_stride": sample.sm_stride,
+                "waves": sample.waves,
+            },
+        },
     }
 
 
@@ -310,17 +327,30 @@ def _caches_dict(result: Any, options: dict) -> dict | None:
     if rep is None:
         return None
     cfg = rep.config
-    return {"gpu": options["gpu"].name, "sms": cfg.sms, "l1_bytes": cfg.l1_bytes,
-            "l2_bytes": options["gpu"].l2_cache_kb * 1024, "l1_hit_rate": rep.l1_load_hit_rate,
-            "l2_hit_rate": rep.l2_hit_rate, "l2_bytes_read": rep.l2_bytes_read,
-            "l2_bytes_written": rep.l2_bytes_written, "dram_bytes_read": rep.dram_bytes_read,
-            "dram_bytes_written": rep.dram_bytes_written,
-            "l2_dirty_bytes_at_end": rep.l2_dirty_bytes_at_end,
-            "per_line": [{"line": line, "l1_hit_rate": c.l1_load_hit_rate,
-                          "l2_hit_rate": c.l2_hit_rate, "l2_bytes_read": c.l2_bytes_read,
-                          "l2_bytes_written": c.l2_bytes_written,
-                          "dram_bytes_read": c.dram_bytes_read}
-                         for line, c in rep.per_site.items()]}
+    return {
+        "gpu": options["gpu"].name,
+        "sms": cfg.sms,
+        "l1_bytes": cfg.l1_bytes,
+        "l2_bytes": options["gpu"].l2_cache_kb * 1024,
+        "l1_hit_rate": rep.l1_load_hit_rate,
+        "l2_hit_rate": rep.l2_hit_rate,
+        "l2_bytes_read": rep.l2_bytes_read,
+        "l2_bytes_written": rep.l2_bytes_written,
+        "dram_bytes_read": rep.dram_bytes_read,
+        "dram_bytes_written": rep.dram_bytes_written,
+        "l2_dirty_bytes_at_end": rep.l2_dirty_bytes_at_end,
+        "per_line": [
+            {
+                "line": line,
+                "l1_hit_rate": c.l1_load_hit_rate,
+                "l2_hit_rate": c.l2_hit_rate,
+                "l2_bytes_read": c.l2_bytes_read,
+                "l2_bytes_written": c.l2_bytes_written,
+                "dram_bytes_read": c.dram_bytes_read,
+            }
+            for line, c in rep.per_site.items()
+        ],
+    }
 
 
 def _show_run(doc: dict[str, Any], fmt: Format, output: Path | None) -> None:
@@ -349,14 +379,10 @@ def _show_run(doc: dict[str, Any], fmt: Format, output: Path | None) -> None:
 
 
 def kernels(
-    name: Annotated[
-        str | None, typer.Argument(metavar="[KERNEL]", help="Show one kernel in full.")
-    ] = None,
+    name: Annotated[str | None, typer.Argument(metavar="[KERNEL]", help="Show one kernel in full.")] = None,
     catalog_file: Annotated[
         Path | None,
-        typer.Option(
-            "--catalog", help="Your own kernel catalog (kernels.yaml schema).", dir_okay=False
-        ),
+        typer.Option("--catalog", help="Your own kernel catalog (kernels.yaml schema).", dir_okay=False),
     ] = None,
     fmt: FormatOption = Format.table,
     output: OutputOption = None,
@@ -407,9 +433,7 @@ def _occupancy(arch: Any, block: tuple[int, ...], regs: int, static_smem: int, d
     threads = 1
     for b in block:
         threads *= b
-    result = occupancy(
-        arch, threads, regs, static_shared_memory=static_smem, dynamic_shared_memory=dyn
-    )
+    result = occupancy(arch, threads, regs, static_shared_memory=static_smem, dynamic_shared_memory=dyn)
     return {
         **to_jsonable(result),
         "registers_per_thread": regs,
@@ -417,8 +441,7 @@ def _occupancy(arch: Any, block: tuple[int, ...], regs: int, static_smem: int, d
     }
 
 
-def _site_rows(source: str, sim_sites: dict, predicted_sites: dict | None,
-               inlined: dict | None = None) -> list[dict]:
+def _site_rows(source: str, sim_sites: dict, predicted_sites: dict | None, inlined: dict | None = None) -> list[dict]:
     """Per source line: its counters (and prediction); then, for a line that calls an inlined
     __device__ function, the inlined code's counters as their own row (`inlined: true`)."""
     from perfcalc.report import to_jsonable
@@ -429,11 +452,16 @@ def _site_rows(source: str, sim_sites: dict, predicted_sites: dict | None,
     for line, counters in sorted((inlined or {}).items()):
         sim = {n: getattr(counters, n, 0) for n in SITE_COUNTER_NAMES}
         if any(sim.values()):
-            rows.append({"line": line,
-                         "code": (lines[line - 1].strip() if 0 < line <= len(lines) else "")
-                         + "  [inlined calls]",
-                         "counters": sim, "predicted": None, "inlined": True,
-                         "all_counters": to_jsonable(counters)})
+            rows.append(
+                {
+                    "line": line,
+                    "code": (lines[line - 1].strip() if 0 < line <= len(lines) else "") + "  [inlined calls]",
+                    "counters": sim,
+                    "predicted": None,
+                    "inlined": True,
+                    "all_counters": to_jsonable(counters),
+                }
+            )
     return sorted(rows, key=lambda r: (r["line"], r.get("inlined", False)))
 
 
@@ -442,14 +470,10 @@ def _line_rows(lines: list[str], sim_sites: dict, predicted_sites: dict | None) 
     from perfcalc.specs.counters import SITE_COUNTER_NAMES
 
     rows = []
-    memory_lines = {
-        ln for ln, c in sim_sites.items() if any(getattr(c, n, 0) for n in SITE_COUNTER_NAMES)
-    }
+    memory_lines = {ln for ln, c in sim_sites.items() if any(getattr(c, n, 0) for n in SITE_COUNTER_NAMES)}
     for line in sorted(memory_lines | set(predicted_sites or {})):
         counters = sim_sites.get(line)
-        sim = {
-            n: getattr(counters, n, 0) if counters is not None else 0 for n in SITE_COUNTER_NAMES
-        }
+        sim = {n: getattr(counters, n, 0) if counters is not None else 0 for n in SITE_COUNTER_NAMES}
         pred = None
         if predicted_sites is not None:
             p = predicted_sites.get(line)
@@ -491,18 +515,35 @@ def run_catalog(name: str, params: dict, cc: str, catalog_file: Path | None, opt
         from perfcalc.analysis.launch_report import analyze_catalog_kernel
 
         report = analyze_catalog_kernel(
-            spec, params, options["gpu"], arch, registers=options["regs"],
-            engine=options["engine"], exact=options["exact"], cache=options["cache"],
-            bank_mode=options["bank_mode"], iteration_cap=options["iteration_cap"],
-            progress=_progress_option().get("progress"))
+            spec,
+            params,
+            options["gpu"],
+            arch,
+            registers=options["regs"],
+            engine=options["engine"],
+            exact=options["exact"],
+            cache=options["cache"],
+            bank_mode=options["bank_mode"],
+            iteration_cap=options["iteration_cap"],
+            progress=_progress_option().get("progress"),
+        )
         result = report.sim
-        check = (_check_dict(report.result_check) if report.result_check is not None else
-                 {"passed": None, "max_rel_error": None, "tolerance": spec.tolerance})
+        check = (
+            _check_dict(report.result_check)
+            if report.result_check is not None
+            else {"passed": None, "max_rel_error": None, "tolerance": spec.tolerance}
+        )
     else:
         done = run_catalog_kernel(
-            spec, params, arch, cache=options["cache"], bank_mode=options["bank_mode"],
-            iteration_cap=options["iteration_cap"], engine=options["engine"],
-            **_progress_option())
+            spec,
+            params,
+            arch,
+            cache=options["cache"],
+            bank_mode=options["bank_mode"],
+            iteration_cap=options["iteration_cap"],
+            engine=options["engine"],
+            **_progress_option(),
+        )
         result = done.result
         check = _check_dict(done.result_check)
     launch = _launch_info(grid, block, dyn, arch.warp_size)
@@ -511,9 +552,7 @@ def run_catalog(name: str, params: dict, cc: str, catalog_file: Path | None, opt
     occ["registers_source"] = "ptxas" if result.ptxas_log else "assumed"
     doc = run_document(
         kernel=spec.name,
-        source_name=f"kernels.yaml:{spec.name}"
-        if catalog_file is None
-        else f"{catalog_file}:{spec.name}",
+        source_name=f"kernels.yaml:{spec.name}" if catalog_file is None else f"{catalog_file}:{spec.name}",
         compute_capability=arch.compute_capability,
         params=params,
         launch=launch,
@@ -524,10 +563,17 @@ def run_catalog(name: str, params: dict, cc: str, catalog_file: Path | None, opt
         occupancy=occ,
         prediction_exact=prediction.exact,
         model={"global_load_elements": prediction.global_load_elements, "cgma": prediction.cgma},
-        notes=[*prediction.notes, regs_note, *_engine_notes(result),
-               *(f"the engines differ on {counter}: {why}" for counter, why in spec.engines_differ
-                 if result.engine == "ptx"),
-               *_sample_notes(report)],
+        notes=[
+            *prediction.notes,
+            regs_note,
+            *_engine_notes(result),
+            *(
+                f"the engines differ on {counter}: {why}"
+                for counter, why in spec.engines_differ
+                if result.engine == "ptx"
+            ),
+            *_sample_notes(report),
+        ],
         engine=result.engine,
         compiler=result.compiler or None,
         caches=_caches_dict(result, options),
@@ -562,30 +608,46 @@ def run_source(
     names = [s.name for s in specs]
     twice = sorted({n for n in names if names.count(n) > 1} | (set(names) & set(scalars)))
     if twice:
-        raise InputError(f"{twice[0]} is given twice (--array and --param, or two --array); "
-                         "give each argument once")
+        raise InputError(f"{twice[0]} is given twice (--array and --param, or two --array); give each argument once")
 
     def make_args() -> dict[str, Any]:
         args: dict[str, Any] = dict(make_user_arrays(specs))  # seeded: the same every call
         args.update(scalars)
         return args
 
-    run_options = {"defines": defines or None, "cache": options["cache"],
-                   "bank_mode": options["bank_mode"], "source_name": str(path),
-                   "iteration_cap": options["iteration_cap"], "engine": options["engine"],
-                   "include_dirs": options.get("include_dirs", ())}
+    run_options = {
+        "defines": defines or None,
+        "cache": options["cache"],
+        "bank_mode": options["bank_mode"],
+        "source_name": str(path),
+        "iteration_cap": options["iteration_cap"],
+        "engine": options["engine"],
+        "include_dirs": options.get("include_dirs", ()),
+    }
     report = None
     if options["gpu"] is not None:
         from perfcalc.analysis.launch_report import analyze_source_kernel
 
         report = analyze_source_kernel(
-            text, kernel, grid, block, make_args, options["gpu"], arch, params=scalars,
-            registers=options["regs"], dynamic_shared_bytes=dyn, exact=options["exact"],
-            progress=_progress_option().get("progress"), **run_options)
+            text,
+            kernel,
+            grid,
+            block,
+            make_args,
+            options["gpu"],
+            arch,
+            params=scalars,
+            registers=options["regs"],
+            dynamic_shared_bytes=dyn,
+            exact=options["exact"],
+            progress=_progress_option().get("progress"),
+            **run_options,
+        )
         result = report.sim
     else:
-        result = run_kernel(text, kernel, grid, block, make_args(), arch,
-                            dynamic_shared_bytes=dyn, **run_options, **_progress_option())
+        result = run_kernel(
+            text, kernel, grid, block, make_args(), arch, dynamic_shared_bytes=dyn, **run_options, **_progress_option()
+        )
     kernel = result.kernel
     launch = _launch_info(grid, block, dyn, arch.warp_size)
     regs, static, regs_note = _allocation(result, options["regs"])
@@ -620,9 +682,11 @@ def _engine_notes(result: Any) -> list[str]:
     """Which engine counted, and what that means for comparing with the model."""
     if result.engine != "ptx":
         return ["counted by the C-subset engine: the source as written"]
-    return [f"counted by the PTX engine on the code {result.compiler} produced: counts follow "
-            f"the compiled code (kept-in-register values, merged loads, predicated branches), "
-            f"so they can differ from the source-level model"]
+    return [
+        f"counted by the PTX engine on the code {result.compiler} produced: counts follow "
+        f"the compiled code (kept-in-register values, merged loads, predicated branches), "
+        f"so they can differ from the source-level model"
+    ]
 
 
 def _check_regs(arch: Any, regs: int) -> None:
@@ -631,8 +695,10 @@ def _check_regs(arch: Any, regs: int) -> None:
 
     limit = arch.max_registers_per_thread
     if not 0 <= regs <= limit:
-        raise InputError(f"--regs {regs} is outside CC {arch.compute_capability}'s range of 0 to "
-                         f"{limit} registers per thread ({arch.cite('max_registers_per_thread')})")
+        raise InputError(
+            f"--regs {regs} is outside CC {arch.compute_capability}'s range of 0 to "
+            f"{limit} registers per thread ({arch.cite('max_registers_per_thread')})"
+        )
 
 
 def _check_dict(check: Any) -> dict:
@@ -648,10 +714,13 @@ def _allocation(result: Any, regs: int) -> tuple[int, int, str]:
 
     k = entry_resources(result.ptxas_log, result.entry)
     if k is not None:
-        return (k.registers, k.shared_memory_bytes,
-                f"occupancy uses ptxas's allocation for {k.arch}: {k.registers} registers per "
-                f"thread, {k.shared_memory_bytes} bytes of static shared memory"
-                + (f", {k.spill_store_bytes} bytes of spill stores" if k.spill_store_bytes else ""))
+        return (
+            k.registers,
+            k.shared_memory_bytes,
+            f"occupancy uses ptxas's allocation for {k.arch}: {k.registers} registers per "
+            f"thread, {k.shared_memory_bytes} bytes of static shared memory"
+            + (f", {k.spill_store_bytes} bytes of spill stores" if k.spill_store_bytes else ""),
+        )
     return regs, _static_shared(result), _regs_note(regs)
 
 
@@ -684,9 +753,7 @@ class _ProgressBar:
             return
         width = 30
         filled = int(width * done / total)
-        sys.stderr.write(
-            f"\rsimulating [{'#' * filled}{'.' * (width - filled)}] {done}/{total} blocks"
-        )
+        sys.stderr.write(f"\rsimulating [{'#' * filled}{'.' * (width - filled)}] {done}/{total} blocks")
         if done >= total:
             sys.stderr.write("\n")
         sys.stderr.flush()

@@ -38,5 +38,13 @@ from perfcalc.memory.shared_memory import (
     shared_access_batch,
 )
 
-__all__ = ["GlobalAccessCost", "GlobalBatchCost", "SharedAccessCost", "SharedBatchCost",
-           "global_access", "global_access_batch", "shared_access", "shared_access_batch"]
+__all__ = [
+    "GlobalAccessCost",
+    "GlobalBatchCost",
+    "SharedAccessCost",
+    "SharedBatchCost",
+    "global_access",
+    "global_access_batch",
+    "shared_access",
+    "shared_access_batch",
+]

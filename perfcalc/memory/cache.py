@@ -30,7 +30,8 @@ SECTOR_BYTES = 32
 SECTORS_PER_LINE = LINE_BYTES // SECTOR_BYTES
 FULL_LINE = (1 << SECTORS_PER_LINE) - 1
 SECTOR_COUNT = tuple(  # sectors in each 4-bit sector mask
-    bin(m).count("1") for m in range(1 << SECTORS_PER_LINE))
+    bin(m).count("1") for m in range(1 << SECTORS_PER_LINE)
+)
 
 
 def _expand(group: int) -> tuple[int, ...]:
@@ -62,8 +63,14 @@ class CacheStats:
 class SectoredLRU:
     """One cache: `capacity_bytes` of 128-byte lines, LRU over the whole cache."""
 
-    def __init__(self, capacity_bytes: int, fill_sectors: int = 1, writes_hit: bool = False,
-                 pending_miss: bool = False, stats: CacheStats | None = None):
+    def __init__(
+        self,
+        capacity_bytes: int,
+        fill_sectors: int = 1,
+        writes_hit: bool = False,
+        pending_miss: bool = False,
+        stats: CacheStats | None = None,
+    ):
         self.max_lines = max(0, int(capacity_bytes) // LINE_BYTES)
         # a miss fills the aligned group of `fill_sectors` around each missed sector: 1 for a
         # sectored cache, 4 (the line) for the 2.x/3.x L1, 2 for an L2 whose DRAM fetches 64 B

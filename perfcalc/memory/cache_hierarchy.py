@@ -109,8 +109,17 @@ class CacheReport:
 
 
 # the running totals CacheHierarchy keeps, in order (sectors, except wavefronts)
-TOTAL_FIELDS = ("l1_hits", "l1_lookups", "l2_hits", "l2_lookups", "l2_read", "l2_write",
-                "dram_read", "dram_write", "wavefronts")
+TOTAL_FIELDS = (
+    "l1_hits",
+    "l1_lookups",
+    "l2_hits",
+    "l2_lookups",
+    "l2_read",
+    "l2_write",
+    "dram_read",
+    "dram_write",
+    "wavefronts",
+)
 
 
 def _rate(hits: int, lookups: int) -> float | None:
@@ -127,10 +136,10 @@ class CacheHierarchy:
         self.sample = sample
         l1_fill = 1 if config.l1_sectored else 4
         self.l1_stats = CacheStats()  # one tally for every SM's L1: only totals are reported
-        self.l1 = [SectoredLRU(config.l1_bytes, l1_fill, stats=self.l1_stats)
-                   for _ in range(config.sms)]
-        self.l2 = SectoredLRU(config.l2_bytes, config.dram_fetch_bytes // SECTOR_BYTES,
-                              writes_hit=True, pending_miss=True)
+        self.l1 = [SectoredLRU(config.l1_bytes, l1_fill, stats=self.l1_stats) for _ in range(config.sms)]
+        self.l2 = SectoredLRU(
+            config.l2_bytes, config.dram_fetch_bytes // SECTOR_BYTES, writes_hit=True, pending_miss=True
+        )
         self.l2_read_sectors = 0
         self.l2_write_sectors = 0
         # per source line: L1 hits, L1 lookups, L2 hits, L2 lookups, L2 sectors read and
@@ -156,8 +165,7 @@ class CacheHierarchy:
         self._lanes_per_block = int(lanes_per_block)
         self._groups.clear()  # the chunk's warps are new ones
 
-    def record(self, addr: np.ndarray, mask: np.ndarray | None, size: int, op: str,
-               site: int = 0) -> None:
+    def record(self, addr: np.ndarray, mask: np.ndarray | None, size: int, op: str, site: int = 0) -> None:
         """One warp instruction over the chunk's lanes: byte addresses `addr` (lane order of
         the chunk), active lanes `mask` (None: all), access size in bytes, op load | store |
         atomic, from source line `site`."""
@@ -184,8 +192,7 @@ class CacheHierarchy:
         line, bit, block_local, slot = line[order], bit[order], block_local[order], slot[order]
         # one request per (warp, line): OR the sector bits of equal neighbours
         start = np.ones(line.size, dtype=bool)
-        start[1:] = (line[1:] != line[:-1]) | (block_local[1:] != block_local[:-1]) | (
-            slot[1:] != slot[:-1])
+        start[1:] = (line[1:] != line[:-1]) | (block_local[1:] != block_local[:-1]) | (slot[1:] != slot[:-1])
         idx = np.flatnonzero(start)
         bits = np.bitwise_or.reduceat(bit, idx)
         self.wavefronts += int(idx.size)
@@ -203,8 +210,9 @@ class CacheHierarchy:
         for k, (x, y) in enumerate(zip(before, after, strict=True)):
             acc[k] += y - x
 
-    def _merge_stores(self, block_local: np.ndarray, slot: np.ndarray, line: np.ndarray,
-                      bits: np.ndarray) -> np.ndarray:
+    def _merge_stores(
+        self, block_local: np.ndarray, slot: np.ndarray, line: np.ndarray, bits: np.ndarray
+    ) -> np.ndarray:
         """The sector bits of each (warp, line) request that still go to the L2 (module
         docstring): a warp's request joins its merge group when the group was formed by the
         warp's previous instruction and the lines of both fit the limit."""
@@ -220,8 +228,7 @@ class CacheHierarchy:
             key = (blocks[k], slots[k])
             group = self._groups.get(key)
             mine = lines[k:end]
-            if group is not None and group[0] == serial - 1 and len(
-                    set(group[1]).union(mine)) <= limit:
+            if group is not None and group[0] == serial - 1 and len(set(group[1]).union(mine)) <= limit:
                 written = group[1]
                 for j in range(k, end):
                     old = written.get(lines[j], 0)
@@ -237,9 +244,17 @@ class CacheHierarchy:
 
     def _totals(self) -> list[int]:
         l1, l2 = self.l1_stats, self.l2.stats
-        return [l1.hit_sectors, l1.lookups, l2.hit_sectors, l2.lookups,
-                self.l2_read_sectors, self.l2_write_sectors, l2.filled_sectors,
-                l2.written_back_sectors, self.wavefronts]
+        return [
+            l1.hit_sectors,
+            l1.lookups,
+            l2.hit_sectors,
+            l2.lookups,
+            self.l2_read_sectors,
+            self.l2_write_sectors,
+            l2.filled_sectors,
+            l2.written_back_sectors,
+            self.wavefronts,
+        ]
 
     def _feed(self, sms: list[int], lines: list[int], bits: list[int], op: str) -> None:
         l1, l2, count = self.l1, self.l2, SECTOR_COUNT
@@ -288,8 +303,14 @@ class CacheHierarchy:
             chunk_blocks=tuple(self.chunk_blocks),
             chunk_clock=(*self.chunk_clock, time.perf_counter()),
             atomic_hot_lines=self.contention.hottest(),
-            per_site={line: SiteCaches(
-                l1_load_hit_rate=_rate(v[0], v[1]), l2_hit_rate=_rate(v[2], v[3]),
-                l2_bytes_read=v[4] * SECTOR_BYTES, l2_bytes_written=v[5] * SECTOR_BYTES,
-                dram_bytes_read=v[6] * SECTOR_BYTES) for line, v in sorted(self.sites.items())},
+            per_site={
+                line: SiteCaches(
+                    l1_load_hit_rate=_rate(v[0], v[1]),
+                    l2_hit_rate=_rate(v[2], v[3]),
+                    l2_bytes_read=v[4] * SECTOR_BYTES,
+                    l2_bytes_written=v[5] * SECTOR_BYTES,
+                    dram_bytes_read=v[6] * SECTOR_BYTES,
+                )
+                for line, v in sorted(self.sites.items())
+            },
         )

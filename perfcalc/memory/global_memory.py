@@ -98,16 +98,23 @@ def resolve_cache(arch: Arch, cache: str | None, op: str) -> str | None:
     if family.cache_modes:
         mode = cache if cache is not None else family.default_cache
         if not isinstance(mode, str) or mode not in family.cache_modes:
-            raise InputError(f"cache mode {cache!r} is not 'l1' (128-byte lines) or 'l2' (32-byte "
-                             f"segments), the modes of CC {cc} ({_CACHE_SOURCE})")
+            raise InputError(
+                f"cache mode {cache!r} is not 'l1' (128-byte lines) or 'l2' (32-byte "
+                f"segments), the modes of CC {cc} ({_CACHE_SOURCE})"
+            )
         # Global stores are not cached in L1 on 2.x/3.x; they go to L2 in 32 B segments.
         return "l2" if op == "store" else mode
     if cache is not None:
-        what = ("has no global-memory cache" if not family.has_cache
-                else "always moves 32-byte sectors, whether or not L1 caches the load")
-        raise InputError(f"cache mode {cache!r} is not available on CC {cc}: it {what}; cache "
-                         f"modes exist only on CC 2.x (l1 default, l2) and 3.x (l2 default, l1) "
-                         f"({_CACHE_SOURCE}, 1.5-1.6)")
+        what = (
+            "has no global-memory cache"
+            if not family.has_cache
+            else "always moves 32-byte sectors, whether or not L1 caches the load"
+        )
+        raise InputError(
+            f"cache mode {cache!r} is not available on CC {cc}: it {what}; cache "
+            f"modes exist only on CC 2.x (l1 default, l2) and 3.x (l2 default, l1) "
+            f"({_CACHE_SOURCE}, 1.5-1.6)"
+        )
     return None
 
 
@@ -116,9 +123,15 @@ def request_unit(arch: Arch, size: int) -> str:
     return arch.global_family.request_unit(size)
 
 
-def global_access_batch(cc: Arch | str, addresses: Any, size: int, active: Any = None,
-                        op: str = "load", cache: str | None = None,
-                        detail: bool = False) -> GlobalBatchCost:
+def global_access_batch(
+    cc: Arch | str,
+    addresses: Any,
+    size: int,
+    active: Any = None,
+    op: str = "load",
+    cache: str | None = None,
+    detail: bool = False,
+) -> GlobalBatchCost:
     """Cost of one global instruction executed by W warps: addresses (W, 32) int64 byte
     addresses, active (W, 32) bool or None (all lanes active)."""
     arch = as_arch(cc)
@@ -127,20 +140,30 @@ def global_access_batch(cc: Arch | str, addresses: Any, size: int, active: Any =
     addr, mask = batch_arrays(addresses, active)
     check_addresses(addr, mask, size, "global")
     family = arch.global_family
-    parts = [_price(family, addr[i:i + CHUNK_WARPS], None if mask is None else
-                    mask[i:i + CHUNK_WARPS], size, mode, records=False)
-             for i in range(0, addr.shape[0], CHUNK_WARPS)]
+    parts = [
+        _price(
+            family,
+            addr[i : i + CHUNK_WARPS],
+            None if mask is None else mask[i : i + CHUNK_WARPS],
+            size,
+            mode,
+            records=False,
+        )
+        for i in range(0, addr.shape[0], CHUNK_WARPS)
+    ]
     if parts:
-        priced = rules.Priced(*(np.concatenate([getattr(p, f) for p in parts])
-                                for f in ("requests", "transactions", "bytes_moved")), None)
+        priced = rules.Priced(
+            *(np.concatenate([getattr(p, f) for p in parts]) for f in ("requests", "transactions", "bytes_moved")), None
+        )
     else:
         empty = np.zeros(0, dtype=np.int64)
         priced = rules.Priced(empty, empty, empty, None)
     return _batch_result(arch, addr, mask, size, op, mode, priced, detail)
 
 
-def _price(family: GlobalFamily, addr: np.ndarray, mask: np.ndarray | None, size: int,
-           mode: str | None, records: bool) -> rules.Priced:
+def _price(
+    family: GlobalFamily, addr: np.ndarray, mask: np.ndarray | None, size: int, mode: str | None, records: bool
+) -> rules.Priced:
     """Apply the family's rule (specs/families.py) to a chunk of warps."""
     if family.rule == "strict":
         return rules.cc10(addr, mask, size, records)
@@ -151,8 +174,16 @@ def _price(family: GlobalFamily, addr: np.ndarray, mask: np.ndarray | None, size
     return rules.sectors(addr, mask, size, family.lanes_per_group(size), records)
 
 
-def _batch_result(arch: Arch, addr: np.ndarray, mask: np.ndarray | None, size: int, op: str,
-                  mode: str | None, priced: rules.Priced, detail: bool) -> GlobalBatchCost:
+def _batch_result(
+    arch: Arch,
+    addr: np.ndarray,
+    mask: np.ndarray | None,
+    size: int,
+    op: str,
+    mode: str | None,
+    priced: rules.Priced,
+    detail: bool,
+) -> GlobalBatchCost:
     warps = addr.shape[0]
     active_lanes = np.full(warps, 32, dtype=np.int64) if mask is None else row_counts(mask)
     requested = active_lanes * size
@@ -169,18 +200,26 @@ def _batch_result(arch: Arch, addr: np.ndarray, mask: np.ndarray | None, size: i
                 extra["data_wavefronts"] = data
                 extra["data_bank_conflicts"] = conflicts
     return GlobalBatchCost(
-        compute_capability=arch.compute_capability, family=family.name, size=size, op=op,
+        compute_capability=arch.compute_capability,
+        family=family.name,
+        size=size,
+        op=op,
         cache=mode,
-        requests=priced.requests, transactions=priced.transactions,
-        bytes_moved=priced.bytes_moved, bytes_requested=requested,
+        requests=priced.requests,
+        transactions=priced.transactions,
+        bytes_moved=priced.bytes_moved,
+        bytes_requested=requested,
         total_requests=int(priced.requests.sum()),
         total_transactions=int(priced.transactions.sum()),
         total_bytes_moved=int(priced.bytes_moved.sum()),
-        total_bytes_requested=int(requested.sum()), **extra)
+        total_bytes_requested=int(requested.sum()),
+        **extra,
+    )
 
 
-def global_access(cc: Arch | str, addresses: Any, size: int, active: Any = None,
-                  op: str = "load", cache: str | None = None) -> GlobalAccessCost:
+def global_access(
+    cc: Arch | str, addresses: Any, size: int, active: Any = None, op: str = "load", cache: str | None = None
+) -> GlobalAccessCost:
     """Cost of one warp-level global load or store: up to 32 lane byte addresses, the access
     size (1, 2, 4, 8 or 16 bytes), an optional active-lane mask and the cache mode on 2.x/3.x."""
     arch = as_arch(cc)
@@ -200,12 +239,23 @@ def global_access(cc: Arch | str, addresses: Any, size: int, active: Any = None,
         return None if values is None else int(values[0])
 
     return GlobalAccessCost(
-        compute_capability=arch.compute_capability, family=arch.global_memory_family, size=size,
-        op=op, cache=mode, request_unit=request_unit(arch, size),
-        active_lanes=int(mask.sum()), requests=int(batch.requests[0]), transactions=tx,
+        compute_capability=arch.compute_capability,
+        family=arch.global_memory_family,
+        size=size,
+        op=op,
+        cache=mode,
+        request_unit=request_unit(arch, size),
+        active_lanes=int(mask.sum()),
+        requests=int(batch.requests[0]),
+        transactions=tx,
         transaction_requests=tuple(int(rec.request[i]) for i in order),
-        transaction_count=int(batch.transactions[0]), bytes_moved=moved,
-        bytes_requested=int(batch.bytes_requested[0]), bytes_used=used,
-        efficiency=used / moved if moved else None, lines=one(batch.lines),
-        tag_wavefronts=one(batch.tag_wavefronts), data_wavefronts=one(batch.data_wavefronts),
-        data_bank_conflicts=one(batch.data_bank_conflicts))
+        transaction_count=int(batch.transactions[0]),
+        bytes_moved=moved,
+        bytes_requested=int(batch.bytes_requested[0]),
+        bytes_used=used,
+        efficiency=used / moved if moved else None,
+        lines=one(batch.lines),
+        tag_wavefronts=one(batch.tag_wavefronts),
+        data_wavefronts=one(batch.data_wavefronts),
+        data_bank_conflicts=one(batch.data_bank_conflicts),
+    )

@@ -55,8 +55,7 @@ def _active_rows(mask: np.ndarray | None, warps: int, group: int) -> np.ndarray:
     return any_rows(mask.reshape(warps * 32 // group, group)).reshape(warps, 32 // group)
 
 
-def _runs(keys: np.ndarray, mask: np.ndarray | None,
-          group: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _runs(keys: np.ndarray, mask: np.ndarray | None, group: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Stable sort of each group of `group` lanes by key (records path). Returns (sorted keys
     (R, group), the lane of each sorted entry, run-start flags)."""
     warps = keys.shape[0]
@@ -74,8 +73,7 @@ def _fast_keys(addr: np.ndarray, mask: np.ndarray | None, shift: int, group: int
     return fill_inactive(keys, None if mask is None else mask.reshape(rows, group))
 
 
-def distinct_groups(addr: np.ndarray, mask: np.ndarray | None, group: int, records: bool,
-                    shift: int) -> Priced:
+def distinct_groups(addr: np.ndarray, mask: np.ndarray | None, group: int, records: bool, shift: int) -> Priced:
     """Transactions = distinct (addr >> shift) per lane group (the 2.x/3.x line/segment rule)."""
     warps = addr.shape[0]
     per_row = 32 // group
@@ -88,8 +86,13 @@ def distinct_groups(addr: np.ndarray, mask: np.ndarray | None, group: int, recor
     s, lanes, starts = _runs(addr >> shift, mask, group)
     tx = starts.sum(axis=1).reshape(warps, per_row).sum(axis=1)
     rows, cols = np.nonzero(starts)
-    rec = Records(rows // per_row, rows % per_row, lanes[rows, cols], s[rows, cols] << shift,
-                  np.full(rows.size, size_of_run, dtype=np.int64))
+    rec = Records(
+        rows // per_row,
+        rows % per_row,
+        lanes[rows, cols],
+        s[rows, cols] << shift,
+        np.full(rows.size, size_of_run, dtype=np.int64),
+    )
     return Priced(req, tx, tx * size_of_run, rec)
 
 
@@ -141,8 +144,7 @@ def cc10(addr: np.ndarray, mask: np.ndarray | None, size: int, records: bool) ->
 # Size of a CC 1.2/1.3 transaction from the mask of 32 B sectors it must cover inside its
 # 128 B-aligned segment (memory.md 1.2 step 3): both 64 B halves -> 128, two sectors of one half
 # -> 64, one sector -> 32. Index = 4-bit sector mask.
-_SHRUNK = np.array([0, 32, 32, 64, 32, 128, 128, 128, 32, 128, 128, 128, 64, 128, 128, 128],
-                   dtype=np.int64)
+_SHRUNK = np.array([0, 32, 32, 64, 32, 128, 128, 128, 32, 128, 128, 128, 64, 128, 128, 128], dtype=np.int64)
 
 
 def cc12(addr: np.ndarray, mask: np.ndarray | None, size: int, records: bool) -> Priced:
@@ -167,8 +169,7 @@ def cc12(addr: np.ndarray, mask: np.ndarray | None, size: int, records: bool) ->
     seg_base = seg.ravel()[starts] << (5 + seg_shift)
     low_sector = _lowest_bit(used)
     # A 64 B transaction starts at its half, a 32 B one at its sector (memory.md 1.2 step 3).
-    offset = np.where(sizes == 128, 0, np.where(sizes == 64, (low_sector >> 1) << 6,
-                                                low_sector << 5))
+    offset = np.where(sizes == 128, 0, np.where(sizes == 64, (low_sector >> 1) << 6, low_sector << 5))
     first_lane = np.minimum.reduceat(lanes.ravel(), starts) if starts.size else starts
     rec = Records(rows // 2, rows % 2, first_lane, seg_base + offset, sizes)
     return Priced(req, tx, moved.reshape(warps, 2).sum(axis=1), rec)
@@ -176,8 +177,9 @@ def cc12(addr: np.ndarray, mask: np.ndarray | None, size: int, records: bool) ->
 
 # Size of a 1.2/1.3 transaction from the first and last sector (0-3) it covers in its 128 B
 # segment: different 64 B halves -> 128, two sectors of one half -> 64, one sector -> 32.
-_FIRST_LAST = np.array([[32 if a == b else 64 if a >> 1 == b >> 1 else 128 for b in range(4)]
-                        for a in range(4)], dtype=np.int64).ravel()
+_FIRST_LAST = np.array(
+    [[32 if a == b else 64 if a >> 1 == b >> 1 else 128 for b in range(4)] for a in range(4)], dtype=np.int64
+).ravel()
 
 
 def _cc12_fast(addr: np.ndarray, mask: np.ndarray | None, seg_shift: int) -> Priced:
@@ -283,8 +285,7 @@ def _lowest_bit(x: np.ndarray) -> np.ndarray:
     return np.where(low > 0, np.log2(np.maximum(low, 1)).astype(np.int64), 0)
 
 
-def cached(addr: np.ndarray, mask: np.ndarray | None, size: int, line_cache: bool,
-           records: bool) -> Priced:
+def cached(addr: np.ndarray, mask: np.ndarray | None, size: int, line_cache: bool, records: bool) -> Priced:
     """CC 2.x/3.x (memory.md 1.3-1.4): the warp is split into requests by word size (one warp
     for <= 4 bytes, half-warps for 8, quarter-warps for 16); each request costs one 128 B line
     per distinct line it touches (L1-cached loads) or one 32 B segment per distinct segment
@@ -294,8 +295,7 @@ def cached(addr: np.ndarray, mask: np.ndarray | None, size: int, line_cache: boo
     return distinct_groups(addr, mask, group, records, shift)
 
 
-def sectors(addr: np.ndarray, mask: np.ndarray | None, size: int, request_lanes: int,
-            records: bool) -> Priced:
+def sectors(addr: np.ndarray, mask: np.ndarray | None, size: int, request_lanes: int, records: bool) -> Priced:
     """CC >= 5.0 (memory.md 1.5-1.6): transactions are the distinct 32 B sectors of the whole
     instruction; requests are 1 per instruction on 7.x-9.0 (H100-measured) and, on 5.x/6.x,
     the forum's t-stage requests of `request_lanes` lanes (8/4/2 for <=4/8/16-byte words)."""
@@ -307,8 +307,13 @@ def sectors(addr: np.ndarray, mask: np.ndarray | None, size: int, request_lanes:
     s, lanes, starts = _runs(addr >> 5, mask, 32)
     tx = starts.sum(axis=1)
     rows, cols = np.nonzero(starts)
-    rec = Records(rows, lanes[rows, cols] // request_lanes, lanes[rows, cols],
-                  s[rows, cols] << 5, np.full(rows.size, 32, dtype=np.int64))
+    rec = Records(
+        rows,
+        lanes[rows, cols] // request_lanes,
+        lanes[rows, cols],
+        s[rows, cols] << 5,
+        np.full(rows.size, 32, dtype=np.int64),
+    )
     return Priced(req, tx, tx * 32, rec)
 
 

@@ -18,8 +18,10 @@ ACCESS_SIZES = (1, 2, 4, 8, 16)
 OPS = ("load", "store")
 _TOO_HIGH = 1 << 47  # keys pack 128-byte line numbers into 40 bits (memory/runs.py)
 _HIGH_BITS = -_TOO_HIGH  # bit 47 and up, the sign bit included
-_SIZE_SOURCE = ("a warp-level access moves 1, 2, 4, 8 or 16 bytes per lane "
-                "(CUDA Programming Guide, 'Device Memory Accesses'; memory.md section 0)")
+_SIZE_SOURCE = (
+    "a warp-level access moves 1, 2, 4, 8 or 16 bytes per lane "
+    "(CUDA Programming Guide, 'Device Memory Accesses'; memory.md section 0)"
+)
 
 
 def as_arch(cc: Arch | str | int | float) -> Arch:
@@ -49,8 +51,7 @@ def warp_arrays(addresses: Any, active: Any) -> tuple[np.ndarray, np.ndarray]:
         raise InputError(f"addresses of one warp must be a flat list, got shape {addr.shape}")
     n = addr.shape[0]
     if n > WARP:
-        raise InputError(f"{n} lane addresses given; a warp has {WARP} lanes (warp_size in "
-                         "devices/cc_X_Y.yaml)")
+        raise InputError(f"{n} lane addresses given; a warp has {WARP} lanes (warp_size in devices/cc_X_Y.yaml)")
     full = np.zeros((1, WARP), dtype=np.int64)
     full[0, :n] = _as_int64(addr, "addresses")
     mask = np.zeros((1, WARP), dtype=bool)
@@ -74,8 +75,7 @@ def batch_arrays(addresses: Any, active: Any) -> tuple[np.ndarray, np.ndarray | 
         return addr, None
     mask = np.asarray(active)
     if mask.shape != addr.shape:
-        raise InputError(f"active mask shape {mask.shape} differs from addresses shape "
-                         f"{addr.shape}")
+        raise InputError(f"active mask shape {mask.shape} differs from addresses shape {addr.shape}")
     mask = mask.astype(bool, copy=False)
     if mask.all():
         return addr, None
@@ -110,8 +110,12 @@ def check_addresses(addr: np.ndarray, mask: np.ndarray | None, size: int, space:
     if value < 0:
         raise InputError(f"{where}: {space} address {value} is negative; byte addresses start at 0")
     if value >= _TOO_HIGH:
-        raise InputError(f"{where}: {space} address {value} is beyond 2**47 bytes (128 TiB), "
-                         "the largest address perfcalc prices; give offsets into the buffer")
-    raise InputError(f"{where}: {space} address {value} is not a multiple of the {size}-byte "
-                     "access size; accesses must be naturally aligned or the hardware faults (CUDA "
-                     "Programming Guide, 'Size and Alignment Requirement'; memory.md section 0)")
+        raise InputError(
+            f"{where}: {space} address {value} is beyond 2**47 bytes (128 TiB), "
+            "the largest address perfcalc prices; give offsets into the buffer"
+        )
+    raise InputError(
+        f"{where}: {space} address {value} is not a multiple of the {size}-byte "
+        "access size; accesses must be naturally aligned or the hardware faults (CUDA "
+        "Programming Guide, 'Size and Alignment Requirement'; memory.md section 0)"
+    )

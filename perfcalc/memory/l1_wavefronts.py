@@ -33,8 +33,9 @@ def line_ranks(addr: np.ndarray, mask: np.ndarray | None) -> tuple[np.ndarray, n
     return lines, rank
 
 
-def data_wavefronts(addr: np.ndarray, mask: np.ndarray | None, size: int,
-                    rank: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def data_wavefronts(
+    addr: np.ndarray, mask: np.ndarray | None, size: int, rank: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
     """Per warp (data-stage wavefronts, data-stage bank conflicts) of memory.md 1.6 step 5."""
     warps = addr.shape[0]
     group_lanes = {8: 16, 16: 8}.get(size, 32)

@@ -15,8 +15,7 @@ def active_lanes(addr: np.ndarray, mask: np.ndarray | None) -> tuple[np.ndarray,
     return addr, lane
 
 
-def warp_address_pairs(addr: np.ndarray, lane: np.ndarray) -> tuple[np.ndarray, np.ndarray,
-                                                                      np.ndarray]:
+def warp_address_pairs(addr: np.ndarray, lane: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The distinct (warp, address) pairs of active lanes (32 lanes a warp; addresses below
     2^40): (warp of each pair, its address, how many lanes share it), sorted by warp."""
     keys, counts = np.unique((lane >> 5) * (1 << 40) + addr, return_counts=True)

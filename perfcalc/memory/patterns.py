@@ -17,8 +17,7 @@ from perfcalc.errors import InputError
 from perfcalc.expr import MAX_MAGNITUDE
 from perfcalc.memory.inputs import WARP, check_size
 
-PATTERNS = ("stride", "reversed", "permuted", "broadcast", "aos", "tile-row", "tile-column",
-            "random", "index")
+PATTERNS = ("stride", "reversed", "permuted", "broadcast", "aos", "tile-row", "tile-column", "random", "index")
 _DESCRIPTIONS = {
     "stride": "lane l reads element offset + stride*l",
     "reversed": "lane l reads element offset + stride*(31-l)",
@@ -53,23 +52,44 @@ def parse_lane_mask(text: str | None) -> np.ndarray:
     try:
         bits = int(text, 16)
     except ValueError:
-        raise InputError(f"active mask {text!r} is not hexadecimal (bit l = lane l, e.g. "
-                         "ffe7ffe7)") from None
+        raise InputError(f"active mask {text!r} is not hexadecimal (bit l = lane l, e.g. ffe7ffe7)") from None
     if not 0 <= bits < 1 << WARP:
         raise InputError(f"active mask {text!r} does not fit the {WARP} lanes of a warp")
     return np.array([(bits >> lane) & 1 == 1 for lane in range(WARP)], dtype=bool)
 
 
-def warp_pattern(name: str = "stride", word: int = 4, *, stride: int = 1, offset: int = 0,
-                 base: int = 0, struct_size: int | None = None, field_offset: int = 0,
-                 tile_width: int = 32, pad: int = 0, row: int = 0, column: int = 0,
-                 segment: int = 128, seed: int = 0, index: str | None = None,
-                 active: str | None = None) -> WarpPattern:
+def warp_pattern(
+    name: str = "stride",
+    word: int = 4,
+    *,
+    stride: int = 1,
+    offset: int = 0,
+    base: int = 0,
+    struct_size: int | None = None,
+    field_offset: int = 0,
+    tile_width: int = 32,
+    pad: int = 0,
+    row: int = 0,
+    column: int = 0,
+    segment: int = 128,
+    seed: int = 0,
+    index: str | None = None,
+    active: str | None = None,
+) -> WarpPattern:
     """Build one named pattern; every parameter error is an InputError naming the value."""
-    numbers = {"stride": stride, "offset": offset, "base": base, "field_offset": field_offset,
-               "tile_width": tile_width, "pad": pad, "row": row, "column": column,
-               "segment": segment, "seed": seed,
-               **({} if struct_size is None else {"struct_size": struct_size})}
+    numbers = {
+        "stride": stride,
+        "offset": offset,
+        "base": base,
+        "field_offset": field_offset,
+        "tile_width": tile_width,
+        "pad": pad,
+        "row": row,
+        "column": column,
+        "segment": segment,
+        "seed": seed,
+        **({} if struct_size is None else {"struct_size": struct_size}),
+    }
     for what, value in numbers.items():
         if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
             raise InputError(f"{what} = {value!r:.40} must be a whole number")
@@ -81,14 +101,17 @@ def warp_pattern(name: str = "stride", word: int = 4, *, stride: int = 1, offset
     if name == "aos":
         addr = _aos(lane, word, offset, base, struct_size, field_offset)
     else:
-        addr = base + word * (offset + _indices(name, lane, word, stride, tile_width, pad, row,
-                                                column, segment, seed, index).astype(object))
+        addr = base + word * (
+            offset
+            + _indices(name, lane, word, stride, tile_width, pad, row, column, segment, seed, index).astype(object)
+        )
     _check_addresses(addr)
     description = _DESCRIPTIONS[name]
     if name == "index":
         description = f"lane l reads element offset + {index}"
-    return WarpPattern(name, description, word, tuple(int(a) for a in addr),
-                       tuple(bool(b) for b in parse_lane_mask(active)))
+    return WarpPattern(
+        name, description, word, tuple(int(a) for a in addr), tuple(bool(b) for b in parse_lane_mask(active))
+    )
 
 
 ADDRESS_LIMIT = MAX_MAGNITUDE  # a byte address must fit a signed 64-bit integer (a pointer)
@@ -97,8 +120,9 @@ ADDRESS_LIMIT = MAX_MAGNITUDE  # a byte address must fit a signed 64-bit integer
 def _check_addresses(addr: np.ndarray) -> None:
     for lane, value in enumerate(addr):
         if abs(int(value)) > ADDRESS_LIMIT:
-            raise InputError(f"lane {lane}'s byte address {int(value):.4g} is beyond the 64-bit "
-                             f"address space (limit 2**63 - 1)")
+            raise InputError(
+                f"lane {lane}'s byte address {int(value):.4g} is beyond the 64-bit address space (limit 2**63 - 1)"
+            )
 
 
 def _indices(name, lane, word, stride, tile_width, pad, row, column, segment, seed, index):
@@ -114,8 +138,7 @@ def _indices(name, lane, word, stride, tile_width, pad, row, column, segment, se
         return _tile(name, lane, tile_width, pad, row, column)
     if name == "random":
         if segment <= 0 or segment % word:
-            raise InputError(f"segment {segment} bytes must be a positive multiple of the "
-                             f"{word}-byte word")
+            raise InputError(f"segment {segment} bytes must be a positive multiple of the {word}-byte word")
         return np.random.default_rng(seed).integers(0, segment // word, size=WARP)
     return _index_expression(index, lane)
 
@@ -137,8 +160,7 @@ def _aos(lane, word, offset, base, struct_size, field_offset):
     if struct_size is None:
         raise InputError("pattern 'aos' needs the struct size in bytes (--struct-size)")
     if field_offset < 0 or field_offset + word > struct_size:
-        raise InputError(f"field of {word} bytes at offset {field_offset} does not fit a "
-                         f"{struct_size}-byte struct")
+        raise InputError(f"field of {word} bytes at offset {field_offset} does not fit a {struct_size}-byte struct")
     return base + struct_size * (offset + lane) + field_offset
 
 
@@ -147,13 +169,14 @@ def _index_expression(index: str | None, lane: np.ndarray) -> np.ndarray:
 
     if not index:
         raise InputError("pattern 'index' needs an expression of the lane (--index 'lane*2+1')")
-    value = np.broadcast_to(np.asarray(evaluate(index, {"lane": lane.astype(np.int64)})),
-                            lane.shape)
+    value = np.broadcast_to(np.asarray(evaluate(index, {"lane": lane.astype(np.int64)})), lane.shape)
     if value.dtype == bool:
         raise InputError(f"index expression {index!r} gives true/false, not element numbers")
     fractional = np.flatnonzero(np.mod(value, 1) != 0)
     if fractional.size:
         lane_no = int(fractional[0])
-        raise InputError(f"index expression {index!r} gives {value[lane_no]} for lane {lane_no}; "
-                         "element numbers must be whole (use // for integer division)")
+        raise InputError(
+            f"index expression {index!r} gives {value[lane_no]} for lane {lane_no}; "
+            "element numbers must be whole (use // for integer division)"
+        )
     return value.astype(np.int64)

@@ -53,8 +53,9 @@ def distinct(keys: np.ndarray, valid: np.ndarray | None) -> np.ndarray:
     return run_starts(sort_rows(masked(keys, valid))).sum(axis=1)
 
 
-def bank_passes(bank: np.ndarray, row: np.ndarray, group: np.ndarray | int,
-                valid: np.ndarray | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def bank_passes(
+    bank: np.ndarray, row: np.ndarray, group: np.ndarray | int, valid: np.ndarray | None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Per row: sum over groups of (max over banks of distinct rows in that bank), the largest
     group term, and the number of groups with a valid entry.
 
@@ -123,9 +124,9 @@ def _pairwise(op: np.ufunc, values: np.ndarray) -> np.ndarray:
     """op-reduce each row by halving (NumPy reduces tiny rows slowly); returns shape (R,)."""
     while values.shape[1] > 1:
         half = values.shape[1] // 2
-        folded = op(values[:, :half], values[:, half:2 * half])
+        folded = op(values[:, :half], values[:, half : 2 * half])
         if values.shape[1] % 2:
-            folded = np.concatenate([folded, values[:, 2 * half:]], axis=1)
+            folded = np.concatenate([folded, values[:, 2 * half :]], axis=1)
         values = folded
     return values[:, 0]
 
@@ -203,6 +204,9 @@ def distinct_banks(bank: np.ndarray, valid: np.ndarray | None, group_units: int)
     else:
         counts = row_counts(np.ascontiguousarray(valid).reshape(rows * groups, group_units))
         counts = counts.reshape(rows, groups)
-    ok = np.bitwise_count(seen) == counts if hasattr(np, "bitwise_count") else \
-        np.array([[bin(int(v)).count("1") for v in r] for r in seen]) == counts
+    ok = (
+        np.bitwise_count(seen) == counts
+        if hasattr(np, "bitwise_count")
+        else np.array([[bin(int(v)).count("1") for v in r] for r in seen]) == counts
+    )
     return ok.all(axis=1)

@@ -34,8 +34,9 @@ def atomic_class(op: str, is_float: bool) -> str:
     return "cas" if op == "cas" else "int"
 
 
-def serial_steps(op: str, is_float: bool, result_used: bool, words: np.ndarray,
-                 mask: np.ndarray | None) -> tuple[str, int]:
+def serial_steps(
+    op: str, is_float: bool, result_used: bool, words: np.ndarray, mask: np.ndarray | None
+) -> tuple[str, int]:
     """(cost class, steps) of one shared atomic over a chunk's lanes (32 a warp, lane order):
     per warp with an active lane, the most active lanes on one word, or 1 where the compiler
     combines the warp's lanes. `words` are word (or byte) addresses below 2^40, one per lane."""

@@ -41,8 +41,7 @@ def steps(words: np.ndarray, valid: np.ndarray | None) -> np.ndarray:
     repeated = np.zeros(rows, dtype=bool)
     hard = np.flatnonzero(~easy)
     if hard.size:
-        repeated[hard] = distinct(words[hard], None if valid is None else valid[hard]) < \
-            active[hard]
+        repeated[hard] = distinct(words[hard], None if valid is None else valid[hard]) < active[hard]
     plain = np.flatnonzero(~easy & ~repeated)
     if plain.size:  # every lane its own word: one lane per bank per step
         v = None if valid is None else valid[plain]
@@ -80,4 +79,3 @@ def passes(addr: np.ndarray, mask: np.ndarray | None, size: int) -> tuple[np.nda
     words, valid, per_warp = half_warp_rows(addr, mask, size)
     per_row = steps(words, valid).reshape(warps, per_warp)
     return per_row.sum(axis=1), per_row.max(axis=1)
-

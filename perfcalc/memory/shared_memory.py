@@ -85,12 +85,13 @@ def resolve_bank_mode(arch: Arch, bank_mode: int | None) -> int:
     widths = arch.bank_widths_bytes
     if bank_mode is None:
         return widths[0]
-    if isinstance(bank_mode, bool) or not isinstance(bank_mode, (int, np.integer)) \
-            or bank_mode not in widths:
+    if isinstance(bank_mode, bool) or not isinstance(bank_mode, (int, np.integer)) or bank_mode not in widths:
         listed = " or ".join(str(w) for w in widths)
-        raise InputError(f"bank mode {bank_mode!r} bytes is not available on CC "
-                         f"{arch.compute_capability}: its banks are {listed} bytes wide "
-                         f"({arch.cite('bank_widths_bytes')}; memory.md section 3.3)")
+        raise InputError(
+            f"bank mode {bank_mode!r} bytes is not available on CC "
+            f"{arch.compute_capability}: its banks are {listed} bytes wide "
+            f"({arch.cite('bank_widths_bytes')}; memory.md section 3.3)"
+        )
     return int(bank_mode)
 
 
@@ -110,8 +111,9 @@ def group_unit(family: SharedFamily, size: int, uniform: bool = False) -> str:
     return {8: "half-warp", 16: "quarter-warp"}.get(size, "warp")
 
 
-def shared_access_batch(cc: Arch | str, addresses: Any, size: int, active: Any = None,
-                        op: str = "load", bank_mode: int | None = None) -> SharedBatchCost:
+def shared_access_batch(
+    cc: Arch | str, addresses: Any, size: int, active: Any = None, op: str = "load", bank_mode: int | None = None
+) -> SharedBatchCost:
     """Cost of one shared instruction executed by W warps: addresses (W, 32) int64 byte offsets
     in the block's shared memory, active (W, 32) bool or None (all lanes active)."""
     arch = as_arch(cc)
@@ -121,17 +123,16 @@ def shared_access_batch(cc: Arch | str, addresses: Any, size: int, active: Any =
     check_addresses(addr, mask, size, "shared")
     if addr.shape[0] <= CHUNK_WARPS:
         return _price(arch, addr, mask, size, op, mode)
-    parts = [_price(arch, addr[i:i + CHUNK_WARPS], None if mask is None else
-                    mask[i:i + CHUNK_WARPS], size, op, mode)
-             for i in range(0, addr.shape[0], CHUNK_WARPS)]
+    parts = [
+        _price(arch, addr[i : i + CHUNK_WARPS], None if mask is None else mask[i : i + CHUNK_WARPS], size, op, mode)
+        for i in range(0, addr.shape[0], CHUNK_WARPS)
+    ]
     joined = {f: np.concatenate([getattr(p, f) for p in parts]) for f in _PER_WARP}
-    uniform = None if parts[0].uniform_pairs is None else \
-        np.concatenate([p.uniform_pairs for p in parts])
+    uniform = None if parts[0].uniform_pairs is None else np.concatenate([p.uniform_pairs for p in parts])
     return _result(arch, size, op, mode, uniform=uniform, **joined)
 
 
-def _price(arch: Arch, addr: np.ndarray, mask: np.ndarray | None, size: int, op: str,
-           mode: int) -> SharedBatchCost:
+def _price(arch: Arch, addr: np.ndarray, mask: np.ndarray | None, size: int, op: str, mode: int) -> SharedBatchCost:
     family = arch.shared_family
     warps = addr.shape[0]
     uniform = None
@@ -139,23 +140,38 @@ def _price(arch: Arch, addr: np.ndarray, mask: np.ndarray | None, size: int, op:
         passes, degree = shared_cc1.passes(addr, mask, size)
     else:
         if family.uniform_pairs:
-            uniform = _uniform_pairs(addr, mask) if op == "load" and size >= 8 else \
-                np.zeros(warps, dtype=bool)
+            uniform = _uniform_pairs(addr, mask) if op == "load" and size >= 8 else np.zeros(warps, dtype=bool)
         passes, degree = _bank_rule(family, addr, mask, size, mode, uniform)
     ideal = _ideal(arch, mask, size, warps)
-    return _result(arch, size, op, mode, passes, ideal, np.maximum(passes - ideal, 0), degree,
-                   uniform)
+    return _result(arch, size, op, mode, passes, ideal, np.maximum(passes - ideal, 0), degree, uniform)
 
 
-def _result(arch: Arch, size: int, op: str, mode: int, wavefronts: np.ndarray,
-            ideal_wavefronts: np.ndarray, bank_conflicts: np.ndarray,
-            conflict_degree: np.ndarray, uniform: np.ndarray | None) -> SharedBatchCost:
+def _result(
+    arch: Arch,
+    size: int,
+    op: str,
+    mode: int,
+    wavefronts: np.ndarray,
+    ideal_wavefronts: np.ndarray,
+    bank_conflicts: np.ndarray,
+    conflict_degree: np.ndarray,
+    uniform: np.ndarray | None,
+) -> SharedBatchCost:
     return SharedBatchCost(
-        compute_capability=arch.compute_capability, family=arch.shared_memory_family, size=size,
-        op=op, bank_mode=mode, wavefronts=wavefronts, ideal_wavefronts=ideal_wavefronts,
-        bank_conflicts=bank_conflicts, conflict_degree=conflict_degree,
-        total_wavefronts=int(wavefronts.sum()), total_ideal_wavefronts=int(ideal_wavefronts.sum()),
-        total_bank_conflicts=int(bank_conflicts.sum()), uniform_pairs=uniform)
+        compute_capability=arch.compute_capability,
+        family=arch.shared_memory_family,
+        size=size,
+        op=op,
+        bank_mode=mode,
+        wavefronts=wavefronts,
+        ideal_wavefronts=ideal_wavefronts,
+        bank_conflicts=bank_conflicts,
+        conflict_degree=conflict_degree,
+        total_wavefronts=int(wavefronts.sum()),
+        total_ideal_wavefronts=int(ideal_wavefronts.sum()),
+        total_bank_conflicts=int(bank_conflicts.sum()),
+        uniform_pairs=uniform,
+    )
 
 
 def _units(family: SharedFamily, addr: np.ndarray, size: int, mode: int):
@@ -177,11 +193,11 @@ def _lane_groups(family: SharedFamily, size: int) -> np.ndarray:
     return np.arange(32, dtype=np.int64) // lanes
 
 
-def _bank_rule(family: SharedFamily, addr: np.ndarray, mask: np.ndarray | None, size: int, mode: int,
-               uniform: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+def _bank_rule(
+    family: SharedFamily, addr: np.ndarray, mask: np.ndarray | None, size: int, mode: int, uniform: np.ndarray | None
+) -> tuple[np.ndarray, np.ndarray]:
     bank, row, k = _units(family, addr, size, mode)
-    group = np.repeat(_lane_groups(family, size), k)[None, :] if k > 1 else \
-        _lane_groups(family, size)[None, :]
+    group = np.repeat(_lane_groups(family, size), k)[None, :] if k > 1 else _lane_groups(family, size)[None, :]
     if uniform is not None and uniform.any():
         # Uniform pairs: 64-bit loads run as one group, 128-bit loads as two (memory.md 3.4);
         # the duplicate lanes add no distinct word, so regrouping all lanes is exact.
@@ -208,8 +224,7 @@ def _bank_rule(family: SharedFamily, addr: np.ndarray, mask: np.ndarray | None, 
     rows = np.flatnonzero(~easy)
     if rows.size:
         sub_valid = None if valid is None else valid[rows]
-        passes[rows], largest[rows], groups[rows] = bank_passes(bank[rows], row[rows],
-                                                                group[rows], sub_valid)
+        passes[rows], largest[rows], groups[rows] = bank_passes(bank[rows], row[rows], group[rows], sub_valid)
     if family.quarter_warp_128 and size == 16:
         # 2.x 128-bit: "add 1 to the maximum number of threads in a quarter-warp that access
         # different addresses belonging to the same bank" (PG 4.2 F.4.3); memory.md 8.4 reading:
@@ -253,8 +268,9 @@ def lane_banks(arch: Arch, addr: np.ndarray, mask: np.ndarray, mode: int) -> np.
     return np.where(mask, banks, -1)
 
 
-def shared_access(cc: Arch | str, addresses: Any, size: int, active: Any = None,
-                  op: str = "load", bank_mode: int | None = None) -> SharedAccessCost:
+def shared_access(
+    cc: Arch | str, addresses: Any, size: int, active: Any = None, op: str = "load", bank_mode: int | None = None
+) -> SharedAccessCost:
     """Cost of one warp-level shared load or store: up to 32 lane byte offsets, the access size
     (1, 2, 4, 8 or 16 bytes), an optional active mask and the bank mode (4 or 8) on 3.x."""
     arch = as_arch(cc)
@@ -266,10 +282,18 @@ def shared_access(cc: Arch | str, addresses: Any, size: int, active: Any = None,
     uniform = None if r.uniform_pairs is None else bool(r.uniform_pairs[0])
     banks = lane_banks(arch, addr, mask, mode)[0]
     return SharedAccessCost(
-        compute_capability=arch.compute_capability, family=r.family, size=size, op=op,
-        bank_mode=mode, banks=arch.shared_memory_banks,
-        group_unit=group_unit(arch.shared_family, size, bool(uniform)), active_lanes=int(mask.sum()),
-        wavefronts=int(r.wavefronts[0]), ideal_wavefronts=int(r.ideal_wavefronts[0]),
-        bank_conflicts=int(r.bank_conflicts[0]), conflict_degree=int(r.conflict_degree[0]),
+        compute_capability=arch.compute_capability,
+        family=r.family,
+        size=size,
+        op=op,
+        bank_mode=mode,
+        banks=arch.shared_memory_banks,
+        group_unit=group_unit(arch.shared_family, size, bool(uniform)),
+        active_lanes=int(mask.sum()),
+        wavefronts=int(r.wavefronts[0]),
+        ideal_wavefronts=int(r.ideal_wavefronts[0]),
+        bank_conflicts=int(r.bank_conflicts[0]),
+        conflict_degree=int(r.conflict_degree[0]),
         uniform_pairs=uniform,
-        lane_banks=tuple(None if b < 0 else int(b) for b in banks))
+        lane_banks=tuple(None if b < 0 else int(b) for b in banks),
+    )

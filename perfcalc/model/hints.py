@@ -73,8 +73,11 @@ def advise(cc: Arch | str, inputs: OccupancyInputs) -> Advice:
     if result.occupancy >= 1.0:
         hints: tuple[Hint, ...] = (Hint("none", (), {}, result.active_blocks_per_sm, 1.0),)
     else:
-        hints = tuple(h for h in (_resource_hint(cfg, result), _carveout_hint(cfg, result),
-                                  _block_size_hint(cfg, result)) if h is not None)
+        hints = tuple(
+            h
+            for h in (_resource_hint(cfg, result), _carveout_hint(cfg, result), _block_size_hint(cfg, result))
+            if h is not None
+        )
     return Advice(cfg.arch.compute_capability, inputs, result, zero_reason(grid), hints)
 
 
@@ -102,8 +105,9 @@ def _resource_hint(cfg: _Config, result: OccupancyResult) -> Hint | None:
     for target in range(result.active_blocks_per_sm + 1, fixed + 1):
         changes, relieved = {}, []
         for name, key, values, lims in (
-                ("registers", "registers_per_thread", regs, reg_limits),
-                ("shared_memory", "shared_memory_per_block", smem, smem_limits)):
+            ("registers", "registers_per_thread", regs, reg_limits),
+            ("shared_memory", "shared_memory_per_block", smem, smem_limits),
+        ):
             if limits[name] >= target:
                 continue
             best = _largest_at_least(values, lims, target)
@@ -130,8 +134,13 @@ def _carveout_hint(cfg: _Config, result: OccupancyResult) -> Hint | None:
         if not better.size:
             return None
         best = cfg.grid(carveout=int(percents[better[0]])).result_at(())
-        return Hint("carveout", ("shared_memory",), {"carveout": int(percents[better[0]])},
-                    best.active_blocks_per_sm, best.occupancy)
+        return Hint(
+            "carveout",
+            ("shared_memory",),
+            {"carveout": int(percents[better[0]])},
+            best.active_blocks_per_sm,
+            best.occupancy,
+        )
     if cfg.arch.l1_shared_splits_kb is None:
         return None
     options = []
@@ -141,8 +150,7 @@ def _carveout_hint(cfg: _Config, result: OccupancyResult) -> Hint | None:
     blocks, name, got = max(options, key=lambda o: o[0])
     if blocks <= result.active_blocks_per_sm:
         return None
-    return Hint("cache_config", ("shared_memory",), {"cache_config": name},
-                got.active_blocks_per_sm, got.occupancy)
+    return Hint("cache_config", ("shared_memory",), {"cache_config": name}, got.active_blocks_per_sm, got.occupancy)
 
 
 def _block_size_hint(cfg: _Config, result: OccupancyResult) -> Hint | None:
@@ -158,5 +166,4 @@ def _block_size_hint(cfg: _Config, result: OccupancyResult) -> Hint | None:
     distance = np.abs(sizes[better] - current) * 2 - (sizes[better] > current)
     pick = int(sizes[better[np.argmin(distance)]])
     new = cfg.grid(block_size=pick).result_at(())
-    return Hint("block_size", result.limiters, {"block_size": pick}, new.active_blocks_per_sm,
-                new.occupancy)
+    return Hint("block_size", result.limiters, {"block_size": pick}, new.active_blocks_per_sm, new.occupancy)

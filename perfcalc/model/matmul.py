@@ -33,7 +33,11 @@ WORD_BYTES = 4  # float
 # c2: "at 768 threads each thread may use 10 registers", the G80 figure the seeds' 3-blocks-of-256
 # occupancy assumes). `--regs` overrides either.
 PTXAS_REGISTERS = {
-    "7.5": (52, 38), "8.0": (32, 32), "8.6": (40, 40), "8.7": (40, 40), "8.9": (40, 40),
+    "7.5": (52, 38),
+    "8.0": (32, 32),
+    "8.6": (40, 40),
+    "8.7": (40, 40),
+    "8.9": (40, 40),
     "9.0": (32, 32),
 }
 SEED_CC1_REGISTERS = 10
@@ -133,12 +137,16 @@ def check_shape(width: int, tile: int, arch: Arch) -> None:
     if tile < 1 or width < 1:
         raise InputError(f"width ({width}) and tile ({tile}) must be >= 1")
     if width % tile:
-        raise InputError(f"width {width} is not a multiple of tile {tile}: the seeds' kernels "
-                         f"launch Width/TILE_WIDTH blocks per side with no bounds checks (seed 000)")
+        raise InputError(
+            f"width {width} is not a multiple of tile {tile}: the seeds' kernels "
+            f"launch Width/TILE_WIDTH blocks per side with no bounds checks (seed 000)"
+        )
     if tile * tile > arch.max_threads_per_block:
-        raise InputError(f"tile {tile} gives {tile * tile} threads per block, above CC "
-                         f"{arch.compute_capability}'s max_threads_per_block "
-                         f"{arch.max_threads_per_block} ({arch.cite('max_threads_per_block')})")
+        raise InputError(
+            f"tile {tile} gives {tile * tile} threads per block, above CC "
+            f"{arch.compute_capability}'s max_threads_per_block "
+            f"{arch.max_threads_per_block} ({arch.cite('max_threads_per_block')})"
+        )
 
 
 def _counts(variant: str, w: int, t: int) -> dict[str, int | None]:
@@ -147,15 +155,25 @@ def _counts(variant: str, w: int, t: int) -> dict[str, int | None]:
     if variant == "naive":
         # every thread: Width iterations x (1 Md + 1 Nd load, 1 mul + 1 add)
         per_block = 2 * w * t * t
-        return {"blocks": blocks, "global_loads_per_block": per_block,
-                "global_loads_per_block_phase": None, "global_loads_total": 2 * w ** 3,
-                "flops_per_block_phase": None, "flops_total": 2 * w ** 3,
-                "shared_memory_per_block_bytes": 0}
+        return {
+            "blocks": blocks,
+            "global_loads_per_block": per_block,
+            "global_loads_per_block_phase": None,
+            "global_loads_total": 2 * w**3,
+            "flops_per_block_phase": None,
+            "flops_total": 2 * w**3,
+            "shared_memory_per_block_bytes": 0,
+        }
     # tiled: W/T phases; per phase each thread loads 1 Md + 1 Nd element and does T mul/adds
-    return {"blocks": blocks, "global_loads_per_block": 2 * t * t * (w // t),
-            "global_loads_per_block_phase": 2 * t * t, "global_loads_total": 2 * w ** 3 // t,
-            "flops_per_block_phase": t * t * 2 * t, "flops_total": 2 * w ** 3,
-            "shared_memory_per_block_bytes": 2 * t * t * WORD_BYTES}
+    return {
+        "blocks": blocks,
+        "global_loads_per_block": 2 * t * t * (w // t),
+        "global_loads_per_block_phase": 2 * t * t,
+        "global_loads_total": 2 * w**3 // t,
+        "flops_per_block_phase": t * t * 2 * t,
+        "flops_total": 2 * w**3,
+        "shared_memory_per_block_bytes": 2 * t * t * WORD_BYTES,
+    }
 
 
 def _transactions(predicted: Mapping[str, int] | None) -> tuple[float | None, int | None, float | None]:
@@ -170,10 +188,16 @@ def _transactions(predicted: Mapping[str, int] | None) -> tuple[float | None, in
     return per_request, loads + stores, float(moved) if moved else None
 
 
-def analyze_variant(variant: str, width: int, tile: int, arch: Arch, gpu: Gpu | None,
-                    registers: int | None = None,
-                    predicted: Mapping[str, int] | None = None,
-                    latency_cycles: float | None = None) -> tuple[MatmulVariant, list[Figure]]:
+def analyze_variant(
+    variant: str,
+    width: int,
+    tile: int,
+    arch: Arch,
+    gpu: Gpu | None,
+    registers: int | None = None,
+    predicted: Mapping[str, int] | None = None,
+    latency_cycles: float | None = None,
+) -> tuple[MatmulVariant, list[Figure]]:
     """One kernel's analysis and the figures that explain it."""
     if variant not in VARIANTS:
         raise InputError(f"unknown matmul variant {variant!r}; known: {', '.join(VARIANTS)}")
@@ -189,35 +213,62 @@ def analyze_variant(variant: str, width: int, tile: int, arch: Arch, gpu: Gpu | 
     ai = c["flops_total"] / requested
     per_request, transactions, moved = _transactions(predicted)
 
-    fig = [Figure(variant, "blocks", c["blocks"], f"(W/T)^2 = ({w}/{t})^2"),
-           Figure(variant, "threads_per_block", threads, f"T^2 = {t}^2"),
-           Figure(variant, "global_loads_per_block", c["global_loads_per_block"],
-                  f"2 x W x T^2 = 2 x {w} x {t}^2" if variant == "naive"
-                  else f"2 x T^2 per phase x W/T phases = 2 x {t}^2 x {w // t}"),
-           Figure(variant, "global_loads_total", c["global_loads_total"],
-                  f"2 x W^3 = 2 x {w}^3" if variant == "naive" else f"2 x W^3 / T = 2 x {w}^3 / {t}"),
-           Figure(variant, "flops_total", c["flops_total"],
-                  f"2 x W^3 (one mul + one add per k per element) = 2 x {w}^3"),
-           Figure(variant, "cgma", cgma_ratio,
-                  f"flops / global loads = {c['flops_total']} / {c['global_loads_total']}"),
-           Figure(variant, "intensity_flop_per_byte", ai,
-                  f"flops / (4 B x (loads + W^2 stores)) = {c['flops_total']} / "
-                  f"(4 x ({c['global_loads_total']} + {stores}))"),
-           Figure(variant, "occupancy", occ.occupancy,
-                  f"{occ.active_warps_per_sm} warps / {arch.max_warps_per_sm} ({regs} registers, "
-                  f"{c['shared_memory_per_block_bytes']} B shared, {threads} threads per block; "
-                  f"limited by {', '.join(occ.limiters)})")]
+    fig = [
+        Figure(variant, "blocks", c["blocks"], f"(W/T)^2 = ({w}/{t})^2"),
+        Figure(variant, "threads_per_block", threads, f"T^2 = {t}^2"),
+        Figure(
+            variant,
+            "global_loads_per_block",
+            c["global_loads_per_block"],
+            f"2 x W x T^2 = 2 x {w} x {t}^2"
+            if variant == "naive"
+            else f"2 x T^2 per phase x W/T phases = 2 x {t}^2 x {w // t}",
+        ),
+        Figure(
+            variant,
+            "global_loads_total",
+            c["global_loads_total"],
+            f"2 x W^3 = 2 x {w}^3" if variant == "naive" else f"2 x W^3 / T = 2 x {w}^3 / {t}",
+        ),
+        Figure(variant, "flops_total", c["flops_total"], f"2 x W^3 (one mul + one add per k per element) = 2 x {w}^3"),
+        Figure(variant, "cgma", cgma_ratio, f"flops / global loads = {c['flops_total']} / {c['global_loads_total']}"),
+        Figure(
+            variant,
+            "intensity_flop_per_byte",
+            ai,
+            f"flops / (4 B x (loads + W^2 stores)) = {c['flops_total']} / (4 x ({c['global_loads_total']} + {stores}))",
+        ),
+        Figure(
+            variant,
+            "occupancy",
+            occ.occupancy,
+            f"{occ.active_warps_per_sm} warps / {arch.max_warps_per_sm} ({regs} registers, "
+            f"{c['shared_memory_per_block_bytes']} B shared, {threads} threads per block; "
+            f"limited by {', '.join(occ.limiters)})",
+        ),
+    ]
     if variant == "tiled":
-        fig.insert(3, Figure(variant, "global_loads_per_block_phase",
-                             c["global_loads_per_block_phase"], f"2 x T^2 = 2 x {t}^2"))
-        fig.insert(6, Figure(variant, "flops_per_block_phase", c["flops_per_block_phase"],
-                             f"T^2 x (2 x T) = {t}^2 x (2 x {t})"))
+        fig.insert(
+            3,
+            Figure(variant, "global_loads_per_block_phase", c["global_loads_per_block_phase"], f"2 x T^2 = 2 x {t}^2"),
+        )
+        fig.insert(
+            6,
+            Figure(variant, "flops_per_block_phase", c["flops_per_block_phase"], f"T^2 x (2 x T) = {t}^2 x (2 x {t})"),
+        )
     if per_request is not None:
-        fig.append(Figure(variant, "transactions_per_request", per_request,
-                          f"global_load_transactions / global_load_requests for CC "
-                          f"{arch.compute_capability} (catalog model, memory/ rules)"))
-        fig.append(Figure(variant, "transactions_total", transactions,
-                          "global_load_transactions + global_store_transactions"))
+        fig.append(
+            Figure(
+                variant,
+                "transactions_per_request",
+                per_request,
+                f"global_load_transactions / global_load_requests for CC "
+                f"{arch.compute_capability} (catalog model, memory/ rules)",
+            )
+        )
+        fig.append(
+            Figure(variant, "transactions_total", transactions, "global_load_transactions + global_store_transactions")
+        )
 
     cgma_bound = bw_bound = peak = attain = None
     bound = None
@@ -229,36 +280,69 @@ def analyze_variant(variant: str, width: int, tile: int, arch: Arch, gpu: Gpu | 
         bw_bound, attain, bound = point.bandwidth_bound_gflops, point.attainable_gflops, point.bound
         compulsory = WORD_BYTES * 3 * w * w  # Md and Nd read once, Pd written once
         lower = time_lower_bound(c["flops_total"], compulsory, peak, bw)
-        timing = predict_time(counted_work(variant, w, t, occ.active_blocks_per_sm, predicted),
-                              gpu, arch, rates_with_latency(arch, latency_cycles))
+        timing = predict_time(
+            counted_work(variant, w, t, occ.active_blocks_per_sm, predicted),
+            gpu,
+            arch,
+            rates_with_latency(arch, latency_cycles),
+        )
         fig += [
-            Figure(variant, "cgma_bound_gflops", cgma_bound,
-                   f"(bandwidth / 4 B) x CGMA = ({bw:g} / 4) x {cgma_ratio:g} (the seeds' bound, "
-                   f"loads only)"),
-            Figure(variant, "bandwidth_bound_gflops", bw_bound,
-                   f"intensity x bandwidth = {ai:.6g} x {bw:g}"),
-            Figure(variant, "compute_bound_gflops", peak,
-                   f"FP32 peak of {gpu.key} ({gpu.peak_clock_basis} {gpu.peak_clock_mhz:g} MHz)"),
-            Figure(variant, "attainable_gflops", attain,
-                   f"min(peak, intensity x bandwidth) = min({peak:g}, {bw_bound:.6g}) -> {bound} bound"),
-            Figure(variant, "time_lower_bound_s", lower,
-                   f"max(flops / peak, compulsory bytes 3 x 4 x W^2 / bandwidth) = "
-                   f"max({c['flops_total']} / {peak:g}e9, {compulsory} / {bw:g}e9)"),
+            Figure(
+                variant,
+                "cgma_bound_gflops",
+                cgma_bound,
+                f"(bandwidth / 4 B) x CGMA = ({bw:g} / 4) x {cgma_ratio:g} (the seeds' bound, loads only)",
+            ),
+            Figure(variant, "bandwidth_bound_gflops", bw_bound, f"intensity x bandwidth = {ai:.6g} x {bw:g}"),
+            Figure(
+                variant,
+                "compute_bound_gflops",
+                peak,
+                f"FP32 peak of {gpu.key} ({gpu.peak_clock_basis} {gpu.peak_clock_mhz:g} MHz)",
+            ),
+            Figure(
+                variant,
+                "attainable_gflops",
+                attain,
+                f"min(peak, intensity x bandwidth) = min({peak:g}, {bw_bound:.6g}) -> {bound} bound",
+            ),
+            Figure(
+                variant,
+                "time_lower_bound_s",
+                lower,
+                f"max(flops / peak, compulsory bytes 3 x 4 x W^2 / bandwidth) = "
+                f"max({c['flops_total']} / {peak:g}e9, {compulsory} / {bw:g}e9)",
+            ),
             *time_figures(variant, timing),
         ]
     result = MatmulVariant(
-        variant=variant, width=w, tile=t, blocks=c["blocks"], threads_per_block=threads,
+        variant=variant,
+        width=w,
+        tile=t,
+        blocks=c["blocks"],
+        threads_per_block=threads,
         global_loads_per_block=c["global_loads_per_block"],
         global_loads_per_block_phase=c["global_loads_per_block_phase"],
-        global_loads_total=c["global_loads_total"], global_stores_total=stores,
-        flops_per_block_phase=c["flops_per_block_phase"], flops_total=c["flops_total"],
-        cgma=cgma_ratio, intensity_flop_per_byte=ai, cgma_bound_gflops=cgma_bound,
-        bandwidth_bound_gflops=bw_bound, compute_bound_gflops=peak, attainable_gflops=attain,
-        bound=bound, registers_per_thread=regs,
+        global_loads_total=c["global_loads_total"],
+        global_stores_total=stores,
+        flops_per_block_phase=c["flops_per_block_phase"],
+        flops_total=c["flops_total"],
+        cgma=cgma_ratio,
+        intensity_flop_per_byte=ai,
+        cgma_bound_gflops=cgma_bound,
+        bandwidth_bound_gflops=bw_bound,
+        compute_bound_gflops=peak,
+        attainable_gflops=attain,
+        bound=bound,
+        registers_per_thread=regs,
         shared_memory_per_block_bytes=c["shared_memory_per_block_bytes"],
-        occupancy=occ.occupancy, active_blocks_per_sm=occ.active_blocks_per_sm,
-        limiters=occ.limiters, transactions_per_request=per_request,
-        transactions_total=transactions, time=timing, time_lower_bound_s=lower,
+        occupancy=occ.occupancy,
+        active_blocks_per_sm=occ.active_blocks_per_sm,
+        limiters=occ.limiters,
+        transactions_per_request=per_request,
+        transactions_total=transactions,
+        time=timing,
+        time_lower_bound_s=lower,
         predicted=dict(predicted) if predicted else None,
         time_basis=None if timing is None else "counted",
     )
@@ -273,136 +357,184 @@ def rates_with_latency(arch: Arch, latency_cycles: float | None) -> TimingRates:
     return dataclasses.replace(rates, dram_latency_ns=None, dram_latency_cycles=latency_cycles)
 
 
-def counted_work(variant: str, w: int, t: int, blocks_per_sm: int,
-                 predicted: Mapping[str, int] | None) -> KernelWork:
+def counted_work(variant: str, w: int, t: int, blocks_per_sm: int, predicted: Mapping[str, int] | None) -> KernelWork:
     """The time model's input from closed-form counts and the catalog's predicted counters,
     without a cache model: every transaction goes to DRAM, one L1 wavefront per request or per
     4 sectors, FP32 instructions W^3 / 32 warp FMAs (one FMA per k and element); instructions
     other than the FMAs are not counted (the simulation counts them)."""
     p = predicted or {}
-    loads = 2 * w ** 3 // 32 if variant == "naive" else 2 * w ** 3 // t // 32  # warp loads
+    loads = 2 * w**3 // 32 if variant == "naive" else 2 * w**3 // t // 32  # warp loads
     sectors = p.get("global_load_transactions", 0) + p.get("global_store_transactions", 0)
     requests = p.get("global_load_requests", loads) + p.get("global_store_requests", w * w // 32)
-    read = p.get("global_load_bytes", WORD_BYTES * (2 * w ** 3 if variant == "naive"
-                                                    else 2 * w ** 3 // t))
+    read = p.get("global_load_bytes", WORD_BYTES * (2 * w**3 if variant == "naive" else 2 * w**3 // t))
     written = p.get("global_store_bytes", WORD_BYTES * w * w)
-    fmas = w ** 3 // 32
+    fmas = w**3 // 32
     return KernelWork(
-        blocks=(w // t) ** 2, warps_per_block=-(-t * t // 32), active_blocks_per_sm=blocks_per_sm,
-        warp_instructions=fmas, int_divide_warp_instructions=0, fp32_warp_instructions=fmas,
+        blocks=(w // t) ** 2,
+        warps_per_block=-(-t * t // 32),
+        active_blocks_per_sm=blocks_per_sm,
+        warp_instructions=fmas,
+        int_divide_warp_instructions=0,
+        fp32_warp_instructions=fmas,
         fp64_warp_instructions=0,
-        global_load_requests=loads, global_wavefronts=max(requests, -(-sectors // 4)),
+        global_load_requests=loads,
+        global_wavefronts=max(requests, -(-sectors // 4)),
         shared_wavefronts=p.get("shared_load_wavefronts", 0) + p.get("shared_store_wavefronts", 0),
-        shared_load_requests=p.get("shared_load_requests", 0), l2_bytes=read + written,
+        shared_load_requests=p.get("shared_load_requests", 0),
+        l2_bytes=read + written,
         l2_read_bytes=read,
-        dram_bytes_read=read, dram_bytes_written=written, l1_hit_rate=None, l2_hit_rate=None,
-        flops=2 * w ** 3)
+        dram_bytes_read=read,
+        dram_bytes_written=written,
+        l1_hit_rate=None,
+        l2_hit_rate=None,
+        flops=2 * w**3,
+    )
 
 
 def time_figures(variant: str, timing: TimePrediction) -> list[Figure]:
     """Every term of the time model, then the predicted time and its bound."""
-    figs = [Figure(variant, f"time_{term.name}", term.seconds, term.formula)
-            for term in timing.terms]
+    figs = [Figure(variant, f"time_{term.name}", term.seconds, term.formula) for term in timing.terms]
     figs += [Figure(variant, "time_left_out", why, "no sourced rate") for why in timing.omitted]
-    figs.append(Figure(variant, "predicted_time_s", timing.predicted_time_s,
-                       f"launch overhead {timing.launch_overhead_s:.3g} s + the largest term -> "
-                       f"{timing.bound_detail}"))
+    figs.append(
+        Figure(
+            variant,
+            "predicted_time_s",
+            timing.predicted_time_s,
+            f"launch overhead {timing.launch_overhead_s:.3g} s + the largest term -> {timing.bound_detail}",
+        )
+    )
     return figs
 
 
-def with_prediction(analysis: MatmulAnalysis, variant: str, timing: TimePrediction
-                    ) -> MatmulAnalysis:
+def with_prediction(analysis: MatmulAnalysis, variant: str, timing: TimePrediction) -> MatmulAnalysis:
     """The analysis with one variant's time from a simulated run with the L1/L2 model."""
-    updated = tuple(dataclasses.replace(v, time=timing, time_basis="simulated")
-                    if v.variant == variant else v for v in analysis.variants)
+    updated = tuple(
+        dataclasses.replace(v, time=timing, time_basis="simulated") if v.variant == variant else v
+        for v in analysis.variants
+    )
 
     def is_time(f: Figure) -> bool:  # the counted time's figures; the lower bound stays
-        return f.variant == variant and (f.name == "predicted_time_s" or (
-            f.name.startswith("time_") and f.name != "time_lower_bound_s"))
+        return f.variant == variant and (
+            f.name == "predicted_time_s" or (f.name.startswith("time_") and f.name != "time_lower_bound_s")
+        )
 
     figures = (*(f for f in analysis.figures if not is_time(f)), *time_figures(variant, timing))
     return dataclasses.replace(analysis, variants=updated, figures=figures)
 
 
-def _notes(width: int, tile: int, arch: Arch, gpu: Gpu | None, registers: int | None,
-           have_transactions: bool) -> list[str]:
+def _notes(
+    width: int, tile: int, arch: Arch, gpu: Gpu | None, registers: int | None, have_transactions: bool
+) -> list[str]:
     notes = []
     if gpu is None:
-        notes.append(f"No GPU product given (only CC {arch.compute_capability}): bandwidth, peak, "
-                     f"bounds and time need a product's figures and are left blank; "
-                     f"use --gpu (perfcalc devices lists them).")
+        notes.append(
+            f"No GPU product given (only CC {arch.compute_capability}): bandwidth, peak, "
+            f"bounds and time need a product's figures and are left blank; "
+            f"use --gpu (perfcalc devices lists them)."
+        )
     else:
         bw = gpu.memory_bandwidth_gbs
         notes.append(
             f"Seeds' CGMA bound (loads only): ({bw:g} / 4) x 1 = {bw / 4:g} GFLOPS naive, "
             f"({bw:g} / 4) x {tile} = {bw / 4 * tile:g} GFLOPS tiled. The intensity and "
-            f"bandwidth-bound columns also count the W^2 result stores, so they are slightly lower.")
+            f"bandwidth-bound columns also count the W^2 result stores, so they are slightly lower."
+        )
         if gpu.chip == "G80":
             notes.append(
                 "Seed 000 says the naive kernel 'runs at about 15 GFLOPS' on G80. CC 1.0 "
                 "coalescing (memory.md 1.1) makes a half-warp that reads one Md word 16 separate "
                 "32 B transactions, so the transaction-based estimate is far lower; the 15 GFLOPS "
-                "source was not re-located (perfmodel.md c1), so the gap is shown, not tuned away.")
+                "source was not re-located (perfmodel.md c1), so the gap is shown, not tuned away."
+            )
             notes.append(
                 "Seed 000 prints (86.4/4)*16 = 347.6 GFLOPS; the arithmetic gives 21.6 x 16 = "
                 "345.6. It also quotes a 346.5 GFLOPS peak (4 x 346.5 = 1386 GB/s needed); the "
                 "G80's MAD peak is 128 x 1.35 GHz x 2 = 345.6, of which 346.5 looks like a digit "
-                "transposition (reference/products.yaml).")
+                "transposition (reference/products.yaml)."
+            )
         if arch.major >= 2:
             notes.append(
                 "GPUs with caches (CC 2.0 on) serve the naive kernel's reused rows and columns "
                 "from L1/L2, so measured naive GFLOPS beat the CGMA-1 DRAM bound (seed 003: GT 640 "
                 "15.2 vs 7.1, GTX 780 152.4 vs 72.1; perfmodel.md c3). A time from counts alone "
                 "(--no-simulate) treats every transaction as DRAM traffic; a simulated run on the "
-                "product's L1/L2 model (the default with a product) counts that reuse.")
+                "product's L1/L2 model (the default with a product) counts that reuse."
+            )
     if not have_transactions:
-        notes.append("Transactions per request need the kernel catalog's model (predict); it "
-                     "gave no counts, so the time estimate uses the requested bytes.")
+        notes.append(
+            "Transactions per request need the kernel catalog's model (predict); it "
+            "gave no counts, so the time estimate uses the requested bytes."
+        )
     if registers is None:
         measured = arch.cc_number if arch.compute_capability in PTXAS_REGISTERS else 75
-        source = ("the seeds' G80 budget of 10 (perfmodel.md c2)" if arch.major == 1 else
-                  f"ptxas -v of the seed kernels for sm_{measured} (CUDA 13.0)")
+        source = (
+            "the seeds' G80 budget of 10 (perfmodel.md c2)"
+            if arch.major == 1
+            else f"ptxas -v of the seed kernels for sm_{measured} (CUDA 13.0)"
+        )
         notes.append(f"Registers per thread assumed from {source}; override with --regs.")
     return notes
 
 
-def analyze_matmul(width: int, tile: int, arch: Arch, gpu: Gpu | None = None,
-                   registers: int | None = None,
-                   predicted: Mapping[str, Mapping[str, int]] | None = None,
-                   latency_cycles: float | None = None) -> MatmulAnalysis:
+def analyze_matmul(
+    width: int,
+    tile: int,
+    arch: Arch,
+    gpu: Gpu | None = None,
+    registers: int | None = None,
+    predicted: Mapping[str, Mapping[str, int]] | None = None,
+    latency_cycles: float | None = None,
+) -> MatmulAnalysis:
     """Naive and tiled side by side. `predicted` maps a variant to the catalog's counters."""
     if gpu is not None and gpu.compute_capability != arch.compute_capability:
-        raise InputError(f"GPU {gpu.key} is CC {gpu.compute_capability}, not "
-                         f"{arch.compute_capability} ({gpu.cited_file})")
+        raise InputError(
+            f"GPU {gpu.key} is CC {gpu.compute_capability}, not {arch.compute_capability} ({gpu.cited_file})"
+        )
     if latency_cycles is not None and not 0 < latency_cycles < float("inf"):
-        raise InputError(f"memory latency {latency_cycles:g} cycles must be a finite number > 0 "
-                         f"(seed 003 gives 200-400 GPU cycles for global memory)")
+        raise InputError(
+            f"memory latency {latency_cycles:g} cycles must be a finite number > 0 "
+            f"(seed 003 gives 200-400 GPU cycles for global memory)"
+        )
     variants, figures = [], []
     for name in VARIANTS:
-        v, f = analyze_variant(name, width, tile, arch, gpu, registers,
-                               (predicted or {}).get(name), latency_cycles)
+        v, f = analyze_variant(name, width, tile, arch, gpu, registers, (predicted or {}).get(name), latency_cycles)
         variants.append(v)
         figures += f
     have = all(v.transactions_total is not None for v in variants)
     return MatmulAnalysis(
-        width=width, tile=tile, compute_capability=arch.compute_capability,
-        gpu=gpu.key if gpu else None, gpu_name=gpu.name if gpu else None,
+        width=width,
+        tile=tile,
+        compute_capability=arch.compute_capability,
+        gpu=gpu.key if gpu else None,
+        gpu_name=gpu.name if gpu else None,
         peak_gflops=gpu.peak_fp32_gflops if gpu else None,
-        bandwidth_gbs=gpu.memory_bandwidth_gbs if gpu else None, latency_cycles=latency_cycles,
-        variants=tuple(variants), figures=tuple(figures),
-        notes=tuple(_notes(width, tile, arch, gpu, registers, have)))
+        bandwidth_gbs=gpu.memory_bandwidth_gbs if gpu else None,
+        latency_cycles=latency_cycles,
+        variants=tuple(variants),
+        figures=tuple(figures),
+        notes=tuple(_notes(width, tile, arch, gpu, registers, have)),
+    )
 
 
-def with_simulation(analysis: MatmulAnalysis, variant: str, counters: Mapping[str, int],
-                    result_check: str, engine: str = "source",
-                    engine_counts: Mapping[str, Mapping[str, int]] | None = None
-                    ) -> MatmulAnalysis:
+def with_simulation(
+    analysis: MatmulAnalysis,
+    variant: str,
+    counters: Mapping[str, int],
+    result_check: str,
+    engine: str = "source",
+    engine_counts: Mapping[str, Mapping[str, int]] | None = None,
+) -> MatmulAnalysis:
     """The analysis with one variant's execution-core counters (counted by `engine`; with
     `engine_counts`, every engine's) and result check attached."""
     every = None if engine_counts is None else {e: dict(c) for e, c in engine_counts.items()}
-    updated = tuple(dataclasses.replace(v, simulated=dict(counters), result_check=result_check,
-                                        simulated_by=engine, engine_counts=every)
-                    if v.variant == variant else v for v in analysis.variants)
+    updated = tuple(
+        dataclasses.replace(
+            v, simulated=dict(counters), result_check=result_check, simulated_by=engine, engine_counts=every
+        )
+        if v.variant == variant
+        else v
+        for v in analysis.variants
+    )
     return dataclasses.replace(analysis, variants=updated)
 
 
@@ -411,5 +543,4 @@ def mismatches(v: MatmulVariant) -> dict[str, tuple[int | None, int | None]]:
     if not v.predicted or v.simulated is None:
         return {}
     keys = sorted(set(v.predicted) | set(v.simulated))
-    return {k: (v.predicted.get(k), v.simulated.get(k)) for k in keys
-            if v.predicted.get(k) != v.simulated.get(k)}
+    return {k: (v.predicted.get(k), v.simulated.get(k)) for k in keys if v.predicted.get(k) != v.simulated.get(k)}

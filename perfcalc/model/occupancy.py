@@ -250,9 +250,7 @@ def compute_grid(
     alloc_smem = rules.allocated_shared_memory(arch, static, dynamic)
     preferred = rules.preferred_shared_memory(arch, carveout, cache_config)
     capacity = rules.shared_memory_capacity(arch, alloc_smem, preferred)
-    limit_smem = rules.shared_memory_limit(
-        alloc_smem, rules.shared_memory_block_limit(arch, static, dynamic), capacity
-    )
+    limit_smem = rules.shared_memory_limit(alloc_smem, rules.shared_memory_block_limit(arch, static, dynamic), capacity)
     limit_blocks = np.asarray(arch.max_blocks_per_sm)
     limit_virtual = None
     if rules.virtual_limit_applies(arch, virtual_resources):
@@ -339,11 +337,16 @@ def occupancy(
         ("carveout", carveout),
     ):
         if np.ndim(value) != 0:
-            raise InputError(
-                f"{name} must be one number for occupancy(); use occupancy_grid for arrays"
-            )
-    config = OccupancyInputs(block_size, registers_per_thread, static_shared_memory,
-                             dynamic_shared_memory, carveout, cache_config, block_barriers,
-                             virtual_resources)
+            raise InputError(f"{name} must be one number for occupancy(); use occupancy_grid for arrays")
+    config = OccupancyInputs(
+        block_size,
+        registers_per_thread,
+        static_shared_memory,
+        dynamic_shared_memory,
+        carveout,
+        cache_config,
+        block_barriers,
+        virtual_resources,
+    )
     grid = config.grid(cc)
     return grid.result_at(())

@@ -30,9 +30,7 @@ def as_int_array(value: Any, what: str) -> np.ndarray:
         array = np.asarray(value)
     except (TypeError, ValueError):
         raise InputError(f"{what} must be a whole number, got {value!r}") from None
-    if array.dtype == bool or not (
-        np.issubdtype(array.dtype, np.integer) or np.issubdtype(array.dtype, np.floating)
-    ):
+    if array.dtype == bool or not (np.issubdtype(array.dtype, np.integer) or np.issubdtype(array.dtype, np.floating)):
         raise InputError(f"{what} must be a whole number, got {value!r}")
     if np.issubdtype(array.dtype, np.floating):
         bad = ~np.isfinite(array) | (array != np.round(array))
@@ -52,10 +50,7 @@ def check_block_size(arch: Arch, block_size: np.ndarray, upper: bool = True) -> 
     where = device_file(arch, "max_threads_per_block")
     if (block_size <= 0).any():
         value = _first(block_size <= 0, block_size)
-        raise InputError(
-            f"block size {value} is not launchable: a block has 1 to {limit} threads "
-            f"on CC {cc} ({where})"
-        )
+        raise InputError(f"block size {value} is not launchable: a block has 1 to {limit} threads on CC {cc} ({where})")
     if upper and (block_size > limit).any():
         value = _first(block_size > limit, block_size)
         raise InputError(
@@ -76,16 +71,12 @@ def check_registers(arch: Arch, registers: np.ndarray, upper: bool = True) -> No
         )
 
 
-def check_shared_memory(
-    arch: Arch, static: np.ndarray, dynamic: np.ndarray, upper: bool = True
-) -> None:
+def check_shared_memory(arch: Arch, static: np.ndarray, dynamic: np.ndarray, upper: bool = True) -> None:
     """Non-negative sizes; static within the default per-block limit (only dynamic opts in)."""
     cc = arch.compute_capability
     for name, array in (("static", static), ("dynamic", dynamic)):
         if (array < 0).any():
-            raise InputError(
-                f"{name} shared memory of {_first(array < 0, array)} bytes is negative"
-            )
+            raise InputError(f"{name} shared memory of {_first(array < 0, array)} bytes is negative")
     default = arch.max_shared_memory_per_block_bytes
     if upper and (static > default).any():
         value = _first(static > default, static)
@@ -102,14 +93,8 @@ def normalize_cache_config(arch: Arch, cache_config: str | None) -> str:
         return "none"
     name = str(cache_config).strip().lower().replace("_", "-")
     if name not in CACHE_CONFIGS:
-        raise InputError(
-            f"unknown cache config {cache_config!r}; choose one of {', '.join(CACHE_CONFIGS)}"
-        )
-    if (
-        name != "none"
-        and arch.l1_shared_splits_kb is None
-        and arch.shared_memory_carveouts_kb is None
-    ):
+        raise InputError(f"unknown cache config {cache_config!r}; choose one of {', '.join(CACHE_CONFIGS)}")
+    if name != "none" and arch.l1_shared_splits_kb is None and arch.shared_memory_carveouts_kb is None:
         raise InputError(
             f"cache config {name!r} does not apply to CC {arch.compute_capability}: its shared "
             f"memory "
@@ -147,15 +132,13 @@ def check_virtual_resources(count: Any) -> int:
 
 
 def check_block_barriers(block_barriers: Any) -> int:
-    if (
-        isinstance(block_barriers, bool)
-        or not isinstance(block_barriers, (int, np.integer))
-        or block_barriers < 0
-    ):
+    if isinstance(block_barriers, bool) or not isinstance(block_barriers, (int, np.integer)) or block_barriers < 0:
         raise InputError(f"block barriers must be a whole number >= 0, got {block_barriers!r}")
     if block_barriers > MAX_BLOCK_BARRIERS:
-        raise InputError(f"block barriers {block_barriers:.4g} exceed the {MAX_BLOCK_BARRIERS} "
-                         "named barriers a block can use (PTX ISA: bar.sync 0..15)")
+        raise InputError(
+            f"block barriers {block_barriers:.4g} exceed the {MAX_BLOCK_BARRIERS} "
+            "named barriers a block can use (PTX ISA: bar.sync 0..15)"
+        )
     return int(block_barriers)
 
 

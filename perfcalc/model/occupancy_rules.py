@@ -115,9 +115,7 @@ def register_limit(arch: Arch, block_size: np.ndarray, registers: np.ndarray) ->
     """Blocks the register file holds; 0 where one block cannot be launched."""
     if is_block_granular(arch):
         per_block = allocated_registers(arch, block_size, registers)
-        fits = (per_block <= arch.max_registers_per_block) & (
-            registers <= arch.max_registers_per_thread
-        )
+        fits = (per_block <= arch.max_registers_per_block) & (registers <= arch.max_registers_per_thread)
         limit = np.where(fits, arch.registers_per_sm // np.maximum(per_block, 1), 0)
         return np.where(per_block == 0, UNLIMITED, limit)
     limit = _warp_granular_register_limit(arch, block_size, registers, arch.sub_partitions)
@@ -218,9 +216,7 @@ def shared_memory_capacity(arch: Arch, allocated: np.ndarray, preferred: np.ndar
     return np.where(preferred >= allocated, preferred, grown)
 
 
-def shared_memory_limit(
-    allocated: np.ndarray, block_limit: np.ndarray, capacity: np.ndarray
-) -> np.ndarray:
+def shared_memory_limit(allocated: np.ndarray, block_limit: np.ndarray, capacity: np.ndarray) -> np.ndarray:
     """Blocks the shared memory holds; 0 where one block's allocation exceeds its limit."""
     limit = np.where(allocated > block_limit, 0, capacity // np.maximum(allocated, 1))
     return np.where(allocated == 0, UNLIMITED, limit)

@@ -56,9 +56,7 @@ def candidate_block_sizes(arch: Arch, block_size_limit: int | None = None) -> np
             or not isinstance(block_size_limit, (int, np.integer))
             or block_size_limit < 1
         ):
-            raise InputError(
-                f"block size limit must be a whole number >= 1, got {block_size_limit!r}"
-            )
+            raise InputError(f"block size limit must be a whole number >= 1, got {block_size_limit!r}")
         limit = min(limit, int(block_size_limit))
     warp = arch.warp_size
     aligned = -(-limit // warp) * warp
@@ -82,9 +80,7 @@ def suggest_block_size(
     blocks = candidate_block_sizes(arch, block_size_limit)
     variable = callable(dynamic_shared_memory)
     if variable:
-        dynamic = inputs.as_int_array(
-            [dynamic_shared_memory(int(b)) for b in blocks], "dynamic shared memory"
-        )
+        dynamic = inputs.as_int_array([dynamic_shared_memory(int(b)) for b in blocks], "dynamic shared memory")
     else:
         dynamic = inputs.as_int_array(dynamic_shared_memory, "dynamic shared memory")
     regs = inputs.as_int_array(registers_per_thread, "registers per thread")
@@ -123,9 +119,7 @@ def _pick(grid: OccupancyGrid) -> BlockSizeSuggestion:
     )
     best = ranking[0]
     if best.active_threads_per_sm == 0:
-        return BlockSizeSuggestion(
-            block_size=0, active_blocks_per_sm=0, occupancy=0.0, ranking=ranking
-        )
+        return BlockSizeSuggestion(block_size=0, active_blocks_per_sm=0, occupancy=0.0, ranking=ranking)
     return BlockSizeSuggestion(
         block_size=best.block_size,
         active_blocks_per_sm=best.active_blocks_per_sm,

@@ -64,9 +64,7 @@ def _scalar(value: Any, what: str) -> Any:
 
 
 def _shared_element_bytes(spec: KernelSpec, array: str) -> int:
-    match = re.search(
-        rf"__shared__\s+(?:volatile\s+)?(unsigned\s+int|\w+)\s+{re.escape(array)}\s*\[", spec.source
-    )
+    match = re.search(rf"__shared__\s+(?:volatile\s+)?(unsigned\s+int|\w+)\s+{re.escape(array)}\s*\[", spec.source)
     found = find_element_type(match.group(1)) if match else None
     if found is None:
         raise SpecError(f"kernel {spec.name}: cannot find the element type of __shared__ {array}")
@@ -94,9 +92,7 @@ def _class_rows(
     """(count, byte addresses[32], active[32]) of each representative warp of a class."""
     rows = []
     over_names = [n for n, _ in cls.over]
-    ranges = [
-        range(as_int(evaluate(e, names), f"{spec.name} {site.at!r} over {n}")) for n, e in cls.over
-    ]
+    ranges = [range(as_int(evaluate(e, names), f"{spec.name} {site.at!r} over {n}")) for n, e in cls.over]
     for values in itertools.product(*ranges):
         scope = dict(names)
         scope.update(zip(over_names, values, strict=True))
@@ -147,9 +143,7 @@ def _price_site(
         return SitePrediction(
             **{
                 f"{kind}_requests": int(np.dot(counts, np.asarray(cost.requests, dtype=np.int64))),
-                f"{kind}_transactions": int(
-                    np.dot(counts, np.asarray(cost.transactions, dtype=np.int64))
-                ),
+                f"{kind}_transactions": int(np.dot(counts, np.asarray(cost.transactions, dtype=np.int64))),
                 f"{kind}_bytes": int(np.dot(counts, np.asarray(cost.bytes_moved, dtype=np.int64))),
             }
         )

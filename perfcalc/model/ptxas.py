@@ -25,11 +25,12 @@ from perfcalc.errors import InputError
 from perfcalc.specs.cc import ComputeCapability
 
 # Quotes may arrive as typographic ones when a log was pasted through a forum or a word processor.
-_ENTRY = re.compile(r"Compiling entry function ['\u2018]([^'\u2019]+)['\u2019]"
-                    r"(?: for ['\u2018](\w+)['\u2019])?")
+_ENTRY = re.compile(
+    r"Compiling entry function ['\u2018]([^'\u2019]+)['\u2019]"
+    r"(?: for ['\u2018](\w+)['\u2019])?"
+)
 _PROPERTIES = re.compile(r"Function properties for (\S+)")
-_FRAME = re.compile(
-    r"(\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) bytes spill loads")
+_FRAME = re.compile(r"(\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) bytes spill loads")
 _USED = re.compile(r"Used (\d+) registers(.*)$")
 _BARRIERS = re.compile(r"used (\d+) barriers")
 _SMEM = re.compile(r"(\d+)(?:\+(\d+))? bytes smem")
@@ -84,8 +85,7 @@ def _sum_parts(match: re.Match[str] | None) -> tuple[int | None, int]:
     return int(match.group(1)) + extra, extra
 
 
-def _resources(name: str, arch: str | None, used: re.Match[str],
-               frame: re.Match[str] | None) -> KernelResources:
+def _resources(name: str, arch: str | None, used: re.Match[str], frame: re.Match[str] | None) -> KernelResources:
     rest = used.group(2)
     smem, smem_params = _sum_parts(_SMEM.search(rest))
     lmem, _ = _sum_parts(_LMEM.search(rest))
@@ -122,8 +122,10 @@ def parse_ptxas(text: str, source: str = "ptxas output") -> tuple[KernelResource
     errors: list[str] = []
     for number, line in enumerate(text.splitlines(), 1):
         if huge := _HUGE_NUMBER.search(line):  # greedy: the whole run of digits
-            raise InputError(f"{source} line {number}: a number of {len(huge.group())} digits, "
-                             "beyond the limit of 2**63 - 1 (19 digits)")
+            raise InputError(
+                f"{source} line {number}: a number of {len(huge.group())} digits, "
+                "beyond the limit of 2**63 - 1 (19 digits)"
+            )
         if m := _ENTRY.search(line):
             entry, props_name, frame = (m.group(1), m.group(2)), None, None
         elif m := _PROPERTIES.search(line):
@@ -139,17 +141,18 @@ def parse_ptxas(text: str, source: str = "ptxas output") -> tuple[KernelResource
         elif m := _ERROR.search(line):
             errors.append(m.group(1).strip())
     if errors:
-        raise InputError(f"{source} records a failed compilation (ptxas error: {errors[0]}); "
-                         "fix the kernel and compile again")
+        raise InputError(
+            f"{source} records a failed compilation (ptxas error: {errors[0]}); fix the kernel and compile again"
+        )
     if not kernels:
         raise InputError(
             f"no kernel resource usage found in {source}: expected the output of nvcc -Xptxas -v "
-            "or nvcc --resource-usage, with lines like \"ptxas info : Used 32 registers\"")
+            'or nvcc --resource-usage, with lines like "ptxas info : Used 32 registers"'
+        )
     return tuple(kernels)
 
 
-def entry_resources(log: str | None, entry: str, source: str = "ptxas output"
-                    ) -> KernelResources | None:
+def entry_resources(log: str | None, entry: str, source: str = "ptxas output") -> KernelResources | None:
     """The report of entry function `entry` (its mangled name) in a ptxas -v log, if there."""
     if not log:
         return None
@@ -172,15 +175,35 @@ def read_ptxas_file(path: str | Path) -> tuple[KernelResources, ...]:
 # returns None and the mangled name is shown. Output follows c++filt's spelling.
 
 _BUILTINS = {
-    "v": "void", "w": "wchar_t", "b": "bool", "c": "char", "a": "signed char",
-    "h": "unsigned char", "s": "short", "t": "unsigned short", "i": "int", "j": "unsigned int",
-    "l": "long", "m": "unsigned long", "x": "long long", "y": "unsigned long long",
-    "n": "__int128", "o": "unsigned __int128", "f": "float", "d": "double",
-    "e": "long double", "g": "__float128", "z": "...",
+    "v": "void",
+    "w": "wchar_t",
+    "b": "bool",
+    "c": "char",
+    "a": "signed char",
+    "h": "unsigned char",
+    "s": "short",
+    "t": "unsigned short",
+    "i": "int",
+    "j": "unsigned int",
+    "l": "long",
+    "m": "unsigned long",
+    "x": "long long",
+    "y": "unsigned long long",
+    "n": "__int128",
+    "o": "unsigned __int128",
+    "f": "float",
+    "d": "double",
+    "e": "long double",
+    "g": "__float128",
+    "z": "...",
 }
 _STD_ABBREVIATIONS = {
-    "Sa": "std::allocator", "Sb": "std::basic_string", "Ss": "std::string",
-    "Si": "std::istream", "So": "std::ostream", "Sd": "std::iostream",
+    "Sa": "std::allocator",
+    "Sb": "std::basic_string",
+    "Ss": "std::string",
+    "Si": "std::istream",
+    "So": "std::ostream",
+    "Sd": "std::iostream",
 }
 _LITERAL_SUFFIX = {"i": "", "j": "u", "l": "l", "m": "ul", "x": "ll", "y": "ull"}
 
@@ -194,7 +217,7 @@ class _Demangler:
         self.text, self.pos, self.subs = text, 0, []
 
     def peek(self, n: int = 1) -> str:
-        return self.text[self.pos:self.pos + n]
+        return self.text[self.pos : self.pos + n]
 
     def take(self, n: int = 1) -> str:
         part = self.peek(n)
@@ -209,7 +232,7 @@ class _Demangler:
             self.pos += 1
         if start == self.pos:
             raise _Unsupported
-        return int(self.text[start:self.pos])
+        return int(self.text[start : self.pos])
 
     def source_name(self) -> str:
         length = self.number()
@@ -251,7 +274,7 @@ class _Demangler:
             while self.peek() and self.peek() != "_":
                 self.pos += 1
             self.take()
-            index = int(self.text[start:self.pos - 1], 36) + 1
+            index = int(self.text[start : self.pos - 1], 36) + 1
         if index >= len(self.subs):
             raise _Unsupported
         return self.subs[index]
@@ -323,8 +346,7 @@ class _Demangler:
             while self.peek() in ("K", "V", "r"):
                 quals.append(self.take())
             inner = self.type()
-            words = [w for q, w in (("K", "const"), ("V", "volatile"), ("r", "restrict"))
-                     if q in quals]
+            words = [w for q, w in (("K", "const"), ("V", "volatile"), ("r", "restrict")) if q in quals]
             result = f"{inner} {' '.join(words)}"
             self.subs.append(result)
             return result

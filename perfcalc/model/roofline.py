@@ -80,19 +80,29 @@ def bandwidth_needed_gbs(peak_gflops: float, bytes_per_flop: float) -> float:
     return peak_gflops * bytes_per_flop
 
 
-def attainable(intensity_flop_per_byte: float, peak_gflops: float, bandwidth_gbs: float,
-               label: str = "") -> RooflinePoint:
+def attainable(
+    intensity_flop_per_byte: float, peak_gflops: float, bandwidth_gbs: float, label: str = ""
+) -> RooflinePoint:
     """min(peak, intensity x bandwidth), the ridge point and the bound that applies."""
     if intensity_flop_per_byte <= 0:
         raise InputError(f"intensity must be > 0 flop/byte, got {intensity_flop_per_byte}")
     if peak_gflops <= 0 or bandwidth_gbs <= 0:
-        raise InputError(f"a roofline needs a peak and a bandwidth > 0, got {peak_gflops} GFLOPS "
-                         f"and {bandwidth_gbs} GB/s")
+        raise InputError(
+            f"a roofline needs a peak and a bandwidth > 0, got {peak_gflops} GFLOPS and {bandwidth_gbs} GB/s"
+        )
     memory = intensity_flop_per_byte * bandwidth_gbs
     bound = "memory" if memory < peak_gflops else "compute"
     value = min(memory, peak_gflops)
-    return RooflinePoint(label, intensity_flop_per_byte, memory, peak_gflops, value, bound,
-                         peak_gflops / bandwidth_gbs, value / peak_gflops)
+    return RooflinePoint(
+        label,
+        intensity_flop_per_byte,
+        memory,
+        peak_gflops,
+        value,
+        bound,
+        peak_gflops / bandwidth_gbs,
+        value / peak_gflops,
+    )
 
 
 def shared_cycles_per_wavefront(arch: Arch) -> int:
@@ -110,44 +120,89 @@ def shared_memory_bandwidth_gbs(gpu: Gpu, arch: Arch) -> float:
 def roofline(gpu: Gpu, arch: Arch) -> Roofline:
     """The roofs of a product: DRAM, measured L2 where known, shared memory; FP32/FP64/tensor."""
     if arch.compute_capability != gpu.compute_capability:
-        raise InputError(f"GPU {gpu.key} is CC {gpu.compute_capability}, not "
-                         f"{arch.compute_capability} ({gpu.cited_file})")
+        raise InputError(
+            f"GPU {gpu.key} is CC {gpu.compute_capability}, not {arch.compute_capability} ({gpu.cited_file})"
+        )
     src = f"{gpu.cited_file}: " + "; ".join(s.split(":")[0] for s in gpu.sources)
     ceilings = [
         Ceiling("DRAM", "memory", gpu.memory_bandwidth_gbs, "vendor theoretical bandwidth", src),
     ]
     if gpu.l2_bandwidth_gbs is not None:
-        ceilings.append(Ceiling("L2 (measured)", "memory", gpu.l2_bandwidth_gbs,
-                                "Empirical Roofline Toolkit measurement", src))
+        ceilings.append(
+            Ceiling("L2 (measured)", "memory", gpu.l2_bandwidth_gbs, "Empirical Roofline Toolkit measurement", src)
+        )
     per_bank = arch.shared_family.bytes_per_bank_per_clock
-    ceilings.append(Ceiling(
-        "shared memory", "memory", shared_memory_bandwidth_gbs(gpu, arch),
-        f"{gpu.sm_count} SMs x {arch.shared_memory_banks} banks x {per_bank:g} B/clock x "
-        f"{gpu.peak_clock_mhz:g} MHz", "CUDA C Programming Guide (bank bandwidth per CC)"))
-    ceilings.append(Ceiling("FP32 peak", "compute", gpu.peak_fp32_gflops,
-                            f"{gpu.fp32_cores} cores x 2 x {gpu.peak_clock_mhz:g} MHz "
-                            f"({gpu.peak_clock_basis})", src))
+    ceilings.append(
+        Ceiling(
+            "shared memory",
+            "memory",
+            shared_memory_bandwidth_gbs(gpu, arch),
+            f"{gpu.sm_count} SMs x {arch.shared_memory_banks} banks x {per_bank:g} B/clock x "
+            f"{gpu.peak_clock_mhz:g} MHz",
+            "CUDA C Programming Guide (bank bandwidth per CC)",
+        )
+    )
+    ceilings.append(
+        Ceiling(
+            "FP32 peak",
+            "compute",
+            gpu.peak_fp32_gflops,
+            f"{gpu.fp32_cores} cores x 2 x {gpu.peak_clock_mhz:g} MHz ({gpu.peak_clock_basis})",
+            src,
+        )
+    )
     if gpu.peak_fp32_mad_plus_mul_gflops:
-        ceilings.append(Ceiling("FP32 MAD+MUL (marketing)", "compute",
-                                gpu.peak_fp32_mad_plus_mul_gflops,
-                                f"{gpu.fp32_cores} cores x 3 x {gpu.peak_clock_mhz:g} MHz", src))
-    ceilings.append(Ceiling("FP32 no FMA", "compute", gpu.peak_fp32_gflops / 2,
-                            "FP32 peak / 2 (one flop per instruction)", "perfmodel.md a1"))
+        ceilings.append(
+            Ceiling(
+                "FP32 MAD+MUL (marketing)",
+                "compute",
+                gpu.peak_fp32_mad_plus_mul_gflops,
+                f"{gpu.fp32_cores} cores x 3 x {gpu.peak_clock_mhz:g} MHz",
+                src,
+            )
+        )
+    ceilings.append(
+        Ceiling(
+            "FP32 no FMA",
+            "compute",
+            gpu.peak_fp32_gflops / 2,
+            "FP32 peak / 2 (one flop per instruction)",
+            "perfmodel.md a1",
+        )
+    )
     if gpu.peak_fp64_gflops:
-        ceilings.append(Ceiling("FP64 peak", "compute", gpu.peak_fp64_gflops,
-                                f"{gpu.sm_count} SMs x {gpu.fp64_results_per_sm_per_clock} x 2 x "
-                                f"{gpu.peak_clock_mhz:g} MHz", src))
-    for key, label in (("peak_fp16_gflops", "FP16 (packed)"),
-                       ("peak_fp64_tensor_gflops", "FP64 tensor"),
-                       ("peak_tf32_tensor_gflops", "TF32 tensor (dense)"),
-                       ("peak_fp16_tensor_gflops", "FP16 tensor (dense)")):
+        ceilings.append(
+            Ceiling(
+                "FP64 peak",
+                "compute",
+                gpu.peak_fp64_gflops,
+                f"{gpu.sm_count} SMs x {gpu.fp64_results_per_sm_per_clock} x 2 x {gpu.peak_clock_mhz:g} MHz",
+                src,
+            )
+        )
+    for key, label in (
+        ("peak_fp16_gflops", "FP16 (packed)"),
+        ("peak_fp64_tensor_gflops", "FP64 tensor"),
+        ("peak_tf32_tensor_gflops", "TF32 tensor (dense)"),
+        ("peak_fp16_tensor_gflops", "FP16 tensor (dense)"),
+    ):
         value = getattr(gpu, key)
         if value:
-            clock = (f" at the {gpu.tensor_clock_mhz:g} MHz tensor clock"
-                     if gpu.tensor_clock_mhz and "tensor" in label else "")
+            clock = (
+                f" at the {gpu.tensor_clock_mhz:g} MHz tensor clock"
+                if gpu.tensor_clock_mhz and "tensor" in label
+                else ""
+            )
             ceilings.append(Ceiling(label, "compute", value, "vendor figure" + clock, src))
-    return Roofline(gpu.key, gpu.name, gpu.compute_capability, gpu.peak_fp32_gflops,
-                    gpu.memory_bandwidth_gbs, gpu.ridge_flop_per_byte, tuple(ceilings))
+    return Roofline(
+        gpu.key,
+        gpu.name,
+        gpu.compute_capability,
+        gpu.peak_fp32_gflops,
+        gpu.memory_bandwidth_gbs,
+        gpu.ridge_flop_per_byte,
+        tuple(ceilings),
+    )
 
 
 def place(roof: Roofline, intensity_flop_per_byte: float, label: str = "") -> RooflinePoint:

@@ -122,8 +122,9 @@ class TimePrediction:
 
 def _check(work: KernelWork) -> None:
     if work.blocks < 1 or work.warps_per_block < 1:
-        raise InputError(f"a time needs at least one block and one warp, got {work.blocks} "
-                         f"blocks of {work.warps_per_block} warps")
+        raise InputError(
+            f"a time needs at least one block and one warp, got {work.blocks} blocks of {work.warps_per_block} warps"
+        )
     if work.active_blocks_per_sm < 1:
         raise InputError("the kernel cannot run: 0 blocks fit on an SM (see occupancy limiters)")
 
@@ -137,8 +138,7 @@ def dram_fraction(work: KernelWork) -> float:
     return min(1.0, max(0.0, work.dram_bytes_read / work.l2_read_bytes))
 
 
-def mean_load_latency_cycles(work: KernelWork, rates: TimingRates, clock_hz: float,
-                             utilization: float = 0.0) -> float:
+def mean_load_latency_cycles(work: KernelWork, rates: TimingRates, clock_hz: float, utilization: float = 0.0) -> float:
     """Mean latency of a warp's global load in SM cycles: L1 hits at the L1 latency, the rest
     at the L2's, of which the DRAM share (dram_fraction) at the DRAM latency for this DRAM
     utilization. A level without a sourced latency (or a GPU without that cache) is charged the
@@ -179,65 +179,108 @@ def predict_time(work: KernelWork, gpu: Gpu, arch: Arch, rates: TimingRates) -> 
     bw = gpu.memory_bandwidth_gbs * 1e9
     read_s = work.dram_bytes_read / (bw * rates.dram_read_efficiency)
     write_s = work.dram_bytes_written / (bw * rates.dram_write_efficiency)
-    terms.append(Term("DRAM bandwidth", read_s + write_s,
-                      f"{work.dram_bytes_read} B read / ({gpu.memory_bandwidth_gbs:g} GB/s x "
-                      f"{rates.dram_read_efficiency:g}) + {work.dram_bytes_written} B written / "
-                      f"({gpu.memory_bandwidth_gbs:g} GB/s x {rates.dram_write_efficiency:g})"))
+    terms.append(
+        Term(
+            "DRAM bandwidth",
+            read_s + write_s,
+            f"{work.dram_bytes_read} B read / ({gpu.memory_bandwidth_gbs:g} GB/s x "
+            f"{rates.dram_read_efficiency:g}) + {work.dram_bytes_written} B written / "
+            f"({gpu.memory_bandwidth_gbs:g} GB/s x {rates.dram_write_efficiency:g})",
+        )
+    )
     if gpu.l2_bandwidth_gbs is not None and gpu.l2_write_gsectors_per_s and gpu.l2_cache_kb:
         written = work.l2_bytes - work.l2_read_bytes
         sectors = written / 32
-        terms.append(Term("L2 bandwidth", work.l2_read_bytes / (gpu.l2_bandwidth_gbs * 1e9)
-                          + sectors / (gpu.l2_write_gsectors_per_s * 1e9),
-                          f"{work.l2_read_bytes} B read / {gpu.l2_bandwidth_gbs:g} GB/s + "
-                          f"{sectors:.6g} sectors written / {gpu.l2_write_gsectors_per_s:g} G "
-                          f"per s (measured, products.yaml)"))
+        terms.append(
+            Term(
+                "L2 bandwidth",
+                work.l2_read_bytes / (gpu.l2_bandwidth_gbs * 1e9) + sectors / (gpu.l2_write_gsectors_per_s * 1e9),
+                f"{work.l2_read_bytes} B read / {gpu.l2_bandwidth_gbs:g} GB/s + "
+                f"{sectors:.6g} sectors written / {gpu.l2_write_gsectors_per_s:g} G "
+                f"per s (measured, products.yaml)",
+            )
+        )
     elif gpu.l2_bandwidth_gbs is not None and gpu.l2_cache_kb:
-        terms.append(Term("L2 bandwidth", work.l2_bytes / (gpu.l2_bandwidth_gbs * 1e9),
-                          f"{work.l2_bytes} B / {gpu.l2_bandwidth_gbs:g} GB/s (measured, "
-                          f"products.yaml)"))
+        terms.append(
+            Term(
+                "L2 bandwidth",
+                work.l2_bytes / (gpu.l2_bandwidth_gbs * 1e9),
+                f"{work.l2_bytes} B / {gpu.l2_bandwidth_gbs:g} GB/s (measured, products.yaml)",
+            )
+        )
     elif rates.l2_bytes_per_sm_per_clock is not None and gpu.l2_cache_kb:
         l2_rate = rates.l2_bytes_per_sm_per_clock * sms * clock
-        terms.append(Term("L2 bandwidth", work.l2_bytes / l2_rate,
-                          f"{work.l2_bytes} B / ({rates.l2_bytes_per_sm_per_clock:g} B per SM "
-                          f"per clock x {sms} SMs x {gpu.peak_clock_mhz:g} MHz)"))
+        terms.append(
+            Term(
+                "L2 bandwidth",
+                work.l2_bytes / l2_rate,
+                f"{work.l2_bytes} B / ({rates.l2_bytes_per_sm_per_clock:g} B per SM "
+                f"per clock x {sms} SMs x {gpu.peak_clock_mhz:g} MHz)",
+            )
+        )
     else:
         omitted.append(f"L2 bandwidth (no sourced L2 rate for CC {arch.compute_capability})")
     shared_cycles = work.shared_wavefronts * arch.shared_family.cycles_per_wavefront
     if rates.l1_bytes_per_sm_per_clock is not None:
         cycles = work.global_wavefronts * (128 / rates.l1_bytes_per_sm_per_clock) + shared_cycles
-        terms.append(Term("L1/shared wavefronts", cycles / (sms * clock) * busiest,
-                          f"({work.global_wavefronts} global + {work.shared_wavefronts} shared "
-                          f"wavefronts) {per_sm}"))
+        terms.append(
+            Term(
+                "L1/shared wavefronts",
+                cycles / (sms * clock) * busiest,
+                f"({work.global_wavefronts} global + {work.shared_wavefronts} shared wavefronts) {per_sm}",
+            )
+        )
     else:
         omitted.append(f"L1 wavefronts (no sourced L1 rate for CC {arch.compute_capability})")
-        terms.append(Term("shared-memory wavefronts", shared_cycles / (sms * clock) * busiest,
-                          f"{work.shared_wavefronts} wavefronts x "
-                          f"{arch.shared_family.cycles_per_wavefront} cycles {per_sm}"))
+        terms.append(
+            Term(
+                "shared-memory wavefronts",
+                shared_cycles / (sms * clock) * busiest,
+                f"{work.shared_wavefronts} wavefronts x {arch.shared_family.cycles_per_wavefront} cycles {per_sm}",
+            )
+        )
     issue = rates.issue_per_sm_per_clock
     extra = work.int_divide_warp_instructions * (rates.int_divide_instructions - 1)
     issued = work.warp_instructions + extra
-    terms.append(Term("instruction issue", issued / (issue * sms * clock) * busiest,
-                      f"({work.warp_instructions} warp instructions + "
-                      f"{work.int_divide_warp_instructions} integer divisions x "
-                      f"{rates.int_divide_instructions - 1:g} more each) / {issue:g} per SM per "
-                      f"clock {per_sm}"))
+    terms.append(
+        Term(
+            "instruction issue",
+            issued / (issue * sms * clock) * busiest,
+            f"({work.warp_instructions} warp instructions + "
+            f"{work.int_divide_warp_instructions} integer divisions x "
+            f"{rates.int_divide_instructions - 1:g} more each) / {issue:g} per SM per "
+            f"clock {per_sm}",
+        )
+    )
     lanes = gpu.fp32_cores_per_sm
-    terms.append(Term("FP32 pipe", work.fp32_warp_instructions * 32 / (lanes * sms * clock)
-                      * busiest, f"{work.fp32_warp_instructions} warp instructions x 32 / "
-                      f"{lanes} lanes per SM per clock {per_sm}"))
+    terms.append(
+        Term(
+            "FP32 pipe",
+            work.fp32_warp_instructions * 32 / (lanes * sms * clock) * busiest,
+            f"{work.fp32_warp_instructions} warp instructions x 32 / {lanes} lanes per SM per clock {per_sm}",
+        )
+    )
     if work.fp64_warp_instructions:
         if gpu.fp64_results_per_sm_per_clock:
             r64 = gpu.fp64_results_per_sm_per_clock
-            terms.append(Term("FP64 pipe", work.fp64_warp_instructions * 32 / (r64 * sms * clock)
-                              * busiest, f"{work.fp64_warp_instructions} warp instructions x "
-                              f"32 / {r64} results per SM per clock {per_sm}"))
+            terms.append(
+                Term(
+                    "FP64 pipe",
+                    work.fp64_warp_instructions * 32 / (r64 * sms * clock) * busiest,
+                    f"{work.fp64_warp_instructions} warp instructions x 32 / {r64} results per SM per clock {per_sm}",
+                )
+            )
         else:
             omitted.append(f"FP64 pipe ({gpu.name}: no sourced FP64 rate)")
     if rates.block_dispatch_ns is not None:
         per_sm_blocks = math.ceil(work.blocks / sms)
-        terms.append(Term("block dispatch", per_sm_blocks * rates.block_dispatch_ns * 1e-9,
-                          f"{per_sm_blocks} blocks on the busiest SM x "
-                          f"{rates.block_dispatch_ns:g} ns to start each (measured)"))
+        terms.append(
+            Term(
+                "block dispatch",
+                per_sm_blocks * rates.block_dispatch_ns * 1e-9,
+                f"{per_sm_blocks} blocks on the busiest SM x {rates.block_dispatch_ns:g} ns to start each (measured)",
+            )
+        )
     else:
         omitted.append(f"block dispatch (no measured rate for CC {arch.compute_capability})")
     terms.extend(_serialised_terms(work, rates, arch, sms, busiest, omitted))
@@ -254,8 +297,10 @@ def predict_time(work: KernelWork, gpu: Gpu, arch: Arch, rates: TimingRates) -> 
 
     # a block's own L1/shared data-pipe work runs one wavefront per clock, in series with its
     # warps' waits (its warps share the pipe; other resident blocks overlap it)
-    block_wf = ((work.global_wavefronts if rates.l1_bytes_per_sm_per_clock else 0)
-                + work.shared_wavefronts * arch.shared_family.cycles_per_wavefront) / work.blocks
+    block_wf = (
+        (work.global_wavefronts if rates.l1_bytes_per_sm_per_clock else 0)
+        + work.shared_wavefronts * arch.shared_family.cycles_per_wavefront
+    ) / work.blocks
 
     def chain_s(utilization: float) -> float:
         lat = mean_load_latency_cycles(work, rates, clock, utilization)
@@ -264,12 +309,17 @@ def predict_time(work: KernelWork, gpu: Gpu, arch: Arch, rates: TimingRates) -> 
     latency_s = _fixed_point(read_s + write_s if rates.dram_queue_ns else 0.0, chain_s)
     u = (read_s + write_s) / latency_s if latency_s > 0 and rates.dram_queue_ns else 0.0
     latency = mean_load_latency_cycles(work, rates, clock, u)
-    terms.append(Term("memory latency", latency_s,
-                      f"{waves} waves x ({loads_per_warp:.6g} global-load waits per warp x "
-                      f"{latency:.4g} cycles mean latency + {shared_per_warp:.6g} shared loads x "
-                      f"{shared_lat:g} cycles + {block_wf:.6g} wavefronts of the block's own) / "
-                      f"{gpu.peak_clock_mhz:g} MHz; {wait_rule}; DRAM latency at "
-                      f"{100 * u:.0f} % DRAM utilization"))
+    terms.append(
+        Term(
+            "memory latency",
+            latency_s,
+            f"{waves} waves x ({loads_per_warp:.6g} global-load waits per warp x "
+            f"{latency:.4g} cycles mean latency + {shared_per_warp:.6g} shared loads x "
+            f"{shared_lat:g} cycles + {block_wf:.6g} wavefronts of the block's own) / "
+            f"{gpu.peak_clock_mhz:g} MHz; {wait_rule}; DRAM latency at "
+            f"{100 * u:.0f} % DRAM utilization",
+        )
+    )
     top = max(terms, key=lambda t: t.seconds)
     dram_term = next(t for t in terms if t.name == "DRAM bandwidth")
     if top.name == "memory latency" and dram_term.seconds >= top.seconds * (1 - 1e-6):
@@ -277,13 +327,22 @@ def predict_time(work: KernelWork, gpu: Gpu, arch: Arch, rates: TimingRates) -> 
     total = rates.launch_overhead_s + top.seconds
     dram_bytes = work.dram_bytes_read + work.dram_bytes_written
     return TimePrediction(
-        gpu=gpu.key, compute_capability=arch.compute_capability, predicted_time_s=total,
-        launch_overhead_s=rates.launch_overhead_s, bound=top.name,
-        bound_detail=_detail(top, work, gpu, total), terms=tuple(terms),
-        omitted=tuple(omitted), waves=waves, achieved_gflops=work.flops / total / 1e9,
-        achieved_gbps=dram_bytes / total / 1e9, dram_bytes_read=work.dram_bytes_read,
-        dram_bytes_written=work.dram_bytes_written, l1_hit_rate=work.l1_hit_rate,
-        l2_hit_rate=work.l2_hit_rate)
+        gpu=gpu.key,
+        compute_capability=arch.compute_capability,
+        predicted_time_s=total,
+        launch_overhead_s=rates.launch_overhead_s,
+        bound=top.name,
+        bound_detail=_detail(top, work, gpu, total),
+        terms=tuple(terms),
+        omitted=tuple(omitted),
+        waves=waves,
+        achieved_gflops=work.flops / total / 1e9,
+        achieved_gbps=dram_bytes / total / 1e9,
+        dram_bytes_read=work.dram_bytes_read,
+        dram_bytes_written=work.dram_bytes_written,
+        l1_hit_rate=work.l1_hit_rate,
+        l2_hit_rate=work.l2_hit_rate,
+    )
 
 
 def _measured(*rates: float | None) -> tuple[float, ...] | None:
@@ -296,48 +355,61 @@ def _atomic_term(work: KernelWork, per: tuple[float, ...]) -> Term:
     costs = [sum(n * r for n, r in zip(line, per, strict=True)) for line in work.atomic_hot_lines]
     top = max(range(len(costs)), key=costs.__getitem__)
     combined, floats, exchanges = work.atomic_hot_lines[top]
-    return Term("atomic contention", costs[top] * 1e-9,
-                f"busiest line: {combined:.6g} combined requests x {per[0]:g} ns + {floats:.6g} "
-                f"float-add lanes x {per[1]:g} ns + {exchanges:.6g} exchange lanes x {per[2]:g} "
-                f"ns (measured)")
+    return Term(
+        "atomic contention",
+        costs[top] * 1e-9,
+        f"busiest line: {combined:.6g} combined requests x {per[0]:g} ns + {floats:.6g} "
+        f"float-add lanes x {per[1]:g} ns + {exchanges:.6g} exchange lanes x {per[2]:g} "
+        f"ns (measured)",
+    )
 
 
-def _serialised_terms(work: KernelWork, rates: TimingRates, arch: Arch, sms: int,
-                      busiest: float, omitted: list[str]) -> list[Term]:
+def _serialised_terms(
+    work: KernelWork, rates: TimingRates, arch: Arch, sms: int, busiest: float, omitted: list[str]
+) -> list[Term]:
     """Work served one request at a time: the L2's atomics on the busiest line, and per SM
     shared atomics on one word and a constant load's distinct addresses (module docstring);
     each only where the kernel has some, and said to be left out where no rate is measured."""
     out = []
     cc = arch.compute_capability
     if work.atomic_hot_lines:
-        l2 = _measured(rates.atomic_combined_request_ns, rates.atomic_float_lane_ns,
-                       rates.atomic_exchange_lane_ns)
+        l2 = _measured(rates.atomic_combined_request_ns, rates.atomic_float_lane_ns, rates.atomic_exchange_lane_ns)
         if l2 is None:
             omitted.append(f"atomic contention (no measured rates for CC {cc})")
         else:
             out.append(_atomic_term(work, l2))
     if any(work.shared_atomic_steps):
-        per = _measured(rates.shared_atomic_int_lane_ns, rates.shared_atomic_cas_lane_ns,
-                        rates.shared_atomic_float_lane_ns)
+        per = _measured(
+            rates.shared_atomic_int_lane_ns, rates.shared_atomic_cas_lane_ns, rates.shared_atomic_float_lane_ns
+        )
         if per is None:
             omitted.append(f"shared atomics (no measured rates for CC {cc})")
         else:
             ns = sum(n * r for n, r in zip(work.shared_atomic_steps, per, strict=True))
             i, c, f = work.shared_atomic_steps
-            out.append(Term("shared atomics", ns * 1e-9 / sms * busiest,
-                            f"({i} integer x {per[0]:g} ns + {c} CAS x {per[1]:g} ns + {f} "
-                            f"float-add x {per[2]:g} ns lane steps) / {sms} SMs x busiest-SM "
-                            f"factor {busiest:.4g} (measured)"))
+            out.append(
+                Term(
+                    "shared atomics",
+                    ns * 1e-9 / sms * busiest,
+                    f"({i} integer x {per[0]:g} ns + {c} CAS x {per[1]:g} ns + {f} "
+                    f"float-add x {per[2]:g} ns lane steps) / {sms} SMs x busiest-SM "
+                    f"factor {busiest:.4g} (measured)",
+                )
+            )
     if work.constant_extra_requests:
         rate = rates.constant_request_ns
         if rate is None:
             omitted.append(f"divergent constant loads (no measured rate for CC {cc})")
         else:
-            out.append(Term("constant requests",
-                            work.constant_extra_requests * rate * 1e-9 / sms * busiest,
-                            f"{work.constant_extra_requests} requests beyond one per warp load x "
-                            f"{rate:g} ns / {sms} SMs x busiest-SM factor {busiest:.4g} "
-                            f"(measured)"))
+            out.append(
+                Term(
+                    "constant requests",
+                    work.constant_extra_requests * rate * 1e-9 / sms * busiest,
+                    f"{work.constant_extra_requests} requests beyond one per warp load x "
+                    f"{rate:g} ns / {sms} SMs x busiest-SM factor {busiest:.4g} "
+                    f"(measured)",
+                )
+            )
     return out
 
 
@@ -345,9 +417,10 @@ def _detail(top: Term, work: KernelWork, gpu: Gpu, total: float) -> str:
     """'limited by DRAM bandwidth: 2.61 TB/s of 3.35' and the like."""
     if top.name == "DRAM bandwidth" and top.seconds > 0:
         rate = (work.dram_bytes_read + work.dram_bytes_written) / top.seconds / 1e12
-        return (f"limited by DRAM bandwidth: {rate:.3g} TB/s of "
-                f"{gpu.memory_bandwidth_gbs / 1000:.3g}")
+        return f"limited by DRAM bandwidth: {rate:.3g} TB/s of {gpu.memory_bandwidth_gbs / 1000:.3g}"
     if top.name == "FP32 pipe" and top.seconds > 0:
-        return (f"limited by the FP32 pipe: {work.flops / top.seconds / 1e12:.3g} TFLOP/s of "
-                f"{gpu.peak_fp32_gflops / 1000:.3g}")
+        return (
+            f"limited by the FP32 pipe: {work.flops / top.seconds / 1e12:.3g} TFLOP/s of "
+            f"{gpu.peak_fp32_gflops / 1000:.3g}"
+        )
     return f"limited by {top.name} ({top.seconds * 1e6:.4g} us of {total * 1e6:.4g} us)"

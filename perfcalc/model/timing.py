@@ -10,10 +10,10 @@ from __future__ import annotations
 from perfcalc.errors import InputError
 
 
-def time_lower_bound(flops: float, dram_bytes: float, peak_gflops: float,
-                     bandwidth_gbs: float) -> float:
+def time_lower_bound(flops: float, dram_bytes: float, peak_gflops: float, bandwidth_gbs: float) -> float:
     """max(F / peak, B / bandwidth): no kernel can beat this."""
     if peak_gflops <= 0 or bandwidth_gbs <= 0:
-        raise InputError(f"a time bound needs peak > 0 and bandwidth > 0, got {peak_gflops} "
-                         f"GFLOPS and {bandwidth_gbs} GB/s")
+        raise InputError(
+            f"a time bound needs peak > 0 and bandwidth > 0, got {peak_gflops} GFLOPS and {bandwidth_gbs} GB/s"
+        )
     return max(flops / (peak_gflops * 1e9), dram_bytes / (bandwidth_gbs * 1e9))

@@ -4,5 +4,14 @@ from perfcalc.report.output import all_or_nothing, check_writable, emit, write_a
 from perfcalc.report.render import FORMATS, format_value, render, to_jsonable
 from perfcalc.report.table import Table
 
-__all__ = ["FORMATS", "Table", "all_or_nothing", "check_writable", "emit", "format_value", "render", "to_jsonable",
-           "write_atomic"]
+__all__ = [
+    "FORMATS",
+    "Table",
+    "all_or_nothing",
+    "check_writable",
+    "emit",
+    "format_value",
+    "render",
+    "to_jsonable",
+    "write_atomic",
+]

@@ -53,20 +53,28 @@ def devices_table(archs: Sequence[Arch], gpus: Sequence[Gpu] = ()) -> Table:
 def products_table(gpus: Sequence[Gpu]) -> Table:
     """Key figures of every GPU product (a product name works wherever a CC does)."""
     rows = [{k: getattr(g, k) for k in _PRODUCT_COLUMNS} for g in gpus]
-    return Table(columns=list(_PRODUCT_COLUMNS), rows=rows, title="GPU products",
-                 headers=dict(_PRODUCT_COLUMNS),
-                 notes=["Peaks count an FMA as 2 flops at the clock named in 'clock basis'; "
-                        "sources and disagreements: perfcalc devices show NAME."])
+    return Table(
+        columns=list(_PRODUCT_COLUMNS),
+        rows=rows,
+        title="GPU products",
+        headers=dict(_PRODUCT_COLUMNS),
+        notes=[
+            "Peaks count an FMA as 2 flops at the clock named in 'clock basis'; "
+            "sources and disagreements: perfcalc devices show NAME."
+        ],
+    )
 
 
 def product_detail_table(gpu: Gpu) -> Table:
     rows = [{"figure": f.name, "value": getattr(gpu, f.name)} for f in fields(gpu)]
     rows.append({"figure": "ridge_flop_per_byte", "value": gpu.ridge_flop_per_byte})
-    return Table(columns=["figure", "value"], rows=rows,
-                 title=f"{gpu.name} ({gpu.chip}, CC {gpu.compute_capability})")
+    return Table(columns=["figure", "value"], rows=rows, title=f"{gpu.name} ({gpu.chip}, CC {gpu.compute_capability})")
 
 
 def device_detail_table(arch: Arch) -> Table:
     rows = [{"limit": f.name, "value": getattr(arch, f.name)} for f in fields(arch)]
-    return Table(columns=["limit", "value"], rows=rows,
-                 title=f"Compute capability {arch.compute_capability} ({arch.architecture})")
+    return Table(
+        columns=["limit", "value"],
+        rows=rows,
+        title=f"Compute capability {arch.compute_capability} ({arch.architecture})",
+    )

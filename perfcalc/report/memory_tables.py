@@ -44,19 +44,23 @@ def coalesce_table(results: Sequence[tuple[str, Any]], title: str) -> Table:
     """One row per (label, GlobalAccessCost)."""
     rows = []
     for label, r in results:
-        rows.append({
-            "cc": label, "cache": r.cache, "request_unit": r.request_unit,
-            "requests": r.requests, "transaction_count": r.transaction_count,
-            "sizes": size_mix(r.transactions), "bytes_moved": r.bytes_moved,
-            "bytes_used": r.bytes_used,
-            "efficiency_pct": None if r.efficiency is None else 100.0 * r.efficiency,
-        })
+        rows.append(
+            {
+                "cc": label,
+                "cache": r.cache,
+                "request_unit": r.request_unit,
+                "requests": r.requests,
+                "transaction_count": r.transaction_count,
+                "sizes": size_mix(r.transactions),
+                "bytes_moved": r.bytes_moved,
+                "bytes_used": r.bytes_used,
+                "efficiency_pct": None if r.efficiency is None else 100.0 * r.efficiency,
+            }
+        )
     notes = ["efficiency = distinct bytes the active lanes use / bytes moved."]
     if any(GLOBAL_FAMILIES[r.family].sectored for _, r in results):
-        notes.insert(0, "CC >= 5.0: transactions are 32-byte sectors (reference/memory.md "
-                        "1.5-1.6).")
-    return Table(columns=list(_COALESCE), rows=rows, title=title, headers=dict(_COALESCE),
-                 notes=notes)
+        notes.insert(0, "CC >= 5.0: transactions are 32-byte sectors (reference/memory.md 1.5-1.6).")
+    return Table(columns=list(_COALESCE), rows=rows, title=title, headers=dict(_COALESCE), notes=notes)
 
 
 def transactions_table(results: Sequence[tuple[str, Any]]) -> Table:
@@ -68,12 +72,21 @@ def transactions_table(results: Sequence[tuple[str, Any]]) -> Table:
         for request, items in groupby(pairs, key=lambda p: p[0]):
             txs = [t for _, t in items]
             first = request * lanes
-            rows.append({"cc": label, "request": f"{r.request_unit} {request}",
-                         "lanes": f"{first}-{first + lanes - 1}", "count": len(txs),
-                         "transactions": summarize(txs)})
-    return Table(columns=["cc", "request", "lanes", "count", "transactions"], rows=rows,
-                 title="Transactions per request (issue order)",
-                 headers={"cc": "CC", "count": "n"})
+            rows.append(
+                {
+                    "cc": label,
+                    "request": f"{r.request_unit} {request}",
+                    "lanes": f"{first}-{first + lanes - 1}",
+                    "count": len(txs),
+                    "transactions": summarize(txs),
+                }
+            )
+    return Table(
+        columns=["cc", "request", "lanes", "count", "transactions"],
+        rows=rows,
+        title="Transactions per request (issue order)",
+        headers={"cc": "CC", "count": "n"},
+    )
 
 
 _BANKS = {
@@ -91,13 +104,16 @@ _BANKS = {
 
 def banks_table(results: Sequence[tuple[str, Any]], title: str) -> Table:
     """One row per (label, SharedAccessCost)."""
-    rows = [{key: (label if key == "cc" else getattr(r, key)) for key in _BANKS}
-            for label, r in results]
-    notes = ["passes = Nsight's shared wavefronts (1.x: both half-warps); conflicts = passes - "
-             "ideal, ideal = max(1, ceil(active bytes / bytes per pass)) (reference/memory.md 3)."]
+    rows = [{key: (label if key == "cc" else getattr(r, key)) for key in _BANKS} for label, r in results]
+    notes = [
+        "passes = Nsight's shared wavefronts (1.x: both half-warps); conflicts = passes - "
+        "ideal, ideal = max(1, ceil(active bytes / bytes per pass)) (reference/memory.md 3)."
+    ]
     if any(SHARED_FAMILIES[r.family].rule == "half-warp" for _, r in results):
-        notes.append("1.x: the broadcast word of each step is the lowest pending lane's "
-                     "(the guide leaves the choice open; memory.md 8.3).")
+        notes.append(
+            "1.x: the broadcast word of each step is the lowest pending lane's "
+            "(the guide leaves the choice open; memory.md 8.3)."
+        )
     return Table(columns=list(_BANKS), rows=rows, title=title, headers=dict(_BANKS), notes=notes)
 
 
@@ -110,5 +126,9 @@ def lane_banks_table(results: Sequence[tuple[str, Any]], addresses: Sequence[int
         for label, r in results:
             row[label] = r.lane_banks[lane]
         rows.append(row)
-    return Table(columns=columns, rows=rows, title="Bank of each lane",
-                 headers={label: f"bank ({label})" for label, _ in results})
+    return Table(
+        columns=columns,
+        rows=rows,
+        title="Bank of each lane",
+        headers={label: f"bank ({label})" for label, _ in results},
+    )

@@ -37,8 +37,8 @@ def _pyplot():
         import matplotlib.pyplot as plt
     except ImportError:
         raise OutputError(
-            f"--plot needs matplotlib, which is not installed; install the plot extra: "
-            f"{INSTALL_HINT}") from None
+            f"--plot needs matplotlib, which is not installed; install the plot extra: {INSTALL_HINT}"
+        ) from None
     return plt
 
 
@@ -49,12 +49,20 @@ def draw_sweeps(sweeps: Sequence[Sweep], path: str | Path, title: str) -> None:
     fig, axes = plt.subplots(1, len(sweeps), figsize=(5.2 * len(sweeps), 4.2), squeeze=False)
     for ax, sweep in zip(axes[0], sweeps, strict=True):
         # each value v stands for the inputs after the previous value up to v: a "pre" step
-        ax.step(sweep.values, sweep.active_warps, where="pre",
-                color="#1f5fa8", linewidth=1.6, label="active warps per SM")
+        ax.step(
+            sweep.values, sweep.active_warps, where="pre", color="#1f5fa8", linewidth=1.6, label="active warps per SM"
+        )
         current = int(sweep.values.searchsorted(sweep.current))
         y = int(sweep.active_warps[current])
-        ax.plot([sweep.current], [y], "o", color="#c0392b", markersize=8, zorder=3,
-                label=f"current: {sweep.current} -> {y} warps")
+        ax.plot(
+            [sweep.current],
+            [y],
+            "o",
+            color="#c0392b",
+            markersize=8,
+            zorder=3,
+            label=f"current: {sweep.current} -> {y} warps",
+        )
         ax.axhline(sweep.max_warps_per_sm, color="#999999", linestyle=":", linewidth=1)
         ax.set_ylim(0, sweep.max_warps_per_sm * 1.08)
         ax.set_xlim(0, float(sweep.values[-1]))

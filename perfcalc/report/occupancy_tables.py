@@ -22,8 +22,13 @@ from perfcalc.report.table import Table
 from perfcalc.specs import Arch
 from perfcalc.specs.arch import display_file
 
-LIMITER_LABELS = {"warps": "warps", "registers": "registers", "shared_memory": "shared memory",
-                  "blocks": "blocks", "barriers": "barriers"}
+LIMITER_LABELS = {
+    "warps": "warps",
+    "registers": "registers",
+    "shared_memory": "shared memory",
+    "blocks": "blocks",
+    "barriers": "barriers",
+}
 CURRENT = "<- current"
 
 
@@ -33,6 +38,7 @@ def percent(fraction: float) -> str:
 
 
 # --- one configuration ---------------------------------------------------------------------
+
 
 def input_rows(arch: Arch, inputs: OccupancyInputs) -> list[dict[str, Any]]:
     carveout = "default" if inputs.carveout is None else inputs.carveout
@@ -90,35 +96,42 @@ def device_limit_rows(arch: Arch) -> list[dict[str, Any]]:
 def allocation_rows(result: OccupancyResult, warps: int) -> list[dict[str, Any]]:
     return [
         {"resource": "warps per block", "value": warps},
-        {"resource": "registers per block (allocated)",
-         "value": result.allocated_registers_per_block},
-        {"resource": "shared memory per block (allocated, bytes)",
-         "value": result.allocated_shared_memory_per_block},
-        {"resource": "shared memory per SM (configured, bytes)",
-         "value": result.shared_memory_per_sm_bytes},
+        {"resource": "registers per block (allocated)", "value": result.allocated_registers_per_block},
+        {"resource": "shared memory per block (allocated, bytes)", "value": result.allocated_shared_memory_per_block},
+        {"resource": "shared memory per SM (configured, bytes)", "value": result.shared_memory_per_sm_bytes},
     ]
 
 
 def limiter_rows(result: OccupancyResult) -> list[dict[str, Any]]:
     rows = []
     for name, blocks in result.block_limits.items():
-        rows.append({"limiter": LIMITER_LABELS[name],
-                     "blocks_per_sm": "unlimited" if blocks == UNLIMITED else blocks,
-                     "limits": "<- limiter" if name in result.limiters else ""})
+        rows.append(
+            {
+                "limiter": LIMITER_LABELS[name],
+                "blocks_per_sm": "unlimited" if blocks == UNLIMITED else blocks,
+                "limits": "<- limiter" if name in result.limiters else "",
+            }
+        )
     return rows
 
 
 def result_row(result: OccupancyResult) -> dict[str, Any]:
-    return {"active_blocks_per_sm": result.active_blocks_per_sm,
-            "active_warps_per_sm": result.active_warps_per_sm,
-            "active_threads_per_sm": result.active_threads_per_sm,
-            "occupancy_pct": result.occupancy * 100,
-            "limiters": ", ".join(LIMITER_LABELS[n] for n in result.limiters)}
+    return {
+        "active_blocks_per_sm": result.active_blocks_per_sm,
+        "active_warps_per_sm": result.active_warps_per_sm,
+        "active_threads_per_sm": result.active_threads_per_sm,
+        "occupancy_pct": result.occupancy * 100,
+        "limiters": ", ".join(LIMITER_LABELS[n] for n in result.limiters),
+    }
 
 
-RESULT_HEADERS = {"active_blocks_per_sm": "active blocks/SM", "active_warps_per_sm":
-                  "active warps/SM", "active_threads_per_sm": "active threads/SM",
-                  "occupancy_pct": "occupancy %", "limiters": "limited by"}
+RESULT_HEADERS = {
+    "active_blocks_per_sm": "active blocks/SM",
+    "active_warps_per_sm": "active warps/SM",
+    "active_threads_per_sm": "active threads/SM",
+    "occupancy_pct": "occupancy %",
+    "limiters": "limited by",
+}
 
 
 def _names(limiters: Sequence[str]) -> str:
@@ -129,8 +142,10 @@ def _names(limiters: Sequence[str]) -> str:
 def hint_message(hint: Hint) -> str:
     """One sentence per hint, e.g. 'registers limit you: <= 24 registers per thread would
     allow 10 blocks (62.5 % occupancy)'."""
-    gives = (f"would allow {hint.active_blocks_per_sm} block"
-             f"{'' if hint.active_blocks_per_sm == 1 else 's'} ({percent(hint.occupancy)} occupancy)")
+    gives = (
+        f"would allow {hint.active_blocks_per_sm} block"
+        f"{'' if hint.active_blocks_per_sm == 1 else 's'} ({percent(hint.occupancy)} occupancy)"
+    )
     if hint.kind == "none":
         return "nothing to change: 100 % theoretical occupancy"
     if hint.kind == "resources":
@@ -139,16 +154,17 @@ def hint_message(hint: Hint) -> str:
         if "registers_per_thread" in hint.changes:
             parts.append(f"<= {hint.changes['registers_per_thread']} registers per thread")
         if "shared_memory_per_block" in hint.changes:
-            parts.append(f"<= {hint.changes['shared_memory_per_block']} bytes of shared memory "
-                         "per block (static + dynamic)")
+            parts.append(
+                f"<= {hint.changes['shared_memory_per_block']} bytes of shared memory per block (static + dynamic)"
+            )
         together = " together" if len(hint.limiters) > 1 else ""
         return f"{_names(hint.limiters)} {verb} you{together}: {' and '.join(parts)} {gives}"
     if hint.kind == "carveout":
-        return (f"shared memory limits you: a carveout of {hint.changes['carveout']} % or more "
-                f"(--carveout) {gives}")
+        return f"shared memory limits you: a carveout of {hint.changes['carveout']} % or more (--carveout) {gives}"
     if hint.kind == "cache_config":
-        return (f"shared memory limits you: --cache-config {hint.changes['cache_config']} "
-                f"(cudaFuncSetCacheConfig) {gives}")
+        return (
+            f"shared memory limits you: --cache-config {hint.changes['cache_config']} (cudaFuncSetCacheConfig) {gives}"
+        )
     if hint.kind == "block_size":
         return f"block size {hint.changes['block_size']} {gives}"
     raise ValueError(f"unknown hint kind {hint.kind!r}")
@@ -168,17 +184,30 @@ def occupancy_tables(arch: Arch, advice: Advice) -> list[Table]:
     result = advice.result
     return [
         Table(["input", "value"], input_rows(arch, advice.inputs), title="Inputs"),
-        Table(["limit", "value", "key"], device_limit_rows(arch),
-              title=f"Physical limits of CC {arch.compute_capability}",
-              headers={"key": display_file(arch.source_file)}),
-        Table(["resource", "value"],
-              allocation_rows(result, warps_per_block(arch, advice.inputs)),
-              title="Allocated resources"),
-        Table(["limiter", "blocks_per_sm", "limits"], limiter_rows(result),
-              title="Blocks per SM by each limit", headers={"blocks_per_sm": "blocks/SM",
-                                                            "limits": ""}),
-        Table(list(RESULT_HEADERS), [result_row(result)], title="Occupancy",
-              headers=RESULT_HEADERS, notes=advice_lines(advice)),
+        Table(
+            ["limit", "value", "key"],
+            device_limit_rows(arch),
+            title=f"Physical limits of CC {arch.compute_capability}",
+            headers={"key": display_file(arch.source_file)},
+        ),
+        Table(
+            ["resource", "value"],
+            allocation_rows(result, warps_per_block(arch, advice.inputs)),
+            title="Allocated resources",
+        ),
+        Table(
+            ["limiter", "blocks_per_sm", "limits"],
+            limiter_rows(result),
+            title="Blocks per SM by each limit",
+            headers={"blocks_per_sm": "blocks/SM", "limits": ""},
+        ),
+        Table(
+            list(RESULT_HEADERS),
+            [result_row(result)],
+            title="Occupancy",
+            headers=RESULT_HEADERS,
+            notes=advice_lines(advice),
+        ),
     ]
 
 
@@ -189,8 +218,7 @@ def occupancy_document(arch: Arch, advice: Advice) -> dict[str, Any]:
     device_limits (the Arch keys shown in the table), zero_fit_reason (null when a block fits),
     hints (kind, limiters, changes, active_blocks_per_sm, occupancy, message).
     """
-    doc: dict[str, Any] = {"compute_capability": arch.compute_capability,
-                           "inputs": asdict(advice.inputs)}
+    doc: dict[str, Any] = {"compute_capability": arch.compute_capability, "inputs": asdict(advice.inputs)}
     doc.update(to_jsonable(advice.result))
     doc["warps_per_block"] = warps_per_block(arch, advice.inputs)
     doc["device_limits"] = {r["key"]: getattr(arch, r["key"]) for r in device_limit_rows(arch)}
@@ -201,13 +229,13 @@ def occupancy_document(arch: Arch, advice: Advice) -> dict[str, Any]:
 
 # --- the spreadsheet's three graphs ----------------------------------------------------------
 
-SWEEP_TITLES = {"block": "Impact of Varying Block Size",
-                "regs": "Impact of Varying Register Count Per Thread",
-                "smem": "Impact of Varying Shared Memory Usage Per Block"}
-SWEEP_COLUMNS = {"block": "block_size", "regs": "registers_per_thread",
-                 "smem": "shared_memory_per_block"}
-SWEEP_UNITS = {"block": "threads per block", "regs": "registers per thread",
-               "smem": "shared memory per block (bytes)"}
+SWEEP_TITLES = {
+    "block": "Impact of Varying Block Size",
+    "regs": "Impact of Varying Register Count Per Thread",
+    "smem": "Impact of Varying Shared Memory Usage Per Block",
+}
+SWEEP_COLUMNS = {"block": "block_size", "regs": "registers_per_thread", "smem": "shared_memory_per_block"}
+SWEEP_UNITS = {"block": "threads per block", "regs": "registers per thread", "smem": "shared memory per block (bytes)"}
 
 
 @dataclass(frozen=True)
@@ -245,8 +273,7 @@ def sweep_values(arch: Arch, inputs: OccupancyInputs, axis: str) -> np.ndarray:
     return np.unique(np.append(values, current))
 
 
-def compute_sweep(arch: Arch, inputs: OccupancyInputs, axis: str,
-                  dynamic_of_block: Any = None) -> Sweep:
+def compute_sweep(arch: Arch, inputs: OccupancyInputs, axis: str, dynamic_of_block: Any = None) -> Sweep:
     """One of the spreadsheet's graphs; `dynamic_of_block` maps block sizes to dynamic shared
     memory (cudaOccupancyMaxPotentialBlockSizeVariableSMem's function) on the block axis."""
     values = sweep_values(arch, inputs, axis)
@@ -265,8 +292,16 @@ def compute_sweep(arch: Arch, inputs: OccupancyInputs, axis: str,
         current = inputs.shared_memory
     grid = inputs.grid(arch, **args)
     limiters = tuple(grid.limiters_at(i) for i in range(values.size))
-    return Sweep(axis, values, np.asarray(grid.active_blocks), np.asarray(grid.active_warps),
-                 np.asarray(grid.occupancy), limiters, int(current), arch.max_warps_per_sm)
+    return Sweep(
+        axis,
+        values,
+        np.asarray(grid.active_blocks),
+        np.asarray(grid.active_warps),
+        np.asarray(grid.occupancy),
+        limiters,
+        int(current),
+        arch.max_warps_per_sm,
+    )
 
 
 def sweep_table(sweep: Sweep) -> Table:
@@ -280,21 +315,29 @@ def sweep_table(sweep: Sweep) -> Table:
         same_next = not last and (
             sweep.active_blocks[i] == sweep.active_blocks[i + 1]
             and sweep.active_warps[i] == sweep.active_warps[i + 1]
-            and sweep.limiters[i] == sweep.limiters[i + 1])
+            and sweep.limiters[i] == sweep.limiters[i + 1]
+        )
         if same_next:
             continue
         end = int(sweep.values[i])
-        rows.append({"from": start, "to": end,
-                     "active_blocks_per_sm": int(sweep.active_blocks[i]),
-                     "active_warps_per_sm": int(sweep.active_warps[i]),
-                     "occupancy_pct": float(sweep.occupancy[i]) * 100,
-                     "limiters": ", ".join(LIMITER_LABELS[x] for x in sweep.limiters[i]),
-                     "current": CURRENT if start <= sweep.current <= end else ""})
+        rows.append(
+            {
+                "from": start,
+                "to": end,
+                "active_blocks_per_sm": int(sweep.active_blocks[i]),
+                "active_warps_per_sm": int(sweep.active_warps[i]),
+                "occupancy_pct": float(sweep.occupancy[i]) * 100,
+                "limiters": ", ".join(LIMITER_LABELS[x] for x in sweep.limiters[i]),
+                "current": CURRENT if start <= sweep.current <= end else "",
+            }
+        )
         start = end + 1
-    return Table(["from", "to", "active_blocks_per_sm", "active_warps_per_sm", "occupancy_pct",
-                  "limiters", "current"], rows, title=SWEEP_TITLES[sweep.axis],
-                 headers={**RESULT_HEADERS, "from": f"{SWEEP_UNITS[sweep.axis]} from", "to": "to",
-                          "current": ""})
+    return Table(
+        ["from", "to", "active_blocks_per_sm", "active_warps_per_sm", "occupancy_pct", "limiters", "current"],
+        rows,
+        title=SWEEP_TITLES[sweep.axis],
+        headers={**RESULT_HEADERS, "from": f"{SWEEP_UNITS[sweep.axis]} from", "to": "to", "current": ""},
+    )
 
 
 def sweep_document(sweeps: Sequence[Sweep]) -> dict[str, Any]:
@@ -302,64 +345,117 @@ def sweep_document(sweeps: Sequence[Sweep]) -> dict[str, Any]:
     doc = {}
     for s in sweeps:
         doc[SWEEP_COLUMNS[s.axis]] = {
-            "title": SWEEP_TITLES[s.axis], "current": s.current,
-            "points": [{SWEEP_COLUMNS[s.axis]: int(v), "active_blocks_per_sm": int(b),
-                        "active_warps_per_sm": int(w), "occupancy": float(o),
-                        "limiters": list(lim)}
-                       for v, b, w, o, lim in zip(s.values, s.active_blocks, s.active_warps,
-                                                  s.occupancy, s.limiters, strict=True)]}
+            "title": SWEEP_TITLES[s.axis],
+            "current": s.current,
+            "points": [
+                {
+                    SWEEP_COLUMNS[s.axis]: int(v),
+                    "active_blocks_per_sm": int(b),
+                    "active_warps_per_sm": int(w),
+                    "occupancy": float(o),
+                    "limiters": list(lim),
+                }
+                for v, b, w, o, lim in zip(
+                    s.values, s.active_blocks, s.active_warps, s.occupancy, s.limiters, strict=True
+                )
+            ],
+        }
     return doc
 
 
 # --- block-size suggestion -------------------------------------------------------------------
 
-def suggestion_tables(arch: Arch, suggestion: Any, current: int | None = None,
-                      product: Any = None, min_grid: int | None = None) -> list[Table]:
+
+def suggestion_tables(
+    arch: Arch, suggestion: Any, current: int | None = None, product: Any = None, min_grid: int | None = None
+) -> list[Table]:
     """The pick (cudaOccMaxPotentialOccupancyBlockSize) and the ranking, best first; the
     user's own block size, when given, is marked in the ranking; with a product, the minimum
     grid size (blocks per SM x SMs) the runtime call returns."""
-    pick: dict[str, Any] = {"block_size": suggestion.block_size,
-                            "active_blocks_per_sm": suggestion.active_blocks_per_sm,
-                            "occupancy_pct": suggestion.occupancy * 100}
-    notes = ["NVIDIA's rule (cudaOccMaxPotentialOccupancyBlockSize): the most active threads per "
-             "SM; ties keep the larger block."]
+    pick: dict[str, Any] = {
+        "block_size": suggestion.block_size,
+        "active_blocks_per_sm": suggestion.active_blocks_per_sm,
+        "occupancy_pct": suggestion.occupancy * 100,
+    }
+    notes = [
+        "NVIDIA's rule (cudaOccMaxPotentialOccupancyBlockSize): the most active threads per "
+        "SM; ties keep the larger block."
+    ]
     if product is not None:
         pick["min_grid_size"] = min_grid
-        notes.append(f"min grid size = {suggestion.active_blocks_per_sm} blocks per SM x "
-                     f"{product.sm_count} SMs of the {product.name} (cudaOccupancyMaxPotentialBlockSize)")
+        notes.append(
+            f"min grid size = {suggestion.active_blocks_per_sm} blocks per SM x "
+            f"{product.sm_count} SMs of the {product.name} (cudaOccupancyMaxPotentialBlockSize)"
+        )
     if not suggestion.block_size:
         notes.append("no block size fits a block on an SM with these registers and shared memory")
-    rows = [{"rank": i + 1, "block_size": c.block_size,
-             "active_blocks_per_sm": c.active_blocks_per_sm,
-             "active_threads_per_sm": c.active_threads_per_sm,
-             "occupancy_pct": c.occupancy * 100,
-             "limiters": ", ".join(LIMITER_LABELS[x] for x in c.limiters),
-             "current": CURRENT if c.block_size == current else ""}
-            for i, c in enumerate(suggestion.ranking)]
-    headers = {**RESULT_HEADERS, "block_size": "block size", "current": "",
-               "min_grid_size": "min grid size (blocks)"}
-    return [Table(list(pick), [pick], title=f"Suggested block size (CC {arch.compute_capability})",
-                  headers=headers, notes=notes),
-            Table(["rank", "block_size", "active_blocks_per_sm", "active_threads_per_sm",
-                   "occupancy_pct", "limiters", "current"], rows, title="Ranking",
-                  headers=headers)]
+    rows = [
+        {
+            "rank": i + 1,
+            "block_size": c.block_size,
+            "active_blocks_per_sm": c.active_blocks_per_sm,
+            "active_threads_per_sm": c.active_threads_per_sm,
+            "occupancy_pct": c.occupancy * 100,
+            "limiters": ", ".join(LIMITER_LABELS[x] for x in c.limiters),
+            "current": CURRENT if c.block_size == current else "",
+        }
+        for i, c in enumerate(suggestion.ranking)
+    ]
+    headers = {**RESULT_HEADERS, "block_size": "block size", "current": "", "min_grid_size": "min grid size (blocks)"}
+    return [
+        Table(
+            list(pick),
+            [pick],
+            title=f"Suggested block size (CC {arch.compute_capability})",
+            headers=headers,
+            notes=notes,
+        ),
+        Table(
+            [
+                "rank",
+                "block_size",
+                "active_blocks_per_sm",
+                "active_threads_per_sm",
+                "occupancy_pct",
+                "limiters",
+                "current",
+            ],
+            rows,
+            title="Ranking",
+            headers=headers,
+        ),
+    ]
 
 
 def waves_table(found: Any, product: Any) -> Table:
     """The grid's waves on a product: blocks per wave, waves, the tail and how full it is."""
-    row = {"grid_blocks": found.grid_blocks, "blocks_per_wave": found.blocks_per_wave,
-           "waves": found.waves, "full_waves": found.full_waves,
-           "tail_blocks": found.tail_blocks, "tail_fill_pct": found.tail_fill * 100,
-           "average_fill_pct": found.average_fill * 100}
-    headers = {"grid_blocks": "grid (blocks)", "blocks_per_wave": "blocks per wave",
-               "waves": "waves", "full_waves": "full waves", "tail_blocks": "last-wave blocks",
-               "tail_fill_pct": "last wave full %", "average_fill_pct": "average fill %"}
-    notes = [f"blocks per wave = {found.active_blocks_per_sm} active blocks per SM x "
-             f"{found.sm_count} SMs of the {product.name}; equal-time blocks assumed"]
+    row = {
+        "grid_blocks": found.grid_blocks,
+        "blocks_per_wave": found.blocks_per_wave,
+        "waves": found.waves,
+        "full_waves": found.full_waves,
+        "tail_blocks": found.tail_blocks,
+        "tail_fill_pct": found.tail_fill * 100,
+        "average_fill_pct": found.average_fill * 100,
+    }
+    headers = {
+        "grid_blocks": "grid (blocks)",
+        "blocks_per_wave": "blocks per wave",
+        "waves": "waves",
+        "full_waves": "full waves",
+        "tail_blocks": "last-wave blocks",
+        "tail_fill_pct": "last wave full %",
+        "average_fill_pct": "average fill %",
+    }
+    notes = [
+        f"blocks per wave = {found.active_blocks_per_sm} active blocks per SM x "
+        f"{found.sm_count} SMs of the {product.name}; equal-time blocks assumed"
+    ]
     return Table(list(row), [row], title=f"Waves on {product.name}", headers=headers, notes=notes)
 
 
 # --- ptxas kernels ---------------------------------------------------------------------------
+
 
 def ptxas_table(entries: Sequence[tuple[Any, Arch, Advice]], block_size: int) -> Table:
     """One row per kernel: what ptxas reported and the occupancy at the given block size.
@@ -370,48 +466,87 @@ def ptxas_table(entries: Sequence[tuple[Any, Arch, Advice]], block_size: int) ->
     rows, notes = [], []
     for kernel, arch, advice in entries:
         r = advice.result
-        rows.append({"kernel": kernel.display_name, "compiled_for": kernel.arch or "-",
-                     "cc": arch.compute_capability, "registers": kernel.registers,
-                     "static_smem_bytes": kernel.shared_memory_bytes,
-                     "barriers": kernel.barriers, "spill_bytes": kernel.spill_store_bytes,
-                     **result_row(r)})
+        rows.append(
+            {
+                "kernel": kernel.display_name,
+                "compiled_for": kernel.arch or "-",
+                "cc": arch.compute_capability,
+                "registers": kernel.registers,
+                "static_smem_bytes": kernel.shared_memory_bytes,
+                "barriers": kernel.barriers,
+                "spill_bytes": kernel.spill_store_bytes,
+                **result_row(r),
+            }
+        )
         lines = advice_lines(advice)
         if r.occupancy < 1.0 and lines:
             notes.append(f"{kernel.display_name} [{arch.compute_capability}]: {lines[0]}")
-    headers = {**RESULT_HEADERS, "compiled_for": "compiled for", "cc": "CC",
-               "registers": "regs", "static_smem_bytes": "static smem (B)",
-               "spill_bytes": "spill stores (B)"}
-    return Table(["kernel", "compiled_for", "cc", "registers", "static_smem_bytes", "barriers",
-                  "spill_bytes", *RESULT_HEADERS], rows,
-                 title=f"Kernels from ptxas at {block_size} threads per block", headers=headers,
-                 notes=notes)
+    headers = {
+        **RESULT_HEADERS,
+        "compiled_for": "compiled for",
+        "cc": "CC",
+        "registers": "regs",
+        "static_smem_bytes": "static smem (B)",
+        "spill_bytes": "spill stores (B)",
+    }
+    return Table(
+        ["kernel", "compiled_for", "cc", "registers", "static_smem_bytes", "barriers", "spill_bytes", *RESULT_HEADERS],
+        rows,
+        title=f"Kernels from ptxas at {block_size} threads per block",
+        headers=headers,
+        notes=notes,
+    )
 
 
-def ptxas_document(entries: Sequence[tuple[Any, Arch, Advice]], block_size: int,
-                   notes: Sequence[str] = ()) -> dict:
+def ptxas_document(entries: Sequence[tuple[Any, Arch, Advice]], block_size: int, notes: Sequence[str] = ()) -> dict:
     """JSON: per kernel, the ptxas record and the occupancy document at this block size."""
-    kernels = [{"kernel": to_jsonable(kernel), "occupancy": occupancy_document(arch, advice)}
-               for kernel, arch, advice in entries]
+    kernels = [
+        {"kernel": to_jsonable(kernel), "occupancy": occupancy_document(arch, advice)}
+        for kernel, arch, advice in entries
+    ]
     return {"block_size": block_size, "notes": list(notes), "kernels": kernels}
-
 
 
 def ptxas_suggestion_table(found: Sequence[tuple[Any, Arch, Any]]) -> Table:
     """One row per kernel: the block size NVIDIA's rule picks for it."""
-    rows = [{"kernel": k.display_name, "compiled_for": k.arch or "-",
-             "cc": arch.compute_capability, "registers": k.registers,
-             "static_smem_bytes": k.shared_memory_bytes, "block_size": s.block_size,
-             "active_blocks_per_sm": s.active_blocks_per_sm, "occupancy_pct": s.occupancy * 100}
-            for k, arch, s in found]
-    headers = {**RESULT_HEADERS, "compiled_for": "compiled for", "cc": "CC", "registers": "regs",
-               "static_smem_bytes": "static smem (B)", "block_size": "suggested block size"}
-    return Table(list(rows[0]), rows, title="Suggested block size per kernel", headers=headers,
-                 notes=["NVIDIA's rule (cudaOccMaxPotentialOccupancyBlockSize): the most active "
-                        "threads per SM; ties keep the larger block; 0 = nothing fits."])
+    rows = [
+        {
+            "kernel": k.display_name,
+            "compiled_for": k.arch or "-",
+            "cc": arch.compute_capability,
+            "registers": k.registers,
+            "static_smem_bytes": k.shared_memory_bytes,
+            "block_size": s.block_size,
+            "active_blocks_per_sm": s.active_blocks_per_sm,
+            "occupancy_pct": s.occupancy * 100,
+        }
+        for k, arch, s in found
+    ]
+    headers = {
+        **RESULT_HEADERS,
+        "compiled_for": "compiled for",
+        "cc": "CC",
+        "registers": "regs",
+        "static_smem_bytes": "static smem (B)",
+        "block_size": "suggested block size",
+    }
+    return Table(
+        list(rows[0]),
+        rows,
+        title="Suggested block size per kernel",
+        headers=headers,
+        notes=[
+            "NVIDIA's rule (cudaOccMaxPotentialOccupancyBlockSize): the most active "
+            "threads per SM; ties keep the larger block; 0 = nothing fits."
+        ],
+    )
 
 
-def ptxas_suggestion_document(found: Sequence[tuple[Any, Arch, Any]],
-                              notes: Sequence[str] = ()) -> dict[str, Any]:
-    return {"notes": list(notes),
-            "kernels": [{"kernel": to_jsonable(k), "compute_capability": arch.compute_capability,
-                         "suggestion": to_jsonable(s)} for k, arch, s in found]}
+def ptxas_suggestion_document(found: Sequence[tuple[Any, Arch, Any]], notes: Sequence[str] = ()) -> dict[str, Any]:
+    return {
+        "notes": list(notes),
+        "kernels": [
+            {"kernel": to_jsonable(k), "compute_capability": arch.compute_capability, "suggestion": to_jsonable(s)}
+            for k, arch, s in found
+        ],
+    }

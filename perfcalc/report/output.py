@@ -34,13 +34,14 @@ def check_writable(path: str | Path) -> Path:
     if not text:
         raise OutputError("cannot write to an empty path: name a file")
     if text.endswith(("/", os.sep)) and not os.path.isdir(text):
-        raise OutputError(f"cannot write {text!r}: a name ending in '/' must be an existing "
-                          "directory")
+        raise OutputError(f"cannot write {text!r}: a name ending in '/' must be an existing directory")
     target = Path(os.path.realpath(text)) if os.path.islink(text) else Path(text)
     for part in target.parts:
         if len(os.fsencode(part)) > NAME_MAX:
-            raise OutputError(f"cannot write {_short(text)}: a file name of "
-                              f"{len(os.fsencode(part))} bytes, over the limit of {NAME_MAX}")
+            raise OutputError(
+                f"cannot write {_short(text)}: a file name of "
+                f"{len(os.fsencode(part))} bytes, over the limit of {NAME_MAX}"
+            )
     parent = target.parent if str(target.parent) else Path(".")
     try:
         info = os.stat(target) if os.path.lexists(target) else None
@@ -50,8 +51,9 @@ def check_writable(path: str | Path) -> Path:
     if info is not None and stat.S_ISDIR(info.st_mode):
         raise OutputError(f"cannot write {_short(text)}: it is a directory")
     if info is not None and not stat.S_ISREG(info.st_mode):
-        raise OutputError(f"cannot write {_short(text)}: it is not a regular file (a FIFO, device "
-                          "or socket); --output writes files")
+        raise OutputError(
+            f"cannot write {_short(text)}: it is not a regular file (a FIFO, device or socket); --output writes files"
+        )
     if not parent_ok:
         raise OutputError(f"cannot write {_short(text)}: directory {parent} does not exist")
     if not os.access(parent, os.W_OK):
@@ -102,8 +104,7 @@ def _signals_held() -> Iterator[None]:
     held = (signal.SIGINT, signal.SIGTERM)
     arrived: list[int] = []
     try:
-        previous = {s: signal.signal(s, lambda signum, frame: arrived.append(signum))
-                    for s in held}
+        previous = {s: signal.signal(s, lambda signum, frame: arrived.append(signum)) for s in held}
     except ValueError:  # not the main thread: nothing can be swapped (nor delivered here)
         yield
         return
@@ -128,8 +129,7 @@ def make_directory(path: str | Path) -> Path:
         raise OutputError("cannot write to an empty path: name a directory")
     directory = Path(text)
     if not directory.parent.is_dir():
-        raise OutputError(f"cannot create {_short(text)}: directory {directory.parent} does not "
-                          "exist")
+        raise OutputError(f"cannot create {_short(text)}: directory {directory.parent} does not exist")
     if directory.exists() and not directory.is_dir():
         raise OutputError(f"cannot create {_short(text)}: it exists and is not a directory")
     if not directory.exists():

@@ -15,17 +15,49 @@ from perfcalc.model.roofline import Roofline, RooflinePoint
 from perfcalc.report.table import Table
 
 MATMUL_ROW_KEYS = (
-    "variant", "width", "tile", "blocks", "threads_per_block", "global_loads_per_block",
-    "global_loads_total", "flops_total", "cgma", "intensity_flop_per_byte",
-    "bandwidth_bound_gflops", "compute_bound_gflops", "attainable_gflops", "roofline_bound",
-    "occupancy", "limiters", "time_lower_bound_s", "predicted_time_s", "bound", "bound_detail",
-    "time_basis", "dram_bytes_read", "dram_bytes_written", "l1_hit_rate", "l2_hit_rate",
-    "achieved_gflops", "achieved_gbps", "predicted", "simulated", "simulated_by",
-    "engine_counts", "result_check",
+    "variant",
+    "width",
+    "tile",
+    "blocks",
+    "threads_per_block",
+    "global_loads_per_block",
+    "global_loads_total",
+    "flops_total",
+    "cgma",
+    "intensity_flop_per_byte",
+    "bandwidth_bound_gflops",
+    "compute_bound_gflops",
+    "attainable_gflops",
+    "roofline_bound",
+    "occupancy",
+    "limiters",
+    "time_lower_bound_s",
+    "predicted_time_s",
+    "bound",
+    "bound_detail",
+    "time_basis",
+    "dram_bytes_read",
+    "dram_bytes_written",
+    "l1_hit_rate",
+    "l2_hit_rate",
+    "achieved_gflops",
+    "achieved_gbps",
+    "predicted",
+    "simulated",
+    "simulated_by",
+    "engine_counts",
+    "result_check",
 )
 # time-model keys (issue #9 part 5) read from the variant's TimePrediction
-_TIME_KEYS = ("dram_bytes_read", "dram_bytes_written", "l1_hit_rate", "l2_hit_rate",
-              "achieved_gflops", "achieved_gbps", "bound_detail")
+_TIME_KEYS = (
+    "dram_bytes_read",
+    "dram_bytes_written",
+    "l1_hit_rate",
+    "l2_hit_rate",
+    "achieved_gflops",
+    "achieved_gbps",
+    "bound_detail",
+)
 
 # Side-by-side view: (key, label). Keys are MatmulVariant attributes.
 _SIDE_BY_SIDE = (
@@ -69,20 +101,24 @@ def _value(v: MatmulVariant, key: str) -> Any:
     if key == "time_limited_by":
         return None if v.time is None else v.time.bound_detail
     if key == "time_basis_text":
-        return {"counted": "counts only, no caches", "simulated": "simulated, L1/L2 model",
-                None: None}[v.time_basis]
+        return {"counted": "counts only, no caches", "simulated": "simulated, L1/L2 model", None: None}[v.time_basis]
     return getattr(v, key)
 
 
 def matmul_rows(analysis: MatmulAnalysis) -> list[dict[str, Any]]:
     """One JSON row per variant: the GPU and CC it is for, then MATMUL_ROW_KEYS."""
-    return [{"gpu": analysis.gpu, "cc": analysis.compute_capability,
-             **{k: _value(v, k) for k in MATMUL_ROW_KEYS}} for v in analysis.variants]
+    return [
+        {"gpu": analysis.gpu, "cc": analysis.compute_capability, **{k: _value(v, k) for k in MATMUL_ROW_KEYS}}
+        for v in analysis.variants
+    ]
 
 
 def _title(analysis: MatmulAnalysis) -> str:
-    where = (f"{analysis.gpu_name} (CC {analysis.compute_capability})" if analysis.gpu
-             else f"CC {analysis.compute_capability}, no product")
+    where = (
+        f"{analysis.gpu_name} (CC {analysis.compute_capability})"
+        if analysis.gpu
+        else f"CC {analysis.compute_capability}, no product"
+    )
     return f"Matrix multiply, width {analysis.width}, tile {analysis.tile}, on {where}"
 
 
@@ -91,9 +127,11 @@ def _notes(analysis: MatmulAnalysis) -> list[str]:
     naive = analysis.variant("naive")
     for i, note in enumerate(notes):  # the seeds' "about 15 GFLOPS" beside the prediction
         if "about 15 GFLOPS" in note and naive.predicted_gflops is not None:
-            notes[i] = (f"{note} Predicted here for the naive kernel at width "
-                        f"{analysis.width}: {naive.predicted_gflops:.3g} GFLOPS "
-                        f"({naive.time.bound_detail if naive.time else ''}).")
+            notes[i] = (
+                f"{note} Predicted here for the naive kernel at width "
+                f"{analysis.width}: {naive.predicted_gflops:.3g} GFLOPS "
+                f"({naive.time.bound_detail if naive.time else ''})."
+            )
     for v in analysis.variants:
         for counter, (pred, sim) in mismatches(v).items():
             notes.append(f"MISMATCH {v.variant} {counter}: predicted {pred}, execution core {sim}")
@@ -103,10 +141,10 @@ def _notes(analysis: MatmulAnalysis) -> list[str]:
 def matmul_side_by_side(analysis: MatmulAnalysis) -> Table:
     """Rows = quantities, columns = naive and tiled (the readable view)."""
     names = [v.variant for v in analysis.variants]
-    rows = [{"quantity": label, **{v.variant: _value(v, key) for v in analysis.variants}}
-            for key, label in _SIDE_BY_SIDE]
-    return Table(columns=["quantity", *names], rows=rows, title=_title(analysis),
-                 notes=_notes(analysis))
+    rows = [
+        {"quantity": label, **{v.variant: _value(v, key) for v in analysis.variants}} for key, label in _SIDE_BY_SIDE
+    ]
+    return Table(columns=["quantity", *names], rows=rows, title=_title(analysis), notes=_notes(analysis))
 
 
 def matmul_counter_table(analysis: MatmulAnalysis) -> Table | None:
@@ -125,19 +163,17 @@ def matmul_counter_table(analysis: MatmulAnalysis) -> Table | None:
             row[f"{v.variant}_predicted"] = (v.predicted or {}).get(name)
             row[f"{v.variant}_simulated"] = None if v.simulated is None else v.simulated.get(name)
         compared = [v for v in analysis.variants if v.simulated is not None and v.predicted]
-        row["match"] = (all(v.predicted.get(name) == v.simulated.get(name) for v in compared)
-                        if compared else None)
+        row["match"] = all(v.predicted.get(name) == v.simulated.get(name) for v in compared) if compared else None
         rows.append(row)
-    columns = ["counter"] + [f"{v.variant}_{s}" for v in analysis.variants
-                             for s in ("predicted", "simulated")] + ["match"]
+    columns = (
+        ["counter"] + [f"{v.variant}_{s}" for v in analysis.variants for s in ("predicted", "simulated")] + ["match"]
+    )
     engines = sorted({v.simulated_by for v in analysis.variants if v.simulated_by})
-    title = "Predicted counts vs the execution core" + (
-        f" ({', '.join(engines)} engine)" if engines else "")
+    title = "Predicted counts vs the execution core" + (f" ({', '.join(engines)} engine)" if engines else "")
     return Table(columns=columns, rows=rows, title=title)
 
 
-def matmul_engines_table(analysis: MatmulAnalysis, why: Mapping[str, Mapping[str, str]]
-                         ) -> Table | None:
+def matmul_engines_table(analysis: MatmulAnalysis, why: Mapping[str, Mapping[str, str]]) -> Table | None:
     """Both engines' counters side by side (matmul --engine both); `why[variant][counter]`
     explains a difference (kernels.yaml engines_differ)."""
     ran = [v for v in analysis.variants if v.engine_counts and len(v.engine_counts) > 1]
@@ -158,23 +194,22 @@ def matmul_engines_table(analysis: MatmulAnalysis, why: Mapping[str, Mapping[str
                 row[f"{v.variant}_{e}"] = x
             if len(set(values)) > 1:
                 same = False
-                notes.append(f"{v.variant} {name}: " + why.get(v.variant, {}).get(
-                    name, "not explained in kernels.yaml (engines_differ)"))
+                notes.append(
+                    f"{v.variant} {name}: "
+                    + why.get(v.variant, {}).get(name, "not explained in kernels.yaml (engines_differ)")
+                )
         row["same"] = same
         rows.append(row)
     if not notes:
-        notes.append("the engines agree on every counter: the compiled code makes the "
-                     "source's accesses")
+        notes.append("the engines agree on every counter: the compiled code makes the source's accesses")
     columns = ["counter"] + [f"{v.variant}_{e}" for v in ran for e in engines] + ["same"]
     return Table(columns=columns, rows=rows, title="The two engines side by side", notes=notes)
 
 
 def matmul_explain_table(analysis: MatmulAnalysis) -> Table:
     """Every figure with its formula and inputs (`--explain`)."""
-    rows = [{"variant": f.variant, "figure": f.name, "value": f.value, "formula": f.formula}
-            for f in analysis.figures]
-    return Table(columns=["variant", "figure", "value", "formula"], rows=rows,
-                 title="How each figure was computed")
+    rows = [{"variant": f.variant, "figure": f.name, "value": f.value, "formula": f.formula} for f in analysis.figures]
+    return Table(columns=["variant", "figure", "value", "formula"], rows=rows, title="How each figure was computed")
 
 
 def matmul_flat_table(analysis: MatmulAnalysis) -> Table:
@@ -197,8 +232,9 @@ def matmul_flat_table(analysis: MatmulAnalysis) -> Table:
     return Table(columns=columns, rows=rows, title=_title(analysis), notes=_notes(analysis))
 
 
-def matmul_tables(analysis: MatmulAnalysis, fmt: str, explain: bool = False,
-                  why: Mapping[str, Mapping[str, str]] | None = None) -> list[Table]:
+def matmul_tables(
+    analysis: MatmulAnalysis, fmt: str, explain: bool = False, why: Mapping[str, Mapping[str, str]] | None = None
+) -> list[Table]:
     """The tables a format shows: CSV is one flat row per variant, the others side by side."""
     if fmt == "csv":
         tables = [matmul_flat_table(analysis)]
@@ -216,16 +252,28 @@ def matmul_tables(analysis: MatmulAnalysis, fmt: str, explain: bool = False,
 
 
 def ceilings_table(roof: Roofline) -> Table:
-    rows = [{"ceiling": c.name, "kind": c.kind, "value": c.value,
-             "unit": "GB/s" if c.kind == "memory" else "GFLOPS",
-             "ridge_flop_per_byte": roof.peak_gflops / c.value if c.kind == "memory" else None,
-             "formula": c.formula, "source": c.source} for c in roof.ceilings]
-    return Table(columns=["ceiling", "kind", "value", "unit", "ridge_flop_per_byte", "formula",
-                          "source"], rows=rows,
-                 title=f"Roofline ceilings of {roof.gpu_name} (CC {roof.compute_capability})",
-                 notes=[f"FP32 ridge point: {roof.peak_gflops:g} GFLOPS / {roof.bandwidth_gbs:g} "
-                        f"GB/s = {roof.ridge_flop_per_byte:.4g} flop/B; below it a kernel is "
-                        f"memory-bound, above it compute-bound."])
+    rows = [
+        {
+            "ceiling": c.name,
+            "kind": c.kind,
+            "value": c.value,
+            "unit": "GB/s" if c.kind == "memory" else "GFLOPS",
+            "ridge_flop_per_byte": roof.peak_gflops / c.value if c.kind == "memory" else None,
+            "formula": c.formula,
+            "source": c.source,
+        }
+        for c in roof.ceilings
+    ]
+    return Table(
+        columns=["ceiling", "kind", "value", "unit", "ridge_flop_per_byte", "formula", "source"],
+        rows=rows,
+        title=f"Roofline ceilings of {roof.gpu_name} (CC {roof.compute_capability})",
+        notes=[
+            f"FP32 ridge point: {roof.peak_gflops:g} GFLOPS / {roof.bandwidth_gbs:g} "
+            f"GB/s = {roof.ridge_flop_per_byte:.4g} flop/B; below it a kernel is "
+            f"memory-bound, above it compute-bound."
+        ],
+    )
 
 
 def roofline_curve_table(roof: Roofline, intensities: Sequence[float]) -> Table:
@@ -237,21 +285,41 @@ def roofline_curve_table(roof: Roofline, intensities: Sequence[float]) -> Table:
         for c in memory:
             row[f"{c.name} (GFLOPS)"] = min(roof.peak_gflops, x * c.value)
         rows.append(row)
-    return Table(columns=["intensity_flop_per_byte", *[f"{c.name} (GFLOPS)" for c in memory]],
-                 rows=rows, title="Attainable FP32 GFLOPS = min(peak, intensity x bandwidth)")
+    return Table(
+        columns=["intensity_flop_per_byte", *[f"{c.name} (GFLOPS)" for c in memory]],
+        rows=rows,
+        title="Attainable FP32 GFLOPS = min(peak, intensity x bandwidth)",
+    )
 
 
 def points_table(points: Sequence[RooflinePoint], notes: Sequence[str] = ()) -> Table:
-    rows = [{"kernel": p.label, "intensity_flop_per_byte": p.intensity_flop_per_byte,
-             "bandwidth_bound_gflops": p.bandwidth_bound_gflops,
-             "compute_bound_gflops": p.compute_bound_gflops,
-             "attainable_gflops": p.attainable_gflops, "bound": p.bound,
-             "fraction_of_peak": p.fraction_of_peak} for p in points]
-    return Table(columns=["kernel", "intensity_flop_per_byte", "bandwidth_bound_gflops",
-                          "compute_bound_gflops", "attainable_gflops", "bound",
-                          "fraction_of_peak"], rows=rows, title="Kernels on the roofline",
-                 headers={"intensity_flop_per_byte": "intensity (flop per moved B)"},
-                 notes=list(notes))
+    rows = [
+        {
+            "kernel": p.label,
+            "intensity_flop_per_byte": p.intensity_flop_per_byte,
+            "bandwidth_bound_gflops": p.bandwidth_bound_gflops,
+            "compute_bound_gflops": p.compute_bound_gflops,
+            "attainable_gflops": p.attainable_gflops,
+            "bound": p.bound,
+            "fraction_of_peak": p.fraction_of_peak,
+        }
+        for p in points
+    ]
+    return Table(
+        columns=[
+            "kernel",
+            "intensity_flop_per_byte",
+            "bandwidth_bound_gflops",
+            "compute_bound_gflops",
+            "attainable_gflops",
+            "bound",
+            "fraction_of_peak",
+        ],
+        rows=rows,
+        title="Kernels on the roofline",
+        headers={"intensity_flop_per_byte": "intensity (flop per moved B)"},
+        notes=list(notes),
+    )
 
 
 def kernels_table(rows: list[dict[str, Any]], title: str, notes: Sequence[str] = ()) -> Table:
@@ -260,8 +328,7 @@ def kernels_table(rows: list[dict[str, Any]], title: str, notes: Sequence[str] =
     return Table(columns=columns, rows=rows, title=title, notes=list(notes))
 
 
-def launch_reports_table(reports: Sequence[Any], roof: Roofline, title: str,
-                         notes: Sequence[str] = ()) -> Table:
+def launch_reports_table(reports: Sequence[Any], roof: Roofline, title: str, notes: Sequence[str] = ()) -> Table:
     """Launches at their predicted performance (analysis/launch_report.LaunchReport), with the
     roof above each: intensity against the DRAM bytes the L1/L2 model leaves, the roof there
     (min(peak, intensity x bandwidth)) and the predicted GFLOP/s as a fraction of it."""
@@ -270,19 +337,30 @@ def launch_reports_table(reports: Sequence[Any], roof: Roofline, title: str,
         t = r.time
         ai = r.flops_per_dram_byte
         roof_at = None if ai is None else min(roof.peak_gflops, ai * roof.bandwidth_gbs)
-        rows.append({
-            "kernel": r.kernel, "params": ", ".join(f"{k}={v}" for k, v in r.params.items()),
-            "occupancy": r.occupancy, "occupancy_limiters": ", ".join(r.occupancy_limiters),
-            "registers_per_thread": r.registers_per_thread,
-            "flop_per_dram_byte": ai, "roof_gflops": roof_at,
-            "predicted_gflops": t.achieved_gflops if r.counters.flops else None,
-            "fraction_of_roof": (t.achieved_gflops / roof_at) if roof_at else None,
-            "predicted_time_s": t.predicted_time_s, "bound": t.bound,
-            "dram_gbps": t.achieved_gbps, "l1_hit_rate": t.l1_hit_rate,
-            "l2_hit_rate": t.l2_hit_rate,
-            "simulated_blocks": f"{r.simulated_blocks}/{r.launch_blocks}",
-        })
+        rows.append(
+            {
+                "kernel": r.kernel,
+                "params": ", ".join(f"{k}={v}" for k, v in r.params.items()),
+                "occupancy": r.occupancy,
+                "occupancy_limiters": ", ".join(r.occupancy_limiters),
+                "registers_per_thread": r.registers_per_thread,
+                "flop_per_dram_byte": ai,
+                "roof_gflops": roof_at,
+                "predicted_gflops": t.achieved_gflops if r.counters.flops else None,
+                "fraction_of_roof": (t.achieved_gflops / roof_at) if roof_at else None,
+                "predicted_time_s": t.predicted_time_s,
+                "bound": t.bound,
+                "dram_gbps": t.achieved_gbps,
+                "l1_hit_rate": t.l1_hit_rate,
+                "l2_hit_rate": t.l2_hit_rate,
+                "simulated_blocks": f"{r.simulated_blocks}/{r.launch_blocks}",
+            }
+        )
     columns = list(rows[0]) if rows else ["kernel"]
-    return Table(columns=columns, rows=rows, title=title, notes=list(notes),
-                 headers={"flop_per_dram_byte": "flop per DRAM B (L1/L2 model)",
-                          "roof_gflops": "roof there (GFLOPS)"})
+    return Table(
+        columns=columns,
+        rows=rows,
+        title=title,
+        notes=list(notes),
+        headers={"flop_per_dram_byte": "flop per DRAM B (L1/L2 model)", "roof_gflops": "roof there (GFLOPS)"},
+    )

@@ -67,8 +67,9 @@ def _render_table(tables: Sequence[Table], markdown: bool) -> str:
             block.append(f"## {t.title}" if markdown else t.title)
             if markdown:
                 block.append("")
-        block.append(tabulate(rows, headers=headers, tablefmt="github" if markdown else "simple",
-                              disable_numparse=True))
+        block.append(
+            tabulate(rows, headers=headers, tablefmt="github" if markdown else "simple", disable_numparse=True)
+        )
         if t.notes:
             block.append("")
             block.extend(f"- {n}" if markdown else n for n in t.notes)
@@ -104,8 +105,11 @@ def render(tables: Table | Sequence[Table], fmt: str, data: Any = None) -> str:
         tables = [tables]
     if fmt == "json":
         if data is None:
-            data = {t.title or f"table{i}": t.rows for i, t in enumerate(tables)} if len(tables) > 1 \
+            data = (
+                {t.title or f"table{i}": t.rows for i, t in enumerate(tables)}
+                if len(tables) > 1
                 else {"rows": tables[0].rows}
+            )
         return json.dumps(to_jsonable(data), indent=2) + "\n"
     if fmt == "csv":
         return _render_csv(tables)

@@ -21,8 +21,7 @@ def _pyplot():
     try:
         import matplotlib
     except ImportError:
-        raise OutputError("--plot needs matplotlib, which is not installed: "
-                          "pip install 'perfcalc[plot]'") from None
+        raise OutputError("--plot needs matplotlib, which is not installed: pip install 'perfcalc[plot]'") from None
     matplotlib.use("Agg", force=True)
     import matplotlib.pyplot as plt
 
@@ -33,8 +32,7 @@ def check_plot_path(path: str | Path) -> Path:
     """Fail before any work on a suffix we cannot draw, a path we cannot write, or no matplotlib."""
     path = Path(path)
     if path.suffix.lower() not in PLOT_SUFFIXES:
-        raise InputError(f"--plot {path}: the file name must end in .png or .svg "
-                         f"(the formats the plot is written in)")
+        raise InputError(f"--plot {path}: the file name must end in .png or .svg (the formats the plot is written in)")
     check_writable(path)
     _pyplot()
     return path
@@ -56,25 +54,40 @@ def plot_roofline(roof: Roofline, points: Sequence[RooflinePoint], path: str | P
     ax.set_yscale("log")
     for c in memory:
         knee = roof.peak_gflops / c.value
-        ax.plot([x_lo, knee, x_hi], [x_lo * c.value, roof.peak_gflops, roof.peak_gflops],
-                linewidth=2 if c.name == "DRAM" else 1.2)
-        ax.annotate(f"{c.name} {c.value:,.4g} GB/s", (x_lo * 1.3, x_lo * 1.3 * c.value),
-                    rotation=28, fontsize=8, va="bottom")
+        ax.plot(
+            [x_lo, knee, x_hi],
+            [x_lo * c.value, roof.peak_gflops, roof.peak_gflops],
+            linewidth=2 if c.name == "DRAM" else 1.2,
+        )
+        ax.annotate(
+            f"{c.name} {c.value:,.4g} GB/s", (x_lo * 1.3, x_lo * 1.3 * c.value), rotation=28, fontsize=8, va="bottom"
+        )
     by_value: dict[float, list[str]] = {}
     for c in compute:  # equal roofs (V100: FP64 = FP32 without FMA) share one line and label
         by_value.setdefault(c.value, []).append(c.name)
     for value, names in by_value.items():
         ax.axhline(value, linestyle="--", linewidth=0.8, color="grey")
-        ax.annotate(f"{' = '.join(names)} {value:,.6g} GFLOPS", (x_hi / 1.2, value), fontsize=8,
-                    ha="right", va="bottom")
+        ax.annotate(
+            f"{' = '.join(names)} {value:,.6g} GFLOPS", (x_hi / 1.2, value), fontsize=8, ha="right", va="bottom"
+        )
     ax.axvline(roof.ridge_flop_per_byte, linestyle=":", color="black", linewidth=0.8)
-    ax.annotate(f"ridge {roof.ridge_flop_per_byte:.3g} flop/B", (roof.ridge_flop_per_byte, x_lo
-                * roof.bandwidth_gbs), fontsize=8, rotation=90, ha="right", va="bottom")
+    ax.annotate(
+        f"ridge {roof.ridge_flop_per_byte:.3g} flop/B",
+        (roof.ridge_flop_per_byte, x_lo * roof.bandwidth_gbs),
+        fontsize=8,
+        rotation=90,
+        ha="right",
+        va="bottom",
+    )
     for p in points:
         ax.plot([p.intensity_flop_per_byte], [p.attainable_gflops], "o", markersize=6)
-        ax.annotate(f"{p.label} ({p.attainable_gflops:,.4g})",
-                    (p.intensity_flop_per_byte, p.attainable_gflops),
-                    textcoords="offset points", xytext=(5, -12), fontsize=8)
+        ax.annotate(
+            f"{p.label} ({p.attainable_gflops:,.4g})",
+            (p.intensity_flop_per_byte, p.attainable_gflops),
+            textcoords="offset points",
+            xytext=(5, -12),
+            fontsize=8,
+        )
     ax.set_xlim(x_lo, x_hi)
     ax.set_ylim(x_lo * min(c.value for c in memory), top * 3)
     ax.set_xlabel("arithmetic intensity (flop/byte)")

@@ -53,8 +53,7 @@ def summary_table(doc: Mapping[str, Any]) -> Table:
                 f"{occ.get('active_blocks_per_sm')} / {occ.get('active_warps_per_sm')}",
             ),
             ("limited by", ", ".join(occ.get("limiters", ())) or "-"),
-            (f"registers per thread ({occ.get('registers_source', 'assumed')})",
-             occ.get("registers_per_thread")),
+            (f"registers per thread ({occ.get('registers_source', 'assumed')})", occ.get("registers_per_thread")),
         ]
     model = doc.get("model") or {}
     if model:
@@ -72,9 +71,7 @@ def summary_table(doc: Mapping[str, Any]) -> Table:
     )
 
 
-def counters_table(
-    simulated: Mapping[str, int], predicted: Mapping[str, int] | None, names: Sequence[str]
-) -> Table:
+def counters_table(simulated: Mapping[str, int], predicted: Mapping[str, int] | None, names: Sequence[str]) -> Table:
     """One row per counter: simulated, predicted (where modelled) and whether they match."""
     rows = []
     for name in names:
@@ -225,16 +222,29 @@ def _pct(x: Any) -> str:
 
 def cache_lines_table(caches: Mapping[str, Any]) -> Table:
     """The cache model per source line of a global access."""
-    rows = [{"line": r["line"], "l1": _pct(r["l1_hit_rate"]), "l2": _pct(r["l2_hit_rate"]),
-             "l2_read": r["l2_bytes_read"], "l2_written": r["l2_bytes_written"],
-             "dram_read": r["dram_bytes_read"]} for r in caches["per_line"]]
+    rows = [
+        {
+            "line": r["line"],
+            "l1": _pct(r["l1_hit_rate"]),
+            "l2": _pct(r["l2_hit_rate"]),
+            "l2_read": r["l2_bytes_read"],
+            "l2_written": r["l2_bytes_written"],
+            "dram_read": r["dram_bytes_read"],
+        }
+        for r in caches["per_line"]
+    ]
     return Table(
         columns=["line", "l1", "l2", "l2_read", "l2_written", "dram_read"],
         rows=rows,
         title="caches per source line",
-        headers={"line": "line", "l1": "L1 hit (loads)", "l2": "L2 hit",
-                 "l2_read": "L2 bytes read", "l2_written": "L2 bytes written",
-                 "dram_read": "DRAM bytes read"},
+        headers={
+            "line": "line",
+            "l1": "L1 hit (loads)",
+            "l2": "L2 hit",
+            "l2_read": "L2 bytes read",
+            "l2_written": "L2 bytes written",
+            "dram_read": "DRAM bytes read",
+        },
     )
 
 
@@ -243,13 +253,15 @@ def caches_table(caches: Mapping[str, Any]) -> Table:
     pct = _pct
 
     rows = [
-        ("GPU", f"{caches['gpu']} ({caches['sms']} SMs, L2 {caches['l2_bytes'] // 1024} KB, "
-                f"L1 {caches['l1_bytes'] // 1024} KB per SM for global data)"),
+        (
+            "GPU",
+            f"{caches['gpu']} ({caches['sms']} SMs, L2 {caches['l2_bytes'] // 1024} KB, "
+            f"L1 {caches['l1_bytes'] // 1024} KB per SM for global data)",
+        ),
         ("L1 hit rate, global loads", pct(caches["l1_hit_rate"])),
         ("L2 hit rate", pct(caches["l2_hit_rate"])),
         ("L2 bytes read / written", f"{caches['l2_bytes_read']} / {caches['l2_bytes_written']}"),
-        ("DRAM bytes read / written", f"{caches['dram_bytes_read']} / "
-                                      f"{caches['dram_bytes_written']}"),
+        ("DRAM bytes read / written", f"{caches['dram_bytes_read']} / {caches['dram_bytes_written']}"),
         ("bytes still dirty in L2 at the end", caches["l2_dirty_bytes_at_end"]),
     ]
     return Table(
@@ -263,21 +275,33 @@ def caches_table(caches: Mapping[str, Any]) -> Table:
 def time_table(doc: Mapping[str, Any]) -> Table:
     """The time model's answer for --gpu: the time, the bound, and every term with its formula."""
     t = doc["time"]
-    rows = [{"item": "predicted time", "seconds": doc["predicted_time_s"],
-             "formula": f"launch overhead {t['launch_overhead_s']:.3g} s + the largest term; "
-                        f"{doc['bound_detail']}"}]
-    rows += [{"item": x["name"], "seconds": x["seconds"], "formula": x["formula"]}
-             for x in t["terms"]]
+    rows = [
+        {
+            "item": "predicted time",
+            "seconds": doc["predicted_time_s"],
+            "formula": f"launch overhead {t['launch_overhead_s']:.3g} s + the largest term; {doc['bound_detail']}",
+        }
+    ]
+    rows += [{"item": x["name"], "seconds": x["seconds"], "formula": x["formula"]} for x in t["terms"]]
     rows += [{"item": "left out", "seconds": None, "formula": why} for why in t["omitted"]]
     if t["sampled"]:
         s = t["sampled"]
-        rows.append({"item": "sampled", "seconds": None,
-                     "formula": f"{s['simulated_blocks']} of {s['launch_blocks']} blocks "
-                                f"simulated (first {s['waves']} wave(s), 1 SM in "
-                                f"{s['sm_stride']}), extrapolated"})
-    rows.append({"item": "achieved", "seconds": None,
-                 "formula": f"{doc['achieved_gflops']:.4g} GFLOP/s, {doc['achieved_gbps']:.4g} "
-                            f"GB/s DRAM"})
+        rows.append(
+            {
+                "item": "sampled",
+                "seconds": None,
+                "formula": f"{s['simulated_blocks']} of {s['launch_blocks']} blocks "
+                f"simulated (first {s['waves']} wave(s), 1 SM in "
+                f"{s['sm_stride']}), extrapolated",
+            }
+        )
+    rows.append(
+        {
+            "item": "achieved",
+            "seconds": None,
+            "formula": f"{doc['achieved_gflops']:.4g} GFLOP/s, {doc['achieved_gbps']:.4g} GB/s DRAM",
+        }
+    )
     return Table(
         columns=["item", "seconds", "formula"],
         rows=rows,
@@ -288,6 +312,7 @@ def time_table(doc: Mapping[str, Any]) -> Table:
 
 def gpu_comparison_table(docs: Sequence[Mapping[str, Any]]) -> Table:
     """The same launch on several products (run --gpu A --gpu B): one column per product."""
+
     def pct(x: Any) -> str:
         return "-" if x is None else f"{100 * x:.1f} %"
 
@@ -306,6 +331,9 @@ def gpu_comparison_table(docs: Sequence[Mapping[str, Any]]) -> Table:
     names = [d["gpu"] for d in docs]
     rows = [{"quantity": label, **{d["gpu"]: get(d) for d in docs}} for label, get in quantities]
     params = ", ".join(f"{k}={v}" for k, v in docs[0]["params"].items())
-    return Table(columns=["quantity", *names], rows=rows,
-                 title=f"{docs[0]['kernel']} ({params}) on {', '.join(names)}",
-                 notes=sorted({n for d in docs for n in d["notes"] if n.startswith("sampled")}))
+    return Table(
+        columns=["quantity", *names],
+        rows=rows,
+        title=f"{docs[0]['kernel']} ({params}) on {', '.join(names)}",
+        notes=sorted({n for d in docs for n in d["notes"] if n.startswith("sampled")}),
+    )

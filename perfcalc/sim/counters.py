@@ -17,11 +17,41 @@ from dataclasses import dataclass, field
 from perfcalc.specs.counters import COUNTER_NAMES, CounterSet
 
 INSTRUCTION_KINDS = (
-    "fp32", "fp64", "int", "int_divide", "global_load", "global_store", "shared_load", "shared_store",
-    "constant_load", "atomic", "barrier", "branch", "call",
+    "fp32",
+    "fp64",
+    "int",
+    "int_divide",
+    "global_load",
+    "global_store",
+    "shared_load",
+    "shared_store",
+    "constant_load",
+    "atomic",
+    "barrier",
+    "branch",
+    "call",
 )
-(GLD_REQ, GLD_TX, GLD_B, GST_REQ, GST_TX, GST_B, SLD_REQ, SLD_WF, SST_REQ, SST_WF, BANK, FLOPS,
- DIVERGENT, BARRIERS, CONST_REQ, SATOM_INT, SATOM_CAS, SATOM_FLOAT, GLD_WAIT) = range(len(COUNTER_NAMES))
+(
+    GLD_REQ,
+    GLD_TX,
+    GLD_B,
+    GST_REQ,
+    GST_TX,
+    GST_B,
+    SLD_REQ,
+    SLD_WF,
+    SST_REQ,
+    SST_WF,
+    BANK,
+    FLOPS,
+    DIVERGENT,
+    BARRIERS,
+    CONST_REQ,
+    SATOM_INT,
+    SATOM_CAS,
+    SATOM_FLOAT,
+    GLD_WAIT,
+) = range(len(COUNTER_NAMES))
 _N = len(COUNTER_NAMES)
 # the counter of each shared-atomic cost class (memory/shared_atomics.py)
 SHARED_ATOMIC_SLOT = {"int": SATOM_INT, "cas": SATOM_CAS, "float": SATOM_FLOAT}
@@ -56,7 +86,5 @@ def new_site_counts() -> list[int]:
 
 def freeze(counts: list[int]) -> Counters:
     """A frozen Counters from an accumulator list."""
-    kinds = {k: int(counts[_N + i]) for i, k in enumerate(INSTRUCTION_KINDS)
-             if counts[_N + i]}
-    return Counters(**{n: int(counts[i]) for i, n in enumerate(COUNTER_NAMES)},
-                    warp_instructions=kinds)
+    kinds = {k: int(counts[_N + i]) for i, k in enumerate(INSTRUCTION_KINDS) if counts[_N + i]}
+    return Counters(**{n: int(counts[i]) for i, n in enumerate(COUNTER_NAMES)}, warp_instructions=kinds)

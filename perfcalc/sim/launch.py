@@ -39,8 +39,7 @@ _LIMIT: ContextVar[tuple[float, float] | None] = ContextVar("perfcalc_time_limit
 
 
 def check_max_seconds(seconds: float) -> None:
-    if not (isinstance(seconds, (int, float)) and not isinstance(seconds, bool)
-            and 0 < seconds < math.inf):
+    if not (isinstance(seconds, (int, float)) and not isinstance(seconds, bool) and 0 < seconds < math.inf):
         raise InputError(f"max_seconds = {seconds!r} must be a finite number of seconds > 0")
 
 
@@ -71,8 +70,7 @@ def time_limit_seconds() -> float:
     return DEFAULT_MAX_SECONDS if limit is None else limit[1]
 
 
-def _refuse_if_too_long(threads: int, blocks_done: int, nblocks: int, chunks_start: float
-                        ) -> None:
+def _refuse_if_too_long(threads: int, blocks_done: int, nblocks: int, chunks_start: float) -> None:
     limit = _LIMIT.get()
     if limit is None:
         return
@@ -85,9 +83,11 @@ def _refuse_if_too_long(threads: int, blocks_done: int, nblocks: int, chunks_sta
         estimate = (chunks_start - start) + elapsed / blocks_done * nblocks
         basis = f"{elapsed:.3g} s for the first {blocks_done} of {nblocks} blocks"
     if estimate > seconds:
-        raise InputError(f"simulating this launch would take about {estimate:.3g} s ({basis}), "
-                         f"over the limit of {seconds:g} s (--max-seconds / max_seconds); use a "
-                         "smaller launch, or --gpu to simulate a sample of the blocks")
+        raise InputError(
+            f"simulating this launch would take about {estimate:.3g} s ({basis}), "
+            f"over the limit of {seconds:g} s (--max-seconds / max_seconds); use a "
+            "smaller launch, or --gpu to simulate a sample of the blocks"
+        )
 
 
 @dataclass(frozen=True)
@@ -135,8 +135,11 @@ class SimResult:
 def dims(value: object, what: str) -> tuple[int, int, int]:
     if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
         vals = [int(value)]
-    elif isinstance(value, (tuple, list)) and 1 <= len(value) <= 3 and all(
-            isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in value):
+    elif (
+        isinstance(value, (tuple, list))
+        and 1 <= len(value) <= 3
+        and all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in value)
+    ):
         vals = [int(v) for v in value]
     else:
         raise InputError(f"{what} = {value!r}: give an int or a tuple of 1 to 3 ints")
@@ -150,25 +153,28 @@ def arch_file(arch: object) -> str:
     return display_file(getattr(arch, "source_file", ""))
 
 
-def validate_launch(arch: object, grid: tuple[int, int, int],
-                     block: tuple[int, int, int]) -> None:
+def validate_launch(arch: object, grid: tuple[int, int, int], block: tuple[int, int, int]) -> None:
     src = arch_file(arch)
     max_block = arch.max_block_dim
     for i, axis in enumerate("xyz"):
         if block[i] > max_block[i]:
-            raise InputError(f"block.{axis} = {block[i]} exceeds the limit {max_block[i]} "
-                             f"(max_block_dim[{i}] in {src})")
+            raise InputError(
+                f"block.{axis} = {block[i]} exceeds the limit {max_block[i]} (max_block_dim[{i}] in {src})"
+            )
     threads = block[0] * block[1] * block[2]
     limit = arch.max_threads_per_block
     if threads > limit:
-        raise InputError(f"block of {block[0]}x{block[1]}x{block[2]} = {threads} threads "
-                         f"exceeds the limit {limit} (max_threads_per_block in {src})")
+        raise InputError(
+            f"block of {block[0]}x{block[1]}x{block[2]} = {threads} threads "
+            f"exceeds the limit {limit} (max_threads_per_block in {src})"
+        )
     max_grid = getattr(arch, "max_grid_dim", None)
     if max_grid is not None:
         for i, axis in enumerate("xyz"):
             if grid[i] > max_grid[i]:
-                raise InputError(f"grid.{axis} = {grid[i]} exceeds the limit {max_grid[i]} "
-                                 f"(max_grid_dim[{i}] in {src})")
+                raise InputError(
+                    f"grid.{axis} = {grid[i]} exceeds the limit {max_grid[i]} (max_grid_dim[{i}] in {src})"
+                )
 
 
 def as_arch(arch: Arch | str | Path) -> Arch:
@@ -200,18 +206,24 @@ def resolve_engine(engine: str) -> tuple[str, str | None]:
 CacheFactory = Callable[[int, "str | None", str], CacheHierarchy]
 
 
-def make_caches(caches: CacheHierarchy | CacheFactory | None, static_shared: int,
-                ptxas_log: str | None, entry: str) -> CacheHierarchy | None:
+def make_caches(
+    caches: CacheHierarchy | CacheFactory | None, static_shared: int, ptxas_log: str | None, entry: str
+) -> CacheHierarchy | None:
     """The cache model for this run (see CacheFactory)."""
     if caches is None or isinstance(caches, CacheHierarchy):
         return caches
     return caches(static_shared, ptxas_log, entry)
 
 
-def run_chunks(nblocks: int, warps_per_block: int, chunk_lanes: int,
-               caches: CacheHierarchy | None, body: Callable[[np.ndarray], None],
-               progress: Callable[[int, int], None] | None, raise_on_fault: bool
-               ) -> list[Fault]:
+def run_chunks(
+    nblocks: int,
+    warps_per_block: int,
+    chunk_lanes: int,
+    caches: CacheHierarchy | None,
+    body: Callable[[np.ndarray], None],
+    progress: Callable[[int, int], None] | None,
+    raise_on_fault: bool,
+) -> list[Fault]:
     """Call `body(block_ids)` over the launch's blocks, a chunk of about `chunk_lanes` lanes at
     a time (whole blocks; with a cache model, one wave per chunk, since the resident blocks run
     in lock-step), telling the cache model each chunk's blocks; return the fault that stopped
@@ -222,8 +234,9 @@ def run_chunks(nblocks: int, warps_per_block: int, chunk_lanes: int,
     if caches is not None and caches.sample is not None:
         chunks: Iterable[np.ndarray] = caches.sample.chunks(nblocks, per_chunk, caches.config.sms)
     else:
-        chunks = (np.arange(first, min(first + per_chunk, nblocks), dtype=np.int64)
-                  for first in range(0, nblocks, per_chunk))
+        chunks = (
+            np.arange(first, min(first + per_chunk, nblocks), dtype=np.int64) for first in range(0, nblocks, per_chunk)
+        )
     whole = caches is None or caches.sample is None  # a sample's size is the sampler's business
     chunks_start = time.monotonic()
     if whole:
@@ -235,8 +248,10 @@ def run_chunks(nblocks: int, warps_per_block: int, chunk_lanes: int,
                 if done and whole:
                     _refuse_if_too_long(0, done, nblocks, chunks_start)
                 elif done and past_time_limit():
-                    raise InputError(f"the simulation passed its limit of {time_limit_seconds():g} "
-                                     f"s (--max-seconds / max_seconds) after {done} blocks")
+                    raise InputError(
+                        f"the simulation passed its limit of {time_limit_seconds():g} "
+                        f"s (--max-seconds / max_seconds) after {done} blocks"
+                    )
                 if caches is not None:
                     caches.begin_chunk(ids, 32 * warps_per_block)
                 body(ids)
@@ -259,16 +274,26 @@ def site_totals(site_counts: dict[int, list[int]]) -> tuple[dict[int, Counters],
     return per_site, total
 
 
-def run_kernel(source: str, kernel: str, grid: object, block: object,
-               args: dict[str, object], arch: Arch | str, dynamic_shared_bytes: int = 0,
-               defines: dict[str, int | float | str] | None = None,
-               iteration_cap: int = 1_000_000, cache: str | None = None,
-               bank_mode: int | None = None, source_name: str = "<source>",
-               raise_on_fault: bool = True,
-               progress: Callable[[int, int], None] | None = None,
-               engine: str = "source", include_dirs: tuple[str, ...] = (),
-               caches: CacheHierarchy | CacheFactory | None = None,
-               max_seconds: float | None = None) -> SimResult:
+def run_kernel(
+    source: str,
+    kernel: str,
+    grid: object,
+    block: object,
+    args: dict[str, object],
+    arch: Arch | str,
+    dynamic_shared_bytes: int = 0,
+    defines: dict[str, int | float | str] | None = None,
+    iteration_cap: int = 1_000_000,
+    cache: str | None = None,
+    bank_mode: int | None = None,
+    source_name: str = "<source>",
+    raise_on_fault: bool = True,
+    progress: Callable[[int, int], None] | None = None,
+    engine: str = "source",
+    include_dirs: tuple[str, ...] = (),
+    caches: CacheHierarchy | CacheFactory | None = None,
+    max_seconds: float | None = None,
+) -> SimResult:
     """Run `kernel` of CUDA `source` for every thread of the launch, count, check for faults.
 
     Pointer parameters are bound to the 1-D NumPy arrays in `args` and written in place;
@@ -288,31 +313,62 @@ def run_kernel(source: str, kernel: str, grid: object, block: object,
         if chosen == "ptx":
             from perfcalc.sim.ptx.run import run_ptx
 
-            return run_ptx(source, kernel, grid, block, args, arch, dynamic_shared_bytes,
-                           defines=defines, iteration_cap=iteration_cap, cache=cache,
-                           bank_mode=bank_mode, source_name=source_name,
-                           raise_on_fault=raise_on_fault, progress=progress,
-                           include_dirs=include_dirs, caches=caches)
+            return run_ptx(
+                source,
+                kernel,
+                grid,
+                block,
+                args,
+                arch,
+                dynamic_shared_bytes,
+                defines=defines,
+                iteration_cap=iteration_cap,
+                cache=cache,
+                bank_mode=bank_mode,
+                source_name=source_name,
+                raise_on_fault=raise_on_fault,
+                progress=progress,
+                include_dirs=include_dirs,
+                caches=caches,
+            )
         from perfcalc.sim.csubset.run import run_csubset
 
-        return run_csubset(source, kernel, grid, block, args, arch, dynamic_shared_bytes,
-                           defines, iteration_cap, cache, bank_mode, source_name,
-                           raise_on_fault, progress, caches)
+        return run_csubset(
+            source,
+            kernel,
+            grid,
+            block,
+            args,
+            arch,
+            dynamic_shared_bytes,
+            defines,
+            iteration_cap,
+            cache,
+            bank_mode,
+            source_name,
+            raise_on_fault,
+            progress,
+            caches,
+        )
 
 
-def _check_run_arguments(source: object, kernel: object, dynamic_shared_bytes: object,
-                         defines: object, bank_mode: object, engine: object) -> None:
+def _check_run_arguments(
+    source: object, kernel: object, dynamic_shared_bytes: object, defines: object, bank_mode: object, engine: object
+) -> None:
     """The library's own checks, so a wrong type is an InputError naming the argument, never an
     AttributeError from deep inside a front end."""
     if not isinstance(source, str):
         raise InputError(f"source must be the CUDA C text (a str), got {type(source).__name__}")
     if not (kernel is None or (isinstance(kernel, str) and kernel.strip())):
-        raise InputError(f"kernel must be the name of a __global__ function (or None for the "
-                         f"only one, with the ptx engine), got {kernel!r}")
+        raise InputError(
+            f"kernel must be the name of a __global__ function (or None for the "
+            f"only one, with the ptx engine), got {kernel!r}"
+        )
     if isinstance(dynamic_shared_bytes, bool) or not isinstance(dynamic_shared_bytes, int):
         raise InputError(f"dynamic_shared_bytes = {dynamic_shared_bytes!r} must be an int >= 0")
-    if bank_mode is not None and (isinstance(bank_mode, bool) or not isinstance(bank_mode, int)
-                                  or bank_mode not in (4, 8)):
+    if bank_mode is not None and (
+        isinstance(bank_mode, bool) or not isinstance(bank_mode, int) or bank_mode not in (4, 8)
+    ):
         raise InputError(f"bank_mode = {bank_mode!r} must be 4 or 8 (bytes per bank) or None")
     if defines is not None and not isinstance(defines, dict):
         raise InputError(f"defines must be a dict of NAME -> value, got {type(defines).__name__}")
@@ -320,5 +376,7 @@ def _check_run_arguments(source: object, kernel: object, dynamic_shared_bytes: o
         if not isinstance(name, str) or not name.isidentifier():
             raise InputError(f"define name {name!r} is not an identifier")
         if engine != "ptx" and isinstance(value, str) and any(c in value for c in ";{}#\n\\"):
-            raise InputError(f"define {name}={value[:40]!r}: the source engine substitutes a value "
-                             "or expression, not statements (';', braces, '#' or a newline)")
+            raise InputError(
+                f"define {name}={value[:40]!r}: the source engine substitutes a value "
+                "or expression, not statements (';', braces, '#' or a newline)"
+            )

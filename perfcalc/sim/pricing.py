@@ -69,8 +69,7 @@ def _unique_rows(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     verified exactly (a collision falls back to NumPy's row-wise unique)."""
     with np.errstate(over="ignore"):
         h = (keys * _HASH[: keys.shape[1]]).sum(axis=1)
-    uh, first, inverse, counts = np.unique(h, return_index=True, return_inverse=True,
-                                           return_counts=True)
+    uh, first, inverse, counts = np.unique(h, return_index=True, return_inverse=True, return_counts=True)
     unique = keys[first]
     if not np.array_equal(unique[inverse.reshape(-1)], keys):
         unique, counts = np.unique(keys, axis=0, return_counts=True)
@@ -93,8 +92,7 @@ class Pricer:
         self.trace: CacheHierarchy | None = None
         self.site = 0  # the source line the engine is pricing now (the cache model's per-line)
 
-    def observe(self, addr: np.ndarray, mask: np.ndarray | None, size: int, op: str,
-                atomic: str | None = None) -> None:
+    def observe(self, addr: np.ndarray, mask: np.ndarray | None, size: int, op: str, atomic: str | None = None) -> None:
         """Hand a global access's lane addresses (the chunk's lane order) to the cache model;
         engines call it for accesses the pricing methods do not see (atomics, with their cost
         class from memory/atomic_contention.atomic_kind)."""
@@ -103,8 +101,7 @@ class Pricer:
             if atomic is not None:
                 self.trace.contention.record(addr, mask, atomic)
 
-    def observe_sep(self, sep: object, base: int, itemsize: int, size: int,
-                    act0: np.ndarray | None, op: str) -> None:
+    def observe_sep(self, sep: object, base: int, itemsize: int, size: int, act0: np.ndarray | None, op: str) -> None:
         """observe for a separable element index (lanes of every block of the chunk), for the
         engine's paths that reuse a price without calling price_sep."""
         if self.trace is None:
@@ -118,17 +115,16 @@ class Pricer:
         q = self.quantum[space]
         return max(q, size) if q < QUANTUM else q
 
-    def _raw(self, space: str, addr: np.ndarray, size: int, active: np.ndarray | None,
-             op: str) -> tuple[int, ...]:
+    def _raw(self, space: str, addr: np.ndarray, size: int, active: np.ndarray | None, op: str) -> tuple[int, ...]:
         if space == "global":
             r = global_access_batch(self.arch, addr, size, active, op=op, cache=self.cache)
-            return (int(r.total_requests), int(r.total_transactions),
-                    int(r.total_bytes_moved))
+            return (int(r.total_requests), int(r.total_transactions), int(r.total_bytes_moved))
         s = shared_access_batch(self.arch, addr, size, active, op=op, bank_mode=self.bank_mode)
         return int(s.total_wavefronts), int(s.total_bank_conflicts)
 
-    def _block_cost(self, space: str, addr0: np.ndarray, size: int, act0: np.ndarray | None,
-                    op: str) -> tuple[int, ...]:
+    def _block_cost(
+        self, space: str, addr0: np.ndarray, size: int, act0: np.ndarray | None, op: str
+    ) -> tuple[int, ...]:
         """Cost of one block's warps (warps with no active lane issue nothing)."""
         warps = addr0.shape[0] // 32
         a2 = addr0.reshape(warps, 32)
@@ -140,8 +136,9 @@ class Pricer:
             return (0, 0, 0) if space == "global" else (0, 0)
         return self._raw(space, a2[rows], size, m2[rows], op)
 
-    def price_blocks(self, space: str, addr0: np.ndarray, shift_bytes: np.ndarray, size: int,
-                     act0: np.ndarray | None, op: str) -> tuple[int, ...]:
+    def price_blocks(
+        self, space: str, addr0: np.ndarray, shift_bytes: np.ndarray, size: int, act0: np.ndarray | None, op: str
+    ) -> tuple[int, ...]:
         """Totals over every block of a chunk whose lanes use the first block's addresses
         `addr0` (lanes of one block, int64) shifted by `shift_bytes[b]`, with the same active
         lanes `act0` (None: all).
@@ -151,8 +148,7 @@ class Pricer:
         quantum."""
         if self.trace is not None and space == "global":
             full = (shift_bytes.astype(np.int64)[:, None] + addr0[None, :]).reshape(-1)
-            self.observe(full, None if act0 is None else np.tile(act0, shift_bytes.size),
-                         size, op)
+            self.observe(full, None if act0 is None else np.tile(act0, shift_bytes.size), size, op)
         quantum = self._quantum(space, size)
         residues = shift_bytes % quantum
         if residues.size == 1 or not (residues != residues[0]).any():
@@ -176,23 +172,22 @@ class Pricer:
             total = tuple(x + y * count for x, y in zip(total, cost, strict=True))
         return total
 
-    def price_sep(self, space: str, sep: object, base: int, itemsize: int, size: int,
-                  act0: np.ndarray | None, op: str) -> tuple[int, ...]:
+    def price_sep(
+        self, space: str, sep: object, base: int, itemsize: int, size: int, act0: np.ndarray | None, op: str
+    ) -> tuple[int, ...]:
         """price_blocks for a separable element index (separable.py) whose values are all in
         bounds: the lane pattern and the blocks' residue classes depend only on its Core and are
         computed once per Core; only the uniform offset changes from call to call."""
         if self.trace is not None and space == "global":
             self.observe_sep(sep, base, itemsize, size, act0, op)
-        pattern, pbytes, pairs, start, totals, quantum = self.sep_plan(
-            space, sep.core, itemsize, size)  # type: ignore[attr-defined]
+        pattern, pbytes, pairs, start, totals, quantum = self.sep_plan(space, sep.core, itemsize, size)  # type: ignore[attr-defined]
         first = base + (start + int(sep.off)) * itemsize  # type: ignore[attr-defined]
         active = None if act0 is None else act0.tobytes()
         # the chunk's total depends on nothing else: one dict hit per access in a loop
         tkey = (space, size, op, first % quantum, active)
         total = totals.get(tkey)
         if total is None:
-            total = self._sep_total(space, size, op, pattern, pbytes, pairs, first, act0,
-                                    active, quantum)
+            total = self._sep_total(space, size, op, pattern, pbytes, pairs, first, act0, active, quantum)
             if len(totals) > 4096:
                 totals.clear()
             totals[tkey] = total
@@ -216,9 +211,19 @@ class Pricer:
 
         return core.derived(("price", itemsize, quantum), make)  # type: ignore[attr-defined]
 
-    def _sep_total(self, space: str, size: int, op: str, pattern: np.ndarray, pbytes: bytes,
-                   pairs: list[tuple[int, int]], first: int, act0: np.ndarray | None,
-                   active: bytes | None, quantum: int) -> tuple[int, ...]:
+    def _sep_total(
+        self,
+        space: str,
+        size: int,
+        op: str,
+        pattern: np.ndarray,
+        pbytes: bytes,
+        pairs: list[tuple[int, int]],
+        first: int,
+        act0: np.ndarray | None,
+        active: bytes | None,
+        quantum: int,
+    ) -> tuple[int, ...]:
         total = (0, 0, 0) if space == "global" else (0, 0)
         for shift, count in pairs:
             key = (space, size, op, pbytes, (first + shift) % quantum, active)
@@ -231,8 +236,7 @@ class Pricer:
             total = tuple(x + y * count for x, y in zip(total, cost, strict=True))
         return total
 
-    def price_lanes(self, space: str, addr: np.ndarray, size: int, mask: np.ndarray | None,
-                    op: str) -> tuple[int, ...]:
+    def price_lanes(self, space: str, addr: np.ndarray, size: int, mask: np.ndarray | None, op: str) -> tuple[int, ...]:
         """Totals over every warp of a chunk, priced warp by warp (warps with an active lane)."""
         if self.trace is not None and space == "global":
             self.observe(addr, mask, size, op)
@@ -245,8 +249,7 @@ class Pricer:
             return (0, 0, 0) if space == "global" else (0, 0)
         return self._raw(space, a2[rows], size, m2[rows], op)
 
-    def price_rows(self, space: str, addr: np.ndarray, size: int, mask: np.ndarray,
-                   op: str) -> tuple[int, ...]:
+    def price_rows(self, space: str, addr: np.ndarray, size: int, mask: np.ndarray, op: str) -> tuple[int, ...]:
         """Totals over the warps of a chunk (rows of 32 lanes), each distinct warp pattern priced
         once: a warp's cost depends only on its lanes' offsets from its first active lane, which
         lanes are active, and that lane's address modulo 256 (no family's rule looks at higher
@@ -280,8 +283,9 @@ class Pricer:
         unique, counts = _unique_rows(keys)
         return self._total(space, size, op, unique, counts, empty)
 
-    def _total(self, space: str, size: int, op: str, unique: np.ndarray, counts: np.ndarray,
-               empty: tuple[int, ...]) -> tuple[int, ...]:
+    def _total(
+        self, space: str, size: int, op: str, unique: np.ndarray, counts: np.ndarray, empty: tuple[int, ...]
+    ) -> tuple[int, ...]:
         """Sum of count x cost over distinct warp keys (offsets, active lanes, phase)."""
         total = [0] * len(empty)
         todo: list[int] = []
@@ -302,8 +306,7 @@ class Pricer:
                 r = global_access_batch(self.arch, addr_rows, size, act, op=op, cache=self.cache)
                 per = np.stack([r.requests, r.transactions, r.bytes_moved], axis=1)
             else:
-                r2 = shared_access_batch(self.arch, addr_rows, size, act, op=op,
-                                         bank_mode=self.bank_mode)
+                r2 = shared_access_batch(self.arch, addr_rows, size, act, op=op, bank_mode=self.bank_mode)
                 per = np.stack([r2.wavefronts, r2.bank_conflicts], axis=1)
             if len(self.memo) > _MEMO_LIMIT:
                 self.memo.clear()

@@ -28,7 +28,6 @@ from perfcalc.specs.types import ELEMENT_TYPES
 Arrays = Mapping[str, Any]
 
 
-
 # ---------------------------------------------------------------------------------------------
 # Reference functions (one per catalog `reference:` name)
 
@@ -160,10 +159,7 @@ def make_args(spec: KernelSpec, params: Mapping[str, int]) -> dict[str, Any]:
         if arg.is_pointer:
             size = as_int(evaluate(arg.size, params), f"{spec.name} size of {arg.name}")
             if size <= 0:
-                raise InputError(
-                    f"kernel {spec.name}: array {arg.name} would have {size} elements "
-                    f"for {dict(params)}"
-                )
+                raise InputError(f"kernel {spec.name}: array {arg.name} would have {size} elements for {dict(params)}")
             args[arg.name] = new_array(numpy_dtype(arg), size, arg.role, rng)
         else:
             args[arg.name] = as_int(evaluate(arg.value, params), f"{spec.name} scalar {arg.name}")
@@ -197,8 +193,7 @@ def check_result(spec: KernelSpec, args: Arrays, expected: Mapping[str, np.ndarr
         got = np.asarray(args[name])
         if got.shape != np.shape(want):
             raise SpecError(
-                f"reference {spec.reference} returned {np.shape(want)} for {name}, "
-                f"the kernel's array has {got.shape}"
+                f"reference {spec.reference} returned {np.shape(want)} for {name}, the kernel's array has {got.shape}"
             )
         got64 = got.astype(np.float64)
         want64 = np.asarray(want, dtype=np.float64)
@@ -240,13 +235,15 @@ class CatalogRun:
 
 def input_bytes(spec: KernelSpec, params: Mapping[str, int]) -> int:
     """Bytes of the launch's input arrays (in and inout), from the catalog's sizes."""
-    return sum(as_int(evaluate(a.size, params), f"{spec.name} size of {a.name}")
-               * numpy_dtype(a).itemsize for a in spec.args if a.role in ("in", "inout"))
+    return sum(
+        as_int(evaluate(a.size, params), f"{spec.name} size of {a.name}") * numpy_dtype(a).itemsize
+        for a in spec.args
+        if a.role in ("in", "inout")
+    )
 
 
 def run_catalog_kernel(
-    spec: KernelSpec, params: Mapping[str, int] | None, arch: Any, check: bool = True,
-    **run_options: Any
+    spec: KernelSpec, params: Mapping[str, int] | None, arch: Any, check: bool = True, **run_options: Any
 ) -> CatalogRun:
     """Resolve parameters, build inputs, run the kernel's source and check its outputs (unless
     `check` is False: a sampled run, whose outputs are partial, skips the reference).
@@ -258,8 +255,7 @@ def run_catalog_kernel(
     params = resolve_params(spec, params)
     grid, block, dyn = launch_geometry(spec, params)
     args = make_args(spec, params)
-    inputs = ({a.name: args[a.name].copy() for a in spec.args if a.role in ("in", "inout")}
-              if check else {})
+    inputs = {a.name: args[a.name].copy() for a in spec.args if a.role in ("in", "inout")} if check else {}
     defines = {d: params[d] for d in spec.defines}
     result = run_kernel(
         spec.source,
@@ -279,12 +275,9 @@ def run_catalog_kernel(
     outputs = {a.name for a in spec.args if a.role in ("out", "inout")}
     if set(expected) != outputs:
         raise SpecError(
-            f"reference {spec.reference} returns {sorted(expected)}, kernel {spec.name} "
-            f"has outputs {sorted(outputs)}"
+            f"reference {spec.reference} returns {sorted(expected)}, kernel {spec.name} has outputs {sorted(outputs)}"
         )
-    return CatalogRun(
-        spec.name, dict(params), grid, block, dyn, result, check_result(spec, args, expected)
-    )
+    return CatalogRun(spec.name, dict(params), grid, block, dyn, result, check_result(spec, args, expected))
 
 
 _BYTES = re.compile(r"^bytes([1-9][0-9]*)$")
@@ -306,16 +299,17 @@ def _user_dtype(text: str, dtype: str) -> np.dtype:
     m = _BYTES.match(dtype)
     if m and int(m.group(1)) <= 4096:
         return np.dtype((np.void, int(m.group(1))))
-    raise InputError(f"--array {text[:80]!r}: dtype {dtype[:40]!r} is not one of "
-                     f"{', '.join(ELEMENT_TYPES)} or bytesN (an opaque N-byte record, N <= 4096)")
+    raise InputError(
+        f"--array {text[:80]!r}: dtype {dtype[:40]!r} is not one of "
+        f"{', '.join(ELEMENT_TYPES)} or bytesN (an opaque N-byte record, N <= 4096)"
+    )
 
 
 def parse_array_option(text: str) -> UserArray:
     """`name=float32:1024` (random, seeded) or `name=@data.npy` (a user's own 1-D array)."""
     name, sep, rest = text.partition("=")
     if not sep or not name.isidentifier():
-        raise InputError(f"--array {text[:80]!r}: expected NAME=DTYPE:ELEMENTS (e.g. "
-                         f"A=float32:1024) or NAME=@FILE.npy")
+        raise InputError(f"--array {text[:80]!r}: expected NAME=DTYPE:ELEMENTS (e.g. A=float32:1024) or NAME=@FILE.npy")
     if rest.startswith("@"):
         return UserArray(name, path=rest[1:])
     dtype, sep2, count = rest.partition(":")
@@ -350,8 +344,9 @@ def _load_npy(spec: UserArray) -> np.ndarray:
     if arr is None:  # not the .npy format's magic string
         raise InputError(f"{where}: not a NumPy .npy file (save it with numpy.save)")
     if arr.ndim != 1 or arr.size == 0:  # (object arrays fail to load without pickle)
-        raise InputError(f"{where}: shape {arr.shape}; a kernel's array must be one non-empty "
-                         f"dimension (flatten it with .ravel())")
+        raise InputError(
+            f"{where}: shape {arr.shape}; a kernel's array must be one non-empty dimension (flatten it with .ravel())"
+        )
     return np.ascontiguousarray(arr)
 
 
@@ -371,5 +366,3 @@ def make_user_arrays(specs: list[UserArray], seed: int = 0) -> dict[str, np.ndar
         else:
             out[spec.name] = new_array(dtype, spec.count, "in", rng)
     return out
-
-

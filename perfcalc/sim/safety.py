@@ -44,4 +44,3 @@ class FaultSignal(KernelFault):
     def __init__(self, fault: Fault):
         super().__init__(fault.message)
         self.fault = fault
-

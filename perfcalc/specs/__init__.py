@@ -16,6 +16,19 @@ from perfcalc.specs.registry import (
     resolve_device,
 )
 
-__all__ = ["Arch", "Gpu", "all_archs", "all_gpus", "find_gpu", "get_arch", "get_gpu", "known_ccs",
-           "known_gpus", "load_arch_file", "load_products_file", "normalize_cc", "resolve_arch",
-           "resolve_device"]
+__all__ = [
+    "Arch",
+    "Gpu",
+    "all_archs",
+    "all_gpus",
+    "find_gpu",
+    "get_arch",
+    "get_gpu",
+    "known_ccs",
+    "known_gpus",
+    "load_arch_file",
+    "load_products_file",
+    "normalize_cc",
+    "resolve_arch",
+    "resolve_device",
+]

@@ -157,22 +157,37 @@ def _validate(a: Arch) -> None:
             _fail(a, f.name, f"must be {describe(str(f.type))}, got {value!r:.60}")
     if a.schema_version != SCHEMA_VERSION:
         _fail(a, "schema_version", f"is {a.schema_version}, this perfcalc reads {SCHEMA_VERSION}")
-    positive = ("warp_size", "max_threads_per_block", "max_warps_per_sm", "max_blocks_per_sm",
-                "sub_partitions", "registers_per_sm", "max_registers_per_block",
-                "register_allocation_unit", "warp_allocation_granularity",
-                "shared_memory_per_sm_bytes", "shared_memory_allocation_unit_bytes",
-                "shared_memory_banks")
+    positive = (
+        "warp_size",
+        "max_threads_per_block",
+        "max_warps_per_sm",
+        "max_blocks_per_sm",
+        "sub_partitions",
+        "registers_per_sm",
+        "max_registers_per_block",
+        "register_allocation_unit",
+        "warp_allocation_granularity",
+        "shared_memory_per_sm_bytes",
+        "shared_memory_allocation_unit_bytes",
+        "shared_memory_banks",
+    )
     for key in positive:
         if getattr(a, key) <= 0:
             _fail(a, key, f"must be > 0, got {getattr(a, key)}")
     if a.max_warps_per_sm * a.warp_size != a.max_threads_per_sm:
-        _fail(a, "max_threads_per_sm", f"({a.max_threads_per_sm}) must equal max_warps_per_sm x warp_size "
-              f"({a.max_warps_per_sm} x {a.warp_size})")
+        _fail(
+            a,
+            "max_threads_per_sm",
+            f"({a.max_threads_per_sm}) must equal max_warps_per_sm x warp_size ({a.max_warps_per_sm} x {a.warp_size})",
+        )
     if a.registers_per_sm % a.register_allocation_unit:
         _fail(a, "register_allocation_unit", f"({a.register_allocation_unit}) must divide registers_per_sm")
     if a.register_allocation_granularity not in ("block", "warp"):
-        _fail(a, "register_allocation_granularity",
-              f"must be 'block' or 'warp', got {a.register_allocation_granularity!r}")
+        _fail(
+            a,
+            "register_allocation_granularity",
+            f"must be 'block' or 'warp', got {a.register_allocation_granularity!r}",
+        )
     if a.global_memory_family not in GLOBAL_FAMILIES:
         _fail(a, "global_memory_family", f"must be one of {', '.join(GLOBAL_FAMILIES)}, got {a.global_memory_family!r}")
     if a.shared_memory_family not in SHARED_FAMILIES:
@@ -183,8 +198,9 @@ def _validate(a: Arch) -> None:
         _fail(a, "max_shared_memory_per_block_bytes", "exceeds shared_memory_per_sm_bytes")
     optin = a.max_shared_memory_per_block_optin_bytes
     if optin is not None and optin + a.reserved_shared_memory_per_block_bytes > a.shared_memory_per_sm_bytes:
-        _fail(a, "max_shared_memory_per_block_optin_bytes",
-              "plus the reserved bytes exceeds shared_memory_per_sm_bytes")
+        _fail(
+            a, "max_shared_memory_per_block_optin_bytes", "plus the reserved bytes exceeds shared_memory_per_sm_bytes"
+        )
     carve = a.shared_memory_carveouts_kb
     if carve is not None:
         if not carve:
@@ -192,13 +208,16 @@ def _validate(a: Arch) -> None:
         if list(carve) != sorted(set(carve)):
             _fail(a, "shared_memory_carveouts_kb", "must be strictly ascending")
         if carve[-1] * 1024 != a.shared_memory_per_sm_bytes:
-            _fail(a, "shared_memory_carveouts_kb", f"must end at shared_memory_per_sm_bytes / 1024 "
-                  f"({a.shared_memory_per_sm_bytes // 1024}), got {carve[-1]}")
+            _fail(
+                a,
+                "shared_memory_carveouts_kb",
+                f"must end at shared_memory_per_sm_bytes / 1024 "
+                f"({a.shared_memory_per_sm_bytes // 1024}), got {carve[-1]}",
+            )
     if not a.bank_widths_bytes or any(w not in (4, 8) for w in a.bank_widths_bytes):
         _fail(a, "bank_widths_bytes", f"must list 4 and/or 8, got {list(a.bank_widths_bytes)}")
     if a.l2_fetch_granularity_bytes not in (None, 32, 64, 128):
-        _fail(a, "l2_fetch_granularity_bytes", f"must be 32, 64 or 128, got "
-              f"{a.l2_fetch_granularity_bytes}")
+        _fail(a, "l2_fetch_granularity_bytes", f"must be 32, 64 or 128, got {a.l2_fetch_granularity_bytes}")
     if not a.sources:
         _fail(a, "sources", "must list at least one source")
 
@@ -230,7 +249,7 @@ def load_arch_file(path: str | Path) -> Arch:
     arch = arch_from_mapping(read_mapping(path), str(path), source_file=str(path))
     expected = arch.cc.file_stem + ".yaml"
     if path.name.startswith("cc_") and path.name != expected:
-        raise SpecError(f"{path}: file name does not match compute_capability "
-                        f"{arch.compute_capability!r} (expected {expected})")
+        raise SpecError(
+            f"{path}: file name does not match compute_capability {arch.compute_capability!r} (expected {expected})"
+        )
     return arch
-

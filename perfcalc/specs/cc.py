@@ -52,9 +52,7 @@ class ComputeCapability:
         """
         found = cls.try_parse(text)
         if found is None:
-            raise InputError(
-                f"{_shown(text)} is not a compute capability (accepted spellings: {ACCEPTED_SPELLINGS})"
-            )
+            raise InputError(f"{_shown(text)} is not a compute capability (accepted spellings: {ACCEPTED_SPELLINGS})")
         return found
 
     @classmethod

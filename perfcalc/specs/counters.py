@@ -46,54 +46,69 @@ _GST = "l1tex__t_{}_pipe_lsu_mem_global_op_st.sum"
 class CounterSet:
     """One value per counter (a source line's or a whole launch's); adds field by field."""
 
-    global_load_requests: int = _counter(
-        "requests", "warp-level global load instructions", _GLD.format("requests"))
+    global_load_requests: int = _counter("requests", "warp-level global load instructions", _GLD.format("requests"))
     global_load_transactions: int = _counter(
-        "transactions", "global load sectors (CC >= 5.0) or segments", _GLD.format("sectors"))
-    global_load_bytes: int = _counter(
-        "bytes", "bytes the global load transactions move", _GLD.format("bytes"))
-    global_store_requests: int = _counter(
-        "requests", "warp-level global store instructions", _GST.format("requests"))
+        "transactions", "global load sectors (CC >= 5.0) or segments", _GLD.format("sectors")
+    )
+    global_load_bytes: int = _counter("bytes", "bytes the global load transactions move", _GLD.format("bytes"))
+    global_store_requests: int = _counter("requests", "warp-level global store instructions", _GST.format("requests"))
     global_store_transactions: int = _counter(
-        "transactions", "global store sectors (CC >= 5.0) or segments", _GST.format("sectors"))
-    global_store_bytes: int = _counter(
-        "bytes", "bytes the global store transactions move", _GST.format("bytes"))
+        "transactions", "global store sectors (CC >= 5.0) or segments", _GST.format("sectors")
+    )
+    global_store_bytes: int = _counter("bytes", "bytes the global store transactions move", _GST.format("bytes"))
     shared_load_requests: int = _counter(
-        "requests", "warp-level shared load instructions", "smsp__inst_executed_op_shared_ld.sum")
+        "requests", "warp-level shared load instructions", "smsp__inst_executed_op_shared_ld.sum"
+    )
     shared_load_wavefronts: int = _counter(
-        "wavefronts", "shared load passes (1 per request without conflicts)",
-        "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum")
+        "wavefronts",
+        "shared load passes (1 per request without conflicts)",
+        "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum",
+    )
     shared_store_requests: int = _counter(
-        "requests", "warp-level shared store instructions", "smsp__inst_executed_op_shared_st.sum")
+        "requests", "warp-level shared store instructions", "smsp__inst_executed_op_shared_st.sum"
+    )
     shared_store_wavefronts: int = _counter(
-        "wavefronts", "shared store passes", "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum")
+        "wavefronts", "shared store passes", "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum"
+    )
     bank_conflicts: int = _counter(
-        "conflicts", "extra shared passes caused by bank conflicts, loads and stores",
-        "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_{ld,st}.sum")
+        "conflicts",
+        "extra shared passes caused by bank conflicts, loads and stores",
+        "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_{ld,st}.sum",
+    )
     flops: int = _counter(
-        "flop", "float/double add, sub, mul per thread (FMA = 2)",
+        "flop",
+        "float/double add, sub, mul per thread (FMA = 2)",
         "smsp__sass_thread_inst_executed_op_{f,d}{add,mul,fma}_pred_on.sum (fma x 2)",
-        per_site=False)
+        per_site=False,
+    )
     divergent_branches: int = _counter(
-        "branches", "warp-level branches whose active lanes disagree",
-        "smsp__sass_branch_targets_threads_divergent.sum", per_site=False)
-    barriers: int = _counter(
-        "barriers", "block-level __syncthreads() executions", None, per_site=False)
+        "branches",
+        "warp-level branches whose active lanes disagree",
+        "smsp__sass_branch_targets_threads_divergent.sum",
+        per_site=False,
+    )
+    barriers: int = _counter("barriers", "block-level __syncthreads() executions", None, per_site=False)
     constant_requests: int = _counter(
-        "requests", "__constant__ cache requests: one per distinct address a warp's load asks for",
-        "idc__requests.sum (also counts the kernel-parameter loads)", per_site=False)
+        "requests",
+        "__constant__ cache requests: one per distinct address a warp's load asks for",
+        "idc__requests.sum (also counts the kernel-parameter loads)",
+        per_site=False,
+    )
     shared_atomic_int_steps: int = _counter(
-        "steps", "integer shared atomics: lanes on each warp's busiest word (1 where combined)",
-        None, per_site=False)
+        "steps", "integer shared atomics: lanes on each warp's busiest word (1 where combined)", None, per_site=False
+    )
     shared_atomic_cas_steps: int = _counter(
-        "steps", "shared compare-and-swap: lanes on each warp's busiest word", None,
-        per_site=False)
+        "steps", "shared compare-and-swap: lanes on each warp's busiest word", None, per_site=False
+    )
     shared_atomic_float_steps: int = _counter(
-        "steps", "shared float/double add: lanes on each warp's busiest word", None,
-        per_site=False)
+        "steps", "shared float/double add: lanes on each warp's busiest word", None, per_site=False
+    )
     global_load_waits: int = _counter(
-        "waits", "points where a warp waits for a global load in flight (PTX engine; loads "
-        "issued together count once)", None, per_site=False)
+        "waits",
+        "points where a warp waits for a global load in flight (PTX engine; loads issued together count once)",
+        None,
+        per_site=False,
+    )
 
     def __add__(self, other: CounterSet) -> CounterSet:
         if not isinstance(other, CounterSet):
@@ -116,9 +131,7 @@ class CounterSpec:
     per_site: bool
 
 
-COUNTERS: tuple[CounterSpec, ...] = tuple(
-    CounterSpec(name=f.name, **f.metadata) for f in fields(CounterSet)
-)
+COUNTERS: tuple[CounterSpec, ...] = tuple(CounterSpec(name=f.name, **f.metadata) for f in fields(CounterSet))
 COUNTER_NAMES: tuple[str, ...] = tuple(c.name for c in COUNTERS)
 # Counters that need the compiled order of instructions: the PTX engine counts them, the source
 # engine leaves them 0 (its consumers fall back to a rule of their own: analysis/timing.py).

@@ -101,8 +101,7 @@ GLOBAL_FAMILIES: dict[str, GlobalFamily] = {
         GlobalFamily("cc2", "2.x L1 lines (default) or L2 segments", "lines", ("l1", "l2"), "l1"),
         GlobalFamily("cc3", "3.x L2 segments (default) or L1 lines", "lines", ("l2", "l1"), "l2"),
         GlobalFamily("cc5", "5.x/6.x sectors by lane group", "sectors", lane_groups=_T_STAGE),
-        GlobalFamily("cc7", "7.0+ sectors per warp", "sectors", l1_wavefronts=True,
-                     loads_in_l1=True),
+        GlobalFamily("cc7", "7.0+ sectors per warp", "sectors", l1_wavefronts=True, loads_in_l1=True),
     )
 }
 
@@ -114,8 +113,7 @@ SHARED_FAMILIES: dict[str, SharedFamily] = {
         # PG 4.2 F.4.3: 32 banks, 32 bits per two clocks; multicast.
         SharedFamily("cc2", "2.x, 32 banks", "warp", 2.0, 2, True, quarter_warp_128=True),
         # PG 4.2 F.5.3: "64 bits per clock cycle", 4- or 8-byte bank mode.
-        SharedFamily("cc3", "3.x, 32 banks, 4/8-byte mode", "warp", 8.0, 1, False,
-                     eight_byte_mode=True),
+        SharedFamily("cc3", "3.x, 32 banks, 4/8-byte mode", "warp", 8.0, 1, False, eight_byte_mode=True),
         # The 5.x section, which 6.x-12.x refer back to: "32 bits per clock cycle".
         SharedFamily("cc5", "5.0+, 32 banks", "warp", 4.0, 1, True, uniform_pairs=True),
     )

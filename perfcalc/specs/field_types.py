@@ -35,12 +35,11 @@ def conforms(value: Any, type_text: str) -> bool:
     if type_text == "int":
         return isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= MAX_LIMIT
     if type_text == "float":
-        return (isinstance(value, (int, float)) and not isinstance(value, bool)
-                and math.isfinite(value))
+        return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
     if type_text in ("str", "bool"):
         return isinstance(value, str if type_text == "str" else bool)
     if type_text.startswith("tuple[") and isinstance(value, tuple):
-        parts = _split_top(type_text[len("tuple["):-1])
+        parts = _split_top(type_text[len("tuple[") : -1])
         if parts[-1] == "...":
             return all(conforms(v, parts[0]) for v in value)
         return len(value) == len(parts) and all(map(conforms, value, parts))
@@ -49,8 +48,11 @@ def conforms(value: Any, type_text: str) -> bool:
 
 def describe(type_text: str) -> str:
     plain = type_text.removesuffix(" | None")
-    words = {"int": f"an integer from 0 to {MAX_LIMIT} (a C int)", "str": "a string",
-             "bool": "true or false", "float": "a finite number"}
-    text = words.get(plain) or f"a list of the form {plain.replace('tuple', '')}, integers from 0 " \
-        f"to {MAX_LIMIT}"
+    words = {
+        "int": f"an integer from 0 to {MAX_LIMIT} (a C int)",
+        "str": "a string",
+        "bool": "true or false",
+        "float": "a finite number",
+    }
+    text = words.get(plain) or f"a list of the form {plain.replace('tuple', '')}, integers from 0 to {MAX_LIMIT}"
     return text + (" or null" if plain != type_text else "")

@@ -98,8 +98,14 @@ _REQUIRED = [f.name for f in fields(Gpu) if f.default is MISSING and f.default_f
 _OPTIONAL = [f.name for f in fields(Gpu) if f.name not in _REQUIRED and f.name not in _NOT_KEYS]
 # Required keys that may be null where no source states the figure (the notes say so).
 _NULLABLE = ("fp64_results_per_sm_per_clock", "peak_fp64_gflops", "l2_cache_kb")
-_POSITIVE = ("sm_count", "fp32_cores_per_sm", "peak_clock_mhz", "peak_fp32_gflops",
-             "memory_bus_width_bits", "memory_bandwidth_gbs")
+_POSITIVE = (
+    "sm_count",
+    "fp32_cores_per_sm",
+    "peak_clock_mhz",
+    "peak_fp32_gflops",
+    "memory_bus_width_bits",
+    "memory_bandwidth_gbs",
+)
 _POSITIVE_IF_GIVEN = ("l2_bandwidth_gbs", "l2_write_gsectors_per_s")
 
 
@@ -118,8 +124,12 @@ def _check_peak(gpu: Gpu, key: str, units_per_sm: int) -> None:
     if expected == 0 and stated == 0:
         return
     if expected == 0 or abs(stated - expected) / expected > PEAK_TOLERANCE:
-        _fail(gpu, key, f"({stated}) disagrees with sm_count x units x 2 x peak_clock_mhz "
-              f"= {expected:.1f} by more than {PEAK_TOLERANCE:.0%}")
+        _fail(
+            gpu,
+            key,
+            f"({stated}) disagrees with sm_count x units x 2 x peak_clock_mhz "
+            f"= {expected:.1f} by more than {PEAK_TOLERANCE:.0%}",
+        )
 
 
 def _validate(g: Gpu) -> None:
@@ -129,11 +139,20 @@ def _validate(g: Gpu) -> None:
             _fail(g, f.name, f"must be {describe(str(f.type))}, got {value!r:.60}")
     for f in fields(g):
         value = getattr(g, f.name)
-        if f.name.endswith(("_mhz", "_gflops", "_gbs", "_per_s")) and value is not None and (
-                not _is_number(value) or value < 0):
+        if (
+            f.name.endswith(("_mhz", "_gflops", "_gbs", "_per_s"))
+            and value is not None
+            and (not _is_number(value) or value < 0)
+        ):
             _fail(g, f.name, f"must be a non-negative number, got {value!r}")
-    for key in ("sm_count", "fp32_cores_per_sm", "fp64_results_per_sm_per_clock",
-                "memory_bus_width_bits", "l2_cache_kb", "release_year"):
+    for key in (
+        "sm_count",
+        "fp32_cores_per_sm",
+        "fp64_results_per_sm_per_clock",
+        "memory_bus_width_bits",
+        "l2_cache_kb",
+        "release_year",
+    ):
         value = getattr(g, key)
         if value is None and key in _NULLABLE:
             continue
@@ -146,13 +165,18 @@ def _validate(g: Gpu) -> None:
         if getattr(g, key) is not None and getattr(g, key) <= 0:
             _fail(g, key, f"must be > 0 or null (unknown), got {getattr(g, key)}")
     if g.peak_clock_basis not in PEAK_BASES:
-        _fail(g, "peak_clock_basis", f"must be one of {', '.join(PEAK_BASES)}, "
-              f"got {g.peak_clock_basis!r}")
-    basis_clock = {"shader clock": g.shader_clock_mhz, "base clock": g.base_clock_mhz,
-                   "boost clock": g.boost_clock_mhz}[g.peak_clock_basis]
+        _fail(g, "peak_clock_basis", f"must be one of {', '.join(PEAK_BASES)}, got {g.peak_clock_basis!r}")
+    basis_clock = {
+        "shader clock": g.shader_clock_mhz,
+        "base clock": g.base_clock_mhz,
+        "boost clock": g.boost_clock_mhz,
+    }[g.peak_clock_basis]
     if basis_clock != g.peak_clock_mhz:
-        _fail(g, "peak_clock_mhz", f"({g.peak_clock_mhz}) must equal the {g.peak_clock_basis} "
-              f"({basis_clock}) it claims to be")
+        _fail(
+            g,
+            "peak_clock_mhz",
+            f"({g.peak_clock_mhz}) must equal the {g.peak_clock_basis} ({basis_clock}) it claims to be",
+        )
     if g.key != g.key.lower() or not g.key:
         _fail(g, "key", "must be a non-empty lower-case name")
     _check_peak(g, "peak_fp32_gflops", g.fp32_cores_per_sm)
@@ -164,8 +188,7 @@ def _validate(g: Gpu) -> None:
         _fail(g, "sources", "must list at least one source")
 
 
-def gpu_from_mapping(data: dict[str, Any], legend: dict[str, str], where: str,
-                     file: str = "") -> Gpu:
+def gpu_from_mapping(data: dict[str, Any], legend: dict[str, str], where: str, file: str = "") -> Gpu:
     """Build a `Gpu` from one `products:` entry; source keys are resolved through the legend."""
     if not isinstance(data, dict):
         raise SpecError(f"{where}: each product must be a mapping of keys, got {data!r}")
@@ -200,8 +223,7 @@ def load_products_file(path: str | Path) -> tuple[Gpu, ...]:
     data = read_mapping(path)
     check_keys(data, ["schema_version", "sources", "products"], str(path))
     if data["schema_version"] != SCHEMA_VERSION:
-        raise SpecError(f"{path}: schema_version is {data['schema_version']!r}, "
-                        f"this perfcalc reads {SCHEMA_VERSION}")
+        raise SpecError(f"{path}: schema_version is {data['schema_version']!r}, this perfcalc reads {SCHEMA_VERSION}")
     legend, products = data["sources"], data["products"]
     if not isinstance(legend, dict) or not isinstance(products, list) or not products:
         raise SpecError(f"{path}: 'sources' must be a mapping and 'products' a non-empty list")
@@ -212,8 +234,7 @@ def load_products_file(path: str | Path) -> tuple[Gpu, ...]:
         gpu = gpu_from_mapping(entry, legend, f"{path} product {key!r}", str(path))
         for name in gpu.lookup_names():
             if name in owner and owner[name] != gpu.key:
-                raise SpecError(f"{path}: name {name!r} of product {gpu.key!r} already names "
-                                f"product {owner[name]!r}")
+                raise SpecError(f"{path}: name {name!r} of product {gpu.key!r} already names product {owner[name]!r}")
             owner[name] = gpu.key
         gpus.append(gpu)
     return tuple(gpus)

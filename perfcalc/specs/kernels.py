@@ -185,8 +185,7 @@ def _expr(value: Any, where: str, allowed: set[str] | None = None) -> str:
         unknown = sorted(used - allowed)
         if unknown:
             raise SpecError(
-                f"{where}: expression {text!r} uses unknown name {unknown[0]!r} "
-                f"(known: {', '.join(sorted(allowed))})"
+                f"{where}: expression {text!r} uses unknown name {unknown[0]!r} (known: {', '.join(sorted(allowed))})"
             )
     return text
 
@@ -207,17 +206,13 @@ def _dtype(value: Any, where: str) -> tuple[str, tuple[tuple[str, str], ...]]:
     if isinstance(value, str):
         if value in ELEMENT_TYPES:
             return value, ()
-    elif (
-        isinstance(value, dict) and list(value) == ["struct"] and isinstance(value["struct"], dict)
-    ):
+    elif isinstance(value, dict) and list(value) == ["struct"] and isinstance(value["struct"], dict):
         fields = tuple((str(k), v) for k, v in value["struct"].items())
         bad = [v for _, v in fields if v not in ELEMENT_TYPES or ELEMENT_TYPES[v].is_vector]
         if fields and not bad:
             return "struct", fields
     known = ", ".join(ELEMENT_TYPES)
-    raise SpecError(
-        f"{where}: dtype must be one of {known} or {{struct: {{field: dtype}}}}, got {value!r}"
-    )
+    raise SpecError(f"{where}: dtype must be one of {known} or {{struct: {{field: dtype}}}}, got {value!r}")
 
 
 def _args(raw: Any, where: str, params: set[str]) -> tuple[ArgSpec, ...]:
@@ -261,9 +256,7 @@ def _find_line(source: str, text: str, where: str) -> int:
     hits = [i for i, line in enumerate(source.splitlines(), start=1) if text in line]
     if len(hits) != 1:
         what = "does not occur" if not hits else f"occurs on lines {hits}"
-        raise SpecError(
-            f"{where}: 'at' text {text!r} {what} in the source; it must name exactly one line"
-        )
+        raise SpecError(f"{where}: 'at' text {text!r} {what} in the source; it must name exactly one line")
     return hits[0]
 
 
@@ -306,9 +299,7 @@ def _shared_arrays(source: str) -> set[str]:
     return set(re.findall(r"__shared__\s+[\w\s]*?\b(\w+)\s*\[", source))
 
 
-def _model(
-    raw: Any, where: str, params: set[str], source: str, args: tuple[ArgSpec, ...]
-) -> ModelSpec:
+def _model(raw: Any, where: str, params: set[str], source: str, args: tuple[ArgSpec, ...]) -> ModelSpec:
     raw = _mapping(raw, where)
     check_keys(raw, _MODEL_KEYS, where, optional=_MODEL_OPTIONAL)
     vars_ = _pairs(raw.get("vars", {}), f"{where}.vars", params | set(LANE_NAMES))
@@ -332,20 +323,17 @@ def _model(
         if space == "global":
             if array not in pointers:
                 raise SpecError(
-                    f"{w}: global array {array!r} is not a pointer argument "
-                    f"(pointers: {', '.join(pointers) or 'none'})"
+                    f"{w}: global array {array!r} is not a pointer argument (pointers: {', '.join(pointers) or 'none'})"
                 )
             if fld is not None and fld not in pointers[array].field_names:
                 raise SpecError(
-                    f"{w}: {array} has no field {fld!r} "
-                    f"(fields: {', '.join(pointers[array].field_names) or 'none'})"
+                    f"{w}: {array} has no field {fld!r} (fields: {', '.join(pointers[array].field_names) or 'none'})"
                 )
             if fld is None and pointers[array].field_names:
                 raise SpecError(f"{w}: {array} is a struct/vector array; name the field accessed")
         elif array not in shared:
             raise SpecError(
-                f"{w}: {array!r} is not a __shared__ array of the source "
-                f"(found: {', '.join(sorted(shared)) or 'none'})"
+                f"{w}: {array!r} is not a __shared__ array of the source (found: {', '.join(sorted(shared)) or 'none'})"
             )
         at = _text(item["at"], f"{w}.at")
         sites.append(
@@ -366,9 +354,7 @@ def _model(
             raw["global_load_elements"], f"{where}.global_load_elements", names - set(LANE_NAMES)
         ),
         barriers=_expr(raw["barriers"], f"{where}.barriers", names - set(LANE_NAMES)),
-        divergent_branches=_expr(
-            raw["divergent_branches"], f"{where}.divergent_branches", names - set(LANE_NAMES)
-        ),
+        divergent_branches=_expr(raw["divergent_branches"], f"{where}.divergent_branches", names - set(LANE_NAMES)),
         sites=tuple(sites),
         vars=vars_,
         exact_when=None if exact is None else _expr(exact, f"{where}.exact_when", names),
@@ -433,8 +419,10 @@ def kernel_from_mapping(name: str, raw: Any, where: str) -> KernelSpec:
     realistic = _mapping(raw.get("realistic") or {}, f"{where}.realistic")
     for p, v in realistic.items():
         if p not in pnames or isinstance(v, bool) or not isinstance(v, int):
-            raise SpecError(f"{where}.realistic.{p}: must be a parameter with an integer value, "
-                            f"got {v!r} (parameters: {', '.join(sorted(pnames))})")
+            raise SpecError(
+                f"{where}.realistic.{p}: must be a parameter with an integer value, "
+                f"got {v!r} (parameters: {', '.join(sorted(pnames))})"
+            )
     return KernelSpec(
         name=name,
         description=" ".join(_text(raw["description"], f"{where}.description").split()),
@@ -477,16 +465,11 @@ def load_kernel_file(path: str | Path) -> dict[str, KernelSpec]:
     data = read_mapping(path)
     check_keys(data, ["schema_version", "kernels"], str(path))
     if data["schema_version"] != SCHEMA_VERSION:
-        raise SpecError(
-            f"{path}: schema_version is {data['schema_version']!r}, "
-            f"this perfcalc reads {SCHEMA_VERSION}"
-        )
+        raise SpecError(f"{path}: schema_version is {data['schema_version']!r}, this perfcalc reads {SCHEMA_VERSION}")
     kernels = _mapping(data["kernels"], f"{path}: kernels")
     if not kernels:
         raise SpecError(f"{path}: kernels is empty")
-    return {
-        str(name): kernel_from_mapping(str(name), raw, str(path)) for name, raw in kernels.items()
-    }
+    return {str(name): kernel_from_mapping(str(name), raw, str(path)) for name, raw in kernels.items()}
 
 
 @cache
@@ -513,19 +496,14 @@ def resolve_params(spec: KernelSpec, overrides: Mapping[str, int] | None = None)
     params = spec.defaults
     for name, value in (overrides or {}).items():
         if name not in params:
-            raise InputError(
-                f"kernel {spec.name} has no parameter {name!r} (parameters: {', '.join(params)})"
-            )
+            raise InputError(f"kernel {spec.name} has no parameter {name!r} (parameters: {', '.join(params)})")
         if isinstance(value, bool) or not isinstance(value, int):
             raise InputError(f"parameter {name}={value!r} of kernel {spec.name} must be an integer")
         params[name] = value
     for req in spec.requires:
         if not evaluate(req.check, params):
             shown = ", ".join(f"{k}={v}" for k, v in params.items())
-            raise InputError(
-                f"kernel {spec.name} with {shown}: {req.message} "
-                f"(kernels.yaml requires '{req.check}')"
-            )
+            raise InputError(f"kernel {spec.name} with {shown}: {req.message} (kernels.yaml requires '{req.check}')")
     return params
 
 
@@ -544,20 +522,12 @@ def as_int(value: Any, what: str) -> int:
     return value
 
 
-def launch_geometry(
-    spec: KernelSpec, params: Mapping[str, int]
-) -> tuple[tuple[int, ...], tuple[int, ...], int]:
+def launch_geometry(spec: KernelSpec, params: Mapping[str, int]) -> tuple[tuple[int, ...], tuple[int, ...], int]:
     """(grid, block, dynamic shared bytes) for the parameters."""
     grid = tuple(as_int(evaluate(e, params), f"{spec.name} grid '{e}'") for e in spec.launch.grid)
-    block = tuple(
-        as_int(evaluate(e, params), f"{spec.name} block '{e}'") for e in spec.launch.block
-    )
-    dyn = as_int(
-        evaluate(spec.launch.dynamic_shared_bytes, params), f"{spec.name} dynamic_shared_bytes"
-    )
+    block = tuple(as_int(evaluate(e, params), f"{spec.name} block '{e}'") for e in spec.launch.block)
+    dyn = as_int(evaluate(spec.launch.dynamic_shared_bytes, params), f"{spec.name} dynamic_shared_bytes")
     for what, dims in (("grid", grid), ("block", block)):
         if any(d <= 0 for d in dims):
-            raise InputError(
-                f"kernel {spec.name}: {what} {dims} has a dimension <= 0 for {dict(params)}"
-            )
+            raise InputError(f"kernel {spec.name}: {what} {dims} has a dimension <= 0 for {dict(params)}")
     return grid, block, dyn

@@ -39,8 +39,9 @@ def normalize_cc(text: object) -> str | None:
 def get_arch(cc: str | float | int | ComputeCapability) -> Arch:
     """The validated limits of a compute capability; unknown ones list the known ones."""
     if not isinstance(cc, (str, float, int, ComputeCapability)):
-        raise UnknownDeviceError(f"a compute capability is a string such as '9.0', got "
-                                 f"{type(cc).__name__} {repr(cc)[:40]}")
+        raise UnknownDeviceError(
+            f"a compute capability is a string such as '9.0', got {type(cc).__name__} {repr(cc)[:40]}"
+        )
     return _get_arch(cc)
 
 
@@ -112,8 +113,7 @@ def get_gpu(name: str) -> Gpu:
     gpu = find_gpu(name)
     if gpu is None:
         raise UnknownDeviceError(
-            f"unknown GPU {name!r}; known: {', '.join(known_gpus())} "
-            f"(or give a compute capability such as 7.0)"
+            f"unknown GPU {name!r}; known: {', '.join(known_gpus())} (or give a compute capability such as 7.0)"
         )
     return gpu
 

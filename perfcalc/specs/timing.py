@@ -14,19 +14,43 @@ from perfcalc.specs.arch import Arch
 from perfcalc.specs.registry import devices_dir
 from perfcalc.specs.yaml_load import read_mapping
 
-_KEYS = ("issue_per_sm_per_clock_by_major", "l1_bytes_per_sm_per_clock",
-         "l2_bytes_per_sm_per_clock", "dram_read_efficiency", "dram_write_efficiency",
-         "dram_latency_ns", "dram_queue_ns", "dram_latency_cycles", "l2_latency_cycles", "l1_latency_cycles",
-         "shared_latency_cycles", "launch_overhead_s", "int_divide_instructions",
-         "block_dispatch_ns", "atomic_combined_request_ns", "atomic_float_lane_ns",
-         "atomic_exchange_lane_ns", "shared_atomic_int_lane_ns", "shared_atomic_cas_lane_ns",
-         "shared_atomic_float_lane_ns", "constant_request_ns", "store_merge_lines", "sources")
+_KEYS = (
+    "issue_per_sm_per_clock_by_major",
+    "l1_bytes_per_sm_per_clock",
+    "l2_bytes_per_sm_per_clock",
+    "dram_read_efficiency",
+    "dram_write_efficiency",
+    "dram_latency_ns",
+    "dram_queue_ns",
+    "dram_latency_cycles",
+    "l2_latency_cycles",
+    "l1_latency_cycles",
+    "shared_latency_cycles",
+    "launch_overhead_s",
+    "int_divide_instructions",
+    "block_dispatch_ns",
+    "atomic_combined_request_ns",
+    "atomic_float_lane_ns",
+    "atomic_exchange_lane_ns",
+    "shared_atomic_int_lane_ns",
+    "shared_atomic_cas_lane_ns",
+    "shared_atomic_float_lane_ns",
+    "constant_request_ns",
+    "store_merge_lines",
+    "sources",
+)
 
 # the per-event rates measured on a GPU (ns; null where no GPU of the CC was measured)
-_MEASURED_NS = ("block_dispatch_ns", "atomic_combined_request_ns", "atomic_float_lane_ns",
-                "atomic_exchange_lane_ns", "shared_atomic_int_lane_ns",
-                "shared_atomic_cas_lane_ns", "shared_atomic_float_lane_ns",
-                "constant_request_ns")
+_MEASURED_NS = (
+    "block_dispatch_ns",
+    "atomic_combined_request_ns",
+    "atomic_float_lane_ns",
+    "atomic_exchange_lane_ns",
+    "shared_atomic_int_lane_ns",
+    "shared_atomic_cas_lane_ns",
+    "shared_atomic_float_lane_ns",
+    "constant_request_ns",
+)
 
 
 @dataclass(frozen=True)
@@ -65,8 +89,9 @@ def _lines(value: object) -> int | None:
     if value is None:
         return None
     if not isinstance(value, int) or isinstance(value, bool) or not 1 <= value <= 64:
-        raise SpecError(f"devices/timing.yaml: store_merge_lines must be a whole number of "
-                        f"lines from 1 to 64, got {value!r}")
+        raise SpecError(
+            f"devices/timing.yaml: store_merge_lines must be a whole number of lines from 1 to 64, got {value!r}"
+        )
     return value
 
 
@@ -105,8 +130,10 @@ def timing_rates(arch: Arch) -> TimingRates:
     own = (table.get("cc") or {}).get(arch.compute_capability) or {}
     unknown = set(own) - set(_KEYS)
     if unknown:
-        raise SpecError(f"devices/timing.yaml: unknown key(s) {sorted(unknown)} for CC "
-                        f"{arch.compute_capability}; known: {', '.join(_KEYS)}")
+        raise SpecError(
+            f"devices/timing.yaml: unknown key(s) {sorted(unknown)} for CC "
+            f"{arch.compute_capability}; known: {', '.join(_KEYS)}"
+        )
     sources = tuple(merged.get("sources") or ()) + tuple(own.get("sources") or ())
     merged.update(own)
     by_major = merged["issue_per_sm_per_clock_by_major"]
@@ -126,8 +153,7 @@ def timing_rates(arch: Arch) -> TimingRates:
         l1_latency_cycles=_positive(merged["l1_latency_cycles"], "l1_latency_cycles"),
         shared_latency_cycles=_positive(merged["shared_latency_cycles"], "shared_latency_cycles"),
         launch_overhead_s=float(merged["launch_overhead_s"]),
-        int_divide_instructions=_positive(merged["int_divide_instructions"],
-                                          "int_divide_instructions") or 1.0,
+        int_divide_instructions=_positive(merged["int_divide_instructions"], "int_divide_instructions") or 1.0,
         sources=sources,
         **{k: _positive(merged.get(k), k) for k in _MEASURED_NS},
         store_merge_lines=_lines(merged.get("store_merge_lines")),

@@ -111,9 +111,7 @@ def element_type(name: str) -> ElementType:
     """A type by its catalog name ('float32', 'float4') or C spelling ('float', 'unsigned int')."""
     found = ELEMENT_TYPES.get(name) or _BY_C_NAME.get(" ".join(str(name).split()))
     if found is None:
-        raise InputError(
-            f"unknown element type {str(name)[:40]!r}; known: {', '.join(ELEMENT_TYPES)}"
-        )
+        raise InputError(f"unknown element type {str(name)[:40]!r}; known: {', '.join(ELEMENT_TYPES)}")
     return found
 
 

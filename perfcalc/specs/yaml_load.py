@@ -49,8 +49,7 @@ def _check_shape(text: str, path: Path) -> None:
             stack.append([event.anchor, 1])
             if len(stack) - 1 > MAX_DEPTH:
                 line = f" line {event.start_mark.line + 1}" if event.start_mark else ""
-                raise SpecError(f"{path}{line}: nested more than {MAX_DEPTH} levels deep (the "
-                                "limit for a data file)")
+                raise SpecError(f"{path}{line}: nested more than {MAX_DEPTH} levels deep (the limit for a data file)")
             continue
         if isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
             anchor, size = stack.pop()
@@ -64,13 +63,12 @@ def _check_shape(text: str, path: Path) -> None:
             sizes[anchor] = size
         stack[-1][1] += size
         if stack[-1][1] > MAX_NODES:
-            raise SpecError(f"{path}: expands to more than {MAX_NODES} values through its aliases "
-                            "(the limit for a data file)")
+            raise SpecError(
+                f"{path}: expands to more than {MAX_NODES} values through its aliases (the limit for a data file)"
+            )
 
 
-def check_keys(
-    data: dict[str, Any], required: Iterable[str], where: str, optional: Iterable[str] = ()
-) -> None:
+def check_keys(data: dict[str, Any], required: Iterable[str], where: str, optional: Iterable[str] = ()) -> None:
     """Fail on the first missing or unknown key, naming the file and the key."""
     required = list(required)
     allowed = set(required) | set(optional)

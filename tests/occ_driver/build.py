@@ -37,9 +37,7 @@ def build(out_dir: Path, optimize: str = "-O2") -> Path:
     """Compile the driver into out_dir; raises FileNotFoundError naming what is missing."""
     include, compiler = find_header_dir(), find_compiler()
     if include is None:
-        raise FileNotFoundError(
-            "cuda_occupancy.h not found (looked next to nvcc, $CUDA_HOME, /usr/local/cuda)"
-        )
+        raise FileNotFoundError("cuda_occupancy.h not found (looked next to nvcc, $CUDA_HOME, /usr/local/cuda)")
     if compiler is None:
         raise FileNotFoundError("no C++ compiler (g++, c++ or clang++) on PATH")
     exe = out_dir / "occ_driver"
@@ -74,12 +72,8 @@ def device_fields(arch: Arch) -> str:
 
 def run(exe: Path, requests: list[str]) -> list[list[float]]:
     """Send every request in one process run; one list of numbers back per request."""
-    done = subprocess.run(
-        [str(exe)], input="\n".join(requests) + "\n", capture_output=True, text=True, check=True
-    )
+    done = subprocess.run([str(exe)], input="\n".join(requests) + "\n", capture_output=True, text=True, check=True)
     lines = done.stdout.splitlines()
     if len(lines) != len(requests):
-        raise RuntimeError(
-            f"driver answered {len(lines)} of {len(requests)} requests: {done.stderr}"
-        )
+        raise RuntimeError(f"driver answered {len(lines)} of {len(requests)} requests: {done.stderr}")
     return [[float(x) if "." in x else int(x) for x in line.split()] for line in lines]

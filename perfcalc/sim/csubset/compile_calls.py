@@ -15,18 +15,44 @@ from perfcalc.sim.csubset.ctypes_struct import StructType
 from perfcalc.sim.csubset.ir import E, MemSym, Var, cast, type_name
 
 _MATH_FLOAT = {
-    "sqrtf": np.sqrt, "expf": np.exp, "__expf": np.exp, "logf": np.log, "__logf": np.log,
-    "fabsf": np.abs, "floorf": np.floor, "ceilf": np.ceil, "sinf": np.sin, "cosf": np.cos,
-    "tanhf": np.tanh, "exp2f": np.exp2, "log2f": np.log2, "truncf": np.trunc,
+    "sqrtf": np.sqrt,
+    "expf": np.exp,
+    "__expf": np.exp,
+    "logf": np.log,
+    "__logf": np.log,
+    "fabsf": np.abs,
+    "floorf": np.floor,
+    "ceilf": np.ceil,
+    "sinf": np.sin,
+    "cosf": np.cos,
+    "tanhf": np.tanh,
+    "exp2f": np.exp2,
+    "log2f": np.log2,
+    "truncf": np.trunc,
 }
 _MATH_DOUBLE = {
-    "sqrt": np.sqrt, "exp": np.exp, "log": np.log, "fabs": np.abs, "floor": np.floor,
-    "ceil": np.ceil, "sin": np.sin, "cos": np.cos, "tanh": np.tanh, "exp2": np.exp2,
-    "log2": np.log2, "trunc": np.trunc,
+    "sqrt": np.sqrt,
+    "exp": np.exp,
+    "log": np.log,
+    "fabs": np.abs,
+    "floor": np.floor,
+    "ceil": np.ceil,
+    "sin": np.sin,
+    "cos": np.cos,
+    "tanh": np.tanh,
+    "exp2": np.exp2,
+    "log2": np.log2,
+    "trunc": np.trunc,
 }
-_MATH2 = {"fminf": (np.fmin, T.FLOAT), "fmaxf": (np.fmax, T.FLOAT), "fmin": (np.fmin, T.DOUBLE),
-          "fmax": (np.fmax, T.DOUBLE), "powf": (np.power, T.FLOAT), "pow": (np.power, T.DOUBLE),
-          "__fdividef": (np.divide, T.FLOAT)}
+_MATH2 = {
+    "fminf": (np.fmin, T.FLOAT),
+    "fmaxf": (np.fmax, T.FLOAT),
+    "fmin": (np.fmin, T.DOUBLE),
+    "fmax": (np.fmax, T.DOUBLE),
+    "powf": (np.power, T.FLOAT),
+    "pow": (np.power, T.DOUBLE),
+    "__fdividef": (np.divide, T.FLOAT),
+}
 
 
 class CallsMixin:
@@ -44,8 +70,9 @@ class CallsMixin:
         if name == "atomicAdd":
             return self._atomic_add(n, args)
         if name == "__ldg":  # read-only data cache load: the same load for the counters
-            if len(args) != 1 or not (isinstance(args[0], c_ast.UnaryOp) and args[0].op == "&"
-                                      and isinstance(args[0].expr, c_ast.ArrayRef)):
+            if len(args) != 1 or not (
+                isinstance(args[0], c_ast.UnaryOp) and args[0].op == "&" and isinstance(args[0].expr, c_ast.ArrayRef)
+            ):
                 raise self.unsupported("__ldg form", n, "write __ldg(&array[index])")
             return self.x_ArrayRef(args[0].expr)
         if name in ("fmaf", "fma"):
@@ -79,8 +106,7 @@ class CallsMixin:
             if name == "abs":
                 return self._call_math(np.abs, [a], T.promote(a.t), n)  # type: ignore[arg-type]
             return self._call_math(lambda v: np.float32(1) / np.sqrt(v), [a], T.FLOAT, n)
-        raise self.unsupported(f"{name}()", n, "not a __device__ function of this source "
-                               "nor a supported built-in")
+        raise self.unsupported(f"{name}()", n, "not a __device__ function of this source nor a supported built-in")
 
     def _fma(self, n: c_ast.Node, name: str, args: list[E]) -> E:
         """fmaf(a, b, c): one rounding. The float32 product is exact in float64 (24 + 24 bits
@@ -108,8 +134,7 @@ class CallsMixin:
         cargs = [cast(a, t) for a in args]
         fs = [a.f for a in cargs]
         counts = self.counts(n)
-        kslot = C.instruction_slot("fp64" if t is T.DOUBLE else ("fp32" if t.is_float
-                                                                  else "int"))
+        kslot = C.instruction_slot("fp64" if t is T.DOUBLE else ("fp32" if t.is_float else "int"))
         dt = t.dtype
 
         def call(ctx: ChunkContext) -> object:
@@ -145,15 +170,21 @@ class CallsMixin:
     def _call(self, n: c_ast.FuncCall, name: str, args: list[c_ast.Node]) -> E:
         info = self.functions[name]
         if info.kind == "global":
-            raise self.unsupported(f"call of __global__ function {name}()", n,
-                                   "dynamic parallelism")
+            raise self.unsupported(f"call of __global__ function {name}()", n, "dynamic parallelism")
         if name in self.call_stack:
             raise self.unsupported(f"recursive call of {name}()", n)
         fdecl = info.node.decl.type
         params = fdecl.args.params if fdecl.args else []
-        params = [p for p in params if not (isinstance(p.type, c_ast.TypeDecl)
-                  and isinstance(p.type.type, c_ast.IdentifierType)
-                  and p.type.type.names == ["void"] and p.name is None)]
+        params = [
+            p
+            for p in params
+            if not (
+                isinstance(p.type, c_ast.TypeDecl)
+                and isinstance(p.type.type, c_ast.IdentifierType)
+                and p.type.type.names == ["void"]
+                and p.name is None
+            )
+        ]
         if len(params) != len(args):
             raise self.err(f"{name}() takes {len(params)} argument(s), {len(args)} given", n)
         scope: dict[str, object] = {}

@@ -79,16 +79,17 @@ class ExpressionsMixin:
             return E(sym.t, lambda ctx: ctx.slots[slot])
         if isinstance(sym, MemSym) and sym.kind == "shared_scalar":
             return self._mem_load(sym, const_index(0), n, None, sym.elem)
-        raise self.unsupported(f"'{name}' used as a value", n,
-                               "arrays and pointers can only be indexed")
+        raise self.unsupported(f"'{name}' used as a value", n, "arrays and pointers can only be indexed")
 
     def x_StructRef(self, n: c_ast.StructRef) -> E:
         if n.type == "->":
             raise self.unsupported("->", n, "pointer member access")
         fld = n.field.name
-        if isinstance(n.name, c_ast.ID) and n.name.name in ("threadIdx", "blockIdx",
-                                                              "blockDim", "gridDim") \
-                and self.lookup(n.name.name) is None:
+        if (
+            isinstance(n.name, c_ast.ID)
+            and n.name.name in ("threadIdx", "blockIdx", "blockDim", "gridDim")
+            and self.lookup(n.name.name) is None
+        ):
             if fld not in ("x", "y", "z"):
                 raise self.err(f"'{n.name.name}' has no member '{fld}'", n.field)
             axis = "xyz".index(fld)
@@ -126,8 +127,11 @@ class ExpressionsMixin:
             raise self.err(f"'{node.name}' is not an array or pointer", node)
         dims = sym.dims if sym.kind in ("shared", "constant") and sym.dims else (None,)
         if len(subs) != len(dims):
-            raise self.unsupported(f"{len(subs)} subscript(s) on '{sym.name}'", n,
-                                   f"it has {len(dims)} dimension(s); index every dimension")
+            raise self.unsupported(
+                f"{len(subs)} subscript(s) on '{sym.name}'",
+                n,
+                f"it has {len(dims)} dimension(s); index every dimension",
+            )
         idx: E | None = None
         for k, s in enumerate(subs):
             e = self.expr(s)
@@ -138,8 +142,7 @@ class ExpressionsMixin:
         assert idx is not None
         return sym, idx
 
-    def x_ArrayRef(self, n: c_ast.ArrayRef, fld: str | None = None,
-                   outer: c_ast.Node | None = None) -> E:
+    def x_ArrayRef(self, n: c_ast.ArrayRef, fld: str | None = None, outer: c_ast.Node | None = None) -> E:
         sym, idx = self._array_target(n)
         elem = sym.elem
         if fld is not None:
@@ -193,8 +196,7 @@ class ExpressionsMixin:
         op = n.op
         if op == "sizeof":
             if isinstance(n.expr, c_ast.Typename):
-                t = self.base_type(n.expr.type.type) \
-                    if isinstance(n.expr.type, c_ast.TypeDecl) else None
+                t = self.base_type(n.expr.type.type) if isinstance(n.expr.type, c_ast.TypeDecl) else None
                 if t is None:
                     raise self.unsupported("sizeof of this type", n)
             else:
@@ -255,10 +257,10 @@ class ExpressionsMixin:
                 new = cast(self.binop(op, cur, rhs, n), sym.t)
                 return self._assign_var(sym, new, cur if post else None)
         if isinstance(target, (c_ast.ArrayRef, c_ast.ID)) or (
-                isinstance(target, c_ast.StructRef) and isinstance(target.name, c_ast.ArrayRef)):
+            isinstance(target, c_ast.StructRef) and isinstance(target.name, c_ast.ArrayRef)
+        ):
             return self._mem_update(target, op, rhs, n, post)
-        if isinstance(target, c_ast.StructRef) and target.type == "." \
-                and isinstance(target.name, c_ast.ID):
+        if isinstance(target, c_ast.StructRef) and target.type == "." and isinstance(target.name, c_ast.ID):
             sym = self.lookup(target.name.name)
             if isinstance(sym, Var) and isinstance(sym.t, StructType):
                 fld = target.field.name
@@ -321,8 +323,7 @@ class ExpressionsMixin:
             t = t.field(fld)[0]  # type: ignore[index]
         return sym, idx, fld, t
 
-    def _mem_update(self, target: c_ast.Node, op: str, rhs: E, n: c_ast.Node,
-                    post: bool) -> E:
+    def _mem_update(self, target: c_ast.Node, op: str, rhs: E, n: c_ast.Node, post: bool) -> E:
         sym, idx, fld, t = self._resolve_store(target)
         if not isinstance(t, T.CType):
             raise self.unsupported("compound assignment to a struct", n)
@@ -364,8 +365,7 @@ class ExpressionsMixin:
                     info = sym.t.field(target.field.name)
                     if info is None:
                         raise self.err(f"no member '{target.field.name}'", target)
-                    return self._assign_struct_field(sym, target.field.name,
-                                                     cast(self._arith(value, n), info[0]))
+                    return self._assign_struct_field(sym, target.field.name, cast(self._arith(value, n), info[0]))
             raise self.unsupported("assignment to this member", target)
         sym, idx, fld, t = self._resolve_store(target)
         counts = self.counts(n)
@@ -447,8 +447,9 @@ class ExpressionsMixin:
             ufunc = np.left_shift if op == "<<" else np.right_shift
             if b.const is not None:
                 if not 0 <= int(b.const) < 8 * t.size:
-                    raise self.err(f"shift count {int(b.const)} is outside 0..{8 * t.size - 1} "
-                                   "(undefined behaviour in C)", n)
+                    raise self.err(
+                        f"shift count {int(b.const)} is outside 0..{8 * t.size - 1} (undefined behaviour in C)", n
+                    )
                 return self._ufunc2(ufunc, a, b, t, t, counts, "int")
             return self._checked_shift(ufunc, a, b, t, n, counts)
         t = T.usual_arithmetic(a.t, b.t)  # type: ignore[arg-type]
@@ -458,8 +459,14 @@ class ExpressionsMixin:
             ufunc = {"+": np.add, "-": np.subtract, "*": np.multiply}[op]
             return self._ufunc2(ufunc, a, b, t, t, counts, kind, flop=t.is_float)
         if op in ("<", ">", "<=", ">=", "==", "!="):
-            ufunc = {"<": np.less, ">": np.greater, "<=": np.less_equal,
-                     ">=": np.greater_equal, "==": np.equal, "!=": np.not_equal}[op]
+            ufunc = {
+                "<": np.less,
+                ">": np.greater,
+                "<=": np.less_equal,
+                ">=": np.greater_equal,
+                "==": np.equal,
+                "!=": np.not_equal,
+            }[op]
             return self._ufunc2(ufunc, a, b, t, T.BOOL, counts, kind)
         if op in ("&", "|", "^"):
             if t.is_float:
@@ -474,8 +481,9 @@ class ExpressionsMixin:
             return self._int_divide(op, a, b, t, n, counts)
         raise self.unsupported(op, n)
 
-    def _ufunc2(self, ufunc: np.ufunc, a: E, b: E, t: T.CType, rt: T.CType,
-                counts: list[int], kind: str, flop: bool = False) -> E:
+    def _ufunc2(
+        self, ufunc: np.ufunc, a: E, b: E, t: T.CType, rt: T.CType, counts: list[int], kind: str, flop: bool = False
+    ) -> E:
         if a.const is not None and b.const is not None:
             with np.errstate(all="ignore"):
                 v = ufunc(a.const, b.const)
@@ -501,8 +509,7 @@ class ExpressionsMixin:
 
         return E(rt, f_op, None, a.pure and b.pure)
 
-    def _checked_shift(self, ufunc: np.ufunc, a: E, b: E, t: T.CType, n: c_ast.Node,
-                       counts: list[int]) -> E:
+    def _checked_shift(self, ufunc: np.ufunc, a: E, b: E, t: T.CType, n: c_ast.Node, counts: list[int]) -> E:
         """A shift by a run-time count: counts outside 0..width-1 are a fault (C: undefined;
         NumPy silently gives 0, execution.md §2.5)."""
         af, bf = a.f, b.f
@@ -520,20 +527,25 @@ class ExpressionsMixin:
                     bad &= ctx.mask.arr
                 if bad.any():
                     lane = ctx.first_lane(bad)
-                    raise ctx.fault("shift_out_of_range", line, lane,
-                                    f"Shift count {int(y[lane])} outside 0..{width - 1} "
-                                    "(undefined behaviour in C)")
+                    raise ctx.fault(
+                        "shift_out_of_range",
+                        line,
+                        lane,
+                        f"Shift count {int(y[lane])} outside 0..{width - 1} (undefined behaviour in C)",
+                    )
             elif bad and ctx.mask.nact:
                 lane = ctx.first_lane(ctx.active_arr())
-                raise ctx.fault("shift_out_of_range", line, lane,
-                                f"Shift count {int(y)} outside 0..{width - 1} "
-                                "(undefined behaviour in C)")
+                raise ctx.fault(
+                    "shift_out_of_range",
+                    line,
+                    lane,
+                    f"Shift count {int(y)} outside 0..{width - 1} (undefined behaviour in C)",
+                )
             return ufunc(x, y)
 
         return E(t, shift, None, False)
 
-    def _int_divide(self, op: str, a: E, b: E, t: T.CType, n: c_ast.Node,
-                    counts: list[int]) -> E:
+    def _int_divide(self, op: str, a: E, b: E, t: T.CType, n: c_ast.Node, counts: list[int]) -> E:
         signed = t.signed
         if b.const is not None and int(b.const) == 0 and a.const is not None:
             raise self.err("division by zero in a constant expression", n)
@@ -559,16 +571,22 @@ class ExpressionsMixin:
                     z &= ctx.mask.arr
                 if z.any():
                     lane = ctx.first_lane(z)
-                    raise ctx.fault("division_by_zero", line, lane,
-                                    f"Integer {'division' if op == '/' else 'remainder'} by "
-                                    "zero (undefined behaviour in C)")
+                    raise ctx.fault(
+                        "division_by_zero",
+                        line,
+                        lane,
+                        f"Integer {'division' if op == '/' else 'remainder'} by zero (undefined behaviour in C)",
+                    )
                 y = np.where(y == zero, one, y) if ctx.mask.arr is not None else y
             elif y == zero:
                 if ctx.mask.nact:
                     lane = ctx.first_lane(ctx.active_arr())
-                    raise ctx.fault("division_by_zero", line, lane,
-                                    f"Integer {'division' if op == '/' else 'remainder'} by "
-                                    "zero (undefined behaviour in C)")
+                    raise ctx.fault(
+                        "division_by_zero",
+                        line,
+                        lane,
+                        f"Integer {'division' if op == '/' else 'remainder'} by zero (undefined behaviour in C)",
+                    )
                 return x
             if signed and op == "/":
                 ovf = (x == imin) & (y == minus_one)
@@ -577,12 +595,16 @@ class ExpressionsMixin:
                         ovf = ovf & ctx.mask.arr
                     if ovf.any():
                         lane = ctx.first_lane(ovf)
-                        raise ctx.fault("integer_overflow", line, lane,
-                                        f"Integer overflow: {imin} / -1 (undefined behaviour "
-                                        "in C)")
+                        raise ctx.fault(
+                            "integer_overflow", line, lane, f"Integer overflow: {imin} / -1 (undefined behaviour in C)"
+                        )
                 elif ovf and ctx.mask.nact:
-                    raise ctx.fault("integer_overflow", line, ctx.first_lane(ctx.active_arr()),
-                                    f"Integer overflow: {imin} / -1 (undefined behaviour in C)")
+                    raise ctx.fault(
+                        "integer_overflow",
+                        line,
+                        ctx.first_lane(ctx.active_arr()),
+                        f"Integer overflow: {imin} / -1 (undefined behaviour in C)",
+                    )
             return c_divmod(op, x, y, signed)
 
         return E(t, div, None, False)

@@ -75,8 +75,7 @@ class StatementsMixin:
             return None
         if isinstance(n, c_ast.Pragma):
             return None
-        if isinstance(n, c_ast.FuncCall) and isinstance(n.name, c_ast.ID) \
-                and n.name.name == "__syncthreads":
+        if isinstance(n, c_ast.FuncCall) and isinstance(n.name, c_ast.ID) and n.name.name == "__syncthreads":
             if n.args is not None and n.args.exprs:
                 raise self.err("__syncthreads() takes no arguments", n)
             return self.barrier(n)
@@ -84,9 +83,22 @@ class StatementsMixin:
             raise self.unsupported("switch", n, "rewrite it with if/else")
         if isinstance(n, (c_ast.Goto, c_ast.Label)):
             raise self.unsupported("goto", n)
-        if isinstance(n, (c_ast.Assignment, c_ast.UnaryOp, c_ast.FuncCall, c_ast.ExprList,
-                          c_ast.BinaryOp, c_ast.TernaryOp, c_ast.ID, c_ast.Constant,
-                          c_ast.ArrayRef, c_ast.StructRef, c_ast.Cast)):
+        if isinstance(
+            n,
+            (
+                c_ast.Assignment,
+                c_ast.UnaryOp,
+                c_ast.FuncCall,
+                c_ast.ExprList,
+                c_ast.BinaryOp,
+                c_ast.TernaryOp,
+                c_ast.ID,
+                c_ast.Constant,
+                c_ast.ArrayRef,
+                c_ast.StructRef,
+                c_ast.Cast,
+            ),
+        ):
             e = self.expr(n)
             f = e.f
             return lambda ctx: (f(ctx), None)[1]
@@ -104,11 +116,9 @@ class StatementsMixin:
         if "extern" in storage:
             raise self.unsupported("extern", d)
         if isinstance(d.type, c_ast.ArrayDecl):
-            raise self.unsupported(f"local array {d.name}[]", d,
-                                   "per-thread arrays are not simulated; use __shared__")
+            raise self.unsupported(f"local array {d.name}[]", d, "per-thread arrays are not simulated; use __shared__")
         if isinstance(d.type, c_ast.PtrDecl):
-            raise self.unsupported(f"pointer variable {d.name}", d,
-                                   "index the kernel's pointer parameters directly")
+            raise self.unsupported(f"pointer variable {d.name}", d, "index the kernel's pointer parameters directly")
         if isinstance(d.type, c_ast.Struct):
             self.base_type(d.type)
             return None
@@ -128,6 +138,7 @@ class StatementsMixin:
         self.scopes[-1][d.name] = Var(slot, t)
         zero = t.dtype.type(0)
         if init is None:
+
             def run_decl0(ctx: ChunkContext) -> None:
                 ctx.slots[slot] = zero
 
@@ -145,6 +156,7 @@ class StatementsMixin:
         self.scopes[-1][d.name] = Var(slot, t)
         zeros = {fname: ft.dtype.type(0) for fname, ft, _ in t.fields}
         if d.init is None:
+
             def run_sdecl0(ctx: ChunkContext) -> None:
                 ctx.slots[slot] = dict(zeros)
 
@@ -285,16 +297,23 @@ class StatementsMixin:
                 if it > cap:
                     lane = ctx.first_lane(ctx.active_arr(lm))
                     ctx.loops.pop()
-                    raise ctx.fault("iteration_cap", line, lane,
-                                    f"Loop did not finish after {cap} iterations "
-                                    "(iteration_cap): the kernel would hang")
+                    raise ctx.fault(
+                        "iteration_cap",
+                        line,
+                        lane,
+                        f"Loop did not finish after {cap} iterations (iteration_cap): the kernel would hang",
+                    )
                 if not it & 1023 and past_time_limit():
                     lane = ctx.first_lane(ctx.active_arr(lm))
                     ctx.loops.pop()
-                    raise ctx.fault("time_limit", line, lane,
-                                    f"Loop still running after {it} iterations when the simulation "
-                                    f"reached its limit of {time_limit_seconds():g} s "
-                                    "(--max-seconds): the kernel may never finish")
+                    raise ctx.fault(
+                        "time_limit",
+                        line,
+                        lane,
+                        f"Loop still running after {it} iterations when the simulation "
+                        f"reached its limit of {time_limit_seconds():g} s "
+                        "(--max-seconds): the kernel may never finish",
+                    )
                 ctx.mask = lm
                 frame.continued = None
                 body(ctx)
@@ -324,18 +343,20 @@ class StatementsMixin:
         if _has_jump(n.stmt, (c_ast.Break, c_ast.Return)):
             return None
         if cond is None:
-            return "Loop can never finish: it has no condition and no break or return " \
-                   "(the kernel would hang)"
+            return "Loop can never finish: it has no condition and no break or return (the kernel would hang)"
         if not cond.pure:  # type: ignore[attr-defined]
             return None
-        names = sorted({x.name for x in _walk(n.cond) if isinstance(x, c_ast.ID)
-                        and isinstance(self.lookup(x.name), Var)})
+        names = sorted(
+            {x.name for x in _walk(n.cond) if isinstance(x, c_ast.ID) and isinstance(self.lookup(x.name), Var)}
+        )
         changed = _assigned_names(n.stmt) | _assigned_names(getattr(n, "next", None))
         if set(names) & changed:
             return None
         what = ", ".join(names) if names else "nothing that changes"
-        return (f"Loop can never finish: its condition depends on {what}, which the loop "
-                "never assigns, and no break or return leaves it (the kernel would hang)")
+        return (
+            f"Loop can never finish: its condition depends on {what}, which the loop "
+            "never assigns, and no break or return leaves it (the kernel would hang)"
+        )
 
     def return_stmt(self, n: c_ast.Return) -> Callable:
         ret_t = self.func_ret[-1]
@@ -384,13 +405,16 @@ class StatementsMixin:
                     b = int(np.flatnonzero(partial)[0])
                     missing = np.zeros(ctx.nlanes, dtype=bool)
                     lo = b * ctx.lanes_per_block
-                    missing[lo:lo + ctx.lanes_per_block] = l2[b] & ~a2[b]
+                    missing[lo : lo + ctx.lanes_per_block] = l2[b] & ~a2[b]
                     lane = ctx.first_lane(missing)
                     raise ctx.fault(
-                        "divergent_barrier", line, lane,
+                        "divergent_barrier",
+                        line,
+                        lane,
                         f"Barrier error: __syncthreads() reached by {int(a2[b].sum())} of "
                         f"{int(l2[b].sum())} live threads of the block (divergent code); "
-                        "this thread did not reach it")
+                        "this thread did not reach it",
+                    )
                 counts[C.BARRIERS] += int(np.count_nonzero(reached))
             ctx.epoch += 1
             for mem in ctx.shared_arrays:
@@ -440,8 +464,7 @@ def _assigned_names(node: c_ast.Node | None) -> set[str]:
     return names
 
 
-def _has_jump(node: c_ast.Node | None,
-              kinds: tuple = (c_ast.Break, c_ast.Continue, c_ast.Return)) -> bool:
+def _has_jump(node: c_ast.Node | None, kinds: tuple = (c_ast.Break, c_ast.Continue, c_ast.Return)) -> bool:
     """Whether `node` contains a jump of `kinds` that leaves it: a nested loop owns its break
     and continue, only a return leaves it."""
     if node is None:

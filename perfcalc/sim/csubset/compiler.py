@@ -64,7 +64,8 @@ class KernelCompiler(StatementsMixin, ExpressionsMixin, CallsMixin):
 
             raise InputError(
                 f"kernel '{kernel_name}' not found in {parsed.source_name}: the __global__ "
-                f"functions there are {', '.join(kernels) if kernels else 'none'}")
+                f"functions there are {', '.join(kernels) if kernels else 'none'}"
+            )
         self.kernel = self.functions[kernel_name]
 
     # ---- helpers ---------------------------------------------------------------------
@@ -110,8 +111,9 @@ class KernelCompiler(StatementsMixin, ExpressionsMixin, CallsMixin):
             members = []
             for d in node.decls:
                 if not isinstance(d.type, c_ast.TypeDecl):
-                    raise self.unsupported("struct member that is not a scalar", d,
-                                           "only int/float/double-like members")
+                    raise self.unsupported(
+                        "struct member that is not a scalar", d, "only int/float/double-like members"
+                    )
                 mt = self.base_type(d.type.type)
                 if not isinstance(mt, T.CType):
                     raise self.unsupported("nested struct member", d)
@@ -138,8 +140,7 @@ class KernelCompiler(StatementsMixin, ExpressionsMixin, CallsMixin):
                 if isinstance(t, StructType):
                     self.structs[ext.name] = t
                 else:
-                    raise self.unsupported(f"typedef {ext.name}", ext,
-                                           "only struct typedefs are supported")
+                    raise self.unsupported(f"typedef {ext.name}", ext, "only struct typedefs are supported")
             elif isinstance(ext, c_ast.FuncDef):
                 decl = ext.decl
                 storage = decl.storage or []
@@ -148,11 +149,10 @@ class KernelCompiler(StatementsMixin, ExpressionsMixin, CallsMixin):
                 elif "static" in storage:
                     kind = "device"
                 else:
-                    raise self.unsupported(f"host function {decl.name}()", decl,
-                                           "only __global__ and __device__ functions are "
-                                           "simulated")
-                ret = self.base_type(decl.type.type.type) \
-                    if isinstance(decl.type.type, c_ast.TypeDecl) else "pointer"
+                    raise self.unsupported(
+                        f"host function {decl.name}()", decl, "only __global__ and __device__ functions are simulated"
+                    )
+                ret = self.base_type(decl.type.type.type) if isinstance(decl.type.type, c_ast.TypeDecl) else "pointer"
                 if ret == "pointer":
                     raise self.unsupported("function returning a pointer", decl)
                 if kind == "global" and ret is not None:
@@ -176,8 +176,7 @@ class KernelCompiler(StatementsMixin, ExpressionsMixin, CallsMixin):
             elem, dims = self._array_shape(d.type, d)
             if len(dims) != 1:
                 if not dims:
-                    raise self.unsupported("scalar __constant__ variable", d,
-                                           "declare a 1-element __constant__ array")
+                    raise self.unsupported("scalar __constant__ variable", d, "declare a 1-element __constant__ array")
                 raise self.unsupported("multi-dimensional __constant__ array", d)
             init = None
             if d.init is not None:
@@ -195,10 +194,10 @@ class KernelCompiler(StatementsMixin, ExpressionsMixin, CallsMixin):
             self._shared_decl(d, file_scope=True)
             return
         if "static" in storage:
-            raise self.unsupported(f"__device__ variable {d.name}", d,
-                                   "pass the data as a kernel argument")
-        raise self.unsupported(f"file-scope variable {d.name}", d,
-                               "only __constant__ and __shared__ arrays are simulated")
+            raise self.unsupported(f"__device__ variable {d.name}", d, "pass the data as a kernel argument")
+        raise self.unsupported(
+            f"file-scope variable {d.name}", d, "only __constant__ and __shared__ arrays are simulated"
+        )
 
     def _array_shape(self, t: c_ast.Node, d: c_ast.Node) -> tuple[object, tuple[int, ...]]:
         dims: list[int] = []
@@ -253,9 +252,12 @@ class KernelCompiler(StatementsMixin, ExpressionsMixin, CallsMixin):
         for pd in plist:
             if isinstance(pd, c_ast.EllipsisParam):
                 raise self.unsupported("...", pd)
-            if isinstance(pd.type, c_ast.TypeDecl) and isinstance(pd.type.type,
-                                                                    c_ast.IdentifierType) \
-                    and pd.type.type.names == ["void"] and pd.name is None:
+            if (
+                isinstance(pd.type, c_ast.TypeDecl)
+                and isinstance(pd.type.type, c_ast.IdentifierType)
+                and pd.type.type.names == ["void"]
+                and pd.name is None
+            ):
                 continue
             if isinstance(pd.type, c_ast.PtrDecl):
                 inner = pd.type.type
@@ -282,5 +284,14 @@ class KernelCompiler(StatementsMixin, ExpressionsMixin, CallsMixin):
         self.func_ret.append(None)
         body = self.block(fdef.body, new_scope=False)
         self.scopes.pop()
-        return CompiledKernel(fdef.decl.name, params, self.shared, self.constants, self.nslots,
-                              self.nmem, body, self.site_counts, fdef.decl.coord.line)
+        return CompiledKernel(
+            fdef.decl.name,
+            params,
+            self.shared,
+            self.constants,
+            self.nslots,
+            self.nmem,
+            body,
+            self.site_counts,
+            fdef.decl.coord.line,
+        )

@@ -50,8 +50,9 @@ class FunctionFrame:
 class ChunkContext:
     """Everything a compiled kernel needs while running one chunk of blocks."""
 
-    def __init__(self, run: object, block_ids: np.ndarray, block_dim: tuple[int, int, int],
-                 grid_dim: tuple[int, int, int]):
+    def __init__(
+        self, run: object, block_ids: np.ndarray, block_dim: tuple[int, int, int], grid_dim: tuple[int, int, int]
+    ):
         self.run = run  # the launch-wide state (launch.Run): counters, arrays, options
         self.block_ids = block_ids
         self.nblocks = int(block_ids.size)
@@ -64,8 +65,9 @@ class ChunkContext:
         tid = np.arange(self.lanes_per_block, dtype=np.int64)
         real = tid < threads
         self.lane_tid = np.tile(tid, self.nblocks)  # linear thread index in block
-        self.lane_block = np.repeat(np.arange(self.nblocks, dtype=np.int64),
-                                    self.lanes_per_block)  # block index within the chunk
+        self.lane_block = np.repeat(
+            np.arange(self.nblocks, dtype=np.int64), self.lanes_per_block
+        )  # block index within the chunk
         self.lane_warp = self.lane_tid >> 5  # warp index within its block
         self.lane_warp1 = self.lane_warp + 1  # the warp field of race-detection tags
         self._write_tags: tuple[int, np.ndarray] | None = None
@@ -93,8 +95,7 @@ class ChunkContext:
         else:
             real_all = np.tile(real, self.nblocks)
             self.real_lanes = real_all
-            self.full = Mask(real_all, self.nblocks * threads,
-                             self.nblocks * self.warps_per_block)
+            self.full = Mask(real_all, self.nblocks * threads, self.nblocks * self.warps_per_block)
         self.all_lanes = np.ones(self.nlanes, dtype=bool)
         self.empty = Mask(np.zeros(self.nlanes, dtype=bool), 0, 0)
         self.mask = self.full
@@ -132,8 +133,7 @@ class ChunkContext:
         the current barrier interval (computed once per interval; never modified in place)."""
         cached = self._write_tags
         if cached is None or cached[0] != self.epoch:
-            cached = self._write_tags = (self.epoch,
-                                         (self.epoch << warp_bits) + self.lane_warp1)
+            cached = self._write_tags = (self.epoch, (self.epoch << warp_bits) + self.lane_warp1)
         return cached[1]
 
     def active_arr(self, mask: Mask | None = None) -> np.ndarray:
@@ -168,14 +168,28 @@ class ChunkContext:
         thread = tuple(int(a[lane]) for a in self.tid_xyz)
         return block, thread  # type: ignore[return-value]
 
-    def fault(self, kind: str, line: int, lane: int, what: str, array: str | None = None,
-              index: int | None = None) -> FaultSignal:
+    def fault(
+        self, kind: str, line: int, lane: int, what: str, array: str | None = None, index: int | None = None
+    ) -> FaultSignal:
         """A FaultSignal whose one-line message names kernel, line, block and thread."""
         block, thread = self.thread_of(lane)
         run = self.run
         where = f"{run.source_name}:{line}"  # type: ignore[attr-defined]
-        msg = (f"{what} in kernel '{run.kernel_name}' at {where} "  # type: ignore[attr-defined]
-               f"by thread ({thread[0]},{thread[1]},{thread[2]}) "
-               f"in block ({block[0]},{block[1]},{block[2]})")
-        return FaultSignal(Fault(kind, run.kernel_name, run.source_name,  # type: ignore[attr-defined]
-                                 line, array, block, thread, index, msg))
+        msg = (
+            f"{what} in kernel '{run.kernel_name}' at {where} "  # type: ignore[attr-defined]
+            f"by thread ({thread[0]},{thread[1]},{thread[2]}) "
+            f"in block ({block[0]},{block[1]},{block[2]})"
+        )
+        return FaultSignal(
+            Fault(
+                kind,
+                run.kernel_name,
+                run.source_name,  # type: ignore[attr-defined]
+                line,
+                array,
+                block,
+                thread,
+                index,
+                msg,
+            )
+        )

@@ -39,9 +39,7 @@ class CType:
         """A typed NumPy scalar holding `value` converted as C would (wrap-around for ints)."""
         if self.is_float:
             return self.dtype.type(value)
-        return np.array(int(value) & ((1 << (8 * self.size)) - 1), dtype=np.uint64).astype(
-            self.dtype
-        )[()]
+        return np.array(int(value) & ((1 << (8 * self.size)) - 1), dtype=np.uint64).astype(self.dtype)[()]
 
 
 def _t(name: str, dtype: str, rank: int, signed: bool) -> CType:

@@ -34,16 +34,19 @@ class StructType:
     @property
     def dtype(self) -> np.dtype:
         """The NumPy structured dtype with exactly this layout."""
-        return np.dtype({
-            "names": [f[0] for f in self.fields],
-            "formats": [f[1].dtype for f in self.fields],
-            "offsets": [f[2] for f in self.fields],
-            "itemsize": self.size,
-        })
+        return np.dtype(
+            {
+                "names": [f[0] for f in self.fields],
+                "formats": [f[1].dtype for f in self.fields],
+                "offsets": [f[2] for f in self.fields],
+                "itemsize": self.size,
+            }
+        )
 
 
-def make_struct(name: str, members: list[tuple[str, T.CType]], align: int | None = None,
-                vector: bool = False) -> StructType:
+def make_struct(
+    name: str, members: list[tuple[str, T.CType]], align: int | None = None, vector: bool = False
+) -> StructType:
     """Lay out `members` by C rules (alignment override for CUDA vector types)."""
     offset = 0
     fields = []
@@ -65,8 +68,7 @@ def _vec(name: str, t: T.CType, n: int, align: int) -> StructType:
 
 def _component(scalar: str) -> T.CType:
     """The C type of one vector component, by its NumPy name (long long for 64-bit ints)."""
-    for ct in (T.BOOL, T.CHAR, T.UCHAR, T.SHORT, T.USHORT, T.INT, T.UINT, T.LLONG, T.ULLONG,
-               T.FLOAT, T.DOUBLE):
+    for ct in (T.BOOL, T.CHAR, T.UCHAR, T.SHORT, T.USHORT, T.INT, T.UINT, T.LLONG, T.ULLONG, T.FLOAT, T.DOUBLE):
         if ct.dtype == np.dtype(scalar):
             return ct
     raise KeyError(scalar)
@@ -74,9 +76,7 @@ def _component(scalar: str) -> T.CType:
 
 # CUDA's vector types from the one type table (specs/types.py), plus dim3.
 VECTOR_TYPES: dict[str, StructType] = {
-    t.name: _vec(t.name, _component(t.scalar), t.components, t.alignment)
-    for t in ELEMENT_TYPES.values()
-    if t.is_vector
+    t.name: _vec(t.name, _component(t.scalar), t.components, t.alignment) for t in ELEMENT_TYPES.values() if t.is_vector
 }
 VECTOR_TYPES["dim3"] = _vec("dim3", T.UINT, 3, 4)
 

@@ -113,17 +113,18 @@ class ParsedSource:
         """A CudaSyntaxError quoting the offending line with a caret under the column."""
         line = getattr(coord, "line", None) or 0
         column = getattr(coord, "column", None) or 0
-        return make_error(self.source_name, self.lines, line,
-                          self.original_column(line, column) if column else 0, message)
+        return make_error(
+            self.source_name, self.lines, line, self.original_column(line, column) if column else 0, message
+        )
 
 
-def make_error(source_name: str, lines: tuple[str, ...] | list[str], line: int, column: int,
-               message: str) -> CudaSyntaxError:
+def make_error(
+    source_name: str, lines: tuple[str, ...] | list[str], line: int, column: int, message: str
+) -> CudaSyntaxError:
     """Format `name:line:col: message`, then the source line and a caret (when known)."""
     if not line:
         return CudaSyntaxError(f"{source_name}: {message}")
-    head = f"{source_name}:{line}:{column}: {message}" if column else \
-        f"{source_name}:{line}: {message}"
+    head = f"{source_name}:{line}:{column}: {message}" if column else f"{source_name}:{line}: {message}"
     if 1 <= line <= len(lines):
         text = lines[line - 1].expandtabs(1).rstrip()
         caret = " " * max(column - 1, 0) + "^" if column else ""
@@ -221,8 +222,7 @@ class _Preprocessor:
             raise self.fail(len(text_lines), 0, "#if/#ifdef/#ifndef without a matching #endif")
         return out
 
-    def _directive(self, lineno: int, line: str, name: str, rest: str, active: bool,
-                   groups: list[_Group]) -> None:
+    def _directive(self, lineno: int, line: str, name: str, rest: str, active: bool, groups: list[_Group]) -> None:
         col = line.index("#") + 1
         if name in ("if", "ifdef", "ifndef"):
             if not active:
@@ -248,8 +248,7 @@ class _Preprocessor:
                 group.taking = not group.taken
                 group.taken = True
             else:
-                group.taking = (not group.taken and group.enclosing_active
-                                and bool(self._condition(lineno, col, rest)))
+                group.taking = not group.taken and group.enclosing_active and bool(self._condition(lineno, col, rest))
                 group.taken = group.taken or group.taking
             return
         if not active:
@@ -265,17 +264,27 @@ class _Preprocessor:
         elif name == "pragma":
             word = rest.split()[0] if rest else ""
             if word not in ("unroll", "once", "nounroll"):
-                raise self.fail(lineno, col, f"unsupported construct '#pragma {word}' "
-                                "(only '#pragma unroll' and '#pragma once' are accepted)")
+                raise self.fail(
+                    lineno,
+                    col,
+                    f"unsupported construct '#pragma {word}' (only '#pragma unroll' and '#pragma once' are accepted)",
+                )
         else:
-            raise self.fail(lineno, col, f"unsupported construct '#{name}' (the simulator's "
-                            "preprocessor handles #define, #undef, #if, #ifdef, #ifndef, #elif, "
-                            "#else, #endif, #include and #pragma unroll)")
+            raise self.fail(
+                lineno,
+                col,
+                f"unsupported construct '#{name}' (the simulator's "
+                "preprocessor handles #define, #undef, #if, #ifdef, #ifndef, #elif, "
+                "#else, #endif, #include and #pragma unroll)",
+            )
 
     def _condition(self, lineno: int, col: int, text: str) -> int:
         """The value of an #if/#elif expression, as cpp computes it (module docstring)."""
-        text = re.sub(r"\bdefined\s*\(\s*([A-Za-z_]\w*)\s*\)|\bdefined\s+([A-Za-z_]\w*)",
-                      lambda m: "1" if (m.group(1) or m.group(2)) in self.macros else "0", text)
+        text = re.sub(
+            r"\bdefined\s*\(\s*([A-Za-z_]\w*)\s*\)|\bdefined\s+([A-Za-z_]\w*)",
+            lambda m: "1" if (m.group(1) or m.group(2)) in self.macros else "0",
+            text,
+        )
         self._budget = MAX_EXPANSION
         try:
             expanded = self._expand(text, frozenset(), 0)
@@ -290,8 +299,12 @@ class _Preprocessor:
             raise self.fail(lineno, col, "malformed #define")
         name, paren, body = m.group(1), m.group(2), m.group(3).strip()
         if paren:
-            raise self.fail(lineno, col, f"unsupported construct 'function-like macro {name}(...)'"
-                            " (only object-like #define NAME value is supported)")
+            raise self.fail(
+                lineno,
+                col,
+                f"unsupported construct 'function-like macro {name}(...)'"
+                " (only object-like #define NAME value is supported)",
+            )
         if name in self.forced:
             return  # the caller's value wins (module docstring)
         self.macros[name] = body
@@ -305,8 +318,7 @@ class _Preprocessor:
             if word in self.macros and word not in disabled:
                 self._budget -= len(self.macros[word])  # ~ the characters this adds
                 if self._budget < 0:
-                    raise _PpError(f"expands past {MAX_EXPANSION} characters on one line (the "
-                                   "limit)")
+                    raise _PpError(f"expands past {MAX_EXPANSION} characters on one line (the limit)")
                 return self._expand(self.macros[word], disabled | {word}, depth + 1)
             return word
 
@@ -316,15 +328,20 @@ class _Preprocessor:
         for word_match in _IDENT.finditer(line):
             word = word_match.group(0)
             if word in _REFUSED_WORDS and _REFUSED_WORDS[word] is not None:
-                raise self.fail(lineno, word_match.start() + 1,
-                                f"unsupported construct '{word}': {_REFUSED_WORDS[word]}")
-            if word == "extern" and not re.match(r"extern\s+__shared__", line[word_match.start():]):
-                raise self.fail(lineno, word_match.start() + 1,
-                                "unsupported construct 'extern' (only 'extern __shared__' arrays)")
+                raise self.fail(
+                    lineno, word_match.start() + 1, f"unsupported construct '{word}': {_REFUSED_WORDS[word]}"
+                )
+            if word == "extern" and not re.match(r"extern\s+__shared__", line[word_match.start() :]):
+                raise self.fail(
+                    lineno, word_match.start() + 1, "unsupported construct 'extern' (only 'extern __shared__' arrays)"
+                )
         if "<<<" in line:
-            raise self.fail(lineno, line.index("<<<") + 1,
-                            "unsupported construct '<<<...>>>': host code and dynamic parallelism "
-                            "are not simulated (pass only the kernel and __device__ functions)")
+            raise self.fail(
+                lineno,
+                line.index("<<<") + 1,
+                "unsupported construct '<<<...>>>': host code and dynamic parallelism "
+                "are not simulated (pass only the kernel and __device__ functions)",
+            )
         line = _LAUNCH_BOUNDS.sub(lambda m: " " * len(m.group(0)), line)
         for word in ("__host__", "__forceinline__", "__noinline__", "__inline__", "inline"):
             line = re.sub(rf"\b{word}\b", " " * len(word), line)
@@ -340,7 +357,7 @@ class _Preprocessor:
             word = word_match.group(0)
             if word not in self.macros:
                 continue
-            pieces.append(line[pos:word_match.start()])
+            pieces.append(line[pos : word_match.start()])
             new_len += word_match.start() - pos
             self._budget = MAX_EXPANSION
             try:
@@ -361,17 +378,29 @@ class _PpError(Exception):
     """A preprocessor expression or expansion problem; the caller adds file, line and column."""
 
 
-_PP_TOKEN = re.compile(r"\s*(?:(0[xX][0-9a-fA-F]+|\d+)[uUlL]*|([A-Za-z_]\w*)|"
-                       r"(<<|>>|<=|>=|==|!=|&&|\|\||[-+*/%<>&^|!~()?:]))")
+_PP_TOKEN = re.compile(
+    r"\s*(?:(0[xX][0-9a-fA-F]+|\d+)[uUlL]*|([A-Za-z_]\w*)|"
+    r"(<<|>>|<=|>=|==|!=|&&|\|\||[-+*/%<>&^|!~()?:]))"
+)
 _PP_BINARY: dict[str, tuple[int, Any]] = {  # operator: (precedence, function), C's table
-    "||": (1, lambda a, b: int(bool(a) or bool(b))), "&&": (2, lambda a, b: int(bool(a) and bool(b))),
-    "|": (3, lambda a, b: a | b), "^": (4, lambda a, b: a ^ b), "&": (5, lambda a, b: a & b),
-    "==": (6, lambda a, b: int(a == b)), "!=": (6, lambda a, b: int(a != b)),
-    "<": (7, lambda a, b: int(a < b)), ">": (7, lambda a, b: int(a > b)),
-    "<=": (7, lambda a, b: int(a <= b)), ">=": (7, lambda a, b: int(a >= b)),
-    "<<": (8, lambda a, b: a << b), ">>": (8, lambda a, b: a >> b),
-    "+": (9, lambda a, b: a + b), "-": (9, lambda a, b: a - b), "*": (10, lambda a, b: a * b),
-    "/": (10, lambda a, b: _c_quotient(a, b)), "%": (10, lambda a, b: a - b * _c_quotient(a, b)),
+    "||": (1, lambda a, b: int(bool(a) or bool(b))),
+    "&&": (2, lambda a, b: int(bool(a) and bool(b))),
+    "|": (3, lambda a, b: a | b),
+    "^": (4, lambda a, b: a ^ b),
+    "&": (5, lambda a, b: a & b),
+    "==": (6, lambda a, b: int(a == b)),
+    "!=": (6, lambda a, b: int(a != b)),
+    "<": (7, lambda a, b: int(a < b)),
+    ">": (7, lambda a, b: int(a > b)),
+    "<=": (7, lambda a, b: int(a <= b)),
+    ">=": (7, lambda a, b: int(a >= b)),
+    "<<": (8, lambda a, b: a << b),
+    ">>": (8, lambda a, b: a >> b),
+    "+": (9, lambda a, b: a + b),
+    "-": (9, lambda a, b: a - b),
+    "*": (10, lambda a, b: a * b),
+    "/": (10, lambda a, b: _c_quotient(a, b)),
+    "%": (10, lambda a, b: a - b * _c_quotient(a, b)),
 }
 
 
@@ -399,7 +428,7 @@ class _PpExpression:
         while pos < len(text):
             m = _PP_TOKEN.match(text, pos)
             if not m or m.end() == pos:
-                raise _PpError(f"unexpected {text[pos:pos + 10]!r}")
+                raise _PpError(f"unexpected {text[pos : pos + 10]!r}")
             number, ident, op = m.groups()
             if number:
                 self.tokens.append(("n", str(_c_integer(number))))
@@ -437,8 +466,7 @@ class _PpExpression:
 
     def _binary(self, lowest: int) -> int:
         left = self._unary()
-        while (op := self._peek()) in _PP_BINARY and _PP_BINARY[op][0] >= lowest \
-                and self.tokens[self.pos][0] == "o":
+        while (op := self._peek()) in _PP_BINARY and _PP_BINARY[op][0] >= lowest and self.tokens[self.pos][0] == "o":
             precedence, apply = _PP_BINARY[op]
             self.pos += 1
             right = self._binary(precedence + 1)
@@ -495,8 +523,7 @@ class _Parser(c_parser.CParser):
 _PARSE_ERROR = re.compile(r"^(?P<file>.*?):(?P<line>\d+)(?::(?P<col>\d+))?: (?P<msg>.*)$", re.S)
 
 
-def parse_source(source: str, source_name: str = "<source>",
-                 defines: dict[str, object] | None = None) -> ParsedSource:
+def parse_source(source: str, source_name: str = "<source>", defines: dict[str, object] | None = None) -> ParsedSource:
     """Pre-process and parse CUDA C text; raise CudaSyntaxError with a caret on failure."""
     lines = source.splitlines()
     pre = _Preprocessor(source_name, lines, dict(defines or {}))
@@ -530,8 +557,7 @@ def _refuse_redefinitions(parsed: ParsedSource) -> None:
             name = node.decl.name
             if name in first:
                 line = getattr(first[name], "line", "?")
-                raise parsed.error(f"redefinition of '{name}' (first defined on line {line})",
-                                   node.decl.coord)
+                raise parsed.error(f"redefinition of '{name}' (first defined on line {line})", node.decl.coord)
             first[name] = node.decl.coord
 
 

@@ -51,8 +51,7 @@ class Lanes:
 
     __slots__ = ("_safe", "bad", "i0", "shifts", "sep")
 
-    def __init__(self, safe: object, bad: object, i0: object = None, shifts: object = None,
-                 sep: Sep | None = None):
+    def __init__(self, safe: object, bad: object, i0: object = None, shifts: object = None, sep: Sep | None = None):
         self._safe = safe
         self.bad = bad
         self.i0 = i0
@@ -66,8 +65,12 @@ class Lanes:
         return self._safe
 
 
-_SIGNED_VIEW = {np.dtype(np.uint32): np.int32, np.dtype(np.uint64): np.int64,
-                np.dtype(np.uint16): np.int16, np.dtype(np.uint8): np.int8}
+_SIGNED_VIEW = {
+    np.dtype(np.uint32): np.int32,
+    np.dtype(np.uint64): np.int64,
+    np.dtype(np.uint16): np.int16,
+    np.dtype(np.uint8): np.int8,
+}
 
 
 def _separable_index(ctx: ChunkContext, idx: Sep, n: int) -> Lanes | None:
@@ -101,8 +104,7 @@ class SepLoad:
 
     __slots__ = ("off_lo", "off_hi", "start", "totals", "quantum", "rel", "low", "flat")
 
-    def __init__(self, core: Core, dtype: np.dtype, n: int, plan: tuple,
-                 gather: Core, flat: Core | None = None):
+    def __init__(self, core: Core, dtype: np.dtype, n: int, plan: tuple, gather: Core, flat: Core | None = None):
         bmin, bmax, lmin, lmax = core.bounds()
         lo_t, hi_t = _RANGE[dtype]
         self.off_lo = max(lo_t - (bmin + lmin), -(bmin + lmin))
@@ -138,8 +140,7 @@ def _checked_index(ctx: ChunkContext, idx: object, n: int) -> Lanes:
             i0 = s3[0].astype(np.int64)
             act0 = None if m.arr is None else m.arr[: ctx.lanes_per_block]
             vals = i0 if act0 is None else i0[act0]
-            if vals.size == 0 or (int(vals.min()) + int(shifts.min()) >= 0
-                                  and int(vals.max()) + int(shifts.max()) < n):
+            if vals.size == 0 or (int(vals.min()) + int(shifts.min()) >= 0 and int(vals.max()) + int(shifts.max()) < n):
                 return Lanes(safe, None, i0, shifts)
     elif safe.size and (int(safe.min()) >= 0 and int(safe.max()) < n):
         return Lanes(safe, None)
@@ -151,8 +152,9 @@ def _checked_index(ctx: ChunkContext, idx: object, n: int) -> Lanes:
     return Lanes(safe, None)
 
 
-def _price(ctx: ChunkContext, space: str, lanes: Lanes, base: int, itemsize: int, size: int,
-           op: str) -> tuple[int, ...]:
+def _price(
+    ctx: ChunkContext, space: str, lanes: Lanes, base: int, itemsize: int, size: int, op: str
+) -> tuple[int, ...]:
     """Price one access through the run's Pricer (structured fast path when available)."""
     pricer = ctx.run.pricer
     act0 = None if ctx.mask.arr is None else ctx.mask.arr[: ctx.lanes_per_block]
@@ -160,14 +162,12 @@ def _price(ctx: ChunkContext, space: str, lanes: Lanes, base: int, itemsize: int
     if lanes.sep is not None and uniform:
         return pricer.price_sep(space, lanes.sep, base, itemsize, size, act0, op)
     if lanes.i0 is not None and uniform:
-        return pricer.price_blocks(space, base + lanes.i0 * itemsize,
-                                   lanes.shifts * itemsize, size, act0, op)
+        return pricer.price_blocks(space, base + lanes.i0 * itemsize, lanes.shifts * itemsize, size, act0, op)
     safe = lanes.safe
     if not isinstance(safe, np.ndarray):
         if ctx.nblocks == 1 or ctx.mask_block_uniform():
             addr0 = np.full(ctx.lanes_per_block, base + int(safe) * itemsize, dtype=np.int64)
-            return pricer.price_blocks(space, addr0, np.zeros(ctx.nblocks, np.int64), size,
-                                       act0, op)
+            return pricer.price_blocks(space, addr0, np.zeros(ctx.nblocks, np.int64), size, act0, op)
         safe = np.full(ctx.nlanes, int(safe), dtype=np.int64)
     addr = base + safe.astype(np.int64) * itemsize
     if ctx.nblocks == 1:
@@ -196,32 +196,41 @@ class GlobalArray:
             return self.array, 0, self.itemsize
         return self.fields[field]
 
-    def _bounds_fault(self, ctx: ChunkContext, idx: object, bad: np.ndarray, line: int,
-                      op: str, size: int, field: str | None) -> Exception:
+    def _bounds_fault(
+        self, ctx: ChunkContext, idx: object, bad: np.ndarray, line: int, op: str, size: int, field: str | None
+    ) -> Exception:
         lane = ctx.first_lane(bad)
         i = int(idx[lane]) if isinstance(idx, (np.ndarray, Sep)) else int(idx)
         what = f"{self.name}[{i}]" + (f".{field}" if field else "")
         return ctx.fault(
-            "out_of_bounds", line, lane,
+            "out_of_bounds",
+            line,
+            lane,
             f"Invalid __global__ {op} of size {size} bytes: {what} is out of bounds "
-            f"('{self.name}' has {self.n} elements)", self.name, i)
+            f"('{self.name}' has {self.n} elements)",
+            self.name,
+            i,
+        )
 
-    def access(self, ctx: ChunkContext, idx: object, field: str | None, line: int,
-               counts: list[int], op: str) -> tuple[np.ndarray, object, int]:
+    def access(
+        self, ctx: ChunkContext, idx: object, field: str | None, line: int, counts: list[int], op: str
+    ) -> tuple[np.ndarray, object, int]:
         """Bounds-check, price and count one access; returns (view, safe index, size)."""
         view, lanes, size = self.access_lanes(ctx, idx, field, line, counts, op)
         return view, lanes.safe, size
 
-    def access_lanes(self, ctx: ChunkContext, idx: object, field: str | None, line: int,
-                     counts: list[int], op: str) -> tuple[np.ndarray, Lanes, int]:
+    def access_lanes(
+        self, ctx: ChunkContext, idx: object, field: str | None, line: int, counts: list[int], op: str
+    ) -> tuple[np.ndarray, Lanes, int]:
         """access, returning the checked Lanes (whose index may still be separable)."""
         view, offset, size = self.view(field)
         lanes = _checked_index(ctx, idx, self.n)
         if lanes.bad is not None:
             raise self._bounds_fault(ctx, idx, lanes.bad, line, op, size, field)
         ctx.run.pricer.site = line
-        req, tx, nbytes = _price(ctx, "global", lanes, self.base + offset, self.itemsize, size,
-                                 "load" if op == "read" else "store")
+        req, tx, nbytes = _price(
+            ctx, "global", lanes, self.base + offset, self.itemsize, size, "load" if op == "read" else "store"
+        )
         if op == "read":
             counts[C.GLD_REQ] += req
             counts[C.GLD_TX] += tx
@@ -234,8 +243,7 @@ class GlobalArray:
             counts[_GLOBAL_STORE] += ctx.mask.nwarps
         return view, lanes, size
 
-    def load(self, ctx: ChunkContext, idx: object, field: str | None, line: int,
-             counts: list[int]) -> object:
+    def load(self, ctx: ChunkContext, idx: object, field: str | None, line: int, counts: list[int]) -> object:
         if type(idx) is Sep and ctx.mask.arr is None:
             ctx.run.pricer.site = line
             fast = self._load_sep(ctx, idx, field, counts)
@@ -249,8 +257,7 @@ class GlobalArray:
             return _take(view, safe)
         return view[safe]
 
-    def _load_sep(self, ctx: ChunkContext, idx: Sep, field: str | None,
-                  counts: list[int]) -> np.ndarray | None:
+    def _load_sep(self, ctx: ChunkContext, idx: Sep, field: str | None, counts: list[int]) -> np.ndarray | None:
         """load() of every lane through a separable index, exactly as the general path
         counts it (None: not in bounds, or not representable: the general path decides)."""
         view, offset, size = self.view(field)
@@ -276,28 +283,33 @@ class GlobalArray:
         counts[C.GLD_TX] += total[1]
         counts[C.GLD_B] += total[2]
         counts[_GLOBAL_LOAD] += ctx.mask.nwarps
-        return view[p.low + off:].take(p.rel, mode="clip")
+        return view[p.low + off :].take(p.rel, mode="clip")
 
-    def store(self, ctx: ChunkContext, idx: object, value: object, field: str | None,
-              line: int, counts: list[int]) -> None:
+    def store(
+        self, ctx: ChunkContext, idx: object, value: object, field: str | None, line: int, counts: list[int]
+    ) -> None:
         if self.readonly:
-            raise ctx.fault("read_only", line, ctx.first_lane(ctx.active_arr()),
-                            f"Write to const array '{self.name}'", self.name)
+            raise ctx.fault(
+                "read_only", line, ctx.first_lane(ctx.active_arr()), f"Write to const array '{self.name}'", self.name
+            )
         view, safe, _ = self.access(ctx, idx, field, line, counts, "write")
         store_lanes(ctx, view, safe, value)
 
-    def load_struct(self, ctx: ChunkContext, idx: object, st: object, line: int,
-                    counts: list[int]) -> dict[str, object]:
+    def load_struct(
+        self, ctx: ChunkContext, idx: object, st: object, line: int, counts: list[int]
+    ) -> dict[str, object]:
         """A whole struct element: one vector access for 8/16-byte CUDA vector types,
         otherwise one access per member (memory.md §0: float3 is three 4-byte loads)."""
         if _single_access(st):
             _, safe, _ = self.access(ctx, idx, None, line, counts, "read")
-            return {f: (_take(v, safe) if isinstance(safe, np.ndarray) else v[safe])
-                    for f, (v, _, _) in self.fields.items()}
+            return {
+                f: (_take(v, safe) if isinstance(safe, np.ndarray) else v[safe]) for f, (v, _, _) in self.fields.items()
+            }
         return {f: self.load(ctx, idx, f, line, counts) for f in self.fields}
 
-    def store_struct(self, ctx: ChunkContext, idx: object, value: dict[str, object], st: object,
-                     line: int, counts: list[int]) -> None:
+    def store_struct(
+        self, ctx: ChunkContext, idx: object, value: dict[str, object], st: object, line: int, counts: list[int]
+    ) -> None:
         if _single_access(st):
             _, safe, _ = self.access(ctx, idx, None, line, counts, "write")
             for f, (v, _, _) in self.fields.items():
@@ -306,8 +318,15 @@ class GlobalArray:
         for f in self.fields:
             self.store(ctx, idx, value[f], f, line, counts)
 
-    def atomic_add(self, ctx: ChunkContext, idx: object, value: object, field: str | None,
-                   line: int, counts: list[int] | None = None) -> object:
+    def atomic_add(
+        self,
+        ctx: ChunkContext,
+        idx: object,
+        value: object,
+        field: str | None,
+        line: int,
+        counts: list[int] | None = None,
+    ) -> object:
         view, offset, size = self.view(field)
         lanes = _checked_index(ctx, idx, self.n)
         if lanes.bad is not None:
@@ -316,8 +335,13 @@ class GlobalArray:
         if pricer.trace is not None:  # atomics are not priced, but the caches see them
             pricer.site = line
             safe = np.broadcast_to(np.asarray(lanes.safe, dtype=np.int64), (ctx.nlanes,))
-            pricer.observe(self.base + offset + safe * self.itemsize, ctx.mask.arr, size,
-                           "atomic", atomic_kind("add", view.dtype.kind == "f"))
+            pricer.observe(
+                self.base + offset + safe * self.itemsize,
+                ctx.mask.arr,
+                size,
+                "atomic",
+                atomic_kind("add", view.dtype.kind == "f"),
+            )
         return atomic_add_lanes(ctx, view, lanes.safe, value)
 
 
@@ -359,8 +383,7 @@ def _injective(lanes: Lanes) -> bool:
     if sep is None:
         return False
     core = sep.core
-    return bool(core.derived("injective",
-                             lambda: np.unique(core.lane).size == core.lane.size))
+    return bool(core.derived("injective", lambda: np.unique(core.lane).size == core.lane.size))
 
 
 def _span(flat: Sep) -> slice | None:
@@ -368,8 +391,7 @@ def _span(flat: Sep) -> slice | None:
     contiguous run (b + lane == low + lane number), else None."""
     core = flat.core
     rel, low = core.gather_base()
-    if not core.derived("contiguous", lambda: bool(
-            rel[0] == 0 and (rel.size < 2 or (np.diff(rel) == 1).all()))):
+    if not core.derived("contiguous", lambda: bool(rel[0] == 0 and (rel.size < 2 or (np.diff(rel) == 1).all()))):
         return None
     start = low + int(flat.off)
     return slice(start, start + rel.size)
@@ -414,21 +436,27 @@ class ConstantArray:
         self.n = int(array.shape[0])
         self.fields = array.dtype.names or ()
 
-    def load_struct(self, ctx: ChunkContext, idx: object, st: object, line: int,
-                    counts: list[int]) -> dict[str, object]:
+    def load_struct(
+        self, ctx: ChunkContext, idx: object, st: object, line: int, counts: list[int]
+    ) -> dict[str, object]:
         return {f: self.load(ctx, idx, f, line, counts) for f in self.fields}
 
-    def load(self, ctx: ChunkContext, idx: object, field: str | None, line: int,
-             counts: list[int]) -> object:
+    def load(self, ctx: ChunkContext, idx: object, field: str | None, line: int, counts: list[int]) -> object:
         lanes = _checked_index(ctx, idx, self.n)
         safe = lanes.safe
         if lanes.bad is not None:
             lane = ctx.first_lane(lanes.bad)
             i = int(idx[lane]) if isinstance(idx, (np.ndarray, Sep)) else int(idx)
-            raise ctx.fault("out_of_bounds", line, lane,
-                            f"Invalid __constant__ read of size {self.array.dtype.itemsize} "
-                            f"bytes: {self.name}[{i}] is out of bounds ('{self.name}' has "
-                            f"{self.n} elements)", self.name, i)
+            raise ctx.fault(
+                "out_of_bounds",
+                line,
+                lane,
+                f"Invalid __constant__ read of size {self.array.dtype.itemsize} "
+                f"bytes: {self.name}[{i}] is out of bounds ('{self.name}' has "
+                f"{self.n} elements)",
+                self.name,
+                i,
+            )
         counts[_CONSTANT_LOAD] += ctx.mask.nwarps
         if isinstance(safe, np.ndarray):  # an index that varies by lane
             counts[C.CONST_REQ] += distinct_per_warp(safe, ctx.active_arr())
@@ -441,8 +469,16 @@ class ConstantArray:
 class SharedArray:
     """One __shared__ array of every block of a chunk, stored flat as (block, element)."""
 
-    def __init__(self, ctx: ChunkContext, name: str, storage: np.ndarray, nelems: int,
-                 dims: tuple[int, ...], byte_offset: int, stride: int | None = None):
+    def __init__(
+        self,
+        ctx: ChunkContext,
+        name: str,
+        storage: np.ndarray,
+        nelems: int,
+        dims: tuple[int, ...],
+        byte_offset: int,
+        stride: int | None = None,
+    ):
         self.name = name
         self.storage = storage  # flat, nblocks * nelems
         self.nelems = nelems
@@ -476,15 +512,19 @@ class SharedArray:
             lane = ctx.first_lane(lanes.bad)
             i = int(idx[lane]) if isinstance(idx, (np.ndarray, Sep)) else int(idx)
             raise ctx.fault(
-                "out_of_bounds", line, lane,
+                "out_of_bounds",
+                line,
+                lane,
                 f"Invalid __shared__ {op} of size {self.itemsize} bytes: {self.describe(i)} "
                 f"(element {i}) is out of bounds ('{self.name}' has {self.nelems} elements "
-                "per block)", self.name, i)
+                "per block)",
+                self.name,
+                i,
+            )
         return lanes
 
     def _price(self, ctx: ChunkContext, lanes: Lanes, op: str, counts: list[int]) -> None:
-        wavefronts, conflicts = _price(ctx, "shared", lanes, self.byte_offset, self.itemsize,
-                                       self.itemsize, op)
+        wavefronts, conflicts = _price(ctx, "shared", lanes, self.byte_offset, self.itemsize, self.itemsize, op)
         if op == "load":
             counts[C.SLD_REQ] += ctx.mask.nwarps
             counts[C.SLD_WF] += wavefronts
@@ -500,27 +540,42 @@ class SharedArray:
         if lanes.sep is not None and lanes._safe is None:
             sep = lanes.sep
             core = sep.core
-            flat = core.derived(("flat64", self.stride, ctx.nblocks), lambda: Core(
-                core.b.astype(np.int64) + self.block_offsets, core.lane.astype(np.int64)))
+            flat = core.derived(
+                ("flat64", self.stride, ctx.nblocks),
+                lambda: Core(core.b.astype(np.int64) + self.block_offsets, core.lane.astype(np.int64)),
+            )
             return Sep(flat, np.int64(int(sep.off)))  # type: ignore[arg-type]
         safe = lanes.safe
         if isinstance(safe, np.ndarray):
             return self.block_base + safe
         return self.block_base + np.int64(safe)
 
-    def _race(self, ctx: ChunkContext, lanes: np.ndarray, flat: np.ndarray, line: int,
-              other_line: int, other_warp: int, now: str, before: str) -> Exception:
+    def _race(
+        self,
+        ctx: ChunkContext,
+        lanes: np.ndarray,
+        flat: np.ndarray,
+        line: int,
+        other_line: int,
+        other_warp: int,
+        now: str,
+        before: str,
+    ) -> Exception:
         lane = ctx.first_lane(lanes)
         elem = int(flat[lane] - self.block_base[lane])
         mine = int(ctx.lane_warp[lane])
         who = "several warps" if other_warp == _MANY else f"warp {other_warp - 1}"
         return ctx.fault(
-            "shared_race", line, lane,
+            "shared_race",
+            line,
+            lane,
             f"Race on __shared__ {self.describe(elem)}: {now} by warp {mine} after a {before} "
-            f"by {who} at line {other_line} with no __syncthreads() between", self.name, elem)
+            f"by {who} at line {other_line} with no __syncthreads() between",
+            self.name,
+            elem,
+        )
 
-    def _check_raw(self, ctx: ChunkContext, flat: np.ndarray, act: np.ndarray,
-                   line: int) -> None:
+    def _check_raw(self, ctx: ChunkContext, flat: np.ndarray, act: np.ndarray, line: int) -> None:
         if self.last_write_epoch != ctx.epoch:
             return
         w = self.wshadow[flat]
@@ -528,11 +583,11 @@ class SharedArray:
         hit = ((w >> _TAG_WARP_BITS) == ctx.epoch) & ((w & _WARP_FIELD) != mine) & act
         if hit.any():
             lane = ctx.first_lane(hit)
-            raise self._race(ctx, hit, flat, line, int(self.wline[flat[lane]]),
-                             int(w[lane] & _WARP_FIELD), "read", "write")
+            raise self._race(
+                ctx, hit, flat, line, int(self.wline[flat[lane]]), int(w[lane] & _WARP_FIELD), "read", "write"
+            )
 
-    def load(self, ctx: ChunkContext, idx: object, field: str | None, line: int,
-             counts: list[int]) -> object:
+    def load(self, ctx: ChunkContext, idx: object, field: str | None, line: int, counts: list[int]) -> object:
         if type(idx) is Sep and ctx.mask.arr is None and self.last_write_epoch != ctx.epoch:
             fast = self._load_sep(ctx, idx, line, counts)
             if fast is not None:
@@ -550,8 +605,7 @@ class SharedArray:
         self.pending_reads.append((flat, act, line))
         return _take(self.storage, flat)
 
-    def _load_sep(self, ctx: ChunkContext, idx: Sep, line: int,
-                  counts: list[int]) -> np.ndarray | None:
+    def _load_sep(self, ctx: ChunkContext, idx: Sep, line: int, counts: list[int]) -> np.ndarray | None:
         """load() of every lane through a separable index with no write in this barrier
         interval (so no read-after-write check), exactly as the general path counts and
         remembers it (None: not in bounds or not representable: the general path decides)."""
@@ -561,8 +615,10 @@ class SharedArray:
 
         def make() -> SepLoad:
             plan = pricer.sep_plan("shared", core, isz, isz)
-            flat = core.derived(("flat64", self.stride, ctx.nblocks), lambda: Core(
-                core.b.astype(np.int64) + self.block_offsets, core.lane.astype(np.int64)))
+            flat = core.derived(
+                ("flat64", self.stride, ctx.nblocks),
+                lambda: Core(core.b.astype(np.int64) + self.block_offsets, core.lane.astype(np.int64)),
+            )
             return SepLoad(core, idx.dtype, self.nelems, plan, flat, flat)  # type: ignore
 
         p: SepLoad = core.derived((self, "load"), make)  # type: ignore[assignment]
@@ -579,7 +635,7 @@ class SharedArray:
         counts[_SHARED_LOAD] += nwarps
         counts[C.BANK] += total[1]
         self.pending_reads.append((Sep(p.flat, np.int64(off)), ctx.all_lanes, line))
-        return self.storage[p.low + off:].take(p.rel, mode="clip")
+        return self.storage[p.low + off :].take(p.rel, mode="clip")
 
     def _absorb_reads(self, ctx: ChunkContext) -> None:
         """Turn this interval's remembered reads into the reader shadow (several warps: MANY)."""
@@ -598,8 +654,9 @@ class SharedArray:
         self.pending_reads.clear()
         self.read_epoch = ctx.epoch
 
-    def store(self, ctx: ChunkContext, idx: object, value: object, field: str | None,
-              line: int, counts: list[int]) -> None:
+    def store(
+        self, ctx: ChunkContext, idx: object, value: object, field: str | None, line: int, counts: list[int]
+    ) -> None:
         lanes = self._flat(ctx, idx, line, "write")
         self._price(ctx, lanes, "store", counts)
         flat = self._flat_lanes(ctx, lanes)
@@ -616,8 +673,9 @@ class SharedArray:
             hit = ((w >> _TAG_WARP_BITS) == epoch) & ((w & _WARP_FIELD) != mine) & act
             if hit.any():
                 lane = ctx.first_lane(hit)
-                raise self._race(ctx, hit, flat, line, int(self.wline[flat[lane]]),
-                                 int(w[lane] & _WARP_FIELD), "write", "write")
+                raise self._race(
+                    ctx, hit, flat, line, int(self.wline[flat[lane]]), int(w[lane] & _WARP_FIELD), "write", "write"
+                )
         if self.pending_reads:
             self._absorb_reads(ctx)
         if self.read_epoch == epoch:  # write after read
@@ -625,8 +683,9 @@ class SharedArray:
             hit = ((r >> _TAG_WARP_BITS) == epoch) & ((r & _WARP_FIELD) != mine) & act
             if hit.any():
                 lane = ctx.first_lane(hit)
-                raise self._race(ctx, hit, flat, line, int(self.rline[flat[lane]]),
-                                 int(r[lane] & _WARP_FIELD), "write", "read")
+                raise self._race(
+                    ctx, hit, flat, line, int(self.rline[flat[lane]]), int(r[lane] & _WARP_FIELD), "write", "read"
+                )
         tags = ctx.write_tags(_TAG_WARP_BITS)
         if ctx.mask.arr is None:
             f, t = at, tags
@@ -639,24 +698,30 @@ class SharedArray:
         self.last_write_epoch = epoch
         store_lanes(ctx, self.storage, at, value)
 
-    def _check_same_instruction(self, ctx: ChunkContext, f: np.ndarray, t: np.ndarray,
-                                act: np.ndarray, flat: np.ndarray, line: int) -> None:
+    def _check_same_instruction(
+        self, ctx: ChunkContext, f: np.ndarray, t: np.ndarray, act: np.ndarray, flat: np.ndarray, line: int
+    ) -> None:
         back = self.wshadow[f]
         clash = back != t
         if clash.any():  # two warps write one element in the same instruction
             lanes_hit = np.zeros(ctx.nlanes, dtype=bool)
             lanes_hit[np.flatnonzero(act)[clash]] = True
-            raise self._race(ctx, lanes_hit, flat, line, line,
-                             int(back[clash][0] & _WARP_FIELD), "write", "write")
+            raise self._race(ctx, lanes_hit, flat, line, line, int(back[clash][0] & _WARP_FIELD), "write", "write")
 
-    def atomic_add(self, ctx: ChunkContext, idx: object, value: object, field: str | None,
-                   line: int, counts: list[int] | None = None) -> object:
+    def atomic_add(
+        self,
+        ctx: ChunkContext,
+        idx: object,
+        value: object,
+        field: str | None,
+        line: int,
+        counts: list[int] | None = None,
+    ) -> object:
         lanes = self._flat(ctx, idx, line, "atomic")
         flat = dense(self._flat_lanes(ctx, lanes))
         if counts is not None:
             flat_all = np.broadcast_to(np.asarray(flat, dtype=np.int64), (ctx.nlanes,))
-            cls, steps = serial_steps("add", self.storage.dtype.kind == "f", True, flat_all,
-                                      ctx.active_arr())
+            cls, steps = serial_steps("add", self.storage.dtype.kind == "f", True, flat_all, ctx.active_arr())
             counts[C.SHARED_ATOMIC_SLOT[cls]] += steps
         return atomic_add_lanes(ctx, self.storage, flat, value)
 

@@ -53,13 +53,11 @@ class _Run:
 
 
 @functools.lru_cache(maxsize=64)
-def _parse_cached(source: str, source_name: str,
-                  defines: tuple[tuple[str, object], ...]) -> ParsedSource:
+def _parse_cached(source: str, source_name: str, defines: tuple[tuple[str, object], ...]) -> ParsedSource:
     return parse_source(source, source_name, dict(defines))
 
 
-def _shared_layout(kernel: CompiledKernel, dynamic: int,
-                   arch: object) -> tuple[dict[int, int], int, int]:
+def _shared_layout(kernel: CompiledKernel, dynamic: int, arch: object) -> tuple[dict[int, int], int, int]:
     """Byte offset of each shared array (128-aligned), packed static bytes, dynamic offset."""
     offsets: dict[int, int] = {}
     offset = 0
@@ -74,24 +72,29 @@ def _shared_layout(kernel: CompiledKernel, dynamic: int,
     src = arch_file(arch)
     static_limit = arch.max_shared_memory_per_block_bytes
     if static_bytes > static_limit:
-        raise InputError(f"static __shared__ memory of {static_bytes} bytes exceeds the limit "
-                         f"{static_limit} (max_shared_memory_per_block_bytes in {src})")
+        raise InputError(
+            f"static __shared__ memory of {static_bytes} bytes exceeds the limit "
+            f"{static_limit} (max_shared_memory_per_block_bytes in {src})"
+        )
     optin = getattr(arch, "max_shared_memory_per_block_optin_bytes", None)
-    limit, key = (optin, "max_shared_memory_per_block_optin_bytes") if optin else \
-        (static_limit, "max_shared_memory_per_block_bytes")
+    limit, key = (
+        (optin, "max_shared_memory_per_block_optin_bytes")
+        if optin
+        else (static_limit, "max_shared_memory_per_block_bytes")
+    )
     if static_bytes + dynamic > limit:
-        raise InputError(f"__shared__ memory of {static_bytes} static + {dynamic} dynamic bytes "
-                         f"exceeds the limit {limit} ({key} in {src})")
+        raise InputError(
+            f"__shared__ memory of {static_bytes} static + {dynamic} dynamic bytes "
+            f"exceeds the limit {limit} ({key} in {src})"
+        )
     return offsets, static_bytes, offset
 
 
 def _scalar_arg(name: str, t: T.CType, value: object) -> np.generic:
     if t.dtype.kind == "b":  # a `bool` parameter: true/false, or the integers 0 and 1
-        if isinstance(value, (bool, np.bool_)) or (isinstance(value, (int, np.integer))
-                                                   and int(value) in (0, 1)):
+        if isinstance(value, (bool, np.bool_)) or (isinstance(value, (int, np.integer)) and int(value) in (0, 1)):
             return np.bool_(bool(value))
-        raise InputError(f"argument {name} = {value!r}: a bool parameter needs true/false or "
-                         "0/1")
+        raise InputError(f"argument {name} = {value!r}: a bool parameter needs true/false or 0/1")
     if isinstance(value, (bool, np.bool_)):
         raise InputError(f"argument {name} = {value!r}: a {t.name} parameter needs a number")
     if t.is_float:
@@ -100,15 +103,15 @@ def _scalar_arg(name: str, t: T.CType, value: object) -> np.generic:
         return t.dtype.type(value)
     if isinstance(value, (float, np.floating)):
         if not np.isfinite(value) or float(value) != int(value):
-            raise InputError(f"argument {name} = {value!r}: a {t.name} parameter needs an "
-                             "integer")
+            raise InputError(f"argument {name} = {value!r}: a {t.name} parameter needs an integer")
         value = int(value)
     if not isinstance(value, (int, np.integer)):
         raise InputError(f"argument {name} = {value!r}: a {t.name} parameter needs an integer")
     info = np.iinfo(t.dtype)
     if not info.min <= int(value) <= info.max:
-        raise InputError(f"argument {name} = {value} does not fit the parameter's C type "
-                         f"{t.name} ({info.min}..{info.max})")
+        raise InputError(
+            f"argument {name} = {value} does not fit the parameter's C type {t.name} ({info.min}..{info.max})"
+        )
     return t.dtype.type(int(value))
 
 
@@ -120,21 +123,22 @@ def _dtype_name(t: object) -> str:
 
 def _check_array(name: str, elem: object, arr: object, writable: bool, what: str) -> np.ndarray:
     if not isinstance(arr, np.ndarray):
-        raise InputError(f"argument {name}: {what} needs a NumPy array, got "
-                         f"{type(arr).__name__}")
+        raise InputError(f"argument {name}: {what} needs a NumPy array, got {type(arr).__name__}")
     if arr.ndim != 1:
-        raise InputError(f"argument {name}: array has shape {arr.shape}; {what} needs a 1-D "
-                         "array (flatten it; the kernel indexes it linearly)")
-    ok = dtype_matches(elem, arr.dtype) if isinstance(elem, StructType) else \
-        arr.dtype == elem.dtype  # type: ignore[union-attr]
+        raise InputError(
+            f"argument {name}: array has shape {arr.shape}; {what} needs a 1-D "
+            "array (flatten it; the kernel indexes it linearly)"
+        )
+    ok = dtype_matches(elem, arr.dtype) if isinstance(elem, StructType) else arr.dtype == elem.dtype  # type: ignore[union-attr]
     if not ok:
-        raise InputError(f"argument {name}: array dtype {arr.dtype} does not match the C "
-                         f"element type; {what} needs {_dtype_name(elem)}")
+        raise InputError(
+            f"argument {name}: array dtype {arr.dtype} does not match the C "
+            f"element type; {what} needs {_dtype_name(elem)}"
+        )
     if not arr.flags.c_contiguous:
         raise InputError(f"argument {name}: array is not contiguous (pass np.ascontiguousarray)")
     if writable and not arr.flags.writeable:
-        raise InputError(f"argument {name}: array is read-only but the kernel parameter is "
-                         "not const")
+        raise InputError(f"argument {name}: array is read-only but the kernel parameter is not const")
     return arr
 
 
@@ -150,16 +154,27 @@ def _depth_bounded(source_name: str, kernel: str, doing: str) -> Iterator[None]:
             f"{source_name}: kernel '{kernel}' nests too deeply for the source engine (Python's "
             f"limit of {sys.getrecursionlimit()} nested calls reached while {doing}: deeply "
             "nested expressions, statements or __device__ calls); split them, or use --engine "
-            "ptx") from None
+            "ptx"
+        ) from None
 
 
-def run_csubset(source: str, kernel: str, grid: object, block: object,
-               args: dict[str, object], arch: Arch | str, dynamic_shared_bytes: int = 0,
-               defines: dict[str, int | float] | None = None, iteration_cap: int = 1_000_000,
-               cache: str | None = None, bank_mode: int | None = None,
-               source_name: str = "<source>", raise_on_fault: bool = True,
-               progress: Callable[[int, int], None] | None = None,
-               caches: CacheHierarchy | CacheFactory | None = None) -> SimResult:
+def run_csubset(
+    source: str,
+    kernel: str,
+    grid: object,
+    block: object,
+    args: dict[str, object],
+    arch: Arch | str,
+    dynamic_shared_bytes: int = 0,
+    defines: dict[str, int | float] | None = None,
+    iteration_cap: int = 1_000_000,
+    cache: str | None = None,
+    bank_mode: int | None = None,
+    source_name: str = "<source>",
+    raise_on_fault: bool = True,
+    progress: Callable[[int, int], None] | None = None,
+    caches: CacheHierarchy | CacheFactory | None = None,
+) -> SimResult:
     """Run `kernel` of CUDA C `source` on NumPy for every thread of the launch and count.
 
     The source engine behind `perfcalc.sim.launch.run_kernel` (which documents the
@@ -194,24 +209,24 @@ def run_csubset(source: str, kernel: str, grid: object, block: object,
         compiled.body(ctx)
 
     with _depth_bounded(source_name, kernel, "running"):
-        faults = run_chunks(nblocks, warps_pb, CHUNK_LANES, caches, body, progress,
-                            raise_on_fault)
+        faults = run_chunks(nblocks, warps_pb, CHUNK_LANES, caches, body, progress, raise_on_fault)
     per_site, total = site_totals(compiled.site_counts)
-    info = LaunchInfo(g, b, nblocks, threads, nblocks * threads, warps_pb, nblocks * warps_pb,
-                      static_bytes, dynamic_shared_bytes)
-    return SimResult(kernel, total, per_site, info, tuple(faults),
-                     caches=None if caches is None else caches.report())
+    info = LaunchInfo(
+        g, b, nblocks, threads, nblocks * threads, warps_pb, nblocks * warps_pb, static_bytes, dynamic_shared_bytes
+    )
+    return SimResult(kernel, total, per_site, info, tuple(faults), caches=None if caches is None else caches.report())
 
 
-def _bind(compiled: CompiledKernel, args: dict[str, object]) -> tuple[dict[int, object],
-                                                                      dict[int, object]]:
+def _bind(compiled: CompiledKernel, args: dict[str, object]) -> tuple[dict[int, object], dict[int, object]]:
     if not isinstance(args, dict):
         raise InputError("args must be a dict of parameter name -> array or number")
     known = {p.name for p in compiled.params} | {c.name for c in compiled.constants}
     unknown = sorted(set(args) - known)
     if unknown:
-        raise InputError(f"argument(s) {', '.join(unknown)} match no parameter or __constant__ "
-                         f"array of kernel '{compiled.name}' (it has: {', '.join(sorted(known))})")
+        raise InputError(
+            f"argument(s) {', '.join(unknown)} match no parameter or __constant__ "
+            f"array of kernel '{compiled.name}' (it has: {', '.join(sorted(known))})"
+        )
     mems: dict[int, object] = {}
     scalars: dict[int, object] = {}
     next_base = SPACE_BASE
@@ -233,9 +248,11 @@ def _bind(compiled: CompiledKernel, args: dict[str, object]) -> tuple[dict[int, 
         if c.name in args:
             arr = _check_array(c.name, c.elem, args[c.name], False, f"__constant__ {c.name}")
             if arr.shape[0] > c.length:
-                raise InputError(f"argument {c.name}: {arr.shape[0]} elements given for "
-                                 f"__constant__ {c.name}[{c.length}] (declared at line "
-                                 f"{c.line})")
+                raise InputError(
+                    f"argument {c.name}: {arr.shape[0]} elements given for "
+                    f"__constant__ {c.name}[{c.length}] (declared at line "
+                    f"{c.line})"
+                )
             full = np.zeros(c.length, dtype=arr.dtype)
             full[: arr.shape[0]] = arr
         else:
@@ -247,9 +264,15 @@ def _bind(compiled: CompiledKernel, args: dict[str, object]) -> tuple[dict[int, 
     return mems, scalars
 
 
-def _prepare_chunk(ctx: ChunkContext, compiled: CompiledKernel, mems: dict[int, object],
-                   scalars: dict[int, object], offsets: dict[int, int], dyn_offset: int,
-                   dynamic: int) -> None:
+def _prepare_chunk(
+    ctx: ChunkContext,
+    compiled: CompiledKernel,
+    mems: dict[int, object],
+    scalars: dict[int, object],
+    offsets: dict[int, int],
+    dyn_offset: int,
+    dynamic: int,
+) -> None:
     ctx.slots = [None] * compiled.nslots
     for slot, v in scalars.items():
         ctx.slots[slot] = v
@@ -266,8 +289,7 @@ def _prepare_chunk(ctx: ChunkContext, compiled: CompiledKernel, mems: dict[int, 
                 dyn_buffer = np.zeros(ctx.nblocks * max(width, 16), dtype=np.uint8)
             storage = dyn_buffer.view(sd.elem.dtype)
             stride = max(width, 16) // sd.elem.size
-            arr = SharedArray(ctx, sd.name, storage, dynamic // sd.elem.size, (), dyn_offset,
-                              stride)
+            arr = SharedArray(ctx, sd.name, storage, dynamic // sd.elem.size, (), dyn_offset, stride)
         else:
             n = math.prod(sd.dims)
             storage = np.zeros(ctx.nblocks * n, dtype=sd.elem.dtype)

@@ -20,9 +20,10 @@ from __future__ import annotations
 import numpy as np
 
 _LINEAR = {np.add, np.subtract}
-_RANGE = {np.dtype(t): (int(np.iinfo(t).min), int(np.iinfo(t).max))
-          for t in (np.int8, np.uint8, np.int16, np.uint16, np.int32, np.uint32, np.int64,
-                    np.uint64)}
+_RANGE = {
+    np.dtype(t): (int(np.iinfo(t).min), int(np.iinfo(t).max))
+    for t in (np.int8, np.uint8, np.int16, np.uint16, np.int32, np.uint32, np.int64, np.uint64)
+}
 _CACHE_LIMIT = 64
 
 
@@ -40,8 +41,7 @@ class Core:
     def bounds(self) -> tuple[int, int, int, int]:
         """(min, max) of the block part and of the lane part, as Python ints."""
         if self._bounds is None:
-            self._bounds = (int(self.b.min()), int(self.b.max()), int(self.lane.min()),
-                            int(self.lane.max()))
+            self._bounds = (int(self.b.min()), int(self.b.max()), int(self.lane.min()), int(self.lane.max()))
         return self._bounds
 
     def dense(self) -> np.ndarray:
@@ -51,16 +51,20 @@ class Core:
 
     def dense64(self) -> np.ndarray:
         """b + lane in int64, computed once per Core (exact when the value fits its dtype)."""
-        return self.derived("dense64", lambda: np.add.outer(
-            self.b.astype(np.int64), self.lane.astype(np.int64)).reshape(-1))
+        return self.derived(
+            "dense64", lambda: np.add.outer(self.b.astype(np.int64), self.lane.astype(np.int64)).reshape(-1)
+        )
 
     def gather_base(self) -> tuple[np.ndarray, int]:
         """(b + lane - low as int64, low), low = the smallest b + lane: indices >= 0 that
         take_from shifts by low + off."""
+
         def make() -> tuple[np.ndarray, int]:
             bmin, _, lmin, _ = self.bounds()
-            return (np.add.outer(self.b.astype(np.int64) - bmin,
-                                 self.lane.astype(np.int64) - lmin).reshape(-1), bmin + lmin)
+            return (
+                np.add.outer(self.b.astype(np.int64) - bmin, self.lane.astype(np.int64) - lmin).reshape(-1),
+                bmin + lmin,
+            )
 
         return self.derived("gather", make)  # type: ignore[return-value]
 
@@ -141,7 +145,7 @@ class Sep(np.lib.mixins.NDArrayOperatorsMixin):
         Core's cached int64 indices, so an access in a loop builds no index array at all
         (one pass fewer than hand-written NumPy's `view.take(base + k)`)."""
         rel, low = self.core.gather_base()
-        return view[low + int(self.off):].take(rel, mode="clip")
+        return view[low + int(self.off) :].take(rel, mode="clip")
 
     def bounds(self) -> tuple[int, int]:
         """(min, max) of b + lane + off without wrap-around, as Python ints."""
@@ -174,8 +178,7 @@ class Sep(np.lib.mixins.NDArrayOperatorsMixin):
         core = self.core
         fast = core.cache.get(("widen", dtype))
         if fast is not None and self.fits():  # the usual int -> long of every subscript
-            return self._remember(("astype", dtype),
-                                  Sep(fast, fast.lane.dtype.type(int(self.off))))
+            return self._remember(("astype", dtype), Sep(fast, fast.lane.dtype.type(int(self.off))))
         dt = np.dtype(dtype)
         if dt == self.dtype:
             return self
@@ -185,8 +188,7 @@ class Sep(np.lib.mixins.NDArrayOperatorsMixin):
             core = self.core
             if widening and dt.kind == "u" and self.dtype.kind == "i":
                 return self.full().astype(dt)
-            new = core.derived(("astype", dt.str),
-                               lambda: Core(core.b.astype(dt), core.lane.astype(dt)))
+            new = core.derived(("astype", dt.str), lambda: Core(core.b.astype(dt), core.lane.astype(dt)))
             if widening and isinstance(dtype, np.dtype | type):
                 # exact whenever the value fits its dtype (checked on every later use)
                 core.cache[("widen", dtype)] = new
@@ -210,16 +212,14 @@ class Sep(np.lib.mixins.NDArrayOperatorsMixin):
         r = _separable(np.multiply, (other, self))
         return np.multiply(other, self) if r is None else r
 
-    def __array_ufunc__(self, ufunc: np.ufunc, method: str, *inputs: object,
-                        **kwargs: object) -> object:
+    def __array_ufunc__(self, ufunc: np.ufunc, method: str, *inputs: object, **kwargs: object) -> object:
         if method == "__call__" and not kwargs:
             r = _separable(ufunc, inputs)
             if r is not None:
                 return r
         args = [x.full() if isinstance(x, Sep) else x for x in inputs]
         if "out" in kwargs:
-            kwargs["out"] = tuple(o.full() if isinstance(o, Sep) else o
-                                  for o in kwargs["out"])  # type: ignore[union-attr]
+            kwargs["out"] = tuple(o.full() if isinstance(o, Sep) else o for o in kwargs["out"])  # type: ignore[union-attr]
         return getattr(ufunc, method)(*args, **kwargs)
 
 
@@ -256,8 +256,7 @@ def _separable(ufunc: np.ufunc, inputs: tuple[object, ...]) -> Sep | None:
             ca, cc = a.core, c.core
             # keyed by the other Core itself (kept alive by the key, so never confused with
             # a later one): `Row*Width + (m*16 + tx)` in a loop reuses one Core per phase
-            new = ca.derived((ufunc.__name__, cc), lambda: Core(ufunc(ca.b, cc.b),
-                                                                 ufunc(ca.lane, cc.lane)))
+            new = ca.derived((ufunc.__name__, cc), lambda: Core(ufunc(ca.b, cc.b), ufunc(ca.lane, cc.lane)))
             return Sep(new, ufunc(a.off, c.off))  # type: ignore[arg-type]
         if isinstance(a, Sep) and _is_scalar(c, a.dtype):
             return Sep(a.core, ufunc(a.off, c))  # type: ignore[arg-type]

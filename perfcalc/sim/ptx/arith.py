@@ -72,8 +72,7 @@ def round_f32_directed(hi: np.ndarray, lo: np.ndarray, mode: str) -> np.ndarray:
     return np.where(step & np.isfinite(r), np.nextafter(r, toward), r).astype(np.float32)
 
 
-def directed_f32(op: str, mode: str, a: np.ndarray, b: np.ndarray,
-                 c: np.ndarray | None = None) -> np.ndarray:
+def directed_f32(op: str, mode: str, a: np.ndarray, b: np.ndarray, c: np.ndarray | None = None) -> np.ndarray:
     """add/sub/mul/fma on float32 with .rm/.rp/.rz rounding, from exact float64 pieces."""
     a64, b64 = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
     if op == "mul":
@@ -148,9 +147,16 @@ def shift_right(a: np.ndarray, b: np.ndarray, width: int) -> np.ndarray:
 
 
 _CMP = {
-    "eq": np.equal, "ne": np.not_equal, "lt": np.less, "le": np.less_equal,
-    "gt": np.greater, "ge": np.greater_equal, "lo": np.less, "ls": np.less_equal,
-    "hi": np.greater, "hs": np.greater_equal,
+    "eq": np.equal,
+    "ne": np.not_equal,
+    "lt": np.less,
+    "le": np.less_equal,
+    "gt": np.greater,
+    "ge": np.greater_equal,
+    "lo": np.less,
+    "ls": np.less_equal,
+    "hi": np.greater,
+    "hs": np.greater_equal,
 }
 
 
@@ -169,8 +175,7 @@ def compare(op: str, a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 def float_to_int(x: np.ndarray, rounding: str, t: str) -> np.ndarray:
     """cvt.rni/rzi/rmi/rpi from float to an integer type: round, saturate to the range, NaN 0."""
-    rounded = {"rni": np.rint, "rzi": np.trunc, "rmi": np.floor, "rpi": np.ceil}[rounding](
-        x.astype(np.float64))
+    rounded = {"rni": np.rint, "rzi": np.trunc, "rmi": np.floor, "rpi": np.ceil}[rounding](x.astype(np.float64))
     info = np.iinfo(NP[t])
     clamped = np.clip(np.nan_to_num(rounded, nan=0.0), info.min, info.max)
     return clamped.astype(NP[t])

@@ -24,24 +24,28 @@ NOP = "perfcalc.nop"
 
 def _fusable(instr: Instr, base: str) -> bool:
     parts = instr.parts
-    return (instr.base == base and instr.pred is None and len(parts) >= 2
-            and parts[-1] in ("f32", "f64") and not any(r in parts for r in _ROUNDINGS)
-            and "sat" not in parts)
+    return (
+        instr.base == base
+        and instr.pred is None
+        and len(parts) >= 2
+        and parts[-1] in ("f32", "f64")
+        and not any(r in parts for r in _ROUNDINGS)
+        and "sat" not in parts
+    )
 
 
 def _sources(instr: Instr) -> list[str]:
-    return [r for op in instr.operands[1:] for r in _REG.findall(op)] + (
-        [instr.pred] if instr.pred else [])
+    return [r for op in instr.operands[1:] for r in _REG.findall(op)] + ([instr.pred] if instr.pred else [])
 
 
 def _dest(instr: Instr) -> list[str]:
     if not instr.operands:
         return []
-    if instr.base in ("st", "red", "bar", "bra", "ret", "exit", "call", "atom") and \
-            instr.base != "atom":
+    if instr.base in ("st", "red", "bar", "bra", "ret", "exit", "call", "atom") and instr.base != "atom":
         return []
     return _REG.findall(instr.operands[0].split("|")[0]) + (
-        _REG.findall(instr.operands[0].split("|")[1]) if "|" in instr.operands[0] else [])
+        _REG.findall(instr.operands[0].split("|")[1]) if "|" in instr.operands[0] else []
+    )
 
 
 def contract(fn: Function) -> list[Instr]:

@@ -109,15 +109,26 @@ class Chunk:
         t = np.minimum(local, tpb - 1)
         u32 = np.uint32
         self.special: dict[str, Any] = {
-            "%tid.x": (t % bx).astype(u32), "%tid.y": ((t // bx) % by).astype(u32),
+            "%tid.x": (t % bx).astype(u32),
+            "%tid.y": ((t // bx) % by).astype(u32),
             "%tid.z": (t // (bx * by)).astype(u32),
-            "%ntid.x": u32(bx), "%ntid.y": u32(by), "%ntid.z": u32(bz),
-            "%ctaid.x": (bid % gx).astype(u32), "%ctaid.y": ((bid // gx) % gy).astype(u32),
+            "%ntid.x": u32(bx),
+            "%ntid.y": u32(by),
+            "%ntid.z": u32(bz),
+            "%ctaid.x": (bid % gx).astype(u32),
+            "%ctaid.y": ((bid // gx) % gy).astype(u32),
             "%ctaid.z": (bid // (gx * gy)).astype(u32),
-            "%nctaid.x": u32(gx), "%nctaid.y": u32(gy), "%nctaid.z": u32(env.grid[2]),
-            "%laneid": (local % 32).astype(u32), "%warpid": (local // 32).astype(u32),
-            "%nwarpid": u32(self.warps_per_block), "%smid": u32(0), "%nsmid": u32(1),
-            "%clock": u32(0), "%clock64": np.uint64(0), "%gridid": np.uint64(0),
+            "%nctaid.x": u32(gx),
+            "%nctaid.y": u32(gy),
+            "%nctaid.z": u32(env.grid[2]),
+            "%laneid": (local % 32).astype(u32),
+            "%warpid": (local // 32).astype(u32),
+            "%nwarpid": u32(self.warps_per_block),
+            "%smid": u32(0),
+            "%nsmid": u32(1),
+            "%clock": u32(0),
+            "%clock64": np.uint64(0),
+            "%gridid": np.uint64(0),
         }
         lane = (local % 32).astype(np.uint32)
         one = np.uint32(1)
@@ -128,10 +139,8 @@ class Chunk:
         self.special["%lanemask_ge"] = (~self.special["%lanemask_lt"]).astype(u32)
         self.thread_index = bid * tpb + t
         self.bid = bid
-        self.tid3 = np.stack([self.special["%tid.x"], self.special["%tid.y"],
-                              self.special["%tid.z"]])
-        self.bid3 = np.stack([self.special["%ctaid.x"], self.special["%ctaid.y"],
-                              self.special["%ctaid.z"]])
+        self.tid3 = np.stack([self.special["%tid.x"], self.special["%tid.y"], self.special["%tid.z"]])
+        self.bid3 = np.stack([self.special["%ctaid.x"], self.special["%ctaid.y"], self.special["%ctaid.z"]])
         self.regs: dict[str, np.ndarray] = {}
         self.shared = np.zeros(self.nblocks * max(env.shared_bytes, 16), dtype=np.uint8)
         self.races = SharedRaces(self.shared.size, max(env.shared_bytes, 16), width)
@@ -162,23 +171,43 @@ class Chunk:
             np.copyto(target, v, where=mask)
 
     # ---- faults ----------------------------------------------------------------------------
-    def fault(self, kind: str, instr: Instr, lanes: np.ndarray, what: str,
-              array: str | None = None, index: int | None = None) -> FaultSignal:
+    def fault(
+        self, kind: str, instr: Instr, lanes: np.ndarray, what: str, array: str | None = None, index: int | None = None
+    ) -> FaultSignal:
         lane = int(np.flatnonzero(lanes)[0])
         block = tuple(int(v) for v in self.bid3[:, lane])
         thread = tuple(int(v) for v in self.tid3[:, lane])
         env = self.env
         line = instr.line
-        msg = (f"{what} in kernel '{env.kernel}' at {env.source_name}:{line} by thread "
-               f"({thread[0]},{thread[1]},{thread[2]}) in block ({block[0]},{block[1]},{block[2]})")
-        return FaultSignal(Fault(kind, env.kernel, env.source_name, line, array, block,  # type: ignore[arg-type]
-                                 thread, index, msg))  # type: ignore[arg-type]
+        msg = (
+            f"{what} in kernel '{env.kernel}' at {env.source_name}:{line} by thread "
+            f"({thread[0]},{thread[1]},{thread[2]}) in block ({block[0]},{block[1]},{block[2]})"
+        )
+        return FaultSignal(
+            Fault(
+                kind,
+                env.kernel,
+                env.source_name,
+                line,
+                array,
+                block,  # type: ignore[arg-type]
+                thread,
+                index,
+                msg,
+            )
+        )  # type: ignore[arg-type]
 
 
-_DTYPE_TYPE = {np.dtype(np.bool_): "pred", np.dtype(np.uint8): "b8", np.dtype(np.uint16): "b16",
-               np.dtype(np.uint32): "b32", np.dtype(np.uint64): "b64",
-               np.dtype(np.float32): "f32", np.dtype(np.float64): "f64",
-               np.dtype(np.float16): "f16"}
+_DTYPE_TYPE = {
+    np.dtype(np.bool_): "pred",
+    np.dtype(np.uint8): "b8",
+    np.dtype(np.uint16): "b16",
+    np.dtype(np.uint32): "b32",
+    np.dtype(np.uint64): "b64",
+    np.dtype(np.float32): "f32",
+    np.dtype(np.float64): "f64",
+    np.dtype(np.float16): "f16",
+}
 
 
 def _type_of_dtype(dt: np.dtype) -> str:
@@ -218,9 +247,21 @@ def operand(text: str, t: str, env: Env) -> Reader:
     return lambda ch: value
 
 
-SPECIAL_NAMES = ("%laneid", "%warpid", "%nwarpid", "%smid", "%nsmid", "%clock", "%clock64",
-                 "%gridid", "%lanemask_eq", "%lanemask_lt", "%lanemask_le", "%lanemask_gt",
-                 "%lanemask_ge")
+SPECIAL_NAMES = (
+    "%laneid",
+    "%warpid",
+    "%nwarpid",
+    "%smid",
+    "%nsmid",
+    "%clock",
+    "%clock64",
+    "%gridid",
+    "%lanemask_eq",
+    "%lanemask_lt",
+    "%lanemask_le",
+    "%lanemask_gt",
+    "%lanemask_ge",
+)
 
 _ADDR = re.compile(r"^\[\s*([^\]+]+?)\s*(?:\+\s*(-?\s*\w+))?\s*\]$")
 
@@ -233,9 +274,11 @@ def address(text: str, env: Env, width: str) -> Callable[[Chunk], np.ndarray | n
     base, offset = m.group(1).strip(), m.group(2)
     off = np.uint64(int(offset.replace(" ", ""), 0) & (2**64 - 1)) if offset else np.uint64(0)
     if register_name(base) or base in env.reg_types:
+
         def read(ch: Chunk) -> np.ndarray:
             r = ch.reg(base)
             return (r.astype(np.uint64) if r.dtype != np.uint64 else r) + off
+
         return read
     if base in env.symbols:
         value = np.uint64(env.symbols[base]) + off

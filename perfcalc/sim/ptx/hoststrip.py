@@ -27,28 +27,87 @@ _KEEP_DECL = re.compile(r"\b(const|constexpr|typedef|using|enum|struct|class|uni
 # Headers a .cu file includes for its host code; NVRTC has none of them. Empty stand-ins, except
 # the limits macros device code uses (values of the C standard on LP64 Linux).
 HOST_HEADERS: dict[str, str] = {
-    **{name: "" for name in (
-        "cstdio", "stdio.h", "cstdlib", "stdlib.h", "iostream", "vector", "string", "cstring",
-        "string.h", "chrono", "algorithm", "random", "fstream", "sstream", "iomanip", "memory",
-        "numeric", "ctime", "time.h", "sys/time.h", "unistd.h", "omp.h", "functional", "map",
-        "set", "unordered_map", "tuple", "utility", "cassert", "assert.h", "cmath", "math.h",
-        "helper_cuda.h", "helper_functions.h", "helper_string.h", "helper_timer.h",
-        "helper_math.h", "iterator", "thread", "mutex", "array", "list", "queue", "deque",
-        "exception", "stdexcept", "cerrno", "errno.h", "cinttypes", "inttypes.h", "cstdarg",
-        "stdarg.h", "cstddef", "stddef.h", "cstdint", "stdint.h")},
-    **dict.fromkeys(("cfloat", "float.h"), "#define FLT_MAX 3.402823466e+38F\n"
-                    "#define FLT_MIN 1.175494351e-38F\n#define FLT_EPSILON 1.192092896e-07F\n"
-                    "#define DBL_MAX 1.7976931348623158e+308\n#define DBL_MIN 2.2250738585072014e-308\n"
-                    "#define DBL_EPSILON 2.2204460492503131e-016\n"),
-    **dict.fromkeys(("climits", "limits.h"), "#define INT_MAX 2147483647\n"
-                    "#define INT_MIN (-2147483647 - 1)\n#define UINT_MAX 4294967295U\n"
-                    "#define LLONG_MAX 9223372036854775807LL\n#define CHAR_BIT 8\n"),
+    **{
+        name: ""
+        for name in (
+            "cstdio",
+            "stdio.h",
+            "cstdlib",
+            "stdlib.h",
+            "iostream",
+            "vector",
+            "string",
+            "cstring",
+            "string.h",
+            "chrono",
+            "algorithm",
+            "random",
+            "fstream",
+            "sstream",
+            "iomanip",
+            "memory",
+            "numeric",
+            "ctime",
+            "time.h",
+            "sys/time.h",
+            "unistd.h",
+            "omp.h",
+            "functional",
+            "map",
+            "set",
+            "unordered_map",
+            "tuple",
+            "utility",
+            "cassert",
+            "assert.h",
+            "cmath",
+            "math.h",
+            "helper_cuda.h",
+            "helper_functions.h",
+            "helper_string.h",
+            "helper_timer.h",
+            "helper_math.h",
+            "iterator",
+            "thread",
+            "mutex",
+            "array",
+            "list",
+            "queue",
+            "deque",
+            "exception",
+            "stdexcept",
+            "cerrno",
+            "errno.h",
+            "cinttypes",
+            "inttypes.h",
+            "cstdarg",
+            "stdarg.h",
+            "cstddef",
+            "stddef.h",
+            "cstdint",
+            "stdint.h",
+        )
+    },
+    **dict.fromkeys(
+        ("cfloat", "float.h"),
+        "#define FLT_MAX 3.402823466e+38F\n"
+        "#define FLT_MIN 1.175494351e-38F\n#define FLT_EPSILON 1.192092896e-07F\n"
+        "#define DBL_MAX 1.7976931348623158e+308\n#define DBL_MIN 2.2250738585072014e-308\n"
+        "#define DBL_EPSILON 2.2204460492503131e-016\n",
+    ),
+    **dict.fromkeys(
+        ("climits", "limits.h"),
+        "#define INT_MAX 2147483647\n"
+        "#define INT_MIN (-2147483647 - 1)\n#define UINT_MAX 4294967295U\n"
+        "#define LLONG_MAX 9223372036854775807LL\n#define CHAR_BIT 8\n",
+    ),
 }
 # stdint types device code uses without a header of its own
 HOST_HEADERS["cstdint"] = HOST_HEADERS["stdint.h"] = (
     "typedef signed char int8_t; typedef unsigned char uint8_t; typedef short int16_t;\n"
     "typedef unsigned short uint16_t; typedef int int32_t; typedef unsigned int uint32_t;\n"
-    "typedef long long int64_t; typedef unsigned long long uint64_t;\n")
+    "typedef long long int64_t; typedef unsigned long long uint64_t;\n"
+)
 HOST_HEADERS["cstddef"] = HOST_HEADERS["stddef.h"] = "typedef unsigned long size_t;\n"
 
 
@@ -62,8 +121,7 @@ def _parser():  # type: ignore[no-untyped-def]
         import tree_sitter
         import tree_sitter_cuda
     except ImportError:
-        raise ParserUnavailable(f"taking whole .cu files needs {PACKAGES} (pip install "
-                                f"'perfcalc[cuda]')") from None
+        raise ParserUnavailable(f"taking whole .cu files needs {PACKAGES} (pip install 'perfcalc[cuda]')") from None
     return tree_sitter.Parser(tree_sitter.Language(tree_sitter_cuda.language()))
 
 
@@ -91,12 +149,19 @@ def strip_host(text: str) -> DeviceSource:
             if data[i] not in (10, 13):
                 data[i] = 32
         blanked += bytes(data[start:end]).count(b"\n") + 1
-    return DeviceSource(data.decode("utf-8", errors="surrogateescape"), tuple(kernels),
-                        tuple(launches), blanked)
+    return DeviceSource(data.decode("utf-8", errors="surrogateescape"), tuple(kernels), tuple(launches), blanked)
 
 
-_CONTAINERS = ("translation_unit", "declaration_list", "preproc_if", "preproc_ifdef",
-               "preproc_else", "preproc_elif", "preproc_elifdef", "linkage_specification")
+_CONTAINERS = (
+    "translation_unit",
+    "declaration_list",
+    "preproc_if",
+    "preproc_ifdef",
+    "preproc_else",
+    "preproc_elif",
+    "preproc_elifdef",
+    "linkage_specification",
+)
 
 
 def _walk(node, src: bytes, spans: list[tuple[int, int]], kernels: list[str]) -> None:  # type: ignore[no-untyped-def]
@@ -114,7 +179,7 @@ def _walk(node, src: bytes, spans: list[tuple[int, int]], kernels: list[str]) ->
             func = _function_of(child)
             if func is None:  # a class template or variable template: a type, keep it
                 continue
-            head = src[child.start_byte:_body_start(func)].decode(errors="replace")
+            head = src[child.start_byte : _body_start(func)].decode(errors="replace")
             if _DEVICE_WORDS.search(head):
                 if "__global__" in head:
                     name = _function_name(func, src)
@@ -124,13 +189,13 @@ def _walk(node, src: bytes, spans: list[tuple[int, int]], kernels: list[str]) ->
             spans.append((child.start_byte, child.end_byte))
             continue
         if kind == "declaration":
-            text = src[child.start_byte:child.end_byte].decode(errors="replace")
+            text = src[child.start_byte : child.end_byte].decode(errors="replace")
             if _DEVICE_VARS.search(text) or _DEVICE_WORDS.search(text) or _KEEP_DECL.search(text):
                 continue
             spans.append((child.start_byte, child.end_byte))
             continue
         if kind in ("expression_statement", "ERROR"):
-            text = src[child.start_byte:child.end_byte].decode(errors="replace")
+            text = src[child.start_byte : child.end_byte].decode(errors="replace")
             if "<<<" in text:
                 spans.append((child.start_byte, child.end_byte))
 
@@ -158,7 +223,7 @@ def _function_name(func, src: bytes) -> str | None:  # type: ignore[no-untyped-d
     if declarator is None:
         return None
     name = declarator.child_by_field_name("declarator")
-    return None if name is None else src[name.start_byte:name.end_byte].decode()
+    return None if name is None else src[name.start_byte : name.end_byte].decode()
 
 
 def _launches(node, src: bytes) -> list[str]:  # type: ignore[no-untyped-def]
@@ -167,9 +232,10 @@ def _launches(node, src: bytes) -> list[str]:  # type: ignore[no-untyped-def]
     while stack:
         n = stack.pop()
         if n.type in ("call_expression", "kernel_call_expression") and any(
-                c.type == "kernel_call_syntax" for c in n.children):
+            c.type == "kernel_call_syntax" for c in n.children
+        ):
             fn = n.child_by_field_name("function") or n.children[0]
-            found.append(" ".join(src[fn.start_byte:fn.end_byte].decode().split()))
+            found.append(" ".join(src[fn.start_byte : fn.end_byte].decode().split()))
         stack.extend(n.children)
     return sorted(set(found))
 
@@ -184,5 +250,6 @@ def choose_kernel(source: DeviceSource, requested: str | None) -> str:
         return launched[0] if len(launched) == 1 else name
     if not source.kernels:
         raise CudaSyntaxError("the file defines no __global__ function")
-    raise CudaSyntaxError(f"the file defines {len(source.kernels)} kernels "
-                          f"({', '.join(source.kernels)}): name one with --kernel")
+    raise CudaSyntaxError(
+        f"the file defines {len(source.kernels)} kernels ({', '.join(source.kernels)}): name one with --kernel"
+    )

@@ -44,7 +44,8 @@ def _float_mode(instr: Instr) -> None:
         if r in instr.parts and not ("f32" in instr.parts and instr.base in _DIRECTED_OK):
             raise CudaSyntaxError(
                 f"{instr.opcode} at line {instr.line}: directed rounding .{r} on this type or "
-                f"operation is not emulated (refused rather than answered wrongly)")
+                f"operation is not emulated (refused rather than answered wrongly)"
+            )
 
 
 _DIRECTED_OK = ("add", "sub", "mul", "fma", "mad")
@@ -65,6 +66,7 @@ def _post(instr: Instr, t: str) -> Callable[[np.ndarray], np.ndarray]:
         if sat:
             v = arith.saturate(v)
         return v
+
     return post
 
 
@@ -88,7 +90,9 @@ def _binary(fn: Callable[[Any, Any], Any]) -> Callable[[Instr, Env], Op]:
             else:
                 v = np.asarray(fn(x, y)).astype(dt, copy=False)
             ch.write(d, post(v), m, full)
+
         return run
+
     return build
 
 
@@ -104,21 +108,27 @@ def build_mul(instr: Instr, env: Env) -> Op:
 
         def run_wide(ch: Chunk, m: np.ndarray, full: bool) -> None:
             ch.write(d, a(ch).astype(NP[wide]) * np.asarray(b(ch)).astype(NP[wide]), m, full)
+
         return run_wide
     if "hi" in parts:
+
         def run_hi(ch: Chunk, m: np.ndarray, full: bool) -> None:
             x, y = np.asarray(a(ch)), np.broadcast_to(np.asarray(b(ch)), np.shape(a(ch)))
             ch.write(d, arith.mul_hi(np.asarray(x), np.asarray(y), t), m, full)
+
         return run_hi
     if "24" in instr.base:  # mul24.lo
+
         def run24(ch: Chunk, m: np.ndarray, full: bool) -> None:
             x = (np.asarray(a(ch)).astype(np.int64) << 40) >> 40
             y = (np.asarray(b(ch)).astype(np.int64) << 40) >> 40
             ch.write(d, (x * y).astype(NP[t]), m, full)
+
         return run24
 
     def run(ch: Chunk, m: np.ndarray, full: bool) -> None:
         ch.write(d, np.asarray(a(ch) * b(ch)).astype(NP[t], copy=False), m, full)
+
     return run
 
 
@@ -132,8 +142,10 @@ def build_mad(instr: Instr, env: Env) -> Op:
         directed = _directed(instr) if t == "f32" else None
         fused = {"f32": arith.fma_f32, "f64": arith.fma_f64, "f16": _half_fma}[t]
         if directed:
+
             def fused(x, y, z, _mode=directed):  # type: ignore[no-untyped-def]
                 return arith.directed_f32("fma", _mode, x, y, z)
+
         post = _post(instr, t)
 
         def run_f(ch: Chunk, m: np.ndarray, full: bool) -> None:
@@ -141,6 +153,7 @@ def build_mad(instr: Instr, env: Env) -> Op:
             if "ftz" in parts and t == "f32":
                 x, y, z = (arith.ftz(np.asarray(v, dtype=np.float32)) for v in (x, y, z))
             ch.write(d, post(fused(x, y, z)), m, full)
+
         return run_f
     if "wide" in parts:
         wide = ("s" if t[0] == "s" else "u") + str(2 * int(t[1:]))
@@ -150,17 +163,21 @@ def build_mad(instr: Instr, env: Env) -> Op:
         def run_wide(ch: Chunk, m: np.ndarray, full: bool) -> None:
             prod = np.asarray(a(ch)).astype(NP[wide]) * np.asarray(b(ch)).astype(NP[wide])
             ch.write(d, prod + c(ch), m, full)
+
         return run_wide
     a, b, c = _srcs(instr, t, env)
     if "hi" in parts:
+
         def run_hi(ch: Chunk, m: np.ndarray, full: bool) -> None:
             x = np.asarray(a(ch))
             y = np.broadcast_to(np.asarray(b(ch)), x.shape)
             ch.write(d, arith.mul_hi(x, y, t) + c(ch), m, full)
+
         return run_hi
 
     def run(ch: Chunk, m: np.ndarray, full: bool) -> None:
         ch.write(d, np.asarray(a(ch) * b(ch) + c(ch)).astype(NP[t], copy=False), m, full)
+
     return run
 
 
@@ -176,9 +193,9 @@ def build_div(instr: Instr, env: Env, rem: bool = False) -> Op:
         def run_f(ch: Chunk, m: np.ndarray, full: bool) -> None:
             x, y = np.asarray(a(ch)), np.asarray(b(ch))
             # div.approx / div.full (within 2 ulp): computed exactly, rounded once
-            q = np.divide(x, y) if exact else (x.astype(np.float64) / y.astype(np.float64)
-                                               ).astype(NP[t])
+            q = np.divide(x, y) if exact else (x.astype(np.float64) / y.astype(np.float64)).astype(NP[t])
             ch.write(d, post(np.asarray(q, dtype=NP[t])), m, full)
+
         return run_f
 
     def run(ch: Chunk, m: np.ndarray, full: bool) -> None:
@@ -186,15 +203,25 @@ def build_div(instr: Instr, env: Env, rem: bool = False) -> Op:
         y = np.broadcast_to(np.asarray(b(ch)), m.shape)
         zero = m & (y == 0)
         if zero.any():
-            raise ch.fault("division_by_zero", instr, zero,
-                           f"Integer {'remainder' if rem else 'division'} by zero ({instr.opcode})")
+            raise ch.fault(
+                "division_by_zero",
+                instr,
+                zero,
+                f"Integer {'remainder' if rem else 'division'} by zero ({instr.opcode})",
+            )
         safe = np.where(m, y, 1)
         if NP[t].kind == "i":
-            q = np.fmod(x, safe) if rem else (np.trunc(x.astype(np.float64) / safe).astype(NP[t])
-                                               if NP[t].itemsize <= 4 else _trunc_div(x, safe))
+            q = (
+                np.fmod(x, safe)
+                if rem
+                else (
+                    np.trunc(x.astype(np.float64) / safe).astype(NP[t]) if NP[t].itemsize <= 4 else _trunc_div(x, safe)
+                )
+            )
         else:
             q = np.fmod(x, safe) if rem else x // safe
         ch.write(d, np.asarray(q).astype(NP[t]), m, full)
+
     return run
 
 
@@ -224,16 +251,21 @@ def build_unary(instr: Instr, env: Env) -> Op:
         return lambda x: fn(np.asarray(x).astype(f64)).astype(NP[t])
 
     table: dict[str, Callable[[np.ndarray], np.ndarray]] = {
-        "abs": np.abs, "neg": np.negative, "not": np.invert,
+        "abs": np.abs,
+        "neg": np.negative,
+        "not": np.invert,
         "cnot": lambda x: (x == 0).astype(NP[t]),
-        "popc": arith.popcount, "clz": lambda x: arith.count_leading_zeros(x, width),
+        "popc": arith.popcount,
+        "clz": lambda x: arith.count_leading_zeros(x, width),
         "brev": lambda x: arith.bit_reverse(x, width).astype(NP[t]),
-        "rcp": (lambda x: np.divide(NP[t].type(1), x)) if "rn" in instr.parts else
-               approx(lambda x: 1.0 / x),
+        "rcp": (lambda x: np.divide(NP[t].type(1), x)) if "rn" in instr.parts else approx(lambda x: 1.0 / x),
         "sqrt": np.sqrt if "rn" in instr.parts else approx(np.sqrt),
         "rsqrt": approx(lambda x: 1.0 / np.sqrt(x)),
-        "ex2": approx(np.exp2), "lg2": approx(np.log2), "sin": approx(np.sin),
-        "cos": approx(np.cos), "tanh": approx(np.tanh),
+        "ex2": approx(np.exp2),
+        "lg2": approx(np.log2),
+        "sin": approx(np.sin),
+        "cos": approx(np.cos),
+        "tanh": approx(np.tanh),
     }
     if base not in table:
         raise CudaSyntaxError(f"{instr.opcode} at line {instr.line} is not implemented")
@@ -248,6 +280,7 @@ def build_unary(instr: Instr, env: Env) -> Op:
         with np.errstate(all="ignore"):
             v = fn(x)
         ch.write(d, post(np.asarray(v)), m, full)
+
     return run
 
 
@@ -273,6 +306,7 @@ def build_shift(instr: Instr, env: Env) -> Op:
         x = np.broadcast_to(x, np.shape(y)) if np.ndim(y) else x
         v = arith.shift_left(x, y, width) if left else arith.shift_right(x, y, width)
         ch.write(d, v, m, full)
+
     return run
 
 
@@ -296,6 +330,7 @@ def build_setp(instr: Instr, env: Env) -> Op:
         ch.write(dests[0], r, m, full)
         if len(dests) > 1:
             ch.write(dests[1], q, m, full)
+
     return run
 
 
@@ -307,6 +342,7 @@ def build_selp(instr: Instr, env: Env) -> Op:
 
     def run(ch: Chunk, m: np.ndarray, full: bool) -> None:
         ch.write(d, np.where(p(ch), a(ch), b(ch)).astype(NP[t]), m, full)
+
     return run
 
 
@@ -324,6 +360,7 @@ def build_mov(instr: Instr, env: Env) -> Op:
             for i, r in enumerate(readers):
                 out |= np.asarray(r(ch)).astype(out.dtype) << out.dtype.type(8 * each * i)
             ch.write(dst, out, m, full)
+
         return pack
     if dst.startswith("{"):  # unpack: mov.b64 {lo, hi}, s
         pieces = [s.strip() for s in dst.strip("{}").split(",")]
@@ -338,11 +375,13 @@ def build_mov(instr: Instr, env: Env) -> Op:
                     continue
                 part = (v >> np.uint64(8 * each * i)) & np.uint64(mask_bits)
                 ch.write(p, part.astype(NP["b" + str(8 * each)]), m, full)
+
         return unpack
     a = operand(src, t, env)
 
     def run(ch: Chunk, m: np.ndarray, full: bool) -> None:
         ch.write(dst, a(ch), m, full)
+
     return run
 
 
@@ -359,6 +398,7 @@ def build_cvt(instr: Instr, env: Env) -> Op:
             lo_ = np.broadcast_to(np.asarray(lo(ch), dtype=np.float32), m.shape).astype(np.float16)
             bits = (h.view(np.uint16).astype(np.uint32) << np.uint32(16)) | lo_.view(np.uint16)
             ch.write(d, bits.astype(np.uint32), m, full)
+
         return pack
     types = [p for p in parts if p in TYPE_NAMES]
     if len(types) != 2:
@@ -370,8 +410,7 @@ def build_cvt(instr: Instr, env: Env) -> Op:
     frnd = next((p for p in parts if p in _ROUNDING), None)
     dkind, skind = NP[dt_name].kind, NP[st_name].kind
     if frnd in FLOAT_ROUNDING_REFUSED and dkind == "f":
-        raise CudaSyntaxError(f"{instr.opcode} at line {instr.line}: directed rounding to a float "
-                              f"type is not emulated")
+        raise CudaSyntaxError(f"{instr.opcode} at line {instr.line}: directed rounding to a float type is not emulated")
     sat = "sat" in parts
 
     def run(ch: Chunk, m: np.ndarray, full: bool) -> None:
@@ -382,17 +421,20 @@ def build_cvt(instr: Instr, env: Env) -> Op:
             if skind == "f" and dkind in "iu":
                 v = arith.float_to_int(x, irnd or "rzi", dt_name)
             elif skind == "f" and dkind == "f" and irnd:
-                v = {"rni": np.rint, "rzi": np.trunc, "rmi": np.floor, "rpi": np.ceil}[irnd](
-                    x).astype(NP[dt_name])
+                v = {"rni": np.rint, "rzi": np.trunc, "rmi": np.floor, "rpi": np.ceil}[irnd](x).astype(NP[dt_name])
             elif sat and dkind in "iu":
                 info = np.iinfo(NP[dt_name])
-                v = np.clip(x.astype(np.float64) if skind == "u" and x.dtype.itemsize == 8
-                            else x.astype(np.int64), info.min, info.max).astype(NP[dt_name])
+                v = np.clip(
+                    x.astype(np.float64) if skind == "u" and x.dtype.itemsize == 8 else x.astype(np.int64),
+                    info.min,
+                    info.max,
+                ).astype(NP[dt_name])
             else:
                 v = x.astype(NP[dt_name])
             if sat and dkind == "f":
                 v = arith.saturate(v)
         ch.write(d, v, m, full)
+
     return run
 
 
@@ -410,6 +452,7 @@ def build_cvta(instr: Instr, env: Env) -> Op:
         v = np.asarray(a(ch)).astype(np.uint64)
         v = v - np.uint64(window) if to else v + np.uint64(window)
         ch.write(d, v.astype(NP[t]), m, full)
+
     return run
 
 
@@ -430,6 +473,7 @@ def build_shf(instr: Instr, env: Env) -> Op:
         shifted = (both << n) >> np.uint64(32) if left else both >> n
         out = shifted & np.uint64(0xFFFFFFFF)
         ch.write(d, out.astype(np.uint32), m, full)
+
     return run
 
 
@@ -455,10 +499,10 @@ def build_bfe(instr: Instr, env: Env) -> Op:
         field = (x >> p) & ((np.uint64(1) << n) - np.uint64(1))
         if NP[t].kind == "i":  # sign-extend from bit n-1
             sign = (field >> np.maximum(n, np.uint64(1)) - np.uint64(1)) & np.uint64(1)
-            fill = np.where((sign == 1) & (n > 0) & (n < width),
-                            ~((np.uint64(1) << n) - np.uint64(1)), np.uint64(0))
+            fill = np.where((sign == 1) & (n > 0) & (n < width), ~((np.uint64(1) << n) - np.uint64(1)), np.uint64(0))
             field = field | fill
         ch.write(d, field.astype(NP["b" + str(width)]), m, full)
+
     return run
 
 
@@ -474,9 +518,9 @@ def build_bfi(instr: Instr, env: Env) -> Op:
     def run(ch: Chunk, m: np.ndarray, full: bool) -> None:
         p, n = _field_bounds(pos(ch), ln(ch), width)
         mask = (((np.uint64(1) << n) - np.uint64(1)) << p) & np.uint64((1 << width) - 1)
-        out = (np.asarray(b(ch)).astype(np.uint64) & ~mask) | (
-            (np.asarray(f(ch)).astype(np.uint64) << p) & mask)
+        out = (np.asarray(b(ch)).astype(np.uint64) & ~mask) | ((np.asarray(f(ch)).astype(np.uint64) << p) & mask)
         ch.write(d, out.astype(NP[t]), m, full)
+
     return run
 
 
@@ -496,10 +540,10 @@ def build_prmt(instr: Instr, env: Env) -> Op:
         for i in range(4):
             s = (sel >> np.uint64(4 * i)) & np.uint64(0xF)
             byte = (both >> ((s & np.uint64(7)) * np.uint64(8))) & np.uint64(0xFF)
-            byte = np.where(s & np.uint64(8), np.where(byte & np.uint64(0x80), np.uint64(0xFF),
-                                                       np.uint64(0)), byte)
+            byte = np.where(s & np.uint64(8), np.where(byte & np.uint64(0x80), np.uint64(0xFF), np.uint64(0)), byte)
             out |= byte << np.uint64(8 * i)
         ch.write(d, out.astype(np.uint32), m, full)
+
     return run
 
 
@@ -538,6 +582,7 @@ def build_shfl(instr: Instr, env: Env) -> Op:
         ch.write(dests[0], value, m, full)
         if len(dests) > 1:
             ch.write(dests[1], ok, m, full)
+
     return run
 
 
@@ -563,8 +608,15 @@ def build_redux(instr: Instr, env: Env) -> Op:
             ident = -1 if op == "and" else 0
             red = {"and": np.bitwise_and, "or": np.bitwise_or, "xor": np.bitwise_xor}[op]
             r = red.reduce(np.where(act, v, ident), axis=1)
-        ch.write(d, np.repeat((r & 0xFFFFFFFF).astype(np.uint64), 32).astype(np.uint32).view(dt)
-                 if dt.itemsize == 4 else np.repeat(r, 32).astype(dt), m, full)
+        ch.write(
+            d,
+            np.repeat((r & 0xFFFFFFFF).astype(np.uint64), 32).astype(np.uint32).view(dt)
+            if dt.itemsize == 4
+            else np.repeat(r, 32).astype(dt),
+            m,
+            full,
+        )
+
     return run
 
 
@@ -591,6 +643,7 @@ def build_match(instr: Instr, env: Env) -> Op:
         ch.write(dests[0], out.reshape(-1).astype(np.uint32), m, full)
         if len(dests) > 1:
             ch.write(dests[1], pred.reshape(-1), m, full)
+
     return run
 
 
@@ -601,6 +654,7 @@ def build_activemask(instr: Instr, env: Env) -> Op:
         weights = np.uint64(1) << np.arange(32, dtype=np.uint64)
         bits = (m.reshape(-1, 32).astype(np.uint64) * weights).sum(axis=1).astype(np.uint32)
         ch.write(d, np.repeat(bits, 32), m, full)
+
     return run
 
 
@@ -619,25 +673,30 @@ def build_bfind(instr: Instr, env: Env) -> Op:
             pos = np.where((v >> np.uint64(i)) & np.uint64(1), i, pos)
         out = np.where(pos < 0, 0xFFFFFFFF, (width - 1 - pos) if shiftamt else pos)
         ch.write(d, out.astype(np.uint32), m, full)
+
     return run
 
 
 def _packed_half(fn: Callable[..., Any], arity: int) -> Callable[[Instr, Env], Op]:
     """f16x2 arithmetic: each 32-bit register holds two IEEE halves, operated on separately."""
+
     def build(instr: Instr, env: Env) -> Op:
         if "bf16x2" in instr.parts:
             raise CudaSyntaxError(f"{instr.opcode} at line {instr.line}: bfloat16 is not emulated")
         d = _dst(instr)
-        srcs = [operand(o, "b32", env) for o in instr.operands[1:1 + arity]]
+        srcs = [operand(o, "b32", env) for o in instr.operands[1 : 1 + arity]]
 
         def run(ch: Chunk, m: np.ndarray, full: bool) -> None:
-            halves = [np.ascontiguousarray(np.broadcast_to(np.asarray(s(ch), dtype=np.uint32),
-                                                           m.shape)).view(np.float16)
-                      for s in srcs]
+            halves = [
+                np.ascontiguousarray(np.broadcast_to(np.asarray(s(ch), dtype=np.uint32), m.shape)).view(np.float16)
+                for s in srcs
+            ]
             with np.errstate(all="ignore"):
                 out = np.asarray(fn(*halves), dtype=np.float16)
             ch.write(d, np.ascontiguousarray(out).view(np.uint32), m, full)
+
         return run
+
     return build
 
 
@@ -647,10 +706,14 @@ def _half_fma(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
 
 
 PACKED_HALF = {
-    "add": _packed_half(np.add, 2), "sub": _packed_half(np.subtract, 2),
-    "mul": _packed_half(np.multiply, 2), "fma": _packed_half(_half_fma, 3),
-    "neg": _packed_half(np.negative, 1), "abs": _packed_half(np.abs, 1),
-    "min": _packed_half(np.fmin, 2), "max": _packed_half(np.fmax, 2),
+    "add": _packed_half(np.add, 2),
+    "sub": _packed_half(np.subtract, 2),
+    "mul": _packed_half(np.multiply, 2),
+    "fma": _packed_half(_half_fma, 3),
+    "neg": _packed_half(np.negative, 1),
+    "abs": _packed_half(np.abs, 1),
+    "min": _packed_half(np.fmin, 2),
+    "max": _packed_half(np.fmax, 2),
 }
 
 
@@ -664,7 +727,7 @@ def build_vote(instr: Instr, env: Env) -> Op:
         rows = v.reshape(-1, 32)
         act = m.reshape(-1, 32)
         if mode == "ballot":
-            weights = (np.uint64(1) << np.arange(32, dtype=np.uint64))
+            weights = np.uint64(1) << np.arange(32, dtype=np.uint64)
             bits = (rows.astype(np.uint64) * weights).sum(axis=1).astype(np.uint32)
             ch.write(d, np.repeat(bits, 32), m, full)
             return
@@ -675,30 +738,73 @@ def build_vote(instr: Instr, env: Env) -> Op:
         else:  # uni
             r = (rows | ~act).all(axis=1) | ~rows.any(axis=1)
         ch.write(d, np.repeat(r, 32), m, full)
+
     return run
 
 
 BUILDERS: dict[str, Callable[[Instr, Env], Op]] = {
-    "add": _binary(np.add), "sub": _binary(np.subtract), "mul": build_mul, "mul24": build_mul,
-    "mad": build_mad, "fma": build_mad, "mad24": build_mad,
-    "div": build_div, "rem": lambda i, e: build_div(i, e, rem=True),
-    "min": build_minmax, "max": build_minmax,
-    "abs": build_unary, "neg": build_unary, "not": build_unary, "cnot": build_unary,
-    "popc": build_unary, "clz": build_unary, "brev": build_unary, "rcp": build_unary,
-    "sqrt": build_unary, "rsqrt": build_unary, "ex2": build_unary, "lg2": build_unary,
-    "sin": build_unary, "cos": build_unary, "tanh": build_unary,
-    "and": build_logic, "or": build_logic, "xor": build_logic,
-    "shl": build_shift, "shr": build_shift, "setp": build_setp, "selp": build_selp,
-    "mov": build_mov, "cvt": build_cvt, "cvta": build_cvta, "bfe": build_bfe, "bfi": build_bfi,
-    "prmt": build_prmt, "shfl": build_shfl, "vote": build_vote, "redux": build_redux,
+    "add": _binary(np.add),
+    "sub": _binary(np.subtract),
+    "mul": build_mul,
+    "mul24": build_mul,
+    "mad": build_mad,
+    "fma": build_mad,
+    "mad24": build_mad,
+    "div": build_div,
+    "rem": lambda i, e: build_div(i, e, rem=True),
+    "min": build_minmax,
+    "max": build_minmax,
+    "abs": build_unary,
+    "neg": build_unary,
+    "not": build_unary,
+    "cnot": build_unary,
+    "popc": build_unary,
+    "clz": build_unary,
+    "brev": build_unary,
+    "rcp": build_unary,
+    "sqrt": build_unary,
+    "rsqrt": build_unary,
+    "ex2": build_unary,
+    "lg2": build_unary,
+    "sin": build_unary,
+    "cos": build_unary,
+    "tanh": build_unary,
+    "and": build_logic,
+    "or": build_logic,
+    "xor": build_logic,
+    "shl": build_shift,
+    "shr": build_shift,
+    "setp": build_setp,
+    "selp": build_selp,
+    "mov": build_mov,
+    "cvt": build_cvt,
+    "cvta": build_cvta,
+    "bfe": build_bfe,
+    "bfi": build_bfi,
+    "prmt": build_prmt,
+    "shfl": build_shfl,
+    "vote": build_vote,
+    "redux": build_redux,
     "shf": build_shf,
-    "match": build_match, "activemask": build_activemask, "bfind": build_bfind,
+    "match": build_match,
+    "activemask": build_activemask,
+    "bfind": build_bfind,
     "copysign": _binary(lambda a, b: np.copysign(b, a)),
 }
 
 # Opcodes that are no-ops for a sequential-consistent simulation of one launch.
-NOOPS = ("membar", "fence", "bar.warp", "prefetch", "prefetchu", "pmevent", "nanosleep",
-         "discard", "applypriority", "createpolicy")
+NOOPS = (
+    "membar",
+    "fence",
+    "bar.warp",
+    "prefetch",
+    "prefetchu",
+    "pmevent",
+    "nanosleep",
+    "discard",
+    "applypriority",
+    "createpolicy",
+)
 
 
 def flop_weight(instr: Instr) -> tuple[str | None, int]:

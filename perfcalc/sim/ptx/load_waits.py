@@ -25,9 +25,27 @@ from perfcalc.sim.ptx.values import register_name
 
 _REGISTER = re.compile(r"%[A-Za-z_$][\w$]*")
 # opcodes whose first operand is read, not written
-_NO_DESTINATION = frozenset({"st", "red", "bar", "barrier", "membar", "fence", "prefetch",
-                             "prefetchu", "bra", "brx", "ret", "exit", "trap", "call",
-                             "discard", "applypriority", "createpolicy"})
+_NO_DESTINATION = frozenset(
+    {
+        "st",
+        "red",
+        "bar",
+        "barrier",
+        "membar",
+        "fence",
+        "prefetch",
+        "prefetchu",
+        "bra",
+        "brx",
+        "ret",
+        "exit",
+        "trap",
+        "call",
+        "discard",
+        "applypriority",
+        "createpolicy",
+    }
+)
 _LOADS = frozenset({"ld", "ldu"})
 _LOAD_SPACES = ("global", "generic")
 
@@ -42,8 +60,7 @@ def reads_and_writes(instr: Instr) -> tuple[set[str], set[str]]:
     if instr.base in _NO_DESTINATION or not ops:
         reads, writes = set().union(*map(_registers, ops)) if ops else set(), set()
     else:
-        reads, writes = set().union(*map(_registers, ops[1:])) if ops[1:] else set(), \
-            _registers(ops[0])
+        reads, writes = set().union(*map(_registers, ops[1:])) if ops[1:] else set(), _registers(ops[0])
     if instr.pred is not None:
         reads |= _registers(instr.pred)
     return reads, writes
@@ -59,8 +76,9 @@ def is_global_load(instr: Instr) -> bool:
     return not named or named[0] in _LOAD_SPACES
 
 
-def successors(instrs: Sequence[Instr], labels: dict[str, int],
-               branch_tables: dict[str, list[str]]) -> list[tuple[int, ...]]:
+def successors(
+    instrs: Sequence[Instr], labels: dict[str, int], branch_tables: dict[str, list[str]]
+) -> list[tuple[int, ...]]:
     """Each instruction's successors in program order (branch targets, fall-through)."""
     out: list[tuple[int, ...]] = []
     for pc, instr in enumerate(instrs):
@@ -79,8 +97,9 @@ def successors(instrs: Sequence[Instr], labels: dict[str, int],
     return out
 
 
-def wait_points(instrs: Sequence[Instr], labels: dict[str, int],
-                branch_tables: dict[str, list[str]] | None = None) -> list[bool]:
+def wait_points(
+    instrs: Sequence[Instr], labels: dict[str, int], branch_tables: dict[str, list[str]] | None = None
+) -> list[bool]:
     """Per instruction: is it a point where a warp waits for a global load (module docstring)."""
     succ = successors(instrs, labels, branch_tables or {})
     effects = [reads_and_writes(i) for i in instrs]

@@ -59,8 +59,9 @@ class _Resolved:
         self.storage, self.offset, self.space = storage, offset, space
 
 
-def _resolve(ch: Chunk, instr: Instr, space: str, addr: np.ndarray, m: np.ndarray, size: int,
-             op: str) -> list[tuple[_Resolved, np.ndarray, np.ndarray]]:
+def _resolve(
+    ch: Chunk, instr: Instr, space: str, addr: np.ndarray, m: np.ndarray, size: int, op: str
+) -> list[tuple[_Resolved, np.ndarray, np.ndarray]]:
     """Split the active lanes by state space; check bounds and alignment; return, per space,
     (storage + offsets, lane mask, the address each lane uses for pricing)."""
     addr = np.broadcast_to(np.asarray(addr, dtype=np.uint64), m.shape)
@@ -68,9 +69,11 @@ def _resolve(ch: Chunk, instr: Instr, space: str, addr: np.ndarray, m: np.ndarra
     if space == "generic":
         is_local = addr >= np.uint64(LOCAL_WINDOW)
         is_shared = ~is_local & (addr >= np.uint64(SHARED_WINDOW))
-        parts = (("global", m & ~is_local & ~is_shared, addr),
-                 ("shared", m & is_shared, addr - np.uint64(SHARED_WINDOW)),
-                 ("local", m & is_local, addr - np.uint64(LOCAL_WINDOW)))
+        parts = (
+            ("global", m & ~is_local & ~is_shared, addr),
+            ("shared", m & is_shared, addr - np.uint64(SHARED_WINDOW)),
+            ("local", m & is_local, addr - np.uint64(LOCAL_WINDOW)),
+        )
     else:
         parts = ((space, m, addr),)
     env = ch.env
@@ -80,9 +83,13 @@ def _resolve(ch: Chunk, instr: Instr, space: str, addr: np.ndarray, m: np.ndarra
         bad_align = mask & (a % np.uint64(size) != 0)
         if bad_align.any():
             lane = int(np.flatnonzero(bad_align)[0])
-            raise ch.fault("misaligned", instr, bad_align,
-                           f"Invalid __{sp}__ {op} of size {size} bytes at address "
-                           f"{int(a[lane]):#x}: misaligned (not a multiple of {size})")
+            raise ch.fault(
+                "misaligned",
+                instr,
+                bad_align,
+                f"Invalid __{sp}__ {op} of size {size} bytes at address "
+                f"{int(a[lane]):#x}: misaligned (not a multiple of {size})",
+            )
         if sp == "global":
             heap = env.heap
             if heap.all_inside(a, mask, size):
@@ -93,19 +100,28 @@ def _resolve(ch: Chunk, instr: Instr, space: str, addr: np.ndarray, m: np.ndarra
             if bad.any():
                 lane = int(np.flatnonzero(bad)[0])
                 name, what = heap.describe(int(a[lane]), size)
-                raise ch.fault("out_of_bounds", instr, bad,
-                               f"Invalid __global__ {op} of size {size} bytes: {what} is out of "
-                               f"bounds", name)
-            out.append((_Resolved(heap.bytes, (a - np.uint64(heap.base)).astype(np.int64), sp),
-                        mask, a.astype(np.int64)))
+                raise ch.fault(
+                    "out_of_bounds",
+                    instr,
+                    bad,
+                    f"Invalid __global__ {op} of size {size} bytes: {what} is out of bounds",
+                    name,
+                )
+            out.append(
+                (_Resolved(heap.bytes, (a - np.uint64(heap.base)).astype(np.int64), sp), mask, a.astype(np.int64))
+            )
         elif sp == "shared":
             limit = max(env.shared_bytes, 0)
             bad = mask & (a + np.uint64(size) > np.uint64(limit))
             if bad.any():
                 lane = int(np.flatnonzero(bad)[0])
-                raise ch.fault("out_of_bounds", instr, bad,
-                               f"Invalid __shared__ {op} of size {size} bytes at shared offset "
-                               f"{int(a[lane])}: the block has {limit} bytes of shared memory")
+                raise ch.fault(
+                    "out_of_bounds",
+                    instr,
+                    bad,
+                    f"Invalid __shared__ {op} of size {size} bytes at shared offset "
+                    f"{int(a[lane])}: the block has {limit} bytes of shared memory",
+                )
             flat = ch.block_local * max(env.shared_bytes, 16) + a.astype(np.int64)
             offset = a.astype(np.int64)
             if op != "atomic":  # plain accesses between warps of one barrier interval
@@ -115,9 +131,12 @@ def _resolve(ch: Chunk, instr: Instr, space: str, addr: np.ndarray, m: np.ndarra
             limit = env.local_bytes
             bad = mask & (a + np.uint64(size) > np.uint64(limit))
             if bad.any():
-                raise ch.fault("out_of_bounds", instr, bad,
-                               f"Invalid __local__ {op} of size {size} bytes beyond the "
-                               f"{limit}-byte local frame")
+                raise ch.fault(
+                    "out_of_bounds",
+                    instr,
+                    bad,
+                    f"Invalid __local__ {op} of size {size} bytes beyond the {limit}-byte local frame",
+                )
             lane_index = np.arange(ch.n, dtype=np.int64)
             flat = lane_index * max(env.local_bytes, 8) + a.astype(np.int64)
             out.append((_Resolved(ch.local, flat, sp), mask, a.astype(np.int64)))
@@ -126,21 +145,29 @@ def _resolve(ch: Chunk, instr: Instr, space: str, addr: np.ndarray, m: np.ndarra
     return out
 
 
-def _price(ch: Chunk, instr: Instr, space: str, price_addr: np.ndarray, size: int,
-           mask: np.ndarray, control: np.ndarray, op: str) -> None:
+def _price(
+    ch: Chunk,
+    instr: Instr,
+    space: str,
+    price_addr: np.ndarray,
+    size: int,
+    mask: np.ndarray,
+    control: np.ndarray,
+    op: str,
+) -> None:
     counts = ch.env.site(instr.line, instr.inlined_at)
     ch.env.pricer.site = instr.line
     if space == "global":
         if size not in _PRICEABLE:
-            raise CudaSyntaxError(f"{instr.opcode} at line {instr.line}: {size}-byte accesses "
-                                  f"are not priced by any CC's rules")
+            raise CudaSyntaxError(
+                f"{instr.opcode} at line {instr.line}: {size}-byte accesses are not priced by any CC's rules"
+            )
         req, tx, moved = ch.env.pricer.price_rows("global", price_addr, size, mask, op)
         base = C.GLD_REQ if op == "load" else C.GST_REQ
         counts[base] += req
         counts[base + 1] += tx
         counts[base + 2] += moved
-        counts[C.instruction_slot("global_load" if op == "load" else "global_store")] += \
-            int(warps_with(mask).sum())
+        counts[C.instruction_slot("global_load" if op == "load" else "global_store")] += int(warps_with(mask).sum())
     elif space == "shared":
         wave, conflicts = ch.env.pricer.price_rows("shared", price_addr, size, mask, op)
         issued = int(warps_with(control).sum())
@@ -175,8 +202,8 @@ def build_ld(instr: Instr, env: Env) -> Op:
                     continue
                 v = gather(res.storage, res.offset + k * size, dt, mask)
                 ch.write(d, v, mask, False)
-            _price(ch, instr, res.space, price_addr, size * vec, mask,
-                   control if control is not None else m, "load")
+            _price(ch, instr, res.space, price_addr, size * vec, mask, control if control is not None else m, "load")
+
     return run
 
 
@@ -190,22 +217,25 @@ def _ld_param(instr: Instr, env: Env, dests: list[str], t: str) -> Op:
         def run_ret(ch: Chunk, mk: np.ndarray, full: bool, control: np.ndarray | None = None) -> None:
             for d in dests:
                 ch.write(d, zero, mk, full)
+
         return run_ret
     if m is None or m.group(1) not in env.params:
-        raise CudaSyntaxError(f"{instr.opcode} at line {instr.line}: parameter address "
-                              f"{instr.operands[1]!r} is not a kernel parameter")
+        raise CudaSyntaxError(
+            f"{instr.opcode} at line {instr.line}: parameter address {instr.operands[1]!r} is not a kernel parameter"
+        )
     raw = env.params[m.group(1)]
     off = int(m.group(2) or 0)
     dt = NP[t]
     values = []
     for k in range(len(dests)):
-        chunk = raw[off + k * dt.itemsize: off + (k + 1) * dt.itemsize]
+        chunk = raw[off + k * dt.itemsize : off + (k + 1) * dt.itemsize]
         chunk = chunk + bytes(dt.itemsize - len(chunk))
         values.append(np.frombuffer(chunk, dtype=dt)[0])
 
     def run(ch: Chunk, mk: np.ndarray, full: bool, control: np.ndarray | None = None) -> None:
         for d, v in zip(dests, values, strict=True):
             ch.write(d, v, mk, full)
+
     return run
 
 
@@ -221,15 +251,20 @@ def _ld_const(instr: Instr, env: Env, dests: list[str], t: str) -> Op:
         if bad.any():
             lane = int(np.flatnonzero(bad)[0])
             name, what = heap.describe(int(a[lane]), dt.itemsize)
-            raise ch.fault("out_of_bounds", instr, bad,
-                           f"Invalid __constant__ read of size {dt.itemsize} bytes: {what} is out "
-                           f"of bounds", name)
+            raise ch.fault(
+                "out_of_bounds",
+                instr,
+                bad,
+                f"Invalid __constant__ read of size {dt.itemsize} bytes: {what} is out of bounds",
+                name,
+            )
         off = (a - np.uint64(heap.base)).astype(np.int64)
         for k, d in enumerate(dests):
             ch.write(d, gather(heap.bytes, off + k * dt.itemsize, dt, m), m, full)
         counts = env.site(instr.line, instr.inlined_at)
         counts[C.instruction_slot("constant_load")] += int(warps_with(m).sum())
         counts[C.CONST_REQ] += distinct_per_warp(off, m)
+
     return run
 
 
@@ -242,8 +277,7 @@ def build_st(instr: Instr, env: Env) -> Op:
     if space == "param":  # arguments of a call sequence (printf, assert): nothing to keep
         return lambda ch, m, full, control=None: None
     if space == "const":
-        raise CudaSyntaxError(f"{instr.opcode} at line {instr.line}: stores to .const are "
-                              f"not allowed")
+        raise CudaSyntaxError(f"{instr.opcode} at line {instr.line}: stores to .const are not allowed")
     read = address(instr.operands[0], env, "u64")
     sources = [operand(s, t, env) for s in _regs(instr.operands[1])]
 
@@ -253,8 +287,8 @@ def build_st(instr: Instr, env: Env) -> Op:
             for k, src in enumerate(sources):
                 v = np.broadcast_to(np.asarray(src(ch), dtype=dt), m.shape)
                 scatter(res.storage, res.offset + k * size, v, mask)
-            _price(ch, instr, res.space, price_addr, size * vec, mask,
-                   control if control is not None else m, "store")
+            _price(ch, instr, res.space, price_addr, size * vec, mask, control if control is not None else m, "store")
+
     return run
 
 
@@ -281,8 +315,7 @@ def build_atom(instr: Instr, env: Env) -> Op:
     space = _space(instr)
     op_name = next((p for p in instr.parts[1:] if p in _ATOMIC_OPS), None)
     if op_name is None:
-        raise CudaSyntaxError(f"{instr.opcode} at line {instr.line}: atomic operation not "
-                              f"implemented")
+        raise CudaSyntaxError(f"{instr.opcode} at line {instr.line}: atomic operation not implemented")
     dt = NP[t]
     ops = list(instr.operands)
     dest = None if reduce_only else ops.pop(0).strip()
@@ -296,8 +329,7 @@ def build_atom(instr: Instr, env: Env) -> Op:
     def run(ch: Chunk, m: np.ndarray, full: bool, control: np.ndarray | None = None) -> None:
         a = read(ch)
         v_all = np.broadcast_to(np.asarray(val(ch), dtype=dt), m.shape)
-        c_all = None if cmp_new is None else np.broadcast_to(np.asarray(cmp_new(ch), dtype=dt),
-                                                            m.shape)
+        c_all = None if cmp_new is None else np.broadcast_to(np.asarray(cmp_new(ch), dtype=dt), m.shape)
         for res, mask, price_addr in _resolve(ch, instr, space, a, m, dt.itemsize, "atomic"):
             if res.space == "global" and ch.env.pricer.trace is not None:
                 ch.env.pricer.site = instr.line  # not priced, but the caches see atomics
@@ -313,13 +345,15 @@ def build_atom(instr: Instr, env: Env) -> Op:
             lanes, offs = lanes[order], offs[order]
             view = res.storage.view(dt)
             with np.errstate(all="ignore"):
-                old_all = serialise_atomics(view, offs // dt.itemsize, v_all[lanes],
-                                            None if c_all is None else c_all[lanes], op_name)
+                old_all = serialise_atomics(
+                    view, offs // dt.itemsize, v_all[lanes], None if c_all is None else c_all[lanes], op_name
+                )
             if dest is not None:
                 result = np.zeros(m.shape, dtype=dt)
                 result[lanes] = old_all
                 ch.write(dest, result, mask, False)
         env.site(instr.line, instr.inlined_at)[C.instruction_slot("atomic")] += int(warps_with(m).sum())
+
     return run
 
 
@@ -333,8 +367,14 @@ def _read_elsewhere(body: list[Instr], reg: str) -> bool:
 # ops whose serial result is a running fold: the r-th requester's old value is the fold of the
 # initial value and the r - 1 values before it (numpy's accumulate is sequential, so float sums
 # round exactly as one-at-a-time updates do)
-_FOLDS = {"add": np.add, "min": np.minimum, "max": np.maximum, "and": np.bitwise_and,
-          "or": np.bitwise_or, "xor": np.bitwise_xor}
+_FOLDS = {
+    "add": np.add,
+    "min": np.minimum,
+    "max": np.maximum,
+    "and": np.bitwise_and,
+    "or": np.bitwise_or,
+    "xor": np.bitwise_xor,
+}
 # above this many requesters of one address, per-round steps cost more than per-address work
 _ROUNDS_AT_MOST = 32
 # element-by-element paths (compare-and-swap, inc, dec) only for this few elements
@@ -348,8 +388,9 @@ def requester_ranks(idx: np.ndarray) -> np.ndarray:
     return np.arange(idx.size) - np.maximum.accumulate(np.where(first, np.arange(idx.size), 0))
 
 
-def serialise_atomics(view: np.ndarray, idx: np.ndarray, v: np.ndarray, c: np.ndarray | None,
-                      op_name: str) -> np.ndarray:
+def serialise_atomics(
+    view: np.ndarray, idx: np.ndarray, v: np.ndarray, c: np.ndarray | None, op_name: str
+) -> np.ndarray:
     """Apply requests (sorted by element `idx`, then thread) one at a time in that order;
     return each request's old value. Few
     requesters per element: one NumPy step per round. Many: folds as one accumulate over a
@@ -361,8 +402,11 @@ def serialise_atomics(view: np.ndarray, idx: np.ndarray, v: np.ndarray, c: np.nd
     rounds = int(rank.max()) + 1
     starts = np.flatnonzero(rank == 0)
     per_element = op_name in ("cas", "inc", "dec")
-    if rounds <= _ROUNDS_AT_MOST or (per_element and starts.size > _ELEMENTS_AT_MOST) or (
-            op_name in _FOLDS and starts.size * (rounds + 1) > 8 * rank.size + 4096):
+    if (
+        rounds <= _ROUNDS_AT_MOST
+        or (per_element and starts.size > _ELEMENTS_AT_MOST)
+        or (op_name in _FOLDS and starts.size * (rounds + 1) > 8 * rank.size + 4096)
+    ):
         old_all = np.zeros(rank.size, dtype=view.dtype)
         for r in range(rounds):
             sel = rank == r
@@ -400,8 +444,7 @@ def serialise_atomics(view: np.ndarray, idx: np.ndarray, v: np.ndarray, c: np.nd
     return old_all
 
 
-def _cas_run(state: np.generic, compare: np.ndarray, new: np.ndarray, old: np.ndarray
-             ) -> np.generic:
+def _cas_run(state: np.generic, compare: np.ndarray, new: np.ndarray, old: np.ndarray) -> np.generic:
     """Compare-and-swaps on one element in order: the value changes only where a request finds
     its compare value, so jump from one such request to the next."""
     at, hi = 0, compare.size
@@ -425,7 +468,7 @@ def _wrap_run(state: np.generic, limit: np.ndarray, old: np.ndarray, op_name: st
     if not np.all(limit == limit[0]):
         for k in range(limit.size):
             old[k] = state
-            state = np.asarray(fn(np.array([state]), limit[k:k + 1], None)).astype(old.dtype)[0]
+            state = np.asarray(fn(np.array([state]), limit[k : k + 1], None)).astype(old.dtype)[0]
         return state
     v, s0, n = int(limit[0]), int(state), limit.size
     k = np.arange(n + 1, dtype=np.int64)

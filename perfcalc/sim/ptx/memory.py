@@ -48,8 +48,7 @@ class Heap:
         offset = self._next
         nbytes = int(array.nbytes)
         self._next = offset + -(-max(nbytes, 1) // _GAP) * _GAP + _GAP
-        self.regions.append(Region(name, self.base + offset, nbytes, array,
-                                   int(array.dtype.itemsize), writable))
+        self.regions.append(Region(name, self.base + offset, nbytes, array, int(array.dtype.itemsize), writable))
         return self.base + offset
 
     def seal(self) -> None:
@@ -60,13 +59,13 @@ class Heap:
         for r in self.regions:
             if r.array is not None and r.nbytes:
                 off = r.address - self.base
-                self.bytes[off:off + r.nbytes] = np.ascontiguousarray(r.array).view(np.uint8).ravel()
+                self.bytes[off : off + r.nbytes] = np.ascontiguousarray(r.array).view(np.uint8).ravel()
 
     def write_back(self) -> None:
         for r in self.regions:
             if r.writable and r.array is not None and r.nbytes:
                 off = r.address - self.base
-                r.array.view(np.uint8).ravel()[:] = self.bytes[off:off + r.nbytes]
+                r.array.view(np.uint8).ravel()[:] = self.bytes[off : off + r.nbytes]
 
     def all_inside(self, addr: np.ndarray, mask: np.ndarray, size: int) -> bool:
         """True when every active address lies in one array (the common case, checked with
@@ -97,20 +96,20 @@ class Heap:
         if off < r.nbytes:
             return r.name, f"{r.name}[{element}] (byte offset {off})"
         past = (off - r.nbytes) // r.element_bytes
-        return r.name, (f"{r.name}[{element}] (byte offset {off}, {past} element(s) past the end "
-                        f"of '{r.name}', which has {r.nbytes // r.element_bytes} elements)")
+        return r.name, (
+            f"{r.name}[{element}] (byte offset {off}, {past} element(s) past the end "
+            f"of '{r.name}', which has {r.nbytes // r.element_bytes} elements)"
+        )
 
 
-def gather(storage: np.ndarray, offsets: np.ndarray, dtype: np.dtype, mask: np.ndarray
-           ) -> np.ndarray:
+def gather(storage: np.ndarray, offsets: np.ndarray, dtype: np.dtype, mask: np.ndarray) -> np.ndarray:
     """Typed values at byte offsets (aligned) of a uint8 storage; 0 on inactive lanes."""
     view = storage.view(dtype)
     idx = np.where(mask, offsets // dtype.itemsize, 0).astype(np.int64)
     return view[idx]
 
 
-def scatter(storage: np.ndarray, offsets: np.ndarray, values: np.ndarray, mask: np.ndarray
-            ) -> None:
+def scatter(storage: np.ndarray, offsets: np.ndarray, values: np.ndarray, mask: np.ndarray) -> None:
     """Typed store at byte offsets of the active lanes. When two lanes store to one address the
     highest-numbered thread's value stays (NumPy assigns in order); the hardware keeps one of
     them without saying which (PTX ISA, memory consistency: conflicting writes)."""

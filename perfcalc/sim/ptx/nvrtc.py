@@ -45,7 +45,8 @@ def library() -> ctypes.CDLL:
     if os.environ.get("PERFCALC_NO_NVRTC"):
         raise CompilerUnavailable(
             f"the PTX engine needs NVIDIA's runtime compiler (pip install {PACKAGE}); it is "
-            f"switched off here (PERFCALC_NO_NVRTC is set)")
+            f"switched off here (PERFCALC_NO_NVRTC is set)"
+        )
     for path in _candidates():
         try:
             lib = ctypes.CDLL(str(path))
@@ -55,13 +56,20 @@ def library() -> ctypes.CDLL:
         return lib
     raise CompilerUnavailable(
         f"the PTX engine needs NVIDIA's runtime compiler: pip install {PACKAGE} (Linux and "
-        f"Windows; on macOS only an empty placeholder exists, use --engine source)")
+        f"Windows; on macOS only an empty placeholder exists, use --engine source)"
+    )
 
 
 def _declare(lib: ctypes.CDLL) -> None:
     c = ctypes
-    lib.nvrtcCreateProgram.argtypes = [c.POINTER(c.c_void_p), c.c_char_p, c.c_char_p, c.c_int,
-                                       c.POINTER(c.c_char_p), c.POINTER(c.c_char_p)]
+    lib.nvrtcCreateProgram.argtypes = [
+        c.POINTER(c.c_void_p),
+        c.c_char_p,
+        c.c_char_p,
+        c.c_int,
+        c.POINTER(c.c_char_p),
+        c.POINTER(c.c_char_p),
+    ]
     lib.nvrtcCompileProgram.argtypes = [c.c_void_p, c.c_int, c.POINTER(c.c_char_p)]
     lib.nvrtcGetPTXSize.argtypes = [c.c_void_p, c.POINTER(c.c_size_t)]
     lib.nvrtcGetPTX.argtypes = [c.c_void_p, c.c_char_p]
@@ -112,8 +120,9 @@ class Compiled:
     options: tuple[str, ...]
 
 
-def compile_to_ptx(source: str, name: str, options: list[str], name_expressions: list[str],
-                   headers: dict[str, str] | None = None) -> Compiled:
+def compile_to_ptx(
+    source: str, name: str, options: list[str], name_expressions: list[str], headers: dict[str, str] | None = None
+) -> Compiled:
     """Compile `source` (host code already removed) with NVRTC; `headers` are in-memory files
     `#include` finds by name. Errors become CudaSyntaxError carrying NVRTC's own first error
     (file, line and message)."""
@@ -123,9 +132,18 @@ def compile_to_ptx(source: str, name: str, options: list[str], name_expressions:
     count = len(headers)
     contents = (ctypes.c_char_p * max(count, 1))(*(v.encode() for v in headers.values()))
     names = (ctypes.c_char_p * max(count, 1))(*(k.encode() for k in headers))
-    _check(lib, lib.nvrtcCreateProgram(ctypes.byref(prog), source.encode(), name.encode(), count,
-                                       contents if count else None, names if count else None),
-           "nvrtcCreateProgram")
+    _check(
+        lib,
+        lib.nvrtcCreateProgram(
+            ctypes.byref(prog),
+            source.encode(),
+            name.encode(),
+            count,
+            contents if count else None,
+            names if count else None,
+        ),
+        "nvrtcCreateProgram",
+    )
     try:
         for expr in name_expressions:
             _check(lib, lib.nvrtcAddNameExpression(prog, expr.encode()), "nvrtcAddNameExpression")
@@ -162,8 +180,9 @@ def _check(lib: ctypes.CDLL, status: int, what: str) -> None:
         raise CudaSyntaxError(f"NVRTC {what} failed with status {status}")
 
 
-def compile_isolated(source: str, name: str, options: list[str], name_expressions: list[str],
-                     headers: dict[str, str] | None = None) -> Compiled:
+def compile_isolated(
+    source: str, name: str, options: list[str], name_expressions: list[str], headers: dict[str, str] | None = None
+) -> Compiled:
     """`compile_to_ptx` in a child process. NVRTC is NVIDIA's C++ compiler inside our process:
     on some malformed sources it crashes with SIGSEGV (found by the fuzzing suite on a mutated
     template functor), which would take perfcalc down with no message. In a child, a crash is
@@ -174,24 +193,26 @@ def compile_isolated(source: str, name: str, options: list[str], name_expression
     import subprocess
     import sys
 
-    request = json.dumps({"source": source, "name": name, "options": options,
-                          "names": name_expressions, "headers": headers or {}})
-    proc = subprocess.run([sys.executable, "-c", _CHILD], input=request, capture_output=True,
-                          text=True, check=False)
+    request = json.dumps(
+        {"source": source, "name": name, "options": options, "names": name_expressions, "headers": headers or {}}
+    )
+    proc = subprocess.run([sys.executable, "-c", _CHILD], input=request, capture_output=True, text=True, check=False)
     if proc.returncode < 0:
         signame = signal.Signals(-proc.returncode).name
-        raise CudaSyntaxError(f"NVRTC {version()} crashed ({signame}) compiling {name}: NVIDIA's "
-                              "compiler failed on this source; check it with nvcc")
+        raise CudaSyntaxError(
+            f"NVRTC {version()} crashed ({signame}) compiling {name}: NVIDIA's "
+            "compiler failed on this source; check it with nvcc"
+        )
     try:
         reply = json.loads(proc.stdout)
     except ValueError:
-        raise CudaSyntaxError(f"NVRTC {version()} failed compiling {name} (exit "
-                              f"{proc.returncode}): {proc.stderr.strip()[-200:]}") from None
+        raise CudaSyntaxError(
+            f"NVRTC {version()} failed compiling {name} (exit {proc.returncode}): {proc.stderr.strip()[-200:]}"
+        ) from None
     if "error" in reply:
         error = CompilerUnavailable if reply.get("unavailable") else CudaSyntaxError
         raise error(reply["error"])
-    return Compiled(reply["ptx"], reply["lowered"], reply["log"], reply["compiler"],
-                    tuple(reply["options"]))
+    return Compiled(reply["ptx"], reply["lowered"], reply["log"], reply["compiler"], tuple(reply["options"]))
 
 
 _CHILD = """

@@ -77,18 +77,43 @@ class Module:
 
 
 MAIN_FILE = 1  # NVRTC numbers the compiled program's own file 1; headers get other numbers
-_TYPE_BYTES = {"b8": 1, "u8": 1, "s8": 1, "b16": 2, "u16": 2, "s16": 2, "f16": 2, "bf16": 2,
-               "b32": 4, "u32": 4, "s32": 4, "f32": 4, "b64": 8, "u64": 8, "s64": 8, "f64": 8,
-               "pred": 1, "f16x2": 4, "bf16x2": 4}
+_TYPE_BYTES = {
+    "b8": 1,
+    "u8": 1,
+    "s8": 1,
+    "b16": 2,
+    "u16": 2,
+    "s16": 2,
+    "f16": 2,
+    "bf16": 2,
+    "b32": 4,
+    "u32": 4,
+    "s32": 4,
+    "f32": 4,
+    "b64": 8,
+    "u64": 8,
+    "s64": 8,
+    "f64": 8,
+    "pred": 1,
+    "f16x2": 4,
+    "bf16x2": 4,
+}
 _COMMENT = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
-_LOC = re.compile(r"\.loc\s+(\d+)\s+(\d+)\s+(\d+)(?:\s*,\s*function_name\s+\S+\s*,\s*inlined_at\s+"
-                  r"(\d+)\s+(\d+)\s+(\d+))?")
+_LOC = re.compile(
+    r"\.loc\s+(\d+)\s+(\d+)\s+(\d+)(?:\s*,\s*function_name\s+\S+\s*,\s*inlined_at\s+"
+    r"(\d+)\s+(\d+)\s+(\d+))?"
+)
 _FILE = re.compile(r'\.file\s+(\d+)\s+"([^"]*)"')
-_ENTRY = re.compile(r"^\s*(?:\.visible\s+|\.weak\s+|\.extern\s+)*\.(entry|func)\s*"
-                    r"(?:\(([^)]*)\)\s*)?([\w$]+)\s*\(", re.M)
-_VAR = re.compile(r"^\s*(\.extern\s+|\.visible\s+|\.global\s+(?=\.))?\s*\.(shared|local|const|global)"
-                  r"\s+(?:\.align\s+(\d+)\s+)?\.(\w+)\s+([\w$]+)(?:\[(\d*)\])?(?:\s*=\s*\{([^}]*)\})?"
-                  r"\s*;")
+_ENTRY = re.compile(
+    r"^\s*(?:\.visible\s+|\.weak\s+|\.extern\s+)*\.(entry|func)\s*"
+    r"(?:\(([^)]*)\)\s*)?([\w$]+)\s*\(",
+    re.M,
+)
+_VAR = re.compile(
+    r"^\s*(\.extern\s+|\.visible\s+|\.global\s+(?=\.))?\s*\.(shared|local|const|global)"
+    r"\s+(?:\.align\s+(\d+)\s+)?\.(\w+)\s+([\w$]+)(?:\[(\d*)\])?(?:\s*=\s*\{([^}]*)\})?"
+    r"\s*;"
+)
 _REG = re.compile(r"^\s*\.reg\s+\.(\w+)\s+(.+?)\s*;")
 _PARAM = re.compile(r"\.param\s+(?:\.align\s+(\d+)\s+)?\.(\w+)\s+([\w$]+)(?:\[(\d+)\])?")
 
@@ -103,9 +128,9 @@ def parse_module(ptx: str) -> Module:
     module_vars: list[Variable] = []
     pos = 0
     for match in _ENTRY.finditer(text):
-        module_vars.extend(_variables(text[pos:match.start()]))
+        module_vars.extend(_variables(text[pos : match.start()]))
         params_end = _matching(text, match.end() - 1, "(", ")")
-        params = text[match.end():params_end]
+        params = text[match.end() : params_end]
         body_start = text.find("{", params_end)
         semicolon = text.find(";", params_end)
         if body_start < 0 or (0 <= semicolon < body_start):  # a declaration without a body
@@ -114,7 +139,7 @@ def parse_module(ptx: str) -> Module:
         body_end = _matching(text, body_start, "{", "}")
         fn = Function(match.group(3), match.group(1) == "entry", files=files)
         fn.params = [_param(p) for p in _split_top(params) if p.strip()]
-        _parse_body(fn, text[body_start + 1:body_end], ptx)
+        _parse_body(fn, text[body_start + 1 : body_end], ptx)
         functions[fn.name] = fn
         pos = body_end + 1
     module_vars.extend(_variables(text[pos:]))
@@ -180,8 +205,14 @@ def _variable(m: re.Match[str]) -> Variable:
     if m.group(7):
         values = [int(v.strip(), 0) for v in m.group(7).split(",") if v.strip()]
         init = b"".join(v.to_bytes(unit, "little", signed=v < 0) for v in values)
-    return Variable(m.group(2), m.group(5), unit * count, int(m.group(3) or unit),
-                    extern=bool(m.group(1) and "extern" in m.group(1)), init=init)
+    return Variable(
+        m.group(2),
+        m.group(5),
+        unit * count,
+        int(m.group(3) or unit),
+        extern=bool(m.group(1) and "extern" in m.group(1)),
+        init=init,
+    )
 
 
 _INSTR = re.compile(r"^(?:@(!?)(%[\w$]+)\s+)?([a-z][\w.]*)\s*(.*)$", re.S)
@@ -209,7 +240,8 @@ def _parse_body(fn: Function, body: str, original: str) -> None:
             stmt = label.group(2).strip()
             if stmt.startswith(".branchtargets"):
                 fn.branch_tables[label.group(1)] = [
-                    t.strip() for t in stmt[len(".branchtargets"):].split(",") if t.strip()]
+                    t.strip() for t in stmt[len(".branchtargets") :].split(",") if t.strip()
+                ]
                 continue
             if not stmt:
                 continue
@@ -226,8 +258,9 @@ def _parse_body(fn: Function, body: str, original: str) -> None:
             if m:
                 fn.variables.append(_variable(m))
             continue
-        if stmt in ("{", "}") or stmt.startswith((".pragma", ".maxntid", ".reqntid",
-                                                  ".minnctapersm", ".maxnreg", ".file", ".section")):
+        if stmt in ("{", "}") or stmt.startswith(
+            (".pragma", ".maxntid", ".reqntid", ".minnctapersm", ".maxnreg", ".file", ".section")
+        ):
             continue
         if stmt.startswith("."):
             continue
@@ -235,16 +268,14 @@ def _parse_body(fn: Function, body: str, original: str) -> None:
         if m is None:
             raise CudaSyntaxError(f"cannot read the PTX instruction {stmt[:60]!r}")
         operands = tuple(_split_top(m.group(4)))
-        fn.body.append(Instr(m.group(3), operands, line, col, m.group(2), m.group(1) == "!",
-                             inlined))
+        fn.body.append(Instr(m.group(3), operands, line, col, m.group(2), m.group(1) == "!", inlined))
 
 
 def _unscope(stmt: str) -> str:
     """Drop the scope braces inline asm wraps around its instructions: `{add.f16 ...` ->
     `add.f16 ...` (a brace before an operand list is part of the instruction and stays)."""
     text = stmt.strip()
-    while text.startswith("{") and len(text) > 1 and (text[1:].lstrip()[:1].isalpha()
-                                                      or text[1:].lstrip()[:1] == "."):
+    while text.startswith("{") and len(text) > 1 and (text[1:].lstrip()[:1].isalpha() or text[1:].lstrip()[:1] == "."):
         text = text[1:].strip()
     return text
 
@@ -258,8 +289,7 @@ def _statements(body: str) -> list[str]:
         text = chunk.strip()
         if not text:
             continue
-        if not pending and (re.match(r"\.(loc|file)\s", text) or text in ("{", "}")
-                            or re.fullmatch(r"[\w$]+:", text)):
+        if not pending and (re.match(r"\.(loc|file)\s", text) or text in ("{", "}") or re.fullmatch(r"[\w$]+:", text)):
             out.append(text)
             continue
         pending = f"{pending} {text}" if pending else text

@@ -20,11 +20,20 @@ from perfcalc.sim.ptx.parse import Instr
 
 # Refused by name (issue #8): things this engine does not execute.
 REFUSED = {
-    "mma": "tensor-core mma", "wgmma": "Hopper wgmma", "cp": "asynchronous copies (cp.async/TMA)",
-    "tex": "textures", "tld4": "textures", "suld": "surfaces", "sust": "surfaces",
-    "ldmatrix": "ldmatrix", "stmatrix": "stmatrix",
-    "tcgen05": "Blackwell tensor memory", "mbarrier": "mbarrier objects", "griddepcontrol":
-    "programmatic dependent launch", "elect": "elect.sync", "setmaxnreg": "setmaxnreg",
+    "mma": "tensor-core mma",
+    "wgmma": "Hopper wgmma",
+    "cp": "asynchronous copies (cp.async/TMA)",
+    "tex": "textures",
+    "tld4": "textures",
+    "suld": "surfaces",
+    "sust": "surfaces",
+    "ldmatrix": "ldmatrix",
+    "stmatrix": "stmatrix",
+    "tcgen05": "Blackwell tensor memory",
+    "mbarrier": "mbarrier objects",
+    "griddepcontrol": "programmatic dependent launch",
+    "elect": "elect.sync",
+    "setmaxnreg": "setmaxnreg",
 }
 
 
@@ -51,8 +60,7 @@ def compile_steps(env: Env) -> list[Step]:
     where a warp waits for its global loads (load_waits.py)."""
     body = contract(env.fn)
     steps = [_step(instr, env) for instr in body]
-    for step, waits in zip(steps, wait_points(body, env.fn.labels, env.fn.branch_tables),
-                           strict=True):
+    for step, waits in zip(steps, wait_points(body, env.fn.labels, env.fn.branch_tables), strict=True):
         step.waits = waits
         step.global_load = is_global_load(step.instr)
     return steps
@@ -72,8 +80,14 @@ def _step(instr: Instr, env: Env) -> Step:
             raise CudaSyntaxError(f"brx.idx at line {instr.line} names no .branchtargets table")
         targets = [env.fn.labels[t] for t in env.fn.branch_tables[table]]
         index = operand(instr.operands[0], "u32", env)
-        return Step(instr, "brx", pred=pred, inst_kind="branch", run=index,  # type: ignore[arg-type]
-                    targets=tuple(targets))
+        return Step(
+            instr,
+            "brx",
+            pred=pred,
+            inst_kind="branch",
+            run=index,  # type: ignore[arg-type]
+            targets=tuple(targets),
+        )
     if base == "bra":
         target = instr.operands[0].strip()
         if target not in env.fn.labels:
@@ -85,42 +99,42 @@ def _step(instr: Instr, env: Env) -> Step:
         if "warp" in instr.parts:
             return Step(instr, "op", run=lambda ch, m, full: None, pred=pred)
         if len(instr.parts) > 1 and instr.parts[1] not in ("sync", "cta", "aligned"):
-            raise CudaSyntaxError(f"{instr.opcode} at line {instr.line}: only bar.sync / "
-                                  f"barrier.sync are implemented")
+            raise CudaSyntaxError(f"{instr.opcode} at line {instr.line}: only bar.sync / barrier.sync are implemented")
         if len(instr.operands) > 1:
-            raise CudaSyntaxError(f"{instr.opcode} at line {instr.line}: barriers with a thread "
-                                  f"count are not implemented")
+            raise CudaSyntaxError(
+                f"{instr.opcode} at line {instr.line}: barriers with a thread count are not implemented"
+            )
         return Step(instr, "bar", pred=pred, inst_kind="barrier")
     if base in ("trap", "brkpt"):
         return Step(instr, "trap", pred=pred)
     if base == "call":
         return _call(instr, pred)
     if base in REFUSED:
-        raise CudaSyntaxError(f"{REFUSED[base]} ({instr.opcode}) at line {instr.line} are not "
-                              f"executed by the PTX engine")
+        raise CudaSyntaxError(
+            f"{REFUSED[base]} ({instr.opcode}) at line {instr.line} are not executed by the PTX engine"
+        )
     if base == "ld" or base == "ldu":
-        return Step(instr, "op", run=build_ld(instr, env), pred=pred, memory=True,
-                    inst_kind="load")
+        return Step(instr, "op", run=build_ld(instr, env), pred=pred, memory=True, inst_kind="load")
     if base == "st":
-        return Step(instr, "op", run=build_st(instr, env), pred=pred, memory=True,
-                    inst_kind="store")
+        return Step(instr, "op", run=build_st(instr, env), pred=pred, memory=True, inst_kind="store")
     if base in ("atom", "red"):
-        return Step(instr, "op", run=build_atom(instr, env), pred=pred, memory=True,
-                    inst_kind="atomic")
+        return Step(instr, "op", run=build_atom(instr, env), pred=pred, memory=True, inst_kind="atomic")
     if instr.opcode.startswith(NOOPS) or base in NOOPS:
         return Step(instr, "op", run=lambda ch, m, full: None, pred=pred)
     if any(p in ("f16x2", "bf16x2") for p in instr.parts) and base in PACKED_HALF:
         kind, flops = flop_weight(instr)
         return Step(instr, "op", run=PACKED_HALF[base](instr, env), pred=pred, inst_kind="fp32")
     if base not in BUILDERS:
-        raise CudaSyntaxError(f"PTX instruction {instr.opcode} at line {instr.line} is not "
-                              f"implemented by the PTX engine")
+        raise CudaSyntaxError(
+            f"PTX instruction {instr.opcode} at line {instr.line} is not implemented by the PTX engine"
+        )
     kind, flops = flop_weight(instr)
     # integer division is a sequence of machine instructions: counted as its own kind
     int_div = base in ("div", "rem") and any(p in _INT_TYPES for p in instr.parts)
     kind_name = "int_divide" if int_div else kind or "int"
-    return Step(instr, "op", run=BUILDERS[base](instr, env), pred=pred, flops=flops,
-                flop_kind=kind, inst_kind=kind_name)
+    return Step(
+        instr, "op", run=BUILDERS[base](instr, env), pred=pred, flops=flops, flop_kind=kind, inst_kind=kind_name
+    )
 
 
 _INT_TYPES = ("s16", "u16", "s32", "u32", "s64", "u64")
@@ -138,9 +152,11 @@ def _call(instr: Instr, pred: Callable[[Chunk], np.ndarray] | None) -> Step:
         return Step(instr, "op", run=lambda ch, m, full: None, pred=pred, inst_kind="call")
     if target in _ASSERT:
         return Step(instr, "assert", pred=pred, inst_kind="call")
-    raise CudaSyntaxError(f"call of the non-inlined device function {target} at line "
-                          f"{instr.line} is not executed by the PTX engine (compile with the "
-                          f"function inlined, e.g. __forceinline__)")
+    raise CudaSyntaxError(
+        f"call of the non-inlined device function {target} at line "
+        f"{instr.line} is not executed by the PTX engine (compile with the "
+        f"function inlined, e.g. __forceinline__)"
+    )
 
 
 def run_chunk(env: Env, steps: list[Step], block_ids: np.ndarray) -> None:
@@ -197,14 +213,21 @@ def run_chunk(env: Env, steps: list[Step], block_ids: np.ndarray) -> None:
             if step.target <= pc and taken.any():
                 back_edges[pc] = back_edges.get(pc, 0) + 1
                 if back_edges[pc] > env.iteration_cap:
-                    raise ch.fault("iteration_cap", step.instr, taken,
-                                   f"Loop ran more than {env.iteration_cap} iterations (the "
-                                   f"iteration cap): the kernel would hang")
+                    raise ch.fault(
+                        "iteration_cap",
+                        step.instr,
+                        taken,
+                        f"Loop ran more than {env.iteration_cap} iterations (the iteration cap): the kernel would hang",
+                    )
                 if not back_edges[pc] & 1023 and past_time_limit():
-                    raise ch.fault("time_limit", step.instr, taken,
-                                   f"Loop still running after {back_edges[pc]} iterations when the "
-                                   f"simulation reached its limit of {time_limit_seconds():g} s "
-                                   "(--max-seconds): the kernel may never finish")
+                    raise ch.fault(
+                        "time_limit",
+                        step.instr,
+                        taken,
+                        f"Loop still running after {back_edges[pc]} iterations when the "
+                        f"simulation reached its limit of {time_limit_seconds():g} s "
+                        "(--max-seconds): the kernel may never finish",
+                    )
             if taken.any():
                 _wait(waiting, step.target, taken)
             if rest.any():
@@ -245,8 +268,7 @@ def run_chunk(env: Env, steps: list[Step], block_ids: np.ndarray) -> None:
         if step.kind in ("trap", "assert"):
             hit = mask if step.pred is None else mask & step.pred(ch)
             if hit.any():
-                what = ("Device-side assertion failed" if step.kind == "assert"
-                        else "The kernel executed trap (__trap)")
+                what = "Device-side assertion failed" if step.kind == "assert" else "The kernel executed trap (__trap)"
                 raise ch.fault(step.kind, step.instr, hit, what)
             pc += 1
             mask = _merge(pc, mask, waiting)
@@ -256,9 +278,13 @@ def run_chunk(env: Env, steps: list[Step], block_ids: np.ndarray) -> None:
         expected = ch.live & np.repeat(blocks, width)
         missing = expected & ~mask
         if missing.any():
-            raise ch.fault("divergent_barrier", step.instr, missing,
-                           "Barrier error: __syncthreads() (bar.sync) was reached by only part "
-                           "of the block; this thread is elsewhere")
+            raise ch.fault(
+                "divergent_barrier",
+                step.instr,
+                missing,
+                "Barrier error: __syncthreads() (bar.sync) was reached by only part "
+                "of the block; this thread is elsewhere",
+            )
         ch.races.barrier()
         counts[C.BARRIERS] += int(blocks.sum())
         counts[C.instruction_slot("barrier")] += int(warps_with(mask).sum())

@@ -54,8 +54,12 @@ def resource_log(ptx: str, sm: str, cache_dir: Path) -> str | None:
     with tempfile.TemporaryDirectory() as tmp:
         src = Path(tmp) / "kernel.ptx"
         src.write_text(ptx)
-        done = subprocess.run([str(binary), f"-arch={sm}", "-v", "-o", str(Path(tmp) / "k.cubin"),
-                               str(src)], capture_output=True, text=True, timeout=120)
+        done = subprocess.run(
+            [str(binary), f"-arch={sm}", "-v", "-o", str(Path(tmp) / "k.cubin"), str(src)],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
     if done.returncode != 0:
         return None
     log = done.stdout + done.stderr

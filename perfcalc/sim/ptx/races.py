@@ -48,8 +48,9 @@ class SharedRaces:
         self.wrote = False
         self.pending.clear()
 
-    def access(self, ch: Chunk, instr: Instr, flat: np.ndarray, offset: np.ndarray,
-               mask: np.ndarray, size: int, write: bool) -> None:
+    def access(
+        self, ch: Chunk, instr: Instr, flat: np.ndarray, offset: np.ndarray, mask: np.ndarray, size: int, write: bool
+    ) -> None:
         """Check and record one shared access: `flat` byte index in the chunk's storage,
         `offset` the byte offset in the block, for the lanes of `mask`."""
         if not self.enabled or size < 4:
@@ -59,15 +60,15 @@ class SharedRaces:
             return
         per = size // 4
         lane_of = np.tile(lanes, per) if per > 1 else lanes
-        words = ((flat[lanes] >> 2)[None, :]
-                 + np.arange(per, dtype=np.int64)[:, None]).reshape(-1)
+        words = ((flat[lanes] >> 2)[None, :] + np.arange(per, dtype=np.int64)[:, None]).reshape(-1)
         warp = (lane_of // 32 + 1).astype(np.int64)
         if self.wrote:  # RAW / WAW: another warp wrote the word in this interval
             w = self.wtag[words]
             hit = ((w >> _WARP_BITS) == self.epoch) & ((w & _WARP) != warp)
             if hit.any():
-                self._fault(ch, instr, lane_of, hit, offset, size,
-                            "write" if write else "read", "write", self.wline[words], w)
+                self._fault(
+                    ch, instr, lane_of, hit, offset, size, "write" if write else "read", "write", self.wline[words], w
+                )
         if not write:
             self.pending.append((words, warp, instr.line))
             return
@@ -76,14 +77,23 @@ class SharedRaces:
         r = self.rtag[words]
         hit = ((r >> _WARP_BITS) == self.epoch) & ((r & _WARP) != warp)
         if hit.any():
-            self._fault(ch, instr, lane_of, hit, offset, size, "write", "read",
-                        self.rline[words], r)
+            self._fault(ch, instr, lane_of, hit, offset, size, "write", "read", self.rline[words], r)
         tag = now | warp
         self.wtag[words] = tag
         clash = self.wtag[words] != tag  # two warps wrote one word in this instruction
         if clash.any():
-            self._fault(ch, instr, lane_of, clash, offset, size, "write", "write",
-                        np.full(words.size, instr.line, np.int32), self.wtag[words])
+            self._fault(
+                ch,
+                instr,
+                lane_of,
+                clash,
+                offset,
+                size,
+                "write",
+                "write",
+                np.full(words.size, instr.line, np.int32),
+                self.wtag[words],
+            )
         self.wline[words] = instr.line
         self.wrote = True
 
@@ -101,9 +111,19 @@ class SharedRaces:
             self.rline[words] = line
         self.pending.clear()
 
-    def _fault(self, ch: Chunk, instr: Instr, lane_of: np.ndarray, hit: np.ndarray,
-               offset: np.ndarray, size: int, now: str, before: str, lines: np.ndarray,
-               tags: np.ndarray) -> None:
+    def _fault(
+        self,
+        ch: Chunk,
+        instr: Instr,
+        lane_of: np.ndarray,
+        hit: np.ndarray,
+        offset: np.ndarray,
+        size: int,
+        now: str,
+        before: str,
+        lines: np.ndarray,
+        tags: np.ndarray,
+    ) -> None:
         k = int(np.flatnonzero(hit)[0])
         lane = int(lane_of[k])
         other = int(tags[k] & _WARP)
@@ -112,7 +132,11 @@ class SharedRaces:
         lanes = np.zeros(ch.n, dtype=bool)
         lanes[lane] = True
         start = int(offset[lane])
-        raise ch.fault("shared_race", instr, lanes,
-                       f"Race on __shared__ bytes {start}..{start + size - 1}: {now} by warp "
-                       f"{mine} after a {before} by {who} at line {int(lines[k])} with no "
-                       f"__syncthreads() between")
+        raise ch.fault(
+            "shared_race",
+            instr,
+            lanes,
+            f"Race on __shared__ bytes {start}..{start + size - 1}: {now} by warp "
+            f"{mine} after a {before} by {who} at line {int(lines[k])} with no "
+            f"__syncthreads() between",
+        )

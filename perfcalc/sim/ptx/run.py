@@ -67,30 +67,38 @@ def cache_dir() -> Path:
     return Path(base) / "perfcalc" / "ptx"
 
 
-def compile_cached(source: str, source_name: str, options: list[str],
-                   names: list[str], headers: dict[str, str] | None = None) -> nvrtc.Compiled:
+def compile_cached(
+    source: str, source_name: str, options: list[str], names: list[str], headers: dict[str, str] | None = None
+) -> nvrtc.Compiled:
     """NVRTC's PTX for (source, options, names, compiler version), cached on disk. The key also
     holds the text of every user header the include directories hold that the source names."""
     version = nvrtc.version()
     included = _user_headers(source, options)
-    key = hashlib.sha256(json.dumps([source, options, names, version, sorted((headers or {}).items()),
-                                     included]).encode()).hexdigest()
+    key = hashlib.sha256(
+        json.dumps([source, options, names, version, sorted((headers or {}).items()), included]).encode()
+    ).hexdigest()
     folder = cache_dir()
     path = folder / f"{key}.json"
     if path.is_file():
         try:
             data = json.loads(path.read_text())
-            return nvrtc.Compiled(data["ptx"], data["lowered"], "", data["compiler"],
-                                  tuple(data["options"]))
+            return nvrtc.Compiled(data["ptx"], data["lowered"], "", data["compiler"], tuple(data["options"]))
         except (OSError, ValueError, KeyError):
             pass
     compiled = nvrtc.compile_isolated(source, source_name, options, names, headers)
     try:
         folder.mkdir(parents=True, exist_ok=True)
         tmp = path.with_suffix(f".{os.getpid()}.tmp")
-        tmp.write_text(json.dumps({"ptx": compiled.ptx, "lowered": compiled.lowered,
-                                   "compiler": compiled.compiler,
-                                   "options": list(compiled.options)}))
+        tmp.write_text(
+            json.dumps(
+                {
+                    "ptx": compiled.ptx,
+                    "lowered": compiled.lowered,
+                    "compiler": compiled.compiler,
+                    "options": list(compiled.options),
+                }
+            )
+        )
         os.replace(tmp, path)
     except OSError:
         pass  # an unwritable cache only costs the next compile
@@ -111,8 +119,10 @@ def _user_headers(source: str, options: list[str]) -> list[tuple[str, str]]:
     return found
 
 
-_SIGNATURE = (r"__global__\s+(?:__launch_bounds__\s*\([^)]*\)\s*)?(?:static\s+|inline\s+)*void\s+"
-              r"(?:__launch_bounds__\s*\([^)]*\)\s*)?(?:[\w:]+::)?{name}\s*\(")
+_SIGNATURE = (
+    r"__global__\s+(?:__launch_bounds__\s*\([^)]*\)\s*)?(?:static\s+|inline\s+)*void\s+"
+    r"(?:__launch_bounds__\s*\([^)]*\)\s*)?(?:[\w:]+::)?{name}\s*\("
+)
 
 
 def kernel_parameters(source: str, kernel: str) -> list[tuple[str, str]]:
@@ -125,7 +135,7 @@ def kernel_parameters(source: str, kernel: str) -> list[tuple[str, str]]:
     while depth and i < len(source):
         depth += {"(": 1, ")": -1}.get(source[i], 0)
         i += 1
-    text = source[m.end():i - 1]
+    text = source[m.end() : i - 1]
     params = []
     depth, cur = 0, ""
     for ch in text + ",":
@@ -142,7 +152,7 @@ def kernel_parameters(source: str, kernel: str) -> list[tuple[str, str]]:
             name = re.search(r"([A-Za-z_]\w*)\s*(\[[^\]]*\])?\s*$", decl)
             if name is None:
                 raise CudaSyntaxError(f"cannot read the parameter {decl!r} of '{base}'")
-            params.append((name.group(1), decl[:name.start()].strip() or decl))
+            params.append((name.group(1), decl[: name.start()].strip() or decl))
         else:
             cur += ch
     return params
@@ -163,10 +173,14 @@ class CompiledKernel:
     ptxas_target: str
 
 
-def compile_kernel(source: str, kernel: str | None, arch: Arch,
-                   defines: dict[str, int | float | str | None] | None = None,
-                   source_name: str = "<source>", include_dirs: tuple[str, ...] = ()
-                   ) -> CompiledKernel:
+def compile_kernel(
+    source: str,
+    kernel: str | None,
+    arch: Arch,
+    defines: dict[str, int | float | str | None] | None = None,
+    source_name: str = "<source>",
+    include_dirs: tuple[str, ...] = (),
+) -> CompiledKernel:
     """Host code blanked, NVRTC -> PTX (cached), the entry found, ptxas -v run (cached)."""
     device = _device_source(source)
     kernel = choose_kernel(device, kernel) if device is not None else kernel
@@ -177,31 +191,40 @@ def compile_kernel(source: str, kernel: str | None, arch: Arch,
     for name, value in sorted((defines or {}).items()):
         options.append(f"-D{name}" if value is None or value == "" else f"-D{name}={value}")
     here = Path(source_name).parent if source_name and not source_name.startswith("<") else None
-    options += [f"-I{d}" for d in (*include_dirs, *([str(here)] if here else []),
-                                   *nvrtc.include_dirs())]
+    options += [f"-I{d}" for d in (*include_dirs, *([str(here)] if here else []), *nvrtc.include_dirs())]
     base = kernel.split("<")[0].strip().split("::")[-1]
     text = device.text if device is not None else source
-    compiled = compile_cached(text, Path(source_name).name or "kernel.cu", options, [kernel],
-                              HOST_HEADERS)
+    compiled = compile_cached(text, Path(source_name).name or "kernel.cu", options, [kernel], HOST_HEADERS)
     module = parse_module(compiled.ptx)
     fn = _entry(module, compiled, kernel, base)
     params = kernel_parameters(text, kernel)
     if len(params) != len(fn.params):
-        raise CudaSyntaxError(f"kernel '{kernel}' has {len(params)} parameters in the source but "
-                              f"{len(fn.params)} in the compiled PTX")
+        raise CudaSyntaxError(
+            f"kernel '{kernel}' has {len(params)} parameters in the source but {len(fn.params)} in the compiled PTX"
+        )
     sm = sm_target(arch.cc_number)
     log = resource_log(compiled.ptx, sm, cache_dir())
     return CompiledKernel(kernel, module, fn, params, compiled.compiler, target, log, sm)
 
 
-def run_ptx(source: str, kernel: str | None, grid: object, block: object,
-            args: dict[str, object], arch: Arch, dynamic_shared_bytes: int = 0,
-            defines: dict[str, int | float | str | None] | None = None,
-            iteration_cap: int = 1_000_000, cache: str | None = None,
-            bank_mode: int | None = None, source_name: str = "<source>",
-            raise_on_fault: bool = True, progress: Callable[[int, int], None] | None = None,
-            include_dirs: tuple[str, ...] = (),
-            caches: CacheHierarchy | CacheFactory | None = None) -> SimResult:
+def run_ptx(
+    source: str,
+    kernel: str | None,
+    grid: object,
+    block: object,
+    args: dict[str, object],
+    arch: Arch,
+    dynamic_shared_bytes: int = 0,
+    defines: dict[str, int | float | str | None] | None = None,
+    iteration_cap: int = 1_000_000,
+    cache: str | None = None,
+    bank_mode: int | None = None,
+    source_name: str = "<source>",
+    raise_on_fault: bool = True,
+    progress: Callable[[int, int], None] | None = None,
+    include_dirs: tuple[str, ...] = (),
+    caches: CacheHierarchy | CacheFactory | None = None,
+) -> SimResult:
     """Run `kernel` as NVRTC compiles it (see perfcalc.sim.launch.run_kernel for arguments)."""
     if not isinstance(args, dict):
         raise InputError("args must be a dict of parameter name -> array or number")
@@ -216,8 +239,21 @@ def run_ptx(source: str, kernel: str | None, grid: object, block: object,
     symbols, shared_bytes, local_bytes = _layout(fn, module, heap, dynamic_shared_bytes, arch, args)
     heap.seal()
     reg_types = _register_types(fn)
-    env = Env(fn, kernel, source_name, g, b, heap, param_bytes, symbols, shared_bytes,
-              local_bytes, Pricer(arch, cache, bank_mode), iteration_cap, reg_types=reg_types)
+    env = Env(
+        fn,
+        kernel,
+        source_name,
+        g,
+        b,
+        heap,
+        param_bytes,
+        symbols,
+        shared_bytes,
+        local_bytes,
+        Pricer(arch, cache, bank_mode),
+        iteration_cap,
+        reg_types=reg_types,
+    )
     caches = make_caches(caches, shared_bytes - dynamic_shared_bytes, ck.ptxas_log, fn.name)
     env.pricer.trace = caches
     steps = compile_steps(env)
@@ -225,17 +261,36 @@ def run_ptx(source: str, kernel: str | None, grid: object, block: object,
     threads = b[0] * b[1] * b[2]
     warps_pb = -(-threads // 32)
     try:
-        faults = run_chunks(nblocks, warps_pb, CHUNK_LANES, caches,
-                            lambda ids: run_chunk(env, steps, ids), progress, raise_on_fault)
+        faults = run_chunks(
+            nblocks, warps_pb, CHUNK_LANES, caches, lambda ids: run_chunk(env, steps, ids), progress, raise_on_fault
+        )
     finally:
         heap.write_back()
     per_site, total = site_totals(env.counts)
-    info = LaunchInfo(g, b, nblocks, threads, nblocks * threads, warps_pb, nblocks * warps_pb,
-                      shared_bytes - dynamic_shared_bytes, dynamic_shared_bytes)
-    return SimResult(kernel, total, per_site, info, tuple(faults), engine="ptx",
-                     compiler=f"{ck.compiler}, {target}, -lineinfo", ptxas_log=ck.ptxas_log,
-                     entry=fn.name, caches=None if caches is None else caches.report(),
-                     inlined=site_totals(env.inlined)[0])
+    info = LaunchInfo(
+        g,
+        b,
+        nblocks,
+        threads,
+        nblocks * threads,
+        warps_pb,
+        nblocks * warps_pb,
+        shared_bytes - dynamic_shared_bytes,
+        dynamic_shared_bytes,
+    )
+    return SimResult(
+        kernel,
+        total,
+        per_site,
+        info,
+        tuple(faults),
+        engine="ptx",
+        compiler=f"{ck.compiler}, {target}, -lineinfo",
+        ptxas_log=ck.ptxas_log,
+        entry=fn.name,
+        caches=None if caches is None else caches.report(),
+        inlined=site_totals(env.inlined)[0],
+    )
 
 
 def _device_source(source: str) -> DeviceSource | None:
@@ -277,14 +332,17 @@ def _register_types(fn: Function) -> dict[str, str]:
     return types
 
 
-def _bind(params: list[tuple[str, str]], fn: Function, module: Module, args: dict[str, object],
-          heap: Heap, kernel: str) -> dict[str, bytes]:
+def _bind(
+    params: list[tuple[str, str]], fn: Function, module: Module, args: dict[str, object], heap: Heap, kernel: str
+) -> dict[str, bytes]:
     """Parameter bytes by PTX parameter name; arrays placed in the heap."""
     known = {n for n, _ in params} | {v.name for v in module.variables if v.space in ("const", "global")}
     unknown = sorted(set(args) - known)
     if unknown:
-        raise InputError(f"argument(s) {', '.join(unknown)} match no parameter or __constant__ / "
-                         f"__device__ variable of kernel '{kernel}' (it has: {', '.join(sorted(known))})")
+        raise InputError(
+            f"argument(s) {', '.join(unknown)} match no parameter or __constant__ / "
+            f"__device__ variable of kernel '{kernel}' (it has: {', '.join(sorted(known))})"
+        )
     out: dict[str, bytes] = {}
     for (name, ctype), p in zip(params, fn.params, strict=True):
         if name not in args:
@@ -292,8 +350,7 @@ def _bind(params: list[tuple[str, str]], fn: Function, module: Module, args: dic
         value = args[name]
         if "*" in ctype or (ctype.endswith("]")):
             if not isinstance(value, np.ndarray) or value.ndim != 1 or not value.flags.c_contiguous:
-                raise InputError(f"argument {name}: pointer parameter {name} needs a contiguous "
-                                 f"1-D NumPy array")
+                raise InputError(f"argument {name}: pointer parameter {name} needs a contiguous 1-D NumPy array")
             writable = "const" not in ctype.split("*")[0] and value.flags.writeable
             addr = heap.add(name, value, writable)
             out[p.name] = int(addr).to_bytes(8, "little")
@@ -318,14 +375,12 @@ def _scalar_bytes(name: str, ctype: str, value: object, ptx_type: str, size: int
         if dt.kind == "f" or "float" in ctype or "double" in ctype:
             if not isinstance(value, (int, float, np.integer, np.floating)):
                 raise InputError(f"argument {name} = {value!r}: a {ctype} parameter needs a number")
-            fdt = np.dtype(np.float64) if "double" in ctype else np.dtype(np.float32) \
-                if "float" in ctype else dt
+            fdt = np.dtype(np.float64) if "double" in ctype else np.dtype(np.float32) if "float" in ctype else dt
             raw = np.asarray(value, dtype=fdt).tobytes()
         else:
             if isinstance(value, (float, np.floating)):
                 if not np.isfinite(value) or float(value) != int(value):
-                    raise InputError(f"argument {name} = {value!r}: a {ctype} parameter needs an "
-                                     f"integer")
+                    raise InputError(f"argument {name} = {value!r}: a {ctype} parameter needs an integer")
                 value = int(value)
             if not isinstance(value, (int, np.integer, bool, np.bool_)):
                 raise InputError(f"argument {name} = {value!r}: a {ctype} parameter needs an integer")
@@ -333,19 +388,18 @@ def _scalar_bytes(name: str, ctype: str, value: object, ptx_type: str, size: int
             lo = -(1 << (bits - 1)) if ("unsigned" not in ctype and "size_t" not in ctype) else 0
             hi = (1 << bits) - 1 if lo == 0 else (1 << (bits - 1)) - 1
             if not lo <= int(value) <= hi:
-                raise InputError(f"argument {name} = {value} does not fit the parameter's C type "
-                                 f"{ctype} ({lo}..{hi})")
+                raise InputError(f"argument {name} = {value} does not fit the parameter's C type {ctype} ({lo}..{hi})")
             raw = (int(value) & ((1 << bits) - 1)).to_bytes(dt.itemsize, "little")
     else:
         raise InputError(f"argument {name}: cannot pass {type(value).__name__} as {ctype}")
     if len(raw) != size:
-        raise InputError(f"argument {name}: {len(raw)} bytes given for a {size}-byte parameter "
-                         f"({ctype})")
+        raise InputError(f"argument {name}: {len(raw)} bytes given for a {size}-byte parameter ({ctype})")
     return raw
 
 
-def _layout(fn: Function, module: Module, heap: Heap, dynamic: int,
-            arch: Arch, args: dict[str, object]) -> tuple[dict[str, int], int, int]:
+def _layout(
+    fn: Function, module: Module, heap: Heap, dynamic: int, arch: Arch, args: dict[str, object]
+) -> tuple[dict[str, int], int, int]:
     """Symbol addresses: shared variables from offset 0 (extern ones after the static ones),
     local depots at 0, module variables in the heap."""
     symbols: dict[str, int] = {}
@@ -364,8 +418,10 @@ def _layout(fn: Function, module: Module, heap: Heap, dynamic: int,
     limit = arch.max_shared_memory_per_block_bytes
     src = arch_file(arch)
     if static > limit:
-        raise InputError(f"static __shared__ memory of {static} bytes exceeds the limit {limit} "
-                         f"(max_shared_memory_per_block_bytes in {src})")
+        raise InputError(
+            f"static __shared__ memory of {static} bytes exceeds the limit {limit} "
+            f"(max_shared_memory_per_block_bytes in {src})"
+        )
     align = max([16, *(v.align for v in externs)])
     dyn_at = -(-offset // align) * align
     for v in externs:
@@ -373,8 +429,9 @@ def _layout(fn: Function, module: Module, heap: Heap, dynamic: int,
     total = dyn_at + dynamic if externs else static + dynamic
     launchable = arch.max_shared_memory_per_block_launchable_bytes
     if static + dynamic > launchable:
-        raise InputError(f"__shared__ memory of {static} static + {dynamic} dynamic bytes exceeds "
-                         f"the limit {launchable} ({src})")
+        raise InputError(
+            f"__shared__ memory of {static} static + {dynamic} dynamic bytes exceeds the limit {launchable} ({src})"
+        )
     symbols["WARP_SZ"] = 32  # PTX's built-in warp-size constant (what warpSize compiles to)
     local = 0
     for v in fn.variables:
@@ -388,10 +445,12 @@ def _layout(fn: Function, module: Module, heap: Heap, dynamic: int,
             if given is not None:
                 raw = _variable_bytes(v.name, given)
                 if len(raw) > v.size:
-                    raise InputError(f"argument {v.name}: {len(raw)} bytes given for the "
-                                     f"{v.size}-byte __{'constant' if v.space == 'const' else 'device'}__ "
-                                     f"variable {v.name}")
-                data[:len(raw)] = np.frombuffer(raw, dtype=np.uint8)
+                    raise InputError(
+                        f"argument {v.name}: {len(raw)} bytes given for the "
+                        f"{v.size}-byte __{'constant' if v.space == 'const' else 'device'}__ "
+                        f"variable {v.name}"
+                    )
+                data[: len(raw)] = np.frombuffer(raw, dtype=np.uint8)
             symbols[v.name] = heap.add(v.name, data, v.space == "global")
     return symbols, total, local
 
@@ -403,6 +462,8 @@ def _variable_bytes(name: str, value: object) -> bytes:
     if isinstance(value, (np.generic,)):
         return value.tobytes()
     if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise InputError(f"argument {name}: give a NumPy array or scalar for a __constant__ or "
-                         f"__device__ variable, got {type(value).__name__}")
+        raise InputError(
+            f"argument {name}: give a NumPy array or scalar for a __constant__ or "
+            f"__device__ variable, got {type(value).__name__}"
+        )
     return np.asarray(value, dtype=np.float32 if isinstance(value, float) else np.int32).tobytes()

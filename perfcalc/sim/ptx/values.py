@@ -18,18 +18,35 @@ from perfcalc.errors import CudaSyntaxError
 NP: dict[str, np.dtype] = {
     name: np.dtype(dt)
     for name, dt in {
-        "pred": np.bool_, "b8": np.uint8, "u8": np.uint8, "s8": np.int8,
-        "b16": np.uint16, "u16": np.uint16, "s16": np.int16, "f16": np.float16,
-        "bf16": np.uint16, "b32": np.uint32, "u32": np.uint32, "s32": np.int32,
-        "f32": np.float32, "b64": np.uint64, "u64": np.uint64, "s64": np.int64,
-        "f64": np.float64, "f16x2": np.uint32, "bf16x2": np.uint32,
+        "pred": np.bool_,
+        "b8": np.uint8,
+        "u8": np.uint8,
+        "s8": np.int8,
+        "b16": np.uint16,
+        "u16": np.uint16,
+        "s16": np.int16,
+        "f16": np.float16,
+        "bf16": np.uint16,
+        "b32": np.uint32,
+        "u32": np.uint32,
+        "s32": np.int32,
+        "f32": np.float32,
+        "b64": np.uint64,
+        "u64": np.uint64,
+        "s64": np.int64,
+        "f64": np.float64,
+        "f16x2": np.uint32,
+        "bf16x2": np.uint32,
     }.items()
 }
 # Storage of a register of each declared type: floats as floats, integers as raw unsigned bits.
-STORAGE = {"pred": np.dtype(np.bool_), "f32": np.dtype(np.float32), "f64": np.dtype(np.float64),
-           "f16": np.dtype(np.float16)}
-_BITS = {1: np.dtype(np.uint8), 2: np.dtype(np.uint16), 4: np.dtype(np.uint32),
-         8: np.dtype(np.uint64)}
+STORAGE = {
+    "pred": np.dtype(np.bool_),
+    "f32": np.dtype(np.float32),
+    "f64": np.dtype(np.float64),
+    "f16": np.dtype(np.float16),
+}
+_BITS = {1: np.dtype(np.uint8), 2: np.dtype(np.uint16), 4: np.dtype(np.uint32), 8: np.dtype(np.uint64)}
 TYPE_NAMES = tuple(NP)
 _REG = re.compile(r"^(%[A-Za-z_$][\w$]*?)(\d*)$")
 
@@ -95,9 +112,26 @@ def immediate(text: str, ptx_type: str) -> np.generic:
 
 def register_name(text: str) -> str | None:
     """'%r12' -> '%r12' when it names a register (not a special register)."""
-    return text if _REG.match(text) and not text.startswith(("%tid", "%ntid", "%ctaid",
-                                                             "%nctaid", "%laneid", "%warpid",
-                                                             "%nwarpid", "%smid", "%nsmid",
-                                                             "%clock", "%lanemask",
-                                                             "%gridid", "%envreg",
-                                                             "%globaltimer")) else None
+    return (
+        text
+        if _REG.match(text)
+        and not text.startswith(
+            (
+                "%tid",
+                "%ntid",
+                "%ctaid",
+                "%nctaid",
+                "%laneid",
+                "%warpid",
+                "%nwarpid",
+                "%smid",
+                "%nsmid",
+                "%clock",
+                "%lanemask",
+                "%gridid",
+                "%envreg",
+                "%globaltimer",
+            )
+        )
+        else None
+    )
