@@ -10,6 +10,7 @@ from pycparser import c_ast
 
 from perfcalc.sim import counters as C
 from perfcalc.sim.csubset import ctype as T
+from perfcalc.sim.csubset.compiler_state import CompilerState
 from perfcalc.sim.csubset.context import ChunkContext, FunctionFrame
 from perfcalc.sim.csubset.ctypes_struct import StructType
 from perfcalc.sim.csubset.ir import E, MemSym, Var, cast, type_name
@@ -55,7 +56,7 @@ _MATH2 = {
 }
 
 
-class CallsMixin:
+class CallsMixin(CompilerState):
     """KernelCompiler's call part."""
 
     def x_FuncCall(self, n: c_ast.FuncCall) -> E:

@@ -10,6 +10,7 @@ from pycparser import c_ast
 
 from perfcalc.sim import counters as C
 from perfcalc.sim.csubset import ctype as T
+from perfcalc.sim.csubset.compiler_state import CompilerState
 from perfcalc.sim.csubset.context import ChunkContext
 from perfcalc.sim.csubset.ctypes_struct import StructType
 from perfcalc.sim.csubset.ir import (
@@ -27,7 +28,7 @@ from perfcalc.sim.csubset.ir import (
 from perfcalc.sim.csubset.separable import dense
 
 
-class ExpressionsMixin:
+class ExpressionsMixin(CompilerState):
     """KernelCompiler's expression part."""
 
     def truth(self, n: c_ast.Node) -> E:

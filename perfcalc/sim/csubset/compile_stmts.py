@@ -11,14 +11,15 @@ import numpy as np
 from pycparser import c_ast
 
 from perfcalc.sim import counters as C
+from perfcalc.sim.csubset.compiler_state import CompilerState
 from perfcalc.sim.csubset.context import ChunkContext, LoopFrame
 from perfcalc.sim.csubset.ctypes_struct import StructType
 from perfcalc.sim.csubset.ir import Var, cast, type_name
 from perfcalc.sim.launch import past_time_limit, time_limit_seconds
 
 
-class StatementsMixin:
-    """KernelCompiler's statement part (err, counts, scopes... live in compiler.py)."""
+class StatementsMixin(CompilerState):
+    """KernelCompiler's statement part (err, counts, scopes... live in compiler_state.py)."""
 
     def block(self, node: c_ast.Node | None, new_scope: bool = True) -> Callable:
         if node is None:

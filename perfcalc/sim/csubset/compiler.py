@@ -22,12 +22,11 @@ from __future__ import annotations
 
 from pycparser import c_ast
 
-from perfcalc.sim import counters as C
 from perfcalc.sim.csubset import ctype as T
 from perfcalc.sim.csubset.compile_calls import CallsMixin
 from perfcalc.sim.csubset.compile_exprs import ExpressionsMixin
 from perfcalc.sim.csubset.compile_stmts import StatementsMixin
-from perfcalc.sim.csubset.ctypes_struct import VECTOR_TYPES, StructType, make_struct
+from perfcalc.sim.csubset.ctypes_struct import VECTOR_TYPES, StructType
 from perfcalc.sim.csubset.frontend import ParsedSource
 from perfcalc.sim.csubset.ir import (
     CompiledKernel,
@@ -44,19 +43,7 @@ class KernelCompiler(StatementsMixin, ExpressionsMixin, CallsMixin):
     """Compiles one __global__ function (and the __device__ functions it calls)."""
 
     def __init__(self, parsed: ParsedSource, kernel_name: str, iteration_cap: int):
-        self.p = parsed
-        self.iteration_cap = iteration_cap
-        self.nslots = 0
-        self.nmem = 0
-        self.scopes: list[dict[str, object]] = [{}]
-        self.structs: dict[str, StructType] = dict(VECTOR_TYPES)
-        self.functions: dict[str, FuncInfo] = {}
-        self.shared: list[SharedDecl] = []
-        self.constants: list[ConstantDecl] = []
-        self.site_counts: dict[int, list[int]] = {}
-        self.call_stack: list[str] = []
-        self.func_ret: list[object] = []
-        self.loop_depth = 0
+        super().__init__(parsed, iteration_cap)
         self._collect_file_scope()
         if kernel_name not in self.functions or self.functions[kernel_name].kind != "global":
             kernels = sorted(n for n, f in self.functions.items() if f.kind == "global")
@@ -67,62 +54,6 @@ class KernelCompiler(StatementsMixin, ExpressionsMixin, CallsMixin):
                 f"functions there are {', '.join(kernels) if kernels else 'none'}"
             )
         self.kernel = self.functions[kernel_name]
-
-    # ---- helpers ---------------------------------------------------------------------
-    def err(self, msg: str, node: c_ast.Node) -> Exception:
-        return self.p.error(msg, node.coord)
-
-    def unsupported(self, what: str, node: c_ast.Node, why: str = "") -> Exception:
-        return self.err(f"unsupported construct '{what}'" + (f" ({why})" if why else ""), node)
-
-    def counts(self, node: c_ast.Node) -> list[int]:
-        line = node.coord.line if node.coord is not None else 0
-        if line not in self.site_counts:
-            self.site_counts[line] = C.new_site_counts()
-        return self.site_counts[line]
-
-    def new_slot(self) -> int:
-        self.nslots += 1
-        return self.nslots - 1
-
-    def lookup(self, name: str) -> object | None:
-        for scope in reversed(self.scopes):
-            if name in scope:
-                return scope[name]
-        return None
-
-    # ---- types -----------------------------------------------------------------------
-    def base_type(self, node: c_ast.Node) -> object:
-        """The type named by a TypeDecl's inner node (IdentifierType or Struct)."""
-        if isinstance(node, c_ast.IdentifierType):
-            ct = T.ctype_from_names(node.names)
-            if ct is not None:
-                return ct
-            if node.names == ["void"]:
-                return None
-            if len(node.names) == 1 and node.names[0] in self.structs:
-                return self.structs[node.names[0]]
-            raise self.unsupported(" ".join(node.names), node, "unknown type")
-        if isinstance(node, c_ast.Struct):
-            if node.decls is None:
-                if node.name in self.structs:
-                    return self.structs[node.name]
-                raise self.err(f"unknown struct '{node.name}'", node)
-            members = []
-            for d in node.decls:
-                if not isinstance(d.type, c_ast.TypeDecl):
-                    raise self.unsupported(
-                        "struct member that is not a scalar", d, "only int/float/double-like members"
-                    )
-                mt = self.base_type(d.type.type)
-                if not isinstance(mt, T.CType):
-                    raise self.unsupported("nested struct member", d)
-                members.append((d.name, mt))
-            st = make_struct(node.name or "struct", members)
-            if node.name:
-                self.structs[node.name] = st
-            return st
-        raise self.unsupported(type(node).__name__, node)
 
     # ---- file scope --------------------------------------------------------------------
     def _collect_file_scope(self) -> None:
