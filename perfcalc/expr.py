@@ -136,7 +136,7 @@ def shorten(text: str, limit: int = 60) -> str:
 
 
 @lru_cache(maxsize=1024)
-def _parse(text: str) -> ast.expression:
+def _parse(text: str) -> ast.Expression:
     if len(text) > MAX_TEXT:
         raise InputError(f"expression {shorten(text)} is {len(text)} characters long; the limit is {MAX_TEXT}")
     try:
@@ -158,7 +158,7 @@ def _parse(text: str) -> ast.expression:
             isinstance(node.func, ast.Name) and node.func.id in FUNCTIONS and not node.keywords
         ):
             raise InputError(f"expression {text!r}: only calls of {', '.join(FUNCTIONS)} are allowed")
-        if isinstance(node, ast.Call):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
             low, high = _ARITY[node.func.id]
             if len(node.args) < low or (high is not None and len(node.args) > high):
                 wanted = f"{low}" if low == high else f"at least {low}" if high is None else f"{low} to {high}"
@@ -361,4 +361,5 @@ class _Evaluator:
 
     def visit_Call(self, node: ast.Call) -> Value:
         args = [self.visit(a) for a in node.args]
+        assert isinstance(node.func, ast.Name)  # _parse admits calls of named functions only
         return FUNCTIONS[node.func.id](*args)

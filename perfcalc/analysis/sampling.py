@@ -203,7 +203,7 @@ def extrapolate(
         dram_bytes_written=round(t["dram_write"] * SECTOR_BYTES),
         global_wavefronts=round(t["wavefronts"]),
         # every block of a launch runs the same code: a hot line gets factor x the sample's
-        atomic_hot_lines=tuple(tuple(x * factor for x in line) for line in rep.atomic_hot_lines),
+        atomic_hot_lines=tuple((a * factor, b * factor, c * factor) for a, b, c in rep.atomic_hot_lines),
         per_site={
             line: dataclasses.replace(
                 s,

@@ -35,7 +35,7 @@ COMMAND_MODULES = ("devices", "occupancy", "perf", "run", "memory")
 class _ErrorBoundaryGroup(TyperGroup):
     """Turn user-facing failures into one stderr line and exit code 2, never a traceback."""
 
-    def invoke(self, ctx: typer.Context):
+    def invoke(self, ctx: typing.Any) -> typing.Any:
         try:
             with warnings.catch_warnings():
                 # a NumPy RuntimeWarning (overflow, invalid value) announces a wrong number:

@@ -21,7 +21,7 @@ from perfcalc.errors import InputError
 from perfcalc.expr import MAX_MAGNITUDE
 
 # typer >= 0.20 vendors click; find its UsageError through a public class either way.
-UsageError = next(c for c in typer.BadParameter.__mro__ if c.__name__ == "UsageError")
+UsageError: Any = next(c for c in typer.BadParameter.__mro__ if c.__name__ == "UsageError")
 
 LINE_LIMIT = 1000  # characters of one echoed line: a 10 MB value must not become a 10 MB line
 
@@ -135,7 +135,7 @@ class OnceCommand(TyperCommand):
                 break
             flag = arg.split("=", 1)[0]
             param = spelled.get(flag) if arg.startswith("-") else None
-            if param is not None:
+            if param is not None and param.name is not None:
                 if param.name in seen:
                     also = "" if seen[param.name] == flag else f" (also as {seen[param.name]})"
                     raise UsageError(f"{flag} is given twice{also}; give it once", ctx=ctx)

@@ -191,17 +191,17 @@ def matmul(
                 err=True,
             )
         for v in VARIANTS:
-            runs = {e: _simulate(MATMUL_KERNELS[v], params, arch, e) for e in engines}
-            counters, verdict = runs[engines[0]]
-            if any(r[1] != "pass" for r in runs.values()):
-                verdict = "; ".join(f"{e}: {r[1]}" for e, r in runs.items())
+            checked = {e: _simulate(MATMUL_KERNELS[v], params, arch, e) for e in engines}
+            counters, verdict = checked[engines[0]]
+            if any(r[1] != "pass" for r in checked.values()):
+                verdict = "; ".join(f"{e}: {r[1]}" for e, r in checked.items())
             analysis = with_simulation(
                 analysis,
                 v,
                 counters,
                 verdict,
                 engines[0],
-                {e: r[0] for e, r in runs.items()} if len(engines) > 1 else None,
+                {e: r[0] for e, r in checked.items()} if len(engines) > 1 else None,
             )
     data = {"rows": matmul_rows(analysis)} if fmt == Format.json else None
     why = {v: dict(get_kernel(MATMUL_KERNELS[v]).engines_differ) for v in VARIANTS}
@@ -383,7 +383,8 @@ def _catalog_rows(roof: Any, arch: Any) -> tuple[list[dict[str, Any]], list[str]
     from perfcalc.model.timing import time_lower_bound
     from perfcalc.specs.kernels import catalog
 
-    rows, notes = [], []
+    rows: list[dict[str, object]] = []
+    notes: list[str] = []
     for name, spec in catalog().items():
         p = predict(spec, None, arch)
         moved = p.global_load_bytes + p.global_store_bytes

@@ -215,7 +215,7 @@ def run(
         import sys
 
         print(engine_note, file=sys.stderr)
-    options = {
+    options: dict[str, Any] = {
         "cache": cache,
         "bank_mode": bank_mode,
         "regs": regs,
@@ -235,10 +235,12 @@ def run(
         raise InputError("--include-dir works with --engine ptx (the C engine takes no headers)")
     options["include_dirs"] = tuple(str(d) for d in include or ())
     docs = []
-    for one in gpus or [None]:
+    choices: list[str | None] = list(gpus) or [None]
+    for one in choices:
         each = dict(options)
         arch_cc = _cc_and_gpu(cc, one, each)
         if source is None:
+            assert kernel_name is not None  # one of KERNEL and --source, checked above
             docs.append(run_catalog(kernel_name, _name_values(param, "--param"), arch_cc, catalog_file, each))
         else:
             docs.append(
@@ -353,7 +355,7 @@ def _caches_dict(result: Any, options: dict) -> dict | None:
     }
 
 
-def _show_run(doc: dict[str, Any], fmt: Format, output: Path | None) -> None:
+def _show_run(doc: dict[str, Any], fmt: Format, output: str | Path | None) -> None:
     from perfcalc.report.run_tables import (
         cache_lines_table,
         caches_table,
@@ -587,8 +589,8 @@ def run_source(
     grid: tuple[int, ...],
     block: tuple[int, ...],
     arrays: list[str],
-    scalars: dict,
-    defines: dict,
+    scalars: dict[str, Any],
+    defines: dict[str, Any],
     dyn: int,
     cc: str,
     options: dict,
@@ -615,7 +617,7 @@ def run_source(
         args.update(scalars)
         return args
 
-    run_options = {
+    run_options: dict[str, Any] = {
         "defines": defines or None,
         "cache": options["cache"],
         "bank_mode": options["bank_mode"],

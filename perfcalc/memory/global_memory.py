@@ -152,9 +152,10 @@ def global_access_batch(
         for i in range(0, addr.shape[0], CHUNK_WARPS)
     ]
     if parts:
-        priced = rules.Priced(
-            *(np.concatenate([getattr(p, f) for p in parts]) for f in ("requests", "transactions", "bytes_moved")), None
+        requests, transactions, moved = (
+            np.concatenate([getattr(p, f) for p in parts]) for f in ("requests", "transactions", "bytes_moved")
         )
+        priced = rules.Priced(requests, transactions, moved, None)
     else:
         empty = np.zeros(0, dtype=np.int64)
         priced = rules.Priced(empty, empty, empty, None)
@@ -230,9 +231,11 @@ def global_access(
     priced = _price(arch.global_family, addr, mask, size, mode, records=True)
     batch = _batch_result(arch, addr, mask, size, op, mode, priced, detail=True)
     rec = priced.records
+    assert rec is not None  # detail=True keeps the records
     order = np.lexsort((rec.lane, rec.request))  # issue order: request, then lowest lane first
     tx = tuple((int(rec.address[i]), int(rec.size[i])) for i in order)
     moved = int(batch.bytes_moved[0])
+    assert batch.bytes_used is not None  # detail=True counts the bytes used
     used = int(batch.bytes_used[0])
 
     def one(values: np.ndarray | None) -> int | None:

@@ -140,7 +140,7 @@ def full_rows(mask: np.ndarray) -> np.ndarray:
     """True for rows of a bool mask whose entries are all True."""
     words = _words(mask)
     if words is None:
-        return mask.all(axis=1)
+        return np.asarray(mask.all(axis=1))
     out = words[:, 0] == _ONES
     for j in range(1, words.shape[1]):
         out &= words[:, j] == _ONES
@@ -151,7 +151,7 @@ def any_rows(mask: np.ndarray) -> np.ndarray:
     """True for rows of a bool mask with at least one True entry."""
     words = _words(mask)
     if words is None:
-        return mask.any(axis=1)
+        return np.asarray(mask.any(axis=1))
     out = words[:, 0].copy()
     for j in range(1, words.shape[1]):
         out |= words[:, j]

@@ -103,7 +103,8 @@ def _resource_hint(cfg: _Config, result: OccupancyResult) -> Hint | None:
     smem = np.unique(np.append(np.arange(0, total + 1, unit), total))
     smem_limits = cfg.grid(**cfg.split(smem)).limit_shared_memory
     for target in range(result.active_blocks_per_sm + 1, fixed + 1):
-        changes, relieved = {}, []
+        changes: dict[str, int | str] = {}
+        relieved: list[str] = []
         for name, key, values, lims in (
             ("registers", "registers_per_thread", regs, reg_limits),
             ("shared_memory", "shared_memory_per_block", smem, smem_limits),
@@ -147,8 +148,8 @@ def _carveout_hint(cfg: _Config, result: OccupancyResult) -> Hint | None:
     for name in ("prefer-shared", "prefer-equal", "prefer-l1"):  # preferred first on ties
         got = _Config(cfg.arch, replace(cfg.inputs, cache_config=name)).grid().result_at(())
         options.append((got.active_blocks_per_sm, name, got))
-    blocks, name, got = max(options, key=lambda o: o[0])
-    if blocks <= result.active_blocks_per_sm:
+    best_blocks, name, got = max(options, key=lambda o: o[0])
+    if best_blocks <= result.active_blocks_per_sm:
         return None
     return Hint("cache_config", ("shared_memory",), {"cache_config": name}, got.active_blocks_per_sm, got.occupancy)
 

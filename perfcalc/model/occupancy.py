@@ -329,13 +329,14 @@ def occupancy(
     >>> occupancy("7.0", 256, 32).active_blocks_per_sm
     8
     """
-    for name, value in (
+    checked: tuple[tuple[str, Any], ...] = (  # a caller may pass arrays: refused here
         ("block size", block_size),
         ("registers per thread", registers_per_thread),
         ("static shared memory", static_shared_memory),
         ("dynamic shared memory", dynamic_shared_memory),
         ("carveout", carveout),
-    ):
+    )
+    for name, value in checked:
         if np.ndim(value) != 0:
             raise InputError(f"{name} must be one number for occupancy(); use occupancy_grid for arrays")
     config = OccupancyInputs(

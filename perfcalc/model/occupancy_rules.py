@@ -15,6 +15,7 @@ from functools import cache
 
 import numpy as np
 
+from perfcalc.errors import SpecError
 from perfcalc.specs import Arch, get_arch
 
 # H13 reports a limit of INT_MAX for a resource the kernel does not use (no registers, no shared
@@ -29,9 +30,9 @@ FERMI_DOUBLE_UNIT_REGISTERS = (21, 22, 29, 30, 37, 38, 45, 46)
 CACHE_CONFIG_CARVEOUT = {"prefer-l1": 0, "prefer-shared": 100, "prefer-equal": 50}
 
 
-def round_up(x: np.ndarray, unit: int | np.ndarray) -> np.ndarray:
+def round_up(x: np.ndarray | int, unit: int | np.ndarray) -> np.ndarray:
     """Smallest multiple of `unit` >= x (H13 __occRoundUp)."""
-    return -(-x // unit) * unit
+    return np.asarray(-(-x // unit) * unit)
 
 
 def warps_per_block(arch: Arch, block_size: np.ndarray) -> np.ndarray:
@@ -175,6 +176,8 @@ def split_capacity(arch: Arch, cache_config: str) -> int:
     smallest, prefer-equal = the midpoint. H70 (2.x) maps prefer-equal to the larger split:
     Fermi has no equal split, so the midpoint is looked up and falls back to the largest.
     """
+    if arch.l1_shared_splits_kb is None:
+        raise SpecError(f"CC {arch.compute_capability} has no L1/shared splits to configure")
     sizes = sorted(shared for shared, _l1 in arch.l1_shared_splits_kb)
     high, low = sizes[-1], sizes[0]
     if cache_config == "prefer-l1":
@@ -245,4 +248,6 @@ def barrier_limit(arch: Arch, block_barriers: int) -> int:
     H13 derives the available barriers from the block limit (x 2 on 9.0, 10.0 and 10.3; x 1 on
     11.0 and 12.x); `block_barriers_per_sm` holds that product.
     """
+    if arch.block_barriers_per_sm is None:  # no barrier limit documented for this CC
+        raise SpecError(f"CC {arch.compute_capability} has no block barrier limit")
     return arch.block_barriers_per_sm // block_barriers

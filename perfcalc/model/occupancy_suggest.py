@@ -79,8 +79,9 @@ def suggest_block_size(
     arch = as_arch(cc)
     blocks = candidate_block_sizes(arch, block_size_limit)
     variable = callable(dynamic_shared_memory)
-    if variable:
-        dynamic = inputs.as_int_array([dynamic_shared_memory(int(b)) for b in blocks], "dynamic shared memory")
+    if callable(dynamic_shared_memory):
+        per_block = dynamic_shared_memory
+        dynamic = inputs.as_int_array([per_block(int(b)) for b in blocks], "dynamic shared memory")
     else:
         dynamic = inputs.as_int_array(dynamic_shared_memory, "dynamic shared memory")
     regs = inputs.as_int_array(registers_per_thread, "registers per thread")

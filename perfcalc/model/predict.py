@@ -77,7 +77,10 @@ def _global_layout(spec: KernelSpec, site: SiteSpec) -> tuple[int, int, int]:
     dtype = arg_dtype(arg)
     if dtype.names is None:
         return dtype.itemsize, 0, dtype.itemsize
-    field_dtype, offset = dtype.fields[site.field][:2]
+    fields = dtype.fields
+    if fields is None or site.field is None:
+        raise SpecError(f"access site {site.line}: a structured element needs the field it reads")
+    field_dtype, offset = fields[site.field][:2]
     return dtype.itemsize, offset, field_dtype.itemsize
 
 
@@ -147,14 +150,14 @@ def _price_site(
                 f"{kind}_bytes": int(np.dot(counts, np.asarray(cost.bytes_moved, dtype=np.int64))),
             }
         )
-    cost = shared_access_batch(arch, addresses, size, active, op=site.op, bank_mode=bank_mode)
+    shared = shared_access_batch(arch, addresses, size, active, op=site.op, bank_mode=bank_mode)
     issued = active.any(axis=1).astype(np.int64)
     kind = f"shared_{site.op}"
     return SitePrediction(
         **{
             f"{kind}_requests": int(np.dot(counts, issued)),
-            f"{kind}_wavefronts": int(np.dot(counts, np.asarray(cost.wavefronts, dtype=np.int64))),
-            "bank_conflicts": int(np.dot(counts, np.asarray(cost.bank_conflicts, dtype=np.int64))),
+            f"{kind}_wavefronts": int(np.dot(counts, np.asarray(shared.wavefronts, dtype=np.int64))),
+            "bank_conflicts": int(np.dot(counts, np.asarray(shared.bank_conflicts, dtype=np.int64))),
         }
     )
 

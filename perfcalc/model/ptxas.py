@@ -214,7 +214,8 @@ class _Unsupported(Exception):
 
 class _Demangler:
     def __init__(self, text: str) -> None:
-        self.text, self.pos, self.subs = text, 0, []
+        self.text, self.pos = text, 0
+        self.subs: list[str] = []
 
     def peek(self, n: int = 1) -> str:
         return self.text[self.pos : self.pos + n]

@@ -151,13 +151,16 @@ def write_atomic(path: str | Path, text: str | bytes) -> None:
     the 0600 of the temporary.
     """
     target = check_writable(path)
-    mode = "wb" if isinstance(text, bytes) else "w"
     tmp = None
     try:
         with _signals_held():  # a signal inside mkstemp would leave a file no name points to
             fd, tmp = tempfile.mkstemp(prefix=".perfcalc-", suffix=".tmp", dir=target.parent)
-        with os.fdopen(fd, mode, **({} if mode == "wb" else {"encoding": "utf-8", "newline": ""})) as fh:
-            fh.write(text)
+        if isinstance(text, bytes):
+            with os.fdopen(fd, "wb") as raw:
+                raw.write(text)
+        else:
+            with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
+                fh.write(text)
         os.chmod(tmp, _final_mode(target))
         pending = _PENDING.get()
         if pending is not None:

@@ -162,8 +162,8 @@ def matmul_counter_table(analysis: MatmulAnalysis) -> Table | None:
         for v in analysis.variants:
             row[f"{v.variant}_predicted"] = (v.predicted or {}).get(name)
             row[f"{v.variant}_simulated"] = None if v.simulated is None else v.simulated.get(name)
-        compared = [v for v in analysis.variants if v.simulated is not None and v.predicted]
-        row["match"] = all(v.predicted.get(name) == v.simulated.get(name) for v in compared) if compared else None
+        compared = [(v.predicted, v.simulated) for v in analysis.variants if v.simulated is not None and v.predicted]
+        row["match"] = all(p.get(name) == s.get(name) for p, s in compared) if compared else None
         rows.append(row)
     columns = (
         ["counter"] + [f"{v.variant}_{s}" for v in analysis.variants for s in ("predicted", "simulated")] + ["match"]

@@ -276,7 +276,7 @@ def site_totals(site_counts: dict[int, list[int]]) -> tuple[dict[int, Counters],
 
 def run_kernel(
     source: str,
-    kernel: str,
+    kernel: str | None,
     grid: object,
     block: object,
     args: dict[str, object],

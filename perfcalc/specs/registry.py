@@ -128,13 +128,13 @@ def resolve_device(device: str | Path) -> tuple[Arch, Gpu | None]:
         return load_arch_file(Path(text)), None
     if normalize_cc(text) is not None:
         return get_arch(text), None
-    gpu = find_gpu(text)
-    if gpu is None:
+    found = find_gpu(text)
+    if found is None:
         raise UnknownDeviceError(
             f"unknown device {text!r}: not a compute capability ({', '.join(known_ccs())}) "
             f"nor a GPU ({', '.join(known_gpus())})"
         )
-    return get_arch(gpu.compute_capability), gpu
+    return get_arch(found.compute_capability), found
 
 
 def resolve_arch(device: str | Path) -> Arch:

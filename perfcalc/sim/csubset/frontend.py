@@ -509,7 +509,7 @@ def _define_text(name: str, value: object) -> str:
 class _Parser(c_parser.CParser):
     """pycparser's parser, but errors without a position get the next token's position."""
 
-    def _parse_error(self, msg, coord):  # type: ignore[no-untyped-def]
+    def _parse_error(self, msg, coord):
         if not hasattr(coord, "line"):
             try:
                 tok = self._peek()

@@ -85,7 +85,7 @@ def _step(instr: Instr, env: Env) -> Step:
             "brx",
             pred=pred,
             inst_kind="branch",
-            run=index,  # type: ignore[arg-type]
+            run=index,
             targets=tuple(targets),
         )
     if base == "bra":
