@@ -13,6 +13,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from kernel_work import idle_work
 
 from perfcalc.model.time_model import KernelWork, predict_time
 from perfcalc.sim import run_kernel
@@ -178,27 +179,17 @@ def test_source_engine_leaves_waits_uncounted():
 
 def _work(waits: int | None) -> KernelWork:
     """One wave of 132 x 8 blocks of 8 warps, each warp 8 loads that all miss to DRAM."""
-    blocks, warps = 132 * 8, 8
-    loads = blocks * warps * 8
-    return KernelWork(
-        blocks=blocks,
-        warps_per_block=warps,
-        active_blocks_per_sm=8,
+    loads = 132 * 8 * 8 * 8
+    return idle_work(
+        132 * 8,
         warp_instructions=loads * 4,
-        int_divide_warp_instructions=0,
-        fp32_warp_instructions=0,
-        fp64_warp_instructions=0,
         global_load_requests=loads,
         global_wavefronts=loads,
-        shared_wavefronts=0,
-        shared_load_requests=0,
         l2_bytes=loads * 128,
         l2_read_bytes=loads * 128,
         dram_bytes_read=loads * 128,
-        dram_bytes_written=0,
         l1_hit_rate=0.0,
         l2_hit_rate=0.0,
-        flops=0,
         global_load_waits=waits,
     )
 

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from kernel_work import idle_work
 
 from perfcalc.memory.lanes import distinct_per_warp
 from perfcalc.memory.shared_atomics import atomic_class, serial_steps
@@ -210,27 +211,7 @@ def test_nsight_counts_one_constant_request_per_distinct_address():
 
 def _work(**kw) -> KernelWork:
     """1056 blocks of 8 warps, 8 per SM on 132 SMs, doing nothing but `kw`."""
-    return KernelWork(
-        blocks=1056,
-        warps_per_block=8,
-        active_blocks_per_sm=8,
-        warp_instructions=0,
-        int_divide_warp_instructions=0,
-        fp32_warp_instructions=0,
-        fp64_warp_instructions=0,
-        global_load_requests=0,
-        global_wavefronts=0,
-        shared_wavefronts=0,
-        shared_load_requests=0,
-        l2_bytes=0,
-        l2_read_bytes=0,
-        dram_bytes_read=0,
-        dram_bytes_written=0,
-        l1_hit_rate=None,
-        l2_hit_rate=None,
-        flops=0,
-        **kw,
-    )
+    return idle_work(1056, **kw)
 
 
 def test_time_model_terms():

@@ -11,6 +11,7 @@ import statistics
 from pathlib import Path
 
 import pytest
+from kernel_work import idle_work
 from typer.testing import CliRunner
 
 from perfcalc.cli import app
@@ -28,28 +29,8 @@ MICRO = [
 
 
 def work(**kw) -> KernelWork:
-    base = dict(
-        blocks=132 * 8 * 10,
-        warps_per_block=8,
-        active_blocks_per_sm=8,
-        warp_instructions=0,
-        int_divide_warp_instructions=0,
-        fp32_warp_instructions=0,
-        fp64_warp_instructions=0,
-        global_load_requests=0,
-        global_wavefronts=0,
-        shared_wavefronts=0,
-        shared_load_requests=0,
-        l2_bytes=0,
-        l2_read_bytes=0,
-        dram_bytes_read=0,
-        dram_bytes_written=0,
-        l1_hit_rate=None,
-        l2_hit_rate=None,
-        flops=0,
-    )
-    base.update(kw)
-    return KernelWork(**base)
+    """Ten waves of 132 x 8 blocks of 8 warps doing nothing but `kw`."""
+    return idle_work(**{"blocks": 132 * 8 * 10, **kw})
 
 
 H100 = get_gpu("h100-sxm")
