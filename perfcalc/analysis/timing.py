@@ -38,9 +38,8 @@ def kernel_work(result: SimResult, active_blocks_per_sm: int) -> KernelWork:
         fp32_warp_instructions=kinds.get("fp32", 0),
         fp64_warp_instructions=kinds.get("fp64", 0),
         global_load_requests=kinds.get("global_load", c.global_load_requests),
-        global_load_waits=(
-            c.global_load_waits if result.engine == "ptx" else kinds.get("global_load", c.global_load_requests)
-        ),
+        # the source engine sees no compiled order: the model then takes one wait per load
+        global_load_waits=c.global_load_waits if result.engine == "ptx" else None,
         global_wavefronts=wavefronts,
         shared_wavefronts=c.shared_load_wavefronts + c.shared_store_wavefronts,
         shared_load_requests=c.shared_load_requests,
