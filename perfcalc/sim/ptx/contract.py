@@ -11,14 +11,13 @@ basic block, read nowhere else and with its sources unchanged in between, become
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from dataclasses import replace
 
 from perfcalc.sim.ptx.parse import Function, Instr
+from perfcalc.sim.ptx.registers import register_reads, register_writes
 
 _ROUNDINGS = ("rn", "rz", "rm", "rp")
-_REG = re.compile(r"%[\w$]+")
 NOP = "perfcalc.nop"
 
 
@@ -34,31 +33,14 @@ def _fusable(instr: Instr, base: str) -> bool:
     )
 
 
-def _sources(instr: Instr) -> list[str]:
-    return [r for op in instr.operands[1:] for r in _REG.findall(op)] + ([instr.pred] if instr.pred else [])
-
-
-def _dest(instr: Instr) -> list[str]:
-    if not instr.operands:
-        return []
-    if instr.base in ("st", "red", "bar", "bra", "ret", "exit", "call", "atom") and instr.base != "atom":
-        return []
-    return _REG.findall(instr.operands[0].split("|")[0]) + (
-        _REG.findall(instr.operands[0].split("|")[1]) if "|" in instr.operands[0] else []
-    )
-
-
 def contract(fn: Function) -> list[Instr]:
     """The body with ptxas's mul+add contractions applied (same length: fused muls become
     no-ops, so label indices stay valid)."""
     body = list(fn.body)
     uses: Counter[str] = Counter()
     for instr in body:
-        for r in _sources(instr):
+        for r in register_reads(instr):  # a store's address included
             uses[r] += 1
-        if instr.base in ("st", "red") and instr.operands:  # a store reads its address too
-            for r in _REG.findall(instr.operands[0]):
-                uses[r] += 1
     block_starts = set(fn.labels.values())
     for i, instr in enumerate(body):
         if instr.base not in ("add", "sub") or not _fusable(instr, instr.base):
@@ -75,7 +57,7 @@ def contract(fn: Function) -> list[Instr]:
             mul = body[j]
             if not _fusable(mul, "mul") or mul.parts[-1] != t or ("ftz" in mul.parts) != ftz:
                 continue
-            if _redefined(body, j, i, _sources(mul)):
+            if _redefined(body, j, i, register_reads(mul)):
                 continue
             a, b = (s.strip() for s in mul.operands[1:3])
             other = instr.operands[3 - position].strip()
@@ -97,7 +79,7 @@ def _definition(body: list[Instr], i: int, reg: str, block_starts: set[int]) -> 
     if i in block_starts:
         return None
     for j in range(i - 1, -1, -1):
-        if reg in _dest(body[j]):
+        if reg in register_writes(body[j]):
             return j
         if j in block_starts or body[j].base in ("bra", "ret", "exit", "bar", "call"):
             return None
@@ -105,7 +87,7 @@ def _definition(body: list[Instr], i: int, reg: str, block_starts: set[int]) -> 
 
 
 def _redefined(body: list[Instr], j: int, i: int, regs: list[str]) -> bool:
-    return any(set(_dest(body[k])) & set(regs) for k in range(j + 1, i))
+    return any(set(register_writes(body[k])) & set(regs) for k in range(j + 1, i))
 
 
 def _negate(operand: str) -> str:

@@ -17,53 +17,13 @@ last wait: a warp that runs both sides of a divergent branch waits on the first 
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 
 from perfcalc.sim.ptx.parse import Instr
-from perfcalc.sim.ptx.values import register_name
+from perfcalc.sim.ptx.registers import reads_and_writes
 
-_REGISTER = re.compile(r"%[A-Za-z_$][\w$]*")
-# opcodes whose first operand is read, not written
-_NO_DESTINATION = frozenset(
-    {
-        "st",
-        "red",
-        "bar",
-        "barrier",
-        "membar",
-        "fence",
-        "prefetch",
-        "prefetchu",
-        "bra",
-        "brx",
-        "ret",
-        "exit",
-        "trap",
-        "call",
-        "discard",
-        "applypriority",
-        "createpolicy",
-    }
-)
 _LOADS = frozenset({"ld", "ldu"})
 _LOAD_SPACES = ("global", "generic")
-
-
-def _registers(text: str) -> set[str]:
-    return {r for r in _REGISTER.findall(text) if register_name(r)}
-
-
-def reads_and_writes(instr: Instr) -> tuple[set[str], set[str]]:
-    """The registers an instruction reads (its predicate included) and those it writes."""
-    ops = instr.operands
-    if instr.base in _NO_DESTINATION or not ops:
-        reads, writes = set().union(*map(_registers, ops)) if ops else set(), set()
-    else:
-        reads, writes = set().union(*map(_registers, ops[1:])) if ops[1:] else set(), _registers(ops[0])
-    if instr.pred is not None:
-        reads |= _registers(instr.pred)
-    return reads, writes
 
 
 def is_global_load(instr: Instr) -> bool:
