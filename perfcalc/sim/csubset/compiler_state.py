@@ -8,6 +8,7 @@ the fields and the methods one part calls in another (declared here, defined in 
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from pycparser import c_ast
 
@@ -97,23 +98,18 @@ class CompilerState:
         raise self.unsupported(type(node).__name__, node)
 
     # ---- defined by the parts (compile_exprs.py, compile_stmts.py, compiler.py) --------------
-    def expr(self, n: c_ast.Node) -> E:
-        raise NotImplementedError
+    if TYPE_CHECKING:  # signatures only: at run time the parts' own methods are found
 
-    def truth(self, n: c_ast.Node) -> E:
-        raise NotImplementedError
+        def expr(self, n: c_ast.Node) -> E: ...
 
-    def _arith(self, e: E, n: c_ast.Node) -> E:
-        raise NotImplementedError
+        def truth(self, n: c_ast.Node) -> E: ...
 
-    def x_ArrayRef(self, n: c_ast.ArrayRef, fld: str | None = None, outer: c_ast.Node | None = None) -> E:
-        raise NotImplementedError
+        def _arith(self, e: E, n: c_ast.Node) -> E: ...
 
-    def _resolve_store(self, target: c_ast.Node) -> tuple[MemSym, E, str | None, object]:
-        raise NotImplementedError
+        def x_ArrayRef(self, n: c_ast.ArrayRef, fld: str | None = None, outer: c_ast.Node | None = None) -> E: ...
 
-    def block(self, node: c_ast.Node | None, new_scope: bool = True) -> Stmt:
-        raise NotImplementedError
+        def _resolve_store(self, target: c_ast.Node) -> tuple[MemSym, E, str | None, object]: ...
 
-    def _shared_decl(self, d: c_ast.Decl, file_scope: bool = False) -> None:
-        raise NotImplementedError
+        def block(self, node: c_ast.Node | None, new_scope: bool = True) -> Stmt: ...
+
+        def _shared_decl(self, d: c_ast.Decl, file_scope: bool = False) -> None: ...
