@@ -756,7 +756,7 @@ def test_output_through_a_symlink_writes_its_target(tmp_path):
     result = runner.invoke(app, [*OCC, "--output", str(tmp_path / "link.csv")])
     assert result.exit_code == 0, result.stderr
     assert (tmp_path / "link.csv").is_symlink()
-    assert "compute capability,7.0" in (tmp_path / "target.csv").read_text()
+    assert (tmp_path / "target.csv").read_text().splitlines()[1].startswith("7.0,256,")
 
 
 @pytest.mark.parametrize(

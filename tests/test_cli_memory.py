@@ -111,9 +111,8 @@ def test_banks_stride_2_all_families():
 
 def test_show_banks_prints_each_lane():
     """Bank = word mod 16 on 1.x (seed 000: successive 32-bit words in successive banks)."""
-    out = ok("banks", "--stride", "3", "--cc", "1.1", "--show-banks", "--format", "csv")
-    section = out.split("# Bank of each lane\n")[1]
-    rows = list(csv.DictReader(io.StringIO(section)))
+    out = ok("banks", "--stride", "3", "--cc", "1.1", "--table", "lane_banks", "--format", "csv")
+    rows = list(csv.DictReader(io.StringIO(out)))
     assert [int(r["1.1"]) for r in rows[:7]] == [0, 3, 6, 9, 12, 15, 2]
 
 

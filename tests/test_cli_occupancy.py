@@ -41,17 +41,9 @@ def fail(*args: str, expect: tuple[str, ...] = ()):
     return result.stderr
 
 
-def csv_tables(text: str) -> dict[str, list[dict[str, str]]]:
-    """Split the multi-table CSV ('# title' line before each table) into DictReaders."""
-    tables, title, lines = {}, None, []
-    for line in text.splitlines() + ["# end"]:
-        if line.startswith("# "):
-            if title is not None:
-                tables[title] = list(csv.DictReader(io.StringIO("\n".join(lines))))
-            title, lines = line[2:], []
-        elif line:
-            lines.append(line)
-    return tables
+def csv_table(*args: str) -> list[dict[str, str]]:
+    """One command's CSV (one table, issue #11) as dicts."""
+    return list(csv.DictReader(io.StringIO(run(*args, "-f", "csv").stdout)))
 
 
 # --- one configuration -----------------------------------------------------------------------
@@ -91,17 +83,28 @@ def test_json_is_the_result_fields_plus_context():
     assert data["hints"][0]["kind"] == "none"
 
 
-def test_csv_has_every_table():
-    tables = csv_tables(run(*VOLTA, "-f", "csv").stdout)
-    assert set(tables) == {
-        "Inputs",
-        "Physical limits of CC 7.0",
-        "Allocated resources",
-        "Blocks per SM by each limit",
-        "Occupancy",
+def test_csv_is_the_occupancy_row_and_table_picks_every_other_table():
+    """One table per CSV (issue #11): the result row by default, each other section by name;
+    'unlimited' is an empty cell and the limiters a boolean column."""
+    (row,) = csv_table(*VOLTA)
+    assert row == {
+        "cc": "7.0",  # what the row is about leads it, so CSVs of several runs concatenate
+        "block_size": "256",
+        "registers_per_thread": "32",
+        "static_shared_memory_bytes": "0",
+        "dynamic_shared_memory_bytes": "0",
+        "active_blocks_per_sm": "8",
+        "active_warps_per_sm": "64",
+        "active_threads_per_sm": "2048",
+        "occupancy": "1.0",
+        "limiters": "warps, registers",
     }
-    limits = {r["limiter"]: r for r in tables["Blocks per SM by each limit"]}
+    limits = {r["limiter"]: r for r in csv_table(*VOLTA, "--table", "block_limits")}
     assert limits["warps"]["blocks_per_sm"] == "8" and limits["blocks"]["blocks_per_sm"] == "32"
+    assert limits["shared memory"]["blocks_per_sm"] == ""
+    assert [n for n, r in limits.items() if r["is_limiter"] == "True"] == ["warps", "registers"]
+    for name, first in (("inputs", "input"), ("device_limits", "limit"), ("allocation", "resource")):
+        assert list(csv_table(*VOLTA, "--table", name)[0])[0] == first
 
 
 def test_markdown_output():
@@ -200,7 +203,7 @@ def test_register_sweep_steps():
         2: (81, 128),
         1: (129, 255),
     }
-    current = [r for r in rows if r["current"]]
+    current = [r for r in rows if r["current"] == "True"]
     assert len(current) == 1 and (current[0]["from"], current[0]["to"]) == ("33", "40")
 
 
@@ -210,7 +213,7 @@ def test_block_sweep_marks_a_block_size_between_warp_multiples():
     1024 registers per warp -> 64 warps). 65..96 threads take 3 warps: 21 blocks, 63 warps."""
     out = run("occupancy", "--cc", "7.0", "--block", "100", "--regs", "32", "--sweep", "block", "-f", "csv").stdout
     rows = {(r["from"], r["to"]): r for r in csv.DictReader(io.StringIO(out))}
-    assert rows[("97", "128")]["current"] == "<- current"
+    assert rows[("97", "128")]["current"] == "True"
     assert rows[("97", "128")]["active_blocks_per_sm"] == "16"
     assert (rows[("65", "96")]["active_blocks_per_sm"], rows[("65", "96")]["active_warps_per_sm"]) == ("21", "63")
 
@@ -295,7 +298,7 @@ def test_ptxas_each_kernel_on_its_own_target():
     rows = list(csv.DictReader(io.StringIO(out)))
     assert [r["cc"] for r in rows] == ["7.5"] * 6 + ["9.0"] * 6
     naive = next(r for r in rows if r["kernel"].startswith("MatrixMulKernel") and r["cc"] == "7.5")
-    assert (naive["registers"], naive["active_blocks_per_sm"], naive["occupancy_pct"]) == ("52", "4", "100.0")
+    assert (naive["registers"], naive["active_blocks_per_sm"], naive["occupancy"]) == ("52", "4", "1.0")
 
 
 def test_ptxas_on_another_cc_says_so():

@@ -83,8 +83,7 @@ def test_run_table_shows_match_column_and_sites():
 def test_run_csv_and_markdown_and_output_file(tmp_path):
     result = invoke("run", "copy_offset", "-p", "n=256", "-f", "csv")
     assert result.exit_code == 0
-    sections = result.stdout.split("\n\n")
-    counters = list(csv.DictReader(io.StringIO(sections[1].split("\n", 1)[1])))
+    counters = list(csv.DictReader(io.StringIO(result.stdout)))  # one table: the counters (issue #11)
     load = next(r for r in counters if r["counter"] == "global_load_transactions")
     assert load["simulated"] == load["predicted"] == str(8 * 5)  # offset 1: 5 sectors per warp
     md = invoke("run", "copy_offset", "-p", "n=256", "-f", "markdown")

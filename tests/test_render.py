@@ -38,13 +38,39 @@ def test_json_without_data_gives_rows():
     assert json.loads(render(TABLE, "json")) == {"rows": [{"name": "occupancy", "value": 2 / 3}]}
 
 
-def test_csv_of_several_tables_keeps_each_header():
+def test_csv_is_one_table_the_main_one_or_the_one_named():
+    """Issue #11: a CSV is one table (pandas reads one frame): the table marked main, else the
+    first; `table=` picks another by name; the text formats keep every table."""
     other = Table(columns=["a"], rows=[{"a": [1, 2]}], title="U")
-    text = render([TABLE, other], "csv")
-    assert text.startswith("# T\nname,value\n")
-    assert "# U\na\n1;2\n" in text
-    first = text.split("\n\n")[0].split("\n", 1)[1]
-    assert list(csv.DictReader(io.StringIO(first)))[0]["name"] == "occupancy"
+    assert render([TABLE, other], "csv") == "name,value\noccupancy,0.6666666666666666\n"
+    assert render([TABLE, other], "csv", table="u") == "a\n1;2\n"
+    main = Table(columns=["b"], rows=[{"b": 1}], title="Main part", main=True)
+    assert render([TABLE, main], "csv") == "b\n1\n"
+    assert list(csv.DictReader(io.StringIO(render([TABLE, main], "csv", table="t"))))[0]["name"] == "occupancy"
+    assert "T" in render([TABLE, other], "table") and "U" in render([TABLE, other], "table")
+    assert json.loads(render([TABLE, other], "json")) == {"t": TABLE.rows, "u": other.rows}
+
+
+def test_an_unknown_table_name_lists_the_known_ones():
+    import pytest
+
+    from perfcalc.errors import InputError
+
+    with pytest.raises(InputError, match="'v' is not a table of this output; its tables: t, main_part"):
+        render([TABLE, Table(columns=["b"], rows=[], title="Main part")], "csv", table="v")
+
+
+def test_text_formats_translate_fractions_flags_and_none_csv_keeps_raw_values():
+    t = Table(
+        columns=["occupancy", "current", "blocks"],
+        rows=[{"occupancy": 0.75, "current": True, "blocks": None}, {"occupancy": 1, "current": False, "blocks": 3}],
+        percent=("occupancy",),
+        flags={"current": "<- here"},
+        none_text={"blocks": "unlimited"},
+    )
+    text = render(t, "table")
+    assert "75 %" in text and "<- here" in text and "unlimited" in text and "100 %" in text
+    assert render(t, "csv") == "occupancy,current,blocks\n0.75,True,\n1,False,3\n"
 
 
 def test_markdown_has_title_and_pipe_table():

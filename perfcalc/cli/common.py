@@ -23,6 +23,17 @@ OutputOption = Annotated[
 ]
 
 
+def table_option(names: str) -> Any:
+    """`--table NAME` for a command whose output has several tables, `names` listing them:
+    `table: Annotated[str | None, table_option("a, b")] = None`."""
+    return typer.Option(
+        "--table",
+        metavar="NAME",
+        help="Show or write only this table. A CSV is always one table: the first named here "
+        f"unless --table picks another. Tables: {names}.",
+    )
+
+
 MaxSecondsOption = Annotated[
     float,
     typer.Option(
@@ -74,16 +85,17 @@ def device_and_product(
     return resolve_device(cc)
 
 
-def show(tables: Any, fmt: Format, output: str | Path | None, data: Any = None) -> None:
-    """Render tables (or `data` for JSON) and print or write them. `-o -` is stdout; a file
-    named `x.csv`, `x.json` or `x.md` with the default format gets that format."""
+def show(tables: Any, fmt: Format, output: str | Path | None, data: Any = None, table: str | None = None) -> None:
+    """Render tables (or `data` for JSON) and print or write them; `table` picks one by name.
+    `-o -` is stdout; a file named `x.csv`, `x.json` or `x.md` with the default format gets
+    that format."""
     from perfcalc.report import emit, render
 
     if output == "-":
         output = None
     if output is not None and fmt == Format.table:
         fmt = _SUFFIX_FORMATS.get(Path(output).suffix.lower(), fmt)
-    emit(render(tables, fmt.value, data), output)
+    emit(render(tables, fmt.value, data, table), output)
 
 
 _SUFFIX_FORMATS = {".csv": Format.csv, ".json": Format.json, ".md": Format.markdown, ".markdown": Format.markdown}

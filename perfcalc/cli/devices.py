@@ -6,7 +6,7 @@ from typing import Annotated
 
 import typer
 
-from perfcalc.cli.common import Format, FormatOption, OutputOption, show, start_output
+from perfcalc.cli.common import Format, FormatOption, OutputOption, show, start_output, table_option
 
 
 def register(app: typer.Typer) -> None:
@@ -25,6 +25,7 @@ def devices(
     cc: Annotated[str | None, typer.Argument(hidden=True)] = None,
     fmt: FormatOption = Format.table,
     output: OutputOption = None,
+    table: Annotated[str | None, table_option("compute_capabilities, products (the list)")] = None,
 ) -> None:
     """List the compute capabilities (with their GPU products), or show one CC or GPU in full.
 
@@ -43,16 +44,10 @@ def devices(
     if show_cc is None:
         ccs = devices_table(all_archs(), all_gpus())
         products = products_table(all_gpus())
-        if fmt == Format.json:
-            data = {"compute_capabilities": ccs.rows, "products": products.rows}
-            show([ccs, products], fmt, output, data=data)
-        elif fmt == Format.csv:  # one flat table (each CC lists its products' keys);
-            show(ccs, fmt, output)  # 'perfcalc devices products' gives the products' figures
-        else:
-            show([ccs, products], fmt, output)
+        show([ccs, products], fmt, output, table=table)
         return
     if show_cc == "products" and cc is None:
-        show(products_table(all_gpus()), fmt, output)
+        show(products_table(all_gpus()), fmt, output, table=table)
         return
     if show_cc != "show" or cc is None:
         raise InputError(
@@ -62,9 +57,9 @@ def devices(
     if normalize_cc(cc) is None:  # a product name or a data file (or an error listing them)
         arch, gpu = resolve_device(cc) if cc.strip().lower().endswith((".yaml", ".yml")) else (None, get_gpu(cc))
         if gpu is not None:
-            show(product_detail_table(gpu), fmt, output, data=gpu)
+            show(product_detail_table(gpu), fmt, output, data=gpu, table=table)
             return
     else:
         arch = get_arch(cc)
     assert arch is not None
-    show(device_detail_table(arch), fmt, output, data=arch)
+    show(device_detail_table(arch), fmt, output, data=arch, table=table)

@@ -6,7 +6,7 @@ from typing import Annotated, Any
 
 import typer
 
-from perfcalc.cli.common import Format, FormatOption, OutputOption, show, start_output
+from perfcalc.cli.common import Format, FormatOption, OutputOption, show, start_output, table_option
 
 
 def register(app: typer.Typer) -> None:
@@ -145,6 +145,7 @@ def coalesce(
     ] = False,
     fmt: FormatOption = Format.table,
     output: OutputOption = None,
+    table: Annotated[str | None, table_option("access, transactions (with --show-transactions)")] = None,
 ) -> None:
     """Global-memory transactions, bytes and efficiency of one warp-level access.
 
@@ -177,9 +178,11 @@ def coalesce(
         mode = cache if (cc is not None or arch.global_family.cache_modes) else None
         results.append((label, global_access(arch, addr, pat.word, mask, op=op, cache=mode)))
     tables = [coalesce_table(results, f"Global {op}: {_verb(pat.description, op)}, {pat.word}-byte words")]
-    if show_transactions:
+    if show_transactions or table == "transactions":
         tables.append(transactions_table(results))
-    show(tables, fmt, output, data={"pattern": pat, "results": [{"cc": lb, "cost": r} for lb, r in results]})
+    show(
+        tables, fmt, output, data={"pattern": pat, "results": [{"cc": lb, "cost": r} for lb, r in results]}, table=table
+    )
 
 
 def banks(
@@ -207,6 +210,7 @@ def banks(
     show_banks: Annotated[bool, typer.Option("--show-banks", help="Also print the bank of every lane.")] = False,
     fmt: FormatOption = Format.table,
     output: OutputOption = None,
+    table: Annotated[str | None, table_option("access, lane_banks (with --show-banks)")] = None,
 ) -> None:
     """Shared-memory passes (wavefronts) and bank conflicts of one warp-level access.
 
@@ -245,9 +249,11 @@ def banks(
         mode = bank_mode if (cc is not None or arch.shared_family.eight_byte_mode) else None
         results.append((label, shared_access(arch, addr, pat.word, mask, op=op, bank_mode=mode)))
     tables = [banks_table(results, f"Shared {op}: {_verb(pat.description, op)}, {pat.word}-byte words")]
-    if show_banks:
+    if show_banks or table == "lane_banks":
         tables.append(lane_banks_table(results, pat.addresses))
-    show(tables, fmt, output, data={"pattern": pat, "results": [{"cc": lb, "cost": r} for lb, r in results]})
+    show(
+        tables, fmt, output, data={"pattern": pat, "results": [{"cc": lb, "cost": r} for lb, r in results]}, table=table
+    )
 
 
 def _verb(description: str, op: str) -> str:

@@ -21,6 +21,7 @@ from perfcalc.cli.common import (
     device_and_product,
     show,
     start_output,
+    table_option,
 )
 from perfcalc.errors import InputError
 from perfcalc.expr import shorten
@@ -228,6 +229,14 @@ def occupancy(
     ] = None,
     fmt: FormatOption = Format.table,
     output: OutputOption = None,
+    table: Annotated[
+        str | None,
+        table_option(
+            "occupancy, inputs, device_limits, allocation, block_limits, waves (with --grid); with --suggest: "
+            "suggestion, ranking; with --sweep: sweep_block_size, sweep_registers_per_thread, "
+            "sweep_shared_memory_per_block; with --ptxas or --source: kernels (suggestions with --suggest)"
+        ),
+    ] = None,
 ) -> None:
     """Theoretical occupancy of a kernel configuration and what limits it.
 
@@ -259,7 +268,7 @@ def occupancy(
         if axes or plot is not None:
             raise InputError("--sweep and --plot work on --regs/--smem; use them without --source")
         kernels, cc = _compiled_resources(source, kernel, define, cc, gpu)
-        _ptxas_command(None, cc, block, suggest, settings, fmt, output, kernels=kernels)
+        _ptxas_command(None, cc, block, suggest, settings, fmt, output, table, kernels=kernels)
         return
     if ptxas is not None:
         if regs is not None or static:
@@ -270,7 +279,7 @@ def occupancy(
             raise InputError("--sweep and --plot work on one configuration; use --regs and --smem instead of --ptxas")
         if gpu is not None or grid is not None:
             raise InputError("--gpu and --grid work on one configuration; leave them out with --ptxas")
-        _ptxas_command(ptxas, cc, block, suggest, settings, fmt, output)
+        _ptxas_command(ptxas, cc, block, suggest, settings, fmt, output, table)
         return
     arch, product = _device(cc, gpu)
     grid_blocks = _grid_blocks(grid)
@@ -295,7 +304,7 @@ def occupancy(
             sections.append(_waves_section(section[2]["active_blocks_per_sm"], grid_blocks, product))
     elif grid_blocks is not None:
         raise InputError("--grid works on one configuration: leave out --suggest and --sweep")
-    _show(sections, fmt, output)
+    _show(sections, fmt, output, table)
 
 
 def _device(cc: str | None, gpu: str | None):
@@ -341,7 +350,7 @@ def _single_section(arch, inputs) -> tuple[str, list, Any]:
 
 def _sweep_section(arch, inputs, axes, plot: Path | None, dynamic_spec: int | str = 0) -> tuple[str, list, Any]:
     from perfcalc.model.occupancy import occupancy
-    from perfcalc.report.occupancy_tables import compute_sweep, sweep_document, sweep_table
+    from perfcalc.report.occupancy_tables import compute_sweep, occupancy_context, sweep_document, sweep_table
 
     occupancy(arch, **_engine_args(inputs))  # the current point must itself be legal
     per_block = None if isinstance(dynamic_spec, int) else (lambda blocks: dynamic_bytes(dynamic_spec, blocks))
@@ -356,7 +365,11 @@ def _sweep_section(arch, inputs, axes, plot: Path | None, dynamic_spec: int | st
             f"{inputs.registers_per_thread} registers, "
             f"{inputs.shared_memory} B shared memory per block",
         )
-    return "sweeps", [sweep_table(s) for s in sweeps], sweep_document(sweeps)
+    tables = [sweep_table(s) for s in sweeps]
+    swept = {"block": "block_size", "regs": "registers_per_thread", "smem": "static_shared_memory_bytes"}
+    for t, sweep in zip(tables, sweeps, strict=True):  # each row is about the CC and the inputs held fixed
+        t.context = {k: v for k, v in occupancy_context(arch, inputs).items() if k != swept[sweep.axis]}
+    return "sweeps", tables, sweep_document(sweeps)
 
 
 def _suggest_section(
@@ -395,10 +408,10 @@ def _engine_args(inputs) -> dict[str, Any]:
     return asdict(inputs)
 
 
-def _show(sections: list[tuple[str, list, Any]], fmt: Format, output: Path | None) -> None:
+def _show(sections: list[tuple[str, list, Any]], fmt: Format, output: Path | None, table: str | None) -> None:
     tables = [t for _name, section_tables, _doc in sections for t in section_tables]
     data = sections[0][2] if len(sections) == 1 else {name: doc for name, _t, doc in sections}
-    show(tables, fmt, output, data=data)
+    show(tables, fmt, output, data=data, table=table)
 
 
 def _compiled_resources(
@@ -438,6 +451,7 @@ def _ptxas_command(
     settings: dict[str, Any],
     fmt: Format,
     output: Path | None,
+    table_name: str | None,
     kernels: tuple = (),
 ) -> None:
     from perfcalc.model.ptxas import read_ptxas_file
@@ -467,7 +481,7 @@ def _ptxas_command(
         ]
         table = ptxas_suggestion_table(found)
         table.notes.extend(note)
-        show([table], fmt, output, data=ptxas_suggestion_document(found, note))
+        show([table], fmt, output, data=ptxas_suggestion_document(found, note), table=table_name)
         return
     from perfcalc.model.hints import advise
     from perfcalc.model.occupancy import OccupancyInputs
@@ -488,7 +502,7 @@ def _ptxas_command(
         entries.append((kernel, arch, advise(arch, inputs)))
     table = ptxas_table(entries, block)
     table.notes[:0] = note
-    show([table], fmt, output, data=ptxas_document(entries, block, note))
+    show([table], fmt, output, data=ptxas_document(entries, block, note), table=table_name)
 
 
 def _barriers(kernel, settings: dict[str, Any]) -> int:

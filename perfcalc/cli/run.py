@@ -15,6 +15,7 @@ from perfcalc.cli.common import (
     OutputOption,
     show,
     start_output,
+    table_option,
 )
 
 DEFAULT_REGISTERS = 32
@@ -190,6 +191,13 @@ def run(
     max_seconds: MaxSecondsOption = 600.0,
     fmt: FormatOption = Format.table,
     output: OutputOption = None,
+    table: Annotated[
+        str | None,
+        table_option(
+            "counters, summary, time and caches and cache_lines (with --gpu), lines (per source line); "
+            "with several --gpu: gpus"
+        ),
+    ] = None,
 ) -> None:
     """Run a kernel on the execution core, check its result, compare its counters with the model.
 
@@ -258,7 +266,7 @@ def run(
                 )
             )
     if len(docs) == 1:
-        _show_run(docs[0], fmt, output)
+        _show_run(docs[0], fmt, output, table)
     else:
         from perfcalc.report.run_tables import gpu_comparison_table
 
@@ -267,6 +275,7 @@ def run(
             fmt,
             output,
             data={"kernel": docs[0]["kernel"], "params": docs[0]["params"], "runs": docs},
+            table=table,
         )
 
 
@@ -355,7 +364,7 @@ def _caches_dict(result: Any, options: dict) -> dict | None:
     }
 
 
-def _show_run(doc: dict[str, Any], fmt: Format, output: str | Path | None) -> None:
+def _show_run(doc: dict[str, Any], fmt: Format, output: str | Path | None, table: str | None) -> None:
     from perfcalc.report.run_tables import (
         cache_lines_table,
         caches_table,
@@ -377,7 +386,7 @@ def _show_run(doc: dict[str, Any], fmt: Format, output: str | Path | None) -> No
         from perfcalc.report.run_tables import time_table
 
         tables[1:1] = [time_table(doc)]
-    show(tables, fmt, output, data=doc)
+    show(tables, fmt, output, data=doc, table=table)
 
 
 def kernels(
@@ -388,6 +397,7 @@ def kernels(
     ] = None,
     fmt: FormatOption = Format.table,
     output: OutputOption = None,
+    table: Annotated[str | None, table_option("kernels (the list); for one kernel: kernel, source")] = None,
 ) -> None:
     """List the kernel catalog, or show one kernel's source, parameters and model.
 
@@ -399,10 +409,10 @@ def kernels(
     start_output(output)
     if name is not None:
         spec = get_kernel(name, catalog_file)
-        show(kernel_detail_tables(spec), fmt, output, data=spec)
+        show(kernel_detail_tables(spec), fmt, output, data=spec, table=table)
         return
     specs = catalog() if catalog_file is None else load_kernel_file(catalog_file)
-    show(kernels_table(list(specs.values())), fmt, output)
+    show(kernels_table(list(specs.values())), fmt, output, table=table)
 
 
 # ---------------------------------------------------------------------------------------------

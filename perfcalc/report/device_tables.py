@@ -47,7 +47,9 @@ def devices_table(archs: Sequence[Arch], gpus: Sequence[Gpu] = ()) -> Table:
         columns["gpus"] = "GPU products"
         for row in rows:
             row["gpus"] = [g.key for g in gpus if g.compute_capability == row["compute_capability"]]
-    return Table(columns=list(columns), rows=rows, title="Compute capabilities", headers=columns)
+    return Table(
+        columns=list(columns), rows=rows, title="Compute capabilities", headers=columns, name="compute_capabilities"
+    )
 
 
 def products_table(gpus: Sequence[Gpu]) -> Table:
@@ -57,6 +59,7 @@ def products_table(gpus: Sequence[Gpu]) -> Table:
         columns=list(_PRODUCT_COLUMNS),
         rows=rows,
         title="GPU products",
+        name="products",
         headers=dict(_PRODUCT_COLUMNS),
         notes=[
             "Peaks count an FMA as 2 flops at the clock named in 'clock basis'; "
@@ -68,7 +71,12 @@ def products_table(gpus: Sequence[Gpu]) -> Table:
 def product_detail_table(gpu: Gpu) -> Table:
     rows = [{"figure": f.name, "value": getattr(gpu, f.name)} for f in fields(gpu)]
     rows.append({"figure": "ridge_flop_per_byte", "value": gpu.ridge_flop_per_byte})
-    return Table(columns=["figure", "value"], rows=rows, title=f"{gpu.name} ({gpu.chip}, CC {gpu.compute_capability})")
+    return Table(
+        columns=["figure", "value"],
+        rows=rows,
+        title=f"{gpu.name} ({gpu.chip}, CC {gpu.compute_capability})",
+        name="product",
+    )
 
 
 def device_detail_table(arch: Arch) -> Table:
@@ -77,4 +85,5 @@ def device_detail_table(arch: Arch) -> Table:
         columns=["limit", "value"],
         rows=rows,
         title=f"Compute capability {arch.compute_capability} ({arch.architecture})",
+        name="compute_capability",
     )

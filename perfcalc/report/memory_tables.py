@@ -60,7 +60,7 @@ def coalesce_table(results: Sequence[tuple[str, Any]], title: str) -> Table:
     notes = ["efficiency = distinct bytes the active lanes use / bytes moved."]
     if any(GLOBAL_FAMILIES[r.family].sectored for _, r in results):
         notes.insert(0, "CC >= 5.0: transactions are 32-byte sectors (reference/memory.md 1.5-1.6).")
-    return Table(columns=list(_COALESCE), rows=rows, title=title, headers=dict(_COALESCE), notes=notes)
+    return Table(columns=list(_COALESCE), rows=rows, title=title, headers=dict(_COALESCE), notes=notes, name="access")
 
 
 def transactions_table(results: Sequence[tuple[str, Any]]) -> Table:
@@ -85,6 +85,7 @@ def transactions_table(results: Sequence[tuple[str, Any]]) -> Table:
         columns=["cc", "request", "lanes", "count", "transactions"],
         rows=rows,
         title="Transactions per request (issue order)",
+        name="transactions",
         headers={"cc": "CC", "count": "n"},
     )
 
@@ -114,7 +115,7 @@ def banks_table(results: Sequence[tuple[str, Any]], title: str) -> Table:
             "1.x: the broadcast word of each step is the lowest pending lane's "
             "(the guide leaves the choice open; memory.md 8.3)."
         )
-    return Table(columns=list(_BANKS), rows=rows, title=title, headers=dict(_BANKS), notes=notes)
+    return Table(columns=list(_BANKS), rows=rows, title=title, headers=dict(_BANKS), notes=notes, name="access")
 
 
 def lane_banks_table(results: Sequence[tuple[str, Any]], addresses: Sequence[int]) -> Table:
@@ -130,5 +131,6 @@ def lane_banks_table(results: Sequence[tuple[str, Any]], addresses: Sequence[int
         columns=columns,
         rows=rows,
         title="Bank of each lane",
+        name="lane_banks",
         headers={label: f"bank ({label})" for label, _ in results},
     )

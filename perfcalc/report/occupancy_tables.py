@@ -108,8 +108,8 @@ def limiter_rows(result: OccupancyResult) -> list[dict[str, Any]]:
         rows.append(
             {
                 "limiter": LIMITER_LABELS[name],
-                "blocks_per_sm": "unlimited" if blocks == UNLIMITED else blocks,
-                "limits": "<- limiter" if name in result.limiters else "",
+                "blocks_per_sm": None if blocks == UNLIMITED else blocks,
+                "is_limiter": name in result.limiters,
             }
         )
     return rows
@@ -120,7 +120,7 @@ def result_row(result: OccupancyResult) -> dict[str, Any]:
         "active_blocks_per_sm": result.active_blocks_per_sm,
         "active_warps_per_sm": result.active_warps_per_sm,
         "active_threads_per_sm": result.active_threads_per_sm,
-        "occupancy_pct": result.occupancy * 100,
+        "occupancy": result.occupancy,
         "limiters": ", ".join(LIMITER_LABELS[n] for n in result.limiters),
     }
 
@@ -129,8 +129,14 @@ RESULT_HEADERS = {
     "active_blocks_per_sm": "active blocks/SM",
     "active_warps_per_sm": "active warps/SM",
     "active_threads_per_sm": "active threads/SM",
-    "occupancy_pct": "occupancy %",
+    "occupancy": "occupancy",
     "limiters": "limited by",
+}
+# How the text formats show the raw columns of the occupancy tables (Table's docstring).
+SHOWN: dict[str, Any] = {
+    "percent": ("occupancy", "tail_fill", "average_fill"),
+    "flags": {"current": CURRENT, "is_limiter": "<- limiter"},
+    "none_text": {"blocks_per_sm": "unlimited"},
 }
 
 
@@ -179,27 +185,42 @@ def warps_per_block(arch: Arch, inputs: OccupancyInputs) -> int:
     return -(-inputs.block_size // arch.warp_size)
 
 
+def occupancy_context(arch: Arch, inputs: OccupancyInputs) -> dict[str, Any]:
+    """What an occupancy row is about, under the library's names (CSV's leading columns)."""
+    return {
+        "cc": arch.compute_capability,
+        "block_size": inputs.block_size,
+        "registers_per_thread": inputs.registers_per_thread,
+        "static_shared_memory_bytes": inputs.static_shared_memory,
+        "dynamic_shared_memory_bytes": inputs.dynamic_shared_memory,
+    }
+
+
 def occupancy_tables(arch: Arch, advice: Advice) -> list[Table]:
     """Inputs, physical limits, allocations, per-limiter blocks, the result and what to change."""
     result = advice.result
     return [
-        Table(["input", "value"], input_rows(arch, advice.inputs), title="Inputs"),
+        Table(["input", "value"], input_rows(arch, advice.inputs), title="Inputs", name="inputs"),
         Table(
             ["limit", "value", "key"],
             device_limit_rows(arch),
             title=f"Physical limits of CC {arch.compute_capability}",
+            name="device_limits",
             headers={"key": display_file(arch.source_file)},
         ),
         Table(
             ["resource", "value"],
             allocation_rows(result, warps_per_block(arch, advice.inputs)),
             title="Allocated resources",
+            name="allocation",
         ),
         Table(
-            ["limiter", "blocks_per_sm", "limits"],
+            ["limiter", "blocks_per_sm", "is_limiter"],
             limiter_rows(result),
             title="Blocks per SM by each limit",
-            headers={"blocks_per_sm": "blocks/SM", "limits": ""},
+            headers={"blocks_per_sm": "blocks/SM", "is_limiter": ""},
+            name="block_limits",
+            **SHOWN,
         ),
         Table(
             list(RESULT_HEADERS),
@@ -207,6 +228,10 @@ def occupancy_tables(arch: Arch, advice: Advice) -> list[Table]:
             title="Occupancy",
             headers=RESULT_HEADERS,
             notes=advice_lines(advice),
+            name="occupancy",
+            main=True,
+            context=occupancy_context(arch, advice.inputs),
+            **SHOWN,
         ),
     ]
 
@@ -326,17 +351,19 @@ def sweep_table(sweep: Sweep) -> Table:
                 "to": end,
                 "active_blocks_per_sm": int(sweep.active_blocks[i]),
                 "active_warps_per_sm": int(sweep.active_warps[i]),
-                "occupancy_pct": float(sweep.occupancy[i]) * 100,
+                "occupancy": float(sweep.occupancy[i]),
                 "limiters": ", ".join(LIMITER_LABELS[x] for x in sweep.limiters[i]),
-                "current": CURRENT if start <= sweep.current <= end else "",
+                "current": start <= sweep.current <= end,
             }
         )
         start = end + 1
     return Table(
-        ["from", "to", "active_blocks_per_sm", "active_warps_per_sm", "occupancy_pct", "limiters", "current"],
+        ["from", "to", "active_blocks_per_sm", "active_warps_per_sm", "occupancy", "limiters", "current"],
         rows,
         title=SWEEP_TITLES[sweep.axis],
         headers={**RESULT_HEADERS, "from": f"{SWEEP_UNITS[sweep.axis]} from", "to": "to", "current": ""},
+        name=f"sweep_{SWEEP_COLUMNS[sweep.axis]}",
+        **SHOWN,
     )
 
 
@@ -375,7 +402,7 @@ def suggestion_tables(
     pick: dict[str, Any] = {
         "block_size": suggestion.block_size,
         "active_blocks_per_sm": suggestion.active_blocks_per_sm,
-        "occupancy_pct": suggestion.occupancy * 100,
+        "occupancy": suggestion.occupancy,
     }
     notes = [
         "NVIDIA's rule (cudaOccMaxPotentialOccupancyBlockSize): the most active threads per "
@@ -395,9 +422,9 @@ def suggestion_tables(
             "block_size": c.block_size,
             "active_blocks_per_sm": c.active_blocks_per_sm,
             "active_threads_per_sm": c.active_threads_per_sm,
-            "occupancy_pct": c.occupancy * 100,
+            "occupancy": c.occupancy,
             "limiters": ", ".join(LIMITER_LABELS[x] for x in c.limiters),
-            "current": CURRENT if c.block_size == current else "",
+            "current": c.block_size == current,
         }
         for i, c in enumerate(suggestion.ranking)
     ]
@@ -409,6 +436,9 @@ def suggestion_tables(
             title=f"Suggested block size (CC {arch.compute_capability})",
             headers=headers,
             notes=notes,
+            name="suggestion",
+            context={"cc": arch.compute_capability},
+            **SHOWN,
         ),
         Table(
             [
@@ -416,13 +446,16 @@ def suggestion_tables(
                 "block_size",
                 "active_blocks_per_sm",
                 "active_threads_per_sm",
-                "occupancy_pct",
+                "occupancy",
                 "limiters",
                 "current",
             ],
             rows,
             title="Ranking",
             headers=headers,
+            name="ranking",
+            context={"cc": arch.compute_capability},
+            **SHOWN,
         ),
     ]
 
@@ -435,8 +468,8 @@ def waves_table(found: Any, product: Any) -> Table:
         "waves": found.waves,
         "full_waves": found.full_waves,
         "tail_blocks": found.tail_blocks,
-        "tail_fill_pct": found.tail_fill * 100,
-        "average_fill_pct": found.average_fill * 100,
+        "tail_fill": found.tail_fill,
+        "average_fill": found.average_fill,
     }
     headers = {
         "grid_blocks": "grid (blocks)",
@@ -444,17 +477,31 @@ def waves_table(found: Any, product: Any) -> Table:
         "waves": "waves",
         "full_waves": "full waves",
         "tail_blocks": "last-wave blocks",
-        "tail_fill_pct": "last wave full %",
-        "average_fill_pct": "average fill %",
+        "tail_fill": "last wave full",
+        "average_fill": "average fill",
     }
     notes = [
         f"blocks per wave = {found.active_blocks_per_sm} active blocks per SM x "
         f"{found.sm_count} SMs of the {product.name}; equal-time blocks assumed"
     ]
-    return Table(list(row), [row], title=f"Waves on {product.name}", headers=headers, notes=notes)
+    return Table(
+        list(row), [row], title=f"Waves on {product.name}", headers=headers, notes=notes, name="waves", **SHOWN
+    )
 
 
 # --- ptxas kernels ---------------------------------------------------------------------------
+
+
+def mangled_notes(kernels: Any) -> list[str]:
+    """Why a kernel's name is shown mangled, once per name (model/demangle.py)."""
+    from perfcalc.model.demangle import why_mangled
+
+    notes = []
+    for name in dict.fromkeys(k.name for k in kernels):
+        why = why_mangled(name)
+        if why:
+            notes.append(f"{name} is shown mangled: {why}")
+    return notes
 
 
 def ptxas_table(entries: Sequence[tuple[Any, Arch, Advice]], block_size: int) -> Table:
@@ -481,6 +528,7 @@ def ptxas_table(entries: Sequence[tuple[Any, Arch, Advice]], block_size: int) ->
         lines = advice_lines(advice)
         if r.occupancy < 1.0 and lines:
             notes.append(f"{kernel.display_name} [{arch.compute_capability}]: {lines[0]}")
+    notes.extend(mangled_notes(kernel for kernel, _arch, _advice in entries))
     headers = {
         **RESULT_HEADERS,
         "compiled_for": "compiled for",
@@ -495,6 +543,8 @@ def ptxas_table(entries: Sequence[tuple[Any, Arch, Advice]], block_size: int) ->
         title=f"Kernels from ptxas at {block_size} threads per block",
         headers=headers,
         notes=notes,
+        name="kernels",
+        **SHOWN,
     )
 
 
@@ -518,7 +568,7 @@ def ptxas_suggestion_table(found: Sequence[tuple[Any, Arch, Any]]) -> Table:
             "static_smem_bytes": k.shared_memory_bytes,
             "block_size": s.block_size,
             "active_blocks_per_sm": s.active_blocks_per_sm,
-            "occupancy_pct": s.occupancy * 100,
+            "occupancy": s.occupancy,
         }
         for k, arch, s in found
     ]
@@ -530,14 +580,18 @@ def ptxas_suggestion_table(found: Sequence[tuple[Any, Arch, Any]]) -> Table:
         "static_smem_bytes": "static smem (B)",
         "block_size": "suggested block size",
     }
+    mangled = mangled_notes(k for k, _arch, _s in found)
     return Table(
         list(rows[0]),
         rows,
         title="Suggested block size per kernel",
         headers=headers,
+        name="suggestions",
+        **SHOWN,
         notes=[
             "NVIDIA's rule (cudaOccMaxPotentialOccupancyBlockSize): the most active "
-            "threads per SM; ties keep the larger block; 0 = nothing fits."
+            "threads per SM; ties keep the larger block; 0 = nothing fits.",
+            *mangled,
         ],
     )
 

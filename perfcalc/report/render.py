@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from enum import Enum
 from typing import Any
 
+from perfcalc.errors import InputError
 from perfcalc.report.table import Table
 
 FORMATS = ("table", "csv", "json", "markdown")
@@ -52,8 +53,19 @@ def to_jsonable(value: Any) -> Any:
 
 def _grid(table: Table) -> tuple[list[str], list[list[str]]]:
     headers = [table.label(c) for c in table.columns]
-    rows = [[format_value(row.get(c)) for c in table.columns] for row in table.rows]
+    rows = [[_cell_text(table, c, row.get(c)) for c in table.columns] for row in table.rows]
     return headers, rows
+
+
+def _cell_text(table: Table, column: str, value: Any) -> str:
+    """A raw value as the text formats show it, after the table's own conventions."""
+    if column in table.flags and isinstance(value, bool):
+        return table.flags[column] if value else ""
+    if value is None and column in table.none_text:
+        return table.none_text[column]
+    if column in table.percent and isinstance(value, (int, float)) and not isinstance(value, bool):
+        return f"{format_value(float(value) * 100)} %"
+    return format_value(value)
 
 
 def _render_table(tables: Sequence[Table], markdown: bool) -> str:
@@ -77,18 +89,29 @@ def _render_table(tables: Sequence[Table], markdown: bool) -> str:
     return "\n\n".join(parts) + "\n"
 
 
-def _render_csv(tables: Sequence[Table]) -> str:
-    """CSV of raw values; several tables are separated by a blank line and a '# title' row."""
+def main_table(tables: Sequence[Table]) -> Table:
+    """The table a CSV holds when none is named: the one marked `main`, else the first."""
+    return next((t for t in tables if t.main), tables[0])
+
+
+def pick_table(tables: Sequence[Table], name: str) -> Table:
+    """The table called `name` (`--table NAME`); an unknown name is an error listing the known."""
+    for t in tables:
+        if t.key == name:
+            return t
+    known = ", ".join(t.key for t in tables)
+    raise InputError(f"--table {name!r} is not a table of this output; its tables: {known}")
+
+
+def _render_csv(table: Table) -> str:
+    """One tidy table of raw values: a header row of column keys, then one line per row, so
+    `pandas.read_csv` reads it into one frame; the table's context leads every row."""
     out = io.StringIO()
-    for i, t in enumerate(tables):
-        if len(tables) > 1:
-            if i:
-                out.write("\n")
-            out.write(f"# {t.title}\n")
-        writer = csv.writer(out, lineterminator="\n")
-        writer.writerow(list(t.columns))
-        for row in t.rows:
-            writer.writerow([_csv_cell(row.get(c)) for c in t.columns])
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow([*table.context, *table.columns])
+    lead = [_csv_cell(v) for v in table.context.values()]
+    for row in table.rows:
+        writer.writerow([*lead, *(_csv_cell(row.get(c)) for c in table.columns)])
     return out.getvalue()
 
 
@@ -99,20 +122,20 @@ def _csv_cell(value: Any) -> Any:
     return "" if value is None else value
 
 
-def render(tables: Table | Sequence[Table], fmt: str, data: Any = None) -> str:
-    """Render tables in `fmt`. JSON prints `data` (the result dataclasses) when given, else the rows."""
+def render(tables: Table | Sequence[Table], fmt: str, data: Any = None, table: str | None = None) -> str:
+    """Render tables in `fmt`. JSON prints `data` (the result dataclasses) when given, else the
+    rows of each table under its name. CSV is one table: `table` by name, else the main one;
+    the text formats show every table, or only `table` when it is named."""
     if isinstance(tables, Table):
         tables = [tables]
+    if table is not None:
+        tables = [pick_table(tables, table)]
     if fmt == "json":
         if data is None:
-            data = (
-                {t.title or f"table{i}": t.rows for i, t in enumerate(tables)}
-                if len(tables) > 1
-                else {"rows": tables[0].rows}
-            )
+            data = {t.key: t.rows for t in tables} if len(tables) > 1 else {"rows": tables[0].rows}
         return json.dumps(to_jsonable(data), indent=2) + "\n"
     if fmt == "csv":
-        return _render_csv(tables)
+        return _render_csv(main_table(tables))
     if fmt in ("table", "markdown"):
         return _render_table(tables, markdown=fmt == "markdown")
     raise ValueError(f"unknown format {fmt!r}")

@@ -67,6 +67,7 @@ def summary_table(doc: Mapping[str, Any]) -> Table:
         rows=[{"item": k, "value": v} for k, v in rows],
         title=f"perfcalc run {doc['kernel']}",
         headers={"item": "", "value": ""},
+        name="summary",
         notes=list(doc.get("notes", ())),
     )
 
@@ -89,6 +90,8 @@ def counters_table(simulated: Mapping[str, int], predicted: Mapping[str, int] | 
         columns=["counter", "simulated", "predicted", "match"],
         rows=rows,
         title="Counters (whole launch)",
+        name="counters",
+        main=True,
     )
 
 
@@ -116,6 +119,7 @@ def sites_table(per_site: Sequence[Mapping[str, Any]], names: Sequence[str]) -> 
         columns=["line", "code", "counter", "simulated", "predicted", "match"],
         rows=rows,
         title="Memory counters per source line",
+        name="lines",
     )
 
 
@@ -143,6 +147,7 @@ def kernels_table(specs: Sequence[Any]) -> Table:
         columns=["kernel", "params", "description", "origin"],
         rows=rows,
         title="Kernel catalog (perfcalc run KERNEL --param NAME=VALUE)",
+        name="kernels",
     )
 
 
@@ -170,8 +175,9 @@ def kernel_detail_tables(spec: Any) -> list[Table]:
             rows=[{"item": k, "value": v} for k, v in facts],
             title=f"kernel {spec.name}",
             headers={"item": "", "value": ""},
+            name="kernel",
         ),
-        Table(columns=["line", "code"], rows=lines, title="source"),
+        Table(columns=["line", "code"], rows=lines, title="source", name="source"),
     ]
 
 
@@ -237,6 +243,7 @@ def cache_lines_table(caches: Mapping[str, Any]) -> Table:
         columns=["line", "l1", "l2", "l2_read", "l2_written", "dram_read"],
         rows=rows,
         title="caches per source line",
+        name="cache_lines",
         headers={
             "line": "line",
             "l1": "L1 hit (loads)",
@@ -269,6 +276,7 @@ def caches_table(caches: Mapping[str, Any]) -> Table:
         rows=[{"item": k, "value": v} for k, v in rows],
         title="caches (L1/L2 model, cold start)",
         headers={"item": "", "value": ""},
+        name="caches",
     )
 
 
@@ -306,6 +314,7 @@ def time_table(doc: Mapping[str, Any]) -> Table:
         columns=["item", "seconds", "formula"],
         rows=rows,
         title=f"time on {doc['gpu']} (model/time_model.py)",
+        name="time",
         headers={"item": "", "seconds": "seconds", "formula": "formula / inputs"},
     )
 
@@ -335,5 +344,6 @@ def gpu_comparison_table(docs: Sequence[Mapping[str, Any]]) -> Table:
         columns=["quantity", *names],
         rows=rows,
         title=f"{docs[0]['kernel']} ({params}) on {', '.join(names)}",
+        name="gpus",
         notes=sorted({n for d in docs for n in d["notes"] if n.startswith("sampled")}),
     )
