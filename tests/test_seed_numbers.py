@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from perfcalc.model.matmul import analyze_matmul
+from perfcalc.model.matmul import analyze_matmul, catalog_counts
 from perfcalc.model.roofline import bandwidth_needed_gbs, cgma_bound_gflops
 from perfcalc.specs import get_gpu, resolve_device
 
@@ -17,7 +17,7 @@ from perfcalc.specs import get_gpu, resolve_device
 @pytest.fixture(scope="module")
 def g80_1024():
     arch, gpu = resolve_device("g80")
-    return analyze_matmul(1024, 16, arch, gpu)
+    return analyze_matmul(1024, 16, arch, gpu, predicted=catalog_counts(1024, 16, arch))
 
 
 def test_two_accesses_eight_bytes_per_multiply_add(g80_1024):
@@ -38,13 +38,17 @@ def test_peak_rating_needs_1386_gb_per_s():
 def test_naive_kernel_is_limited_to_21_6_gflops(g80_1024):
     """Seed 000: '86.4 GB/s limits the code at 21.6 GFLOPS' = 86.4 / 4 B x CGMA 1.
 
-    The roofline column also counts the W^2 result stores: intensity = 2W^3 / (4 (2W^3 + W^2))
-    = 0.25 x 2W / (2W + 1), so at W = 1024 it is 86.4 x 0.25 x 2048 / 2049 = 21.5895 GFLOPS."""
+    The requested-bytes intensity also counts the W^2 result stores: 2W^3 / (4 (2W^3 + W^2))
+    = 0.25 x 2W / (2W + 1). The roofline's (as `perfcalc roofline` computes it) counts the bytes
+    CC 1.0's transactions move, far more than requested: the naive kernel's Md reads are 16
+    transactions of 32 B per half-warp (memory.md 1.1), so at W = 1024 it is 2^31 flops /
+    (576 x 2^26 + 2^22) B = 0.0556 flop/B and the roofline allows 4.80 GFLOPS, not 21.6."""
     naive = g80_1024.variant("naive")
     assert naive.cgma == 1
     assert cgma_bound_gflops(86.4, 1) == pytest.approx(21.6)
     assert naive.cgma_bound_gflops == pytest.approx(21.6)
-    assert naive.bandwidth_bound_gflops == pytest.approx(86.4 * 0.25 * 2048 / 2049)
+    assert naive.intensity_flop_per_requested_byte == pytest.approx(0.25 * 2048 / 2049)
+    assert naive.bandwidth_bound_gflops == pytest.approx(86.4 * 2**31 / (576 * 2**26 + 2**22))
     assert naive.bound == "memory"
 
 
@@ -53,8 +57,8 @@ def test_16x16_tiles_512_loads_per_8192_mul_adds(g80_1024):
     256 * (2*16) = 8,192 mul/add operations' (per phase), so CGMA = 8192 / 512 = 16."""
     tiled = g80_1024.variant("tiled")
     assert tiled.threads_per_block == 256
-    assert tiled.global_loads_per_block_phase == 512
-    assert tiled.flops_per_block_phase == 8192
+    assert tiled.global_loads_per_block_per_phase == 512
+    assert tiled.flops_per_block_per_phase == 8192
     assert tiled.cgma == 16
 
 
@@ -129,12 +133,8 @@ def test_seed_003_tiled_time_estimate_is_the_shared_memory_time():
     launch overhead the estimate is 78 % of the measured time (it counts only the FMAs' issue).
     The naive estimate is slower than measured (141 ms): counts alone send every transaction to
     DRAM, and the GT 640's caches are what make it faster (perfmodel.md c3)."""
-    from perfcalc.cli.perf import _predicted
-
     arch, gpu = resolve_device("gt640")
-    params = {"Width": 1024, "TILE_WIDTH": 16}
-    predicted = {v: _predicted(f"matmul_{v}", params, arch) for v in ("naive", "tiled")}
-    a = analyze_matmul(1024, 16, arch, gpu, predicted=predicted)
+    a = analyze_matmul(1024, 16, arch, gpu, predicted=catalog_counts(1024, 16, arch))
     tiled, naive = a.variant("tiled"), a.variant("naive")
     assert tiled.time.bound == "shared-memory wavefronts"
     shared = next(t for t in tiled.time.terms if t.name == "shared-memory wavefronts")
@@ -151,14 +151,11 @@ def test_g80_naive_prediction_stands_beside_the_seeds_15_gflops():
     1024^3 x 36 B = 38.65 GB read, 4 MB written; no cache on CC 1.0, so at 86.4 GB/s x 0.8825
     (devices/timing.yaml) the kernel is DRAM-bound: 2 x 1024^3 flops / that time = 4.24 GFLOPS,
     which `perfcalc matmul --gpu g80` prints beside the seeds' 15 (whose source was not found)."""
-    from perfcalc.cli.perf import _predicted
     from perfcalc.report.perf_tables import matmul_side_by_side
     from perfcalc.specs.timing import timing_rates
 
     arch, gpu = resolve_device("g80")
-    params = {"Width": 1024, "TILE_WIDTH": 16}
-    predicted = {v: _predicted(f"matmul_{v}", params, arch) for v in ("naive", "tiled")}
-    naive = analyze_matmul(1024, 16, arch, gpu, predicted=predicted).variant("naive")
+    naive = analyze_matmul(1024, 16, arch, gpu, predicted=catalog_counts(1024, 16, arch)).variant("naive")
     rates = timing_rates(arch)
     read, written = 1024**3 * 36, 4 * 1024**2
     seconds = (
@@ -169,6 +166,6 @@ def test_g80_naive_prediction_stands_beside_the_seeds_15_gflops():
     assert naive.time.dram_bytes_read == read and naive.time.bound == "DRAM bandwidth"
     assert naive.predicted_gflops == pytest.approx(2 * 1024**3 / seconds / 1e9)
     assert round(naive.predicted_gflops, 2) == 4.24
-    a = analyze_matmul(1024, 16, arch, gpu, predicted=predicted)
+    a = analyze_matmul(1024, 16, arch, gpu, predicted=catalog_counts(1024, 16, arch))
     notes = " ".join(matmul_side_by_side(a).notes)
     assert "about 15 GFLOPS" in notes and "Predicted here for the naive kernel at width 1024: 4.24" in notes

@@ -16,6 +16,7 @@ from perfcalc.cli.common import (
     device_and_product,
     show,
     start_output,
+    table_option,
 )
 
 DEFAULT_GPU = "g80"  # the seeds' GPU
@@ -48,13 +49,6 @@ def _target(gpu: str | None, cc: str | None, default: str | None = DEFAULT_GPU):
     return device_and_product(
         cc, gpu, default_gpu=default, missing="this command needs a GPU product: --gpu NAME (see 'perfcalc devices')"
     )
-
-
-def _predicted(kernel: str, params: dict[str, int], arch: Any) -> dict[str, int]:
-    from perfcalc.model.predict import predict
-    from perfcalc.specs.kernels import get_kernel
-
-    return predict(get_kernel(kernel), params, arch).counters()
 
 
 def _simulate(kernel: str, params: dict[str, int], arch: Any, engine: str = "source") -> tuple[dict[str, int], str]:
@@ -137,6 +131,12 @@ def matmul(
     max_seconds: MaxSecondsOption = 600.0,
     fmt: FormatOption = Format.table,
     output: OutputOption = None,
+    table: Annotated[
+        str | None,
+        table_option(
+            "variants (one row per variant in CSV), counters, engines (with --engine both), explain (with --explain)"
+        ),
+    ] = None,
 ) -> None:
     """The seeds' naive vs tiled matrix-multiply analysis for any width, tile and GPU.
 
@@ -146,6 +146,7 @@ def matmul(
     from perfcalc.model.matmul import (
         VARIANTS,
         analyze_matmul,
+        catalog_counts,
         check_shape,
         with_prediction,
         with_simulation,
@@ -158,8 +159,7 @@ def matmul(
     arch, product = _target(gpu, cc)
     check_shape(width, tile, arch)
     params = {"Width": width, "TILE_WIDTH": tile}
-    predicted = {v: _predicted(MATMUL_KERNELS[v], params, arch) for v in VARIANTS}
-    analysis = analyze_matmul(width, tile, arch, product, regs, predicted, latency)
+    analysis = analyze_matmul(width, tile, arch, product, regs, catalog_counts(width, tile, arch), latency)
     if not no_simulate and product is not None:
         for v in VARIANTS:
             vregs = analysis.variant(v).registers_per_thread
@@ -205,7 +205,7 @@ def matmul(
             )
     data = {"rows": matmul_rows(analysis)} if fmt == Format.json else None
     why = {v: dict(get_kernel(MATMUL_KERNELS[v]).engines_differ) for v in VARIANTS}
-    show(matmul_tables(analysis, fmt.value, explain, why), fmt, output, data=data)
+    show(matmul_tables(analysis, fmt.value, explain or table == "explain", why), fmt, output, data=data, table=table)
 
 
 def _engines(engine: str) -> list[str]:
@@ -285,6 +285,9 @@ def roofline(
     ] = None,
     fmt: FormatOption = Format.table,
     output: OutputOption = None,
+    table: Annotated[
+        str | None, table_option("ceilings, curve, points (with --kernel or --intensity), predicted (with --kernel)")
+    ] = None,
 ) -> None:
     """The roofline of a GPU as a table: ceilings, the curve, and kernels placed on it.
 
@@ -352,7 +355,7 @@ def roofline(
         if fmt == Format.json
         else None
     )
-    show(tables, fmt, output, data=data)
+    show(tables, fmt, output, data=data, table=table)
     if plot is not None:
         from perfcalc.report.roofline_plot import plot_roofline
 
@@ -402,7 +405,7 @@ def _catalog_rows(roof: Any, arch: Any) -> tuple[list[dict[str, Any]], list[str]
                     p.global_load_transactions / p.global_load_requests if p.global_load_requests else None
                 ),
                 "global_bytes_moved": moved,
-                "intensity_flop_per_moved_byte": point.intensity_flop_per_byte if point else None,
+                "intensity_flop_per_byte": point.intensity_flop_per_byte if point else None,
                 "attainable_gflops": point.attainable_gflops if point else None,
                 "bound": point.bound if point else "memory (no flops)",
                 "roofline_time_s": time_lower_bound(p.flops, moved, roof.peak_gflops, roof.bandwidth_gbs),
@@ -450,7 +453,7 @@ def report(
     Example: perfcalc report --gpu v100 --output report/
     """
     from perfcalc.errors import InputError, OutputError
-    from perfcalc.model.matmul import VARIANTS, analyze_matmul, check_shape
+    from perfcalc.model.matmul import analyze_matmul, catalog_counts, check_shape
     from perfcalc.model.roofline import roofline as build_roofline
     from perfcalc.report import emit, render
     from perfcalc.report.perf_tables import (
@@ -477,11 +480,9 @@ def report(
         check_budget(sample_budget)
     check_shape(width, tile, arch)
     roof = build_roofline(product, arch)
-    params = {"Width": width, "TILE_WIDTH": tile}
 
     def matmul_analysis():
-        predicted = {v: _predicted(MATMUL_KERNELS[v], params, arch) for v in VARIANTS}
-        return analyze_matmul(width, tile, arch, product, None, predicted)
+        return analyze_matmul(width, tile, arch, product, None, catalog_counts(width, tile, arch))
 
     def kernels():
         rows, notes = _catalog_rows(roof, arch)

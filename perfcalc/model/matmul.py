@@ -63,13 +63,17 @@ class MatmulVariant:
     blocks: int
     threads_per_block: int
     global_loads_per_block: int
-    global_loads_per_block_phase: int | None
+    global_loads_per_block_per_phase: int | None
     global_loads_total: int
     global_stores_total: int
-    flops_per_block_phase: int | None
+    flops_per_block_per_phase: int | None
     flops_total: int
     cgma: float
-    intensity_flop_per_byte: float
+    # flops / 4 B per load and store: what the threads ask for (the seeds' view)
+    intensity_flop_per_requested_byte: float
+    # flops / bytes the global transactions move for this CC: the roofline's intensity, as in
+    # `perfcalc roofline` (None without the catalog's transaction counts)
+    intensity_flop_per_byte: float | None
     cgma_bound_gflops: float | None
     bandwidth_bound_gflops: float | None
     compute_bound_gflops: float | None
@@ -158,9 +162,9 @@ def _counts(variant: str, w: int, t: int) -> dict[str, int | None]:
         return {
             "blocks": blocks,
             "global_loads_per_block": per_block,
-            "global_loads_per_block_phase": None,
+            "global_loads_per_block_per_phase": None,
             "global_loads_total": 2 * w**3,
-            "flops_per_block_phase": None,
+            "flops_per_block_per_phase": None,
             "flops_total": 2 * w**3,
             "shared_memory_per_block_bytes": 0,
         }
@@ -168,9 +172,9 @@ def _counts(variant: str, w: int, t: int) -> dict[str, int | None]:
     return {
         "blocks": blocks,
         "global_loads_per_block": 2 * t * t * (w // t),
-        "global_loads_per_block_phase": 2 * t * t,
+        "global_loads_per_block_per_phase": 2 * t * t,
         "global_loads_total": 2 * w**3 // t,
-        "flops_per_block_phase": t * t * 2 * t,
+        "flops_per_block_per_phase": t * t * 2 * t,
         "flops_total": 2 * w**3,
         "shared_memory_per_block_bytes": 2 * t * t * WORD_BYTES,
     }
@@ -210,8 +214,9 @@ def analyze_variant(
     stores = w * w
     cgma_ratio = c["flops_total"] / c["global_loads_total"]
     requested = WORD_BYTES * (c["global_loads_total"] + stores)
-    ai = c["flops_total"] / requested
+    ai_requested = c["flops_total"] / requested
     per_request, transactions, moved = _transactions(predicted)
+    ai = c["flops_total"] / moved if moved else None
 
     fig = [
         Figure(variant, "blocks", c["blocks"], f"(W/T)^2 = ({w}/{t})^2"),
@@ -234,8 +239,8 @@ def analyze_variant(
         Figure(variant, "cgma", cgma_ratio, f"flops / global loads = {c['flops_total']} / {c['global_loads_total']}"),
         Figure(
             variant,
-            "intensity_flop_per_byte",
-            ai,
+            "intensity_flop_per_requested_byte",
+            ai_requested,
             f"flops / (4 B x (loads + W^2 stores)) = {c['flops_total']} / (4 x ({c['global_loads_total']} + {stores}))",
         ),
         Figure(
@@ -250,11 +255,21 @@ def analyze_variant(
     if variant == "tiled":
         fig.insert(
             3,
-            Figure(variant, "global_loads_per_block_phase", c["global_loads_per_block_phase"], f"2 x T^2 = 2 x {t}^2"),
+            Figure(
+                variant,
+                "global_loads_per_block_per_phase",
+                c["global_loads_per_block_per_phase"],
+                f"2 x T^2 = 2 x {t}^2",
+            ),
         )
         fig.insert(
             6,
-            Figure(variant, "flops_per_block_phase", c["flops_per_block_phase"], f"T^2 x (2 x T) = {t}^2 x (2 x {t})"),
+            Figure(
+                variant,
+                "flops_per_block_per_phase",
+                c["flops_per_block_per_phase"],
+                f"T^2 x (2 x T) = {t}^2 x (2 x {t})",
+            ),
         )
     if per_request is not None:
         fig.append(
@@ -269,6 +284,16 @@ def analyze_variant(
         fig.append(
             Figure(variant, "transactions_total", transactions, "global_load_transactions + global_store_transactions")
         )
+    if ai is not None:
+        fig.append(
+            Figure(
+                variant,
+                "intensity_flop_per_byte",
+                ai,
+                f"flops / bytes the global transactions move (loads + stores, CC {arch.compute_capability} rules) "
+                f"= {c['flops_total']} / {moved:.0f}",
+            )
+        )
 
     cgma_bound = bw_bound = peak = attain = None
     bound = None
@@ -276,8 +301,9 @@ def analyze_variant(
     if gpu is not None:
         bw, peak = gpu.memory_bandwidth_gbs, gpu.peak_fp32_gflops
         cgma_bound = cgma_bound_gflops(bw, cgma_ratio, WORD_BYTES)
-        point = attainable(ai, peak, bw)
-        bw_bound, attain, bound = point.bandwidth_bound_gflops, point.attainable_gflops, point.bound
+        if ai is not None:
+            point = attainable(ai, peak, bw)
+            bw_bound, attain, bound = point.bandwidth_bound_gflops, point.attainable_gflops, point.bound
         compulsory = WORD_BYTES * 3 * w * w  # Md and Nd read once, Pd written once
         lower = time_lower_bound(c["flops_total"], compulsory, peak, bw)
         timing = predict_time(
@@ -293,18 +319,28 @@ def analyze_variant(
                 cgma_bound,
                 f"(bandwidth / 4 B) x CGMA = ({bw:g} / 4) x {cgma_ratio:g} (the seeds' bound, loads only)",
             ),
-            Figure(variant, "bandwidth_bound_gflops", bw_bound, f"intensity x bandwidth = {ai:.6g} x {bw:g}"),
+            *(
+                []
+                if ai is None or bw_bound is None
+                else [Figure(variant, "bandwidth_bound_gflops", bw_bound, f"intensity x bandwidth = {ai:.6g} x {bw:g}")]
+            ),
             Figure(
                 variant,
                 "compute_bound_gflops",
                 peak,
                 f"FP32 peak of {gpu.key} ({gpu.peak_clock_basis} {gpu.peak_clock_mhz:g} MHz)",
             ),
-            Figure(
-                variant,
-                "attainable_gflops",
-                attain,
-                f"min(peak, intensity x bandwidth) = min({peak:g}, {bw_bound:.6g}) -> {bound} bound",
+            *(
+                []
+                if bw_bound is None
+                else [
+                    Figure(
+                        variant,
+                        "attainable_gflops",
+                        attain,
+                        f"min(peak, intensity x bandwidth) = min({peak:g}, {bw_bound:.6g}) -> {bound} bound",
+                    )
+                ]
             ),
             Figure(
                 variant,
@@ -322,12 +358,13 @@ def analyze_variant(
         blocks=c["blocks"],
         threads_per_block=threads,
         global_loads_per_block=c["global_loads_per_block"],
-        global_loads_per_block_phase=c["global_loads_per_block_phase"],
+        global_loads_per_block_per_phase=c["global_loads_per_block_per_phase"],
         global_loads_total=c["global_loads_total"],
         global_stores_total=stores,
-        flops_per_block_phase=c["flops_per_block_phase"],
+        flops_per_block_per_phase=c["flops_per_block_per_phase"],
         flops_total=c["flops_total"],
         cgma=cgma_ratio,
+        intensity_flop_per_requested_byte=ai_requested,
         intensity_flop_per_byte=ai,
         cgma_bound_gflops=cgma_bound,
         bandwidth_bound_gflops=bw_bound,
@@ -436,8 +473,9 @@ def _notes(
         bw = gpu.memory_bandwidth_gbs
         notes.append(
             f"Seeds' CGMA bound (loads only): ({bw:g} / 4) x 1 = {bw / 4:g} GFLOPS naive, "
-            f"({bw:g} / 4) x {tile} = {bw / 4 * tile:g} GFLOPS tiled. The intensity and "
-            f"bandwidth-bound columns also count the W^2 result stores, so they are slightly lower."
+            f"({bw:g} / 4) x {tile} = {bw / 4 * tile:g} GFLOPS tiled. The roofline's intensity (as in "
+            f"'perfcalc roofline') counts the bytes the global transactions move for CC "
+            f"{arch.compute_capability} (loads and stores), priced as DRAM traffic."
         )
         if gpu.chip == "G80":
             notes.append(
@@ -474,6 +512,19 @@ def _notes(
         )
         notes.append(f"Registers per thread assumed from {source}; override with --regs.")
     return notes
+
+
+CATALOG_KERNELS = {"naive": "matmul_naive", "tiled": "matmul_tiled"}
+
+
+def catalog_counts(width: int, tile: int, arch: Arch) -> dict[str, dict[str, int]]:
+    """The catalog model's counters of both seed kernels on this CC (model/predict.py): the
+    transactions the roofline's intensity and the counted time need."""
+    from perfcalc.model.predict import predict
+    from perfcalc.specs.kernels import get_kernel
+
+    params = {"Width": width, "TILE_WIDTH": tile}
+    return {v: predict(get_kernel(name), params, arch).counters() for v, name in CATALOG_KERNELS.items()}
 
 
 def analyze_matmul(

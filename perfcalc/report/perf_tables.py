@@ -1,7 +1,7 @@
 """Tables for `perfcalc matmul`, `perfcalc roofline` and `perfcalc report`: rows of raw values.
 
-`matmul_rows` is the JSON contract of `perfcalc matmul --format json` (one row per variant, the
-keys issue #5 names, no more); the table views put naive and tiled side by side and each
+`matmul_rows` is the JSON contract of `perfcalc matmul --format json` (one row per variant with
+every figure of the side-by-side table under the same key); the table views put naive and tiled side by side and each
 predicted counter beside the execution core's count.
 """
 
@@ -14,28 +14,48 @@ from perfcalc.model.matmul import MatmulAnalysis, MatmulVariant, mismatches
 from perfcalc.model.roofline import Roofline, RooflinePoint
 from perfcalc.report.table import Table
 
+# Side-by-side view: (key, label). Keys are MatmulVariant attributes (or _value's), and every
+# one is also a key of the JSON rows and a CSV column: the table shows nothing the JSON lacks.
+_SIDE_BY_SIDE = (
+    ("threads_per_block", "threads per block"),
+    ("blocks", "blocks"),
+    ("global_loads_per_block_per_phase", "global loads per block per phase"),
+    ("global_loads_per_block", "global loads per block"),
+    ("global_loads_total", "global loads total"),
+    ("global_stores_total", "global stores total"),
+    ("flops_per_block_per_phase", "flops per block per phase"),
+    ("flops_total", "flops total"),
+    ("cgma", "CGMA (flops per global load)"),
+    ("intensity_flop_per_requested_byte", "intensity (flop per requested B: 4 B per load and store)"),
+    ("intensity_flop_per_byte", "intensity (flop per B the transactions move)"),
+    ("registers_per_thread", "registers per thread"),
+    ("shared_memory_per_block_bytes", "shared memory per block (B)"),
+    ("occupancy", "occupancy (active / max warps per SM)"),
+    ("active_blocks_per_sm", "blocks per SM"),
+    ("limiters", "occupancy limiters"),
+    ("transactions_per_request", "load transactions per request"),
+    ("transactions_total", "transactions total (loads + stores)"),
+    ("cgma_bound_gflops", "seeds' CGMA bound (GFLOPS)"),
+    ("bandwidth_bound_gflops", "bandwidth-bound GFLOPS (moved bytes)"),
+    ("compute_bound_gflops", "compute-bound GFLOPS (peak)"),
+    ("attainable_gflops", "attainable GFLOPS (roofline)"),
+    ("roofline_bound", "roofline bound (memory or compute)"),
+    ("time_lower_bound_s", "time lower bound, compulsory bytes (s)"),
+    ("predicted_time_s", "predicted time (s)"),
+    ("predicted_gflops", "predicted GFLOPS"),
+    ("bound_detail", "predicted time limited by"),
+    ("time_basis", "time from (counted: no caches; simulated: L1/L2 model)"),
+    ("result_check", "result check"),
+)
+
+# The JSON contract of `perfcalc matmul --format json`, one row per variant after `gpu` and `cc`:
+# every row of the side-by-side table, then the time model's figures and the counters.
 MATMUL_ROW_KEYS = (
     "variant",
     "width",
     "tile",
-    "blocks",
-    "threads_per_block",
-    "global_loads_per_block",
-    "global_loads_total",
-    "flops_total",
-    "cgma",
-    "intensity_flop_per_byte",
-    "bandwidth_bound_gflops",
-    "compute_bound_gflops",
-    "attainable_gflops",
-    "roofline_bound",
-    "occupancy",
-    "limiters",
-    "time_lower_bound_s",
-    "predicted_time_s",
+    *(key for key, _ in _SIDE_BY_SIDE if key != "result_check"),
     "bound",
-    "bound_detail",
-    "time_basis",
     "dram_bytes_read",
     "dram_bytes_written",
     "l1_hit_rate",
@@ -59,37 +79,6 @@ _TIME_KEYS = (
     "bound_detail",
 )
 
-# Side-by-side view: (key, label). Keys are MatmulVariant attributes.
-_SIDE_BY_SIDE = (
-    ("threads_per_block", "threads per block"),
-    ("blocks", "blocks"),
-    ("global_loads_per_block_phase", "global loads per block per phase"),
-    ("global_loads_per_block", "global loads per block"),
-    ("global_loads_total", "global loads total"),
-    ("flops_per_block_phase", "flops per block per phase"),
-    ("flops_total", "flops total"),
-    ("cgma", "CGMA (flops per global load)"),
-    ("intensity_flop_per_byte", "intensity (flop per requested B, loads + stores)"),
-    ("registers_per_thread", "registers per thread"),
-    ("shared_memory_per_block_bytes", "shared memory per block (B)"),
-    ("occupancy", "occupancy (active / max warps per SM)"),
-    ("active_blocks_per_sm", "blocks per SM"),
-    ("limiters", "occupancy limiters"),
-    ("transactions_per_request", "load transactions per request"),
-    ("transactions_total", "transactions total (loads + stores)"),
-    ("cgma_bound_gflops", "seeds' CGMA bound (GFLOPS)"),
-    ("bandwidth_bound_gflops", "bandwidth-bound GFLOPS"),
-    ("compute_bound_gflops", "compute-bound GFLOPS (peak)"),
-    ("attainable_gflops", "attainable GFLOPS"),
-    ("roofline_bound", "roofline bound (memory or compute)"),
-    ("time_lower_bound_s", "time lower bound, compulsory bytes (s)"),
-    ("predicted_time_s", "predicted time (s)"),
-    ("predicted_gflops", "predicted GFLOPS"),
-    ("time_limited_by", "predicted time limited by"),
-    ("time_basis_text", "time from"),
-    ("result_check", "result check"),
-)
-
 
 def _value(v: MatmulVariant, key: str) -> Any:
     if key == "roofline_bound":
@@ -98,10 +87,6 @@ def _value(v: MatmulVariant, key: str) -> Any:
         return None if v.time is None else v.time.bound
     if key in _TIME_KEYS:
         return None if v.time is None else getattr(v.time, key)
-    if key == "time_limited_by":
-        return None if v.time is None else v.time.bound_detail
-    if key == "time_basis_text":
-        return {"counted": "counts only, no caches", "simulated": "simulated, L1/L2 model", None: None}[v.time_basis]
     return getattr(v, key)
 
 
@@ -133,9 +118,35 @@ def _notes(analysis: MatmulAnalysis) -> list[str]:
                 f"({naive.time.bound_detail if naive.time else ''})."
             )
     for v in analysis.variants:
+        above = _above_roof(v)
+        if above:
+            notes.append(above)
+    for v in analysis.variants:
         for counter, (pred, sim) in mismatches(v).items():
             notes.append(f"MISMATCH {v.variant} {counter}: predicted {pred}, execution core {sim}")
     return notes
+
+
+def _above_roof(v: MatmulVariant) -> str | None:
+    """Say which cache level lets a predicted rate beat the roofline's attainable one (the roof
+    prices every transaction byte as DRAM traffic), and by how much."""
+    t = v.time
+    gflops, roof = v.predicted_gflops, v.attainable_gflops
+    if t is None or gflops is None or roof is None or gflops <= roof:
+        return None
+    moved = v.flops_total / v.intensity_flop_per_byte if v.intensity_flop_per_byte else None
+    dram = t.dram_bytes_read + t.dram_bytes_written
+    levels = ", ".join(
+        f"{name} hit rate {rate:.1%}"
+        for name, rate in (("L1", t.l1_hit_rate), ("L2", t.l2_hit_rate))
+        if rate is not None and rate > 0
+    )
+    share = f"{dram:,} of {moved:,.0f} moved bytes" if moved else f"{dram:,} bytes"
+    return (
+        f"{v.variant}: predicted {gflops:.4g} GFLOPS is {gflops / roof:.2f}x the roofline's attainable "
+        f"{roof:.4g}, which prices every transaction byte as DRAM traffic; the caches ({levels or 'L1/L2 model'}) "
+        f"leave {share} for DRAM ({v.flops_total / dram if dram else float('inf'):.4g} flop per DRAM byte)."
+    )
 
 
 def matmul_side_by_side(analysis: MatmulAnalysis) -> Table:
@@ -144,7 +155,9 @@ def matmul_side_by_side(analysis: MatmulAnalysis) -> Table:
     rows = [
         {"quantity": label, **{v.variant: _value(v, key) for v in analysis.variants}} for key, label in _SIDE_BY_SIDE
     ]
-    return Table(columns=["quantity", *names], rows=rows, title=_title(analysis), notes=_notes(analysis))
+    return Table(
+        columns=["quantity", *names], rows=rows, title=_title(analysis), notes=_notes(analysis), name="variants"
+    )
 
 
 def matmul_counter_table(analysis: MatmulAnalysis) -> Table | None:
@@ -170,7 +183,7 @@ def matmul_counter_table(analysis: MatmulAnalysis) -> Table | None:
     )
     engines = sorted({v.simulated_by for v in analysis.variants if v.simulated_by})
     title = "Predicted counts vs the execution core" + (f" ({', '.join(engines)} engine)" if engines else "")
-    return Table(columns=columns, rows=rows, title=title)
+    return Table(columns=columns, rows=rows, title=title, name="counters")
 
 
 def matmul_engines_table(analysis: MatmulAnalysis, why: Mapping[str, Mapping[str, str]]) -> Table | None:
@@ -203,13 +216,18 @@ def matmul_engines_table(analysis: MatmulAnalysis, why: Mapping[str, Mapping[str
     if not notes:
         notes.append("the engines agree on every counter: the compiled code makes the source's accesses")
     columns = ["counter"] + [f"{v.variant}_{e}" for v in ran for e in engines] + ["same"]
-    return Table(columns=columns, rows=rows, title="The two engines side by side", notes=notes)
+    return Table(columns=columns, rows=rows, title="The two engines side by side", notes=notes, name="engines")
 
 
 def matmul_explain_table(analysis: MatmulAnalysis) -> Table:
     """Every figure with its formula and inputs (`--explain`)."""
     rows = [{"variant": f.variant, "figure": f.name, "value": f.value, "formula": f.formula} for f in analysis.figures]
-    return Table(columns=["variant", "figure", "value", "formula"], rows=rows, title="How each figure was computed")
+    return Table(
+        columns=["variant", "figure", "value", "formula"],
+        rows=rows,
+        title="How each figure was computed",
+        name="explain",
+    )
 
 
 def matmul_flat_table(analysis: MatmulAnalysis) -> Table:
@@ -220,7 +238,7 @@ def matmul_flat_table(analysis: MatmulAnalysis) -> Table:
         for name in [*(v.predicted or {}), *(v.simulated or {})]:
             if name not in counters:
                 counters.append(name)
-    base = [k for k in MATMUL_ROW_KEYS if k not in ("predicted", "simulated")]
+    base = ["gpu", "cc", *(k for k in MATMUL_ROW_KEYS if k not in ("predicted", "simulated", "engine_counts"))]
     rows = []
     for v, row in zip(analysis.variants, matmul_rows(analysis), strict=True):
         flat = {k: row[k] for k in base}
@@ -229,23 +247,21 @@ def matmul_flat_table(analysis: MatmulAnalysis) -> Table:
             flat[f"simulated_{name}"] = None if v.simulated is None else v.simulated.get(name)
         rows.append(flat)
     columns = base + [f"{p}_{n}" for n in counters for p in ("predicted", "simulated")]
-    return Table(columns=columns, rows=rows, title=_title(analysis), notes=_notes(analysis))
+    return Table(columns=columns, rows=rows, title=_title(analysis), notes=_notes(analysis), name="variants")
 
 
 def matmul_tables(
     analysis: MatmulAnalysis, fmt: str, explain: bool = False, why: Mapping[str, Mapping[str, str]] | None = None
 ) -> list[Table]:
-    """The tables a format shows: CSV is one flat row per variant, the others side by side."""
-    if fmt == "csv":
-        tables = [matmul_flat_table(analysis)]
-    else:
-        tables = [matmul_side_by_side(analysis)]
-        counter_table = matmul_counter_table(analysis)
-        if counter_table is not None:
-            tables.append(counter_table)
-        engines_table = matmul_engines_table(analysis, why or {})
-        if engines_table is not None:
-            tables.append(engines_table)
+    """The tables a format shows, `variants` first: in CSV one flat row per variant (the JSON
+    rows' keys), in the text formats naive and tiled side by side."""
+    tables = [matmul_flat_table(analysis) if fmt == "csv" else matmul_side_by_side(analysis)]
+    counter_table = matmul_counter_table(analysis)
+    if counter_table is not None:
+        tables.append(counter_table)
+    engines_table = matmul_engines_table(analysis, why or {})
+    if engines_table is not None:
+        tables.append(engines_table)
     if explain:
         tables.append(matmul_explain_table(analysis))
     return tables
@@ -268,6 +284,7 @@ def ceilings_table(roof: Roofline) -> Table:
         columns=["ceiling", "kind", "value", "unit", "ridge_flop_per_byte", "formula", "source"],
         rows=rows,
         title=f"Roofline ceilings of {roof.gpu_name} (CC {roof.compute_capability})",
+        name="ceilings",
         notes=[
             f"FP32 ridge point: {roof.peak_gflops:g} GFLOPS / {roof.bandwidth_gbs:g} "
             f"GB/s = {roof.ridge_flop_per_byte:.4g} flop/B; below it a kernel is "
@@ -289,6 +306,7 @@ def roofline_curve_table(roof: Roofline, intensities: Sequence[float]) -> Table:
         columns=["intensity_flop_per_byte", *[f"{c.name} (GFLOPS)" for c in memory]],
         rows=rows,
         title="Attainable FP32 GFLOPS = min(peak, intensity x bandwidth)",
+        name="curve",
     )
 
 
@@ -318,6 +336,7 @@ def points_table(points: Sequence[RooflinePoint], notes: Sequence[str] = ()) -> 
         rows=rows,
         title="Kernels on the roofline",
         headers={"intensity_flop_per_byte": "intensity (flop per moved B)"},
+        name="points",
         notes=list(notes),
     )
 
@@ -363,4 +382,5 @@ def launch_reports_table(reports: Sequence[Any], roof: Roofline, title: str, not
         title=title,
         notes=list(notes),
         headers={"flop_per_dram_byte": "flop per DRAM B (L1/L2 model)", "roof_gflops": "roof there (GFLOPS)"},
+        name="predicted",
     )
