@@ -14,7 +14,6 @@ import numpy as np
 from perfcalc.errors import InputError
 from perfcalc.memory import global_rules as rules
 from perfcalc.memory.inputs import (
-    as_arch,
     batch_arrays,
     check_addresses,
     check_op,
@@ -23,7 +22,8 @@ from perfcalc.memory.inputs import (
 )
 from perfcalc.memory.l1_wavefronts import data_wavefronts, line_ranks
 from perfcalc.memory.runs import distinct, row_counts
-from perfcalc.specs import Arch
+from perfcalc.results import Result
+from perfcalc.specs import Arch, as_arch
 from perfcalc.specs.families import GlobalFamily
 
 _CACHE_SOURCE = "memory.md sections 1.3-1.4"
@@ -61,7 +61,7 @@ class GlobalBatchCost:
 
 
 @dataclass(frozen=True)
-class GlobalAccessCost:
+class GlobalAccessCost(Result):
     """What one warp-level global instruction costs on one CC.
 
     `transactions` lists (address, size) in issue order and `transaction_requests` the request

@@ -11,7 +11,6 @@ from typing import Any
 import numpy as np
 
 from perfcalc.errors import InputError
-from perfcalc.specs import Arch, get_arch
 
 WARP = 32
 ACCESS_SIZES = (1, 2, 4, 8, 16)
@@ -22,13 +21,6 @@ _SIZE_SOURCE = (
     "a warp-level access moves 1, 2, 4, 8 or 16 bytes per lane "
     "(CUDA Programming Guide, 'Device Memory Accesses'; memory.md section 0)"
 )
-
-
-def as_arch(cc: Arch | str | int | float) -> Arch:
-    """An `Arch` as is, or a CC spelling ('7.0', '70', 'sm_70') looked up in the device files."""
-    if isinstance(cc, Arch):
-        return cc
-    return get_arch(str(cc))
 
 
 def check_size(size: Any) -> int:

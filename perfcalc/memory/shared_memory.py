@@ -19,7 +19,6 @@ import numpy as np
 from perfcalc.errors import InputError
 from perfcalc.memory import shared_cc1
 from perfcalc.memory.inputs import (
-    as_arch,
     batch_arrays,
     check_addresses,
     check_op,
@@ -27,7 +26,8 @@ from perfcalc.memory.inputs import (
     warp_arrays,
 )
 from perfcalc.memory.runs import any_rows, bank_passes, distinct_banks, narrow_keys
-from perfcalc.specs import Arch
+from perfcalc.results import Result
+from perfcalc.specs import Arch, as_arch
 from perfcalc.specs.families import SharedFamily
 
 CHUNK_WARPS = 16384  # warps priced per step (temporaries stay in cache)
@@ -55,7 +55,7 @@ class SharedBatchCost:
 
 
 @dataclass(frozen=True)
-class SharedAccessCost:
+class SharedAccessCost(Result):
     """What one warp-level shared instruction costs on one CC.
 
     wavefronts = serialized passes (both half-warps on 1.x); ideal_wavefronts = the byte-based

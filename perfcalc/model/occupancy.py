@@ -18,7 +18,8 @@ from perfcalc.errors import InputError
 from perfcalc.model import occupancy_inputs as inputs
 from perfcalc.model import occupancy_rules as rules
 from perfcalc.model.occupancy_rules import UNLIMITED
-from perfcalc.specs import Arch, resolve_arch
+from perfcalc.results import Result
+from perfcalc.specs import Arch, as_arch
 
 __all__ = [
     "LIMITERS",
@@ -45,13 +46,13 @@ LIMITER_BITS = {
 
 
 @dataclass(frozen=True)
-class OccupancyResult:
+class OccupancyResult(Result):
     """One configuration's occupancy (JSON field names of `perfcalc occupancy`).
 
     `block_limits` maps each limiter to the blocks it alone would allow; UNLIMITED (2**31 - 1,
-    the header's INT_MAX) marks a resource the kernel does not use; "barriers" is present only
-    where the CC applies a barrier limit (9.0+), "virtual_resources" only where the kernel uses
-    them on a CC that has them (10.x-12.x).
+    the header's INT_MAX; null in `to_dict()` and JSON) marks a resource the kernel does not
+    use; "barriers" is present only where the CC applies a barrier limit (9.0+),
+    "virtual_resources" only where the kernel uses them on a CC that has them (10.x-12.x).
     """
 
     active_blocks_per_sm: int
@@ -63,6 +64,12 @@ class OccupancyResult:
     allocated_registers_per_block: int
     allocated_shared_memory_per_block: int
     shared_memory_per_sm_bytes: int
+
+    def to_dict(self) -> dict[str, Any]:
+        """The fields as JSON values; a limit that does not apply (UNLIMITED) is null."""
+        data = super().to_dict()
+        data["block_limits"] = {k: (None if v == UNLIMITED else v) for k, v in data["block_limits"].items()}
+        return data
 
 
 @dataclass(frozen=True)
@@ -184,11 +191,6 @@ class OccupancyInputs:
         rest dynamic (only dynamic shared memory opts in above the default limit)."""
         static = np.minimum(self.static_shared_memory, total)
         return {"static_shared_memory": static, "dynamic_shared_memory": total - static}
-
-
-def as_arch(cc: Arch | str | float | int) -> Arch:
-    """An Arch, or any CC spelling / device-file path resolved to one."""
-    return cc if isinstance(cc, Arch) else resolve_arch(str(cc))
 
 
 def occupancy_grid(

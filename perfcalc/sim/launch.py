@@ -14,15 +14,15 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from contextvars import ContextVar
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import numpy as np
 
 from perfcalc.errors import InputError
 from perfcalc.memory.cache_hierarchy import CacheHierarchy, CacheReport
+from perfcalc.results import Result
 from perfcalc.sim.counters import Counters, freeze, new_site_counts
 from perfcalc.sim.safety import Fault, FaultSignal
-from perfcalc.specs import Arch, resolve_arch
+from perfcalc.specs import Arch, as_arch
 from perfcalc.specs.arch import display_file
 
 ENGINES = ("auto", "ptx", "source")
@@ -106,7 +106,7 @@ class LaunchInfo:
 
 
 @dataclass(frozen=True)
-class SimResult:
+class SimResult(Result):
     """Counters (total and per source line of the access), the launch, and any fault."""
 
     kernel: str
@@ -175,15 +175,6 @@ def validate_launch(arch: object, grid: tuple[int, int, int], block: tuple[int, 
                 raise InputError(
                     f"grid.{axis} = {grid[i]} exceeds the limit {max_grid[i]} (max_grid_dim[{i}] in {src})"
                 )
-
-
-def as_arch(arch: Arch | str | Path) -> Arch:
-    """An Arch, or anything the CLI accepts for --cc ('9.0', 'sm_90', 'h100', a device file)."""
-    if isinstance(arch, Arch):
-        return arch
-    if not isinstance(arch, (str, Path)):
-        raise InputError(f"arch must be an Arch or a CC/product name such as '9.0', got {arch!r}"[:200])
-    return resolve_arch(str(arch))
 
 
 def resolve_engine(engine: str) -> tuple[str, str | None]:

@@ -6,6 +6,7 @@ from perfcalc.specs.gpu import Gpu, load_products_file
 from perfcalc.specs.registry import (
     all_archs,
     all_gpus,
+    as_arch,
     find_gpu,
     get_arch,
     get_gpu,
@@ -21,6 +22,7 @@ __all__ = [
     "Gpu",
     "all_archs",
     "all_gpus",
+    "as_arch",
     "find_gpu",
     "get_arch",
     "get_gpu",

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from perfcalc.errors import InputError, SpecError
+from perfcalc.results import Result
 from perfcalc.specs.cc import ComputeCapability
 from perfcalc.specs.data_files import data_path
 from perfcalc.specs.families import GLOBAL_FAMILIES, SHARED_FAMILIES, GlobalFamily, SharedFamily
@@ -21,7 +22,7 @@ SCHEMA_VERSION = 1
 
 
 @dataclass(frozen=True)
-class Arch:
+class Arch(Result):
     """Per-SM and per-block limits of one compute capability (units in the names)."""
 
     compute_capability: str

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from perfcalc.errors import SpecError
+from perfcalc.results import Result
 from perfcalc.specs.field_types import conforms, describe
 from perfcalc.specs.yaml_load import check_keys, read_mapping
 
@@ -24,7 +25,7 @@ PEAK_TOLERANCE = 0.01
 
 
 @dataclass(frozen=True)
-class Gpu:
+class Gpu(Result):
     """What one product delivers: SMs, clocks, peak flop rates, memory bandwidth, L2."""
 
     key: str

@@ -140,3 +140,18 @@ def resolve_device(device: str | Path) -> tuple[Arch, Gpu | None]:
 def resolve_arch(device: str | Path) -> Arch:
     """A CC spelling, a GPU product name (its CC), or the path of a user's own device file."""
     return resolve_device(device)[0]
+
+
+def as_arch(device: Arch | Gpu | str | Path | float | int) -> Arch:
+    """What every library entry point accepts as a device, as the CLI's --cc does: an Arch, a
+    Gpu (its CC), a CC spelling ('9.0', 90, 'sm_90'), a product name ('h100') or a device file."""
+    if isinstance(device, Arch):
+        return device
+    if isinstance(device, Gpu):
+        return get_arch(device.compute_capability)
+    if isinstance(device, bool) or not isinstance(device, (str, Path, float, int)):
+        raise UnknownDeviceError(
+            f"a device is an Arch, a Gpu, a CC such as '9.0' or a product such as 'h100', got "
+            f"{type(device).__name__} {repr(device)[:40]}"
+        )
+    return resolve_arch(str(device))
