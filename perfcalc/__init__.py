@@ -1,12 +1,20 @@
 """perfcalc: CUDA performance modelling for compute capability 1.0 to 12.1.
 
-The public entry points are imported lazily, so `import perfcalc` (and the CLI) stay fast:
+The public API (each name is imported on first use, so `import perfcalc` and the CLI stay fast):
 
-    perfcalc.occupancy(cc, block_size, registers_per_thread, ...)   -> OccupancyResult
-    perfcalc.global_access(cc, addresses, size, ...)                 -> global-memory cost of one warp
-    perfcalc.shared_access(cc, addresses, size, ...)                 -> shared-memory cost of one warp
-    perfcalc.run_kernel(...)                                         -> execution-core run with counters
-    perfcalc.get_arch(cc)                                            -> the CC's limits
+    occupancy(device, block_size, registers_per_thread, ...)   -> OccupancyResult
+    suggest_block_size(device, registers_per_thread, ...)      -> BlockSizeSuggestion
+    read_ptxas(path_or_text)                                   -> kernels' registers and shared memory
+    global_access(device, addresses, size, ...)                -> GlobalAccessCost of one warp
+    shared_access(device, addresses, size, ...)                -> SharedAccessCost of one warp
+    run_kernel(source, kernel, grid, block, args, arch, ...)   -> SimResult with counters
+    roofline(gpu)                                              -> Roofline
+    matmul(width, tile, gpu)                                   -> MatmulAnalysis
+    device(cc_or_gpu), devices(), product(name), products()    -> Arch / Gpu records
+    demangle(name)                                             -> a kernel name as c++filt prints it
+
+A device is whatever --cc/--gpu accept: an Arch, a Gpu, '9.0', 90, 'sm_90', 'h100-sxm' or a
+device file. Results have to_dict(), to_frame() (with pandas) and a Jupyter display.
 """
 
 from __future__ import annotations
@@ -19,17 +27,41 @@ __version__ = "0.1.0"
 _LAZY = {
     "occupancy": "perfcalc.model.occupancy",
     "OccupancyResult": "perfcalc.model.occupancy",
+    "suggest_block_size": "perfcalc.model.occupancy_suggest",
+    "BlockSizeSuggestion": "perfcalc.model.occupancy_suggest",
+    "read_ptxas": "perfcalc.api",
     "global_access": "perfcalc.memory",
     "shared_access": "perfcalc.memory",
+    "GlobalAccessCost": "perfcalc.memory",
+    "SharedAccessCost": "perfcalc.memory",
     "run_kernel": "perfcalc.sim",
+    "SimResult": "perfcalc.sim",
+    "roofline": "perfcalc.api",
+    "matmul": "perfcalc.api",
+    "device": "perfcalc.api",
+    "devices": "perfcalc.api",
+    "product": "perfcalc.api",
+    "products": "perfcalc.api",
+    "demangle": "perfcalc.model.demangle",
     "get_arch": "perfcalc.specs",
     "Arch": "perfcalc.specs",
+    "Gpu": "perfcalc.specs",
+    "PerfcalcError": "perfcalc.errors",
+    "InputError": "perfcalc.errors",
+    "UnknownDeviceError": "perfcalc.errors",
 }
 
-__all__ = sorted(_LAZY)
+__all__ = ["__version__", *sorted(_LAZY)]
 
 
 def __getattr__(name: str) -> Any:
     if name in _LAZY:
-        return getattr(importlib.import_module(_LAZY[name]), name)
+        value = getattr(importlib.import_module(_LAZY[name]), name)
+        globals()[name] = value  # later look-ups skip this function
+        return value
     raise AttributeError(f"module 'perfcalc' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    """The public API (what `dir()`, `help()` and IPython's completion show)."""
+    return list(__all__)

@@ -19,6 +19,7 @@ from perfcalc.model.occupancy import occupancy
 from perfcalc.model.roofline import attainable, cgma_bound_gflops
 from perfcalc.model.time_model import KernelWork, TimePrediction, predict_time
 from perfcalc.model.timing import time_lower_bound
+from perfcalc.results import Result
 from perfcalc.specs.arch import Arch
 from perfcalc.specs.gpu import Gpu
 from perfcalc.specs.timing import TimingRates, timing_rates
@@ -54,7 +55,7 @@ class Figure:
 
 
 @dataclass(frozen=True)
-class MatmulVariant:
+class MatmulVariant(Result):
     """One kernel (naive or tiled): counts, bounds, occupancy, time, and the checks."""
 
     variant: str
@@ -109,7 +110,7 @@ class MatmulVariant:
 
 
 @dataclass(frozen=True)
-class MatmulAnalysis:
+class MatmulAnalysis(Result):
     """Naive and tiled side by side on one CC (and product, when one was named)."""
 
     width: int

@@ -18,6 +18,7 @@ import numpy as np
 from perfcalc.errors import InputError
 from perfcalc.model import occupancy_inputs as inputs
 from perfcalc.model.occupancy import OccupancyGrid, as_arch, occupancy_grid
+from perfcalc.results import Result
 from perfcalc.specs import Arch
 
 
@@ -34,7 +35,7 @@ class BlockSizeCandidate:
 
 
 @dataclass(frozen=True)
-class BlockSizeSuggestion:
+class BlockSizeSuggestion(Result):
     """The pick (block_size 0 when no candidate fits) and every candidate, best first.
 
     `ranking` is ordered by active threads per SM, then larger block first: the header's tie

@@ -23,6 +23,7 @@ from pathlib import Path
 
 from perfcalc.errors import InputError
 from perfcalc.model.demangle import demangle
+from perfcalc.results import Result
 from perfcalc.specs.cc import ComputeCapability
 
 # Quotes may arrive as typographic ones when a log was pasted through a forum or a word processor.
@@ -45,7 +46,7 @@ _HUGE_NUMBER = re.compile(r"\d{20,}")
 
 
 @dataclass(frozen=True)
-class KernelResources:
+class KernelResources(Result):
     """What ptxas reports for one entry function compiled for one architecture.
 
     `shared_memory_bytes` is the static shared memory per block (on CC 1.x including the

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from perfcalc.errors import InputError
+from perfcalc.results import Result
 from perfcalc.specs.arch import Arch
 from perfcalc.specs.gpu import Gpu
 
@@ -27,7 +28,7 @@ class Ceiling:
 
 
 @dataclass(frozen=True)
-class Roofline:
+class Roofline(Result):
     """The roofs of one product: FP32 peak vs DRAM bandwidth, plus the other ceilings known."""
 
     gpu: str
@@ -40,7 +41,7 @@ class Roofline:
 
 
 @dataclass(frozen=True)
-class RooflinePoint:
+class RooflinePoint(Result):
     """Where a kernel of a given intensity lands on a roofline, and what bounds it."""
 
     label: str

@@ -52,6 +52,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from perfcalc.errors import InputError
+from perfcalc.results import Result
 from perfcalc.specs.arch import Arch
 from perfcalc.specs.gpu import Gpu
 from perfcalc.specs.timing import TimingRates, dram_latency_at
@@ -100,7 +101,7 @@ class Term:
 
 
 @dataclass(frozen=True)
-class TimePrediction:
+class TimePrediction(Result):
     """The predicted time, the limiting unit, and every term it was the largest of."""
 
     gpu: str

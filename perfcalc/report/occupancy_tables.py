@@ -244,7 +244,7 @@ def occupancy_document(arch: Arch, advice: Advice) -> dict[str, Any]:
     hints (kind, limiters, changes, active_blocks_per_sm, occupancy, message).
     """
     doc: dict[str, Any] = {"compute_capability": arch.compute_capability, "inputs": asdict(advice.inputs)}
-    doc.update(to_jsonable(advice.result))
+    doc.update(advice.result.to_dict())  # 'unlimited' limits as null
     doc["warps_per_block"] = warps_per_block(arch, advice.inputs)
     doc["device_limits"] = {r["key"]: getattr(arch, r["key"]) for r in device_limit_rows(arch)}
     doc["zero_fit_reason"] = advice.zero_fit_reason

@@ -1,0 +1,76 @@
+"""The library's top-level functions: what the CLI commands compute, with the CLI's inputs.
+
+Every function takes a device as the CLI's --cc/--gpu do: an Arch, a Gpu, a CC spelling ('9.0',
+90, 'sm_90'), a product name ('h100-sxm') or a device file. Each returns a result dataclass
+with `to_dict()`, `to_frame()` and a notebook display (perfcalc/results.py). `import perfcalc`
+loads none of this until a name is used (perfcalc/__init__.py).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from perfcalc.errors import InputError
+from perfcalc.specs import Arch, Gpu, all_archs, all_gpus, as_arch, get_gpu
+
+__all__ = ["device", "devices", "matmul", "product", "products", "read_ptxas", "roofline"]
+
+
+def device(name: Arch | Gpu | str | Path | float | int) -> Arch:
+    """A compute capability's limits (`perfcalc devices show 9.0`); a product gives its CC's."""
+    return as_arch(name)
+
+
+def product(name: Gpu | str) -> Gpu:
+    """A GPU product's figures (`perfcalc devices show h100-sxm`): key, alias, full name or file."""
+    return name if isinstance(name, Gpu) else get_gpu(name)
+
+
+def devices() -> tuple[Arch, ...]:
+    """Every compute capability perfcalc knows, 1.0 to 12.1 (`perfcalc devices`)."""
+    return all_archs()
+
+
+def products() -> tuple[Gpu, ...]:
+    """Every GPU product perfcalc knows (`perfcalc devices products`)."""
+    return all_gpus()
+
+
+def read_ptxas(log: str | Path) -> tuple[Any, ...]:
+    """Per-kernel registers, shared memory, barriers and spills from `nvcc -Xptxas -v` output:
+    a file path, or the log's text itself (anything containing a newline)."""
+    from perfcalc.model.ptxas import parse_ptxas, read_ptxas_file
+
+    if isinstance(log, str) and "\n" in log:
+        return parse_ptxas(log)
+    return read_ptxas_file(log)
+
+
+def roofline(gpu: Gpu | str) -> Any:
+    """A product's roofline: ceilings and the ridge point (`perfcalc roofline --gpu`). Place a
+    kernel with `perfcalc.model.roofline.place(roof, intensity)`."""
+    from perfcalc.model.roofline import roofline as build
+
+    chosen = _product_of(gpu)
+    return build(chosen, as_arch(chosen))
+
+
+def matmul(width: int = 1024, tile: int = 16, gpu: Gpu | str = "g80", registers: int | None = None) -> Any:
+    """The lecture notes' naive vs tiled matrix multiply on a product (`perfcalc matmul
+    --no-simulate`): counts, CGMA, intensity, bounds, occupancy and the time model's estimate."""
+    from perfcalc.model.matmul import analyze_matmul, catalog_counts, check_shape
+
+    chosen = _product_of(gpu)
+    arch = as_arch(chosen)
+    check_shape(width, tile, arch)
+    return analyze_matmul(width, tile, arch, chosen, registers, catalog_counts(width, tile, arch))
+
+
+def _product_of(gpu: Gpu | str) -> Gpu:
+    """A product, refusing a bare CC (a roofline needs a peak and a bandwidth)."""
+    if isinstance(gpu, Gpu):
+        return gpu
+    if not isinstance(gpu, str):
+        raise InputError(f"a GPU product is a name such as 'v100' or a Gpu, got {type(gpu).__name__}")
+    return get_gpu(gpu)
