@@ -14,7 +14,10 @@ from typing import Any
 
 
 def plain(value: Any) -> Any:
-    """Dataclasses, tuples, NumPy scalars/arrays and enums -> JSON values, keys kept as named."""
+    """Dataclasses, tuples, NumPy scalars/arrays and enums -> JSON values, keys kept as named;
+    a Result converts itself (its `to_dict`, which may add or translate fields)."""
+    if isinstance(value, Result):
+        return value.to_dict()
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         return {f.name: plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
     if isinstance(value, dict):
@@ -37,9 +40,8 @@ class Result:
 
     def to_dict(self) -> dict[str, Any]:
         """The fields as plain JSON values, under the dataclass names."""
-        data = plain(self)
-        assert isinstance(data, dict)
-        return data
+        assert dataclasses.is_dataclass(self)
+        return {f.name: plain(getattr(self, f.name)) for f in dataclasses.fields(self)}
 
     def to_frame(self) -> Any:
         """A one-row pandas DataFrame of the fields (nested ones as 'outer.inner' columns)."""

@@ -439,3 +439,16 @@ def test_real_subprocess():
     assert bad.returncode == 2 and bad.stdout == ""
     assert bad.stderr.startswith("error: unknown compute capability '4.0'")
     assert bad.stderr.count("\n") == 1 and "Traceback" not in bad.stderr
+
+
+def test_ptxas_log_piped_in_as_dash():
+    """`--ptxas -` reads the log from standard input (issue #11): the same 12 kernels as the file."""
+    log = (DATA / "ptxas_seeds_sm75_sm90.txt").read_text()
+    piped = runner.invoke(app, ["occupancy", "--ptxas", "-", "--block", "256", "-f", "csv"], input=log)
+    assert piped.exit_code == 0, piped.stderr
+    assert (
+        piped.stdout
+        == run("occupancy", "--ptxas", str(DATA / "ptxas_seeds_sm75_sm90.txt"), "--block", "256", "-f", "csv").stdout
+    )
+    empty = runner.invoke(app, ["occupancy", "--ptxas", "-", "--block", "256"], input="")
+    assert empty.exit_code == 2 and "standard input" in empty.stderr

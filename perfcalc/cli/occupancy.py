@@ -207,7 +207,7 @@ def occupancy(
         typer.Option(
             "--ptxas",
             metavar="FILE",
-            help="A saved 'nvcc -Xptxas -v' log: occupancy of every kernel in it at --block.",
+            help="A saved 'nvcc -Xptxas -v' log ('-': piped in): occupancy of every kernel in it at --block.",
             dir_okay=False,
         ),
     ] = None,
@@ -396,6 +396,8 @@ def _suggest_section(
     )
     grid = None if product is None else min_grid_size(suggestion.active_blocks_per_sm, product)
     doc = {"compute_capability": arch.compute_capability, **to_jsonable(suggestion)}
+    for rank, entry in enumerate(doc["ranking"], start=1):  # the table's rank column
+        entry["rank"] = rank
     if product is not None:
         doc.update(gpu=product.key, sm_count=product.sm_count, min_grid_size=grid)
     tables = suggestion_tables(arch, suggestion, current=block, product=product, min_grid=grid)
@@ -457,7 +459,7 @@ def _ptxas_command(
     from perfcalc.model.ptxas import read_ptxas_file
 
     if path is not None:
-        kernels = read_ptxas_file(path)
+        kernels = _ptxas_from_stdin() if str(path) == "-" else read_ptxas_file(path)
     pairs, note = _kernel_archs(kernels, cc)
     if suggest:
         from perfcalc.model.occupancy_suggest import suggest_block_size
@@ -503,6 +505,21 @@ def _ptxas_command(
     table = ptxas_table(entries, block)
     table.notes[:0] = note
     show([table], fmt, output, data=ptxas_document(entries, block, note), table=table_name)
+
+
+def _ptxas_from_stdin() -> tuple:
+    """`--ptxas -`: the log piped in (`nvcc -Xptxas -v k.cu 2>&1 | perfcalc occupancy --ptxas -`)."""
+    import sys
+
+    from perfcalc.files import MAX_TEXT_BYTES
+    from perfcalc.model.ptxas import parse_ptxas
+
+    if sys.stdin is None or sys.stdin.isatty():
+        raise InputError("--ptxas -: standard input is a terminal; pipe a ptxas log in, or name a file")
+    data = sys.stdin.buffer.read(MAX_TEXT_BYTES + 1)
+    if len(data) > MAX_TEXT_BYTES:
+        raise InputError(f"--ptxas -: standard input is over the limit of {MAX_TEXT_BYTES} bytes")
+    return parse_ptxas(data.decode("utf-8", errors="replace"), source="ptxas log on standard input")
 
 
 def _barriers(kernel, settings: dict[str, Any]) -> int:

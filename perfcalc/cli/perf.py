@@ -350,8 +350,17 @@ def roofline(
     if points or notes:
         tables.append(points_table(points, notes))
     tables += predicted_tables
-    data = (
-        {"roofline": roof, "points": points, "predicted": [r.to_dict() for r in reports] if kernel else []}
+    data = (  # the roofline, then every table under its name (JSON = table)
+        {
+            "roofline": roof,
+            "ceilings": tables[0].rows,
+            "curve": tables[1].rows,
+            "points": points,
+            # each launch's report with its table row (the roof there and the fraction of it)
+            "predicted": [{**row, **r.to_dict()} for r, row in zip(reports, predicted_tables[0].rows, strict=True)]
+            if kernel
+            else [],
+        }
         if fmt == Format.json
         else None
     )

@@ -19,7 +19,7 @@ _COALESCE = {
     "sizes": "sizes",
     "bytes_moved": "bytes moved",
     "bytes_used": "bytes used",
-    "efficiency_pct": "efficiency %",
+    "efficiency": "efficiency",
 }
 _UNIT_LANES = {"warp": 32, "half-warp": 16, "quarter-warp": 8}
 
@@ -54,13 +54,21 @@ def coalesce_table(results: Sequence[tuple[str, Any]], title: str) -> Table:
                 "sizes": size_mix(r.transactions),
                 "bytes_moved": r.bytes_moved,
                 "bytes_used": r.bytes_used,
-                "efficiency_pct": None if r.efficiency is None else 100.0 * r.efficiency,
+                "efficiency": r.efficiency,
             }
         )
     notes = ["efficiency = distinct bytes the active lanes use / bytes moved."]
     if any(GLOBAL_FAMILIES[r.family].sectored for _, r in results):
         notes.insert(0, "CC >= 5.0: transactions are 32-byte sectors (reference/memory.md 1.5-1.6).")
-    return Table(columns=list(_COALESCE), rows=rows, title=title, headers=dict(_COALESCE), notes=notes, name="access")
+    return Table(
+        columns=list(_COALESCE),
+        rows=rows,
+        title=title,
+        headers=dict(_COALESCE),
+        notes=notes,
+        name="access",
+        percent=("efficiency",),
+    )
 
 
 def transactions_table(results: Sequence[tuple[str, Any]]) -> Table:

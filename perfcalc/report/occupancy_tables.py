@@ -368,7 +368,8 @@ def sweep_table(sweep: Sweep) -> Table:
 
 
 def sweep_document(sweeps: Sequence[Sweep]) -> dict[str, Any]:
-    """JSON: per axis, every swept value with its result (full resolution, not ranges)."""
+    """JSON: per axis, every swept value with its result (full resolution), and the table's
+    ranges of equal results as `steps`."""
     doc = {}
     for s in sweeps:
         doc[SWEEP_COLUMNS[s.axis]] = {
@@ -386,6 +387,7 @@ def sweep_document(sweeps: Sequence[Sweep]) -> dict[str, Any]:
                     s.values, s.active_blocks, s.active_warps, s.occupancy, s.limiters, strict=True
                 )
             ],
+            "steps": sweep_table(s).rows,  # the table's from..to ranges of equal results
         }
     return doc
 

@@ -3,16 +3,15 @@
 from __future__ import annotations
 
 import csv
-import dataclasses
 import io
 import json
 import math
 from collections.abc import Sequence
-from enum import Enum
 from typing import Any
 
 from perfcalc.errors import InputError
 from perfcalc.report.table import Table
+from perfcalc.results import plain
 
 FORMATS = ("table", "csv", "json", "markdown")
 
@@ -35,20 +34,8 @@ def format_value(value: Any) -> str:
 
 
 def to_jsonable(value: Any) -> Any:
-    """Dataclasses, tuples, NumPy scalars and enums -> plain JSON values, keys kept as named."""
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {f.name: to_jsonable(getattr(value, f.name)) for f in dataclasses.fields(value)}
-    if isinstance(value, dict):
-        return {str(k): to_jsonable(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [to_jsonable(v) for v in value]
-    if isinstance(value, Enum):
-        return value.value
-    if hasattr(value, "item") and callable(value.item):  # NumPy scalar
-        return value.item()
-    if hasattr(value, "tolist"):  # NumPy array
-        return value.tolist()
-    return value
+    """Plain JSON values of results, dataclasses, NumPy values and enums (perfcalc/results.py)."""
+    return plain(value)
 
 
 def _grid(table: Table) -> tuple[list[str], list[list[str]]]:

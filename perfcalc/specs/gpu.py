@@ -79,6 +79,10 @@ class Gpu(Result):
         """FP32 machine balance: the intensity above which DRAM stops being the limit."""
         return self.peak_fp32_gflops / self.memory_bandwidth_gbs
 
+    def to_dict(self) -> dict[str, Any]:
+        """The fields as JSON values, and the ridge point the tables show beside them."""
+        return {**super().to_dict(), "ridge_flop_per_byte": self.ridge_flop_per_byte}
+
     def lookup_names(self) -> tuple[str, ...]:
         """Every spelling that finds this product, normalised (see `normalize_name`)."""
         names = {normalize_name(self.key), normalize_name(self.name)}
