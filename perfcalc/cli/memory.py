@@ -177,9 +177,9 @@ def coalesce(
     for label, arch in _targets(cc, all_cc, "global_memory_family"):
         mode = cache if (cc is not None or arch.global_family.cache_modes) else None
         results.append((label, global_access(arch, addr, pat.word, mask, op=op, cache=mode)))
-    tables = [coalesce_table(results, f"Global {op}: {_verb(pat.description, op)}, {pat.word}-byte words")]
-    if show_transactions or table == "transactions":
-        tables.append(transactions_table(results))
+    details = transactions_table(results)
+    details.on_request = not show_transactions
+    tables = [coalesce_table(results, f"Global {op}: {_verb(pat.description, op)}, {pat.word}-byte words"), details]
     show(
         tables, fmt, output, data={"pattern": pat, "results": [{"cc": lb, "cost": r} for lb, r in results]}, table=table
     )
@@ -249,8 +249,9 @@ def banks(
         mode = bank_mode if (cc is not None or arch.shared_family.eight_byte_mode) else None
         results.append((label, shared_access(arch, addr, pat.word, mask, op=op, bank_mode=mode)))
     tables = [banks_table(results, f"Shared {op}: {_verb(pat.description, op)}, {pat.word}-byte words")]
-    if show_banks or table == "lane_banks":
-        tables.append(lane_banks_table(results, pat.addresses))
+    lanes = lane_banks_table(results, pat.addresses)
+    lanes.on_request = not show_banks
+    tables.append(lanes)
     show(
         tables, fmt, output, data={"pattern": pat, "results": [{"cc": lb, "cost": r} for lb, r in results]}, table=table
     )

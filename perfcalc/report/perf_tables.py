@@ -262,8 +262,9 @@ def matmul_tables(
     engines_table = matmul_engines_table(analysis, why or {})
     if engines_table is not None:
         tables.append(engines_table)
-    if explain:
-        tables.append(matmul_explain_table(analysis))
+    explained = matmul_explain_table(analysis)
+    explained.on_request = not explain
+    tables.append(explained)
     return tables
 
 

@@ -33,9 +33,8 @@ def format_value(value: Any) -> str:
     return str(value)
 
 
-def to_jsonable(value: Any) -> Any:
-    """Plain JSON values of results, dataclasses, NumPy values and enums (perfcalc/results.py)."""
-    return plain(value)
+# Plain JSON values of results, dataclasses, NumPy values and enums (perfcalc/results.py).
+to_jsonable = plain
 
 
 def _grid(table: Table) -> tuple[list[str], list[list[str]]]:
@@ -74,6 +73,14 @@ def _render_table(tables: Sequence[Table], markdown: bool) -> str:
             block.extend(f"- {n}" if markdown else n for n in t.notes)
         parts.append("\n".join(block))
     return "\n\n".join(parts) + "\n"
+
+
+def shown_tables(tables: Sequence[Table], name: str | None) -> list[Table]:
+    """The tables an output holds: the one `name` picks (any, on-request ones included), else
+    every table that is not on request."""
+    if name is not None:
+        return [pick_table(tables, name)]
+    return [t for t in tables if not t.on_request]
 
 
 def main_table(tables: Sequence[Table]) -> Table:
@@ -115,8 +122,7 @@ def render(tables: Table | Sequence[Table], fmt: str, data: Any = None, table: s
     the text formats show every table, or only `table` when it is named."""
     if isinstance(tables, Table):
         tables = [tables]
-    if table is not None:
-        tables = [pick_table(tables, table)]
+    tables = shown_tables(tables, table)
     if fmt == "json":
         if data is None:
             data = {t.key: t.rows for t in tables} if len(tables) > 1 else {"rows": tables[0].rows}

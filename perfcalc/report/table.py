@@ -27,6 +27,8 @@ class Table:
 
     `name` is the table's stable identifier (`--table NAME`, JSON keys); without one it is the
     title in snake_case. A command's CSV is one table: the one marked `main`, else the first.
+    An `on_request` table (a detail a flag such as --show-banks asks for) is left out unless its
+    flag set it to False or `--table` names it.
     """
 
     columns: Sequence[str]
@@ -36,6 +38,7 @@ class Table:
     notes: list[str] = field(default_factory=list)
     name: str = ""
     main: bool = False
+    on_request: bool = False
     percent: tuple[str, ...] = ()
     flags: dict[str, str] = field(default_factory=dict)
     none_text: dict[str, str] = field(default_factory=dict)
