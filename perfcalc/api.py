@@ -23,8 +23,13 @@ def device(name: Arch | Gpu | str | Path | float | int) -> Arch:
 
 
 def product(name: Gpu | str) -> Gpu:
-    """A GPU product's figures (`perfcalc devices show h100-sxm`): key, alias, full name or file."""
-    return name if isinstance(name, Gpu) else get_gpu(name)
+    """A GPU product's figures (`perfcalc devices show h100-sxm`): key, alias, full name or file;
+    a bare CC is refused (a roofline or a time needs a peak and a bandwidth)."""
+    if isinstance(name, Gpu):
+        return name
+    if not isinstance(name, str):
+        raise InputError(f"a GPU product is a name such as 'v100' or a Gpu, got {type(name).__name__}")
+    return get_gpu(name)
 
 
 def devices() -> tuple[Arch, ...]:
@@ -52,7 +57,7 @@ def roofline(gpu: Gpu | str) -> Any:
     kernel with `perfcalc.model.roofline.place(roof, intensity)`."""
     from perfcalc.model.roofline import roofline as build
 
-    chosen = _product_of(gpu)
+    chosen = product(gpu)
     return build(chosen, as_arch(chosen))
 
 
@@ -61,16 +66,7 @@ def matmul(width: int = 1024, tile: int = 16, gpu: Gpu | str = "g80", registers:
     --no-simulate`): counts, CGMA, intensity, bounds, occupancy and the time model's estimate."""
     from perfcalc.model.matmul import analyze_matmul, catalog_counts, check_shape
 
-    chosen = _product_of(gpu)
+    chosen = product(gpu)
     arch = as_arch(chosen)
     check_shape(width, tile, arch)
     return analyze_matmul(width, tile, arch, chosen, registers, catalog_counts(width, tile, arch))
-
-
-def _product_of(gpu: Gpu | str) -> Gpu:
-    """A product, refusing a bare CC (a roofline needs a peak and a bandwidth)."""
-    if isinstance(gpu, Gpu):
-        return gpu
-    if not isinstance(gpu, str):
-        raise InputError(f"a GPU product is a name such as 'v100' or a Gpu, got {type(gpu).__name__}")
-    return get_gpu(gpu)

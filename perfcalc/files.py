@@ -60,6 +60,19 @@ def read_bytes(
     return data
 
 
+def read_stdin(what: str, *, limit: int = MAX_TEXT_BYTES, error: type[PerfcalcError] = InputError) -> bytes:
+    """The bytes piped to standard input (an option given as '-'), at most `limit`; a terminal
+    there is `error`, since reading it would wait for typing."""
+    import sys
+
+    if sys.stdin is None or sys.stdin.isatty():
+        raise error(f"{what}: standard input is a terminal; pipe the data in, or name a file")
+    data = sys.stdin.buffer.read(limit + 1)
+    if len(data) > limit:
+        raise error(f"{what}: standard input is over the limit of {limit} bytes")
+    return data
+
+
 def decode_text(
     data: bytes, path: str | Path, what: str, *, latin1_fallback: bool = False, error: type[PerfcalcError] = InputError
 ) -> str:

@@ -94,6 +94,6 @@ def test_each_csv_is_one_frame_and_each_figure_is_in_the_json(argv, tables):
             if (name, column) in NOT_FIGURES:
                 continue
             for cell in frame[column].dropna():
-                for x in _numbers(cell if not isinstance(cell, str) else cell):
+                for x in _numbers(cell):
                     near = [y for y in in_json if math.isclose(x, y, rel_tol=1e-9, abs_tol=1e-12)]
                     assert near, f"{' '.join(argv)} --table {name}: {column} = {x} is not in the JSON"

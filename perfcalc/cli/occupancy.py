@@ -509,16 +509,10 @@ def _ptxas_command(
 
 def _ptxas_from_stdin() -> tuple:
     """`--ptxas -`: the log piped in (`nvcc -Xptxas -v k.cu 2>&1 | perfcalc occupancy --ptxas -`)."""
-    import sys
-
-    from perfcalc.files import MAX_TEXT_BYTES
+    from perfcalc.files import read_stdin
     from perfcalc.model.ptxas import parse_ptxas
 
-    if sys.stdin is None or sys.stdin.isatty():
-        raise InputError("--ptxas -: standard input is a terminal; pipe a ptxas log in, or name a file")
-    data = sys.stdin.buffer.read(MAX_TEXT_BYTES + 1)
-    if len(data) > MAX_TEXT_BYTES:
-        raise InputError(f"--ptxas -: standard input is over the limit of {MAX_TEXT_BYTES} bytes")
+    data = read_stdin("--ptxas -")
     return parse_ptxas(data.decode("utf-8", errors="replace"), source="ptxas log on standard input")
 
 

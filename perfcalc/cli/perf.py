@@ -20,7 +20,6 @@ from perfcalc.cli.common import (
 )
 
 DEFAULT_GPU = "g80"  # the seeds' GPU
-MATMUL_KERNELS = {"naive": "matmul_naive", "tiled": "matmul_tiled"}
 # Execution-core cost of the two seed kernels, seconds per W^3 (one thread-iteration of the
 # inner product), measured at W=1024 (CC 1.0 and 9.0 alike) on the 2-core x86-64 sandbox
 # (benchmarks/bench_matmul.py, benchmarks/RESULTS.md). Used only to warn before a long simulation.
@@ -144,6 +143,7 @@ def matmul(
     """
     from perfcalc.errors import InputError
     from perfcalc.model.matmul import (
+        CATALOG_KERNELS,
         VARIANTS,
         analyze_matmul,
         catalog_counts,
@@ -163,7 +163,7 @@ def matmul(
     if not no_simulate and product is not None:
         for v in VARIANTS:
             vregs = analysis.variant(v).registers_per_thread
-            runs = {e: _simulate_on_product(MATMUL_KERNELS[v], params, arch, e, product, vregs) for e in engines}
+            runs = {e: _simulate_on_product(CATALOG_KERNELS[v], params, arch, e, product, vregs) for e in engines}
             counters, verdict, timing = runs[engines[0]]
             if any(not r[1].startswith(("pass", "not checked")) for r in runs.values()):
                 verdict = "; ".join(f"{e}: {r[1]}" for e, r in runs.items())
@@ -191,7 +191,7 @@ def matmul(
                 err=True,
             )
         for v in VARIANTS:
-            checked = {e: _simulate(MATMUL_KERNELS[v], params, arch, e) for e in engines}
+            checked = {e: _simulate(CATALOG_KERNELS[v], params, arch, e) for e in engines}
             counters, verdict = checked[engines[0]]
             if any(r[1] != "pass" for r in checked.values()):
                 verdict = "; ".join(f"{e}: {r[1]}" for e, r in checked.items())
@@ -204,8 +204,8 @@ def matmul(
                 {e: r[0] for e, r in checked.items()} if len(engines) > 1 else None,
             )
     data = {"rows": matmul_rows(analysis)} if fmt == Format.json else None
-    why = {v: dict(get_kernel(MATMUL_KERNELS[v]).engines_differ) for v in VARIANTS}
-    show(matmul_tables(analysis, fmt.value, explain or table == "explain", why), fmt, output, data=data, table=table)
+    why = {v: dict(get_kernel(CATALOG_KERNELS[v]).engines_differ) for v in VARIANTS}
+    show(matmul_tables(analysis, fmt.value, explain, why), fmt, output, data=data, table=table)
 
 
 def _engines(engine: str) -> list[str]:
@@ -346,15 +346,16 @@ def roofline(
     elif param:
         raise InputError("--param needs --kernel (the catalog kernel it applies to)")
     samples = [2.0**e for e in range(-4, 11)]
-    tables = [ceilings_table(roof), roofline_curve_table(roof, samples)]
+    ceilings, curve = ceilings_table(roof), roofline_curve_table(roof, samples)
+    tables = [ceilings, curve]
     if points or notes:
         tables.append(points_table(points, notes))
     tables += predicted_tables
     data = (  # the roofline, then every table under its name (JSON = table)
         {
             "roofline": roof,
-            "ceilings": tables[0].rows,
-            "curve": tables[1].rows,
+            "ceilings": ceilings.rows,
+            "curve": curve.rows,
             "points": points,
             # each launch's report with its table row (the roof there and the fraction of it)
             "predicted": [{**row, **r.to_dict()} for r, row in zip(reports, predicted_tables[0].rows, strict=True)]
