@@ -313,7 +313,7 @@ def test_sources_with_latin1_comments_or_a_bom_run(tmp_path, encoded, what):
 @pytest.mark.parametrize(
     ("key", "value", "fragment"),
     [
-        ("compute_capability", "'abc'", "compute_capability must be written 'X.Y'"),
+        ("cc", "'abc'", "cc must be written 'X.Y'"),
         ("shared_memory_carveouts_kb", "[]", "shared_memory_carveouts_kb must list at least one"),
         ("max_block_dim", "'abc'", "max_block_dim must be a list of the form [int, int, int]"),
         ("max_block_dim", "5", "max_block_dim must be a list"),  # "object of type 'int' has no len()"
@@ -1027,8 +1027,8 @@ def test_an_arch_with_a_malformed_cc_is_a_spec_error():
     from perfcalc.errors import SpecError
     from perfcalc.specs import get_arch
 
-    with pytest.raises(SpecError, match="compute_capability must be written 'X.Y'"):
-        dataclasses.replace(get_arch("9.0"), compute_capability="x.y")
+    with pytest.raises(SpecError, match="cc must be written 'X.Y'"):
+        dataclasses.replace(get_arch("9.0"), cc="x.y")
 
 
 @pytest.mark.parametrize(

@@ -63,7 +63,7 @@ def test_one_parser_reads_every_spelling(spelling, expected):
     """nvcc's target names (sm_XY, compute_XY, a/f suffixes), dotted and bare numbers: a bare
     number's last digit is the minor (minors are one digit), so 100 is 10.0 and 121 is 12.1."""
     assert str(ComputeCapability.parse(spelling)) == expected
-    assert get_arch(spelling).compute_capability == expected
+    assert get_arch(spelling).cc == expected
 
 
 @pytest.mark.parametrize("text", ["v100", "sm_", "1.10", "x.y", "", "0.5", "sm_9000"])
@@ -87,7 +87,7 @@ def test_ptxas_log_reads_two_digit_majors():
         "ptxas info    : Used 32 registers, used 1 barriers, 380 bytes cmem[0]\n"
     )
     (kernel,) = parse_ptxas(log)
-    assert kernel.compute_capability == "12.0"
+    assert kernel.cc == "12.0"
 
 
 # --- occupancy on the new CCs (H13 values) ---------------------------------------------------
@@ -178,7 +178,7 @@ def test_virtual_resources_limit_blocks_on_10_x_only():
 )
 def test_issue_products_ship(key):
     gpu = get_gpu(key)
-    assert gpu.compute_capability in known_ccs()
+    assert gpu.cc in known_ccs()
     assert gpu.sources
 
 
@@ -190,7 +190,7 @@ def test_b200_flag_is_kept_in_the_notes():
 
 def test_devices_lists_every_cc_and_product_in_every_format():
     data = json.loads(invoke("devices", "--format", "json").stdout)
-    assert [r["compute_capability"] for r in data["compute_capabilities"]] == list(known_ccs())
+    assert [r["cc"] for r in data["compute_capabilities"]] == list(known_ccs())
     assert {p["key"] for p in data["products"]} >= {"b200", "dgx-spark", "rtx5090"}
     csv = invoke("devices", "--format", "csv").stdout
     assert "12.1" in csv and "dgx-spark" in csv
@@ -209,7 +209,7 @@ def test_users_own_product_file(tmp_path):
     path = tmp_path / "my_gpu.yaml"
     path.write_text(yaml.safe_dump({"schema_version": 1, "sources": shipped["sources"], "products": [mine]}))
     arch, gpu = resolve_device(str(path))
-    assert (arch.compute_capability, gpu.key) == ("12.0", "my5090")
+    assert (arch.cc, gpu.key) == ("12.0", "my5090")
     result = invoke("roofline", "--gpu", str(path))
     assert result.exit_code == 0, result.output
     mine["peak_fp32_gflops"] = 1.0
@@ -225,7 +225,7 @@ def test_users_own_product_file(tmp_path):
 def made_up_cc_13(tmp_path):
     """A contributor's CC 13.0: a copy of cc_12_0.yaml with its CC changed, in a temporary dir."""
     data = yaml.safe_load((devices_dir() / "cc_12_0.yaml").read_text())
-    data["compute_capability"] = "13.0"
+    data["cc"] = "13.0"
     data["architecture"] = "made-up next generation"
     path = tmp_path / "cc_13_0.yaml"
     path.write_text(yaml.safe_dump(data))
@@ -242,7 +242,7 @@ def test_a_new_cc_is_one_yaml_file(made_up_cc_13, tmp_path):
     run = invoke("run", "copy_offset", "--cc", str(made_up_cc_13), "--format", "json")
     assert run.exit_code == 0, run.output
     doc = json.loads(run.stdout)
-    assert doc["result_check"]["passed"] is True and doc["compute_capability"] == "13.0"
+    assert doc["result_check"]["passed"] is True and doc["cc"] == "13.0"
     assert all(doc["match"].values()), doc["match"]
     bad = invoke("occupancy", "--cc", str(made_up_cc_13), "--block", "2048", "--regs", "32")
     assert bad.exit_code == 2 and str(made_up_cc_13) in bad.output
@@ -256,14 +256,14 @@ def test_shipping_a_new_cc_needs_no_code_change(tmp_path, monkeypatch):
     devices = tmp_path / "devices"
     shutil.copytree(devices_dir(), devices)
     data = yaml.safe_load((devices / "cc_12_0.yaml").read_text())
-    data["compute_capability"] = "13.0"
+    data["cc"] = "13.0"
     (devices / "cc_13_0.yaml").write_text(yaml.safe_dump(data))
     monkeypatch.setattr(registry, "devices_dir", lambda: Path(devices))
     for cached in (registry.known_ccs, registry._get_arch, registry.all_gpus):
         cached.cache_clear()
     try:
         assert registry.known_ccs()[-1] == "13.0"
-        assert registry.get_arch("sm_130").compute_capability == "13.0"
+        assert registry.get_arch("sm_130").cc == "13.0"
         assert perfcalc.occupancy("130", 256, 32).active_blocks_per_sm == 6
     finally:
         for cached in (registry.known_ccs, registry._get_arch, registry.all_gpus):

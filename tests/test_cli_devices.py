@@ -15,8 +15,8 @@ def test_devices_lists_every_cc():
     result = runner.invoke(app, ["devices", "--format", "csv"])
     assert result.exit_code == 0
     rows = list(csv.DictReader(io.StringIO(result.stdout)))
-    assert [r["compute_capability"] for r in rows][:2] == ["1.0", "1.1"]
-    assert len([r for r in rows if r["compute_capability"]]) >= 24
+    assert [r["cc"] for r in rows][:2] == ["1.0", "1.1"]
+    assert len([r for r in rows if r["cc"]]) >= 24
     g80 = rows[0]
     assert g80["max_threads_per_sm"] == "768"  # PG4 Table F-2
 
@@ -25,7 +25,7 @@ def test_devices_show_json_uses_the_dataclass_names():
     result = runner.invoke(app, ["devices", "show", "86", "--format", "json"])
     assert result.exit_code == 0
     data = json.loads(result.stdout)
-    assert data["compute_capability"] == "8.6"
+    assert data["cc"] == "8.6"
     assert data["max_warps_per_sm"] == 48  # PG11/PG13: 48 warps per SM on 8.6
     assert data["shared_memory_carveouts_kb"] == [0, 8, 16, 32, 64, 100]
 
@@ -117,5 +117,5 @@ def test_output_suffix_picks_the_format_and_dash_is_stdout(tmp_path, monkeypatch
     assert CliRunner().invoke(app, [*args, "-o", "d.csv"]).exit_code == 0
     assert CliRunner().invoke(app, [*args, "-o", "-", "-f", "csv"]).stdout == (tmp_path / "d.csv").read_text()
     rows = list(csv.reader((tmp_path / "d.csv").open()))
-    assert any(row[:2] == ["compute_capability", "9.0"] for row in rows), rows[:3]
+    assert any(row[:2] == ["cc", "9.0"] for row in rows), rows[:3]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["d.csv"]

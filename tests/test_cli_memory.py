@@ -33,7 +33,7 @@ def fails(*args: str, fragments: tuple[str, ...] = ()) -> str:
 
 def results(*args: str) -> dict[str, dict]:
     data = json.loads(ok(*args, "--format", "json"))
-    return {row["cc"]: row["cost"] for row in data["results"]}
+    return {row["ccs"]: row["cost"] for row in data["results"]}
 
 
 SEED_002 = {  # seed 002 'Coalescing' tables (base 128): CLI options -> {CC row: transactions}
@@ -75,7 +75,7 @@ def test_seed_002_non_sequential_with_index_expression():
 def test_seed_003_stride_2_efficiency_csv():
     """Seed 003 'Example 4': stride 2 -> 50 % efficiency (every family from 1.2 on)."""
     rows = list(csv.DictReader(io.StringIO(ok("coalesce", "--stride", "2", "--word", "4", "--format", "csv"))))
-    by_cc = {row["cc"]: 100 * float(row["efficiency"]) for row in rows}
+    by_cc = {row["ccs"]: 100 * float(row["efficiency"]) for row in rows}
     assert [by_cc[c] for c in ("1.2-1.3", "2.0-2.1", "3.0-3.7", "5.0-6.2", "7.0-12.1")] == [50.0] * 5
     assert by_cc["1.0-1.1"] == 12.5  # 32 x 32 B for 128 useful bytes (memory.md GV12)
 

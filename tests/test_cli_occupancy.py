@@ -78,7 +78,7 @@ def test_json_is_the_result_fields_plus_context():
     assert (data["active_blocks_per_sm"], data["active_warps_per_sm"], data["occupancy"]) == (8, 64, 1.0)
     assert data["limiters"] == ["warps", "registers"]
     assert data["allocated_registers_per_block"] == 8 * 1024
-    assert data["inputs"]["block_size"] == 256 and data["compute_capability"] == "7.0"
+    assert data["inputs"]["block_size"] == 256 and data["cc"] == "7.0"
     assert data["device_limits"]["max_warps_per_sm"] == 64
     assert data["hints"][0]["kind"] == "none"
 

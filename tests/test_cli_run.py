@@ -62,7 +62,7 @@ def test_run_prediction_matches_at_old_ccs(cc):
     result = invoke("run", "matmul_tiled", "--cc", cc, "-p", "Width=32", "-f", "json")
     doc = json.loads(result.stdout)
     assert all(doc["match"].values()) and doc["result_check"]["passed"]
-    assert doc["compute_capability"] == cc
+    assert doc["cc"] == cc
 
 
 def test_run_table_shows_match_column_and_sites():

@@ -50,7 +50,7 @@ def test_every_entry_point_takes_a_device_as_the_cli_does(spelling):
     # 32 consecutive floats: 4 sectors of 32 B; one shared wavefront (memory.md 1.5, 3)
     assert perfcalc.global_access(spelling, np.arange(32) * 4, 4).transaction_count == 4
     assert perfcalc.shared_access(spelling, np.arange(32) * 4, 4).wavefronts == 1
-    assert perfcalc.device(spelling).compute_capability == "9.0"
+    assert perfcalc.device(spelling).cc == "9.0"
 
 
 def test_run_kernel_accepts_a_cc_string_and_its_result_converts():

@@ -161,7 +161,7 @@ def _compare(arch, expected, got, inputs, seed):
             f"cache={cache} virtual={virtual}: (header, perfcalc) {diff}"
         )
     pytest.fail(
-        f"CC {arch.compute_capability}: {len(bad)} of {len(expected)} configurations differ "
+        f"CC {arch.cc}: {len(bad)} of {len(expected)} configurations differ "
         f"from cuda_occupancy.h (seed {seed}):\n" + "\n".join(lines)
     )
 
@@ -174,18 +174,18 @@ def test_random_configurations_match_the_header(occ_driver):
     rng = np.random.default_rng(SEED)
     per_cc = -(-CONFIGS_PER_RUN // len(H13_ARCHS))
     assert per_cc >= PER_CC
-    drawn = {a.compute_capability: _draw(rng, a, per_cc) for a in H13_ARCHS}
+    drawn = {a.cc: _draw(rng, a, per_cc) for a in H13_ARCHS}
     requests, spans = [], {}
     for arch in H13_ARCHS:
         start = len(requests)
-        requests += _requests(arch, *drawn[arch.compute_capability])
-        spans[arch.compute_capability] = slice(start, len(requests))
+        requests += _requests(arch, *drawn[arch.cc])
+        spans[arch.cc] = slice(start, len(requests))
     assert len(requests) >= 20_000
     assert {"10.0", "10.3", "11.0", "12.0", "12.1"} <= set(spans)
     answers = np.asarray(driver.run(occ_driver, requests), dtype=np.int64)
     for arch in H13_ARCHS:
-        inputs = drawn[arch.compute_capability]
-        expected = answers[spans[arch.compute_capability]]
+        inputs = drawn[arch.cc]
+        expected = answers[spans[arch.cc]]
         _compare(arch, expected, _perfcalc_results(arch, *inputs), inputs, SEED)
 
 
@@ -224,7 +224,7 @@ def test_scalar_occupancy_matches_the_header(occ_driver):
                 str(cache),
                 virtual_resources=int(virtual),
             )
-            assert res.active_blocks_per_sm == row[1], (arch.compute_capability, block, regs, SEED)
+            assert res.active_blocks_per_sm == row[1], (arch.cc, block, regs, SEED)
             mask = sum(LIMITER_BITS[n] for n in res.limiters)
             assert mask == row[2]
             assert res.allocated_registers_per_block == row[8]
@@ -250,7 +250,7 @@ def test_block_size_suggestion_matches_the_header(occ_driver):
         assert status == 0
         got = suggest_block_size(arch, regs, static, dynamic, carveout, block_size_limit=limit)
         assert (got.block_size, got.active_blocks_per_sm) == (block, blocks), (
-            arch.compute_capability,
+            arch.cc,
             regs,
             static,
             dynamic,

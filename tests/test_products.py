@@ -51,14 +51,14 @@ REQUIRED = {
 def test_every_required_product_is_shipped_with_its_cc():
     """Issue #5 build step 1 lists these products; CCs from reference/products.yaml."""
     for key, cc in REQUIRED.items():
-        assert get_gpu(key).compute_capability == cc, key
+        assert get_gpu(key).cc == cc, key
     assert set(REQUIRED) <= set(known_gpus())
 
 
 def test_every_product_cc_has_a_device_file():
     """A product brings its CC, so that CC's limits must exist (devices/cc_X_Y.yaml)."""
     for gpu in all_gpus():
-        assert gpu.compute_capability in known_ccs(), gpu.key
+        assert gpu.cc in known_ccs(), gpu.key
 
 
 def test_g80_matches_the_seed_and_the_reference_row():
@@ -111,12 +111,12 @@ def test_peaks_are_units_times_two_times_the_stated_clock():
 @pytest.mark.parametrize("spelling", ["v100", "V100", "Tesla V100", "tesla-v100", "V100_SXM2"])
 def test_product_names_ignore_case_and_separators(spelling):
     """Issue #5: a product name (case-insensitive) works wherever a CC does and brings its CC."""
-    assert resolve_arch(spelling).compute_capability == "7.0"
+    assert resolve_arch(spelling).cc == "7.0"
 
 
 def test_resolve_device_keeps_cc_spellings_and_returns_the_product():
     arch, gpu = resolve_device("h100-sxm")
-    assert arch.compute_capability == "9.0" and gpu is not None and gpu.sm_count == 132
+    assert arch.cc == "9.0" and gpu is not None and gpu.sm_count == 132
     for cc in ("7.0", "70", "sm_70"):
         arch, gpu = resolve_device(cc)
         assert arch == get_arch("7.0") and gpu is None

@@ -43,7 +43,7 @@ def test_seed_kernels_sm75():
     assert (naive.registers, naive.shared_memory_bytes, naive.barriers) == (52, 0, 0)
     assert naive.constant_memory_bytes == ((0, 380),)
     assert naive.demangled == "MatrixMulKernel(float*, float*, float*, int)"
-    assert naive.compute_capability == "7.5"
+    assert naive.cc == "7.5"
     tiled = k[("_Z21SharedMatrixMulKernelPfS_S_i", "sm_75")]
     assert (tiled.registers, tiled.shared_memory_bytes, tiled.barriers) == (38, 2048, 1)
     plain = k[("plain_c_kernel", "sm_75")]
@@ -107,7 +107,7 @@ ptxas info : Used 40 registers, 128 bytes cmem[0], 128 bytes cmem[14], 56 bytes 
     assert k.name == "Z11solverPfS_S_S_S_S_S_S_S_S_S_S" and k.demangled is None
     assert (k.registers, k.barriers, k.shared_memory_bytes, k.stack_frame_bytes) == (40, None, 0, 8)
     assert k.constant_memory_bytes == ((0, 128), (14, 128), (16, 56))
-    assert k.compute_capability == "2.0"
+    assert k.cc == "2.0"
 
 
 def test_cc1x_parameters_count_as_shared_memory():
@@ -120,7 +120,7 @@ def test_cc1x_parameters_count_as_shared_memory():
     (k,) = parse_ptxas(text)
     assert (k.shared_memory_bytes, k.parameter_shared_memory_bytes) == (32, 16)
     assert k.demangled == "add(int, int, int*)"
-    assert k.compute_capability == "1.0"
+    assert k.cc == "1.0"
 
 
 def test_failed_compilation_is_refused():

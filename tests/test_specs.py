@@ -47,12 +47,12 @@ REFERENCE_10_12 = REFERENCE.with_name("cc_10_12.yaml")
 
 def test_all_29_compute_capabilities_ship():
     assert known_ccs() == tuple(ISSUE_CCS)
-    assert [a.compute_capability for a in all_archs()] == ISSUE_CCS
+    assert [a.cc for a in all_archs()] == ISSUE_CCS
 
 
 @pytest.mark.parametrize("spelling", ["7.0", "70", "sm_70", "SM_70", "compute_70", 7.0])
 def test_lookup_spellings(spelling):
-    assert get_arch(spelling).compute_capability == "7.0"
+    assert get_arch(spelling).cc == "7.0"
 
 
 def test_unknown_cc_lists_the_known_ones():
@@ -139,6 +139,13 @@ def test_user_device_file_same_validation(tmp_path):
     assert resolve_arch(str(_write(tmp_path, data))).architecture == "my what-if Volta"
 
 
+def test_device_file_with_the_older_key_name_still_loads(tmp_path):
+    """Files written before #11's one vocabulary say `compute_capability:`; they load as `cc`."""
+    data = _shipped()
+    data["compute_capability"] = data.pop("cc")
+    assert load_arch_file(_write(tmp_path, data)) == get_arch("7.0")
+
+
 def test_unknown_key_is_an_error(tmp_path):
     data = _shipped()
     data["max_wraps_per_sm"] = 64
@@ -168,7 +175,7 @@ def test_wrong_type_is_an_error(tmp_path):
 
 
 def test_file_name_must_match_cc(tmp_path):
-    with pytest.raises(SpecError, match="does not match compute_capability"):
+    with pytest.raises(SpecError, match="does not match cc"):
         load_arch_file(_write(tmp_path, _shipped("7.0"), name="cc_7_5.yaml"))
 
 

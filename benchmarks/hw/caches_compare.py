@@ -104,7 +104,7 @@ def main(run_dir: Path, product: str = "h100-sxm") -> None:
     entries = corpus_entries() + catalog_entries()
     assert len(hw) == len(entries), (len(hw), len(entries))
     gpu = get_gpu(product)
-    arch = resolve_arch(gpu.compute_capability)
+    arch = resolve_arch(gpu.cc)
     out = []
     for entry, m in zip(entries, hw, strict=True):
         got = measured(m)

@@ -45,7 +45,7 @@ def number(text: str) -> float:
 def predict(name: str, overrides: dict[str, int], gpu_key: str, regs: int, engine: str):
     """The time model through analysis.launch_report, as `run --gpu` and `report` use it."""
     gpu = get_gpu(gpu_key)
-    arch = get_arch(gpu.compute_capability)
+    arch = get_arch(gpu.cc)
     start = time.perf_counter()
     report = analyze_catalog_kernel(get_kernel(name), overrides, gpu, arch, registers=regs, engine=engine)
     return report.time, report, time.perf_counter() - start

@@ -31,7 +31,7 @@ from perfcalc.specs import get_arch, get_gpu  # noqa: E402
 def predict(name: str, entry: dict[str, Any], gpu_key: str) -> tuple[LaunchReport, float]:
     """The time model through analysis.launch_report, as `run --source --gpu` uses it."""
     gpu = get_gpu(gpu_key)
-    arch = get_arch(gpu.compute_capability)
+    arch = get_arch(gpu.cc)
     start = time.perf_counter()
     report = analyze_source_kernel(
         corpus.source(entry),

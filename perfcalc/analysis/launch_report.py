@@ -265,7 +265,7 @@ def _report(
         kernel=name,
         params=params,
         gpu=gpu.key,
-        cc=arch.compute_capability,
+        cc=arch.cc,
         grid=grid,
         block=block,
         dynamic_shared_bytes=dyn,

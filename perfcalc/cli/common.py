@@ -69,17 +69,17 @@ def device_and_product(
     if gpu is not None and cc is not None:
         product = get_gpu(gpu)
         arch, _ = resolve_device(cc)
-        if arch.compute_capability != product.compute_capability:
+        if arch.cc != product.cc:
             raise InputError(
-                f"--gpu {gpu} is CC {product.compute_capability} "
+                f"--gpu {gpu} is CC {product.cc} "
                 f"({product.cited_file}) but --cc {cc} means CC "
-                f"{arch.compute_capability}; give one of them"
+                f"{arch.cc}; give one of them"
             )
         return arch, product
     name = gpu if gpu is not None else None if cc is not None else default_gpu
     if name is not None:
         product = get_gpu(name)
-        return get_arch(product.compute_capability), product
+        return get_arch(product.cc), product
     if cc is None:
         raise InputError(missing)
     return resolve_device(cc)

@@ -102,7 +102,7 @@ def _targets(cc: str | None, all_cc: bool, family_key: str) -> list[tuple[str, A
         if all_cc:
             raise InputError("give either --cc or --all-cc, not both")
         arch = resolve_arch(cc)
-        return [(arch.compute_capability, arch)]
+        return [(arch.cc, arch)]
     groups: list[list[Any]] = []
     for arch in all_archs():
         if groups and getattr(groups[-1][0], family_key) == getattr(arch, family_key):
@@ -113,7 +113,7 @@ def _targets(cc: str | None, all_cc: bool, family_key: str) -> list[tuple[str, A
 
 
 def _span(archs: list[Any]) -> str:
-    first, last = archs[0].compute_capability, archs[-1].compute_capability
+    first, last = archs[0].cc, archs[-1].cc
     return first if first == last else f"{first}-{last}"
 
 
@@ -181,7 +181,11 @@ def coalesce(
     details.on_request = not show_transactions
     tables = [coalesce_table(results, f"Global {op}: {_verb(pat.description, op)}, {pat.word}-byte words"), details]
     show(
-        tables, fmt, output, data={"pattern": pat, "results": [{"cc": lb, "cost": r} for lb, r in results]}, table=table
+        tables,
+        fmt,
+        output,
+        data={"pattern": pat, "results": [{"ccs": lb, "cost": r} for lb, r in results]},
+        table=table,
     )
 
 
@@ -253,7 +257,11 @@ def banks(
     lanes.on_request = not show_banks
     tables.append(lanes)
     show(
-        tables, fmt, output, data={"pattern": pat, "results": [{"cc": lb, "cost": r} for lb, r in results]}, table=table
+        tables,
+        fmt,
+        output,
+        data={"pattern": pat, "results": [{"ccs": lb, "cost": r} for lb, r in results]},
+        table=table,
     )
 
 

@@ -361,7 +361,7 @@ def _sweep_section(arch, inputs, axes, plot: Path | None, dynamic_spec: int | st
         draw_sweeps(
             sweeps,
             plot,
-            f"CC {arch.compute_capability}: {inputs.block_size} threads, "
+            f"CC {arch.cc}: {inputs.block_size} threads, "
             f"{inputs.registers_per_thread} registers, "
             f"{inputs.shared_memory} B shared memory per block",
         )
@@ -395,7 +395,7 @@ def _suggest_section(
         block_barriers=settings["block_barriers"],
     )
     grid = None if product is None else min_grid_size(suggestion.active_blocks_per_sm, product)
-    doc = {"compute_capability": arch.compute_capability, **to_jsonable(suggestion)}
+    doc = {"cc": arch.cc, **to_jsonable(suggestion)}
     for rank, entry in enumerate(doc["ranking"], start=1):  # the table's rank column
         entry["rank"] = rank
     if product is not None:
@@ -442,7 +442,7 @@ def _compiled_resources(
             f"{PACKAGE} (the nvcc wheel of NVRTC's version)"
         )
     found = entry_resources(ck.ptxas_log, ck.fn.name, str(source))
-    return (() if found is None else (found,)), arch.source_file or arch.compute_capability
+    return (() if found is None else (found,)), arch.source_file or arch.cc
 
 
 def _ptxas_command(
@@ -533,21 +533,21 @@ def _kernel_archs(kernels, cc: str | None) -> tuple[list, list[str]]:
 
     if cc is not None:
         arch = resolve_arch(cc)
-        same = [k for k in kernels if k.compute_capability == arch.compute_capability]
+        same = [k for k in kernels if k.cc == arch.cc]
         if same:
             return [(k, arch) for k in same], []
         targets = sorted({k.arch or "an unnamed target" for k in kernels})
         return [(k, arch) for k in kernels], [
             f"registers and shared memory were compiled for {', '.join(targets)}; ptxas may "
-            f"allocate differently for CC {arch.compute_capability}"
+            f"allocate differently for CC {arch.cc}"
         ]
     pairs = []
     for k in kernels:
-        if k.compute_capability not in known_ccs():
+        if k.cc not in known_ccs():
             raise InputError(
                 f"kernel {k.display_name} was compiled for "
                 f"{k.arch or 'an unnamed target'}, which is not a known compute "
                 f"capability ({', '.join(known_ccs())}); pass --cc"
             )
-        pairs.append((k, get_arch(k.compute_capability)))
+        pairs.append((k, get_arch(k.cc)))
     return pairs, []

@@ -287,10 +287,10 @@ def _cc_and_gpu(cc: str | None, gpu: str | None, options: dict) -> str:
     from perfcalc.specs import get_gpu, resolve_arch
 
     product = get_gpu(gpu)
-    if cc is not None and resolve_arch(cc).compute_capability != product.compute_capability:
-        raise InputError(f"--cc {cc} is not --gpu {gpu}'s compute capability {product.compute_capability}")
+    if cc is not None and resolve_arch(cc).cc != product.cc:
+        raise InputError(f"--cc {cc} is not --gpu {gpu}'s compute capability {product.cc}")
     options["gpu"] = product
-    return product.compute_capability
+    return product.cc
 
 
 def _sample_notes(report: Any) -> list[str]:
@@ -305,7 +305,7 @@ def _time_fields(report: Any) -> dict:
     t, sample = report.time, report.sample
     return {
         "gpu": t.gpu,
-        "cc": t.compute_capability,
+        "cc": t.cc,
         "predicted_time_s": t.predicted_time_s,
         "bound": t.bound,
         "bound_detail": t.bound_detail,
@@ -565,7 +565,7 @@ def run_catalog(name: str, params: dict, cc: str, catalog_file: Path | None, opt
     doc = run_document(
         kernel=spec.name,
         source_name=f"kernels.yaml:{spec.name}" if catalog_file is None else f"{catalog_file}:{spec.name}",
-        compute_capability=arch.compute_capability,
+        cc=arch.cc,
         params=params,
         launch=launch,
         counters=_counters_dict(result.counters),
@@ -668,7 +668,7 @@ def run_source(
     doc = run_document(
         kernel=kernel,
         source_name=str(path),
-        compute_capability=arch.compute_capability,
+        cc=arch.cc,
         params={**scalars, **{f"#define {k}": ("" if v is None else v) for k, v in defines.items()}},
         launch=launch,
         counters=_counters_dict(result.counters),
@@ -708,7 +708,7 @@ def _check_regs(arch: Any, regs: int) -> None:
     limit = arch.max_registers_per_thread
     if not 0 <= regs <= limit:
         raise InputError(
-            f"--regs {regs} is outside CC {arch.compute_capability}'s range of 0 to "
+            f"--regs {regs} is outside CC {arch.cc}'s range of 0 to "
             f"{limit} registers per thread ({arch.cite('max_registers_per_thread')})"
         )
 

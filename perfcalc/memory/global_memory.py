@@ -40,7 +40,7 @@ class GlobalBatchCost:
     `detail=True`, and are None otherwise.
     """
 
-    compute_capability: str
+    cc: str
     family: str
     size: int
     op: str
@@ -69,7 +69,7 @@ class GlobalAccessCost(Result):
     are the 32-byte sectors. `efficiency` = bytes_used / bytes_moved (None if nothing moved).
     """
 
-    compute_capability: str
+    cc: str
     family: str
     size: int
     op: str
@@ -94,7 +94,7 @@ def resolve_cache(arch: Arch, cache: str | None, op: str) -> str | None:
     """The cache mode in effect: 'l1' (128 B lines) or 'l2' (32 B segments) on 2.x/3.x,
     None elsewhere."""
     family = arch.global_family
-    cc = arch.compute_capability
+    cc = arch.cc
     if family.cache_modes:
         mode = cache if cache is not None else family.default_cache
         if not isinstance(mode, str) or mode not in family.cache_modes:
@@ -201,7 +201,7 @@ def _batch_result(
                 extra["data_wavefronts"] = data
                 extra["data_bank_conflicts"] = conflicts
     return GlobalBatchCost(
-        compute_capability=arch.compute_capability,
+        cc=arch.cc,
         family=family.name,
         size=size,
         op=op,
@@ -242,7 +242,7 @@ def global_access(
         return None if values is None else int(values[0])
 
     return GlobalAccessCost(
-        compute_capability=arch.compute_capability,
+        cc=arch.cc,
         family=arch.global_memory_family,
         size=size,
         op=op,

@@ -39,7 +39,7 @@ class SharedBatchCost:
     """Per-warp arrays (shape (W,)) and totals. `uniform_pairs` marks 5.x-9.0 loads processed
     on 16 representative lanes (memory.md 3.4); None on other families."""
 
-    compute_capability: str
+    cc: str
     family: str
     size: int
     op: str
@@ -64,7 +64,7 @@ class SharedAccessCost(Result):
     the worst group's k-way conflict. lane_banks: bank of each lane's first word (None: inactive).
     """
 
-    compute_capability: str
+    cc: str
     family: str
     size: int
     op: str
@@ -89,7 +89,7 @@ def resolve_bank_mode(arch: Arch, bank_mode: int | None) -> int:
         listed = " or ".join(str(w) for w in widths)
         raise InputError(
             f"bank mode {bank_mode!r} bytes is not available on CC "
-            f"{arch.compute_capability}: its banks are {listed} bytes wide "
+            f"{arch.cc}: its banks are {listed} bytes wide "
             f"({arch.cite('bank_widths_bytes')}; memory.md section 3.3)"
         )
     return int(bank_mode)
@@ -158,7 +158,7 @@ def _result(
     uniform: np.ndarray | None,
 ) -> SharedBatchCost:
     return SharedBatchCost(
-        compute_capability=arch.compute_capability,
+        cc=arch.cc,
         family=arch.shared_memory_family,
         size=size,
         op=op,
@@ -282,7 +282,7 @@ def shared_access(
     uniform = None if r.uniform_pairs is None else bool(r.uniform_pairs[0])
     banks = lane_banks(arch, addr, mask, mode)[0]
     return SharedAccessCost(
-        compute_capability=arch.compute_capability,
+        cc=arch.cc,
         family=r.family,
         size=size,
         op=op,

@@ -44,7 +44,7 @@ class Hint:
 class Advice:
     """A configuration's result, why it fits zero blocks (None when it fits), what to change."""
 
-    compute_capability: str
+    cc: str
     inputs: OccupancyInputs
     result: OccupancyResult
     zero_fit_reason: str | None
@@ -78,7 +78,7 @@ def advise(cc: Arch | str, inputs: OccupancyInputs) -> Advice:
             for h in (_resource_hint(cfg, result), _carveout_hint(cfg, result), _block_size_hint(cfg, result))
             if h is not None
         )
-    return Advice(cfg.arch.compute_capability, inputs, result, zero_reason(grid), hints)
+    return Advice(cfg.arch.cc, inputs, result, zero_reason(grid), hints)
 
 
 def _largest_at_least(values: np.ndarray, limits: np.ndarray, target: int) -> int | None:

@@ -115,7 +115,7 @@ class MatmulAnalysis(Result):
 
     width: int
     tile: int
-    compute_capability: str
+    cc: str
     gpu: str | None
     gpu_name: str | None
     peak_gflops: float | None
@@ -133,7 +133,7 @@ def default_registers(arch: Arch, variant: str) -> int:
     """The registers-per-thread assumption for a CC (see PTXAS_REGISTERS)."""
     if arch.major == 1:
         return SEED_CC1_REGISTERS
-    naive, tiled = PTXAS_REGISTERS.get(arch.compute_capability, PTXAS_REGISTERS["7.5"])
+    naive, tiled = PTXAS_REGISTERS.get(arch.cc, PTXAS_REGISTERS["7.5"])
     return naive if variant == "naive" else tiled
 
 
@@ -149,7 +149,7 @@ def check_shape(width: int, tile: int, arch: Arch) -> None:
     if tile * tile > arch.max_threads_per_block:
         raise InputError(
             f"tile {tile} gives {tile * tile} threads per block, above CC "
-            f"{arch.compute_capability}'s max_threads_per_block "
+            f"{arch.cc}'s max_threads_per_block "
             f"{arch.max_threads_per_block} ({arch.cite('max_threads_per_block')})"
         )
 
@@ -278,8 +278,7 @@ def analyze_variant(
                 variant,
                 "transactions_per_request",
                 per_request,
-                f"global_load_transactions / global_load_requests for CC "
-                f"{arch.compute_capability} (catalog model, memory/ rules)",
+                f"global_load_transactions / global_load_requests for CC {arch.cc} (catalog model, memory/ rules)",
             )
         )
         fig.append(
@@ -291,7 +290,7 @@ def analyze_variant(
                 variant,
                 "intensity_flop_per_byte",
                 ai,
-                f"flops / bytes the global transactions move (loads + stores, CC {arch.compute_capability} rules) "
+                f"flops / bytes the global transactions move (loads + stores, CC {arch.cc} rules) "
                 f"= {c['flops_total']} / {moved:.0f}",
             )
         )
@@ -466,7 +465,7 @@ def _notes(
     notes = []
     if gpu is None:
         notes.append(
-            f"No GPU product given (only CC {arch.compute_capability}): bandwidth, peak, "
+            f"No GPU product given (only CC {arch.cc}): bandwidth, peak, "
             f"bounds and time need a product's figures and are left blank; "
             f"use --gpu (perfcalc devices lists them)."
         )
@@ -476,7 +475,7 @@ def _notes(
             f"Seeds' CGMA bound (loads only): ({bw:g} / 4) x 1 = {bw / 4:g} GFLOPS naive, "
             f"({bw:g} / 4) x {tile} = {bw / 4 * tile:g} GFLOPS tiled. The roofline's intensity (as in "
             f"'perfcalc roofline') counts the bytes the global transactions move for CC "
-            f"{arch.compute_capability} (loads and stores), priced as DRAM traffic."
+            f"{arch.cc} (loads and stores), priced as DRAM traffic."
         )
         if gpu.chip == "G80":
             notes.append(
@@ -505,7 +504,7 @@ def _notes(
             "gave no counts, so the time estimate uses the requested bytes."
         )
     if registers is None:
-        measured = arch.cc_number if arch.compute_capability in PTXAS_REGISTERS else 75
+        measured = arch.cc_number if arch.cc in PTXAS_REGISTERS else 75
         source = (
             "the seeds' G80 budget of 10 (perfmodel.md c2)"
             if arch.major == 1
@@ -538,10 +537,8 @@ def analyze_matmul(
     latency_cycles: float | None = None,
 ) -> MatmulAnalysis:
     """Naive and tiled side by side. `predicted` maps a variant to the catalog's counters."""
-    if gpu is not None and gpu.compute_capability != arch.compute_capability:
-        raise InputError(
-            f"GPU {gpu.key} is CC {gpu.compute_capability}, not {arch.compute_capability} ({gpu.cited_file})"
-        )
+    if gpu is not None and gpu.cc != arch.cc:
+        raise InputError(f"GPU {gpu.key} is CC {gpu.cc}, not {arch.cc} ({gpu.cited_file})")
     if latency_cycles is not None and not 0 < latency_cycles < float("inf"):
         raise InputError(
             f"memory latency {latency_cycles:g} cycles must be a finite number > 0 "
@@ -556,7 +553,7 @@ def analyze_matmul(
     return MatmulAnalysis(
         width=width,
         tile=tile,
-        compute_capability=arch.compute_capability,
+        cc=arch.cc,
         gpu=gpu.key if gpu else None,
         gpu_name=gpu.name if gpu else None,
         peak_gflops=gpu.peak_fp32_gflops if gpu else None,

@@ -46,7 +46,7 @@ def _first(mask: np.ndarray, array: np.ndarray) -> int:
 
 
 def check_block_size(arch: Arch, block_size: np.ndarray, upper: bool = True) -> None:
-    cc, limit = arch.compute_capability, arch.max_threads_per_block
+    cc, limit = arch.cc, arch.max_threads_per_block
     where = device_file(arch, "max_threads_per_block")
     if (block_size <= 0).any():
         value = _first(block_size <= 0, block_size)
@@ -60,7 +60,7 @@ def check_block_size(arch: Arch, block_size: np.ndarray, upper: bool = True) -> 
 
 
 def check_registers(arch: Arch, registers: np.ndarray, upper: bool = True) -> None:
-    cc, limit = arch.compute_capability, arch.max_registers_per_thread
+    cc, limit = arch.cc, arch.max_registers_per_thread
     where = device_file(arch, "max_registers_per_thread")
     bad = (registers < 0) | ((registers > limit) if upper else False)
     if bad.any():
@@ -73,7 +73,7 @@ def check_registers(arch: Arch, registers: np.ndarray, upper: bool = True) -> No
 
 def check_shared_memory(arch: Arch, static: np.ndarray, dynamic: np.ndarray, upper: bool = True) -> None:
     """Non-negative sizes; static within the default per-block limit (only dynamic opts in)."""
-    cc = arch.compute_capability
+    cc = arch.cc
     for name, array in (("static", static), ("dynamic", dynamic)):
         if (array < 0).any():
             raise InputError(f"{name} shared memory of {_first(array < 0, array)} bytes is negative")
@@ -96,7 +96,7 @@ def normalize_cache_config(arch: Arch, cache_config: str | None) -> str:
         raise InputError(f"unknown cache config {cache_config!r}; choose one of {', '.join(CACHE_CONFIGS)}")
     if name != "none" and arch.l1_shared_splits_kb is None and arch.shared_memory_carveouts_kb is None:
         raise InputError(
-            f"cache config {name!r} does not apply to CC {arch.compute_capability}: its shared "
+            f"cache config {name!r} does not apply to CC {arch.cc}: its shared "
             f"memory "
             f"size is fixed ({device_file(arch, 'l1_shared_splits_kb and shared_memory_carveouts_kb')}"
             f" are null)"
@@ -118,7 +118,7 @@ def normalize_carveout(arch: Arch, carveout: Any) -> np.ndarray:
     if (percent >= 0).any() and arch.shared_memory_carveouts_kb is None:
         raise InputError(
             f"carveout {_first(percent >= 0, percent)} % does not apply to CC "
-            f"{arch.compute_capability}: it has no shared-memory carveout "
+            f"{arch.cc}: it has no shared-memory carveout "
             f"({device_file(arch, 'shared_memory_carveouts_kb')} is null; carveouts start at "
             f"CC 7.0)"
         )

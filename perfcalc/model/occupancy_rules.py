@@ -177,7 +177,7 @@ def split_capacity(arch: Arch, cache_config: str) -> int:
     Fermi has no equal split, so the midpoint is looked up and falls back to the largest.
     """
     if arch.l1_shared_splits_kb is None:
-        raise SpecError(f"CC {arch.compute_capability} has no L1/shared splits to configure")
+        raise SpecError(f"CC {arch.cc} has no L1/shared splits to configure")
     sizes = sorted(shared for shared, _l1 in arch.l1_shared_splits_kb)
     high, low = sizes[-1], sizes[0]
     if cache_config == "prefer-l1":
@@ -249,5 +249,5 @@ def barrier_limit(arch: Arch, block_barriers: int) -> int:
     11.0 and 12.x); `block_barriers_per_sm` holds that product.
     """
     if arch.block_barriers_per_sm is None:  # no barrier limit documented for this CC
-        raise SpecError(f"CC {arch.compute_capability} has no block barrier limit")
+        raise SpecError(f"CC {arch.cc} has no block barrier limit")
     return arch.block_barriers_per_sm // block_barriers

@@ -44,7 +44,7 @@ class Prediction(CounterSet):
     """
 
     kernel: str
-    compute_capability: str
+    cc: str
     params: dict[str, int]
     global_load_elements: int
     cgma: float | None
@@ -214,7 +214,7 @@ def predict(
     )
     return Prediction(
         kernel=spec.name,
-        compute_capability=arch.compute_capability,
+        cc=arch.cc,
         params=dict(params),
         **{n: getattr(totals, n) for n in SITE_COUNTER_NAMES},
         flops=flops,

@@ -72,7 +72,7 @@ class KernelResources(Result):
         return self.demangled or self.name
 
     @property
-    def compute_capability(self) -> str | None:
+    def cc(self) -> str | None:
         """'sm_75' -> '7.5', 'sm_100a' -> '10.0'; None for a missing or unusual target name."""
         if not (self.arch or "").lower().startswith("sm_"):
             return None

@@ -33,7 +33,7 @@ class Roofline(Result):
 
     gpu: str
     gpu_name: str
-    compute_capability: str
+    cc: str
     peak_gflops: float
     bandwidth_gbs: float
     ridge_flop_per_byte: float
@@ -120,10 +120,8 @@ def shared_memory_bandwidth_gbs(gpu: Gpu, arch: Arch) -> float:
 
 def roofline(gpu: Gpu, arch: Arch) -> Roofline:
     """The roofs of a product: DRAM, measured L2 where known, shared memory; FP32/FP64/tensor."""
-    if arch.compute_capability != gpu.compute_capability:
-        raise InputError(
-            f"GPU {gpu.key} is CC {gpu.compute_capability}, not {arch.compute_capability} ({gpu.cited_file})"
-        )
+    if arch.cc != gpu.cc:
+        raise InputError(f"GPU {gpu.key} is CC {gpu.cc}, not {arch.cc} ({gpu.cited_file})")
     src = f"{gpu.cited_file}: " + "; ".join(s.split(":")[0] for s in gpu.sources)
     ceilings = [
         Ceiling("DRAM", "memory", gpu.memory_bandwidth_gbs, "vendor theoretical bandwidth", src),
@@ -198,7 +196,7 @@ def roofline(gpu: Gpu, arch: Arch) -> Roofline:
     return Roofline(
         gpu.key,
         gpu.name,
-        gpu.compute_capability,
+        gpu.cc,
         gpu.peak_fp32_gflops,
         gpu.memory_bandwidth_gbs,
         gpu.ridge_flop_per_byte,

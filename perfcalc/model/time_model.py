@@ -105,7 +105,7 @@ class TimePrediction(Result):
     """The predicted time, the limiting unit, and every term it was the largest of."""
 
     gpu: str
-    compute_capability: str
+    cc: str
     predicted_time_s: float
     launch_overhead_s: float
     bound: str
@@ -220,7 +220,7 @@ def predict_time(work: KernelWork, gpu: Gpu, arch: Arch, rates: TimingRates) -> 
             )
         )
     else:
-        omitted.append(f"L2 bandwidth (no sourced L2 rate for CC {arch.compute_capability})")
+        omitted.append(f"L2 bandwidth (no sourced L2 rate for CC {arch.cc})")
     shared_cycles = work.shared_wavefronts * arch.shared_family.cycles_per_wavefront
     if rates.l1_bytes_per_sm_per_clock is not None:
         cycles = work.global_wavefronts * (128 / rates.l1_bytes_per_sm_per_clock) + shared_cycles
@@ -232,7 +232,7 @@ def predict_time(work: KernelWork, gpu: Gpu, arch: Arch, rates: TimingRates) -> 
             )
         )
     else:
-        omitted.append(f"L1 wavefronts (no sourced L1 rate for CC {arch.compute_capability})")
+        omitted.append(f"L1 wavefronts (no sourced L1 rate for CC {arch.cc})")
         terms.append(
             Term(
                 "shared-memory wavefronts",
@@ -283,7 +283,7 @@ def predict_time(work: KernelWork, gpu: Gpu, arch: Arch, rates: TimingRates) -> 
             )
         )
     else:
-        omitted.append(f"block dispatch (no measured rate for CC {arch.compute_capability})")
+        omitted.append(f"block dispatch (no measured rate for CC {arch.cc})")
     terms.extend(_serialised_terms(work, rates, arch, sms, busiest, omitted))
     per_wave = work.active_blocks_per_sm * sms
     waves = math.ceil(work.blocks / per_wave)
@@ -329,7 +329,7 @@ def predict_time(work: KernelWork, gpu: Gpu, arch: Arch, rates: TimingRates) -> 
     dram_bytes = work.dram_bytes_read + work.dram_bytes_written
     return TimePrediction(
         gpu=gpu.key,
-        compute_capability=arch.compute_capability,
+        cc=arch.cc,
         predicted_time_s=total,
         launch_overhead_s=rates.launch_overhead_s,
         bound=top.name,
@@ -372,7 +372,7 @@ def _serialised_terms(
     shared atomics on one word and a constant load's distinct addresses (module docstring);
     each only where the kernel has some, and said to be left out where no rate is measured."""
     out = []
-    cc = arch.compute_capability
+    cc = arch.cc
     if work.atomic_hot_lines:
         l2 = _measured(rates.atomic_combined_request_ns, rates.atomic_float_lane_ns, rates.atomic_exchange_lane_ns)
         if l2 is None:

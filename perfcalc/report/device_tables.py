@@ -10,7 +10,7 @@ from perfcalc.specs.arch import Arch
 from perfcalc.specs.gpu import Gpu
 
 _KEY_COLUMNS = {
-    "compute_capability": "CC",
+    "cc": "CC",
     "architecture": "architecture",
     "max_warps_per_sm": "warps/SM",
     "max_threads_per_sm": "threads/SM",
@@ -26,7 +26,7 @@ _KEY_COLUMNS = {
 _PRODUCT_COLUMNS = {
     "key": "GPU",
     "name": "name",
-    "compute_capability": "CC",
+    "cc": "CC",
     "sm_count": "SMs",
     "fp32_cores_per_sm": "FP32 cores/SM",
     "peak_clock_mhz": "peak clock (MHz)",
@@ -46,7 +46,7 @@ def devices_table(archs: Sequence[Arch], gpus: Sequence[Gpu] = ()) -> Table:
     if gpus:
         columns["gpus"] = "GPU products"
         for row in rows:
-            row["gpus"] = [g.key for g in gpus if g.compute_capability == row["compute_capability"]]
+            row["gpus"] = [g.key for g in gpus if g.cc == row["cc"]]
     return Table(
         columns=list(columns), rows=rows, title="Compute capabilities", headers=columns, name="compute_capabilities"
     )
@@ -74,7 +74,7 @@ def product_detail_table(gpu: Gpu) -> Table:
     return Table(
         columns=["figure", "value"],
         rows=rows,
-        title=f"{gpu.name} ({gpu.chip}, CC {gpu.compute_capability})",
+        title=f"{gpu.name} ({gpu.chip}, CC {gpu.cc})",
         name="product",
     )
 
@@ -84,6 +84,6 @@ def device_detail_table(arch: Arch) -> Table:
     return Table(
         columns=["limit", "value"],
         rows=rows,
-        title=f"Compute capability {arch.compute_capability} ({arch.architecture})",
+        title=f"Compute capability {arch.cc} ({arch.architecture})",
         name="compute_capability",
     )

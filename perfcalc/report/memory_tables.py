@@ -11,7 +11,7 @@ from perfcalc.report.table import Table
 from perfcalc.specs.families import GLOBAL_FAMILIES, SHARED_FAMILIES
 
 _COALESCE = {
-    "cc": "CC",
+    "ccs": "CC",
     "cache": "cache",
     "request_unit": "request",
     "requests": "requests",
@@ -46,7 +46,7 @@ def coalesce_table(results: Sequence[tuple[str, Any]], title: str) -> Table:
     for label, r in results:
         rows.append(
             {
-                "cc": label,
+                "ccs": label,
                 "cache": r.cache,
                 "request_unit": r.request_unit,
                 "requests": r.requests,
@@ -82,7 +82,7 @@ def transactions_table(results: Sequence[tuple[str, Any]]) -> Table:
             first = request * lanes
             rows.append(
                 {
-                    "cc": label,
+                    "ccs": label,
                     "request": f"{r.request_unit} {request}",
                     "lanes": f"{first}-{first + lanes - 1}",
                     "count": len(txs),
@@ -90,16 +90,16 @@ def transactions_table(results: Sequence[tuple[str, Any]]) -> Table:
                 }
             )
     return Table(
-        columns=["cc", "request", "lanes", "count", "transactions"],
+        columns=["ccs", "request", "lanes", "count", "transactions"],
         rows=rows,
         title="Transactions per request (issue order)",
         name="transactions",
-        headers={"cc": "CC", "count": "n"},
+        headers={"ccs": "CC", "count": "n"},
     )
 
 
 _BANKS = {
-    "cc": "CC",
+    "ccs": "CC",
     "banks": "banks",
     "bank_mode": "bank bytes",
     "group_unit": "processed per",
@@ -113,7 +113,7 @@ _BANKS = {
 
 def banks_table(results: Sequence[tuple[str, Any]], title: str) -> Table:
     """One row per (label, SharedAccessCost)."""
-    rows = [{key: (label if key == "cc" else getattr(r, key)) for key in _BANKS} for label, r in results]
+    rows = [{key: (label if key == "ccs" else getattr(r, key)) for key in _BANKS} for label, r in results]
     notes = [
         "passes = Nsight's shared wavefronts (1.x: both half-warps); conflicts = passes - "
         "ideal, ideal = max(1, ceil(active bytes / bytes per pass)) (reference/memory.md 3)."

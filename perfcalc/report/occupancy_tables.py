@@ -43,7 +43,7 @@ def percent(fraction: float) -> str:
 def input_rows(arch: Arch, inputs: OccupancyInputs) -> list[dict[str, Any]]:
     carveout = "default" if inputs.carveout is None else inputs.carveout
     rows = [
-        ("compute capability", f"{arch.compute_capability} ({arch.architecture})"),
+        ("compute capability", f"{arch.cc} ({arch.architecture})"),
         ("threads per block", inputs.block_size),
         ("registers per thread", inputs.registers_per_thread),
         ("static shared memory per block (bytes)", inputs.static_shared_memory),
@@ -188,7 +188,7 @@ def warps_per_block(arch: Arch, inputs: OccupancyInputs) -> int:
 def occupancy_context(arch: Arch, inputs: OccupancyInputs) -> dict[str, Any]:
     """What an occupancy row is about, under the library's names (CSV's leading columns)."""
     return {
-        "cc": arch.compute_capability,
+        "cc": arch.cc,
         "block_size": inputs.block_size,
         "registers_per_thread": inputs.registers_per_thread,
         "static_shared_memory_bytes": inputs.static_shared_memory,
@@ -204,7 +204,7 @@ def occupancy_tables(arch: Arch, advice: Advice) -> list[Table]:
         Table(
             ["limit", "value", "key"],
             device_limit_rows(arch),
-            title=f"Physical limits of CC {arch.compute_capability}",
+            title=f"Physical limits of CC {arch.cc}",
             name="device_limits",
             headers={"key": display_file(arch.source_file)},
         ),
@@ -239,11 +239,11 @@ def occupancy_tables(arch: Arch, advice: Advice) -> list[Table]:
 def occupancy_document(arch: Arch, advice: Advice) -> dict[str, Any]:
     """JSON: the OccupancyResult fields (same names) at the top level, plus context.
 
-    Added keys: compute_capability, inputs (OccupancyInputs fields), warps_per_block,
+    Added keys: cc, inputs (OccupancyInputs fields), warps_per_block,
     device_limits (the Arch keys shown in the table), zero_fit_reason (null when a block fits),
     hints (kind, limiters, changes, active_blocks_per_sm, occupancy, message).
     """
-    doc: dict[str, Any] = {"compute_capability": arch.compute_capability, "inputs": asdict(advice.inputs)}
+    doc: dict[str, Any] = {"cc": arch.cc, "inputs": asdict(advice.inputs)}
     doc.update(advice.result.to_dict())  # 'unlimited' limits as null
     doc["warps_per_block"] = warps_per_block(arch, advice.inputs)
     doc["device_limits"] = {r["key"]: getattr(arch, r["key"]) for r in device_limit_rows(arch)}
@@ -435,11 +435,11 @@ def suggestion_tables(
         Table(
             list(pick),
             [pick],
-            title=f"Suggested block size (CC {arch.compute_capability})",
+            title=f"Suggested block size (CC {arch.cc})",
             headers=headers,
             notes=notes,
             name="suggestion",
-            context={"cc": arch.compute_capability},
+            context={"cc": arch.cc},
             **SHOWN,
         ),
         Table(
@@ -456,7 +456,7 @@ def suggestion_tables(
             title="Ranking",
             headers=headers,
             name="ranking",
-            context={"cc": arch.compute_capability},
+            context={"cc": arch.cc},
             **SHOWN,
         ),
     ]
@@ -519,7 +519,7 @@ def ptxas_table(entries: Sequence[tuple[Any, Arch, Advice]], block_size: int) ->
             {
                 "kernel": kernel.display_name,
                 "compiled_for": kernel.arch or "-",
-                "cc": arch.compute_capability,
+                "cc": arch.cc,
                 "registers": kernel.registers,
                 "static_smem_bytes": kernel.shared_memory_bytes,
                 "barriers": kernel.barriers,
@@ -529,7 +529,7 @@ def ptxas_table(entries: Sequence[tuple[Any, Arch, Advice]], block_size: int) ->
         )
         lines = advice_lines(advice)
         if r.occupancy < 1.0 and lines:
-            notes.append(f"{kernel.display_name} [{arch.compute_capability}]: {lines[0]}")
+            notes.append(f"{kernel.display_name} [{arch.cc}]: {lines[0]}")
     notes.extend(mangled_notes(kernel for kernel, _arch, _advice in entries))
     headers = {
         **RESULT_HEADERS,
@@ -565,7 +565,7 @@ def ptxas_suggestion_table(found: Sequence[tuple[Any, Arch, Any]]) -> Table:
         {
             "kernel": k.display_name,
             "compiled_for": k.arch or "-",
-            "cc": arch.compute_capability,
+            "cc": arch.cc,
             "registers": k.registers,
             "static_smem_bytes": k.shared_memory_bytes,
             "block_size": s.block_size,
@@ -601,8 +601,5 @@ def ptxas_suggestion_table(found: Sequence[tuple[Any, Arch, Any]]) -> Table:
 def ptxas_suggestion_document(found: Sequence[tuple[Any, Arch, Any]], notes: Sequence[str] = ()) -> dict[str, Any]:
     return {
         "notes": list(notes),
-        "kernels": [
-            {"kernel": to_jsonable(k), "compute_capability": arch.compute_capability, "suggestion": to_jsonable(s)}
-            for k, arch, s in found
-        ],
+        "kernels": [{"kernel": to_jsonable(k), "cc": arch.cc, "suggestion": to_jsonable(s)} for k, arch, s in found],
     }

@@ -93,17 +93,13 @@ def _value(v: MatmulVariant, key: str) -> Any:
 def matmul_rows(analysis: MatmulAnalysis) -> list[dict[str, Any]]:
     """One JSON row per variant: the GPU and CC it is for, then MATMUL_ROW_KEYS."""
     return [
-        {"gpu": analysis.gpu, "cc": analysis.compute_capability, **{k: _value(v, k) for k in MATMUL_ROW_KEYS}}
+        {"gpu": analysis.gpu, "cc": analysis.cc, **{k: _value(v, k) for k in MATMUL_ROW_KEYS}}
         for v in analysis.variants
     ]
 
 
 def _title(analysis: MatmulAnalysis) -> str:
-    where = (
-        f"{analysis.gpu_name} (CC {analysis.compute_capability})"
-        if analysis.gpu
-        else f"CC {analysis.compute_capability}, no product"
-    )
+    where = f"{analysis.gpu_name} (CC {analysis.cc})" if analysis.gpu else f"CC {analysis.cc}, no product"
     return f"Matrix multiply, width {analysis.width}, tile {analysis.tile}, on {where}"
 
 
@@ -284,7 +280,7 @@ def ceilings_table(roof: Roofline) -> Table:
     return Table(
         columns=["ceiling", "kind", "value", "unit", "ridge_flop_per_byte", "formula", "source"],
         rows=rows,
-        title=f"Roofline ceilings of {roof.gpu_name} (CC {roof.compute_capability})",
+        title=f"Roofline ceilings of {roof.gpu_name} (CC {roof.cc})",
         name="ceilings",
         notes=[
             f"FP32 ridge point: {roof.peak_gflops:g} GFLOPS / {roof.bandwidth_gbs:g} "

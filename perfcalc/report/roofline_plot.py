@@ -92,7 +92,7 @@ def plot_roofline(roof: Roofline, points: Sequence[RooflinePoint], path: str | P
     ax.set_ylim(x_lo * min(c.value for c in memory), top * 3)
     ax.set_xlabel("arithmetic intensity (flop/byte)")
     ax.set_ylabel("attainable GFLOPS")
-    ax.set_title(f"Roofline: {roof.gpu_name} (CC {roof.compute_capability})")
+    ax.set_title(f"Roofline: {roof.gpu_name} (CC {roof.cc})")
     ax.grid(True, which="major", linewidth=0.3)
     fig.tight_layout()
     buffer = io.BytesIO()

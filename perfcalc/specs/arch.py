@@ -16,7 +16,7 @@ from perfcalc.specs.cc import ComputeCapability
 from perfcalc.specs.data_files import data_path
 from perfcalc.specs.families import GLOBAL_FAMILIES, SHARED_FAMILIES, GlobalFamily, SharedFamily
 from perfcalc.specs.field_types import conforms, describe
-from perfcalc.specs.yaml_load import check_keys, read_mapping
+from perfcalc.specs.yaml_load import check_keys, modern_keys, read_mapping
 
 SCHEMA_VERSION = 1
 
@@ -25,7 +25,7 @@ SCHEMA_VERSION = 1
 class Arch(Result):
     """Per-SM and per-block limits of one compute capability (units in the names)."""
 
-    compute_capability: str
+    cc: str
     architecture: str
     warp_size: int
     max_threads_per_block: int
@@ -66,21 +66,22 @@ class Arch(Result):
     source_file: str = field(default="", compare=False)
 
     @property
-    def cc(self) -> ComputeCapability:
-        return ComputeCapability.parse(self.compute_capability)
+    def version(self) -> ComputeCapability:
+        """`cc` parsed, for ordering and the major/minor split."""
+        return ComputeCapability.parse(self.cc)
 
     @property
     def major(self) -> int:
-        return self.cc.major
+        return self.version.major
 
     @property
     def minor(self) -> int:
-        return self.cc.minor
+        return self.version.minor
 
     @property
     def cc_number(self) -> int:
         """70 for CC 7.0, 100 for 10.0: handy for comparisons like `arch.cc_number >= 80`."""
-        return self.cc.number
+        return self.version.number
 
     @property
     def global_family(self) -> GlobalFamily:
@@ -133,19 +134,19 @@ def display_file(source_file: str) -> str:
 
 
 def _fail(arch: Arch, key: str, message: str) -> None:
-    raise SpecError(f"device {arch.compute_capability}: {key} {message}")
+    raise SpecError(f"device {arch.cc}: {key} {message}")
 
 
 def _validate(a: Arch) -> None:
     """Range and cross-field checks; each names the key it rejects."""
-    if not isinstance(a.compute_capability, str):
-        _fail(a, "compute_capability", f"must be a quoted string like '7.0', got {a.compute_capability!r}")
+    if not isinstance(a.cc, str):
+        _fail(a, "cc", f"must be a quoted string like '7.0', got {a.cc!r}")
     try:
-        cc = ComputeCapability.parse(a.compute_capability)
+        cc = ComputeCapability.parse(a.cc)
     except InputError:
         cc = None
-    if cc is None or str(cc) != a.compute_capability.strip():
-        _fail(a, "compute_capability", f"must be written 'X.Y' (e.g. '10.0'), got {a.compute_capability!r}")
+    if cc is None or str(cc) != a.cc.strip():
+        _fail(a, "cc", f"must be written 'X.Y' (e.g. '10.0'), got {a.cc!r}")
     for f in fields(a):
         value = getattr(a, f.name)
         if value is None:
@@ -231,11 +232,12 @@ def _tuplify(value: Any) -> Any:
 
 def arch_from_mapping(data: dict[str, Any], where: str, source_file: str = "") -> Arch:
     """Build an `Arch` from a parsed device file, checking keys exactly."""
+    data = modern_keys(data)
     check_keys(data, [n for n in _FIELDS if n not in _OPTIONAL], where, optional=_OPTIONAL)
     values = {k: _tuplify(v) for k, v in data.items()}
-    cc = values["compute_capability"]
+    cc = values["cc"]
     if not isinstance(cc, str):
-        raise SpecError(f"{where}: compute_capability must be a quoted string like '7.0', got {cc!r}")
+        raise SpecError(f"{where}: cc must be a quoted string like '7.0', got {cc!r}")
     try:
         return Arch(**values, source_file=source_file)
     except SpecError as exc:
@@ -248,9 +250,7 @@ def load_arch_file(path: str | Path) -> Arch:
     """Load and validate one device file (shipped or the user's own)."""
     path = Path(path)
     arch = arch_from_mapping(read_mapping(path), str(path), source_file=str(path))
-    expected = arch.cc.file_stem + ".yaml"
+    expected = arch.version.file_stem + ".yaml"
     if path.name.startswith("cc_") and path.name != expected:
-        raise SpecError(
-            f"{path}: file name does not match compute_capability {arch.compute_capability!r} (expected {expected})"
-        )
+        raise SpecError(f"{path}: file name does not match cc {arch.cc!r} (expected {expected})")
     return arch

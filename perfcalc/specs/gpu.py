@@ -15,7 +15,7 @@ from typing import Any
 from perfcalc.errors import SpecError
 from perfcalc.results import Result
 from perfcalc.specs.field_types import conforms, describe
-from perfcalc.specs.yaml_load import check_keys, read_mapping
+from perfcalc.specs.yaml_load import check_keys, modern_keys, read_mapping
 
 SCHEMA_VERSION = 1
 PEAK_BASES = ("shader clock", "base clock", "boost clock")
@@ -31,7 +31,7 @@ class Gpu(Result):
     key: str
     name: str
     chip: str
-    compute_capability: str
+    cc: str
     sm_count: int
     fp32_cores_per_sm: int
     fp64_results_per_sm_per_clock: int | None  # None: no source states it
@@ -197,11 +197,12 @@ def gpu_from_mapping(data: dict[str, Any], legend: dict[str, str], where: str, f
     """Build a `Gpu` from one `products:` entry; source keys are resolved through the legend."""
     if not isinstance(data, dict):
         raise SpecError(f"{where}: each product must be a mapping of keys, got {data!r}")
+    data = modern_keys(data)
     check_keys(data, _REQUIRED, where, optional=_OPTIONAL)
     values = dict(data)
-    cc = values["compute_capability"]
+    cc = values["cc"]
     if not isinstance(cc, str):
-        raise SpecError(f"{where}: compute_capability must be a quoted string like '7.0', got {cc!r}")
+        raise SpecError(f"{where}: cc must be a quoted string like '7.0', got {cc!r}")
     sources = values["sources"]
     if not isinstance(sources, list):
         raise SpecError(f"{where}: sources must be a list of source keys, got {sources!r}")

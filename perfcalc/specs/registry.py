@@ -93,9 +93,9 @@ def load_gpu_file(path: str | Path) -> Gpu:
             f"--gpu FILE takes a file with exactly one"
         )
     gpu = products[0]
-    if gpu.compute_capability not in known_ccs():
+    if gpu.cc not in known_ccs():
         raise UnknownDeviceError(
-            f"{path}: product {gpu.key!r} is CC {gpu.compute_capability}, which perfcalc has no "
+            f"{path}: product {gpu.key!r} is CC {gpu.cc}, which perfcalc has no "
             f"device file for; known: {', '.join(known_ccs())}"
         )
     return gpu
@@ -124,7 +124,7 @@ def resolve_device(device: str | Path) -> tuple[Arch, Gpu | None]:
     if is_data_file(text):
         if "products" in read_mapping(Path(text)):
             gpu = load_gpu_file(text)
-            return get_arch(gpu.compute_capability), gpu
+            return get_arch(gpu.cc), gpu
         return load_arch_file(Path(text)), None
     if normalize_cc(text) is not None:
         return get_arch(text), None
@@ -134,7 +134,7 @@ def resolve_device(device: str | Path) -> tuple[Arch, Gpu | None]:
             f"unknown device {text!r}: not a compute capability ({', '.join(known_ccs())}) "
             f"nor a GPU ({', '.join(known_gpus())})"
         )
-    return get_arch(found.compute_capability), found
+    return get_arch(found.cc), found
 
 
 def resolve_arch(device: str | Path) -> Arch:
@@ -148,7 +148,7 @@ def as_arch(device: Arch | Gpu | str | Path | float | int) -> Arch:
     if isinstance(device, Arch):
         return device
     if isinstance(device, Gpu):
-        return get_arch(device.compute_capability)
+        return get_arch(device.cc)
     if isinstance(device, bool) or not isinstance(device, (str, Path, float, int)):
         raise UnknownDeviceError(
             f"a device is an Arch, a Gpu, a CC such as '9.0' or a product such as 'h100', got "

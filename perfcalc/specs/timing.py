@@ -57,7 +57,7 @@ _MEASURED_NS = (
 class TimingRates:
     """One CC's rates (None: not sourced for this CC) and where each comes from."""
 
-    compute_capability: str
+    cc: str
     issue_per_sm_per_clock: float
     l1_bytes_per_sm_per_clock: float | None
     l2_bytes_per_sm_per_clock: float | None
@@ -127,12 +127,11 @@ def timing_rates(arch: Arch) -> TimingRates:
     """The rates for `arch`'s compute capability (default keys, then the CC's own)."""
     table = _table()
     merged = dict(table.get("default") or {})
-    own = (table.get("cc") or {}).get(arch.compute_capability) or {}
+    own = (table.get("cc") or {}).get(arch.cc) or {}
     unknown = set(own) - set(_KEYS)
     if unknown:
         raise SpecError(
-            f"devices/timing.yaml: unknown key(s) {sorted(unknown)} for CC "
-            f"{arch.compute_capability}; known: {', '.join(_KEYS)}"
+            f"devices/timing.yaml: unknown key(s) {sorted(unknown)} for CC {arch.cc}; known: {', '.join(_KEYS)}"
         )
     sources = tuple(merged.get("sources") or ()) + tuple(own.get("sources") or ())
     merged.update(own)
@@ -140,7 +139,7 @@ def timing_rates(arch: Arch) -> TimingRates:
     if arch.major not in by_major:
         raise SpecError(f"devices/timing.yaml: no issue rate for CC major {arch.major}")
     return TimingRates(
-        compute_capability=arch.compute_capability,
+        cc=arch.cc,
         issue_per_sm_per_clock=float(by_major[arch.major]),
         l1_bytes_per_sm_per_clock=_positive(merged["l1_bytes_per_sm_per_clock"], "l1 rate"),
         l2_bytes_per_sm_per_clock=_positive(merged["l2_bytes_per_sm_per_clock"], "l2 rate"),

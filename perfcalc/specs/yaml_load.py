@@ -68,6 +68,15 @@ def _check_shape(text: str, path: Path) -> None:
             )
 
 
+# Keys files written for perfcalc before the one-vocabulary change (#11) may still use.
+OLDER_SPELLINGS = {"compute_capability": "cc"}
+
+
+def modern_keys(data: dict[str, Any]) -> dict[str, Any]:
+    """`data` with older key spellings renamed, so a user's existing device file still loads."""
+    return {OLDER_SPELLINGS.get(k, k) if OLDER_SPELLINGS.get(k, k) not in data else k: v for k, v in data.items()}
+
+
 def check_keys(data: dict[str, Any], required: Iterable[str], where: str, optional: Iterable[str] = ()) -> None:
     """Fail on the first missing or unknown key, naming the file and the key."""
     required = list(required)
