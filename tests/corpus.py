@@ -139,7 +139,7 @@ def run_on_ptx_engine(name: str, entry: dict[str, Any], arch: str = "9.0"):  # t
         tuple(entry["block"]),
         args,
         arch,
-        dynamic_shared_bytes=entry.get("dynamic_shared", 0),
+        dynamic_shared_memory_bytes=entry.get("dynamic_shared", 0),
         defines=entry.get("defines"),
         engine="ptx",
         source_name=str(CORPUS / entry["file"]),

@@ -537,7 +537,7 @@ def corpus_call(rng: random.Random) -> Callable[[], object]:
         tuple(entry["block"]),
         args,
         "9.0",
-        dynamic_shared_bytes=entry.get("dynamic_shared", 0),
+        dynamic_shared_memory_bytes=entry.get("dynamic_shared", 0),
         defines=entry.get("defines"),
         engine="ptx",
         source_name=entry["file"],

@@ -868,7 +868,7 @@ LIB_SOURCE = "__global__ void k(float *x, int n) { if (threadIdx.x < n) x[thread
         ({"source": None}, "source must be the CUDA C text"),  # was AttributeError
         ({"bank_mode": "abc"}, "bank_mode = 'abc' must be 4 or 8"),  # was accepted
         ({"defines": {"A": "1; x[0] = 5"}}, "not statements"),  # was pasted into the source
-        ({"dynamic_shared_bytes": True}, "dynamic_shared_bytes = True"),
+        ({"dynamic_shared_memory_bytes": True}, "dynamic_shared_memory_bytes = True"),
         ({"args": {"x": np.zeros(32, np.float32), "n": float("nan")}}, "needs an integer"),
         ({"max_seconds": float("nan")}, "max_seconds = nan"),
     ],

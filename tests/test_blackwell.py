@@ -297,10 +297,10 @@ def test_dynamic_shared_memory_as_a_function_of_the_block_size():
             "occupancy", "--cc", "8.6", "--regs", "40", "--suggest", "--dyn-smem", "block*100", "--format", "json"
         ).stdout
     )
-    lib = suggest_block_size("8.6", 40, dynamic_shared_memory=lambda b: b * 100)
+    lib = suggest_block_size("8.6", 40, dynamic_shared_memory_bytes=lambda b: b * 100)
     assert (cli["block_size"], cli["active_blocks_per_sm"]) == (lib.block_size, lib.active_blocks_per_sm)
     one = occupancy_json("--cc", "8.6", "--block", "256", "--regs", "40", "--dyn-smem", "block*100")
-    assert one["inputs"]["dynamic_shared_memory"] == 25600
+    assert one["inputs"]["dynamic_shared_memory_bytes"] == 25600
     bad = invoke("occupancy", "--cc", "8.6", "--block", "256", "--regs", "40", "--dyn-smem", "warp*2")
     assert bad.exit_code == 2 and "'block'" in bad.output
 

@@ -71,7 +71,7 @@ def test_json_is_the_result_fields_plus_context():
         "limiters",
         "block_limits",
         "allocated_registers_per_block",
-        "allocated_shared_memory_per_block",
+        "allocated_shared_memory_per_block_bytes",
         "shared_memory_per_sm_bytes",
     ]
     assert all(f in data for f in result_fields)
@@ -154,7 +154,7 @@ def test_measured_h100_carveout_case():
     )
     assert data["active_blocks_per_sm"] == 8
     assert data["shared_memory_per_sm_bytes"] == 132 * 1024
-    assert data["inputs"]["dynamic_shared_memory"] == 15360
+    assert data["inputs"]["dynamic_shared_memory_bytes"] == 15360
 
 
 def test_named_carveouts():
@@ -241,9 +241,9 @@ def test_block_and_smem_sweeps_json():
             "json",
         ).stdout
     )
-    smem = {p["shared_memory_per_block"]: p for p in data["shared_memory_per_block"]["points"]}
+    smem = {p["shared_memory_per_block_bytes"]: p for p in data["shared_memory_per_block_bytes"]["points"]}
     assert smem[15360]["active_blocks_per_sm"] == 14 and smem[7168]["active_blocks_per_sm"] == 16
-    assert data["shared_memory_per_block"]["current"] == 15360
+    assert data["shared_memory_per_block_bytes"]["current"] == 15360
     blocks = [p["block_size"] for p in data["block_size"]["points"]]
     assert blocks == list(range(32, 1025, 32))
 
@@ -298,7 +298,7 @@ def test_ptxas_each_kernel_on_its_own_target():
     rows = list(csv.DictReader(io.StringIO(out)))
     assert [r["cc"] for r in rows] == ["7.5"] * 6 + ["9.0"] * 6
     naive = next(r for r in rows if r["kernel"].startswith("MatrixMulKernel") and r["cc"] == "7.5")
-    assert (naive["registers"], naive["active_blocks_per_sm"], naive["occupancy"]) == ("52", "4", "1.0")
+    assert (naive["registers_per_thread"], naive["active_blocks_per_sm"], naive["occupancy"]) == ("52", "4", "1.0")
 
 
 def test_ptxas_on_another_cc_says_so():
@@ -312,7 +312,7 @@ def test_ptxas_on_another_cc_says_so():
         run("occupancy", "--ptxas", str(DATA / "ptxas_seeds_sm90.txt"), "--block", "256", "-f", "json").stdout
     )
     tiled = next(k for k in data["kernels"] if k["kernel"]["name"] == "_Z21SharedMatrixMulKernelPfS_S_i")
-    assert tiled["occupancy"]["inputs"]["static_shared_memory"] == 2048
+    assert tiled["occupancy"]["inputs"]["static_shared_memory_bytes"] == 2048
     assert tiled["occupancy"]["inputs"]["block_barriers"] == 1
 
 
@@ -331,7 +331,7 @@ def test_ptxas_picks_the_kernels_compiled_for_the_cc():
             "json",
         ).stdout
     )
-    assert [k["kernel"]["arch"] for k in data["kernels"]] == ["sm_90"] * 6
+    assert [k["kernel"]["compiled_for"] for k in data["kernels"]] == ["sm_90"] * 6
     assert data["notes"] == []
 
 

@@ -47,7 +47,7 @@ def test_run_json_has_the_issue_fields():
     assert doc["counters"]["global_load_requests"] == 16384
     assert doc["counters"]["global_load_transactions"] == 32768
     assert set(doc["predicted"]) <= set(doc["counters"])
-    assert all(doc["match"].values()) and doc["prediction_exact"] is True
+    assert all(doc["match"].values()) and doc["predicted_exact"] is True
     assert doc["launch"]["grid"] == [4, 4] and doc["launch"]["block"] == [16, 16]
     assert doc["launch"]["threads"] == 4096 and doc["launch"]["warps"] == 128
     assert doc["model"]["cgma"] == 1.0  # seed 003: 'The CGMA ratio is just 1'

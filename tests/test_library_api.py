@@ -98,6 +98,6 @@ def test_read_ptxas_takes_a_path_or_the_text(tmp_path):
         "ptxas info    : Used 8 registers, used 0 barriers, 372 bytes cmem[0]\n"
     )
     (k,) = perfcalc.read_ptxas(log)
-    assert (k.display_name, k.registers) == ("add(int, int, int*)", 8)
+    assert (k.display_name, k.registers_per_thread) == ("add(int, int, int*)", 8)
     (tmp_path / "log.txt").write_text(log)
     assert perfcalc.read_ptxas(tmp_path / "log.txt") == (k,)

@@ -206,7 +206,7 @@ def test_latency_term_charges_waits_not_loads():
 
     def term(waits: int | None) -> float:
         prediction = predict_time(_work(waits), gpu, H100_ARCH, idle)
-        return next(t.seconds for t in prediction.terms if t.name == "memory latency")
+        return next(t.time_s for t in prediction.terms if t.name == "memory latency")
 
     assert term(None) == pytest.approx((8 * latency + 64) / clock)
     assert term(8 * per_warp) == pytest.approx(term(None))

@@ -143,7 +143,7 @@ def test_tiled_h100_counted_wavefront_term():
     assert counters["shared_load_wavefronts"] + counters["shared_store_wavefronts"] == 71303168
     tiled = analyze_matmul(1024, 16, arch, gpu, predicted={"tiled": counters}).variant("tiled")
     term = next(t for t in tiled.time.terms if t.name == "L1/shared wavefronts")
-    assert term.seconds == pytest.approx((71303168 + 4194304 + 32768) / (132 * 1.98e9) * 32 / (4096 / 132))
+    assert term.time_s == pytest.approx((71303168 + 4194304 + 32768) / (132 * 1.98e9) * 32 / (4096 / 132))
     assert tiled.time_basis == "counted" and tiled.time.bound == "memory latency"
 
 

@@ -38,10 +38,10 @@ def test_issue_acceptance_volta_256_threads_32_registers(cc):
 )
 def test_h100_measurements(block, dynamic, carveout, blocks, smem_limit, alloc):
     """reference/occupancy.md worked cases, MEAS on H100 (runtime = H13); 10 registers."""
-    r = perfcalc.occupancy("9.0", block, 10, dynamic_shared_memory=dynamic, carveout=carveout)
+    r = perfcalc.occupancy("9.0", block, 10, dynamic_shared_memory_bytes=dynamic, carveout=carveout)
     assert r.active_blocks_per_sm == blocks
     assert r.block_limits["shared_memory"] == smem_limit
-    assert r.allocated_shared_memory_per_block == alloc
+    assert r.allocated_shared_memory_per_block_bytes == alloc
     if carveout == 50:
         assert r.shared_memory_per_sm_bytes == 132 * 1024
 
@@ -64,14 +64,14 @@ def test_h100_inverse_query_shortfall(dynamic, blocks):
     blocks give only 1, 3, 7, 14 blocks when fed back; 1 KB less restores 2, 4, 8, 16. (The
     measured kernel's block size is not recorded; with 128 threads and 10 registers, as in the
     other MEAS rows, warps allow 16 and registers 32, so shared memory alone decides.)"""
-    assert perfcalc.occupancy("9.0", 128, 10, dynamic_shared_memory=dynamic).active_blocks_per_sm == blocks
+    assert perfcalc.occupancy("9.0", 128, 10, dynamic_shared_memory_bytes=dynamic).active_blocks_per_sm == blocks
 
 
 @pytest.mark.parametrize(("dynamic", "blocks"), [(4096, 1), (2048, 2), (1024, 4)])
 def test_h100_carveout_zero_grows_to_fit(dynamic, blocks):
     """occupancy.md MEAS at carveout 0: 4096, 2048, 1024 B give 1, 2, 4 blocks. Preference 0 KB
     cannot hold a block, so the carveout grows to the next capacity, 8 KB: 8192 // (d + 1024)."""
-    r = perfcalc.occupancy("9.0", 128, 10, dynamic_shared_memory=dynamic, carveout=0)
+    r = perfcalc.occupancy("9.0", 128, 10, dynamic_shared_memory_bytes=dynamic, carveout=0)
     assert r.active_blocks_per_sm == blocks
     assert r.shared_memory_per_sm_bytes == 8192
 
@@ -137,7 +137,7 @@ def test_kepler_37_cache_configs(cache_config, capacity, blocks):
     """H13 cudaOccSMemPreference for 3.x: high = 112 KB, L1 = high + 16 KB - 48 KB = 80 KB,
     equal = midpoint 96 KB (devices/cc_3_7.yaml splits). 128 threads, 10 registers, 8 KB:
     capacity // 8192, below the 16 warp and 16 block limits."""
-    r = perfcalc.occupancy("3.7", 128, 10, static_shared_memory=8192, cache_config=cache_config)
+    r = perfcalc.occupancy("3.7", 128, 10, static_shared_memory_bytes=8192, cache_config=cache_config)
     assert (r.shared_memory_per_sm_bytes, r.active_blocks_per_sm) == (capacity, blocks)
 
 
@@ -192,7 +192,7 @@ def test_suggestion_with_shared_memory_per_thread():
     1024 threads need 98304 B: cannot launch, scores 0. 672 threads: 64512 B -> 1 block = 672;
     224: 21504 B -> 3 blocks = 672; 96: 9216 B -> 7 blocks = 672; nothing beats 672 (65536 / 96
     = 682 threads); ties keep the larger: 672."""
-    s = suggest_block_size("7.5", 0, dynamic_shared_memory=lambda b: 96 * b)
+    s = suggest_block_size("7.5", 0, dynamic_shared_memory_bytes=lambda b: 96 * b)
     assert (s.block_size, s.active_blocks_per_sm) == (672, 1)
     assert [c.block_size for c in s.ranking[:3]] == [672, 224, 96]
     assert next(c for c in s.ranking if c.block_size == 1024).active_blocks_per_sm == 0
@@ -201,7 +201,7 @@ def test_suggestion_with_shared_memory_per_thread():
 def test_suggestion_nothing_fits():
     """occupancy.md section b: "blockSize 0 means nothing fits". 70000 B of dynamic shared memory
     for every block size exceeds 7.5's 65536 B per block, so every candidate scores 0."""
-    s = suggest_block_size("7.5", 10, dynamic_shared_memory=lambda b: 70000)
+    s = suggest_block_size("7.5", 10, dynamic_shared_memory_bytes=lambda b: 70000)
     assert (s.block_size, s.active_blocks_per_sm, s.occupancy) == (0, 0, 0.0)
 
 

@@ -228,7 +228,7 @@ def test_scalar_occupancy_matches_the_header(occ_driver):
             mask = sum(LIMITER_BITS[n] for n in res.limiters)
             assert mask == row[2]
             assert res.allocated_registers_per_block == row[8]
-            assert res.allocated_shared_memory_per_block == row[9]
+            assert res.allocated_shared_memory_per_block_bytes == row[9]
 
 
 def test_block_size_suggestion_matches_the_header(occ_driver):

@@ -85,10 +85,10 @@ def test_shared_memory_hint():
     """CC 7.0, 128 threads, 32 registers, 20000 B dynamic smem: 20000 -> 20224 (256-byte
     units); 98304 // 20224 = 4 blocks (16 of 64 warps). Five blocks need <= 98304 / 5 = 19660.8
     -> 19456 B (76 units): 98304 // 19456 = 5 -> 20 warps = 31.25 %."""
-    advice = advise("7.0", OccupancyInputs(128, 32, dynamic_shared_memory=20000))
+    advice = advise("7.0", OccupancyInputs(128, 32, dynamic_shared_memory_bytes=20000))
     assert advice.result.active_blocks_per_sm == 4
     hint = only(advice, "resources")
-    assert hint.changes == {"shared_memory_per_block": 19456}
+    assert hint.changes == {"shared_memory_per_block_bytes": 19456}
     assert (hint.active_blocks_per_sm, hint.occupancy) == (5, 0.3125)
     assert hint_message(hint).startswith("shared memory limits you: <= 19456 bytes")
 
@@ -97,7 +97,7 @@ def test_carveout_hint():
     """Same kernel with carveout 25 %: 0.25 x 98304 = 24576 rounds up to the 32 KB capacity
     (H13 cudaOccAlignUpShmemSizeVoltaPlus) -> 1 block. 34 % = 33423 B rounds up to 64 KB ->
     65536 // 20224 = 3 blocks (12 warps = 18.75 %); 33 % = 32440 B still rounds to 32 KB."""
-    advice = advise("7.0", OccupancyInputs(128, 32, dynamic_shared_memory=20000, carveout=25))
+    advice = advise("7.0", OccupancyInputs(128, 32, dynamic_shared_memory_bytes=20000, carveout=25))
     assert advice.result.active_blocks_per_sm == 1
     hint = only(advice, "carveout")
     assert hint.changes == {"carveout": 34}
@@ -110,11 +110,11 @@ def test_registers_and_shared_memory_together():
     sub-partition -> 32 warps -> 4 blocks; smem 98304 / 24576 -> 4 blocks: a tie, so neither
     alone helps. Five blocks need <= 48 registers (1536 per warp -> 10 -> 40 warps) and
     <= 19456 B (as above): 40 of 64 warps = 62.5 %."""
-    advice = advise("7.0", OccupancyInputs(256, 64, static_shared_memory=24576))
+    advice = advise("7.0", OccupancyInputs(256, 64, static_shared_memory_bytes=24576))
     assert set(advice.result.limiters) == {"registers", "shared_memory"}
     hint = only(advice, "resources")
     assert hint.limiters == ("registers", "shared_memory")
-    assert hint.changes == {"registers_per_thread": 48, "shared_memory_per_block": 19456}
+    assert hint.changes == {"registers_per_thread": 48, "shared_memory_per_block_bytes": 19456}
     assert (hint.active_blocks_per_sm, hint.occupancy) == (5, 0.625)
     assert "limit you together" in hint_message(hint)
 
@@ -139,7 +139,7 @@ def test_full_occupancy_needs_nothing():
 def test_seed_g80_tiles_need_nothing():
     """Seed 000: 16x16 tiles use 2 KB, so shared memory alone allows 8 blocks (16 KB / 2 KB),
     but 768 threads per SM allow 3 blocks of 256: 100 % with 10 registers (2560 per block)."""
-    advice = advise("1.0", OccupancyInputs(256, 10, static_shared_memory=2048))
+    advice = advise("1.0", OccupancyInputs(256, 10, static_shared_memory_bytes=2048))
     assert advice.result.block_limits["shared_memory"] == 8
     assert advice.result.active_blocks_per_sm == 3
     assert [h.kind for h in advice.hints] == ["none"]
@@ -150,7 +150,7 @@ def test_cache_config_hint_kepler():
     16 KB shared split holds 16384 // 12288 = 1 block. Registers allow 5 (2016 -> 2048 per warp,
     16384 / 2048 = 8 per sub-partition -> 32 warps // 6); prefer-shared's 48 KB split holds 4
     -> 24 of 64 warps = 37.5 % (prefer-equal's 32 KB only 2)."""
-    advice = advise("3.5", OccupancyInputs(192, 63, static_shared_memory=12288, cache_config="prefer-l1"))
+    advice = advise("3.5", OccupancyInputs(192, 63, static_shared_memory_bytes=12288, cache_config="prefer-l1"))
     assert advice.result.active_blocks_per_sm == 1
     hint = only(advice, "cache_config")
     assert hint.changes == {"cache_config": "prefer-shared"}

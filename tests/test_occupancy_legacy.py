@@ -21,21 +21,21 @@ def test_g80_16x16_tiles_seed_000():
     stop at 768 / 256 = 3 (H70 warp limit: 24 warps // 8 warps). With 8 registers per thread
     a block takes 8 x 32 x 8 = 2048 registers (a multiple of 256), 8192 // 2048 = 4 blocks, so
     the threads are the only limit: 3 blocks, 24 warps, 100 %."""
-    r = occupancy("1.0", 256, 8, static_shared_memory=2 * 256 * 4)
+    r = occupancy("1.0", 256, 8, static_shared_memory_bytes=2 * 256 * 4)
     assert r.block_limits["shared_memory"] == 8
     assert r.block_limits["warps"] == 3
     assert r.block_limits["registers"] == 4
     assert (r.active_blocks_per_sm, r.active_warps_per_sm, r.active_threads_per_sm) == (3, 24, 768)
     assert r.occupancy == 1.0
     assert r.limiters == ("warps",)
-    assert r.allocated_shared_memory_per_block == 2048
+    assert r.allocated_shared_memory_per_block_bytes == 2048
 
 
 def test_g80_8kb_tiles_allow_two_blocks_by_shared_memory_seed_000():
     """Seed 000: "The next TILE_WIDTH 32 would lead to 2*32*32*4B = 8KB shared memory usage per
     thread block, allowing only up to two thread blocks": 16384 // 8192 = 2 (shared-memory limit
     of any launchable block using 8 KB)."""
-    r = occupancy("1.0", 256, 8, static_shared_memory=2 * 32 * 32 * 4)
+    r = occupancy("1.0", 256, 8, static_shared_memory_bytes=2 * 32 * 32 * 4)
     assert r.block_limits["shared_memory"] == 2
     assert r.active_blocks_per_sm == 2
     assert r.limiters == ("shared_memory",)
@@ -141,8 +141,8 @@ def test_cc2_hardware_check_over_two_sub_partitions():
 def test_cc2_shared_memory_unit_128():
     """H70: 2.x shared memory is allocated in 128-byte units: 6145 B -> 6272 B;
     49152 // 6272 = 7 blocks."""
-    r = occupancy("2.0", 64, 0, static_shared_memory=6145)
-    assert r.allocated_shared_memory_per_block == 6272
+    r = occupancy("2.0", 64, 0, static_shared_memory_bytes=6145)
+    assert r.allocated_shared_memory_per_block_bytes == 6272
     assert r.active_blocks_per_sm == 7
     assert r.limiters == ("shared_memory",)
 
@@ -160,7 +160,7 @@ def test_cc2_cache_config_splits(cache_config, capacity, blocks):
     """H70 cudaOccSMemPerMultiprocessor for 2.x: 48 KB shared, or 16 KB with PREFER_L1
     (devices/cc_2_0.yaml l1_shared_splits_kb [[48, 16], [16, 48]]). 256 threads (8 warps),
     4 KB of shared memory."""
-    r = occupancy("2.0", 256, 10, static_shared_memory=4096, cache_config=cache_config)
+    r = occupancy("2.0", 256, 10, static_shared_memory_bytes=4096, cache_config=cache_config)
     assert r.shared_memory_per_sm_bytes == capacity
     assert r.active_blocks_per_sm == blocks
 
@@ -169,7 +169,7 @@ def test_cc2_prefer_l1_grows_to_fit_one_block():
     """H70: "User requested shared memory limit is used as long as ... at least one CTA can be
     launched. Otherwise, the maximum shared memory limit is used": 20 KB blocks with PREFER_L1
     (16 KB) run on the full 48 KB: 49152 // 20480 = 2."""
-    r = occupancy("2.0", 128, 10, static_shared_memory=20480, cache_config="prefer-l1")
+    r = occupancy("2.0", 128, 10, static_shared_memory_bytes=20480, cache_config="prefer-l1")
     assert r.shared_memory_per_sm_bytes == 49152
     assert r.active_blocks_per_sm == 2
 

@@ -53,7 +53,7 @@ def test_more_shared_memory_never_raises_occupancy(config, data):
     low = occupancy(arch, block, regs, static, dynamic, carveout)
     high = occupancy(arch, block, regs, more_static, more_dynamic, carveout)
     assert high.active_blocks_per_sm <= low.active_blocks_per_sm
-    assert high.allocated_shared_memory_per_block >= low.allocated_shared_memory_per_block
+    assert high.allocated_shared_memory_per_block_bytes >= low.allocated_shared_memory_per_block_bytes
 
 
 @SETTINGS
@@ -70,8 +70,8 @@ def test_result_is_consistent(config):
     assert r.active_blocks_per_sm == min(r.block_limits.values())
     assert r.limiters == tuple(n for n in LIMITERS if r.block_limits.get(n) == r.active_blocks_per_sm)
     assert r.allocated_registers_per_block >= regs * block
-    assert r.allocated_shared_memory_per_block >= static + dynamic + arch.reserved_shared_memory_per_block_bytes
-    assert r.allocated_shared_memory_per_block % arch.shared_memory_allocation_unit_bytes == 0
+    assert r.allocated_shared_memory_per_block_bytes >= static + dynamic + arch.reserved_shared_memory_per_block_bytes
+    assert r.allocated_shared_memory_per_block_bytes % arch.shared_memory_allocation_unit_bytes == 0
 
 
 @settings(max_examples=40, deadline=None)

@@ -33,7 +33,7 @@ COMMANDS = [
     (["occupancy", "--cc", "9.0", "--regs", "40", "--suggest"], ["suggestion", "ranking"]),
     (
         ["occupancy", "--cc", "7.0", "--block", "256", "--regs", "33", "--sweep", "all"],
-        ["sweep_block_size", "sweep_registers_per_thread", "sweep_shared_memory_per_block"],
+        ["sweep_block_size", "sweep_registers_per_thread", "sweep_shared_memory_per_block_bytes"],
     ),
     (["occupancy", "--ptxas", PTXAS, "--block", "256"], ["kernels"]),
     (["occupancy", "--ptxas", PTXAS, "--suggest"], ["suggestions"]),

@@ -206,7 +206,7 @@ def test_endless_loop_hits_the_iteration_cap():
     text = (DATA / "reduce_seed.cu").read_text()
     args = {"input": np.ones(512, np.float32), "output": np.zeros(2, np.float32)}
     with pytest.raises(KernelFault, match="iteration cap"):
-        ptx(text, "reduceSeed", 2, 128, args, dynamic_shared_bytes=1024, iteration_cap=1000)
+        ptx(text, "reduceSeed", 2, 128, args, dynamic_shared_memory_bytes=1024, iteration_cap=1000)
 
 
 def test_second_run_takes_the_compiled_ptx_from_the_cache(monkeypatch):
@@ -374,8 +374,8 @@ def test_exact_occupancy_from_ptxas_equals_the_h100s_register_count():
     )
     assert result.exit_code == 0, result.output
     (row,) = json.loads(result.stdout)["kernels"]
-    assert row["kernel"]["registers"] == h100["matmul_template"] == 32
-    assert row["kernel"]["shared_memory_bytes"] == 2 * 16 * 16 * 4
+    assert row["kernel"]["registers_per_thread"] == h100["matmul_template"] == 32
+    assert row["kernel"]["static_shared_memory_bytes"] == 2 * 16 * 16 * 4
     occ = row["occupancy"]
     assert (occ["active_blocks_per_sm"], occ["occupancy"]) == (8, 1.0)
 

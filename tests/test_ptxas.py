@@ -29,7 +29,7 @@ PTXAS_LOGS = [
 
 
 def by_name(kernels):
-    return {(k.name, k.arch): k for k in kernels}
+    return {(k.name, k.compiled_for): k for k in kernels}
 
 
 def test_seed_kernels_sm75():
@@ -40,25 +40,25 @@ def test_seed_kernels_sm75():
     assert len(kernels) == 6
     k = by_name(kernels)
     naive = k[("_Z15MatrixMulKernelPfS_S_i", "sm_75")]
-    assert (naive.registers, naive.shared_memory_bytes, naive.barriers) == (52, 0, 0)
+    assert (naive.registers_per_thread, naive.static_shared_memory_bytes, naive.block_barriers) == (52, 0, 0)
     assert naive.constant_memory_bytes == ((0, 380),)
     assert naive.demangled == "MatrixMulKernel(float*, float*, float*, int)"
     assert naive.cc == "7.5"
     tiled = k[("_Z21SharedMatrixMulKernelPfS_S_i", "sm_75")]
-    assert (tiled.registers, tiled.shared_memory_bytes, tiled.barriers) == (38, 2048, 1)
+    assert (tiled.registers_per_thread, tiled.static_shared_memory_bytes, tiled.block_barriers) == (38, 2048, 1)
     plain = k[("plain_c_kernel", "sm_75")]
     assert plain.demangled is None and plain.display_name == "plain_c_kernel"
-    assert plain.registers == 8
+    assert plain.registers_per_thread == 8
 
 
 def test_two_architectures_in_one_log_stay_apart():
     """ptxas_seeds_sm75_sm90.txt (-gencode for sm_75 and sm_90): the same kernel appears once
     per target with that target's registers (ScaleKernel<64>: 64 on sm_75, 32 on sm_90)."""
     kernels = read_ptxas_file(DATA / "ptxas_seeds_sm75_sm90.txt")
-    assert [k.arch for k in kernels] == ["sm_75"] * 6 + ["sm_90"] * 6
+    assert [k.compiled_for for k in kernels] == ["sm_75"] * 6 + ["sm_90"] * 6
     k = by_name(kernels)
-    assert k[("_Z11ScaleKernelILi64EEvPff", "sm_75")].registers == 64
-    assert k[("_Z11ScaleKernelILi64EEvPff", "sm_90")].registers == 32
+    assert k[("_Z11ScaleKernelILi64EEvPff", "sm_75")].registers_per_thread == 64
+    assert k[("_Z11ScaleKernelILi64EEvPff", "sm_90")].registers_per_thread == 32
     assert k[("_Z11ScaleKernelILi64EEvPff", "sm_90")].constant_memory_bytes == ()
 
 
@@ -67,9 +67,9 @@ def test_resource_usage_flag_gives_the_same_lines():
     barriers, 2048 bytes smem'; ReduceKernel uses extern (dynamic) smem only, so 0 static."""
     k = by_name(read_ptxas_file(DATA / "ptxas_seeds_sm86_resource_usage.txt"))
     tiled = k[("_Z21SharedMatrixMulKernelPfS_S_i", "sm_86")]
-    assert (tiled.registers, tiled.shared_memory_bytes, tiled.barriers) == (40, 2048, 1)
+    assert (tiled.registers_per_thread, tiled.static_shared_memory_bytes, tiled.block_barriers) == (40, 2048, 1)
     reduce = k[("_Z12ReduceKernelPfS_", "sm_86")]
-    assert (reduce.registers, reduce.shared_memory_bytes, reduce.barriers) == (10, 0, 1)
+    assert (reduce.registers_per_thread, reduce.static_shared_memory_bytes, reduce.block_barriers) == (10, 0, 1)
 
 
 def test_stack_frame_and_spills():
@@ -78,9 +78,9 @@ def test_stack_frame_and_spills():
     k = by_name(read_ptxas_file(DATA / "ptxas_extra_sm80.txt"))
     spilly = k[("_Z6SpillyPff", "sm_80")]
     assert (spilly.stack_frame_bytes, spilly.spill_store_bytes, spilly.spill_load_bytes) == (1120, 1152, 1244)
-    assert spilly.registers == 32
+    assert spilly.registers_per_thread == 32
     transpose = k[("_ZN5tiles9TransposeEPfPKfi", "sm_80")]
-    assert transpose.shared_memory_bytes == 4224
+    assert transpose.static_shared_memory_bytes == 4224
     assert transpose.demangled == "tiles::Transpose(float*, float const*, int)"
 
 
@@ -90,7 +90,7 @@ def test_device_functions_are_not_kernels():
     kernels = read_ptxas_file(DATA / "ptxas_extra_sm80_rdc.txt")
     assert len(kernels) == 4
     assert all("helper" not in k.name for k in kernels)
-    assert by_name(kernels)[("_Z11CallsHelperPf", "sm_80")].registers == 24
+    assert by_name(kernels)[("_Z11CallsHelperPf", "sm_80")].registers_per_thread == 24
 
 
 def test_sm20_format_without_barriers():
@@ -105,7 +105,12 @@ ptxas info : Used 40 registers, 128 bytes cmem[0], 128 bytes cmem[14], 56 bytes 
 """
     (k,) = parse_ptxas(text)
     assert k.name == "Z11solverPfS_S_S_S_S_S_S_S_S_S_S" and k.demangled is None
-    assert (k.registers, k.barriers, k.shared_memory_bytes, k.stack_frame_bytes) == (40, None, 0, 8)
+    assert (k.registers_per_thread, k.block_barriers, k.static_shared_memory_bytes, k.stack_frame_bytes) == (
+        40,
+        None,
+        0,
+        8,
+    )
     assert k.constant_memory_bytes == ((0, 128), (14, 128), (16, 56))
     assert k.cc == "2.0"
 
@@ -118,7 +123,7 @@ def test_cc1x_parameters_count_as_shared_memory():
     ptxas info    : Used 2 registers, 16+16 bytes smem
 """
     (k,) = parse_ptxas(text)
-    assert (k.shared_memory_bytes, k.parameter_shared_memory_bytes) == (32, 16)
+    assert (k.static_shared_memory_bytes, k.parameter_shared_memory_bytes) == (32, 16)
     assert k.demangled == "add(int, int, int*)"
     assert k.cc == "1.0"
 

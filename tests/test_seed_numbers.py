@@ -138,8 +138,8 @@ def test_seed_003_tiled_time_estimate_is_the_shared_memory_time():
     tiled, naive = a.variant("tiled"), a.variant("naive")
     assert tiled.time.bound == "shared-memory wavefronts"
     shared = next(t for t in tiled.time.terms if t.name == "shared-memory wavefronts")
-    assert shared.seconds == pytest.approx(71303168 / (2 * 0.9e9))
-    assert tiled.predicted_time_s == pytest.approx(tiled.time.launch_overhead_s + shared.seconds)
+    assert shared.time_s == pytest.approx(71303168 / (2 * 0.9e9))
+    assert tiled.predicted_time_s == pytest.approx(tiled.time.launch_overhead_s + shared.time_s)
     assert round(tiled.predicted_time_s / 0.0507, 2) == 0.78
     assert naive.predicted_time_s > 0.141
 

@@ -219,7 +219,7 @@ def test_time_model_terms():
     requests beyond one per warp load likewise."""
     gpu = get_gpu("h100-sxm")
     t = predict_time(_work(shared_atomic_steps=(100, 200, 300), constant_extra_requests=400), gpu, H100_ARCH, RATES)
-    terms = {x.name: x.seconds for x in t.terms}
+    terms = {x.name: x.time_s for x in t.terms}
     assert terms["shared atomics"] == pytest.approx((100 * 0.565 + 200 * 1.075 + 300 * 6.63) * 1e-9 / 132)
     assert terms["constant requests"] == pytest.approx(400 * 1.03e-9 / 132)
     # the micro's CAS on one word: 540,672 warps x 32 steps -> the measured 0.141 ms within 3 %

@@ -348,7 +348,7 @@ def test_extern_shared_arrays_alias_one_buffer() -> None:
     __syncthreads();
     out[threadIdx.x] = fbuf[threadIdx.x];
 }"""
-    run_kernel(src, "k", 1, 32, {"out": out}, H100, dynamic_shared_bytes=128)
+    run_kernel(src, "k", 1, 32, {"out": out}, H100, dynamic_shared_memory_bytes=128)
     assert out.tolist() == [1.0] * 32
 
 
@@ -367,7 +367,7 @@ def test_interleaved_reduction_divergence_and_barriers() -> None:
         64,
         {"input": x, "output": out},
         H100,
-        dynamic_shared_bytes=64 * 4,
+        dynamic_shared_memory_bytes=64 * 4,
     )
     np.testing.assert_allclose(out, x.reshape(3, 64).astype(np.float64).sum(axis=1), rtol=1e-5)
     assert r.counters.barriers == 3 * 6

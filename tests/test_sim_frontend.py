@@ -120,7 +120,7 @@ __global__ void __launch_bounds__(256) k(float4* v, size_t n) {
 }"""
     v = np.zeros(40, dtype=[("x", "f4"), ("y", "f4"), ("z", "f4"), ("w", "f4")])
     v["x"] = np.arange(40)
-    run_kernel(src, "k", 2, 32, {"v": v, "n": 40}, H100, dynamic_shared_bytes=128)
+    run_kernel(src, "k", 2, 32, {"v": v, "n": 40}, H100, dynamic_shared_memory_bytes=128)
     assert v["y"].tolist() == (2.0 * np.arange(40)).tolist()
 
 

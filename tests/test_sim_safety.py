@@ -71,7 +71,7 @@ def run_reduce(
         block,
         {"input": x, "output": out},
         H100,
-        dynamic_shared_bytes=2 * block * 4,
+        dynamic_shared_memory_bytes=2 * block * 4,
         iteration_cap=cap,
         source_name=name,
         **kw,

@@ -63,7 +63,7 @@ def test_dram_bound_streaming_kernel():
     dram = 256 * mib / (3352e9 * RATES.dram_read_efficiency) + 256 * mib / (3352e9 * RATES.dram_write_efficiency)
     assert t.bound == "DRAM bandwidth"
     assert t.predicted_time_s == pytest.approx(RATES.launch_overhead_s + dram)
-    assert t.achieved_gbps == pytest.approx(512 * mib / t.predicted_time_s / 1e9)
+    assert t.predicted_dram_gbs == pytest.approx(512 * mib / t.predicted_time_s / 1e9)
     assert t.bound_detail.startswith("limited by DRAM bandwidth: ")
 
 
@@ -73,7 +73,7 @@ def test_wavefront_bound_with_partial_last_wave():
     t = predict_time(w, H100, ARCH, RATES)
     term = next(x for x in t.terms if x.name == "L1/shared wavefronts")
     expected = 133 * 1000 / (132 * 1980e6) * (2 / (133 / 132))
-    assert term.seconds == pytest.approx(expected)
+    assert term.time_s == pytest.approx(expected)
     assert t.bound == "L1/shared wavefronts"
 
 
@@ -87,7 +87,7 @@ def test_issue_and_fp32_terms():
         global_load_requests=1,
     )
     t = predict_time(w, H100, ARCH, RATES)
-    terms = {x.name: x.seconds for x in t.terms}
+    terms = {x.name: x.time_s for x in t.terms}
     assert terms["instruction issue"] == pytest.approx(1.0)
     assert terms["FP32 pipe"] == pytest.approx(32 / 128)
 
@@ -101,7 +101,7 @@ def test_latency_term_is_littles_law():
     assert mean_load_latency_cycles(w, RATES, clock) == pytest.approx(mean)
     t = predict_time(w, H100, ARCH, RATES)
     term = next(x for x in t.terms if x.name == "memory latency")
-    assert term.seconds == pytest.approx(10 * 4 * mean / clock)
+    assert term.time_s == pytest.approx(10 * 4 * mean / clock)
 
 
 def test_latency_and_dram_utilization_are_solved_together():
@@ -121,7 +121,7 @@ def test_latency_and_dram_utilization_are_solved_together():
         dram_bytes_written=requests * 128,
     )
     t = predict_time(w, H100, ARCH, RATES)
-    terms = {x.name: x.seconds for x in t.terms}
+    terms = {x.name: x.time_s for x in t.terms}
     lat, bw = terms["memory latency"], terms["DRAM bandwidth"]
     u = bw / lat
     assert lat == pytest.approx(100 * (563.8 + 63.3 * u / (1 - u)) * 1e-9, rel=1e-6)
@@ -158,8 +158,8 @@ def test_run_json_carries_the_time_fields():
         "dram_bytes_written",
         "l1_hit_rate",
         "l2_hit_rate",
-        "achieved_gflops",
-        "achieved_gbps",
+        "predicted_gflops",
+        "predicted_dram_gbs",
     ):
         assert key in doc
     assert doc["gpu"] == "h100-sxm" and doc["cc"] == "9.0"
@@ -167,7 +167,7 @@ def test_run_json_carries_the_time_fields():
     assert doc["dram_bytes_read"] == 65536 * 4
     assert 0 <= doc["l2_hit_rate"] <= 1
     assert doc["predicted_time_s"] == pytest.approx(
-        RATES.launch_overhead_s + max(t["seconds"] for t in doc["time"]["terms"])
+        RATES.launch_overhead_s + max(t["time_s"] for t in doc["time"]["terms"])
     )
 
 
@@ -215,7 +215,7 @@ def test_launch_report_joins_model_run_caches_and_time():
     assert r.predicted_exact and d["predicted"] == {k: v for k, v in d["counters"].items() if k in d["predicted"]}
     assert d["dram_bytes_read"] == 2 * 256 * 256 * 4
     assert d["gpu"] == "h100-sxm" and d["cc"] == "9.0"
-    assert d["predicted_time_s"] == pytest.approx(RATES.launch_overhead_s + max(t["seconds"] for t in d["time_terms"]))
+    assert d["predicted_time_s"] == pytest.approx(RATES.launch_overhead_s + max(t["time_s"] for t in d["time_terms"]))
     assert r.result_check is not None and r.result_check.passed
 
 
@@ -274,7 +274,7 @@ def test_atomic_contention_is_the_busiest_lines_requests():
     t = predict_time(work(atomic_hot_lines=lines), H100, ARCH, RATES)
     atomic = next(x for x in t.terms if x.name == "atomic contention")
     busiest = 100 * 1.0 + 20000 * 1.76 + 3000 * 0.74
-    assert atomic.seconds == pytest.approx(busiest * 1e-9)
+    assert atomic.time_s == pytest.approx(busiest * 1e-9)
     assert t.bound == "atomic contention"
 
 

@@ -76,7 +76,9 @@ def predict(entry: dict, gpu: object, arch: object) -> tuple[object, float]:
     ck = compile_kernel(entry["text"], entry["kernel"], arch, defines, entry["source_name"])
     res = entry_resources(ck.ptxas_log, ck.fn.name)
     assert res is not None, f"ptxas reported nothing for {ck.fn.name}"
-    occ = OccupancyInputs(math.prod(entry["block"]), res.registers, res.shared_memory_bytes, entry["dynamic_shared"])
+    occ = OccupancyInputs(
+        math.prod(entry["block"]), res.registers_per_thread, res.static_shared_memory_bytes, entry["dynamic_shared"]
+    )
     model = cache_model(gpu, arch, occ)
     t0 = time.perf_counter()
     r = run_kernel(

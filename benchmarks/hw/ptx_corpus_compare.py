@@ -116,7 +116,7 @@ def main(run: Path) -> None:
         log = prepared.get(name, {}).get("ptxas_log", "")
         entry_name = prepared.get(name, {}).get("entry")
         found = entry_resources(log, entry_name)
-        ptxas_regs = -1 if found is None else found.registers
+        ptxas_regs = -1 if found is None else found.registers_per_thread
         register_rows.append(
             (name, ptxas_regs, ncu_regs, registers_api.get(name, -1), ptxas_regs == registers_api.get(name, -1))
         )

@@ -41,7 +41,7 @@ def predict(name: str, entry: dict[str, Any], gpu_key: str) -> tuple[LaunchRepor
         lambda: corpus.inputs(name, entry),
         gpu,
         arch,
-        dynamic_shared_bytes=entry.get("dynamic_shared", 0),
+        dynamic_shared_memory_bytes=entry.get("dynamic_shared", 0),
         engine="ptx",
         defines=entry.get("defines"),
         source_name=str(corpus.CORPUS / entry["file"]),

@@ -86,7 +86,7 @@ def cache_model_factory(
 
     def build(static_shared: int, ptxas_log: str | None, entry: str) -> CacheHierarchy:
         found = entry_resources(ptxas_log, entry)
-        regs = registers if found is None else found.registers
+        regs = registers if found is None else found.registers_per_thread
         occ = OccupancyInputs(block_threads, regs, static_shared, dynamic_shared)
         return cache_model(gpu, arch, occ, cache, sample)
 

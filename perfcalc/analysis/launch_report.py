@@ -26,6 +26,7 @@ from perfcalc.model.occupancy import occupancy
 from perfcalc.model.predict import predict
 from perfcalc.model.ptxas import entry_resources
 from perfcalc.model.time_model import TimePrediction
+from perfcalc.results import plain
 from perfcalc.sim.counters import Counters
 from perfcalc.sim.launch import SimResult
 from perfcalc.sim.references import ResultCheck, input_bytes, run_catalog_kernel
@@ -47,12 +48,12 @@ class LaunchReport:
     cc: str
     grid: tuple[int, ...]
     block: tuple[int, ...]
-    dynamic_shared_bytes: int
+    dynamic_shared_memory_bytes: int
     registers_per_thread: int
-    registers_from: str  # "ptxas" or "assumed"
+    registers_source: str  # "ptxas" or "assumed"
     occupancy: float
     active_blocks_per_sm: int
-    occupancy_limiters: tuple[str, ...]
+    limiters: tuple[str, ...]
     counters: Counters
     predicted: dict[str, int]  # the catalog's analytic model (model/predict); {} for a user's file
     predicted_exact: bool
@@ -68,7 +69,7 @@ class LaunchReport:
     sample_note: str | None = None
 
     @property
-    def flops_per_dram_byte(self) -> float | None:
+    def intensity_flop_per_dram_byte(self) -> float | None:
         """Arithmetic intensity against the DRAM bytes the L1/L2 model leaves."""
         dram = self.time.dram_bytes_read + self.time.dram_bytes_written
         return self.counters.flops / dram if dram and self.counters.flops else None
@@ -83,12 +84,12 @@ class LaunchReport:
             "cc": self.cc,
             "grid": list(self.grid),
             "block": list(self.block),
-            "dynamic_shared_bytes": self.dynamic_shared_bytes,
+            "dynamic_shared_memory_bytes": self.dynamic_shared_memory_bytes,
             "registers_per_thread": self.registers_per_thread,
-            "registers_from": self.registers_from,
+            "registers_source": self.registers_source,
             "occupancy": self.occupancy,
             "active_blocks_per_sm": self.active_blocks_per_sm,
-            "occupancy_limiters": list(self.occupancy_limiters),
+            "limiters": list(self.limiters),
             "engine": self.engine,
             "predicted_time_s": t.predicted_time_s,
             "bound": t.bound,
@@ -97,17 +98,17 @@ class LaunchReport:
             "dram_bytes_written": t.dram_bytes_written,
             "l1_hit_rate": t.l1_hit_rate,
             "l2_hit_rate": t.l2_hit_rate,
-            "achieved_gflops": t.achieved_gflops,
-            "achieved_gbps": t.achieved_gbps,
+            "predicted_gflops": t.predicted_gflops,
+            "predicted_dram_gbs": t.predicted_dram_gbs,
             "flops": self.counters.flops,
             "counters": self.counters.values(),
             "predicted": dict(self.predicted),
             "predicted_exact": self.predicted_exact,
-            "flops_per_dram_byte": self.flops_per_dram_byte,
+            "intensity_flop_per_dram_byte": self.intensity_flop_per_dram_byte,
             "simulated_blocks": self.simulated_blocks,
             "launch_blocks": self.launch_blocks,
-            "result_check_passed": None if self.result_check is None else self.result_check.passed,
-            "time_terms": [{"name": x.name, "seconds": x.seconds, "formula": x.formula} for x in t.terms],
+            "result_check": None if self.result_check is None else plain(self.result_check),
+            "time_terms": [{"name": x.name, "time_s": x.time_s, "formula": x.formula} for x in t.terms],
         }
 
 
@@ -181,7 +182,7 @@ def analyze_source_kernel(
     *,
     params: dict[str, Any] | None = None,
     registers: int | None = None,
-    dynamic_shared_bytes: int = 0,
+    dynamic_shared_memory_bytes: int = 0,
     input_bytes_total: int | None = None,
     exact: bool = False,
     budget_s: float = DEFAULT_BUDGET_S,
@@ -202,7 +203,7 @@ def analyze_source_kernel(
     built: list[int] = []  # the bytes of the arrays the first run built
 
     def run(sample: BlockSample | None) -> SimResult:
-        factory = cache_model_factory(gpu, arch, threads, regs, dynamic_shared_bytes, cache, sample)
+        factory = cache_model_factory(gpu, arch, threads, regs, dynamic_shared_memory_bytes, cache, sample)
         extra = {"progress": progress} if sample is None and progress is not None else {}
         args = make_args()
         if not built:
@@ -214,7 +215,7 @@ def analyze_source_kernel(
             block,
             args,
             arch,
-            dynamic_shared_bytes=dynamic_shared_bytes,
+            dynamic_shared_memory_bytes=dynamic_shared_memory_bytes,
             caches=factory,
             **run_options,
             **extra,
@@ -227,7 +228,7 @@ def analyze_source_kernel(
         dict(params or {}),
         tuple(grid),
         tuple(block),
-        dynamic_shared_bytes,
+        dynamic_shared_memory_bytes,
         regs,
         gpu,
         arch,
@@ -257,9 +258,9 @@ def _report(
     result = sampled.result
     threads = math.prod(block)
     found = entry_resources(result.ptxas_log, result.entry)
-    used_regs = found.registers if found is not None else regs
-    static = found.shared_memory_bytes if found is not None else result.launch.static_shared_bytes
-    occ = occupancy(arch, threads, used_regs, static_shared_memory=static, dynamic_shared_memory=dyn)
+    used_regs = found.registers_per_thread if found is not None else regs
+    static = found.static_shared_memory_bytes if found is not None else result.launch.static_shared_bytes
+    occ = occupancy(arch, threads, used_regs, static_shared_memory_bytes=static, dynamic_shared_memory_bytes=dyn)
     assert result.caches is not None
     return LaunchReport(
         kernel=name,
@@ -268,12 +269,12 @@ def _report(
         cc=arch.cc,
         grid=grid,
         block=block,
-        dynamic_shared_bytes=dyn,
+        dynamic_shared_memory_bytes=dyn,
         registers_per_thread=used_regs,
-        registers_from="ptxas" if found else "assumed",
+        registers_source="ptxas" if found else "assumed",
         occupancy=float(occ.occupancy),
         active_blocks_per_sm=int(occ.active_blocks_per_sm),
-        occupancy_limiters=tuple(occ.limiters),
+        limiters=tuple(occ.limiters),
         counters=result.counters,
         predicted=predicted,
         predicted_exact=exact,

@@ -234,7 +234,7 @@ def occupancy(
         table_option(
             "occupancy, inputs, device_limits, allocation, block_limits, waves (with --grid); with --suggest: "
             "suggestion, ranking; with --sweep: sweep_block_size, sweep_registers_per_thread, "
-            "sweep_shared_memory_per_block; with --ptxas or --source: kernels (suggestions with --suggest)"
+            "sweep_shared_memory_per_block_bytes; with --ptxas or --source: kernels (suggestions with --suggest)"
         ),
     ] = None,
 ) -> None:
@@ -256,8 +256,8 @@ def occupancy(
         else (dynamic_spec if isinstance(dynamic_spec, int) else 0)
     )
     settings = {
-        "static_shared_memory": static,
-        "dynamic_shared_memory": dynamic,
+        "static_shared_memory_bytes": static,
+        "dynamic_shared_memory_bytes": dynamic,
         "carveout": parse_carveout(carveout),
         "cache_config": None if cache_config.strip().lower() == "none" else cache_config,
         "block_barriers": parse_count(barriers, "--barriers"),
@@ -381,14 +381,14 @@ def _suggest_section(
     from perfcalc.report.render import to_jsonable
 
     dynamic = (
-        settings["dynamic_shared_memory"]
+        settings["dynamic_shared_memory_bytes"]
         if isinstance(dynamic_spec, int)
         else (lambda b: int(dynamic_bytes(dynamic_spec, b)))
     )
     suggestion = suggest_block_size(
         arch,
         regs,
-        settings["static_shared_memory"],
+        settings["static_shared_memory_bytes"],
         dynamic,
         settings["carveout"],
         settings["cache_config"],
@@ -471,9 +471,9 @@ def _ptxas_command(
                 arch,
                 suggest_block_size(
                     arch,
-                    k.registers,
-                    k.shared_memory_bytes,
-                    settings["dynamic_shared_memory"],
+                    k.registers_per_thread,
+                    k.static_shared_memory_bytes,
+                    settings["dynamic_shared_memory_bytes"],
                     settings["carveout"],
                     settings["cache_config"],
                     block_barriers=_barriers(k, settings),
@@ -494,9 +494,9 @@ def _ptxas_command(
     for kernel, arch in pairs:
         inputs = OccupancyInputs(
             block_size=block,
-            registers_per_thread=kernel.registers,
-            static_shared_memory=kernel.shared_memory_bytes,
-            dynamic_shared_memory=settings["dynamic_shared_memory"],
+            registers_per_thread=kernel.registers_per_thread,
+            static_shared_memory_bytes=kernel.static_shared_memory_bytes,
+            dynamic_shared_memory_bytes=settings["dynamic_shared_memory_bytes"],
             carveout=settings["carveout"],
             cache_config=settings["cache_config"],
             block_barriers=_barriers(kernel, settings),
@@ -519,7 +519,7 @@ def _ptxas_from_stdin() -> tuple:
 def _barriers(kernel, settings: dict[str, Any]) -> int:
     """ptxas's barrier count where it printed one (0 skips the 9.0 limit, as H13 does for a
     kernel without barriers); otherwise --barriers (default 1, the runtime's assumption)."""
-    return settings["block_barriers"] if kernel.barriers is None else kernel.barriers
+    return settings["block_barriers"] if kernel.block_barriers is None else kernel.block_barriers
 
 
 def _kernel_archs(kernels, cc: str | None) -> tuple[list, list[str]]:
@@ -536,7 +536,7 @@ def _kernel_archs(kernels, cc: str | None) -> tuple[list, list[str]]:
         same = [k for k in kernels if k.cc == arch.cc]
         if same:
             return [(k, arch) for k in same], []
-        targets = sorted({k.arch or "an unnamed target" for k in kernels})
+        targets = sorted({k.compiled_for or "an unnamed target" for k in kernels})
         return [(k, arch) for k in kernels], [
             f"registers and shared memory were compiled for {', '.join(targets)}; ptxas may "
             f"allocate differently for CC {arch.cc}"
@@ -546,7 +546,7 @@ def _kernel_archs(kernels, cc: str | None) -> tuple[list, list[str]]:
         if k.cc not in known_ccs():
             raise InputError(
                 f"kernel {k.display_name} was compiled for "
-                f"{k.arch or 'an unnamed target'}, which is not a known compute "
+                f"{k.compiled_for or 'an unnamed target'}, which is not a known compute "
                 f"capability ({', '.join(known_ccs())}); pass --cc"
             )
         pairs.append((k, get_arch(k.cc)))

@@ -313,12 +313,12 @@ def _time_fields(report: Any) -> dict:
         "dram_bytes_written": t.dram_bytes_written,
         "l1_hit_rate": t.l1_hit_rate,
         "l2_hit_rate": t.l2_hit_rate,
-        "achieved_gflops": t.achieved_gflops,
-        "achieved_gbps": t.achieved_gbps,
+        "predicted_gflops": t.predicted_gflops,
+        "predicted_dram_gbs": t.predicted_dram_gbs,
         "time": {
             "launch_overhead_s": t.launch_overhead_s,
             "waves": t.waves,
-            "terms": [{"name": x.name, "seconds": x.seconds, "formula": x.formula} for x in t.terms],
+            "terms": [{"name": x.name, "time_s": x.time_s, "formula": x.formula} for x in t.terms],
             "omitted": list(t.omitted),
             "sampled": None
             if sample is None
@@ -412,7 +412,11 @@ def kernels(
         show(kernel_detail_tables(spec), fmt, output, data=spec, table=table)
         return
     specs = catalog() if catalog_file is None else load_kernel_file(catalog_file)
-    show(kernels_table(list(specs.values())), fmt, output, table=table)
+    rows = [
+        {"kernel": s.name, "params": dict(s.params), "description": s.description, "origin": s.origin}
+        for s in specs.values()
+    ]
+    show(kernels_table(list(specs.values())), fmt, output, data={"rows": rows}, table=table)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -430,7 +434,7 @@ def _launch_info(grid: tuple[int, ...], block: tuple[int, ...], dyn: int, warp_s
     return {
         "grid": list(grid),
         "block": list(block),
-        "dynamic_shared_bytes": dyn,
+        "dynamic_shared_memory_bytes": dyn,
         "blocks": blocks,
         "threads_per_block": threads_per_block,
         "threads": blocks * threads_per_block,
@@ -445,7 +449,7 @@ def _occupancy(arch: Any, block: tuple[int, ...], regs: int, static_smem: int, d
     threads = 1
     for b in block:
         threads *= b
-    result = occupancy(arch, threads, regs, static_shared_memory=static_smem, dynamic_shared_memory=dyn)
+    result = occupancy(arch, threads, regs, static_shared_memory_bytes=static_smem, dynamic_shared_memory_bytes=dyn)
     return {
         **to_jsonable(result),
         "registers_per_thread": regs,
@@ -573,7 +577,7 @@ def run_catalog(name: str, params: dict, cc: str, catalog_file: Path | None, opt
         per_site=_site_rows(spec.source, result.per_site, prediction.per_site),
         result_check=check,
         occupancy=occ,
-        prediction_exact=prediction.exact,
+        predicted_exact=prediction.exact,
         model={"global_load_elements": prediction.global_load_elements, "cgma": prediction.cgma},
         notes=[
             *prediction.notes,
@@ -650,7 +654,7 @@ def run_source(
             arch,
             params=scalars,
             registers=options["regs"],
-            dynamic_shared_bytes=dyn,
+            dynamic_shared_memory_bytes=dyn,
             exact=options["exact"],
             progress=_progress_option().get("progress"),
             **run_options,
@@ -658,7 +662,15 @@ def run_source(
         result = report.sim
     else:
         result = run_kernel(
-            text, kernel, grid, block, make_args(), arch, dynamic_shared_bytes=dyn, **run_options, **_progress_option()
+            text,
+            kernel,
+            grid,
+            block,
+            make_args(),
+            arch,
+            dynamic_shared_memory_bytes=dyn,
+            **run_options,
+            **_progress_option(),
         )
     kernel = result.kernel
     launch = _launch_info(grid, block, dyn, arch.warp_size)
@@ -676,7 +688,7 @@ def run_source(
         per_site=_site_rows(text, result.per_site, None, result.inlined),
         result_check={"passed": None, "max_rel_error": None, "tolerance": None},
         occupancy=occ,
-        prediction_exact=None,
+        predicted_exact=None,
         notes=[
             "no reference and no model for a user source: counters only",
             regs_note,
@@ -727,10 +739,10 @@ def _allocation(result: Any, regs: int) -> tuple[int, int, str]:
     k = entry_resources(result.ptxas_log, result.entry)
     if k is not None:
         return (
-            k.registers,
-            k.shared_memory_bytes,
-            f"occupancy uses ptxas's allocation for {k.arch}: {k.registers} registers per "
-            f"thread, {k.shared_memory_bytes} bytes of static shared memory"
+            k.registers_per_thread,
+            k.static_shared_memory_bytes,
+            f"occupancy uses ptxas's allocation for {k.compiled_for}: {k.registers_per_thread} registers per "
+            f"thread, {k.static_shared_memory_bytes} bytes of static shared memory"
             + (f", {k.spill_store_bytes} bytes of spill stores" if k.spill_store_bytes else ""),
         )
     return regs, _static_shared(result), _regs_note(regs)

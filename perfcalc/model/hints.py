@@ -28,7 +28,7 @@ class Hint:
     kind: "resources" (fewer registers and/or less shared memory per block), "carveout" (a
     larger shared-memory carveout, CC 7.0+), "cache_config" (a larger L1/shared split, 2.x/3.x),
     "block_size" (the nearest block size that does better) or "none" (already at 100 %).
-    `changes` maps the input names (registers_per_thread, shared_memory_per_block = static +
+    `changes` maps the input names (registers_per_thread, shared_memory_per_block_bytes = static +
     dynamic bytes, carveout, cache_config, block_size) to suggested values;
     `limiters` are the current limiters the change works on (all of them for a block size).
     """
@@ -107,7 +107,7 @@ def _resource_hint(cfg: _Config, result: OccupancyResult) -> Hint | None:
         relieved: list[str] = []
         for name, key, values, lims in (
             ("registers", "registers_per_thread", regs, reg_limits),
-            ("shared_memory", "shared_memory_per_block", smem, smem_limits),
+            ("shared_memory", "shared_memory_per_block_bytes", smem, smem_limits),
         ):
             if limits[name] >= target:
                 continue
@@ -116,7 +116,7 @@ def _resource_hint(cfg: _Config, result: OccupancyResult) -> Hint | None:
                 return None  # a larger target cannot be reached either (limits are monotone)
             changes[key], relieved = best, [*relieved, name]
         regs_new = changes.get("registers_per_thread", cfg.inputs.registers_per_thread)
-        smem_new = changes.get("shared_memory_per_block", total)
+        smem_new = changes.get("shared_memory_per_block_bytes", total)
         got = cfg.grid(registers_per_thread=regs_new, **cfg.split(np.asarray(smem_new)))
         new = got.result_at(())
         return Hint("resources", tuple(relieved), changes, new.active_blocks_per_sm, new.occupancy)

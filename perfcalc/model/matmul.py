@@ -106,7 +106,7 @@ class MatmulVariant(Result):
 
     @property
     def predicted_gflops(self) -> float | None:
-        return None if self.time is None else self.time.achieved_gflops
+        return None if self.time is None else self.time.predicted_gflops
 
 
 @dataclass(frozen=True)
@@ -211,7 +211,7 @@ def analyze_variant(
     c = _counts(variant, w, t)
     regs = registers if registers is not None else default_registers(arch, variant)
     threads = t * t
-    occ = occupancy(arch, threads, regs, static_shared_memory=c["shared_memory_per_block_bytes"])
+    occ = occupancy(arch, threads, regs, static_shared_memory_bytes=c["shared_memory_per_block_bytes"])
     stores = w * w
     cgma_ratio = c["flops_total"] / c["global_loads_total"]
     requested = WORD_BYTES * (c["global_loads_total"] + stores)
@@ -430,7 +430,7 @@ def counted_work(variant: str, w: int, t: int, blocks_per_sm: int, predicted: Ma
 
 def time_figures(variant: str, timing: TimePrediction) -> list[Figure]:
     """Every term of the time model, then the predicted time and its bound."""
-    figs = [Figure(variant, f"time_{term.name}", term.seconds, term.formula) for term in timing.terms]
+    figs = [Figure(variant, f"time_{term.name}", term.time_s, term.formula) for term in timing.terms]
     figs += [Figure(variant, "time_left_out", why, "no sourced rate") for why in timing.omitted]
     figs.append(
         Figure(

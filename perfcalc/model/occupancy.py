@@ -62,7 +62,7 @@ class OccupancyResult(Result):
     limiters: tuple[str, ...]
     block_limits: dict[str, int]
     allocated_registers_per_block: int
-    allocated_shared_memory_per_block: int
+    allocated_shared_memory_per_block_bytes: int
     shared_memory_per_sm_bytes: int
 
     def to_dict(self) -> dict[str, Any]:
@@ -86,8 +86,8 @@ class OccupancyGrid:
     virtual_resources: int
     block_size: np.ndarray
     registers_per_thread: np.ndarray
-    static_shared_memory: np.ndarray
-    dynamic_shared_memory: np.ndarray
+    static_shared_memory_bytes: np.ndarray
+    dynamic_shared_memory_bytes: np.ndarray
     carveout: np.ndarray
     warps_per_block: np.ndarray
     active_blocks: np.ndarray
@@ -149,7 +149,7 @@ class OccupancyGrid:
             limiters=self.limiters_at(index),
             block_limits={name: int(limit[index]) for name, limit in self.limits().items()},
             allocated_registers_per_block=int(self.allocated_registers[index]),
-            allocated_shared_memory_per_block=int(self.allocated_shared_memory[index]),
+            allocated_shared_memory_per_block_bytes=int(self.allocated_shared_memory[index]),
             shared_memory_per_sm_bytes=int(self.shared_memory_per_sm[index]),
         )
 
@@ -168,8 +168,8 @@ class OccupancyInputs:
 
     block_size: Any
     registers_per_thread: Any
-    static_shared_memory: Any = 0
-    dynamic_shared_memory: Any = 0
+    static_shared_memory_bytes: Any = 0
+    dynamic_shared_memory_bytes: Any = 0
     carveout: Any = None
     cache_config: str | None = None
     block_barriers: int = 1
@@ -178,7 +178,7 @@ class OccupancyInputs:
     @property
     def shared_memory(self) -> Any:
         """Static + dynamic bytes the kernel asks for per block."""
-        return self.static_shared_memory + self.dynamic_shared_memory
+        return self.static_shared_memory_bytes + self.dynamic_shared_memory_bytes
 
     def grid(self, cc: Arch | str, *, check_launch: bool = True, **overrides: Any) -> OccupancyGrid:
         """The configuration (with any field overridden, e.g. by an array) through the engine."""
@@ -189,16 +189,16 @@ class OccupancyInputs:
     def split_shared(self, total: np.ndarray) -> dict[str, np.ndarray]:
         """A total shared memory split as the kernel would: static kept as far as it fits, the
         rest dynamic (only dynamic shared memory opts in above the default limit)."""
-        static = np.minimum(self.static_shared_memory, total)
-        return {"static_shared_memory": static, "dynamic_shared_memory": total - static}
+        static = np.minimum(self.static_shared_memory_bytes, total)
+        return {"static_shared_memory_bytes": static, "dynamic_shared_memory_bytes": total - static}
 
 
 def occupancy_grid(
     cc: Arch | str,
     block_size: Any,
     registers_per_thread: Any,
-    static_shared_memory: Any = 0,
-    dynamic_shared_memory: Any = 0,
+    static_shared_memory_bytes: Any = 0,
+    dynamic_shared_memory_bytes: Any = 0,
     carveout: Any = None,
     cache_config: str | None = None,
     *,
@@ -216,8 +216,8 @@ def occupancy_grid(
     arch = as_arch(cc)
     blocks = inputs.as_int_array(block_size, "block size")
     regs = inputs.as_int_array(registers_per_thread, "registers per thread")
-    static = inputs.as_int_array(static_shared_memory, "static shared memory")
-    dynamic = inputs.as_int_array(dynamic_shared_memory, "dynamic shared memory")
+    static = inputs.as_int_array(static_shared_memory_bytes, "static shared memory")
+    dynamic = inputs.as_int_array(dynamic_shared_memory_bytes, "dynamic shared memory")
     inputs.check_block_size(arch, blocks, upper=check_launch)
     inputs.check_registers(arch, regs, upper=check_launch)
     inputs.check_shared_memory(arch, static, dynamic, upper=check_launch)
@@ -295,8 +295,8 @@ def compute_grid(
         virtual_resources=virtual_resources,
         block_size=view(blocks),
         registers_per_thread=view(regs),
-        static_shared_memory=view(static),
-        dynamic_shared_memory=view(dynamic),
+        static_shared_memory_bytes=view(static),
+        dynamic_shared_memory_bytes=view(dynamic),
         carveout=view(carveout),
         warps_per_block=view(rules.warps_per_block(arch, blocks)),
         active_blocks=active,
@@ -317,8 +317,8 @@ def occupancy(
     cc: Arch | str,
     block_size: int,
     registers_per_thread: int,
-    static_shared_memory: int = 0,
-    dynamic_shared_memory: int = 0,
+    static_shared_memory_bytes: int = 0,
+    dynamic_shared_memory_bytes: int = 0,
     carveout: int | None = None,
     cache_config: str | None = None,
     *,
@@ -334,8 +334,8 @@ def occupancy(
     checked: tuple[tuple[str, Any], ...] = (  # a caller may pass arrays: refused here
         ("block size", block_size),
         ("registers per thread", registers_per_thread),
-        ("static shared memory", static_shared_memory),
-        ("dynamic shared memory", dynamic_shared_memory),
+        ("static shared memory", static_shared_memory_bytes),
+        ("dynamic shared memory", dynamic_shared_memory_bytes),
         ("carveout", carveout),
     )
     for name, value in checked:
@@ -344,8 +344,8 @@ def occupancy(
     config = OccupancyInputs(
         block_size,
         registers_per_thread,
-        static_shared_memory,
-        dynamic_shared_memory,
+        static_shared_memory_bytes,
+        dynamic_shared_memory_bytes,
         carveout,
         cache_config,
         block_barriers,

@@ -88,8 +88,8 @@ def _registers(grid: OccupancyGrid, arch: Arch, index: Any) -> str:
 
 def _shared_memory(grid: OccupancyGrid, arch: Arch, index: Any) -> str:
     allocated = int(grid.allocated_shared_memory[index])
-    static = grid.static_shared_memory[index]
-    dynamic = grid.dynamic_shared_memory[index]
+    static = grid.static_shared_memory_bytes[index]
+    dynamic = grid.dynamic_shared_memory_bytes[index]
     limit = int(rules.shared_memory_block_limit(arch, static, dynamic))
     reserved = arch.reserved_shared_memory_per_block_bytes
     charged = f" (including the {reserved} bytes the driver reserves)" if reserved else ""

@@ -27,7 +27,7 @@ class BlockSizeCandidate:
     """One block size the search tried."""
 
     block_size: int
-    dynamic_shared_memory: int
+    dynamic_shared_memory_bytes: int
     active_blocks_per_sm: int
     active_threads_per_sm: int
     occupancy: float
@@ -67,26 +67,26 @@ def candidate_block_sizes(arch: Arch, block_size_limit: int | None = None) -> np
 def suggest_block_size(
     cc: Arch | str,
     registers_per_thread: int,
-    static_shared_memory: int = 0,
-    dynamic_shared_memory: int | Callable[[int], int] = 0,
+    static_shared_memory_bytes: int = 0,
+    dynamic_shared_memory_bytes: int | Callable[[int], int] = 0,
     carveout: int | None = None,
     cache_config: str | None = None,
     *,
     block_size_limit: int | None = None,
     block_barriers: int = 1,
 ) -> BlockSizeSuggestion:
-    """cudaOccMaxPotentialOccupancyBlockSize (dynamic_shared_memory may map block size -> bytes,
+    """cudaOccMaxPotentialOccupancyBlockSize (dynamic_shared_memory_bytes may map block size -> bytes,
     as the VariableSMem variant; a candidate whose shared memory cannot launch scores 0)."""
     arch = as_arch(cc)
     blocks = candidate_block_sizes(arch, block_size_limit)
-    variable = callable(dynamic_shared_memory)
-    if callable(dynamic_shared_memory):
-        per_block = dynamic_shared_memory
+    variable = callable(dynamic_shared_memory_bytes)
+    if callable(dynamic_shared_memory_bytes):
+        per_block = dynamic_shared_memory_bytes
         dynamic = inputs.as_int_array([per_block(int(b)) for b in blocks], "dynamic shared memory")
     else:
-        dynamic = inputs.as_int_array(dynamic_shared_memory, "dynamic shared memory")
+        dynamic = inputs.as_int_array(dynamic_shared_memory_bytes, "dynamic shared memory")
     regs = inputs.as_int_array(registers_per_thread, "registers per thread")
-    static = inputs.as_int_array(static_shared_memory, "static shared memory")
+    static = inputs.as_int_array(static_shared_memory_bytes, "static shared memory")
     if regs.ndim or static.ndim or dynamic.ndim > variable:
         raise InputError("suggest_block_size takes one register count and one shared-memory size")
     inputs.check_registers(arch, regs)
@@ -111,7 +111,7 @@ def _pick(grid: OccupancyGrid) -> BlockSizeSuggestion:
     ranking = tuple(
         BlockSizeCandidate(
             block_size=int(grid.block_size[i]),
-            dynamic_shared_memory=int(grid.dynamic_shared_memory[i]),
+            dynamic_shared_memory_bytes=int(grid.dynamic_shared_memory_bytes[i]),
             active_blocks_per_sm=int(grid.active_blocks[i]),
             active_threads_per_sm=int(threads[i]),
             occupancy=float(grid.occupancy[i]),

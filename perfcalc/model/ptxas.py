@@ -49,18 +49,18 @@ _HUGE_NUMBER = re.compile(r"\d{20,}")
 class KernelResources(Result):
     """What ptxas reports for one entry function compiled for one architecture.
 
-    `shared_memory_bytes` is the static shared memory per block (on CC 1.x including the
+    `static_shared_memory_bytes` is the static shared memory per block (on CC 1.x including the
     `+B` kernel-parameter part, kept separately in `parameter_shared_memory_bytes`). Fields ptxas
     did not print are None (older toolkits print no barrier count, for example).
     """
 
     name: str
     demangled: str | None
-    arch: str | None
-    registers: int
-    shared_memory_bytes: int
+    compiled_for: str | None  # ptxas's target, e.g. 'sm_75'
+    registers_per_thread: int
+    static_shared_memory_bytes: int
     parameter_shared_memory_bytes: int
-    barriers: int | None
+    block_barriers: int | None
     stack_frame_bytes: int | None
     spill_store_bytes: int | None
     spill_load_bytes: int | None
@@ -74,9 +74,9 @@ class KernelResources(Result):
     @property
     def cc(self) -> str | None:
         """'sm_75' -> '7.5', 'sm_100a' -> '10.0'; None for a missing or unusual target name."""
-        if not (self.arch or "").lower().startswith("sm_"):
+        if not (self.compiled_for or "").lower().startswith("sm_"):
             return None
-        found = ComputeCapability.try_parse(self.arch)
+        found = ComputeCapability.try_parse(self.compiled_for)
         return None if found is None else str(found)
 
 
@@ -95,11 +95,11 @@ def _resources(name: str, arch: str | None, used: re.Match[str], frame: re.Match
     return KernelResources(
         name=name,
         demangled=demangle(name),
-        arch=arch,
-        registers=int(used.group(1)),
-        shared_memory_bytes=smem or 0,
+        compiled_for=arch,
+        registers_per_thread=int(used.group(1)),
+        static_shared_memory_bytes=smem or 0,
         parameter_shared_memory_bytes=smem_params,
-        barriers=int(barriers.group(1)) if barriers else None,
+        block_barriers=int(barriers.group(1)) if barriers else None,
         stack_frame_bytes=int(frame.group(1)) if frame else None,
         spill_store_bytes=int(frame.group(2)) if frame else None,
         spill_load_bytes=int(frame.group(3)) if frame else None,

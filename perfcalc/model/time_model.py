@@ -96,7 +96,7 @@ class Term:
     """One unit's time for the kernel, with the formula and inputs that give it."""
 
     name: str
-    seconds: float
+    time_s: float
     formula: str
 
 
@@ -113,8 +113,8 @@ class TimePrediction(Result):
     terms: tuple[Term, ...]
     omitted: tuple[str, ...]
     waves: int
-    achieved_gflops: float
-    achieved_gbps: float
+    predicted_gflops: float
+    predicted_dram_gbs: float
     dram_bytes_read: int
     dram_bytes_written: int
     l1_hit_rate: float | None
@@ -321,11 +321,11 @@ def predict_time(work: KernelWork, gpu: Gpu, arch: Arch, rates: TimingRates) -> 
             f"{100 * u:.0f} % DRAM utilization",
         )
     )
-    top = max(terms, key=lambda t: t.seconds)
+    top = max(terms, key=lambda t: t.time_s)
     dram_term = next(t for t in terms if t.name == "DRAM bandwidth")
-    if top.name == "memory latency" and dram_term.seconds >= top.seconds * (1 - 1e-6):
+    if top.name == "memory latency" and dram_term.time_s >= top.time_s * (1 - 1e-6):
         top = dram_term  # the fixed point only approaches the bandwidth term: call it that
-    total = rates.launch_overhead_s + top.seconds
+    total = rates.launch_overhead_s + top.time_s
     dram_bytes = work.dram_bytes_read + work.dram_bytes_written
     return TimePrediction(
         gpu=gpu.key,
@@ -337,8 +337,8 @@ def predict_time(work: KernelWork, gpu: Gpu, arch: Arch, rates: TimingRates) -> 
         terms=tuple(terms),
         omitted=tuple(omitted),
         waves=waves,
-        achieved_gflops=work.flops / total / 1e9,
-        achieved_gbps=dram_bytes / total / 1e9,
+        predicted_gflops=work.flops / total / 1e9,
+        predicted_dram_gbs=dram_bytes / total / 1e9,
         dram_bytes_read=work.dram_bytes_read,
         dram_bytes_written=work.dram_bytes_written,
         l1_hit_rate=work.l1_hit_rate,
@@ -416,12 +416,12 @@ def _serialised_terms(
 
 def _detail(top: Term, work: KernelWork, gpu: Gpu, total: float) -> str:
     """'limited by DRAM bandwidth: 2.61 TB/s of 3.35' and the like."""
-    if top.name == "DRAM bandwidth" and top.seconds > 0:
-        rate = (work.dram_bytes_read + work.dram_bytes_written) / top.seconds / 1e12
+    if top.name == "DRAM bandwidth" and top.time_s > 0:
+        rate = (work.dram_bytes_read + work.dram_bytes_written) / top.time_s / 1e12
         return f"limited by DRAM bandwidth: {rate:.3g} TB/s of {gpu.memory_bandwidth_gbs / 1000:.3g}"
-    if top.name == "FP32 pipe" and top.seconds > 0:
+    if top.name == "FP32 pipe" and top.time_s > 0:
         return (
-            f"limited by the FP32 pipe: {work.flops / top.seconds / 1e12:.3g} TFLOP/s of "
+            f"limited by the FP32 pipe: {work.flops / top.time_s / 1e12:.3g} TFLOP/s of "
             f"{gpu.peak_fp32_gflops / 1000:.3g}"
         )
-    return f"limited by {top.name} ({top.seconds * 1e6:.4g} us of {total * 1e6:.4g} us)"
+    return f"limited by {top.name} ({top.time_s * 1e6:.4g} us of {total * 1e6:.4g} us)"

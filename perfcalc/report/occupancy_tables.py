@@ -46,8 +46,8 @@ def input_rows(arch: Arch, inputs: OccupancyInputs) -> list[dict[str, Any]]:
         ("compute capability", f"{arch.cc} ({arch.architecture})"),
         ("threads per block", inputs.block_size),
         ("registers per thread", inputs.registers_per_thread),
-        ("static shared memory per block (bytes)", inputs.static_shared_memory),
-        ("dynamic shared memory per block (bytes)", inputs.dynamic_shared_memory),
+        ("static shared memory per block (bytes)", inputs.static_shared_memory_bytes),
+        ("dynamic shared memory per block (bytes)", inputs.dynamic_shared_memory_bytes),
         ("shared memory carveout (%)", carveout),
         ("cache config", inputs.cache_config or "none"),
         ("barriers per block", inputs.block_barriers),
@@ -97,7 +97,10 @@ def allocation_rows(result: OccupancyResult, warps: int) -> list[dict[str, Any]]
     return [
         {"resource": "warps per block", "value": warps},
         {"resource": "registers per block (allocated)", "value": result.allocated_registers_per_block},
-        {"resource": "shared memory per block (allocated, bytes)", "value": result.allocated_shared_memory_per_block},
+        {
+            "resource": "shared memory per block (allocated, bytes)",
+            "value": result.allocated_shared_memory_per_block_bytes,
+        },
         {"resource": "shared memory per SM (configured, bytes)", "value": result.shared_memory_per_sm_bytes},
     ]
 
@@ -159,9 +162,10 @@ def hint_message(hint: Hint) -> str:
         parts = []
         if "registers_per_thread" in hint.changes:
             parts.append(f"<= {hint.changes['registers_per_thread']} registers per thread")
-        if "shared_memory_per_block" in hint.changes:
+        if "shared_memory_per_block_bytes" in hint.changes:
             parts.append(
-                f"<= {hint.changes['shared_memory_per_block']} bytes of shared memory per block (static + dynamic)"
+                f"<= {hint.changes['shared_memory_per_block_bytes']} bytes of shared memory per block "
+                "(static + dynamic)"
             )
         together = " together" if len(hint.limiters) > 1 else ""
         return f"{_names(hint.limiters)} {verb} you{together}: {' and '.join(parts)} {gives}"
@@ -191,8 +195,8 @@ def occupancy_context(arch: Arch, inputs: OccupancyInputs) -> dict[str, Any]:
         "cc": arch.cc,
         "block_size": inputs.block_size,
         "registers_per_thread": inputs.registers_per_thread,
-        "static_shared_memory_bytes": inputs.static_shared_memory,
-        "dynamic_shared_memory_bytes": inputs.dynamic_shared_memory,
+        "static_shared_memory_bytes": inputs.static_shared_memory_bytes,
+        "dynamic_shared_memory_bytes": inputs.dynamic_shared_memory_bytes,
     }
 
 
@@ -259,7 +263,7 @@ SWEEP_TITLES = {
     "regs": "Impact of Varying Register Count Per Thread",
     "smem": "Impact of Varying Shared Memory Usage Per Block",
 }
-SWEEP_COLUMNS = {"block": "block_size", "regs": "registers_per_thread", "smem": "shared_memory_per_block"}
+SWEEP_COLUMNS = {"block": "block_size", "regs": "registers_per_thread", "smem": "shared_memory_per_block_bytes"}
 SWEEP_UNITS = {"block": "threads per block", "regs": "registers per thread", "smem": "shared memory per block (bytes)"}
 
 
@@ -306,7 +310,7 @@ def compute_sweep(arch: Arch, inputs: OccupancyInputs, axis: str, dynamic_of_blo
     if axis == "block":
         args["block_size"] = values
         if dynamic_of_block is not None:
-            args["dynamic_shared_memory"] = dynamic_of_block(values)
+            args["dynamic_shared_memory_bytes"] = dynamic_of_block(values)
         current = inputs.block_size
     elif axis == "regs":
         args["registers_per_thread"] = values
@@ -518,11 +522,11 @@ def ptxas_table(entries: Sequence[tuple[Any, Arch, Advice]], block_size: int) ->
         rows.append(
             {
                 "kernel": kernel.display_name,
-                "compiled_for": kernel.arch or "-",
+                "compiled_for": kernel.compiled_for or "-",
                 "cc": arch.cc,
-                "registers": kernel.registers,
-                "static_smem_bytes": kernel.shared_memory_bytes,
-                "barriers": kernel.barriers,
+                "registers_per_thread": kernel.registers_per_thread,
+                "static_shared_memory_bytes": kernel.static_shared_memory_bytes,
+                "block_barriers": kernel.block_barriers,
                 "spill_bytes": kernel.spill_store_bytes,
                 **result_row(r),
             }
@@ -535,12 +539,21 @@ def ptxas_table(entries: Sequence[tuple[Any, Arch, Advice]], block_size: int) ->
         **RESULT_HEADERS,
         "compiled_for": "compiled for",
         "cc": "CC",
-        "registers": "regs",
-        "static_smem_bytes": "static smem (B)",
+        "registers_per_thread": "regs",
+        "static_shared_memory_bytes": "static smem (B)",
         "spill_bytes": "spill stores (B)",
     }
     return Table(
-        ["kernel", "compiled_for", "cc", "registers", "static_smem_bytes", "barriers", "spill_bytes", *RESULT_HEADERS],
+        [
+            "kernel",
+            "compiled_for",
+            "cc",
+            "registers_per_thread",
+            "static_shared_memory_bytes",
+            "block_barriers",
+            "spill_bytes",
+            *RESULT_HEADERS,
+        ],
         rows,
         title=f"Kernels from ptxas at {block_size} threads per block",
         headers=headers,
@@ -564,10 +577,10 @@ def ptxas_suggestion_table(found: Sequence[tuple[Any, Arch, Any]]) -> Table:
     rows = [
         {
             "kernel": k.display_name,
-            "compiled_for": k.arch or "-",
+            "compiled_for": k.compiled_for or "-",
             "cc": arch.cc,
-            "registers": k.registers,
-            "static_smem_bytes": k.shared_memory_bytes,
+            "registers_per_thread": k.registers_per_thread,
+            "static_shared_memory_bytes": k.static_shared_memory_bytes,
             "block_size": s.block_size,
             "active_blocks_per_sm": s.active_blocks_per_sm,
             "occupancy": s.occupancy,
@@ -578,8 +591,8 @@ def ptxas_suggestion_table(found: Sequence[tuple[Any, Arch, Any]]) -> Table:
         **RESULT_HEADERS,
         "compiled_for": "compiled for",
         "cc": "CC",
-        "registers": "regs",
-        "static_smem_bytes": "static smem (B)",
+        "registers_per_thread": "regs",
+        "static_shared_memory_bytes": "static smem (B)",
         "block_size": "suggested block size",
     }
     mangled = mangled_notes(k for k, _arch, _s in found)

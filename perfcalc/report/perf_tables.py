@@ -60,8 +60,7 @@ MATMUL_ROW_KEYS = (
     "dram_bytes_written",
     "l1_hit_rate",
     "l2_hit_rate",
-    "achieved_gflops",
-    "achieved_gbps",
+    "predicted_dram_gbs",
     "predicted",
     "simulated",
     "simulated_by",
@@ -74,8 +73,8 @@ _TIME_KEYS = (
     "dram_bytes_written",
     "l1_hit_rate",
     "l2_hit_rate",
-    "achieved_gflops",
-    "achieved_gbps",
+    "predicted_gflops",
+    "predicted_dram_gbs",
     "bound_detail",
 )
 
@@ -293,18 +292,25 @@ def ceilings_table(roof: Roofline) -> Table:
 def roofline_curve_table(roof: Roofline, intensities: Sequence[float]) -> Table:
     """Attainable GFLOPS at sample intensities under each memory ceiling and the FP32 peak."""
     memory = [c for c in roof.ceilings if c.kind == "memory"]
+    keys = {c.name: f"{_slug(c.name)}_gflops" for c in memory}
     rows = []
     for x in intensities:
         row: dict[str, Any] = {"intensity_flop_per_byte": x}
         for c in memory:
-            row[f"{c.name} (GFLOPS)"] = min(roof.peak_gflops, x * c.value)
+            row[keys[c.name]] = min(roof.peak_gflops, x * c.value)
         rows.append(row)
     return Table(
-        columns=["intensity_flop_per_byte", *[f"{c.name} (GFLOPS)" for c in memory]],
+        columns=["intensity_flop_per_byte", *keys.values()],
         rows=rows,
         title="Attainable FP32 GFLOPS = min(peak, intensity x bandwidth)",
+        headers={key: f"{name} (GFLOPS)" for name, key in keys.items()},
         name="curve",
     )
+
+
+def _slug(name: str) -> str:
+    """A ceiling's name as a key: 'L2 (measured)' -> 'l2_measured'."""
+    return "_".join("".join(ch if ch.isalnum() else " " for ch in name.lower()).split())
 
 
 def points_table(points: Sequence[RooflinePoint], notes: Sequence[str] = ()) -> Table:
@@ -351,22 +357,22 @@ def launch_reports_table(reports: Sequence[Any], roof: Roofline, title: str, not
     rows = []
     for r in reports:
         t = r.time
-        ai = r.flops_per_dram_byte
+        ai = r.intensity_flop_per_dram_byte
         roof_at = None if ai is None else min(roof.peak_gflops, ai * roof.bandwidth_gbs)
         rows.append(
             {
                 "kernel": r.kernel,
                 "params": ", ".join(f"{k}={v}" for k, v in r.params.items()),
                 "occupancy": r.occupancy,
-                "occupancy_limiters": ", ".join(r.occupancy_limiters),
+                "limiters": ", ".join(r.limiters),
                 "registers_per_thread": r.registers_per_thread,
-                "flop_per_dram_byte": ai,
+                "intensity_flop_per_dram_byte": ai,
                 "roof_gflops": roof_at,
-                "predicted_gflops": t.achieved_gflops if r.counters.flops else None,
-                "fraction_of_roof": (t.achieved_gflops / roof_at) if roof_at else None,
+                "predicted_gflops": t.predicted_gflops if r.counters.flops else None,
+                "fraction_of_roof": (t.predicted_gflops / roof_at) if roof_at else None,
                 "predicted_time_s": t.predicted_time_s,
                 "bound": t.bound,
-                "dram_gbps": t.achieved_gbps,
+                "predicted_dram_gbs": t.predicted_dram_gbs,
                 "l1_hit_rate": t.l1_hit_rate,
                 "l2_hit_rate": t.l2_hit_rate,
                 "simulated_blocks": f"{r.simulated_blocks}/{r.launch_blocks}",
@@ -378,6 +384,6 @@ def launch_reports_table(reports: Sequence[Any], roof: Roofline, title: str, not
         rows=rows,
         title=title,
         notes=list(notes),
-        headers={"flop_per_dram_byte": "flop per DRAM B (L1/L2 model)", "roof_gflops": "roof there (GFLOPS)"},
+        headers={"intensity_flop_per_dram_byte": "flop per DRAM B (L1/L2 model)", "roof_gflops": "roof there (GFLOPS)"},
         name="predicted",
     )

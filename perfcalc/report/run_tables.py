@@ -40,7 +40,7 @@ def summary_table(doc: Mapping[str, Any]) -> Table:
         ("grid", " x ".join(map(str, launch["grid"]))),
         ("block", " x ".join(map(str, launch["block"]))),
         ("threads / warps", f"{launch['threads']} / {launch['warps']}"),
-        ("dynamic shared memory (bytes)", launch["dynamic_shared_bytes"]),
+        ("dynamic shared memory (bytes)", launch["dynamic_shared_memory_bytes"]),
         ("result check", {True: "passed", False: "FAILED", None: "no reference"}[check["passed"]]),
         ("max relative error", check["max_rel_error"]),
         ("tolerance", check["tolerance"]),
@@ -161,7 +161,7 @@ def kernel_detail_tables(spec: Any) -> list[Table]:
         ("parameters", ", ".join(f"{k}={v}" for k, v in spec.params)),
         ("grid", ", ".join(spec.launch.grid)),
         ("block", ", ".join(spec.launch.block)),
-        ("dynamic shared bytes", spec.launch.dynamic_shared_bytes),
+        ("dynamic shared bytes", spec.launch.dynamic_shared_memory_bytes),
         ("reference", spec.reference),
         ("tolerance", spec.tolerance),
         ("flops", spec.model.flops),
@@ -193,7 +193,7 @@ def run_document(
     per_site: Sequence[Mapping[str, Any]],
     result_check: Mapping[str, Any],
     occupancy: Mapping[str, Any] | None,
-    prediction_exact: bool | None,
+    predicted_exact: bool | None,
     model: Mapping[str, Any] | None = None,
     notes: Sequence[str] = (),
     engine: str = "source",
@@ -212,7 +212,7 @@ def run_document(
         "counters": dict(counters),
         "predicted": None if predicted is None else dict(predicted),
         "match": compare(counters, predicted),
-        "prediction_exact": prediction_exact,
+        "predicted_exact": predicted_exact,
         "model": None if model is None else dict(model),
         "per_site": list(per_site),
         "result_check": dict(result_check),
@@ -286,18 +286,18 @@ def time_table(doc: Mapping[str, Any]) -> Table:
     rows = [
         {
             "item": "predicted time",
-            "seconds": doc["predicted_time_s"],
+            "time_s": doc["predicted_time_s"],
             "formula": f"launch overhead {t['launch_overhead_s']:.3g} s + the largest term; {doc['bound_detail']}",
         }
     ]
-    rows += [{"item": x["name"], "seconds": x["seconds"], "formula": x["formula"]} for x in t["terms"]]
-    rows += [{"item": "left out", "seconds": None, "formula": why} for why in t["omitted"]]
+    rows += [{"item": x["name"], "time_s": x["time_s"], "formula": x["formula"]} for x in t["terms"]]
+    rows += [{"item": "left out", "time_s": None, "formula": why} for why in t["omitted"]]
     if t["sampled"]:
         s = t["sampled"]
         rows.append(
             {
                 "item": "sampled",
-                "seconds": None,
+                "time_s": None,
                 "formula": f"{s['simulated_blocks']} of {s['launch_blocks']} blocks "
                 f"simulated (first {s['waves']} wave(s), 1 SM in "
                 f"{s['sm_stride']}), extrapolated",
@@ -306,16 +306,16 @@ def time_table(doc: Mapping[str, Any]) -> Table:
     rows.append(
         {
             "item": "achieved",
-            "seconds": None,
-            "formula": f"{doc['achieved_gflops']:.4g} GFLOP/s, {doc['achieved_gbps']:.4g} GB/s DRAM",
+            "time_s": None,
+            "formula": f"{doc['predicted_gflops']:.4g} GFLOP/s, {doc['predicted_dram_gbs']:.4g} GB/s DRAM",
         }
     )
     return Table(
-        columns=["item", "seconds", "formula"],
+        columns=["item", "time_s", "formula"],
         rows=rows,
         title=f"time on {doc['gpu']} (model/time_model.py)",
         name="time",
-        headers={"item": "", "seconds": "seconds", "formula": "formula / inputs"},
+        headers={"item": "", "time_s": "seconds", "formula": "formula / inputs"},
     )
 
 
@@ -330,8 +330,8 @@ def gpu_comparison_table(docs: Sequence[Mapping[str, Any]]) -> Table:
         ("occupancy", lambda d: d["occupancy"]["occupancy"] if d.get("occupancy") else None),
         ("predicted time (s)", lambda d: d["predicted_time_s"]),
         ("bound", lambda d: d["bound_detail"]),
-        ("achieved GFLOP/s", lambda d: d["achieved_gflops"]),
-        ("achieved DRAM GB/s", lambda d: d["achieved_gbps"]),
+        ("achieved GFLOP/s", lambda d: d["predicted_gflops"]),
+        ("achieved DRAM GB/s", lambda d: d["predicted_dram_gbs"]),
         ("DRAM bytes read", lambda d: d["dram_bytes_read"]),
         ("DRAM bytes written", lambda d: d["dram_bytes_written"]),
         ("L1 hit rate (loads)", lambda d: pct(d["l1_hit_rate"])),

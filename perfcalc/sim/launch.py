@@ -102,7 +102,7 @@ class LaunchInfo:
     warps_per_block: int
     warps: int
     static_shared_bytes: int
-    dynamic_shared_bytes: int
+    dynamic_shared_memory_bytes: int
 
 
 @dataclass(frozen=True)
@@ -272,7 +272,7 @@ def run_kernel(
     block: object,
     args: dict[str, object],
     arch: Arch | str,
-    dynamic_shared_bytes: int = 0,
+    dynamic_shared_memory_bytes: int = 0,
     defines: dict[str, int | float | str] | None = None,
     iteration_cap: int = 1_000_000,
     cache: str | None = None,
@@ -298,7 +298,7 @@ def run_kernel(
     launch projected past it is refused (InputError), a loop still running then is a fault.
     """
     chosen, _note = resolve_engine(engine)
-    _check_run_arguments(source, kernel, dynamic_shared_bytes, defines, bank_mode, chosen)
+    _check_run_arguments(source, kernel, dynamic_shared_memory_bytes, defines, bank_mode, chosen)
     arch = as_arch(arch)
     with time_limit(max_seconds):
         if chosen == "ptx":
@@ -311,7 +311,7 @@ def run_kernel(
                 block,
                 args,
                 arch,
-                dynamic_shared_bytes,
+                dynamic_shared_memory_bytes,
                 defines=defines,
                 iteration_cap=iteration_cap,
                 cache=cache,
@@ -331,7 +331,7 @@ def run_kernel(
             block,
             args,
             arch,
-            dynamic_shared_bytes,
+            dynamic_shared_memory_bytes,
             defines,
             iteration_cap,
             cache,
@@ -344,7 +344,12 @@ def run_kernel(
 
 
 def _check_run_arguments(
-    source: object, kernel: object, dynamic_shared_bytes: object, defines: object, bank_mode: object, engine: object
+    source: object,
+    kernel: object,
+    dynamic_shared_memory_bytes: object,
+    defines: object,
+    bank_mode: object,
+    engine: object,
 ) -> None:
     """The library's own checks, so a wrong type is an InputError naming the argument, never an
     AttributeError from deep inside a front end."""
@@ -355,8 +360,8 @@ def _check_run_arguments(
             f"kernel must be the name of a __global__ function (or None for the "
             f"only one, with the ptx engine), got {kernel!r}"
         )
-    if isinstance(dynamic_shared_bytes, bool) or not isinstance(dynamic_shared_bytes, int):
-        raise InputError(f"dynamic_shared_bytes = {dynamic_shared_bytes!r} must be an int >= 0")
+    if isinstance(dynamic_shared_memory_bytes, bool) or not isinstance(dynamic_shared_memory_bytes, int):
+        raise InputError(f"dynamic_shared_memory_bytes = {dynamic_shared_memory_bytes!r} must be an int >= 0")
     if bank_mode is not None and (
         isinstance(bank_mode, bool) or not isinstance(bank_mode, int) or bank_mode not in (4, 8)
     ):

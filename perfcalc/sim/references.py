@@ -228,7 +228,7 @@ class CatalogRun:
     params: dict[str, int]
     grid: tuple[int, ...]
     block: tuple[int, ...]
-    dynamic_shared_bytes: int
+    dynamic_shared_memory_bytes: int
     result: Any  # perfcalc.sim.SimResult
     result_check: ResultCheck | None  # None: not checked (check=False)
 
@@ -264,7 +264,7 @@ def run_catalog_kernel(
         block,
         args,
         arch,
-        dynamic_shared_bytes=dyn,
+        dynamic_shared_memory_bytes=dyn,
         defines=defines or None,
         source_name=f"kernels.yaml:{spec.name}",
         **run_options,

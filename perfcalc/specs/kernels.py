@@ -19,6 +19,7 @@ import numpy as np
 
 from perfcalc.errors import InputError, SpecError
 from perfcalc.expr import evaluate, names_in
+from perfcalc.results import Result
 from perfcalc.specs.data_files import data_path
 from perfcalc.specs.types import ELEMENT_TYPES
 from perfcalc.specs.yaml_load import check_keys, read_mapping
@@ -128,11 +129,11 @@ class Requirement:
 class LaunchSpec:
     grid: tuple[str, ...]
     block: tuple[str, ...]
-    dynamic_shared_bytes: str
+    dynamic_shared_memory_bytes: str
 
 
 @dataclass(frozen=True)
-class KernelSpec:
+class KernelSpec(Result):
     """One catalog entry, validated."""
 
     name: str
@@ -156,6 +157,10 @@ class KernelSpec:
     # H100): what `report` times the kernel at
     realistic: tuple[tuple[str, int], ...] = ()
     path: str = field(default="", compare=False)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON values; parameters as {name: value} objects, as every output spells them."""
+        return {**super().to_dict(), "params": dict(self.params), "realistic": dict(self.realistic)}
 
     @property
     def defaults(self) -> dict[str, int]:
@@ -389,7 +394,7 @@ def kernel_from_mapping(name: str, raw: Any, where: str) -> KernelSpec:
             )
         )
     launch_raw = _mapping(raw["launch"], f"{where}.launch")
-    check_keys(launch_raw, ["grid", "block", "dynamic_shared_bytes"], f"{where}.launch")
+    check_keys(launch_raw, ["grid", "block", "dynamic_shared_memory_bytes"], f"{where}.launch")
     dims = {}
     for key in ("grid", "block"):
         value = launch_raw[key]
@@ -399,7 +404,7 @@ def kernel_from_mapping(name: str, raw: Any, where: str) -> KernelSpec:
     launch = LaunchSpec(
         dims["grid"],
         dims["block"],
-        _expr(launch_raw["dynamic_shared_bytes"], f"{where}.launch", pnames),
+        _expr(launch_raw["dynamic_shared_memory_bytes"], f"{where}.launch", pnames),
     )
     source = _text(raw["source"], f"{where}.source")
     kernel = _text(raw["kernel"], f"{where}.kernel")
@@ -526,7 +531,7 @@ def launch_geometry(spec: KernelSpec, params: Mapping[str, int]) -> tuple[tuple[
     """(grid, block, dynamic shared bytes) for the parameters."""
     grid = tuple(as_int(evaluate(e, params), f"{spec.name} grid '{e}'") for e in spec.launch.grid)
     block = tuple(as_int(evaluate(e, params), f"{spec.name} block '{e}'") for e in spec.launch.block)
-    dyn = as_int(evaluate(spec.launch.dynamic_shared_bytes, params), f"{spec.name} dynamic_shared_bytes")
+    dyn = as_int(evaluate(spec.launch.dynamic_shared_memory_bytes, params), f"{spec.name} dynamic_shared_memory_bytes")
     for what, dims in (("grid", grid), ("block", block)):
         if any(d <= 0 for d in dims):
             raise InputError(f"kernel {spec.name}: {what} {dims} has a dimension <= 0 for {dict(params)}")

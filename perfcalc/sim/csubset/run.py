@@ -165,7 +165,7 @@ def run_csubset(
     block: object,
     args: dict[str, object],
     arch: Arch | str,
-    dynamic_shared_bytes: int = 0,
+    dynamic_shared_memory_bytes: int = 0,
     defines: dict[str, int | float] | None = None,
     iteration_cap: int = 1_000_000,
     cache: str | None = None,
@@ -184,8 +184,8 @@ def run_csubset(
     arch = as_arch(arch)
     if not isinstance(iteration_cap, int) or isinstance(iteration_cap, bool) or iteration_cap < 1:
         raise InputError(f"iteration_cap = {iteration_cap!r} must be a positive int")
-    if not isinstance(dynamic_shared_bytes, int) or dynamic_shared_bytes < 0:
-        raise InputError(f"dynamic_shared_bytes = {dynamic_shared_bytes!r} must be an int >= 0")
+    if not isinstance(dynamic_shared_memory_bytes, int) or dynamic_shared_memory_bytes < 0:
+        raise InputError(f"dynamic_shared_memory_bytes = {dynamic_shared_memory_bytes!r} must be an int >= 0")
     g = dims(grid, "grid")
     b = dims(block, "block")
     validate_launch(arch, g, b)
@@ -193,7 +193,7 @@ def run_csubset(
     with _depth_bounded(source_name, kernel, "parsing and compiling"):
         parsed = _parse_cached(source, source_name, dkey)
         compiled = KernelCompiler(parsed, kernel, iteration_cap).compile()
-    offsets, static_bytes, dyn_offset = _shared_layout(compiled, dynamic_shared_bytes, arch)
+    offsets, static_bytes, dyn_offset = _shared_layout(compiled, dynamic_shared_memory_bytes, arch)
     run = _Run(arch, cache, bank_mode, source_name, kernel, Pricer(arch, cache, bank_mode))
     caches = make_caches(caches, static_bytes, None, kernel)
     run.pricer.trace = caches
@@ -205,14 +205,22 @@ def run_csubset(
 
     def body(ids: np.ndarray) -> None:
         ctx = ChunkContext(run, ids, b, g)
-        _prepare_chunk(ctx, compiled, mems, scalars, offsets, dyn_offset, dynamic_shared_bytes)
+        _prepare_chunk(ctx, compiled, mems, scalars, offsets, dyn_offset, dynamic_shared_memory_bytes)
         compiled.body(ctx)
 
     with _depth_bounded(source_name, kernel, "running"):
         faults = run_chunks(nblocks, warps_pb, CHUNK_LANES, caches, body, progress, raise_on_fault)
     per_site, total = site_totals(compiled.site_counts)
     info = LaunchInfo(
-        g, b, nblocks, threads, nblocks * threads, warps_pb, nblocks * warps_pb, static_bytes, dynamic_shared_bytes
+        g,
+        b,
+        nblocks,
+        threads,
+        nblocks * threads,
+        warps_pb,
+        nblocks * warps_pb,
+        static_bytes,
+        dynamic_shared_memory_bytes,
     )
     return SimResult(kernel, total, per_site, info, tuple(faults), caches=None if caches is None else caches.report())
 

@@ -214,7 +214,7 @@ def run_ptx(
     block: object,
     args: dict[str, object],
     arch: Arch,
-    dynamic_shared_bytes: int = 0,
+    dynamic_shared_memory_bytes: int = 0,
     defines: dict[str, int | float | str | None] | None = None,
     iteration_cap: int = 1_000_000,
     cache: str | None = None,
@@ -228,15 +228,15 @@ def run_ptx(
     """Run `kernel` as NVRTC compiles it (see perfcalc.sim.launch.run_kernel for arguments)."""
     if not isinstance(args, dict):
         raise InputError("args must be a dict of parameter name -> array or number")
-    if not isinstance(dynamic_shared_bytes, int) or dynamic_shared_bytes < 0:
-        raise InputError(f"dynamic_shared_bytes = {dynamic_shared_bytes!r} must be an int >= 0")
+    if not isinstance(dynamic_shared_memory_bytes, int) or dynamic_shared_memory_bytes < 0:
+        raise InputError(f"dynamic_shared_memory_bytes = {dynamic_shared_memory_bytes!r} must be an int >= 0")
     g, b = dims(grid, "grid"), dims(block, "block")
     validate_launch(arch, g, b)
     ck = compile_kernel(source, kernel, arch, defines, source_name, include_dirs)
     kernel, module, fn, params, target = ck.kernel, ck.module, ck.fn, ck.params, ck.target
     heap = Heap()
     param_bytes = _bind(params, fn, module, args, heap, kernel)
-    symbols, shared_bytes, local_bytes = _layout(fn, module, heap, dynamic_shared_bytes, arch, args)
+    symbols, shared_bytes, local_bytes = _layout(fn, module, heap, dynamic_shared_memory_bytes, arch, args)
     heap.seal()
     reg_types = _register_types(fn)
     env = Env(
@@ -254,7 +254,7 @@ def run_ptx(
         iteration_cap,
         reg_types=reg_types,
     )
-    caches = make_caches(caches, shared_bytes - dynamic_shared_bytes, ck.ptxas_log, fn.name)
+    caches = make_caches(caches, shared_bytes - dynamic_shared_memory_bytes, ck.ptxas_log, fn.name)
     env.pricer.trace = caches
     steps = compile_steps(env)
     nblocks = g[0] * g[1] * g[2]
@@ -275,8 +275,8 @@ def run_ptx(
         nblocks * threads,
         warps_pb,
         nblocks * warps_pb,
-        shared_bytes - dynamic_shared_bytes,
-        dynamic_shared_bytes,
+        shared_bytes - dynamic_shared_memory_bytes,
+        dynamic_shared_memory_bytes,
     )
     return SimResult(
         kernel,
