@@ -173,6 +173,16 @@ def _user_file(tmp_path, mutate):
     return path
 
 
+def test_user_catalog_with_the_older_launch_key_still_loads(tmp_path):
+    """Catalogs written before #11's one vocabulary say `dynamic_shared_bytes:`."""
+    older = load_kernel_file(
+        _user_file(
+            tmp_path, lambda k: k["launch"].update(dynamic_shared_bytes=k["launch"].pop("dynamic_shared_memory_bytes"))
+        )
+    )
+    assert older["copy_offset"].launch == catalog()["copy_offset"].launch
+
+
 def test_user_catalog_file_gets_the_same_validation(tmp_path):
     ok = load_kernel_file(_user_file(tmp_path, lambda k: None))
     assert list(ok) == ["copy_offset"]

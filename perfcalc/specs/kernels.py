@@ -22,7 +22,7 @@ from perfcalc.expr import evaluate, names_in
 from perfcalc.results import Result
 from perfcalc.specs.data_files import data_path
 from perfcalc.specs.types import ELEMENT_TYPES
-from perfcalc.specs.yaml_load import check_keys, read_mapping
+from perfcalc.specs.yaml_load import check_keys, modern_keys, read_mapping
 
 SCHEMA_VERSION = 1
 POINTER_ROLES = ("in", "out", "inout")
@@ -393,7 +393,7 @@ def kernel_from_mapping(name: str, raw: Any, where: str) -> KernelSpec:
                 " ".join(_text(item["message"], f"{w}.message").split()),
             )
         )
-    launch_raw = _mapping(raw["launch"], f"{where}.launch")
+    launch_raw = modern_keys(_mapping(raw["launch"], f"{where}.launch"))
     check_keys(launch_raw, ["grid", "block", "dynamic_shared_memory_bytes"], f"{where}.launch")
     dims = {}
     for key in ("grid", "block"):

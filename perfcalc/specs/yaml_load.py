@@ -69,7 +69,7 @@ def _check_shape(text: str, path: Path) -> None:
 
 
 # Keys files written for perfcalc before the one-vocabulary change (#11) may still use.
-OLDER_SPELLINGS = {"compute_capability": "cc"}
+OLDER_SPELLINGS = {"compute_capability": "cc", "dynamic_shared_bytes": "dynamic_shared_memory_bytes"}
 
 
 def modern_keys(data: dict[str, Any]) -> dict[str, Any]:
