@@ -241,10 +241,16 @@ def test_block_and_smem_sweeps_json():
             "json",
         ).stdout
     )
-    smem = {p["shared_memory_per_block_bytes"]: p for p in data["shared_memory_per_block_bytes"]["points"]}
+    by_axis = {s["axis"]: s for s in data["sweeps"]}
+    assert (list(by_axis), data["cc"], data["inputs"]["registers_per_thread"]) == (
+        ["shared_memory_per_block_bytes", "block_size"],
+        "9.0",
+        10,
+    )
+    smem = {p["shared_memory_per_block_bytes"]: p for p in by_axis["shared_memory_per_block_bytes"]["points"]}
     assert smem[15360]["active_blocks_per_sm"] == 14 and smem[7168]["active_blocks_per_sm"] == 16
-    assert data["shared_memory_per_block_bytes"]["current"] == 15360
-    blocks = [p["block_size"] for p in data["block_size"]["points"]]
+    assert by_axis["shared_memory_per_block_bytes"]["current"] == 15360
+    blocks = [p["block_size"] for p in by_axis["block_size"]["points"]]
     assert blocks == list(range(32, 1025, 32))
 
 

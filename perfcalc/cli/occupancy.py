@@ -369,7 +369,7 @@ def _sweep_section(arch, inputs, axes, plot: Path | None, dynamic_spec: int | st
     swept = {"block": "block_size", "regs": "registers_per_thread", "smem": "static_shared_memory_bytes"}
     for t, sweep in zip(tables, sweeps, strict=True):  # each row is about the CC and the inputs held fixed
         t.context = {k: v for k, v in occupancy_context(arch, inputs).items() if k != swept[sweep.axis]}
-    return "sweeps", tables, sweep_document(sweeps)
+    return "sweeps", tables, sweep_document(arch, inputs, sweeps)
 
 
 def _suggest_section(

@@ -339,7 +339,7 @@ def _caches_dict(result: Any, options: dict) -> dict | None:
         return None
     cfg = rep.config
     return {
-        "gpu": options["gpu"].name,
+        "gpu": options["gpu"].key,
         "sms": cfg.sms,
         "l1_bytes": cfg.l1_bytes,
         "l2_bytes": options["gpu"].l2_cache_kb * 1024,

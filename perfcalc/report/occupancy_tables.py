@@ -371,29 +371,33 @@ def sweep_table(sweep: Sweep) -> Table:
     )
 
 
-def sweep_document(sweeps: Sequence[Sweep]) -> dict[str, Any]:
-    """JSON: per axis, every swept value with its result (full resolution), and the table's
-    ranges of equal results as `steps`."""
-    doc = {}
+def sweep_document(arch: Arch, inputs: Any, sweeps: Sequence[Sweep]) -> dict[str, Any]:
+    """JSON: the CC and the inputs held fixed, then per axis (`axis` names the swept input) every
+    swept value with its result (full resolution) and the table's ranges of equal results as
+    `steps`."""
+    docs = []
     for s in sweeps:
-        doc[SWEEP_COLUMNS[s.axis]] = {
-            "title": SWEEP_TITLES[s.axis],
-            "current": s.current,
-            "points": [
-                {
-                    SWEEP_COLUMNS[s.axis]: int(v),
-                    "active_blocks_per_sm": int(b),
-                    "active_warps_per_sm": int(w),
-                    "occupancy": float(o),
-                    "limiters": list(lim),
-                }
-                for v, b, w, o, lim in zip(
-                    s.values, s.active_blocks, s.active_warps, s.occupancy, s.limiters, strict=True
-                )
-            ],
-            "steps": sweep_table(s).rows,  # the table's from..to ranges of equal results
-        }
-    return doc
+        docs.append(
+            {
+                "axis": SWEEP_COLUMNS[s.axis],
+                "title": SWEEP_TITLES[s.axis],
+                "current": s.current,
+                "points": [
+                    {
+                        SWEEP_COLUMNS[s.axis]: int(v),
+                        "active_blocks_per_sm": int(b),
+                        "active_warps_per_sm": int(w),
+                        "occupancy": float(o),
+                        "limiters": list(lim),
+                    }
+                    for v, b, w, o, lim in zip(
+                        s.values, s.active_blocks, s.active_warps, s.occupancy, s.limiters, strict=True
+                    )
+                ],
+                "steps": sweep_table(s).rows,  # the table's from..to ranges of equal results
+            }
+        )
+    return {"cc": arch.cc, "inputs": asdict(inputs), "sweeps": docs}
 
 
 # --- block-size suggestion -------------------------------------------------------------------
