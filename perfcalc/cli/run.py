@@ -340,6 +340,7 @@ def _caches_dict(result: Any, options: dict) -> dict | None:
     cfg = rep.config
     return {
         "gpu": options["gpu"].key,
+        "gpu_name": options["gpu"].name,
         "sms": cfg.sms,
         "l1_bytes": cfg.l1_bytes,
         "l2_bytes": options["gpu"].l2_cache_kb * 1024,
@@ -472,10 +473,9 @@ def _site_rows(source: str, sim_sites: dict, predicted_sites: dict | None, inlin
                 {
                     "line": line,
                     "code": (lines[line - 1].strip() if 0 < line <= len(lines) else "") + "  [inlined calls]",
-                    "counters": sim,
+                    "counters": to_jsonable(counters),
                     "predicted": None,
                     "inlined": True,
-                    "all_counters": to_jsonable(counters),
                 }
             )
     return sorted(rows, key=lambda r: (r["line"], r.get("inlined", False)))
@@ -498,9 +498,8 @@ def _line_rows(lines: list[str], sim_sites: dict, predicted_sites: dict | None) 
             {
                 "line": line,
                 "code": lines[line - 1].strip() if 0 < line <= len(lines) else "",
-                "counters": sim,
+                "counters": sim if counters is None else to_jsonable(counters),
                 "predicted": pred,
-                "all_counters": to_jsonable(counters) if counters is not None else None,
             }
         )
     return rows

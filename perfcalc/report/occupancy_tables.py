@@ -333,8 +333,8 @@ def compute_sweep(arch: Arch, inputs: OccupancyInputs, axis: str, dynamic_of_blo
     )
 
 
-def sweep_table(sweep: Sweep) -> Table:
-    """Steps of equal results as from..to ranges, the current point's range marked."""
+def sweep_steps(sweep: Sweep) -> list[dict[str, Any]]:
+    """Ranges of equal results (from..to), limiters as their keys, the current range marked."""
     first = 1 if sweep.axis == "block" else int(sweep.values[0])
     rows: list[dict[str, Any]] = []
     start = first
@@ -356,11 +356,17 @@ def sweep_table(sweep: Sweep) -> Table:
                 "active_blocks_per_sm": int(sweep.active_blocks[i]),
                 "active_warps_per_sm": int(sweep.active_warps[i]),
                 "occupancy": float(sweep.occupancy[i]),
-                "limiters": ", ".join(LIMITER_LABELS[x] for x in sweep.limiters[i]),
+                "limiters": list(sweep.limiters[i]),
                 "current": start <= sweep.current <= end,
             }
         )
         start = end + 1
+    return rows
+
+
+def sweep_table(sweep: Sweep) -> Table:
+    """Steps of equal results as from..to ranges, the current point's range marked."""
+    rows = [{**r, "limiters": ", ".join(LIMITER_LABELS[x] for x in r["limiters"])} for r in sweep_steps(sweep)]
     return Table(
         ["from", "to", "active_blocks_per_sm", "active_warps_per_sm", "occupancy", "limiters", "current"],
         rows,
@@ -394,7 +400,7 @@ def sweep_document(arch: Arch, inputs: Any, sweeps: Sequence[Sweep]) -> dict[str
                         s.values, s.active_blocks, s.active_warps, s.occupancy, s.limiters, strict=True
                     )
                 ],
-                "steps": sweep_table(s).rows,  # the table's from..to ranges of equal results
+                "steps": sweep_steps(s),  # the table's from..to ranges of equal results
             }
         )
     return {"cc": arch.cc, "inputs": asdict(inputs), "sweeps": docs}

@@ -262,7 +262,7 @@ def caches_table(caches: Mapping[str, Any]) -> Table:
     rows = [
         (
             "GPU",
-            f"{caches['gpu']} ({caches['sms']} SMs, L2 {caches['l2_bytes'] // 1024} KB, "
+            f"{caches['gpu_name']} ({caches['sms']} SMs, L2 {caches['l2_bytes'] // 1024} KB, "
             f"L1 {caches['l1_bytes'] // 1024} KB per SM for global data)",
         ),
         ("L1 hit rate, global loads", pct(caches["l1_hit_rate"])),

@@ -1,0 +1,460 @@
+"""JSON Schemas of every command's `--format json`, built from the result dataclasses (#11).
+
+One vocabulary: every key an output uses is a field of a result dataclass (its JSON type is the
+field's type) or one of the few document keys listed in DOCUMENT_WORDS, and a key means the
+same thing, with the same type, wherever it appears. The schemas encode that: objects that are
+dataclasses are checked field by field (all required, nothing else); the other objects may use
+only vocabulary keys, each with its type. `python -m perfcalc.report.json_schema --write`
+regenerates the shipped files (perfcalc/schemas/); a test checks they are current and that every
+command's JSON validates.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+import json
+import sys
+import types
+import typing
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+DRAFT = "https://json-schema.org/draft/2020-12/schema"
+SCHEMA_DIR = Path(__file__).resolve().parents[1] / "schemas"
+COMMANDS = ("devices", "occupancy", "matmul", "roofline", "kernels", "coalesce", "banks", "run")
+
+_STRING = {"type": "string"}
+_INTEGER = {"type": "integer"}
+_NUMBER = {"type": "number"}
+_BOOLEAN = {"type": "boolean"}
+_NULL = {"type": "null"}
+_OBJECT = {"$ref": "#/$defs/object"}
+
+
+def _maybe(schema: dict[str, Any]) -> dict[str, Any]:
+    return {"anyOf": [schema, _NULL]}
+
+
+def _array(items: dict[str, Any]) -> dict[str, Any]:
+    return {"type": "array", "items": items}
+
+
+def _numbers_by_name() -> dict[str, Any]:
+    """A map from a user's names (kernel parameters, counters by class) to numbers."""
+    return {"type": "object", "additionalProperties": _NUMBER}
+
+
+# Keys the documents add around the dataclasses (units in the key, fractions 0..1).
+DOCUMENT_WORDS: dict[str, dict[str, Any]] = {
+    "ccs": _STRING,
+    "max_shared_memory_per_block_launchable_bytes": _INTEGER,  # the opt-in maximum a launch gets
+    "roofline_bound": {"enum": ["memory", "compute"]},
+    "ridge_flop_per_byte": _maybe(_NUMBER),  # null: a compute ceiling has no ridge
+    "global_load_elements": _INTEGER,
+    "cgma": _maybe(_NUMBER),  # the CCs one row of coalesce/banks stands for, e.g. '5.0-6.2'
+    "rows": _array(_OBJECT),
+    "notes": _array(_STRING),
+    "gpus": _array(_STRING),
+    "compute_capabilities": _array(_OBJECT),
+    "products": _array(_OBJECT),
+    "results": _array(_OBJECT),
+    "cost": _OBJECT,
+    "pattern": _OBJECT,
+    "kernels": _array(_OBJECT),
+    "suggestion": _OBJECT,
+    "ranking": _array(_OBJECT),
+    "rank": _INTEGER,
+    "sweeps": _array(_OBJECT),
+    "axis": _STRING,
+    "title": _STRING,
+    "current": {"anyOf": [_INTEGER, _BOOLEAN]},
+    "points": _array(_OBJECT),
+    "steps": _array(_OBJECT),
+    "from": _NUMBER,
+    "to": _NUMBER,
+    "hints": _array(_OBJECT),
+    "message": _STRING,
+    "inputs": _OBJECT,
+    "device_limits": _OBJECT,
+    "warps_per_block": _INTEGER,
+    "zero_fit_reason": _maybe(_STRING),
+    "waves": {"anyOf": [_OBJECT, _INTEGER, _NUMBER]},
+    "gpu": _STRING,
+    "gpu_name": _STRING,
+    "sm_count": _INTEGER,
+    "grid_blocks": _INTEGER,
+    "blocks_per_wave": _INTEGER,
+    "full_waves": _INTEGER,
+    "tail_blocks": _INTEGER,
+    "tail_fill": _NUMBER,
+    "average_fill": _NUMBER,
+    "min_grid_size": _maybe(_INTEGER),
+    "roofline": _OBJECT,
+    "ceilings": _array(_OBJECT),
+    "ceiling": _STRING,
+    "unit": _STRING,
+    "curve": _array(_OBJECT),
+    "label": _STRING,
+    "fraction_of_peak": _maybe(_NUMBER),
+    "fraction_of_roof": _maybe(_NUMBER),
+    "roof_gflops": _maybe(_NUMBER),
+    "intensity_flop_per_dram_byte": _maybe(_NUMBER),
+    "predicted": {"anyOf": [_array(_OBJECT), _numbers_by_name()]},
+    "time_terms": _array(_OBJECT),
+    "params": _numbers_by_name(),
+    "launch": _OBJECT,
+    "blocks": _INTEGER,
+    "threads": _INTEGER,
+    "warps": _INTEGER,
+    "threads_per_block": _INTEGER,
+    "match": {"type": "object", "additionalProperties": _BOOLEAN},
+    "model": _maybe(_OBJECT),  # null: a user's kernel has no catalog model
+    "predicted_exact": _maybe(_BOOLEAN),
+    "per_site": _array(_OBJECT),
+    "counters": {"$ref": "#/$defs/counts"},
+    "per_line": _array(_OBJECT),
+    "result_check": _maybe(_OBJECT),
+    "occupancy": {"anyOf": [_NUMBER, _OBJECT]},
+    "caches": _maybe(_OBJECT),
+    "time": _OBJECT,
+    "terms": _array(_OBJECT),
+    "sampled": _maybe(_OBJECT),
+    "sm_stride": _INTEGER,
+    "sms": _INTEGER,
+    "l1_bytes": _INTEGER,
+    "l2_bytes": _INTEGER,
+    "line": _INTEGER,
+    "code": _STRING,
+    "inlined": _BOOLEAN,
+    "compiler": _maybe(_STRING),
+    "source": _STRING,
+}
+
+
+def _output_classes() -> tuple[type, ...]:
+    """The dataclasses whose fields make the vocabulary (nested dataclasses are found too)."""
+    from perfcalc.analysis.launch_report import LaunchReport
+    from perfcalc.memory.global_memory import GlobalAccessCost
+    from perfcalc.memory.patterns import WarpPattern
+    from perfcalc.memory.shared_memory import SharedAccessCost
+    from perfcalc.model.hints import Hint
+    from perfcalc.model.matmul import MatmulAnalysis, MatmulVariant
+    from perfcalc.model.occupancy import OccupancyInputs, OccupancyResult
+    from perfcalc.model.occupancy_suggest import BlockSizeSuggestion
+    from perfcalc.model.ptxas import KernelResources
+    from perfcalc.model.roofline import Roofline, RooflinePoint
+    from perfcalc.model.time_model import TimePrediction
+    from perfcalc.sim.counters import Counters
+    from perfcalc.sim.references import ResultCheck
+    from perfcalc.specs.arch import Arch
+    from perfcalc.specs.gpu import Gpu
+    from perfcalc.specs.kernels import KernelSpec
+
+    return (
+        Arch,
+        Gpu,
+        OccupancyInputs,
+        OccupancyResult,
+        Hint,
+        BlockSizeSuggestion,
+        KernelResources,
+        KernelSpec,
+        WarpPattern,
+        GlobalAccessCost,
+        SharedAccessCost,
+        Roofline,
+        RooflinePoint,
+        MatmulVariant,
+        MatmulAnalysis,
+        TimePrediction,
+        Counters,
+        ResultCheck,
+        LaunchReport,
+    )
+
+
+# Where a dataclass's JSON (its to_dict) differs from its fields: field -> schema (None: left
+# out), and fields it adds.
+def _adjustments() -> dict[str, dict[str, Any]]:
+    limits = {"type": "object", "additionalProperties": _maybe(_INTEGER)}  # null: unlimited
+    return {
+        "OccupancyResult": {"block_limits": limits},
+        # the time model's and a source line's counters: Counters' fields, some of them
+        "LaunchReport": {"counters": {"$ref": "#/$defs/counts"}},
+        "Gpu": {"ridge_flop_per_byte": _NUMBER},
+        "KernelSpec": {"params": _numbers_by_name(), "realistic": _numbers_by_name()},
+        "OccupancyInputs": {
+            "block_size": _INTEGER,
+            "registers_per_thread": _INTEGER,
+            "static_shared_memory_bytes": _INTEGER,
+            "dynamic_shared_memory_bytes": _INTEGER,
+            "carveout": _maybe(_INTEGER),
+        },
+    }
+
+
+class _Builder:
+    """Turns type hints into schemas, collecting one $defs entry per dataclass."""
+
+    def __init__(self) -> None:
+        self.defs: dict[str, dict[str, Any]] = {}
+        self.words: dict[str, list[dict[str, Any]]] = {}
+        self._adjust = _adjustments()
+
+    def of(self, tp: Any) -> dict[str, Any]:
+        origin, args = typing.get_origin(tp), typing.get_args(tp)
+        if tp is Any or tp is object:
+            return {}
+        if tp is type(None) or tp is None:
+            return _NULL
+        if tp is bool:
+            return _BOOLEAN
+        if tp is int:
+            return _INTEGER
+        if tp is float:
+            return _NUMBER
+        if tp is str:
+            return _STRING
+        if getattr(tp, "__module__", "") == "numpy" and getattr(tp, "__name__", "") == "ndarray":
+            return {"type": "array"}
+        if origin in (typing.Union, types.UnionType):
+            return {"anyOf": [self.of(a) for a in args]}
+        if origin is typing.Literal:
+            return {"enum": list(args)}
+        if isinstance(tp, type) and issubclass(tp, enum.Enum):
+            return {"enum": [m.value for m in tp]}
+        if dataclasses.is_dataclass(tp) and isinstance(tp, type):
+            return self.dataclass_ref(tp)
+        if origin in (tuple, list, Sequence, set, frozenset) or tp in (tuple, list):
+            items = [a for a in args if a is not Ellipsis]
+            if not items:
+                return {"type": "array"}
+            item = self.of(items[0]) if len(set(map(repr, items))) == 1 else {"anyOf": [self.of(a) for a in items]}
+            return _array(item)
+        if origin in (dict, Mapping) or tp is dict:
+            return {"type": "object", "additionalProperties": self.of(args[1]) if args else {}}
+        raise TypeError(f"no JSON Schema for {tp!r}")
+
+    def dataclass_ref(self, cls: type) -> dict[str, Any]:
+        name = cls.__name__
+        if name not in self.defs:
+            self.defs[name] = {}  # a placeholder while the fields are built (recursion)
+            hints = typing.get_type_hints(cls)
+            adjust = self._adjust.get(name, {})
+            properties = {}
+            for f in dataclasses.fields(cls):
+                schema = adjust.get(f.name, self.of(hints[f.name]))
+                if schema is not None:
+                    properties[f.name] = schema
+            properties.update({k: v for k, v in adjust.items() if k not in properties and v is not None})
+            for key, schema in properties.items():
+                self.words.setdefault(key, []).append(schema)
+            self.defs[name] = {
+                "type": "object",
+                "description": (cls.__doc__ or "").strip().split("\n\n")[0],
+                "properties": properties,
+                "required": list(properties),
+                "additionalProperties": False,
+            }
+        return {"$ref": f"#/$defs/{name}"}
+
+
+def _unique(schemas: list[dict[str, Any]]) -> dict[str, Any]:
+    seen: dict[str, dict[str, Any]] = {}
+    for s in schemas:
+        seen.setdefault(json.dumps(s, sort_keys=True), s)
+    found = list(seen.values())
+    return found[0] if len(found) == 1 else {"anyOf": found}
+
+
+def vocabulary() -> tuple[dict[str, dict[str, Any]], dict[str, dict[str, Any]]]:
+    """(word -> schema, dataclass $defs): every key the outputs may use, and its JSON type."""
+    builder = _Builder()
+    for cls in _output_classes():
+        builder.dataclass_ref(cls)
+    for word, schema in DOCUMENT_WORDS.items():
+        builder.words.setdefault(word, []).append(schema)
+    words = {w: _unique(s) for w, s in sorted(builder.words.items())}
+    for definition in builder.defs.values():  # a field typed as its word says: point to the word
+        properties = definition.get("properties", {})
+        for key, schema in properties.items():
+            if json.dumps(schema, sort_keys=True) == json.dumps(words[key], sort_keys=True):
+                properties[key] = _word(key)
+    counters = builder.defs["Counters"]
+    builder.defs["counts"] = {**counters, "description": "Some of the counters, by name.", "required": []}
+    return words, builder.defs
+
+
+def _document(properties: dict[str, Any], optional: Sequence[str] = ()) -> dict[str, Any]:
+    return {
+        "type": "object",
+        "properties": properties,
+        "required": [k for k in properties if k not in optional],
+        "additionalProperties": False,
+    }
+
+
+def _ref(name: str) -> dict[str, Any]:
+    return {"$ref": f"#/$defs/{name}"}
+
+
+def _word(word: str) -> dict[str, Any]:
+    return {"$ref": f"#/$defs/word_{word}"}
+
+
+def _rows(*required: str) -> dict[str, Any]:
+    """An array of vocabulary objects, each with `required` keys (a table's rows)."""
+    return _array({"allOf": [_OBJECT, {"required": list(required)}]})
+
+
+def _occupancy_document() -> dict[str, Any]:
+    return {"allOf": [_OBJECT, {"required": ["cc", "inputs", "occupancy", "limiters", "block_limits", "hints"]}]}
+
+
+def command_forms() -> dict[str, dict[str, dict[str, Any]]]:
+    """Per command, its JSON forms (name -> schema)."""
+    from perfcalc.report.perf_tables import MATMUL_ROW_KEYS
+
+    occ = _occupancy_document()
+    suggestion = {"allOf": [_OBJECT, {"required": ["cc", "block_size", "occupancy", "ranking"]}]}
+    sweeps = _document(
+        {"cc": _word("cc"), "inputs": _ref("OccupancyInputs"), "sweeps": _rows("axis", "points", "steps")}
+    )
+    waves = {"allOf": [_OBJECT, {"required": ["gpu", "sm_count", "grid_blocks", "waves"]}]}
+    ptxas_kernel = _document({"kernel": _ref("KernelResources"), "occupancy": occ})
+    per_kernel = {"allOf": [_OBJECT, {"required": ["block_size", "occupancy", "ranking"]}]}
+    ptxas_suggestion = _document({"kernel": _ref("KernelResources"), "cc": _word("cc"), "suggestion": per_kernel})
+    access = {
+        "coalesce": _document({"ccs": _word("ccs"), "cost": _ref("GlobalAccessCost")}),
+        "banks": _document({"ccs": _word("ccs"), "cost": _ref("SharedAccessCost")}),
+    }
+    curve_row = {
+        "type": "object",
+        "properties": {"intensity_flop_per_byte": _NUMBER},
+        "patternProperties": {"^[a-z0-9_]+_gflops$": _NUMBER},  # one column per memory ceiling
+        "required": ["intensity_flop_per_byte"],
+        "additionalProperties": False,
+    }
+    return {
+        "devices": {
+            "list": _document({"compute_capabilities": _rows("cc"), "products": _rows("key", "cc")}),
+            "products": _document({"rows": _rows("key", "cc")}),
+            "show_cc": _ref("Arch"),
+            "show_product": _ref("Gpu"),
+        },
+        "occupancy": {
+            "single": occ,
+            "suggest": suggestion,
+            "sweeps": sweeps,
+            "sections": _document(
+                {"occupancy": occ, "waves": waves, "sweeps": sweeps, "suggestion": suggestion},
+                optional=("occupancy", "waves", "sweeps", "suggestion"),
+            ),
+            "ptxas": _document({"block_size": _INTEGER, "notes": _word("notes"), "kernels": _array(ptxas_kernel)}),
+            "ptxas_suggest": _document({"notes": _word("notes"), "kernels": _array(ptxas_suggestion)}),
+        },
+        "matmul": {"rows": _document({"rows": _rows("gpu", "cc", *MATMUL_ROW_KEYS)})},
+        "roofline": {
+            "chart": _document(
+                {
+                    "roofline": _ref("Roofline"),
+                    "ceilings": _rows("ceiling", "kind", "value", "unit"),
+                    "curve": _array(curve_row),
+                    "points": _rows("label", "intensity_flop_per_byte", "attainable_gflops", "bound"),
+                    "predicted": _rows("kernel", "params", "gpu", "cc", "predicted_time_s", "predicted_gflops"),
+                },
+                optional=("points", "predicted"),
+            )
+        },
+        "kernels": {
+            "list": _document({"rows": _rows("kernel", "params", "description", "origin")}),
+            "show": _ref("KernelSpec"),
+        },
+        "coalesce": {"access": _document({"pattern": _ref("WarpPattern"), "results": _array(access["coalesce"])})},
+        "banks": {"access": _document({"pattern": _ref("WarpPattern"), "results": _array(access["banks"])})},
+        "run": {
+            "run": {
+                "allOf": [
+                    _OBJECT,
+                    {
+                        "required": [
+                            "kernel",
+                            "engine",
+                            "cc",
+                            "params",
+                            "launch",
+                            "counters",
+                            "result_check",
+                            "occupancy",
+                            "notes",
+                        ]
+                    },
+                ]
+            }
+        },
+    }
+
+
+def command_schema(command: str) -> dict[str, Any]:
+    """The JSON Schema of `perfcalc COMMAND --format json` (any of its forms)."""
+    words, defs = vocabulary()
+    forms = command_forms()[command]
+    all_defs = {
+        "object": {
+            "type": "object",
+            "description": "An object whose keys are vocabulary words, each with its one type.",
+            "properties": {w: _word(w) for w in words},
+            "additionalProperties": False,
+        },
+        **{f"word_{w}": s for w, s in words.items()},
+        **defs,
+    }
+    return {
+        "$schema": DRAFT,
+        "$id": f"https://perfcalc.invalid/schemas/{command}.schema.json",
+        "title": f"perfcalc {command} --format json",
+        "description": f"Any of the forms of `perfcalc {command}`'s JSON: {', '.join(forms)}.",
+        "anyOf": list(forms.values()),
+        "$defs": all_defs,
+    }
+
+
+def schema_text(command: str) -> str:
+    return json.dumps(command_schema(command), indent=1, sort_keys=True) + "\n"
+
+
+def shipped_text(command: str) -> str:
+    """The schema file shipped with the package, as text."""
+    from perfcalc.errors import InputError
+
+    if command not in COMMANDS:
+        raise InputError(f"no JSON Schema for {command!r}; commands with JSON output: {', '.join(COMMANDS)}")
+    return (SCHEMA_DIR / f"{command}.schema.json").read_text()
+
+
+def shipped_schema(command: str) -> dict[str, Any]:
+    """The schema file shipped with the package."""
+    return dict(json.loads(shipped_text(command)))
+
+
+def main(argv: Sequence[str]) -> int:
+    """`--write` regenerates perfcalc/schemas/; `--check` fails if a shipped file is stale."""
+    stale = []
+    for command in COMMANDS:
+        path = SCHEMA_DIR / f"{command}.schema.json"
+        text = schema_text(command)
+        if "--write" in argv:
+            path.parent.mkdir(exist_ok=True)
+            path.write_text(text)
+        elif not path.exists() or path.read_text() != text:
+            stale.append(path.name)
+    if stale:
+        print(f"stale: {', '.join(stale)}; run python -m perfcalc.report.json_schema --write", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))
