@@ -1037,8 +1037,8 @@ def test_an_arch_with_a_malformed_cc_is_a_spec_error():
         (("occupancy", "--cc", "7.0", "--cc", "9.0", "--block", "256", "--regs", "32"), "--cc is given twice"),
         (("occupancy", "--cc", "7.0", "--block=256", "--regs", "32", "--block", "128"), "--block is given twice"),
         (
-            ("coalesce", "--cc", "7.0", "--pattern", "stride", "-p", "index", "--index", "lane"),
-            "-p is given twice (also as --pattern)",
+            ("run", "copy_offset", "--regs", "32", "--max-seconds", "9", "--regs=40"),
+            "--regs is given twice",
         ),
     ],
 )

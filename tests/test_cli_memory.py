@@ -130,13 +130,13 @@ def test_output_file_written(tmp_path):
         (("coalesce", "--cc", "9.0", "--cache", "l1"), ("not available on CC 9.0",)),
         (("coalesce", "--cc", "1.2", "--all-cc"), ("either --cc or --all-cc",)),
         (("coalesce", "--pattern", "aos"), ("--struct-size",)),
-        (("coalesce", "--pattern", "zigzag"), ("pattern 'zigzag'",)),
+        (("coalesce", "--pattern", "zigzag"), ("--pattern", "'zigzag' is not one of 'stride'", "'index'")),
         (("coalesce", "--index", "lane/2"), ("lane 1", "whole")),
         (("coalesce", "--index", "__import__('os').getcwd()"), ("__import__",)),
         (("coalesce", "--active", "xyz"), ("not hexadecimal",)),
         (("coalesce", "--cc", "4.0"), ("4.0",)),
         (("banks", "--cc", "9.0", "--bank-mode", "8"), ("bank mode 8", "cc_9_0.yaml")),
-        (("banks", "--op", "atomic"), ("op 'atomic'",)),
+        (("banks", "--op", "atomic"), ("--op", "'atomic' is not one of 'load', 'store'")),
     ],
 )
 def test_bad_input_is_one_line_exit_2(args, fragments):

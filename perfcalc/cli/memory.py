@@ -6,6 +6,7 @@ from typing import Annotated, Any
 
 import typer
 
+from perfcalc.cli.choices import AccessOp, AccessPattern, GlobalCache
 from perfcalc.cli.common import Format, FormatOption, OutputOption, show, start_output, table_option
 
 
@@ -15,12 +16,11 @@ def register(app: typer.Typer) -> None:
 
 
 Pattern = Annotated[
-    str | None,
+    AccessPattern | None,
     typer.Option(
         "--pattern",
-        "-p",
-        help="stride | reversed | permuted | broadcast | aos | tile-row | "
-        "tile-column | random | index (default: stride, or index when --index is given).",
+        help="Which lanes read which elements (default: stride, or index when --index is given).",
+        case_sensitive=False,
     ),
 ]
 Stride = Annotated[int, typer.Option(help="Elements between neighbouring lanes.")]
@@ -48,7 +48,7 @@ CC = Annotated[
     ),
 ]
 AllCC = Annotated[bool, typer.Option("--all-cc", help="One row per CC family (the default).")]
-Op = Annotated[str, typer.Option(help="load or store.")]
+Op = Annotated[AccessOp, typer.Option(help="A load or a store.", case_sensitive=False)]
 
 
 def _pattern(
@@ -71,7 +71,7 @@ def _pattern(
     from perfcalc.errors import InputError
     from perfcalc.memory.patterns import warp_pattern
 
-    name = pattern or ("index" if index else "stride")
+    name = pattern.value if pattern is not None else ("index" if index else "stride")
     if index and name != "index":
         raise InputError(f"--index goes with --pattern index, not --pattern {name} (which would ignore it)")
     return warp_pattern(
@@ -136,10 +136,13 @@ def coalesce(
     cc: CC = None,
     all_cc: AllCC = False,
     cache: Annotated[
-        str | None,
-        typer.Option(help="2.x/3.x only: l1 (128-byte lines; 2.x default) or l2 (32-byte segments; 3.x default)."),
+        GlobalCache | None,
+        typer.Option(
+            help="2.x/3.x only: l1 (128-byte lines; 2.x default) or l2 (32-byte segments; 3.x default).",
+            case_sensitive=False,
+        ),
     ] = None,
-    op: Op = "load",
+    op: Op = AccessOp.load,
     show_transactions: Annotated[
         bool, typer.Option("--show-transactions", help="List each request's transactions in issue order.")
     ] = False,
@@ -175,11 +178,15 @@ def coalesce(
     addr, mask = pat.arrays()
     results = []
     for label, arch in _targets(cc, all_cc, "global_memory_family"):
-        mode = cache if (cc is not None or arch.global_family.cache_modes) else None
-        results.append((label, global_access(arch, addr, pat.word, mask, op=op, cache=mode)))
+        chosen = None if cache is None else cache.value
+        mode = chosen if (cc is not None or arch.global_family.cache_modes) else None
+        results.append((label, global_access(arch, addr, pat.word, mask, op=op.value, cache=mode)))
     details = transactions_table(results)
     details.on_request = not show_transactions
-    tables = [coalesce_table(results, f"Global {op}: {_verb(pat.description, op)}, {pat.word}-byte words"), details]
+    tables = [
+        coalesce_table(results, f"Global {op.value}: {_verb(pat.description, op.value)}, {pat.word}-byte words"),
+        details,
+    ]
     show(
         tables,
         fmt,
@@ -210,7 +217,7 @@ def banks(
     bank_mode: Annotated[
         int | None, typer.Option(help="3.x only: bank width 4 (default) or 8 bytes (cudaDeviceSetSharedMemConfig).")
     ] = None,
-    op: Op = "load",
+    op: Op = AccessOp.load,
     show_banks: Annotated[bool, typer.Option("--show-banks", help="Also print the bank of every lane.")] = False,
     fmt: FormatOption = Format.table,
     output: OutputOption = None,
@@ -247,12 +254,15 @@ def banks(
         if cc is None and arch.shared_family.eight_byte_mode and bank_mode is None:
             for mode in arch.bank_widths_bytes:  # both Kepler modes side by side
                 results.append(
-                    (f"{label} ({mode}-byte banks)", shared_access(arch, addr, pat.word, mask, op=op, bank_mode=mode))
+                    (
+                        f"{label} ({mode}-byte banks)",
+                        shared_access(arch, addr, pat.word, mask, op=op.value, bank_mode=mode),
+                    )
                 )
             continue
         mode = bank_mode if (cc is not None or arch.shared_family.eight_byte_mode) else None
-        results.append((label, shared_access(arch, addr, pat.word, mask, op=op, bank_mode=mode)))
-    tables = [banks_table(results, f"Shared {op}: {_verb(pat.description, op)}, {pat.word}-byte words")]
+        results.append((label, shared_access(arch, addr, pat.word, mask, op=op.value, bank_mode=mode)))
+    tables = [banks_table(results, f"Shared {op.value}: {_verb(pat.description, op.value)}, {pat.word}-byte words")]
     lanes = lane_banks_table(results, pat.addresses)
     lanes.on_request = not show_banks
     tables.append(lanes)

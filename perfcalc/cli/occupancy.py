@@ -14,6 +14,7 @@ from typing import Annotated, Any
 
 import typer
 
+from perfcalc.cli.choices import CacheConfig, SweepAxis
 from perfcalc.cli.common import (
     Format,
     FormatOption,
@@ -27,7 +28,6 @@ from perfcalc.errors import InputError
 from perfcalc.expr import shorten
 
 CARVEOUT_NAMES = {"default": None, "max-l1": 0, "max-shared": 100}  # cudaSharedCarveout enum
-SWEEP_CHOICES = ("block", "regs", "smem", "all")
 _BYTES = re.compile(r"^\s*(-?\d+)\s*(k|kb|kib)?\s*$", re.IGNORECASE)
 
 
@@ -100,12 +100,10 @@ def parse_carveout(text: str) -> int | None:
     )
 
 
-def parse_sweeps(values: list[str] | None) -> tuple[str, ...]:
+def parse_sweeps(values: list[SweepAxis] | None) -> tuple[str, ...]:
     axes: list[str] = []
     for value in values or []:
-        name = value.strip().lower()
-        if name not in SWEEP_CHOICES:
-            raise InputError(f"--sweep {value!r} is not one of {', '.join(SWEEP_CHOICES)}")
+        name = value.value
         for axis in ("block", "regs", "smem") if name == "all" else (name,):
             if axis not in axes:
                 axes.append(axis)
@@ -150,13 +148,11 @@ def occupancy(
         ),
     ] = "default",
     cache_config: Annotated[
-        str,
+        CacheConfig,
         typer.Option(
-            "--cache-config",
-            metavar="CONFIG",
-            help="none, prefer-shared, prefer-l1 or prefer-equal (cudaFuncSetCacheConfig).",
+            "--cache-config", help="cudaFuncSetCacheConfig's preference (CC 2.x/3.x splits).", case_sensitive=False
         ),
-    ] = "none",
+    ] = CacheConfig.none,
     barriers: Annotated[
         str,
         typer.Option(
@@ -164,10 +160,8 @@ def occupancy(
         ),
     ] = "1",
     sweep: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--sweep", metavar="AXIS", help="block, regs, smem or all: the spreadsheet's graphs as tables (repeatable)."
-        ),
+        list[SweepAxis] | None,
+        typer.Option("--sweep", help="The spreadsheet's graphs as tables (repeatable).", case_sensitive=False),
     ] = None,
     plot: Annotated[
         Path | None,
@@ -259,7 +253,7 @@ def occupancy(
         "static_shared_memory_bytes": static,
         "dynamic_shared_memory_bytes": dynamic,
         "carveout": parse_carveout(carveout),
-        "cache_config": None if cache_config.strip().lower() == "none" else cache_config,
+        "cache_config": None if cache_config is CacheConfig.none else cache_config.value,
         "block_barriers": parse_count(barriers, "--barriers"),
     }
     if source is not None:

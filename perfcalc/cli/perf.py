@@ -8,6 +8,7 @@ from typing import Annotated, Any
 
 import typer
 
+from perfcalc.cli.choices import MatmulEngine
 from perfcalc.cli.common import (
     Format,
     FormatOption,
@@ -119,13 +120,14 @@ def matmul(
         bool, typer.Option("--no-simulate", help="Skip the execution-core run (predictions only).")
     ] = False,
     engine: Annotated[
-        str,
+        MatmulEngine,
         typer.Option(
             "--engine",
             help="Which engine counts: source (the C subset as written), ptx (as "
             "NVRTC compiles it), auto (ptx where NVRTC works), or both side by side.",
+            case_sensitive=False,
         ),
-    ] = "source",
+    ] = MatmulEngine.source,
     explain: Annotated[bool, typer.Option("--explain", help="Print every figure with its formula and inputs.")] = False,
     max_seconds: MaxSecondsOption = 600.0,
     fmt: FormatOption = Format.table,
@@ -155,7 +157,7 @@ def matmul(
     from perfcalc.specs.kernels import get_kernel
 
     start_output(output)
-    engines = _engines(engine)
+    engines = _engines(engine.value)
     arch, product = _target(gpu, cc)
     check_shape(width, tile, arch)
     params = {"Width": width, "TILE_WIDTH": tile}

@@ -8,6 +8,7 @@ from typing import Annotated, Any
 
 import typer
 
+from perfcalc.cli.choices import GlobalCache, RunEngine
 from perfcalc.cli.common import (
     Format,
     FormatOption,
@@ -153,10 +154,11 @@ def run(
         int, typer.Option("--dynamic-shared", help="Dynamic shared memory bytes for --source.")
     ] = 0,
     cache: Annotated[
-        str | None,
+        GlobalCache | None,
         typer.Option(
             "--cache",
             help="Global caching mode on CC 2.x/3.x: l1 (128-byte lines) or l2 (32-byte).",
+            case_sensitive=False,
         ),
     ] = None,
     bank_mode: Annotated[
@@ -171,14 +173,15 @@ def run(
         ),
     ] = 1_000_000,
     engine: Annotated[
-        str,
+        RunEngine,
         typer.Option(
             "--engine",
             help="source: the CUDA C subset as written (portable); ptx: the file as NVIDIA's "
             "compiler compiles it (needs the nvidia-cuda-nvrtc wheel); auto: ptx where NVRTC "
             "works, else source.",
+            case_sensitive=False,
         ),
-    ] = "source",
+    ] = RunEngine.source,
     exact: Annotated[
         bool,
         typer.Option(
@@ -218,13 +221,13 @@ def run(
         )
     from perfcalc.sim.launch import resolve_engine
 
-    chosen, engine_note = resolve_engine(engine.strip().lower())
+    chosen, engine_note = resolve_engine(engine.value)
     if engine_note:
         import sys
 
         print(engine_note, file=sys.stderr)
     options: dict[str, Any] = {
-        "cache": cache,
+        "cache": None if cache is None else cache.value,
         "bank_mode": bank_mode,
         "regs": regs,
         "iteration_cap": iteration_cap,

@@ -1,0 +1,70 @@
+"""Fixed choices are enums (shown in --help, completed, checked by typer), and each enum offers
+exactly what the library accepts (#11); `-p` means --param wherever it exists."""
+
+from __future__ import annotations
+
+import pytest
+from typer.testing import CliRunner
+
+from perfcalc.cli import app, choices
+from perfcalc.memory.inputs import OPS
+from perfcalc.memory.patterns import PATTERNS
+from perfcalc.model.occupancy_inputs import CACHE_CONFIGS
+from perfcalc.sim.launch import ENGINES
+from perfcalc.specs import get_arch
+
+runner = CliRunner()
+
+
+def _values(enum) -> set[str]:
+    return {m.value for m in enum}
+
+
+def test_each_enum_is_the_librarys_own_list():
+    assert _values(choices.AccessPattern) == set(PATTERNS)
+    assert _values(choices.AccessOp) == set(OPS)
+    assert _values(choices.CacheConfig) == set(CACHE_CONFIGS)
+    assert _values(choices.RunEngine) == set(ENGINES)
+    assert _values(choices.MatmulEngine) == set(ENGINES) | {"both"}
+    # the two caching modes of CC 2.x/3.x global loads (devices/cc_2_0.yaml's family)
+    assert _values(choices.GlobalCache) == set(get_arch("2.0").global_family.cache_modes)
+
+
+@pytest.mark.parametrize(
+    ("command", "option", "shown"),
+    [
+        (["coalesce"], "--pattern", "tile-column"),
+        (["banks"], "--op", "load|store"),
+        (["coalesce"], "--cache", "l1|l2"),
+        (["occupancy"], "--sweep", "block|regs|smem|all"),
+        (["occupancy"], "--cache-config", "prefer-shared"),
+        (["run"], "--engine", "source|ptx|auto"),
+        (["matmul"], "--engine", "both"),
+    ],
+)
+def test_help_lists_the_choices(command, option, shown):
+    text = runner.invoke(app, [*command, "--help"], env={"COLUMNS": "250"}).stdout
+    line = next(line for line in text.splitlines() if line.startswith(f"│ {option} "))
+    assert shown in line, line
+
+
+def test_choices_are_case_insensitive_and_checked():
+    ok = runner.invoke(app, ["coalesce", "--cc", "9.0", "--pattern", "Reversed", "--op", "STORE", "-f", "json"])
+    assert ok.exit_code == 0 and '"op": "store"' in ok.stdout and '"name": "reversed"' in ok.stdout
+    bad = runner.invoke(app, ["occupancy", "--cc", "2.0", "--block", "256", "--regs", "20", "--cache-config", "l1"])
+    assert bad.exit_code == 2
+    assert bad.stderr == (
+        "error: Invalid value for '--cache-config': 'l1' is not one of "
+        "'none', 'prefer-shared', 'prefer-l1', 'prefer-equal'.\n"
+    )
+
+
+def test_p_means_param_only():
+    """`-p` was --pattern in coalesce/banks but --param in run/roofline."""
+    for command in (["coalesce"], ["banks"]):
+        result = runner.invoke(app, [*command, "-p", "stride"])
+        assert result.exit_code == 2 and result.stderr == "error: No such option: -p\n"
+    for command in (["run"], ["roofline"]):
+        text = runner.invoke(app, [*command, "--help"], env={"COLUMNS": "250"}).stdout
+        line = next(line for line in text.splitlines() if line.startswith("│ --param "))
+        assert " -p " in line, line
