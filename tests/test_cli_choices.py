@@ -68,3 +68,20 @@ def test_p_means_param_only():
         text = runner.invoke(app, [*command, "--help"], env={"COLUMNS": "250"}).stdout
         line = next(line for line in text.splitlines() if line.startswith("│ --param "))
         assert " -p " in line, line
+
+
+def test_the_shell_completes_commands_and_choices():
+    """Typer's completion is on (`perfcalc --install-completion`); what bash would get:"""
+    import os
+    import subprocess
+    import sys
+
+    def complete(words: str) -> list[str]:
+        env = {**os.environ, "_PERFCALC_COMPLETE": "complete_bash", "COMP_WORDS": words}
+        env["COMP_CWORD"] = str(len(words.split()) - (0 if words.endswith(" ") else 1))
+        done = subprocess.run([sys.executable, "-m", "perfcalc"], env=env, capture_output=True, text=True, check=True)
+        return done.stdout.split()
+
+    assert complete("perfcalc occ") == ["occupancy"]
+    assert complete("perfcalc coalesce --pattern t") == ["tile-row", "tile-column"]
+    assert complete("perfcalc occupancy --sweep ") == ["block", "regs", "smem", "all"]

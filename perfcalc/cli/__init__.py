@@ -66,7 +66,7 @@ app = typer.Typer(
     "transactions and bank conflicts, CGMA and roofline, and a kernel simulator.",
     no_args_is_help=True,
     pretty_exceptions_enable=False,
-    add_completion=False,
+    add_completion=True,
     context_settings={"help_option_names": ["-h", "--help"]},
 )
 
