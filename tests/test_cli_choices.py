@@ -85,3 +85,35 @@ def test_the_shell_completes_commands_and_choices():
     assert complete("perfcalc occ") == ["occupancy"]
     assert complete("perfcalc coalesce --pattern t") == ["tile-row", "tile-column"]
     assert complete("perfcalc occupancy --sweep ") == ["block", "regs", "smem", "all"]
+
+
+def test_one_default_device():
+    """README "Which device": with neither --cc nor --gpu, the H100 SXM (its CC, 9.0, where a
+    command needs only a CC's rules); coalesce and banks compare every family instead."""
+    from perfcalc.cli.common import DEFAULT_CC, DEFAULT_GPU
+    from perfcalc.specs import get_gpu
+
+    assert get_gpu(DEFAULT_GPU).cc == DEFAULT_CC == "9.0"
+
+    def out(*argv: str) -> str:
+        result = runner.invoke(app, [*argv, "-f", "json"])
+        assert result.exit_code == 0, result.stderr
+        return result.stdout
+
+    same = [
+        (["occupancy", "--block", "256", "--regs", "32"], ["--cc", "9.0"]),
+        (["run", "copy_offset", "-p", "n=1024"], ["--cc", "9.0"]),
+        (["matmul", "--width", "64", "--no-simulate"], ["--gpu", "h100-sxm"]),
+        (["roofline", "--intensity", "2"], ["--gpu", "h100-sxm"]),
+    ]
+    for argv, named in same:
+        assert out(*argv) == out(*argv, *named), argv
+    assert '"ccs": "1.0-1.1"' in out("coalesce")  # every family, from the first
+
+
+def test_gpu_brings_its_cc_in_coalesce_and_banks():
+    for command in ("coalesce", "banks"):
+        by_gpu = runner.invoke(app, [command, "--gpu", "v100", "-f", "json"]).stdout
+        assert by_gpu == runner.invoke(app, [command, "--cc", "7.0", "-f", "json"]).stdout
+        clash = runner.invoke(app, [command, "--gpu", "v100", "--cc", "9.0"])
+        assert clash.exit_code == 2 and "--gpu v100 is CC 7.0" in clash.stderr

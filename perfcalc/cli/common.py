@@ -53,6 +53,14 @@ def start_output(output: str | Path | None) -> None:
         check_writable(output)
 
 
+# The one default device (README, "Which device"): with neither --cc nor --gpu, a command that
+# needs a product's figures uses this product, one that needs only a CC's rules uses its CC;
+# coalesce and banks, which compare CC families, show every family.
+DEFAULT_GPU = "h100-sxm"
+DEFAULT_CC = "9.0"  # DEFAULT_GPU's (a test checks they agree)
+DEFAULT_NOTE = f"default: {DEFAULT_GPU}, CC {DEFAULT_CC}"
+
+
 def device_and_product(
     cc: str | None,
     gpu: str | None,

@@ -47,6 +47,7 @@ CC = Annotated[
         "--cc", help="Compute capability (7.0, 70, sm_70), product or device file; default: every family (--all-cc)."
     ),
 ]
+Gpu = Annotated[str | None, typer.Option("--gpu", help="A GPU product (h100-sxm, v100, ...): its CC's rules.")]
 AllCC = Annotated[bool, typer.Option("--all-cc", help="One row per CC family (the default).")]
 Op = Annotated[AccessOp, typer.Option(help="A load or a store.", case_sensitive=False)]
 
@@ -93,6 +94,16 @@ def _pattern(
     )
 
 
+def _cc_or_gpu(cc: str | None, gpu: str | None) -> str | None:
+    """--gpu names a product, which brings its CC (and must agree with --cc when both are given)."""
+    if gpu is None:
+        return cc
+    from perfcalc.cli.common import device_and_product
+
+    device_and_product(cc, gpu)
+    return gpu
+
+
 def _targets(cc: str | None, all_cc: bool, family_key: str) -> list[tuple[str, Any]]:
     """[(label, Arch)]: the one CC asked for, or the first CC of each family ('7.0-9.0')."""
     from perfcalc.errors import InputError
@@ -134,6 +145,7 @@ def coalesce(
     index: Index = None,
     active: Active = None,
     cc: CC = None,
+    gpu: Gpu = None,
     all_cc: AllCC = False,
     cache: Annotated[
         GlobalCache | None,
@@ -177,7 +189,7 @@ def coalesce(
     )
     addr, mask = pat.arrays()
     results = []
-    for label, arch in _targets(cc, all_cc, "global_memory_family"):
+    for label, arch in _targets(_cc_or_gpu(cc, gpu), all_cc, "global_memory_family"):
         chosen = None if cache is None else cache.value
         mode = chosen if (cc is not None or arch.global_family.cache_modes) else None
         results.append((label, global_access(arch, addr, pat.word, mask, op=op.value, cache=mode)))
@@ -213,6 +225,7 @@ def banks(
     index: Index = None,
     active: Active = None,
     cc: CC = None,
+    gpu: Gpu = None,
     all_cc: AllCC = False,
     bank_mode: Annotated[
         int | None, typer.Option(help="3.x only: bank width 4 (default) or 8 bytes (cudaDeviceSetSharedMemConfig).")
@@ -250,7 +263,7 @@ def banks(
     )
     addr, mask = pat.arrays()
     results = []
-    for label, arch in _targets(cc, all_cc, "shared_memory_family"):
+    for label, arch in _targets(_cc_or_gpu(cc, gpu), all_cc, "shared_memory_family"):
         if cc is None and arch.shared_family.eight_byte_mode and bank_mode is None:
             for mode in arch.bank_widths_bytes:  # both Kepler modes side by side
                 results.append(

@@ -16,6 +16,7 @@ import typer
 
 from perfcalc.cli.choices import CacheConfig, SweepAxis
 from perfcalc.cli.common import (
+    DEFAULT_CC,
     Format,
     FormatOption,
     OutputOption,
@@ -120,7 +121,9 @@ def occupancy(
     cc: Annotated[
         str | None,
         typer.Option(
-            "--cc", metavar="CC", help="Compute capability (7.0, 70, sm_70), GPU name, or a device YAML file."
+            "--cc",
+            metavar="CC",
+            help=f"Compute capability (7.0, 70, sm_70), GPU name, or a device YAML file [default: {DEFAULT_CC}].",
         ),
     ] = None,
     block: Annotated[str | None, typer.Option("--block", "-b", metavar="THREADS", help="Threads per block.")] = None,
@@ -302,8 +305,9 @@ def occupancy(
 
 
 def _device(cc: str | None, gpu: str | None):
-    """(Arch, product or None) from --cc (a CC, product or file) and --gpu (a product)."""
-    return device_and_product(cc, gpu, missing="--cc is required (for example --cc 7.0, or --gpu h100-sxm)")
+    """(Arch, product or None) from --cc (a CC, product or file) and --gpu (a product); with
+    neither, the default device's CC (occupancy needs no product)."""
+    return device_and_product(cc if cc is not None or gpu is not None else DEFAULT_CC, gpu)
 
 
 def _grid_blocks(text: str | None) -> int | None:

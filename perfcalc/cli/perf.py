@@ -10,6 +10,8 @@ import typer
 
 from perfcalc.cli.choices import MatmulEngine
 from perfcalc.cli.common import (
+    DEFAULT_GPU,
+    DEFAULT_NOTE,
     Format,
     FormatOption,
     MaxSecondsOption,
@@ -20,7 +22,6 @@ from perfcalc.cli.common import (
     table_option,
 )
 
-DEFAULT_GPU = "g80"  # the seeds' GPU
 # Execution-core cost of the two seed kernels, seconds per W^3 (one thread-iteration of the
 # inner product), measured at W=1024 (CC 1.0 and 9.0 alike) on the 2-core x86-64 sandbox
 # (benchmarks/bench_matmul.py, benchmarks/RESULTS.md). Used only to warn before a long simulation.
@@ -31,7 +32,8 @@ WARN_ABOVE_S = 5.0
 REFUSE_ABOVE_S = 600.0  # beyond this a simulation is refused: use --no-simulate
 
 GpuOption = Annotated[
-    str | None, typer.Option("--gpu", help="GPU product (g80, v100, h100-sxm, ...; see 'perfcalc devices').")
+    str | None,
+    typer.Option("--gpu", help=f"GPU product (g80, v100, h100-sxm, ...; see 'perfcalc devices') [{DEFAULT_NOTE}]."),
 ]
 CcOption = Annotated[
     str | None, typer.Option("--cc", help="Compute capability (7.0, 70, sm_70), a product name, or a device YAML.")
@@ -310,9 +312,7 @@ def roofline(
         from perfcalc.report.roofline_plot import check_plot_path
 
         check_plot_path(plot)
-    arch, product = _target(gpu, None, default=None)
-    if product is None:
-        raise InputError("a roofline needs a GPU product's peak and bandwidth: --gpu NAME")
+    arch, product = _target(gpu, None)
     roof = build_roofline(product, arch)
     points = [place(roof, x, f"I = {x:g}") for x in intensity_values or []]
     notes = []
@@ -483,9 +483,7 @@ def report(
         raise OutputError(f"cannot write the report into {output}: it is a file, not a directory")
     if not Path(output).parent.is_dir():
         raise OutputError(f"cannot create {output}: directory {Path(output).parent} does not exist")
-    arch, product = _target(gpu, None, default=None)
-    if product is None:
-        raise InputError("a report needs a GPU product: --gpu NAME (see 'perfcalc devices')")
+    arch, product = _target(gpu, None)
     if times:
         from perfcalc.analysis.sampling import check_budget
 
@@ -501,7 +499,6 @@ def report(
         return kernels_table(rows, f"Catalog kernels on {product.name} (default parameters)", notes)
 
     def timed():
-        from perfcalc.errors import InputError
         from perfcalc.specs.kernels import catalog
 
         reports, skipped = [], []

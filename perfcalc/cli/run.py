@@ -10,6 +10,7 @@ import typer
 
 from perfcalc.cli.choices import GlobalCache, RunEngine
 from perfcalc.cli.common import (
+    DEFAULT_CC,
     Format,
     FormatOption,
     MaxSecondsOption,
@@ -93,7 +94,7 @@ def run(
     ] = None,
     cc: Annotated[
         str | None,
-        typer.Option("--cc", help="Compute capability, product name or device YAML [9.0]."),
+        typer.Option("--cc", help=f"Compute capability, product name or device YAML [default: {DEFAULT_CC}]."),
     ] = None,
     gpu: Annotated[
         list[str] | None,
@@ -283,9 +284,10 @@ def run(
 
 
 def _cc_and_gpu(cc: str | None, gpu: str | None, options: dict) -> str:
-    """The CC to run at: --cc, else the --gpu product's, else 9.0; they must agree."""
+    """The CC to run at: --cc, else the --gpu product's, else the default device's; they must
+    agree. The product is used only when named: it adds the cache model and the time."""
     if gpu is None:
-        return cc or "9.0"
+        return cc or DEFAULT_CC
     from perfcalc.errors import InputError
     from perfcalc.specs import get_gpu, resolve_arch
 
