@@ -107,7 +107,8 @@ def matmul(
     regs: Annotated[
         int | None,
         typer.Option(
-            "--regs", help="Registers per thread for occupancy (default: ptxas -v of the seed kernels, see --explain)."
+            "--regs",
+            help="Registers per thread for occupancy (default: ptxas -v of the lecture notes' kernels, see --explain).",
         ),
     ] = None,
     latency: Annotated[
@@ -115,7 +116,7 @@ def matmul(
         typer.Option(
             "--latency-cycles",
             help="DRAM latency in cycles for Little's law (default: the CC's "
-            "measured figure in devices/timing.yaml, else seed 003's 400).",
+            "measured figure in devices/timing.yaml, else lecture notes 003's 400).",
         ),
     ] = None,
     no_simulate: Annotated[
@@ -428,7 +429,7 @@ def _catalog_rows(roof: Any, arch: Any) -> tuple[list[dict[str, Any]], list[str]
     notes.append(
         "intensity and roofline_time_s use the bytes the predicted global transactions "
         "move, priced as DRAM traffic: on GPUs with caches (CC >= 2.0) reuse can beat "
-        "them (seed 003, perfmodel.md c3)."
+        "them (lecture notes 003: GT 640 and GTX 780 timings)."
     )
     return rows, notes
 

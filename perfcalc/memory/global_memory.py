@@ -26,7 +26,7 @@ from perfcalc.results import Result
 from perfcalc.specs import Arch, as_arch
 from perfcalc.specs.families import GlobalFamily
 
-_CACHE_SOURCE = "memory.md sections 1.3-1.4"
+_CACHE_SOURCE = "CUDA C Programming Guide 4.2, F.4.2 and F.5.2"
 # Warps priced per step: small enough that temporaries stay in cache and memory is reused.
 CHUNK_WARPS = 16384
 
@@ -113,7 +113,7 @@ def resolve_cache(arch: Arch, cache: str | None, op: str) -> str | None:
         raise InputError(
             f"cache mode {cache!r} is not available on CC {cc}: it {what}; cache "
             f"modes exist only on CC 2.x (l1 default, l2) and 3.x (l2 default, l1) "
-            f"({_CACHE_SOURCE}, 1.5-1.6)"
+            f"({_CACHE_SOURCE}; Compute Capability 5.x: Global Memory)"
         )
     return None
 

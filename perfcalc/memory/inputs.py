@@ -18,8 +18,7 @@ OPS = ("load", "store")
 _TOO_HIGH = 1 << 47  # keys pack 128-byte line numbers into 40 bits (memory/runs.py)
 _HIGH_BITS = -_TOO_HIGH  # bit 47 and up, the sign bit included
 _SIZE_SOURCE = (
-    "a warp-level access moves 1, 2, 4, 8 or 16 bytes per lane "
-    "(CUDA Programming Guide, 'Device Memory Accesses'; memory.md section 0)"
+    "a warp-level access moves 1, 2, 4, 8 or 16 bytes per lane (CUDA Programming Guide, 'Device Memory Accesses')"
 )
 
 
@@ -109,5 +108,5 @@ def check_addresses(addr: np.ndarray, mask: np.ndarray | None, size: int, space:
     raise InputError(
         f"{where}: {space} address {value} is not a multiple of the {size}-byte "
         "access size; accesses must be naturally aligned or the hardware faults (CUDA "
-        "Programming Guide, 'Size and Alignment Requirement'; memory.md section 0)"
+        "Programming Guide, 'Size and Alignment Requirement')"
     )

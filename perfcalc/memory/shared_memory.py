@@ -90,7 +90,7 @@ def resolve_bank_mode(arch: Arch, bank_mode: int | None) -> int:
         raise InputError(
             f"bank mode {bank_mode!r} bytes is not available on CC "
             f"{arch.cc}: its banks are {listed} bytes wide "
-            f"({arch.cite('bank_widths_bytes')}; memory.md section 3.3)"
+            f"({arch.cite('bank_widths_bytes')}; CUDA C Programming Guide 4.2, F.5.3)"
         )
     return int(bank_mode)
 

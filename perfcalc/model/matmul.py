@@ -143,8 +143,8 @@ def check_shape(width: int, tile: int, arch: Arch) -> None:
         raise InputError(f"width ({width}) and tile ({tile}) must be >= 1")
     if width % tile:
         raise InputError(
-            f"width {width} is not a multiple of tile {tile}: the seeds' kernels "
-            f"launch Width/TILE_WIDTH blocks per side with no bounds checks (seed 000)"
+            f"width {width} is not a multiple of tile {tile}: the lecture notes' kernels "
+            f"launch Width/TILE_WIDTH blocks per side with no bounds checks (lecture notes 000)"
         )
     if tile * tile > arch.max_threads_per_block:
         raise InputError(
@@ -317,7 +317,7 @@ def analyze_variant(
                 variant,
                 "cgma_bound_gflops",
                 cgma_bound,
-                f"(bandwidth / 4 B) x CGMA = ({bw:g} / 4) x {cgma_ratio:g} (the seeds' bound, loads only)",
+                f"(bandwidth / 4 B) x CGMA = ({bw:g} / 4) x {cgma_ratio:g} (the lecture notes' bound, loads only)",
             ),
             *(
                 []
@@ -479,22 +479,23 @@ def _notes(
         )
         if gpu.chip == "G80":
             notes.append(
-                "Seed 000 says the naive kernel 'runs at about 15 GFLOPS' on G80. CC 1.0 "
-                "coalescing (memory.md 1.1) makes a half-warp that reads one Md word 16 separate "
-                "32 B transactions, so the transaction-based estimate is far lower; the 15 GFLOPS "
-                "source was not re-located (perfmodel.md c1), so the gap is shown, not tuned away."
+                "Lecture notes 000 say the naive kernel 'runs at about 15 GFLOPS' on G80. CC 1.0 "
+                "coalescing (CUDA C Programming Guide 4.2, F.3.2.1) makes a half-warp that reads one "
+                "Md word 16 separate 32 B transactions, so the transaction-based estimate is far "
+                "lower; the 15 GFLOPS figure was not found in Kirk & Hwu's 'CUDA Memories' chapter "
+                "either, so the gap is shown, not tuned away."
             )
             notes.append(
-                "Seed 000 prints (86.4/4)*16 = 347.6 GFLOPS; the arithmetic gives 21.6 x 16 = "
+                "Lecture notes 000 print (86.4/4)*16 = 347.6 GFLOPS; the arithmetic gives 21.6 x 16 = "
                 "345.6. It also quotes a 346.5 GFLOPS peak (4 x 346.5 = 1386 GB/s needed); the "
                 "G80's MAD peak is 128 x 1.35 GHz x 2 = 345.6, of which 346.5 looks like a digit "
-                "transposition (reference/products.yaml)."
+                "transposition (the G80 entry of devices/products.yaml)."
             )
         if arch.major >= 2:
             notes.append(
                 "GPUs with caches (CC 2.0 on) serve the naive kernel's reused rows and columns "
-                "from L1/L2, so measured naive GFLOPS beat the CGMA-1 DRAM bound (seed 003: GT 640 "
-                "15.2 vs 7.1, GTX 780 152.4 vs 72.1; perfmodel.md c3). A time from counts alone "
+                "from L1/L2, so measured naive GFLOPS beat the CGMA-1 DRAM bound (lecture notes 003: GT 640 "
+                "15.2 vs 7.1, GTX 780 152.4 vs 72.1). A time from counts alone "
                 "(--no-simulate) treats every transaction as DRAM traffic; a simulated run on the "
                 "product's L1/L2 model (the default with a product) counts that reuse."
             )
@@ -506,9 +507,9 @@ def _notes(
     if registers is None:
         measured = arch.cc_number if arch.cc in PTXAS_REGISTERS else 75
         source = (
-            "the seeds' G80 budget of 10 (perfmodel.md c2)"
+            "the G80 budget of 10 (Kirk & Hwu, 'CUDA Memories': 768 threads x 10 registers = 8192)"
             if arch.major == 1
-            else f"ptxas -v of the seed kernels for sm_{measured} (CUDA 13.0)"
+            else f"ptxas -v of the lecture notes' kernels for sm_{measured} (CUDA 13.0)"
         )
         notes.append(f"Registers per thread assumed from {source}; override with --regs.")
     return notes
@@ -542,7 +543,7 @@ def analyze_matmul(
     if latency_cycles is not None and not 0 < latency_cycles < float("inf"):
         raise InputError(
             f"memory latency {latency_cycles:g} cycles must be a finite number > 0 "
-            f"(seed 003 gives 200-400 GPU cycles for global memory)"
+            f"(lecture notes 003 give 200-400 GPU cycles for global memory)"
         )
     variants, figures = [], []
     for name in VARIANTS:

@@ -166,7 +166,7 @@ def roofline(gpu: Gpu, arch: Arch) -> Roofline:
             "compute",
             gpu.peak_fp32_gflops / 2,
             "FP32 peak / 2 (one flop per instruction)",
-            "perfmodel.md a1",
+            "Williams, Waterman & Patterson, Roofline, CACM 2009",
         )
     )
     if gpu.peak_fp64_gflops:

@@ -59,7 +59,11 @@ def coalesce_table(results: Sequence[tuple[str, Any]], title: str) -> Table:
         )
     notes = ["efficiency = distinct bytes the active lanes use / bytes moved."]
     if any(GLOBAL_FAMILIES[r.family].sectored for _, r in results):
-        notes.insert(0, "CC >= 5.0: transactions are 32-byte sectors (reference/memory.md 1.5-1.6).")
+        notes.insert(
+            0,
+            "CC >= 5.0: transactions are 32-byte sectors (CUDA C Programming Guide, "
+            "Compute Capability 5.x: Global Memory; 6.x-9.0 the same).",
+        )
     return Table(
         columns=list(_COALESCE),
         rows=rows,
@@ -116,12 +120,13 @@ def banks_table(results: Sequence[tuple[str, Any]], title: str) -> Table:
     rows = [{key: (label if key == "ccs" else getattr(r, key)) for key in _BANKS} for label, r in results]
     notes = [
         "passes = Nsight's shared wavefronts (1.x: both half-warps); conflicts = passes - "
-        "ideal, ideal = max(1, ceil(active bytes / bytes per pass)) (reference/memory.md 3)."
+        "ideal, ideal = max(1, ceil(active bytes / bytes per pass)) (CUDA C Programming Guide, "
+        "each compute capability's Shared Memory section)."
     ]
     if any(SHARED_FAMILIES[r.family].rule == "half-warp" for _, r in results):
         notes.append(
             "1.x: the broadcast word of each step is the lowest pending lane's "
-            "(the guide leaves the choice open; memory.md 8.3)."
+            "(CUDA C Programming Guide 4.2, F.3.3 leaves the choice open)."
         )
     return Table(columns=list(_BANKS), rows=rows, title=title, headers=dict(_BANKS), notes=notes, name="access")
 

@@ -35,7 +35,7 @@ _SIDE_BY_SIDE = (
     ("limiters", "occupancy limiters"),
     ("transactions_per_request", "load transactions per request"),
     ("transactions_total", "transactions total (loads + stores)"),
-    ("cgma_bound_gflops", "seeds' CGMA bound (GFLOPS)"),
+    ("cgma_bound_gflops", "lecture notes' CGMA bound (GFLOPS)"),
     ("bandwidth_bound_gflops", "bandwidth-bound GFLOPS (moved bytes)"),
     ("compute_bound_gflops", "compute-bound GFLOPS (peak)"),
     ("attainable_gflops", "attainable GFLOPS (roofline)"),
