@@ -1,8 +1,9 @@
 """Every command's CSV is one table pandas reads, and its JSON carries the table's figures (#11).
 
 For each command (and each table --table names), `pandas.read_csv` must give one frame whose
-columns are the table's keys; every number in every table must appear in the command's
---format json output (JSON = table: nothing shown is missing from the machine-readable form).
+columns are the table's keys, each a word of the documented vocabulary (`perfcalc schema`);
+every number in every table must appear in the command's --format json output (JSON = table:
+nothing shown is missing from the machine-readable form).
 """
 
 from __future__ import annotations
@@ -16,8 +17,10 @@ import pytest
 from typer.testing import CliRunner
 
 from perfcalc.cli import app
+from perfcalc.report.json_schema import is_csv_column, vocabulary
 
 runner = CliRunner()
+WORDS, _DEFS = vocabulary()
 PTXAS = "tests/data/ptxas_seeds_sm75_sm90.txt"
 
 # (command, its tables: the main one first)
@@ -90,6 +93,9 @@ def test_each_csv_is_one_frame_and_each_figure_is_in_the_json(argv, tables):
         frame = pd.read_csv(io.StringIO(text))
         assert len(frame) >= 1 and len(frame.columns) == len(header), (name, header)
         assert not any(c.startswith("# ") for c in frame.columns)
+        # documented columns: each is a word of the vocabulary `perfcalc schema` prints, or made of one
+        undocumented = [c for c in frame.columns if not is_csv_column(c, WORDS)]
+        assert not undocumented, (name, undocumented)
         for column in frame.columns:
             if (name, column) in NOT_FIGURES:
                 continue

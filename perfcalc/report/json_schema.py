@@ -133,6 +133,34 @@ DOCUMENT_WORDS: dict[str, dict[str, Any]] = {
 }
 
 
+# Column names of the tables that list items as rows (a CSV's first column) and of the
+# transposed ones: they appear in CSV files, and are vocabulary words like the others.
+TABLE_WORDS: dict[str, dict[str, Any]] = {
+    "item": _STRING,
+    "limit": _STRING,
+    "input": _STRING,
+    "resource": _STRING,
+    "counter": _STRING,
+    "quantity": _STRING,
+    "figure": _STRING,
+    "limiter": _STRING,
+    "is_limiter": _BOOLEAN,
+    "lane": _INTEGER,
+    "address": _INTEGER,
+    "request": _INTEGER,
+    "lanes": _STRING,  # the lanes of one request, e.g. '0-15'
+    "sizes": _STRING,  # the transactions' sizes, e.g. '8x32B'
+}
+# CSV columns made from words: a nested counter flattened ('predicted_flops'), a variant and the
+# engine that counted (matmul's counters table), a CC family (banks' lane table), a ceiling.
+CSV_COLUMN_PATTERNS = (
+    r"^(predicted|simulated)_(?P<word>[a-z0-9_]+)$",
+    r"^(naive|tiled)_(predicted|simulated)$",
+    r"^\d+\.\d+(-\d+\.\d+)?( \(\d-byte banks\))?$",
+    r"^[a-z0-9_]+_gflops$",  # the roofline curve under one named memory ceiling
+)
+
+
 def _output_classes() -> tuple[type, ...]:
     """The dataclasses whose fields make the vocabulary (nested dataclasses are found too)."""
     from perfcalc.analysis.launch_report import LaunchReport
@@ -274,7 +302,7 @@ def vocabulary() -> tuple[dict[str, dict[str, Any]], dict[str, dict[str, Any]]]:
     builder = _Builder()
     for cls in _output_classes():
         builder.dataclass_ref(cls)
-    for word, schema in DOCUMENT_WORDS.items():
+    for word, schema in {**DOCUMENT_WORDS, **TABLE_WORDS}.items():
         builder.words.setdefault(word, []).append(schema)
     words = {w: _unique(s) for w, s in sorted(builder.words.items())}
     for definition in builder.defs.values():  # a field typed as its word says: point to the word
@@ -285,6 +313,20 @@ def vocabulary() -> tuple[dict[str, dict[str, Any]], dict[str, dict[str, Any]]]:
     counters = builder.defs["Counters"]
     builder.defs["counts"] = {**counters, "description": "Some of the counters, by name.", "required": []}
     return words, builder.defs
+
+
+def is_csv_column(name: str, words: Mapping[str, Any]) -> bool:
+    """Whether a CSV column is a vocabulary word or made of one (CSV_COLUMN_PATTERNS)."""
+    import re
+
+    if name in words:
+        return True
+    for pattern in CSV_COLUMN_PATTERNS:
+        found = re.match(pattern, name)
+        if found is not None:
+            word = found.groupdict().get("word")
+            return word is None or word in words
+    return False
 
 
 def _document(properties: dict[str, Any], optional: Sequence[str] = ()) -> dict[str, Any]:

@@ -537,7 +537,7 @@ def ptxas_table(entries: Sequence[tuple[Any, Arch, Advice]], block_size: int) ->
                 "registers_per_thread": kernel.registers_per_thread,
                 "static_shared_memory_bytes": kernel.static_shared_memory_bytes,
                 "block_barriers": kernel.block_barriers,
-                "spill_bytes": kernel.spill_store_bytes,
+                "spill_store_bytes": kernel.spill_store_bytes,
                 **result_row(r),
             }
         )
@@ -551,7 +551,7 @@ def ptxas_table(entries: Sequence[tuple[Any, Arch, Advice]], block_size: int) ->
         "cc": "CC",
         "registers_per_thread": "regs",
         "static_shared_memory_bytes": "static smem (B)",
-        "spill_bytes": "spill stores (B)",
+        "spill_store_bytes": "spill stores (B)",
     }
     return Table(
         [
@@ -561,7 +561,7 @@ def ptxas_table(entries: Sequence[tuple[Any, Arch, Advice]], block_size: int) ->
             "registers_per_thread",
             "static_shared_memory_bytes",
             "block_barriers",
-            "spill_bytes",
+            "spill_store_bytes",
             *RESULT_HEADERS,
         ],
         rows,
