@@ -68,6 +68,28 @@ def test_wheel_installs_and_finds_all_device_files(tmp_path):
     ).stdout.split()
     assert out[0].startswith(str(venv)), "perfcalc must come from the wheel, not the checkout"
     assert out[1:] == [str(len(known_ccs())), "64", "True"]
+    # the licence and the JSON Schemas ship; README's commands that need no repository file
+    # print, from the installed wheel and outside the checkout, what README shows (#11)
+    assert list(Path(site).glob("perfcalc-*.dist-info/licenses/LICENSE"))
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    from test_readme import _trimmed, examples
+
+    checked = 0
+    for line, command, expected in examples():
+        if "tests/" in command or "benchmarks/" in command or ".cu" in command:
+            continue
+        shell = command.replace("perfcalc", f'"{py}" -m perfcalc', 1)
+        done = subprocess.run(
+            ["bash", "-c", f"set -o pipefail; {shell} 2>&1"], cwd=tmp_path, env=env, capture_output=True, text=True
+        )
+        want, got = _trimmed(expected), _trimmed(done.stdout.splitlines())
+        if want and want[0] == "...":
+            want, got = want[1:], got[-(len(want) - 1) :]
+        assert got == want, f"README.md line {line} from the wheel: {command}"
+        checked += 1
+    assert checked >= 10
+    schema = subprocess.run([str(py), "-m", "perfcalc", "schema", "run"], env=env, capture_output=True, text=True)
+    assert schema.returncode == 0 and '"title": "perfcalc run --format json"' in schema.stdout
 
 
 def _imports_of(package: str) -> list[str]:
