@@ -328,3 +328,14 @@ def test_real_subprocess():
     )
     doc = json.loads(out.stdout)
     assert doc["result_check"]["passed"] and all(doc["match"].values())
+
+
+def test_kernels_source_keeps_its_indentation():
+    """#12: the source listing kept no leading blanks (tabulate strips them by default)."""
+    from perfcalc.specs.kernels import get_kernel
+
+    out = CliRunner().invoke(app, ["kernels", "reduce_sequential", "--table", "source"]).stdout
+    source = get_kernel("reduce_sequential").source.splitlines()
+    assert source[2].startswith("    extern")  # the catalog's own indentation
+    row = next(line for line in out.splitlines() if line.startswith("3 "))
+    assert row.endswith(source[2]) and row[: -len(source[2])].strip() == "3"

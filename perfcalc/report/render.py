@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import functools
 import io
 import json
 import math
@@ -55,8 +56,23 @@ def _cell_text(table: Table, column: str, value: Any) -> str:
 
 
 def _render_table(tables: Sequence[Table], markdown: bool) -> str:
-    from tabulate import tabulate
+    import inspect
 
+    import tabulate as tabulate_module
+
+    # keep leading blanks (a kernel's source lines keep their indentation): a keyword since
+    # tabulate 0.10, a module setting before (restored after, for a program that uses tabulate too)
+    if "preserve_whitespace" in inspect.signature(tabulate_module.tabulate).parameters:
+        return _render_tables(tables, markdown, functools.partial(tabulate_module.tabulate, preserve_whitespace=True))
+    saved = tabulate_module.PRESERVE_WHITESPACE
+    tabulate_module.PRESERVE_WHITESPACE = True
+    try:
+        return _render_tables(tables, markdown, tabulate_module.tabulate)
+    finally:
+        tabulate_module.PRESERVE_WHITESPACE = saved
+
+
+def _render_tables(tables: Sequence[Table], markdown: bool, tabulate: Any) -> str:
     parts = []
     for t in tables:
         headers, rows = _grid(t)
