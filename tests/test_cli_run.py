@@ -339,3 +339,10 @@ def test_kernels_source_keeps_its_indentation():
     assert source[2].startswith("    extern")  # the catalog's own indentation
     row = next(line for line in out.splitlines() if line.startswith("3 "))
     assert row.endswith(source[2]) and row[: -len(source[2])].strip() == "3"
+
+
+def test_a_table_of_unnamed_columns_prints_no_empty_header():
+    """#12: the caches and summary tables printed an empty header line and a rule above their rows."""
+    out = CliRunner().invoke(app, ["run", "copy_offset", "-p", "n=4096", "--table", "summary"]).stdout
+    lines = out.splitlines()
+    assert lines[1] == "" and lines[2].split()[0] != "" and not set(lines[2]) <= {"-", " "}

@@ -81,14 +81,20 @@ def _render_tables(tables: Sequence[Table], markdown: bool, tabulate: Any) -> st
             block.append(f"## {t.title}" if markdown else t.title)
             if markdown:
                 block.append("")
-        block.append(
-            tabulate(rows, headers=headers, tablefmt="github" if markdown else "simple", disable_numparse=True)
-        )
+        block.append(tabulate(rows, headers=headers, tablefmt=_table_format(headers, markdown), disable_numparse=True))
         if t.notes:
             block.append("")
             block.extend(f"- {n}" if markdown else n for n in t.notes)
         parts.append("\n".join(block))
     return "\n\n".join(parts) + "\n"
+
+
+def _table_format(headers: Sequence[str], markdown: bool) -> str:
+    """Markdown's pipe table; in a terminal a rule under the headers, or, for a list of items
+    whose columns are unnamed (the caches and summary tables), no header line at all."""
+    if markdown:
+        return "github"
+    return "plain" if not any(h.strip() for h in headers) else "simple"
 
 
 def shown_tables(tables: Sequence[Table], name: str | None) -> list[Table]:
