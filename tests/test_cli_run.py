@@ -242,7 +242,7 @@ def test_partial_barrier_is_one_line_exit_2(tmp_path):
         (["run", "matmul_naive", "--cc", "4.0"], ["unknown compute capability"]),
         (["run"], ["either a catalog KERNEL"]),
         (["run", "matmul_naive", "--grid", "4"], ["go with --source"]),
-        (["run", "--source", "x.cu"], ["--kernel NAME is required"]),
+        (["run", "--source", "x.cu"], ["--grid is required with --source"]),
         (["run", "matmul_naive", "-o", "/nonexistent/dir/out.json"], ["does not exist"]),
         (["kernels", "nope"], ["unknown kernel 'nope'"]),
         (["run", "matmul_naive", "--cc", "2.0", "--regs", "64"], ["--regs 64", "0 to 63"]),
@@ -346,3 +346,21 @@ def test_a_table_of_unnamed_columns_prints_no_empty_header():
     out = CliRunner().invoke(app, ["run", "copy_offset", "-p", "n=4096", "--table", "summary"]).stdout
     lines = out.splitlines()
     assert lines[1] == "" and lines[2].split()[0] != "" and not set(lines[2]) <= {"-", " "}
+
+
+def test_source_engine_runs_a_files_only_kernel_without_kernel(tmp_path):
+    """#8 item 2: with no --kernel and one kernel in the file, that one (the C engine too)."""
+    args = ["--grid", "4", "--block", "128", "--dynamic-shared", "1024"]
+    args += ["--array", "input=float32:1024", "--array", "output=float32:4", "-f", "json"]
+    source = ["run", "--source", "tests/data/cuda/reduce_fixed.cu"]
+    named = json.loads(CliRunner().invoke(app, [*source, "--kernel", "reduceSeed", *args]).stdout)
+    only = CliRunner().invoke(app, [*source, *args])
+    assert only.exit_code == 0, only.stderr
+    assert json.loads(only.stdout) == named and named["kernel"] == "reduceSeed"
+    two = tmp_path / "two.cu"
+    two.write_text("__global__ void a(float* x) { x[0] = 1; }\n__global__ void b(float* x) { x[0] = 2; }\n")
+    result = CliRunner().invoke(
+        app, ["run", "--source", str(two), "--grid", "1", "--block", "1", "--array", "x=float32:1"]
+    )
+    assert result.exit_code == 2
+    assert result.stderr == f"error: {two} has 2 __global__ functions (a, b): name the one to run\n"

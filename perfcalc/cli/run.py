@@ -241,8 +241,6 @@ def run(
         raise InputError("--exact goes with --gpu (only a run on a product's caches is sampled)")
     if len(set(gpus)) != len(gpus):
         raise InputError(f"--gpu repeats a product ({', '.join(gpus)}): name each once")
-    if source is not None and kernel is None and chosen != "ptx":
-        raise InputError("--kernel NAME is required with --source (the __global__ function to run)")
     if include and chosen != "ptx":
         raise InputError("--include-dir works with --engine ptx (the C engine takes no headers)")
     options["include_dirs"] = tuple(str(d) for d in include or ())

@@ -357,8 +357,7 @@ def _check_run_arguments(
         raise InputError(f"source must be the CUDA C text (a str), got {type(source).__name__}")
     if not (kernel is None or (isinstance(kernel, str) and kernel.strip())):
         raise InputError(
-            f"kernel must be the name of a __global__ function (or None for the "
-            f"only one, with the ptx engine), got {kernel!r}"
+            f"kernel must be the name of a __global__ function (or None for the file's only one), got {kernel!r}"
         )
     if isinstance(dynamic_shared_memory_bytes, bool) or not isinstance(dynamic_shared_memory_bytes, int):
         raise InputError(f"dynamic_shared_memory_bytes = {dynamic_shared_memory_bytes!r} must be an int >= 0")

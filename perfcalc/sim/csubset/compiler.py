@@ -42,11 +42,20 @@ from perfcalc.sim.csubset.ir import (
 class KernelCompiler(StatementsMixin, ExpressionsMixin, CallsMixin):
     """Compiles one __global__ function (and the __device__ functions it calls)."""
 
-    def __init__(self, parsed: ParsedSource, kernel_name: str, iteration_cap: int):
+    def __init__(self, parsed: ParsedSource, kernel_name: str | None, iteration_cap: int):
         super().__init__(parsed, iteration_cap)
         self._collect_file_scope()
+        kernels = sorted(n for n, f in self.functions.items() if f.kind == "global")
+        if kernel_name is None:  # the file's only kernel, as the PTX engine does
+            from perfcalc.errors import InputError
+
+            if len(kernels) != 1:
+                raise InputError(
+                    f"{parsed.source_name} has {len(kernels)} __global__ functions"
+                    f"{' (' + ', '.join(kernels) + ')' if kernels else ''}: name the one to run"
+                )
+            kernel_name = kernels[0]
         if kernel_name not in self.functions or self.functions[kernel_name].kind != "global":
-            kernels = sorted(n for n, f in self.functions.items() if f.kind == "global")
             from perfcalc.errors import InputError
 
             raise InputError(

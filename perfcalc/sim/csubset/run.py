@@ -160,7 +160,7 @@ def _depth_bounded(source_name: str, kernel: str, doing: str) -> Iterator[None]:
 
 def run_csubset(
     source: str,
-    kernel: str,
+    kernel: str | None,
     grid: object,
     block: object,
     args: dict[str, object],
@@ -175,7 +175,8 @@ def run_csubset(
     progress: Callable[[int, int], None] | None = None,
     caches: CacheHierarchy | CacheFactory | None = None,
 ) -> SimResult:
-    """Run `kernel` of CUDA C `source` on NumPy for every thread of the launch and count.
+    """Run `kernel` (None: the file's only __global__ function) of CUDA C `source` on NumPy for
+    every thread of the launch and count.
 
     The source engine behind `perfcalc.sim.launch.run_kernel` (which documents the
     arguments). `progress`, if given, is called as progress(blocks_done, blocks_total) after
@@ -190,9 +191,10 @@ def run_csubset(
     b = dims(block, "block")
     validate_launch(arch, g, b)
     dkey = tuple(sorted((defines or {}).items()))
-    with _depth_bounded(source_name, kernel, "parsing and compiling"):
+    with _depth_bounded(source_name, kernel or "(the only one)", "parsing and compiling"):
         parsed = _parse_cached(source, source_name, dkey)
         compiled = KernelCompiler(parsed, kernel, iteration_cap).compile()
+    kernel = compiled.name  # None named the file's only kernel
     offsets, static_bytes, dyn_offset = _shared_layout(compiled, dynamic_shared_memory_bytes, arch)
     run = _Run(arch, cache, bank_mode, source_name, kernel, Pricer(arch, cache, bank_mode))
     caches = make_caches(caches, static_bytes, None, kernel)
