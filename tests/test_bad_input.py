@@ -789,7 +789,7 @@ def test_a_failing_second_file_removes_the_first(tmp_path, monkeypatch):
     from perfcalc.errors import OutputError
     from perfcalc.report import roofline_plot
 
-    def broken(roof, points, path):
+    def broken(roof, points, path, *args, **kwargs):
         raise OutputError(f"cannot write {path}: No space left on device")
 
     monkeypatch.setattr(roofline_plot, "plot_roofline", broken)
@@ -966,7 +966,7 @@ def test_occupancy_plot_failure_removes_the_table(tmp_path, monkeypatch):
     from perfcalc.errors import OutputError
     from perfcalc.report import occupancy_plot
 
-    def broken(sweeps, path, title):
+    def broken(sweeps, path, title, *args):
         raise OutputError(f"cannot write {path}: No space left on device")
 
     monkeypatch.setattr(occupancy_plot, "draw_sweeps", broken)

@@ -420,8 +420,8 @@ def test_ptxas_conflicting_options():
     )
 
 
-def test_plot_needs_png_or_svg(tmp_path):
-    fail(*VOLTA, "--plot", str(tmp_path / "occ.pdf"), expect=(".png or .svg",))
+def test_plot_needs_png_svg_or_pdf(tmp_path):
+    fail(*VOLTA, "--plot", str(tmp_path / "occ.jpg"), expect=(".png, .svg or .pdf",))
 
 
 # --- a real process --------------------------------------------------------------------------

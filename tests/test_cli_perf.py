@@ -179,7 +179,7 @@ def test_roofline_table_and_points():
         (["--gpu", "v100", "--param", "Width=64"], "--param needs --kernel"),
         (["--gpu", "v100", "--kernel", "matmul_naive", "--param", "Width"], "expected NAME=INTEGER"),
         (["--gpu", "v100", "--kernel", "matmul_naive", "--param", "n=4"], "no kernel given"),
-        (["--gpu", "v100", "--plot", "roof.pdf"], "must end in .png or .svg"),
+        (["--gpu", "v100", "--plot", "roof.gif"], "must end in .png, .svg or .pdf"),
     ],
 )
 def test_roofline_bad_input_is_one_line(args, message):
@@ -192,12 +192,12 @@ def _png_size(data: bytes) -> tuple[int, int]:
 
 
 def test_roofline_plot_is_a_real_image(tmp_path):
-    """Issue #5: the plot is a real image: a PNG of figsize 8 x 5.5 in at 100 dpi = 800 x 550
-    pixels (perfcalc/report/roofline_plot.py), and an SVG document for .svg."""
+    """Issue #5: the plot is a real image: a PNG of figsize 8 x 5.5 in at 200 dpi (#12) = 1600 x
+    1100 pixels (perfcalc/report/roofline_plot.py), and an SVG document for .svg."""
     pytest.importorskip("matplotlib", reason="the 'plot' extra (matplotlib) is not installed")
     png, svg = tmp_path / "roof.png", tmp_path / "roof.svg"
     _ok(["roofline", "--gpu", "g80", "--kernel", "matmul_naive", "--intensity", "16", "--plot", str(png)])
-    assert _png_size(png.read_bytes()) == (800, 550)
+    assert _png_size(png.read_bytes()) == (1600, 1100)
     _ok(["roofline", "--gpu", "h100-sxm", "--plot", str(svg), "--format", "csv"])
     text = svg.read_text(encoding="utf-8")
     assert "<svg" in text and "</svg>" in text

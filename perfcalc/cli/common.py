@@ -34,6 +34,11 @@ def table_option(names: str) -> Any:
     )
 
 
+DpiOption = Annotated[
+    int,
+    typer.Option("--dpi", help="Resolution of a PNG plot (dots per inch; SVG and PDF are vector).", min=50, max=1200),
+]
+
 MaxSecondsOption = Annotated[
     float,
     typer.Option(

@@ -17,6 +17,7 @@ import typer
 from perfcalc.cli.choices import CacheConfig, SweepAxis
 from perfcalc.cli.common import (
     DEFAULT_CC,
+    DpiOption,
     Format,
     FormatOption,
     OutputOption,
@@ -171,10 +172,11 @@ def occupancy(
         typer.Option(
             "--plot",
             metavar="FILE",
-            help="Draw the sweeps to a .png or .svg, current point marked (needs the 'plot' extra).",
+            help="Draw the sweeps to a .png, .svg or .pdf, current point marked (needs the 'plot' extra).",
             dir_okay=False,
         ),
     ] = None,
+    dpi: DpiOption = 200,
     suggest: Annotated[
         bool,
         typer.Option(
@@ -290,7 +292,7 @@ def occupancy(
         sections.append(_suggest_section(arch, regs, block, settings, dynamic_spec, product))
     if axes or plot is not None:
         inputs = _inputs(block, regs, settings, "with --sweep/--plot (the current point)")
-        sweeps = _sweep_section(arch, inputs, axes or ("block", "regs", "smem"), plot, dynamic_spec)
+        sweeps = _sweep_section(arch, inputs, axes or ("block", "regs", "smem"), plot, dynamic_spec, dpi)
         if axes:
             sections.append(sweeps)
     if not suggest and not axes:
@@ -346,7 +348,9 @@ def _single_section(arch, inputs) -> tuple[str, list, Any]:
     return "occupancy", occupancy_tables(arch, advice), occupancy_document(arch, advice)
 
 
-def _sweep_section(arch, inputs, axes, plot: Path | None, dynamic_spec: int | str = 0) -> tuple[str, list, Any]:
+def _sweep_section(
+    arch, inputs, axes, plot: Path | None, dynamic_spec: int | str = 0, dpi: int = 200
+) -> tuple[str, list, Any]:
     from perfcalc.model.occupancy import occupancy
     from perfcalc.report.occupancy_tables import compute_sweep, occupancy_context, sweep_document, sweep_table
 
@@ -362,6 +366,7 @@ def _sweep_section(arch, inputs, axes, plot: Path | None, dynamic_spec: int | st
             f"CC {arch.cc}: {inputs.block_size} threads, "
             f"{inputs.registers_per_thread} registers, "
             f"{inputs.shared_memory} B shared memory per block",
+            dpi,
         )
     tables = [sweep_table(s) for s in sweeps]
     swept = {"block": "block_size", "regs": "registers_per_thread", "smem": "static_shared_memory_bytes"}

@@ -12,6 +12,7 @@ from perfcalc.cli.choices import MatmulEngine
 from perfcalc.cli.common import (
     DEFAULT_GPU,
     DEFAULT_NOTE,
+    DpiOption,
     Format,
     FormatOption,
     MaxSecondsOption,
@@ -285,9 +286,13 @@ def roofline(
     plot: Annotated[
         Path | None,
         typer.Option(
-            "--plot", help="Also draw the roofline to FILE.png or FILE.svg (needs perfcalc[plot]).", dir_okay=False
+            "--plot",
+            help="Also draw the roofline to FILE.png, .svg or .pdf, kernels at their predicted performance "
+            "(needs perfcalc[plot]).",
+            dir_okay=False,
         ),
     ] = None,
+    dpi: DpiOption = 200,
     fmt: FormatOption = Format.table,
     output: OutputOption = None,
     table: Annotated[
@@ -372,7 +377,21 @@ def roofline(
     if plot is not None:
         from perfcalc.report.roofline_plot import plot_roofline
 
-        plot_roofline(roof, points, plot)
+        plot_roofline(roof, points, plot, dpi, predicted=_predicted_points(reports, predicted_tables) if kernel else ())
+
+
+def _predicted_points(reports: Any, tables: Any) -> list[Any]:
+    """Each timed launch with flops, at its predicted GFLOPS under the roof at its intensity."""
+    from perfcalc.report.roofline_plot import PredictedPoint
+
+    found = []
+    for r, row in zip(reports, tables[0].rows, strict=True):
+        if row["predicted_gflops"] and row["roof_gflops"] and row["intensity_flop_per_dram_byte"]:
+            label = f"{r.kernel} ({', '.join(f'{k}={v}' for k, v in r.params.items())})"
+            found.append(
+                PredictedPoint(label, row["intensity_flop_per_dram_byte"], row["predicted_gflops"], row["roof_gflops"])
+            )
+    return found
 
 
 class _Progress:

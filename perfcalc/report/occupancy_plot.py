@@ -1,52 +1,31 @@
-"""The spreadsheet's occupancy graphs as a PNG or SVG, with the current point marked.
+"""The spreadsheet's occupancy graphs as PNG, SVG or PDF, with the current point marked.
 
-matplotlib is the optional `plot` extra and is imported only here, only when a plot is asked
-for (a bare `perfcalc occupancy` never pays for it). The figure is rendered to memory and then
-written atomically, so a failed plot leaves no file behind.
+matplotlib is the optional `plot` extra and is imported only when a plot is asked for (a bare
+`perfcalc occupancy` never pays for it); the figure is built without pyplot (report/figures.py)
+and written atomically, so a failed plot leaves no file behind. Legends sit below the axes,
+outside the data (the CC 1.0 legend hid part of the block-size curve).
 """
 
 from __future__ import annotations
 
-import io
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
-from perfcalc.errors import OutputError
+from perfcalc.report.figures import DEFAULT_DPI, check_figure_path, new_figure, save_figure
 from perfcalc.report.occupancy_tables import SWEEP_TITLES, SWEEP_UNITS, Sweep
-from perfcalc.report.output import check_writable, write_atomic
-
-PLOT_FORMATS = {".png": "png", ".svg": "svg"}
-INSTALL_HINT = "pip install 'perfcalc[plot]'"
 
 
 def check_plot_target(path: str | Path) -> Path:
-    """Fail before any work: a writable .png/.svg path and matplotlib installed."""
-    path = Path(path)
-    if path.suffix.lower() not in PLOT_FORMATS:
-        raise OutputError(f"cannot plot to {path}: the file name must end in .png or .svg")
-    check_writable(path)
-    _pyplot()
-    return path
+    """Fail before any work: a writable .png/.svg/.pdf path and matplotlib installed."""
+    return check_figure_path(path)
 
 
-def _pyplot():
-    try:
-        import matplotlib
-
-        matplotlib.use("Agg")  # files only; never open a window
-        import matplotlib.pyplot as plt
-    except ImportError:
-        raise OutputError(
-            f"--plot needs matplotlib, which is not installed; install the plot extra: {INSTALL_HINT}"
-        ) from None
-    return plt
-
-
-def draw_sweeps(sweeps: Sequence[Sweep], path: str | Path, title: str) -> None:
+def sweeps_figure(sweeps: Sequence[Sweep], title: str) -> Any:
     """One panel per sweep: active warps per SM as a step line, the current point in red."""
-    path = Path(path)
-    plt = _pyplot()
-    fig, axes = plt.subplots(1, len(sweeps), figsize=(5.2 * len(sweeps), 4.2), squeeze=False)
+    fig = new_figure(5.2 * len(sweeps), 4.6)
+    axes = fig.subplots(1, len(sweeps), squeeze=False)
+
     for ax, sweep in zip(axes[0], sweeps, strict=True):
         # each value v stands for the inputs after the previous value up to v: a "pre" step
         ax.step(
@@ -70,10 +49,11 @@ def draw_sweeps(sweeps: Sequence[Sweep], path: str | Path, title: str) -> None:
         ax.set_xlabel(SWEEP_UNITS[sweep.axis])
         ax.set_ylabel(f"active warps per SM (max {sweep.max_warps_per_sm})")
         ax.grid(True, alpha=0.3)
-        ax.legend(loc="upper right", fontsize=8)
+        ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=2, fontsize=8, frameon=False)
     fig.suptitle(title, fontsize=11)
-    fig.tight_layout()
-    buffer = io.BytesIO()
-    fig.savefig(buffer, format=PLOT_FORMATS[path.suffix.lower()])
-    plt.close(fig)
-    write_atomic(path, buffer.getvalue())
+    return fig
+
+
+def draw_sweeps(sweeps: Sequence[Sweep], path: str | Path, title: str, dpi: int = DEFAULT_DPI) -> None:
+    """Write the sweeps' figure to `path` (.png, .svg or .pdf), atomically."""
+    save_figure(sweeps_figure(sweeps, title), check_figure_path(path), dpi)

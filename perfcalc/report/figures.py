@@ -1,0 +1,76 @@
+"""Figures as files: PNG (200 dpi by default), SVG (text as text, reproducible bytes) and PDF.
+
+matplotlib is the optional `plot` extra, imported only when a figure is asked for. Figures are
+built with matplotlib's object API (`matplotlib.figure.Figure`), never through pyplot, so making
+one changes no global backend or state: a notebook keeps its inline plots, and the library's
+figure functions return the Figure for the caller to show or save.
+"""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+from typing import Any
+
+from perfcalc.errors import InputError, OutputError
+from perfcalc.report.output import check_writable, write_atomic
+
+FORMATS = {".png": "png", ".svg": "svg", ".pdf": "pdf"}
+DEFAULT_DPI = 200  # a projector-sized PNG: the 8 x 5.5 in roofline is 1600 x 1100 pixels
+DPI_RANGE = (50, 1200)
+INSTALL_HINT = "pip install 'perfcalc[plot]'"
+# SVG: fonts as <text> (searchable, editable), element ids from a fixed salt, no date -> the same
+# figure gives the same bytes; PDF and PNG: no creation date either
+_RC: dict[str, Any] = {"svg.fonttype": "none", "svg.hashsalt": "perfcalc"}
+_METADATA = {"svg": {"Date": None}, "pdf": {"CreationDate": None, "ModDate": None}, "png": {}}
+
+
+def matplotlib_module() -> Any:
+    """matplotlib itself, or one line naming the extra to install."""
+    try:
+        import matplotlib
+    except ImportError:
+        raise OutputError(f"--plot needs matplotlib, which is not installed: {INSTALL_HINT}") from None
+    return matplotlib
+
+
+def new_figure(width_in: float, height_in: float) -> Any:
+    """A Figure not attached to pyplot (no backend switch, nothing kept alive)."""
+    matplotlib_module()
+    from matplotlib.figure import Figure
+
+    return Figure(figsize=(width_in, height_in), layout="tight")
+
+
+def check_figure_path(path: str | Path, option: str = "--plot") -> Path:
+    """Fail before any work: a .png/.svg/.pdf name, a writable place, matplotlib installed."""
+    path = Path(path)
+    if path.suffix.lower() not in FORMATS:
+        raise InputError(f"{option} {path}: the file name must end in .png, .svg or .pdf (the formats written)")
+    check_writable(path)
+    matplotlib_module()
+    return path
+
+
+def check_dpi(dpi: int) -> int:
+    low, high = DPI_RANGE
+    if isinstance(dpi, bool) or not isinstance(dpi, int) or not low <= dpi <= high:
+        raise InputError(f"--dpi {dpi!r} is outside {low} to {high} dots per inch")
+    return dpi
+
+
+def figure_bytes(fig: Any, fmt: str, dpi: int = DEFAULT_DPI) -> bytes:
+    """The figure rendered as `fmt` (png, svg or pdf), reproducibly."""
+    import matplotlib
+
+    buffer = io.BytesIO()
+    with matplotlib.rc_context(_RC):  # type: ignore[arg-type]
+        fig.savefig(buffer, format=fmt, dpi=check_dpi(dpi), metadata=_METADATA[fmt])
+    return buffer.getvalue()
+
+
+def save_figure(fig: Any, path: str | Path, dpi: int = DEFAULT_DPI) -> Path:
+    """Write the figure in the format its name says, atomically (no half-written file)."""
+    path = check_figure_path(path)
+    write_atomic(path, figure_bytes(fig, FORMATS[path.suffix.lower()], dpi))
+    return path

@@ -1,0 +1,135 @@
+"""Figures (#12): PNG at 200 dpi by default, SVG with text as text and reproducible bytes, PDF;
+library functions return a Figure and change no global matplotlib state; labels do not overlap
+by a tested rule; kernels drawn at their predicted performance."""
+
+from __future__ import annotations
+
+import re
+import struct
+import subprocess
+import sys
+
+import pytest
+from typer.testing import CliRunner
+
+from perfcalc.cli import app
+from perfcalc.model.roofline import place
+from perfcalc.model.roofline import roofline as build_roofline
+from perfcalc.specs import get_arch, get_gpu
+
+pytest.importorskip("matplotlib", reason="the 'plot' extra (matplotlib) is not installed")
+
+from perfcalc.report.roofline_plot import SAME_ROOF, compute_label_groups, roofline_figure  # noqa: E402
+
+runner = CliRunner()
+
+
+def _png_size(data: bytes) -> tuple[int, int]:
+    assert data[:8] == b"\x89PNG\r\n\x1a\n" and data[12:16] == b"IHDR"
+    return struct.unpack(">II", data[16:24])
+
+
+def _ok(argv: list[str]) -> None:
+    result = runner.invoke(app, argv)
+    assert result.exit_code == 0, result.stderr
+
+
+def test_png_is_200_dpi_by_default_and_dpi_changes_it(tmp_path):
+    """The roofline is 8 x 5.5 inches: 1600 x 1100 pixels at 200 dpi, 800 x 550 at --dpi 100."""
+    _ok(["roofline", "--gpu", "v100", "--plot", str(tmp_path / "a.png")])
+    _ok(["roofline", "--gpu", "v100", "--plot", str(tmp_path / "b.png"), "--dpi", "100"])
+    assert _png_size((tmp_path / "a.png").read_bytes()) == (1600, 1100)
+    assert _png_size((tmp_path / "b.png").read_bytes()) == (800, 550)
+    bad = runner.invoke(app, ["roofline", "--gpu", "v100", "--plot", str(tmp_path / "c.png"), "--dpi", "10"])
+    assert bad.exit_code == 2 and "--dpi" in bad.stderr and not (tmp_path / "c.png").exists()
+
+
+def test_svg_has_text_as_text_no_date_and_the_same_bytes_twice(tmp_path):
+    argv = ["roofline", "--gpu", "h100-sxm", "--kernel", "matmul_tiled", "-p", "Width=128"]
+    _ok([*argv, "--plot", str(tmp_path / "a.svg")])
+    _ok([*argv, "--plot", str(tmp_path / "b.svg")])
+    a, b = (tmp_path / "a.svg").read_bytes(), (tmp_path / "b.svg").read_bytes()
+    assert a == b
+    text = a.decode()
+    assert "<dc:date>" not in text and "Roofline: H100 SXM5 80 GB (CC 9.0)" in text
+    assert ">DRAM 3.352 TB/s<" in text  # 3352 GB/s in engineering units, 4 digits as on the tables
+
+
+def test_pdf_for_roofline_and_occupancy(tmp_path):
+    _ok(["roofline", "--gpu", "v100", "--plot", str(tmp_path / "r.pdf")])
+    _ok(
+        [
+            "occupancy",
+            "--cc",
+            "1.0",
+            "--block",
+            "256",
+            "--regs",
+            "10",
+            "--sweep",
+            "all",
+            "--plot",
+            str(tmp_path / "o.pdf"),
+        ]
+    )
+    for name in ("r.pdf", "o.pdf"):
+        assert (tmp_path / name).read_bytes()[:5] == b"%PDF-"
+    bad = runner.invoke(app, ["roofline", "--gpu", "v100", "--plot", str(tmp_path / "r.jpg")])
+    assert bad.exit_code == 2 and ".png, .svg or .pdf" in bad.stderr
+
+
+def test_the_library_returns_a_figure_and_changes_no_global_state():
+    """Plot functions used to switch the global backend to Agg (breaking a notebook's inline
+    plots); now pyplot is never imported and the backend is left alone."""
+    code = (
+        "import matplotlib, sys\n"
+        "before = matplotlib.rcParams._get_backend_or_none()\n"
+        "from perfcalc.model.roofline import roofline as build_roofline\n"
+        "from perfcalc.report.roofline_plot import roofline_figure\n"
+        "from perfcalc.specs import get_arch, get_gpu\n"
+        "fig = roofline_figure(build_roofline(get_gpu('v100'), get_arch('7.0')))\n"
+        "print(type(fig).__name__, 'matplotlib.pyplot' in sys.modules,\n"
+        "      matplotlib.rcParams._get_backend_or_none() == before)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    assert out == ["Figure", "False", "True"]
+
+
+def test_compute_labels_never_overlap_by_rule():
+    """H100: FP32 peak 66.91 TFLOPS and FP64 tensor 66.9 TFLOPS were two labels on one line; now
+    ceilings within 10 % share one label and the labels left are >= 10 % apart (log scale)."""
+    roof = build_roofline(get_gpu("h100-sxm"), get_arch("9.0"))
+    groups = compute_label_groups(roof.ceilings)
+    names = [[c.name for c in g] for g in groups]
+    assert ["FP32 peak", "FP64 tensor"] in names and ["FP32 no FMA", "FP64 peak"] in names
+    tops = [g[0].value for g in groups]
+    assert all(high / low >= SAME_ROOF for high, low in zip(tops, tops[1:], strict=False))
+    fig = roofline_figure(roof)
+    labels = [t for t in fig.axes[0].texts if t.get_gid() == "compute-ceiling"]
+    assert len(labels) == len(groups)
+
+
+def test_point_labels_stay_on_their_side_of_the_ridge():
+    """V100: a kernel label crossed the ridge line; a label now extends away from it."""
+    roof = build_roofline(get_gpu("v100"), get_arch("7.0"))
+    left, right = place(roof, 1.0, "low"), place(roof, 100.0, "high")
+    fig = roofline_figure(roof, [left, right])
+    side = {
+        t.get_text().split()[0]: t.get_horizontalalignment() for t in fig.axes[0].texts if t.get_gid() == "point-label"
+    }
+    assert side == {"low": "right", "high": "left"}
+
+
+def test_kernels_are_drawn_at_their_predicted_performance(tmp_path):
+    target = tmp_path / "r.svg"
+    _ok(["roofline", "--gpu", "v100", "--kernel", "matmul_tiled", "-p", "Width=128", "--plot", str(target)])
+    result = runner.invoke(
+        app, ["roofline", "--gpu", "v100", "--kernel", "matmul_tiled", "-p", "Width=128", "-f", "json"]
+    )
+    import json
+
+    row = json.loads(result.stdout)["predicted"][0]
+    from perfcalc.report.units import giga_rate
+
+    shown = re.findall(r"matmul_tiled \(Width=128, TILE_WIDTH=16\): predicted ([^<]+)<", target.read_text())
+    assert shown == [giga_rate(row["predicted_gflops"], "FLOPS")]
