@@ -7,8 +7,10 @@ their key names (`_gbs`, `_gflops`, `_s`).
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
-_UP = ((1e3, "T"), (1.0, "G"), (1e-3, "M"), (1e-6, "k"))  # from a giga-unit value
+# (scale, suffix), largest first; the last also takes anything smaller
+_GIGA = ((1e3, "T"), (1.0, "G"), (1e-3, "M"), (1e-6, "k"))  # of a value in giga-units
 _SECONDS = ((1.0, "s"), (1e-3, "ms"), (1e-6, "µs"), (1e-9, "ns"))
 
 
@@ -17,22 +19,19 @@ def _digits(x: float) -> str:
     return text if "e" not in text else f"{x:.0f}"
 
 
+def _scaled(value: float, steps: Sequence[tuple[float, str]], unit: str) -> str:
+    if not math.isfinite(value) or value == 0:
+        return f"{value:g} {dict((s, p) for s, p in steps)[1.0]}{unit}"
+    scale, prefix = next(((s, p) for s, p in steps if abs(value) >= s), steps[-1])
+    return f"{_digits(value / scale)} {prefix}{unit}"
+
+
 def giga_rate(value: float, unit: str) -> str:
     """A rate given in giga-units (GB/s, GFLOPS) with the prefix that keeps 1 to 999.9:
     15667.2 GFLOPS -> '15.67 TFLOPS', 900 GB/s -> '900 GB/s'."""
-    if not math.isfinite(value) or value == 0:
-        return f"{value:g} G{unit}"
-    for scale, prefix in _UP:
-        if abs(value) >= scale:
-            return f"{_digits(value / scale)} {prefix}{unit}"
-    return f"{_digits(value / 1e-6)} k{unit}"
+    return _scaled(value, _GIGA, unit)
 
 
 def seconds(value: float) -> str:
     """9.709e-05 -> '97.09 µs'."""
-    if not math.isfinite(value) or value == 0:
-        return f"{value:g} s"
-    for scale, unit in _SECONDS:
-        if abs(value) >= scale:
-            return f"{_digits(value / scale)} {unit}"
-    return f"{_digits(value / 1e-9)} ns"
+    return _scaled(value, _SECONDS, "")
