@@ -303,7 +303,7 @@ def roofline_curve_table(roof: Roofline, intensities: Sequence[float]) -> Table:
         columns=["intensity_flop_per_byte", *keys.values()],
         rows=rows,
         title="Attainable FP32 GFLOPS = min(peak, intensity x bandwidth)",
-        headers={key: f"{name} (GFLOPS)" for name, key in keys.items()},
+        headers={key: f"under {name}" for name, key in keys.items()},
         name="curve",
     )
 
@@ -384,6 +384,6 @@ def launch_reports_table(reports: Sequence[Any], roof: Roofline, title: str, not
         rows=rows,
         title=title,
         notes=list(notes),
-        headers={"intensity_flop_per_dram_byte": "flop per DRAM B (L1/L2 model)", "roof_gflops": "roof there (GFLOPS)"},
+        headers={"intensity_flop_per_dram_byte": "flop per DRAM B (L1/L2 model)", "roof_gflops": "roof there"},
         name="predicted",
     )

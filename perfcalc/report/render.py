@@ -26,6 +26,8 @@ def format_value(value: Any) -> str:
             return str(value)
         if value == int(value) and abs(value) < 1e15:
             return str(int(value))
+        if 1e4 <= abs(value) < 1e15:  # 15667.2 -> '15667', not '1.567e+04' beside '14400'
+            return f"{value:.0f}"
         return f"{value:.4g}"
     if isinstance(value, (list, tuple)):
         return ", ".join(format_value(v) for v in value)
@@ -50,9 +52,23 @@ def _cell_text(table: Table, column: str, value: Any) -> str:
         return table.flags[column] if value else ""
     if value is None and column in table.none_text:
         return table.none_text[column]
-    if column in table.percent and isinstance(value, (int, float)) and not isinstance(value, bool):
+    number = isinstance(value, (int, float)) and not isinstance(value, bool)
+    if column in table.percent and number:
         return f"{format_value(float(value) * 100)} %"
+    if number and column.endswith(_UNIT_SUFFIXES):  # a time or rate with its unit: '97.09 µs'
+        return _with_unit(column, float(value))
     return format_value(value)
+
+
+_UNIT_SUFFIXES = ("_s", "_gbs", "_gflops")
+
+
+def _with_unit(column: str, value: float) -> str:
+    from perfcalc.report.units import giga_rate, seconds
+
+    if column.endswith("_s"):
+        return seconds(value)
+    return giga_rate(value, "B/s" if column.endswith("_gbs") else "FLOPS")
 
 
 def _render_table(tables: Sequence[Table], markdown: bool) -> str:

@@ -282,12 +282,14 @@ def caches_table(caches: Mapping[str, Any]) -> Table:
 
 def time_table(doc: Mapping[str, Any]) -> Table:
     """The time model's answer for --gpu: the time, the bound, and every term with its formula."""
+    from perfcalc.report.units import giga_rate, seconds
+
     t = doc["time"]
     rows = [
         {
             "item": "predicted time",
             "time_s": doc["predicted_time_s"],
-            "formula": f"launch overhead {t['launch_overhead_s']:.3g} s + the largest term; {doc['bound_detail']}",
+            "formula": f"launch overhead {seconds(t['launch_overhead_s'])} + the largest term; {doc['bound_detail']}",
         }
     ]
     rows += [{"item": x["name"], "time_s": x["time_s"], "formula": x["formula"]} for x in t["terms"]]
@@ -305,17 +307,18 @@ def time_table(doc: Mapping[str, Any]) -> Table:
         )
     rows.append(
         {
-            "item": "achieved",
+            "item": "predicted rates",
             "time_s": None,
-            "formula": f"{doc['predicted_gflops']:.4g} GFLOP/s, {doc['predicted_dram_gbs']:.4g} GB/s DRAM",
+            "formula": f"{giga_rate(doc['predicted_gflops'], 'FLOPS')}, "
+            f"{giga_rate(doc['predicted_dram_gbs'], 'B/s')} DRAM",
         }
     )
     return Table(
         columns=["item", "time_s", "formula"],
         rows=rows,
-        title=f"time on {doc['gpu']} (model/time_model.py)",
+        title=f"time on {doc['gpu']} (the time model)",
         name="time",
-        headers={"item": "", "time_s": "seconds", "formula": "formula / inputs"},
+        headers={"item": "", "time_s": "time", "formula": "formula / inputs"},
     )
 
 
