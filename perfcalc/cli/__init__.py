@@ -85,8 +85,15 @@ def _root(
         bool,
         typer.Option("--version", help="Print perfcalc's version and exit.", callback=_print_version, is_eager=True),
     ] = False,
+    wide: typing.Annotated[
+        bool,
+        typer.Option("--wide", help="Print tables at full width (on a terminal they wrap long text to fit)."),
+    ] = False,
 ) -> None:
     """CUDA performance modelling for compute capability 1.0 to 12.1."""
+    from perfcalc.cli.common import set_wide
+
+    set_wide(wide)
 
 
 for _name in COMMAND_MODULES:

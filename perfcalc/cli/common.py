@@ -101,14 +101,34 @@ def device_and_product(
 def show(tables: Any, fmt: Format, output: str | Path | None, data: Any = None, table: str | None = None) -> None:
     """Render tables (or `data` for JSON) and print or write them; `table` picks one by name.
     `-o -` is stdout; a file named `x.csv`, `x.json` or `x.md` with the default format gets
-    that format."""
+    that format. Tables printed to a terminal wrap their long text to its width (not with
+    `perfcalc --wide`, nor in a file or a pipe)."""
     from perfcalc.report import emit, render
 
     if output == "-":
         output = None
     if output is not None and fmt == Format.table:
         fmt = _SUFFIX_FORMATS.get(Path(output).suffix.lower(), fmt)
-    emit(render(tables, fmt.value, data, table), output)
+    emit(render(tables, fmt.value, data, table, width=terminal_width() if output is None else None), output)
+
+
+class _Layout:
+    wide = False  # `perfcalc --wide`: tables at full width on a terminal too
+
+
+def set_wide(wide: bool) -> None:
+    _Layout.wide = wide
+
+
+def terminal_width() -> int | None:
+    """The width to fit tables to: the terminal's (COLUMNS first, as the shell sets it), or None
+    when stdout is not a terminal or --wide was given."""
+    import shutil
+    import sys
+
+    if _Layout.wide or not sys.stdout.isatty():
+        return None
+    return max(40, shutil.get_terminal_size().columns)
 
 
 _SUFFIX_FORMATS = {".csv": Format.csv, ".json": Format.json, ".md": Format.markdown, ".markdown": Format.markdown}

@@ -71,7 +71,7 @@ def _with_unit(column: str, value: float) -> str:
     return giga_rate(value, "B/s" if column.endswith("_gbs") else "FLOPS")
 
 
-def _render_table(tables: Sequence[Table], markdown: bool) -> str:
+def _render_table(tables: Sequence[Table], markdown: bool, width: int | None = None) -> str:
     import inspect
 
     import tabulate as tabulate_module
@@ -79,16 +79,18 @@ def _render_table(tables: Sequence[Table], markdown: bool) -> str:
     # keep leading blanks (a kernel's source lines keep their indentation): a keyword since
     # tabulate 0.10, a module setting before (restored after, for a program that uses tabulate too)
     if "preserve_whitespace" in inspect.signature(tabulate_module.tabulate).parameters:
-        return _render_tables(tables, markdown, functools.partial(tabulate_module.tabulate, preserve_whitespace=True))
+        return _render_tables(
+            tables, markdown, functools.partial(tabulate_module.tabulate, preserve_whitespace=True), width
+        )
     saved = tabulate_module.PRESERVE_WHITESPACE
     tabulate_module.PRESERVE_WHITESPACE = True
     try:
-        return _render_tables(tables, markdown, tabulate_module.tabulate)
+        return _render_tables(tables, markdown, tabulate_module.tabulate, width)
     finally:
         tabulate_module.PRESERVE_WHITESPACE = saved
 
 
-def _render_tables(tables: Sequence[Table], markdown: bool, tabulate: Any) -> str:
+def _render_tables(tables: Sequence[Table], markdown: bool, tabulate: Any, width: int | None = None) -> str:
     parts = []
     for t in tables:
         headers, rows = _grid(t)
@@ -97,12 +99,56 @@ def _render_tables(tables: Sequence[Table], markdown: bool, tabulate: Any) -> st
             block.append(f"## {t.title}" if markdown else t.title)
             if markdown:
                 block.append("")
-        block.append(tabulate(rows, headers=headers, tablefmt=_table_format(headers, markdown), disable_numparse=True))
+        fitted: dict[str, Any] = {}
+        if width is not None:  # a key shown as a header wraps at its words: 'naive predicted'
+            headers = [h.replace("_", " ") for h in headers]
+            widths = fitted_widths(headers, rows, width)
+            fitted["maxcolwidths"] = widths
+            fitted["maxheadercolwidths"] = [None if w is None else w - _HEADER_PAD for w in widths]
+        block.append(
+            tabulate(rows, headers=headers, tablefmt=_table_format(headers, markdown), disable_numparse=True, **fitted)
+        )
         if t.notes:
             block.append("")
-            block.extend(f"- {n}" if markdown else n for n in t.notes)
+            block.extend(f"- {n}" if markdown else _wrapped(n, width) for n in t.notes)
         parts.append("\n".join(block))
     return "\n\n".join(parts) + "\n"
+
+
+LONGEST_UNBROKEN = 30  # a word (an identifier, a path) longer than this may be broken
+_GAP = 2  # tabulate's "simple" and "plain" formats put two spaces between columns
+_HEADER_PAD = 2  # and make a column at least its header plus two wide
+
+
+def fitted_widths(headers: Sequence[str], rows: Sequence[Sequence[str]], width: int) -> list[int | None]:
+    """Per column, the width to wrap it at (None: as wide as it is) so the table fits `width`.
+
+    The widest columns give up characters first; text wraps at spaces, so no column goes below
+    its longest word (at most LONGEST_UNBROKEN) or its header's longest word: numbers and
+    identifiers stay whole, formulas, sources and source lines wrap."""
+    natural, floor = [], []
+    for i, header in enumerate(headers):
+        column = [r[i] for r in rows]
+        natural.append(max([len(header) + _HEADER_PAD, *(len(c) for c in column)]))
+        words = [len(w) for c in column for w in c.split()] or [0]
+        floor.append(max([min(LONGEST_UNBROKEN, max(words)), *(len(w) + _HEADER_PAD for w in header.split())]))
+    widths = list(natural)
+    budget = width - _GAP * (len(widths) - 1)
+    while sum(widths) > budget:
+        shrinkable = [i for i in range(len(widths)) if widths[i] > floor[i]]
+        if not shrinkable:
+            break  # as narrow as it gets: the terminal wraps the rest
+        widest = max(shrinkable, key=lambda i: widths[i])
+        widths[widest] -= 1
+    return [None if w == n else w for w, n in zip(widths, natural, strict=True)]
+
+
+def _wrapped(text: str, width: int | None) -> str:
+    if width is None or len(text) <= width:
+        return text
+    import textwrap
+
+    return "\n".join(textwrap.wrap(text, width, break_on_hyphens=False))
 
 
 def _table_format(headers: Sequence[str], markdown: bool) -> str:
@@ -154,10 +200,13 @@ def _csv_cell(value: Any) -> Any:
     return "" if value is None else value
 
 
-def render(tables: Table | Sequence[Table], fmt: str, data: Any = None, table: str | None = None) -> str:
+def render(
+    tables: Table | Sequence[Table], fmt: str, data: Any = None, table: str | None = None, width: int | None = None
+) -> str:
     """Render tables in `fmt`. JSON prints `data` (the result dataclasses) when given, else the
     rows of each table under its name. CSV is one table: `table` by name, else the main one;
-    the text formats show every table, or only `table` when it is named."""
+    the text formats show every table, or only `table` when it is named. With `width`, the
+    terminal format wraps long text cells and notes to fit that many columns where it can."""
     if isinstance(tables, Table):
         tables = [tables]
     tables = shown_tables(tables, table)
@@ -168,5 +217,5 @@ def render(tables: Table | Sequence[Table], fmt: str, data: Any = None, table: s
     if fmt == "csv":
         return _render_csv(main_table(tables))
     if fmt in ("table", "markdown"):
-        return _render_table(tables, markdown=fmt == "markdown")
+        return _render_table(tables, markdown=fmt == "markdown", width=None if fmt == "markdown" else width)
     raise ValueError(f"unknown format {fmt!r}")

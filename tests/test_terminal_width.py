@@ -1,0 +1,73 @@
+"""Tables on a terminal fit its width (#12): long text wraps inside its cell, numbers and
+identifiers stay whole; `perfcalc --wide` and pipes/files get the full table."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+from perfcalc.report.render import fitted_widths, render
+from perfcalc.report.table import Table
+
+pty = pytest.importorskip("pty", reason="pseudo-terminals are POSIX-only")
+
+
+def _on_a_terminal(argv: list[str], columns: int = 80) -> list[str]:
+    """Run perfcalc with stdout on a pseudo-terminal `columns` wide; its output lines."""
+    master, slave = pty.openpty()
+    env = {**os.environ, "COLUMNS": str(columns)}
+    process = subprocess.Popen([sys.executable, "-m", "perfcalc", *argv], stdout=slave, stderr=slave, env=env)
+    os.close(slave)
+    chunks = []
+    while True:
+        try:
+            data = os.read(master, 65536)
+        except OSError:  # the child closed the terminal
+            break
+        if not data:
+            break
+        chunks.append(data)
+    os.close(master)
+    assert process.wait() == 0
+    return b"".join(chunks).decode().replace("\r\n", "\n").splitlines()
+
+
+def test_fitted_widths_wrap_text_and_keep_numbers_whole():
+    rows = [["DRAM", "900", "vendor theoretical bandwidth from the product's data sheet, 5120-bit HBM2"]]
+    widths = fitted_widths(["ceiling", "value", "formula"], rows, 40)
+    assert widths[0] is None and widths[1] is None  # short columns untouched
+    assert widths[2] is not None and 9 + 7 + widths[2] + 2 * 2 <= 40
+    table = Table(
+        ["ceiling", "value", "formula"], [dict(zip(["ceiling", "value", "formula"], r, strict=True)) for r in rows]
+    )
+    lines = render(table, "table", width=40).splitlines()
+    assert max(len(line) for line in lines) <= 40 and lines[2].split()[:2] == ["DRAM", "900"]
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["devices", "show", "9.0"],  # was six lines of dashes at 80 columns (the sources column)
+        ["occupancy", "--cc", "7.0", "--block", "256", "--regs", "32"],  # was up to 106 wide
+        ["matmul", "--width", "64", "--no-simulate", "--table", "variants"],  # was 296 wide
+    ],
+)
+def test_tables_fit_an_80_column_terminal(argv):
+    lines = _on_a_terminal(argv)
+    assert max(len(line) for line in lines) <= 80, max(lines, key=len)
+
+
+def test_wide_and_pipes_print_the_full_table():
+    wide = _on_a_terminal(["--wide", "devices", "show", "9.0"])
+    assert max(len(line) for line in wide) > 200  # the sources on one line each
+    piped = subprocess.run(
+        [sys.executable, "-m", "perfcalc", "devices", "show", "9.0"],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "COLUMNS": "80"},
+        check=True,
+    ).stdout.splitlines()
+    assert piped == wide
