@@ -11,6 +11,7 @@ from typer.testing import CliRunner
 
 from perfcalc.cli import app
 from perfcalc.cli import run as run_cli
+from perfcalc.cli.progress import Progress
 
 runner = CliRunner()
 
@@ -299,23 +300,13 @@ def test_user_catalog_file(tmp_path):
     assert json.loads(result.stdout)["source"] == f"{path}:my_copy"
 
 
-def test_progress_bar_only_after_a_second_and_only_on_a_terminal(monkeypatch, capsys):
-    """The bar draws nothing for runs shorter than a second; CliRunner's stderr is no terminal,
-    so no progress option is passed to the core there; on a terminal run_kernel gets the bar
-    as its progress(blocks_done, blocks_total) callback."""
-    bar = run_cli._ProgressBar()
-    now = [bar._start]
-    bar._clock = lambda: now[0]
-    bar(1, 4)
-    assert capsys.readouterr().err == ""
-    now[0] += 1.5
-    bar(4, 4)
-    err = capsys.readouterr().err
-    assert "4/4 blocks" in err and err.endswith("\n")
+def test_progress_bar_only_on_a_terminal(monkeypatch):
+    """CliRunner's stderr is no terminal, so no progress option is passed to the core there; on
+    a terminal run_kernel gets the bar (tests/test_progress.py) as its progress callback."""
     monkeypatch.setattr(sys.stderr, "isatty", lambda: False, raising=False)
     assert run_cli._progress_option() == {}
     monkeypatch.setattr(run_cli, "_on_terminal", lambda: True)
-    assert isinstance(run_cli._progress_option()["progress"], run_cli._ProgressBar)
+    assert isinstance(run_cli._progress_option()["progress"], Progress)
 
 
 def test_real_subprocess():

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -60,7 +59,7 @@ def _simulate(kernel: str, params: dict[str, int], arch: Any, engine: str = "sou
     from perfcalc.specs.counters import COUNTER_NAMES
     from perfcalc.specs.kernels import get_kernel
 
-    run = run_catalog_kernel(get_kernel(kernel), params, arch, engine=engine)
+    run = run_catalog_kernel(get_kernel(kernel), params, arch, engine=engine, progress=_bar(kernel, engine))
     counters = {n: getattr(run.result.counters, n) for n in COUNTER_NAMES}
     return counters, _verdict(run.result_check)
 
@@ -75,7 +74,9 @@ def _simulate_on_product(
     from perfcalc.specs.counters import COUNTER_NAMES
     from perfcalc.specs.kernels import get_kernel
 
-    report = analyze_catalog_kernel(get_kernel(kernel), params, product, arch, registers=regs, engine=engine)
+    report = analyze_catalog_kernel(
+        get_kernel(kernel), params, product, arch, registers=regs, engine=engine, progress=_bar(kernel, engine)
+    )
     counters = {n: getattr(report.counters, n) for n in COUNTER_NAMES}
     if report.result_check is not None:
         verdict = _verdict(report.result_check)
@@ -84,6 +85,13 @@ def _simulate_on_product(
             f"not checked: {report.simulated_blocks} of {report.launch_blocks} blocks sampled, counts extrapolated"
         )
     return counters, verdict, report.time
+
+
+def _bar(kernel: str, engine: str) -> Any:
+    """A progress bar (on a terminal, after a second) for one simulation."""
+    from perfcalc.cli.progress import Progress
+
+    return Progress(f"simulating {kernel} ({engine})")
 
 
 def _verdict(check: Any) -> str:
@@ -187,7 +195,7 @@ def matmul(
         if seconds > REFUSE_ABOVE_S:
             raise InputError(
                 f"simulating width {width} would take about {seconds:.0f} s on the execution core "
-                f"(limit {REFUSE_ABOVE_S:.0f} s, from the measured rate in perfcalc/cli/perf.py); "
+                f"(limit {REFUSE_ABOVE_S:.0f} s, at the execution core's measured rate); "
                 "add --no-simulate for the analytic model alone"
             )
         if seconds > WARN_ABOVE_S:
@@ -394,23 +402,6 @@ def _predicted_points(reports: Any, tables: Any) -> list[Any]:
     return found
 
 
-class _Progress:
-    """A one-line progress bar on stderr, shown only when stderr is a terminal."""
-
-    def __init__(self, total: int) -> None:
-        self.total, self.done = total, 0
-        self.live = sys.stderr.isatty()
-
-    def step(self, label: str) -> None:
-        self.done += 1
-        if self.live:
-            filled = round(30 * self.done / self.total)
-            sys.stderr.write(f"\r[{'#' * filled}{'.' * (30 - filled)}] {self.done}/{self.total} {label:<28}")
-            if self.done == self.total:
-                sys.stderr.write("\n")
-            sys.stderr.flush()
-
-
 def _catalog_rows(roof: Any, arch: Any) -> tuple[list[dict[str, Any]], list[str]]:
     """Every catalog kernel at its default parameters: predicted counts, intensity, bound, time."""
     from perfcalc.model.predict import predict
@@ -548,7 +539,9 @@ def report(
         ("matmul", lambda: (lambda a: (matmul_flat_table(a), matmul_side_by_side(a)))(matmul_analysis())),
         *([("times", timed)] if times else []),
     ]
-    progress = _Progress(len(jobs))
+    from perfcalc.cli.progress import Progress
+
+    progress = Progress("report", total=len(jobs), unit="steps")
     files = {}  # every table is built before the first file is written: no partial report
     for name, build in jobs:
         csv_table, md_table = build()

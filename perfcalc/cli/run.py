@@ -763,28 +763,6 @@ def _static_shared(result: Any) -> int:
     return int(getattr(launch, "static_shared_bytes", 0) or 0)
 
 
-class _ProgressBar:
-    """A one-line bar on stderr, drawn only on a terminal and only once a run passes a second."""
-
-    def __init__(self) -> None:
-        import time
-
-        self._clock = time.monotonic
-        self._start = self._clock()
-
-    def __call__(self, done: int, total: int) -> None:
-        import sys
-
-        if self._clock() - self._start < 1.0 or total <= 0:
-            return
-        width = 30
-        filled = int(width * done / total)
-        sys.stderr.write(f"\rsimulating [{'#' * filled}{'.' * (width - filled)}] {done}/{total} blocks")
-        if done >= total:
-            sys.stderr.write("\n")
-        sys.stderr.flush()
-
-
 def _on_terminal() -> bool:
     import sys
 
@@ -792,7 +770,10 @@ def _on_terminal() -> bool:
 
 
 def _progress_option() -> dict:
-    """`progress=` for run_kernel (a bar after one second) when stderr is a terminal."""
+    """`progress=` for run_kernel (a bar with elapsed time and ETA after one second) when stderr
+    is a terminal."""
     if not _on_terminal():
         return {}
-    return {"progress": _ProgressBar()}
+    from perfcalc.cli.progress import Progress
+
+    return {"progress": Progress("simulating")}
