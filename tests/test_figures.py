@@ -133,3 +133,32 @@ def test_kernels_are_drawn_at_their_predicted_performance(tmp_path):
 
     shown = re.findall(r"matmul_tiled \(Width=128, TILE_WIDTH=16\): predicted ([^<]+)<", target.read_text())
     assert shown == [giga_rate(row["predicted_gflops"], "FLOPS")]
+
+
+def test_coalesce_plot_draws_each_familys_transactions(tmp_path):
+    """`coalesce --plot`: one panel per CC family, one bar per transaction the table counts, as
+    wide as its size (stride 2, 4-byte words: CC 1.0 32 x 32 B, 1.2 2 x 128 B, 5.0+ 8 x 32 B)."""
+    import json
+
+    from perfcalc.cli.memory import _targets
+    from perfcalc.memory import global_access
+    from perfcalc.memory.patterns import warp_pattern
+    from perfcalc.report.coalesce_plot import coalesce_figure
+
+    pattern = warp_pattern("stride", 4, stride=2)
+    addresses, active = pattern.arrays()
+    results = [
+        (label, global_access(arch, addresses, 4, active))
+        for label, arch in _targets(None, False, "global_memory_family")
+    ]
+    fig = coalesce_figure(pattern, results)
+    assert len(fig.axes) == len(results)
+    for ax, (_label, cost) in zip(fig.axes, results, strict=True):
+        bars = [p for p in ax.patches if p.get_gid() == "transaction"]
+        assert sorted((round(b.get_x()), round(b.get_width())) for b in bars) == sorted(cost.transactions)
+    by_cc = {label: cost.transaction_count for label, cost in results}
+    assert (by_cc["1.0-1.1"], by_cc["1.2-1.3"], by_cc["7.0-12.1"]) == (32, 2, 8)
+    target = tmp_path / "c.svg"
+    result = runner.invoke(app, ["coalesce", "--stride", "2", "--plot", str(target), "-f", "json"])
+    assert result.exit_code == 0 and json.loads(result.stdout)["results"][0]["cost"]["transaction_count"] == 32
+    assert "CC 1.0-1.1: 32 transactions (32 x 32 B)" in target.read_text()

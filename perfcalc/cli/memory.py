@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
 from perfcalc.cli.choices import AccessOp, AccessPattern, GlobalCache
-from perfcalc.cli.common import Format, FormatOption, OutputOption, show, start_output, table_option
+from perfcalc.cli.common import DpiOption, Format, FormatOption, OutputOption, show, start_output, table_option
 
 
 def register(app: typer.Typer) -> None:
@@ -158,6 +159,16 @@ def coalesce(
     show_transactions: Annotated[
         bool, typer.Option("--show-transactions", help="List each request's transactions in issue order.")
     ] = False,
+    plot: Annotated[
+        Path | None,
+        typer.Option(
+            "--plot",
+            help="Also draw lanes -> bytes -> transactions per CC family to FILE.png, .svg or .pdf "
+            "(needs perfcalc[plot]).",
+            dir_okay=False,
+        ),
+    ] = None,
+    dpi: DpiOption = 200,
     fmt: FormatOption = Format.table,
     output: OutputOption = None,
     table: Annotated[str | None, table_option("access, transactions (with --show-transactions)")] = None,
@@ -170,6 +181,10 @@ def coalesce(
     from perfcalc.report.memory_tables import coalesce_table, transactions_table
 
     start_output(output)
+    if plot is not None:
+        from perfcalc.report.figures import check_figure_path
+
+        check_figure_path(plot)
     pat = _pattern(
         pattern,
         word,
@@ -206,6 +221,10 @@ def coalesce(
         data={"pattern": pat, "results": [{"ccs": lb, "cost": r} for lb, r in results]},
         table=table,
     )
+    if plot is not None:
+        from perfcalc.report.coalesce_plot import plot_coalesce
+
+        plot_coalesce(pat, results, plot, dpi)
 
 
 def banks(
