@@ -210,17 +210,7 @@ def coalesce(
         results.append((label, global_access(arch, addr, pat.word, mask, op=op.value, cache=mode)))
     details = transactions_table(results)
     details.on_request = not show_transactions
-    tables = [
-        coalesce_table(results, f"Global {op.value}: {_verb(pat.description, op.value)}, {pat.word}-byte words"),
-        details,
-    ]
-    show(
-        tables,
-        fmt,
-        output,
-        data={"pattern": pat, "results": [{"ccs": lb, "cost": r} for lb, r in results]},
-        table=table,
-    )
+    _show_access([coalesce_table(results, _title("Global", op, pat)), details], pat, results, fmt, output, table)
     if plot is not None:
         from perfcalc.report.coalesce_plot import plot_coalesce
 
@@ -294,17 +284,20 @@ def banks(
             continue
         mode = bank_mode if (cc is not None or arch.shared_family.eight_byte_mode) else None
         results.append((label, shared_access(arch, addr, pat.word, mask, op=op.value, bank_mode=mode)))
-    tables = [banks_table(results, f"Shared {op.value}: {_verb(pat.description, op.value)}, {pat.word}-byte words")]
     lanes = lane_banks_table(results, pat.addresses)
     lanes.on_request = not show_banks
-    tables.append(lanes)
-    show(
-        tables,
-        fmt,
-        output,
-        data={"pattern": pat, "results": [{"ccs": lb, "cost": r} for lb, r in results]},
-        table=table,
-    )
+    _show_access([banks_table(results, _title("Shared", op, pat)), lanes], pat, results, fmt, output, table)
+
+
+def _title(space: str, op: AccessOp, pat: Any) -> str:
+    """'Global load: lane l reads element offset + stride*l, 4-byte words'."""
+    return f"{space} {op.value}: {_verb(pat.description, op.value)}, {pat.word}-byte words"
+
+
+def _show_access(tables: list, pat: Any, results: list, fmt: Format, output: str | None, table: str | None) -> None:
+    """coalesce's and banks' output: the tables, and in JSON the pattern and each family's cost."""
+    data = {"pattern": pat, "results": [{"ccs": label, "cost": cost} for label, cost in results]}
+    show(tables, fmt, output, data=data, table=table)
 
 
 def _verb(description: str, op: str) -> str:
