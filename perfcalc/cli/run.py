@@ -407,7 +407,7 @@ def kernels(
 
     Example: perfcalc kernels matmul_tiled
     """
-    from perfcalc.report.run_tables import kernel_detail_tables, kernels_table
+    from perfcalc.report.run_tables import kernel_detail_tables, kernels_document, kernels_table
     from perfcalc.specs.kernels import catalog, get_kernel, load_kernel_file
 
     start_output(output)
@@ -416,11 +416,8 @@ def kernels(
         show(kernel_detail_tables(spec), fmt, output, data=spec, table=table)
         return
     specs = catalog() if catalog_file is None else load_kernel_file(catalog_file)
-    rows = [
-        {"kernel": s.name, "params": dict(s.params), "description": s.description, "origin": s.origin}
-        for s in specs.values()
-    ]
-    show(kernels_table(list(specs.values())), fmt, output, data={"rows": rows}, table=table)
+    listed = list(specs.values())
+    show(kernels_table(listed), fmt, output, data=kernels_document(listed), table=table)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -151,6 +151,14 @@ def kernels_table(specs: Sequence[Any]) -> Table:
     )
 
 
+def kernels_document(specs: Sequence[Any]) -> dict[str, Any]:
+    """JSON of the catalog: the table's rows with parameters as {name: value} and the origin whole."""
+    rows = [
+        {"kernel": s.name, "params": dict(s.params), "description": s.description, "origin": s.origin} for s in specs
+    ]
+    return {"rows": rows}
+
+
 def kernel_detail_tables(spec: Any) -> list[Table]:
     """One kernel: its facts, then its source with line numbers."""
     facts = [
