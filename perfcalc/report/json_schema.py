@@ -41,6 +41,19 @@ def _array(items: dict[str, Any]) -> dict[str, Any]:
     return {"type": "array", "items": items}
 
 
+def _ref(name: str) -> dict[str, Any]:
+    return {"$ref": f"#/$defs/{name}"}
+
+
+def _word(word: str) -> dict[str, Any]:
+    return _ref(f"word_{word}")
+
+
+def _vocab_object(*required: str) -> dict[str, Any]:
+    """An object of vocabulary words with these `required` ones (a table's row, a document)."""
+    return {"allOf": [_OBJECT, {"required": list(required)}]} if required else _OBJECT
+
+
 def _numbers_by_name() -> dict[str, Any]:
     """A map from a user's names (kernel parameters, counters by class) to numbers."""
     return {"type": "object", "additionalProperties": _NUMBER}
@@ -113,7 +126,7 @@ DOCUMENT_WORDS: dict[str, dict[str, Any]] = {
     "model": _maybe(_OBJECT),  # null: a user's kernel has no catalog model
     "predicted_exact": _maybe(_BOOLEAN),
     "per_site": _array(_OBJECT),
-    "counters": {"$ref": "#/$defs/counts"},
+    "counters": _ref("counts"),
     "per_line": _array(_OBJECT),
     "result_check": _maybe(_OBJECT),
     "occupancy": {"anyOf": [_NUMBER, _OBJECT]},
@@ -151,13 +164,14 @@ TABLE_WORDS: dict[str, dict[str, Any]] = {
     "lanes": _STRING,  # the lanes of one request, e.g. '0-15'
     "sizes": _STRING,  # the transactions' sizes, e.g. '8x32B'
 }
+CEILING_COLUMN = r"^[a-z0-9_]+_gflops$"  # the roofline curve under one named memory ceiling
 # CSV columns made from words: a nested counter flattened ('predicted_flops'), a variant and the
 # engine that counted (matmul's counters table), a CC family (banks' lane table), a ceiling.
 CSV_COLUMN_PATTERNS = (
     r"^(predicted|simulated)_(?P<word>[a-z0-9_]+)$",
     r"^(naive|tiled)_(predicted|simulated)$",
     r"^\d+\.\d+(-\d+\.\d+)?( \(\d-byte banks\))?$",
-    r"^[a-z0-9_]+_gflops$",  # the roofline curve under one named memory ceiling
+    CEILING_COLUMN,
 )
 
 
@@ -203,14 +217,14 @@ def _output_classes() -> tuple[type, ...]:
     )
 
 
-# Where a dataclass's JSON (its to_dict) differs from its fields: field -> schema (None: left
-# out), and fields it adds.
+# Where a dataclass's JSON (its to_dict) differs from its fields: field -> schema, and the fields
+# it adds.
 def _adjustments() -> dict[str, dict[str, Any]]:
     limits = {"type": "object", "additionalProperties": _maybe(_INTEGER)}  # null: unlimited
     return {
         "OccupancyResult": {"block_limits": limits},
         # the time model's and a source line's counters: Counters' fields, some of them
-        "LaunchReport": {"counters": {"$ref": "#/$defs/counts"}},
+        "LaunchReport": {"counters": _ref("counts")},
         "Gpu": {"ridge_flop_per_byte": _NUMBER},
         "KernelSpec": {"params": _numbers_by_name(), "realistic": _numbers_by_name()},
         "OccupancyInputs": {
@@ -273,10 +287,8 @@ class _Builder:
             adjust = self._adjust.get(name, {})
             properties = {}
             for f in dataclasses.fields(cls):
-                schema = adjust.get(f.name, self.of(hints[f.name]))
-                if schema is not None:
-                    properties[f.name] = schema
-            properties.update({k: v for k, v in adjust.items() if k not in properties and v is not None})
+                properties[f.name] = adjust.get(f.name) or self.of(hints[f.name])
+            properties.update({k: v for k, v in adjust.items() if k not in properties})
             for key, schema in properties.items():
                 self.words.setdefault(key, []).append(schema)
             self.defs[name] = {
@@ -286,7 +298,7 @@ class _Builder:
                 "required": list(properties),
                 "additionalProperties": False,
             }
-        return {"$ref": f"#/$defs/{name}"}
+        return _ref(name)
 
 
 def _unique(schemas: list[dict[str, Any]]) -> dict[str, Any]:
@@ -338,44 +350,28 @@ def _document(properties: dict[str, Any], optional: Sequence[str] = ()) -> dict[
     }
 
 
-def _ref(name: str) -> dict[str, Any]:
-    return {"$ref": f"#/$defs/{name}"}
-
-
-def _word(word: str) -> dict[str, Any]:
-    return {"$ref": f"#/$defs/word_{word}"}
-
-
 def _rows(*required: str) -> dict[str, Any]:
     """An array of vocabulary objects, each with `required` keys (a table's rows)."""
-    return _array({"allOf": [_OBJECT, {"required": list(required)}]})
-
-
-def _occupancy_document() -> dict[str, Any]:
-    return {"allOf": [_OBJECT, {"required": ["cc", "inputs", "occupancy", "limiters", "block_limits", "hints"]}]}
+    return _array(_vocab_object(*required))
 
 
 def command_forms() -> dict[str, dict[str, dict[str, Any]]]:
     """Per command, its JSON forms (name -> schema)."""
     from perfcalc.report.perf_tables import MATMUL_ROW_KEYS
 
-    occ = _occupancy_document()
-    suggestion = {"allOf": [_OBJECT, {"required": ["cc", "block_size", "occupancy", "ranking"]}]}
+    occ = _vocab_object("cc", "inputs", "occupancy", "limiters", "block_limits", "hints")
+    suggestion = _vocab_object("cc", "block_size", "occupancy", "ranking")
     sweeps = _document(
         {"cc": _word("cc"), "inputs": _ref("OccupancyInputs"), "sweeps": _rows("axis", "points", "steps")}
     )
-    waves = {"allOf": [_OBJECT, {"required": ["gpu", "sm_count", "grid_blocks", "waves"]}]}
+    waves = _vocab_object("gpu", "sm_count", "grid_blocks", "waves")
     ptxas_kernel = _document({"kernel": _ref("KernelResources"), "occupancy": occ})
-    per_kernel = {"allOf": [_OBJECT, {"required": ["block_size", "occupancy", "ranking"]}]}
+    per_kernel = _vocab_object("block_size", "occupancy", "ranking")
     ptxas_suggestion = _document({"kernel": _ref("KernelResources"), "cc": _word("cc"), "suggestion": per_kernel})
-    access = {
-        "coalesce": _document({"ccs": _word("ccs"), "cost": _ref("GlobalAccessCost")}),
-        "banks": _document({"ccs": _word("ccs"), "cost": _ref("SharedAccessCost")}),
-    }
     curve_row = {
         "type": "object",
         "properties": {"intensity_flop_per_byte": _NUMBER},
-        "patternProperties": {"^[a-z0-9_]+_gflops$": _NUMBER},  # one column per memory ceiling
+        "patternProperties": {CEILING_COLUMN: _NUMBER},
         "required": ["intensity_flop_per_byte"],
         "additionalProperties": False,
     }
@@ -414,29 +410,20 @@ def command_forms() -> dict[str, dict[str, dict[str, Any]]]:
             "list": _document({"rows": _rows("kernel", "params", "description", "origin")}),
             "show": _ref("KernelSpec"),
         },
-        "coalesce": {"access": _document({"pattern": _ref("WarpPattern"), "results": _array(access["coalesce"])})},
-        "banks": {"access": _document({"pattern": _ref("WarpPattern"), "results": _array(access["banks"])})},
+        "coalesce": {"access": _access("GlobalAccessCost")},
+        "banks": {"access": _access("SharedAccessCost")},
         "run": {
-            "run": {
-                "allOf": [
-                    _OBJECT,
-                    {
-                        "required": [
-                            "kernel",
-                            "engine",
-                            "cc",
-                            "params",
-                            "launch",
-                            "counters",
-                            "result_check",
-                            "occupancy",
-                            "notes",
-                        ]
-                    },
-                ]
-            }
+            "run": _vocab_object(
+                "kernel", "engine", "cc", "params", "launch", "counters", "result_check", "occupancy", "notes"
+            )
         },
     }
+
+
+def _access(cost: str) -> dict[str, Any]:
+    """coalesce's or banks' JSON: the warp's pattern, then each CC family's cost."""
+    per_family = _document({"ccs": _word("ccs"), "cost": _ref(cost)})
+    return _document({"pattern": _ref("WarpPattern"), "results": _array(per_family)})
 
 
 def command_schema(command: str) -> dict[str, Any]:
