@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import csv
-import functools
 import io
 import json
 import math
@@ -72,25 +71,8 @@ def _with_unit(column: str, value: float) -> str:
 
 
 def _render_table(tables: Sequence[Table], markdown: bool, width: int | None = None) -> str:
-    import inspect
+    from tabulate import tabulate
 
-    import tabulate as tabulate_module
-
-    # keep leading blanks (a kernel's source lines keep their indentation): a keyword since
-    # tabulate 0.10, a module setting before (restored after, for a program that uses tabulate too)
-    if "preserve_whitespace" in inspect.signature(tabulate_module.tabulate).parameters:
-        return _render_tables(
-            tables, markdown, functools.partial(tabulate_module.tabulate, preserve_whitespace=True), width
-        )
-    saved = tabulate_module.PRESERVE_WHITESPACE
-    tabulate_module.PRESERVE_WHITESPACE = True
-    try:
-        return _render_tables(tables, markdown, tabulate_module.tabulate, width)
-    finally:
-        tabulate_module.PRESERVE_WHITESPACE = saved
-
-
-def _render_tables(tables: Sequence[Table], markdown: bool, tabulate: Any, width: int | None = None) -> str:
     parts = []
     for t in tables:
         headers, rows = _grid(t)
@@ -106,7 +88,14 @@ def _render_tables(tables: Sequence[Table], markdown: bool, tabulate: Any, width
             fitted["maxcolwidths"] = widths
             fitted["maxheadercolwidths"] = [None if w is None else w - _HEADER_PAD for w in widths]
         block.append(
-            tabulate(rows, headers=headers, tablefmt=_table_format(headers, markdown), disable_numparse=True, **fitted)
+            tabulate(
+                rows,
+                headers=headers,
+                tablefmt=_table_format(headers, markdown),
+                disable_numparse=True,
+                preserve_whitespace=True,  # a kernel's source lines keep their indentation
+                **fitted,
+            )
         )
         if t.notes:
             block.append("")
