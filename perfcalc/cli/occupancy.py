@@ -245,9 +245,9 @@ def occupancy(
     block, regs = parse_count(block, "--block"), parse_count(regs, "--regs")
     axes = parse_sweeps(sweep)
     if plot is not None:
-        from perfcalc.report.occupancy_plot import check_plot_target
+        from perfcalc.report.figures import check_figure_path
 
-        check_plot_target(plot)
+        check_figure_path(plot)
     static, dynamic_spec = parse_bytes(smem, "--smem"), parse_dynamic(dyn_smem)
     dynamic = (
         dynamic_bytes(dynamic_spec, block)

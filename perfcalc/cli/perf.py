@@ -151,7 +151,7 @@ def matmul(
         ),
     ] = None,
 ) -> None:
-    """The seeds' naive vs tiled matrix-multiply analysis for any width, tile and GPU.
+    """The lecture notes' naive vs tiled matrix-multiply analysis for any width, tile and GPU.
 
     Example: perfcalc matmul --width 1024 --tile 16 --gpu g80 --no-simulate
     """
@@ -323,9 +323,9 @@ def roofline(
 
     start_output(output)
     if plot is not None:
-        from perfcalc.report.roofline_plot import check_plot_path
+        from perfcalc.report.figures import check_figure_path
 
-        check_plot_path(plot)
+        check_figure_path(plot)
     arch, product = _target(gpu, None)
     roof = build_roofline(product, arch)
     points = [place(roof, x, f"I = {x:g}") for x in intensity_values or []]

@@ -15,7 +15,7 @@ from typing import Any
 
 from perfcalc.memory.global_memory import GlobalAccessCost
 from perfcalc.memory.patterns import WarpPattern
-from perfcalc.report.figures import DEFAULT_DPI, check_figure_path, new_figure, save_figure
+from perfcalc.report.figures import DEFAULT_DPI, new_figure, save_figure
 
 _REQUEST_COLOURS = ("#1f5fa8", "#e07b39", "#3a9d5d", "#b8434f", "#7a5bb5", "#8c6d3f", "#d36fb0", "#6f6f6f")
 
@@ -85,4 +85,4 @@ def plot_coalesce(
     pattern: WarpPattern, results: Sequence[tuple[str, GlobalAccessCost]], path: str | Path, dpi: int = DEFAULT_DPI
 ) -> Path:
     """Write the figure to `path` (.png, .svg or .pdf), atomically."""
-    return save_figure(coalesce_figure(pattern, results), check_figure_path(path), dpi)
+    return save_figure(coalesce_figure(pattern, results), path, dpi)

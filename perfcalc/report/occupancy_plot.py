@@ -12,13 +12,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from perfcalc.report.figures import DEFAULT_DPI, check_figure_path, new_figure, save_figure
+from perfcalc.report.figures import DEFAULT_DPI, new_figure, save_figure
 from perfcalc.report.occupancy_tables import SWEEP_TITLES, SWEEP_UNITS, Sweep
-
-
-def check_plot_target(path: str | Path) -> Path:
-    """Fail before any work: a writable .png/.svg/.pdf path and matplotlib installed."""
-    return check_figure_path(path)
 
 
 def sweeps_figure(sweeps: Sequence[Sweep], title: str) -> Any:
@@ -56,4 +51,4 @@ def sweeps_figure(sweeps: Sequence[Sweep], title: str) -> Any:
 
 def draw_sweeps(sweeps: Sequence[Sweep], path: str | Path, title: str, dpi: int = DEFAULT_DPI) -> None:
     """Write the sweeps' figure to `path` (.png, .svg or .pdf), atomically."""
-    save_figure(sweeps_figure(sweeps, title), check_figure_path(path), dpi)
+    save_figure(sweeps_figure(sweeps, title), path, dpi)

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from perfcalc.model.roofline import Ceiling, Roofline, RooflinePoint
-from perfcalc.report.figures import DEFAULT_DPI, check_figure_path, new_figure, save_figure
+from perfcalc.report.figures import DEFAULT_DPI, new_figure, save_figure
 from perfcalc.report.units import giga_rate
 
 SAME_ROOF = 1.10  # compute ceilings closer than this ratio share one label
@@ -29,11 +29,6 @@ class PredictedPoint:
     intensity_flop_per_byte: float
     predicted_gflops: float
     roof_gflops: float
-
-
-def check_plot_path(path: str | Path) -> Path:
-    """Fail before any work on a suffix we cannot draw, a path we cannot write, or no matplotlib."""
-    return check_figure_path(path)
 
 
 def compute_label_groups(ceilings: Sequence[Ceiling]) -> list[list[Ceiling]]:
@@ -131,5 +126,4 @@ def plot_roofline(
     predicted: Sequence[PredictedPoint] = (),
 ) -> Path:
     """Write the roofline to `path` (.png, .svg or .pdf), atomically."""
-    path = check_figure_path(path)
     return save_figure(roofline_figure(roof, points, predicted), path, dpi)
