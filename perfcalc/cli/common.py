@@ -66,16 +66,10 @@ DEFAULT_CC = "9.0"  # DEFAULT_GPU's (a test checks they agree)
 DEFAULT_NOTE = f"default: {DEFAULT_GPU}, CC {DEFAULT_CC}"
 
 
-def device_and_product(
-    cc: str | None,
-    gpu: str | None,
-    *,
-    default_gpu: str | None = None,
-    missing: str = "give --cc CC or --gpu NAME (see 'perfcalc devices')",
-) -> tuple[Any, Any]:
+def device_and_product(cc: str | None, gpu: str | None, *, default_product: bool = True) -> tuple[Any, Any]:
     """(Arch, Gpu or None) from --cc (a CC, a product or a device file) and --gpu (a product,
-    which brings its CC); both must agree. With neither: `default_gpu`, else an error saying
-    `missing`."""
+    which brings its CC); both must agree. With neither, the default device: DEFAULT_GPU, or
+    only its CC (DEFAULT_CC) for a command that needs no product (`default_product=False`)."""
     from perfcalc.errors import InputError
     from perfcalc.specs import get_arch, get_gpu, resolve_device
 
@@ -89,13 +83,12 @@ def device_and_product(
                 f"{arch.cc}; give one of them"
             )
         return arch, product
-    name = gpu if gpu is not None else None if cc is not None else default_gpu
-    if name is not None:
-        product = get_gpu(name)
-        return get_arch(product.cc), product
-    if cc is None:
-        raise InputError(missing)
-    return resolve_device(cc)
+    if cc is not None:
+        return resolve_device(cc)
+    if gpu is None and not default_product:
+        return get_arch(DEFAULT_CC), None
+    product = get_gpu(gpu if gpu is not None else DEFAULT_GPU)
+    return get_arch(product.cc), product
 
 
 def show(tables: Any, fmt: Format, output: str | Path | None, data: Any = None, table: str | None = None) -> None:

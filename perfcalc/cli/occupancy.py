@@ -309,7 +309,7 @@ def occupancy(
 def _device(cc: str | None, gpu: str | None):
     """(Arch, product or None) from --cc (a CC, product or file) and --gpu (a product); with
     neither, the default device's CC (occupancy needs no product)."""
-    return device_and_product(cc if cc is not None or gpu is not None else DEFAULT_CC, gpu)
+    return device_and_product(cc, gpu, default_product=False)
 
 
 def _grid_blocks(text: str | None) -> int | None:

@@ -9,7 +9,6 @@ import typer
 
 from perfcalc.cli.choices import MatmulEngine
 from perfcalc.cli.common import (
-    DEFAULT_GPU,
     DEFAULT_NOTE,
     DpiOption,
     Format,
@@ -46,11 +45,10 @@ def register(app: typer.Typer) -> None:
     app.command("report")(report)
 
 
-def _target(gpu: str | None, cc: str | None, default: str | None = DEFAULT_GPU):
-    """(Arch, Gpu | None) from --gpu / --cc; a product named in --cc brings its figures too."""
-    return device_and_product(
-        cc, gpu, default_gpu=default, missing="this command needs a GPU product: --gpu NAME (see 'perfcalc devices')"
-    )
+def _target(gpu: str | None, cc: str | None):
+    """(Arch, Gpu | None) from --gpu / --cc (default: the default product); a product named in
+    --cc brings its figures too."""
+    return device_and_product(cc, gpu)
 
 
 def _simulate(kernel: str, params: dict[str, int], arch: Any, engine: str = "source") -> tuple[dict[str, int], str]:
