@@ -19,7 +19,12 @@ from perfcalc.specs import get_arch, get_gpu
 
 pytest.importorskip("matplotlib", reason="the 'plot' extra (matplotlib) is not installed")
 
+from perfcalc.model.occupancy import OccupancyInputs  # noqa: E402
+from perfcalc.report.figures import text_overlaps  # noqa: E402
+from perfcalc.report.occupancy_plot import sweeps_figure  # noqa: E402
+from perfcalc.report.occupancy_tables import compute_sweep  # noqa: E402
 from perfcalc.report.roofline_plot import SAME_ROOF, compute_label_groups, roofline_figure  # noqa: E402
+from perfcalc.specs import all_archs, all_gpus  # noqa: E402
 
 runner = CliRunner()
 
@@ -114,10 +119,10 @@ def test_point_labels_stay_on_their_side_of_the_ridge():
     roof = build_roofline(get_gpu("v100"), get_arch("7.0"))
     left, right = place(roof, 1.0, "low"), place(roof, 100.0, "high")
     fig = roofline_figure(roof, [left, right])
-    side = {
-        t.get_text().split()[0]: t.get_horizontalalignment() for t in fig.axes[0].texts if t.get_gid() == "point-label"
-    }
-    assert side == {"low": "right", "high": "left"}
+    side = {t.get_text(): t.get_horizontalalignment() for t in fig.axes[0].texts if t.get_gid() == "point-label"}
+    assert side == {"1": "right", "2": "left"}  # points are numbered in order, named in the legend
+    legend = [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
+    assert legend[-2:] == ["1: low (roof 900 GFLOPS)", "2: high (roof 15.67 TFLOPS)"]
 
 
 def test_kernels_are_drawn_at_their_predicted_performance(tmp_path):
@@ -162,3 +167,37 @@ def test_coalesce_plot_draws_each_familys_transactions(tmp_path):
     result = runner.invoke(app, ["coalesce", "--stride", "2", "--plot", str(target), "-f", "json"])
     assert result.exit_code == 0 and json.loads(result.stdout)["results"][0]["cost"]["transaction_count"] == 32
     assert "CC 1.0-1.1: 32 transactions (32 x 32 B)" in target.read_text()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("gpu", [g.key for g in all_gpus()])
+def test_no_two_roofline_texts_overlap(gpu):
+    """Issue #12 acceptance: on every shipped product's roofline, with kernels on both sides of
+    the ridge and two close together (1.0 and 1.1 flop/B), no two texts (ceiling labels, legend,
+    point labels, ticks, title) overlap, by the boxes matplotlib's renderer gives them."""
+    product = get_gpu(gpu)
+    roof = build_roofline(product, get_arch(product.cc))
+    points = [place(roof, x, f"kernel at {x:g}") for x in (0.25, 1.0, 1.1, 8.0, 64.0)]
+    assert text_overlaps(roofline_figure(roof, points)) == []
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("cc", [a.cc for a in all_archs()])
+def test_no_two_occupancy_plot_texts_overlap(cc):
+    """Issue #12 acceptance: the three occupancy graphs of every CC (block size, registers,
+    shared memory; 256 threads, 32 registers) lay out with no two texts overlapping: the
+    shared-memory axis of CC 8.0 printed six-digit ticks edge to edge, and each panel's last
+    tick label sat on the next panel's "0" before."""
+    arch = get_arch(cc)
+    inputs = OccupancyInputs(block_size=256, registers_per_thread=32)
+    sweeps = [compute_sweep(arch, inputs, axis) for axis in ("block", "regs", "smem")]
+    assert text_overlaps(sweeps_figure(sweeps, f"CC {cc}")) == []
+
+
+def test_overlap_check_sees_overlapping_texts():
+    """The check itself can fail: two labels at one point overlap."""
+    roof = build_roofline(get_gpu("v100"), get_arch("7.0"))
+    fig = roofline_figure(roof)
+    fig.axes[0].annotate("same place", (1.0, 100.0))
+    fig.axes[0].annotate("same place too", (1.0, 100.0))
+    assert ("same place", "same place too") in text_overlaps(fig)

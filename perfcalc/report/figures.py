@@ -74,3 +74,59 @@ def save_figure(fig: Any, path: str | Path, dpi: int = DEFAULT_DPI) -> Path:
     path = check_figure_path(path)
     write_atomic(path, figure_bytes(fig, FORMATS[path.suffix.lower()], dpi))
     return path
+
+
+def visible_texts(fig: Any) -> list[Any]:
+    """Every drawn, non-empty text of the figure (titles, labels, ticks, legends, annotations)."""
+    from matplotlib.text import Text
+
+    ticks, shown = set(), []
+    for ax in fig.axes:
+        for axis in (ax.xaxis, ax.yaxis):
+            low, high = sorted(axis.get_view_interval())
+            for tick in axis.get_major_ticks() + axis.get_minor_ticks():
+                labels = (tick.label1, tick.label2)
+                ticks.update(labels)
+                # the tick pool keeps labels of positions outside the view: they are not drawn
+                if low - abs(low) * 1e-9 <= tick.get_loc() <= high + abs(high) * 1e-9:
+                    shown.extend(labels)
+    texts = [t for t in fig.findobj(Text) if t not in ticks] + shown
+    return [t for t in texts if t.get_visible() and t.get_text().strip()]
+
+
+def text_overlaps(fig: Any) -> list[tuple[str, str]]:
+    """Pairs of texts whose boxes, as matplotlib's renderer lays them out, overlap."""
+    renderer = _drawn(fig)
+    boxes = [(t.get_text(), t.get_window_extent(renderer)) for t in visible_texts(fig)]
+    return [(a, b) for i, (a, box_a) in enumerate(boxes) for b, box_b in boxes[i + 1 :] if box_a.overlaps(box_b)]
+
+
+def separate_labels(fig: Any, labels: list[Any], step_pt: float = 2.0, max_moves: int = 40) -> None:
+    """Move annotations (offset in points) down, one at a time, until each clears every other text.
+
+    The layout rule the figures rely on: a label keeps its side of its point and slides
+    vertically in small steps away from whatever it covers; texts that are not in `labels`
+    (titles, ticks, ceilings) never move.
+    """
+    if not labels:
+        return
+    renderer = _drawn(fig)
+    placed = [t.get_window_extent(renderer) for t in visible_texts(fig) if t not in labels]
+    for label in labels:
+        for _ in range(max_moves):
+            box = label.get_window_extent(renderer)
+            if not any(box.overlaps(other) for other in placed):
+                break
+            x, y = label.xyann
+            label.xyann = (x, y - step_pt - box.height * 72.0 / fig.dpi / 2)
+        placed.append(label.get_window_extent(renderer))
+
+
+def _drawn(fig: Any) -> Any:
+    """The figure laid out and drawn once on an Agg canvas (tight layout applied); its renderer."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    canvas = fig.canvas if isinstance(fig.canvas, FigureCanvasAgg) else FigureCanvasAgg(fig)
+    renderer = canvas.get_renderer()
+    fig.draw(renderer)
+    return renderer

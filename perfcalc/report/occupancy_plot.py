@@ -12,6 +12,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from matplotlib.ticker import MaxNLocator
+
 from perfcalc.report.figures import DEFAULT_DPI, new_figure, save_figure
 from perfcalc.report.occupancy_tables import SWEEP_TITLES, SWEEP_UNITS, Sweep
 
@@ -40,12 +42,16 @@ def sweeps_figure(sweeps: Sequence[Sweep], title: str) -> Any:
         ax.axhline(sweep.max_warps_per_sm, color="#999999", linestyle=":", linewidth=1)
         ax.set_ylim(0, sweep.max_warps_per_sm * 1.08)
         ax.set_xlim(0, float(sweep.values[-1]))
+        # at most 5 ticks: shared-memory axes up to 228 KB printed six-digit labels edge to edge
+        ax.xaxis.set_major_locator(MaxNLocator(nbins=5, integer=True))
         ax.set_title(SWEEP_TITLES[sweep.axis], fontsize=10)
         ax.set_xlabel(SWEEP_UNITS[sweep.axis])
         ax.set_ylabel(f"active warps per SM (max {sweep.max_warps_per_sm})")
         ax.grid(True, alpha=0.3)
         ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=2, fontsize=8, frameon=False)
     fig.suptitle(title, fontsize=11)
+    # tight layout leaves the last x tick label of a panel over the next panel's "0": more room
+    fig.get_layout_engine().set(w_pad=2.0)
     return fig
 
 

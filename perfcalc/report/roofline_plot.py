@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from perfcalc.model.roofline import Ceiling, Roofline, RooflinePoint
-from perfcalc.report.figures import DEFAULT_DPI, new_figure, save_figure
+from perfcalc.report.figures import DEFAULT_DPI, new_figure, save_figure, separate_labels
 from perfcalc.report.units import giga_rate
 
 SAME_ROOF = 1.10  # compute ceilings closer than this ratio share one label
@@ -43,13 +43,20 @@ def compute_label_groups(ceilings: Sequence[Ceiling]) -> list[list[Ceiling]]:
 
 
 def roofline_figure(
-    roof: Roofline, points: Sequence[RooflinePoint] = (), predicted: Sequence[PredictedPoint] = ()
+    roof: Roofline | Sequence[Roofline],
+    points: Sequence[RooflinePoint] = (),
+    predicted: Sequence[PredictedPoint] = (),
 ) -> Any:
-    """The roofline as a matplotlib Figure (nothing global changed; show or save it yourself)."""
-    memory = [c for c in roof.ceilings if c.kind == "memory"]
-    groups = compute_label_groups(roof.ceilings)
+    """The roofline as a matplotlib Figure (nothing global changed; show or save it yourself).
+
+    One product: every ceiling. Several (`roofline --gpu A --gpu B`): each product's DRAM roof
+    and FP32 peak in its own colour, named in the legend.
+    """
+    roofs = [roof] if isinstance(roof, Roofline) else list(roof)
+    single = len(roofs) == 1
+    memory = [c for r in roofs for c in r.ceilings if c.kind == "memory"]
     xs = [p.intensity_flop_per_byte for p in points] + [p.intensity_flop_per_byte for p in predicted]
-    top = groups[0][0].value
+    top = max(c.value for r in roofs for c in r.ceilings if c.kind == "compute")
     x_lo = min([0.01, *(x / 4 for x in xs)])
     x_hi = max([4 * top / min(c.value for c in memory), *(x * 4 for x in xs)])
     y_lo = min([x_lo * min(c.value for c in memory), *(p.predicted_gflops / 3 for p in predicted)])
@@ -58,21 +65,76 @@ def roofline_figure(
     ax = fig.subplots()
     ax.set_xscale("log")
     ax.set_yscale("log")
-    for c in memory:
+    if single:
+        _draw_one(ax, roofs[0], x_lo, x_hi, y_lo)
+    else:
+        for r in roofs:
+            ax.plot(
+                [x_lo, r.ridge_flop_per_byte, x_hi],
+                [x_lo * r.bandwidth_gbs, r.peak_gflops, r.peak_gflops],
+                linewidth=1.8,
+                label=f"{r.gpu_name}: DRAM {giga_rate(r.bandwidth_gbs, 'B/s')}, "
+                f"FP32 {giga_rate(r.peak_gflops, 'FLOPS')}",
+            )
+    ridge = roofs[0].ridge_flop_per_byte
+    number = 0
+    for p in points:
+        number += 1
+        ax.plot(
+            [p.intensity_flop_per_byte],
+            [p.attainable_gflops],
+            "o",
+            markersize=6,
+            fillstyle="none",
+            color="k",
+            label=f"{number}: {p.label} (roof {giga_rate(p.attainable_gflops, 'FLOPS')})",
+        )
+        _label(ax, p.intensity_flop_per_byte, p.attainable_gflops, str(number), ridge)
+    for q in predicted:
+        number += 1
+        x = q.intensity_flop_per_byte
+        ax.plot([x, x], [q.predicted_gflops, q.roof_gflops], linestyle=":", color="#555555", linewidth=1)
+        ax.plot(
+            [x],
+            [q.predicted_gflops],
+            "o",
+            markersize=6,
+            color="#c0392b",
+            label=f"{number}: {q.label}: predicted {giga_rate(q.predicted_gflops, 'FLOPS')}",
+        )
+        _label(ax, x, q.predicted_gflops, str(number), ridge)
+    ax.set_xlim(x_lo, x_hi)
+    ax.set_ylim(y_lo, top * 3)
+    ax.set_xlabel("arithmetic intensity (flop/byte)")
+    ax.set_ylabel("GFLOPS (roofs: attainable; dots: predicted)")
+    names = roofs[0].gpu_name if single else ", ".join(r.gpu_name for r in roofs)
+    ax.set_title(f"Roofline: {names}" + (f" (CC {roofs[0].cc})" if single else ""))
+    ax.grid(True, which="major", linewidth=0.3)
+    # the slanted roofs and the kernels are named in a legend below the axes: labels written
+    # along the lines overlapped wherever two bandwidths are within a few times of each other
+    # (V100, H100), and a kernel's long name pushed the axes aside; on the chart a kernel is its number
+    ax.legend(
+        loc="upper center",
+        bbox_to_anchor=(0.5, -0.13),
+        ncol=1 if xs else len(memory),
+        fontsize=8,
+        frameon=False,
+    )
+    separate_labels(fig, [t for t in ax.texts if t.get_gid() == "point-label"])
+    return fig
+
+
+def _draw_one(ax: Any, roof: Roofline, x_lo: float, x_hi: float, y_lo: float) -> None:
+    """Every ceiling of one product: slanted memory roofs (legend), compute roofs labelled at the right."""
+    for c in (c for c in roof.ceilings if c.kind == "memory"):
         knee = roof.peak_gflops / c.value
         ax.plot(
             [x_lo, knee, x_hi],
             [x_lo * c.value, roof.peak_gflops, roof.peak_gflops],
             linewidth=2 if c.name == "DRAM" else 1.2,
+            label=f"{c.name} {giga_rate(c.value, 'B/s')}",
         )
-        ax.annotate(
-            f"{c.name} {giga_rate(c.value, 'B/s')}",
-            (x_lo * 1.3, x_lo * 1.3 * c.value),
-            rotation=28,
-            fontsize=8,
-            va="bottom",
-        )
-    for group in groups:
+    for group in compute_label_groups(roof.ceilings):
         value = group[0].value
         for c in group:
             ax.axhline(c.value, linestyle="--", linewidth=0.8, color="grey")
@@ -81,45 +143,25 @@ def roofline_figure(
     ridge = roof.ridge_flop_per_byte
     ax.axvline(ridge, linestyle=":", color="black", linewidth=0.8)
     ax.annotate(f"ridge {ridge:.3g} flop/B", (ridge, y_lo * 1.5), fontsize=8, rotation=90, ha="right", va="bottom")
-    for p in points:
-        ax.plot([p.intensity_flop_per_byte], [p.attainable_gflops], "o", markersize=6, fillstyle="none")
-        _label(
-            ax,
-            p.intensity_flop_per_byte,
-            p.attainable_gflops,
-            f"{p.label} (roof {giga_rate(p.attainable_gflops, 'FLOPS')})",
-            ridge,
-        )
-    for q in predicted:
-        x = q.intensity_flop_per_byte
-        ax.plot([x, x], [q.predicted_gflops, q.roof_gflops], linestyle=":", color="#555555", linewidth=1)
-        ax.plot([x], [q.predicted_gflops], "o", markersize=6)
-        _label(ax, x, q.predicted_gflops, f"{q.label}: predicted {giga_rate(q.predicted_gflops, 'FLOPS')}", ridge)
-    ax.set_xlim(x_lo, x_hi)
-    ax.set_ylim(y_lo, top * 3)
-    ax.set_xlabel("arithmetic intensity (flop/byte)")
-    ax.set_ylabel("GFLOPS (attainable: the roof; predicted: the time model)")
-    ax.set_title(f"Roofline: {roof.gpu_name} (CC {roof.cc})")
-    ax.grid(True, which="major", linewidth=0.3)
-    return fig
 
 
 def _label(ax: Any, x: float, y: float, text: str, ridge: float) -> None:
-    """A point's label on the side away from the ridge line (left of it: to the left)."""
+    """A point's number on the side away from the ridge line (left of it: to the left)."""
     left = x < ridge
     ax.annotate(
         text,
         (x, y),
         textcoords="offset points",
-        xytext=(-6 if left else 6, -12),
+        xytext=(-5 if left else 5, -10),
         ha="right" if left else "left",
         fontsize=8,
+        fontweight="bold",
         gid="point-label",
     )
 
 
 def plot_roofline(
-    roof: Roofline,
+    roof: Roofline | Sequence[Roofline],
     points: Sequence[RooflinePoint],
     path: str | Path,
     dpi: int = DEFAULT_DPI,
