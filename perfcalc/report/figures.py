@@ -80,7 +80,8 @@ def visible_texts(fig: Any) -> list[Any]:
     """Every drawn, non-empty text of the figure (titles, labels, ticks, legends, annotations)."""
     from matplotlib.text import Text
 
-    ticks, shown = set(), []
+    ticks: set[Any] = set()
+    shown: list[Any] = []
     for ax in fig.axes:
         for axis in (ax.xaxis, ax.yaxis):
             low, high = sorted(axis.get_view_interval())
