@@ -208,3 +208,11 @@ def render(
     if fmt in ("table", "markdown"):
         return _render_table(tables, markdown=fmt == "markdown", width=None if fmt == "markdown" else width)
     raise ValueError(f"unknown format {fmt!r}")
+
+
+def html_table(table: Table) -> str:
+    """One table as an HTML <table> (cells escaped), numbers as the terminal shows them."""
+    from tabulate import tabulate
+
+    headers, rows = _grid(table)
+    return tabulate(rows, headers, tablefmt="html", disable_numparse=True)

@@ -1,0 +1,268 @@
+"""`perfcalc report`: every table for the catalog kernels on a GPU, the figures, and a front page
+(index.md, index.html) with one paragraph per kernel, written into one directory or not at all."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from perfcalc.cli.common import DpiOption, MaxSecondsOption
+from perfcalc.cli.perf import GpuOption, _kernel_params, _launch_report, _target
+
+
+def register(app: typer.Typer) -> None:
+    app.command("report")(report)
+
+
+def _catalog_rows(roof: Any, arch: Any, specs: list[Any]) -> tuple[list[dict[str, Any]], list[str]]:
+    """Each kernel at its default parameters: predicted counts, intensity, bound, time."""
+    from perfcalc.model.predict import predict
+    from perfcalc.model.roofline import place
+    from perfcalc.model.timing import time_lower_bound
+
+    rows: list[dict[str, object]] = []
+    notes: list[str] = []
+    for spec in specs:
+        p = predict(spec, None, arch)
+        moved = p.global_load_bytes + p.global_store_bytes
+        point = place(roof, p.flops / moved, spec.name) if p.flops and moved else None
+        rows.append(
+            {
+                "kernel": spec.name,
+                "params": ", ".join(f"{k}={v}" for k, v in p.params.items()),
+                "flops": p.flops,
+                "global_load_elements": p.global_load_elements,
+                "cgma": p.cgma,
+                "global_load_requests": p.global_load_requests,
+                "global_load_transactions": p.global_load_transactions,
+                "transactions_per_request": (
+                    p.global_load_transactions / p.global_load_requests if p.global_load_requests else None
+                ),
+                "global_bytes_moved": moved,
+                "intensity_flop_per_byte": point.intensity_flop_per_byte if point else None,
+                "attainable_gflops": point.attainable_gflops if point else None,
+                "bound": point.bound if point else "memory (no flops)",
+                "roofline_time_s": time_lower_bound(p.flops, moved, roof.peak_gflops, roof.bandwidth_gbs),
+                "model_exact": p.exact,
+            }
+        )
+        notes.extend(p.notes)
+    notes.append(
+        "intensity and roofline_time_s use the bytes the predicted global transactions "
+        "move, priced as DRAM traffic: on GPUs with caches (CC >= 2.0) reuse can beat "
+        "them (lecture notes 003: GT 640 and GTX 780 timings)."
+    )
+    return rows, notes
+
+
+def _check_directory(output: str) -> None:
+    from perfcalc.errors import OutputError
+
+    if not output:
+        raise OutputError("cannot write to an empty path: name a directory")
+    if Path(output).exists() and not Path(output).is_dir():
+        raise OutputError(f"cannot write the report into {output}: it is a file, not a directory")
+    if not Path(output).parent.is_dir():
+        raise OutputError(f"cannot create {output}: directory {Path(output).parent} does not exist")
+
+
+def _have_matplotlib() -> bool:
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def report(
+    gpu: GpuOption = None,
+    output: Annotated[
+        str,
+        typer.Option(
+            "--output",
+            "-o",
+            help="Directory to write the tables, figures and index.md/index.html into (all of them, or none).",
+        ),
+    ] = "perfcalc-report",
+    kernel: Annotated[
+        list[str] | None,
+        typer.Option("--kernel", "-k", help="Catalog kernel to include (repeatable; default: every one)."),
+    ] = None,
+    width: Annotated[int, typer.Option("--width", help="Matrix width for the matmul table.")] = 1024,
+    tile: Annotated[int, typer.Option("--tile", help="TILE_WIDTH for the matmul table.")] = 16,
+    times: Annotated[
+        bool,
+        typer.Option(
+            "--times/--no-times",
+            help="Also simulate each kernel at its realistic size (kernels.yaml 'realistic') for occupancy, "
+            "predicted time, bound and the per-kernel paragraphs (a few seconds each).",
+        ),
+    ] = True,
+    sample_budget: Annotated[
+        float,
+        typer.Option("--sample-budget", help="Seconds of simulation per kernel before a launch is sampled.", min=0.01),
+    ] = 5.0,
+    dpi: DpiOption = 200,
+    max_seconds: MaxSecondsOption = 600.0,
+) -> None:
+    """A report on a GPU: tables (CSV, Markdown), figures (PNG, SVG) and index.md/index.html.
+
+    Example: perfcalc report --gpu v100 --output report/
+    """
+    from perfcalc.errors import InputError
+    from perfcalc.model.matmul import analyze_matmul, catalog_counts, check_shape
+    from perfcalc.model.roofline import roofline as build_roofline
+    from perfcalc.report import render
+    from perfcalc.report.figures import check_dpi
+    from perfcalc.report.perf_tables import (
+        ceilings_table,
+        kernels_table,
+        launch_reports_table,
+        matmul_flat_table,
+        matmul_side_by_side,
+        roofline_curve_table,
+    )
+    from perfcalc.specs.kernels import catalog
+
+    _check_directory(output)
+    arch, product = _target(gpu, None)
+    specs = _kernel_params(kernel, [])[0] if kernel else list(catalog().values())
+    if times:
+        from perfcalc.analysis.sampling import check_budget
+
+        check_budget(sample_budget)
+    check_shape(width, tile, arch)
+    check_dpi(dpi)
+    roof = build_roofline(product, arch)
+    reports: list[Any] = []
+
+    def kernels():
+        rows, notes = _catalog_rows(roof, arch, specs)
+        return kernels_table(rows, f"Catalog kernels on {product.name} (default parameters)", notes)
+
+    def timed():
+        skipped = []
+        for spec in specs:
+            try:
+                reports.append(_launch_report(spec, dict(spec.realistic), product, arch, sample_budget))
+            except InputError as exc:  # e.g. a grid too large for CC 1.x
+                skipped.append(f"{spec.name} not timed at its realistic size: {exc}")
+        return launch_reports_table(
+            reports,
+            roof,
+            f"Catalog kernels on {product.name} at realistic sizes: occupancy, predicted time, bound",
+            [
+                "Each kernel at its kernels.yaml 'realistic' parameters, run on the execution core "
+                "with the product's L1/L2 model (sampled where large) and timed by the time model "
+                "(model/time_model.py); registers assumed 32 per thread (the C engine does not "
+                "compile).",
+                *skipped,
+            ],
+        )
+
+    matmul = analyze_matmul(width, tile, arch, product, None, catalog_counts(width, tile, arch))
+    # (file stem, CSV table, Markdown table); the Markdown one is the one shown on the page
+    jobs = [
+        ("ceilings", lambda: (ceilings_table(roof),) * 2),
+        ("roofline", lambda: (roofline_curve_table(roof, [2.0**e for e in range(-4, 11)]),) * 2),
+        ("kernels", lambda: (kernels(),) * 2),
+        ("matmul", lambda: (matmul_flat_table(matmul), matmul_side_by_side(matmul))),
+        *([("times", lambda: (timed(),) * 2)] if times else []),
+    ]
+    figures = _have_matplotlib()
+    from perfcalc.cli.progress import Progress
+
+    progress = Progress("report", total=len(jobs) + (1 + len(specs) if figures and times else 0), unit="steps")
+    files: dict[str, str | bytes] = {}  # every file is built before the first is written: no partial report
+    sections = []
+    from perfcalc.report.report_index import ReportSection
+
+    for stem, build in jobs:
+        csv_table, md_table = build()
+        files[f"{stem}.csv"] = render(csv_table, "csv")
+        files[f"{stem}.md"] = render(md_table, "markdown")
+        sections.append(ReportSection(stem, md_table))
+        progress.step(stem)
+    _front_page(files, sections, reports, roof, arch, product, figures, dpi, progress)
+
+    from perfcalc.report.output import make_directory, write_atomic
+
+    directory = make_directory(output)  # removed again if a file fails (all_or_nothing)
+    for file_name, content in files.items():
+        write_atomic(directory / file_name, content)
+    typer.echo(f"wrote {len(files)} files to {output}: index.html, index.md and {len(files) - 2} tables and figures")
+
+
+def _front_page(
+    files: dict[str, str | bytes],
+    sections: list[Any],
+    reports: list[Any],
+    roof: Any,
+    arch: Any,
+    product: Any,
+    figures: bool,
+    dpi: int,
+    progress: Any,
+) -> None:
+    """The figures (when matplotlib is installed) and index.md/index.html, added to `files`."""
+    from perfcalc.analysis.launch_advice import advise_launch
+    from perfcalc.report.report_index import KernelEntry, ReportFigure, index_html, index_markdown
+
+    drawn: list[ReportFigure] = []
+    kernels = []
+    notes = [
+        f"{product.name} (CC {arch.cc}): {product.peak_fp32_gflops:g} GFLOPS FP32 peak, "
+        f"{product.memory_bandwidth_gbs:g} GB/s DRAM. Every number comes from perfcalc's models and its "
+        "execution core, not from a measurement on this GPU."
+    ]
+    if figures:
+        from perfcalc.cli.perf import _predicted_points
+        from perfcalc.report.roofline_plot import roofline_figure
+
+        timed = next((s.table for s in sections if s.stem == "times"), None)
+        predicted = _predicted_points(reports, [timed]) if timed is not None and reports else []
+        _add_figure(files, "roofline-chart", roofline_figure(roof, (), predicted), dpi)
+        drawn.append(ReportFigure("roofline-chart", f"Roofline of {product.name}, kernels at their predicted GFLOPS"))
+        if reports:
+            progress.step("roofline figure")
+    else:
+        notes.append("No figures: they need matplotlib, the 'plot' extra (pip install 'perfcalc[plot]').")
+    for r in reports:
+        figure = None
+        if figures:
+            figure = ReportFigure(
+                f"occupancy-{r.kernel}", f"{r.kernel}: occupancy against block size, registers, shared memory"
+            )
+            _add_figure(files, figure.stem, _occupancy_figure(r, arch, figure.title), dpi)
+            progress.step(f"{r.kernel} figure")
+        kernels.append(KernelEntry(r.params, r.grid, r.block, advise_launch(r, arch), figure))
+    title = f"perfcalc report: {product.name}"
+    files["index.md"] = index_markdown(title, notes, drawn, sections, kernels)
+    files["index.html"] = index_html(title, notes, drawn, sections, kernels)
+
+
+def _add_figure(files: dict[str, str | bytes], stem: str, fig: Any, dpi: int) -> None:
+    """The figure as PNG (at `dpi`) and SVG, under its stem."""
+    from perfcalc.report.figures import figure_bytes
+
+    files[f"{stem}.png"] = figure_bytes(fig, "png", dpi)
+    files[f"{stem}.svg"] = figure_bytes(fig, "svg", dpi)
+
+
+def _occupancy_figure(r: Any, arch: Any, title: str) -> Any:
+    """The spreadsheet's three graphs at the launch's block size, registers and shared memory."""
+    import math
+
+    from perfcalc.model.occupancy import OccupancyInputs
+    from perfcalc.report.occupancy_plot import sweeps_figure
+    from perfcalc.report.occupancy_tables import compute_sweep
+
+    inputs = OccupancyInputs(
+        block_size=math.prod(r.block),
+        registers_per_thread=r.registers_per_thread,
+        static_shared_memory_bytes=r.sim.launch.static_shared_bytes,
+        dynamic_shared_memory_bytes=r.dynamic_shared_memory_bytes,
+    )
+    return sweeps_figure([compute_sweep(arch, inputs, axis) for axis in ("block", "regs", "smem")], title)

@@ -1,0 +1,196 @@
+"""The front page of `perfcalc report`: index.md and index.html tying its tables and figures
+together, with one paragraph per kernel (occupancy and limiter, bound, predicted time, what to
+change).
+
+The HTML is one self-contained file beside the tables and images it links (relative paths, CSS
+inline, no script, nothing fetched from a network), so the directory opens offline and can be
+zipped or copied as it is.
+"""
+
+from __future__ import annotations
+
+import html
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from perfcalc.analysis.launch_advice import COALESCED_SECTORS_PER_4_BYTE_REQUEST, LaunchAdvice
+from perfcalc.report.occupancy_tables import LIMITER_LABELS, hint_message, percent
+from perfcalc.report.render import format_value, html_table
+from perfcalc.report.table import Table
+from perfcalc.report.units import seconds
+
+
+@dataclass(frozen=True)
+class ReportFigure:
+    """A figure written as `<stem>.png` and `<stem>.svg`."""
+
+    stem: str
+    title: str
+
+
+@dataclass(frozen=True)
+class ReportSection:
+    """A table written as `<stem>.csv` and `<stem>.md`, and shown on the page."""
+
+    stem: str
+    table: Table
+
+
+@dataclass(frozen=True)
+class KernelEntry:
+    """A timed launch: its parameters, geometry, advice and (with the plot extra) its occupancy figure."""
+
+    params: dict[str, int]
+    grid: tuple[int, ...]
+    block: tuple[int, ...]
+    advice: LaunchAdvice
+    figure: ReportFigure | None
+
+
+def kernel_paragraph(entry: KernelEntry) -> tuple[str, list[str]]:
+    """A kernel's summary sentence and its list of what to change (plain text)."""
+    a = entry.advice
+    params = ", ".join(f"{k}={v}" for k, v in entry.params.items())
+    limiter = " and ".join(LIMITER_LABELS.get(n, n) for n in a.limiters) or "nothing"
+    facts = [
+        f"{a.kernel} ({params}): {math.prod(entry.grid)} blocks of {math.prod(entry.block)} threads.",
+        f"Occupancy {percent(a.occupancy)} (limiters: {limiter}).",
+        f"Predicted time {seconds(a.predicted_time_s)}, {a.bound_detail}.",
+    ]
+    memory = []
+    if a.global_load_sectors_per_request is not None:
+        memory.append(f"global loads {format_value(a.global_load_sectors_per_request)} sectors per request")
+    if a.global_store_sectors_per_request is not None:
+        memory.append(f"global stores {format_value(a.global_store_sectors_per_request)}")
+    if a.shared_bank_conflicts_per_request is not None:
+        memory.append(f"{format_value(a.shared_bank_conflicts_per_request)} bank conflicts per shared request")
+    if memory:
+        facts.append(f"Counted: {'; '.join(memory)}; {format_value(a.divergent_branches)} divergent branches.")
+    return " ".join(facts), what_to_change(a)
+
+
+def what_to_change(a: LaunchAdvice) -> list[str]:
+    """The occupancy engine's hints, then each waste the run counted; never empty."""
+    changes = [hint_message(h) for h in a.occupancy_hints]
+    if a.shared_bank_conflicts_per_request:
+        changes.append(
+            f"bank conflicts cost {format_value(a.shared_bank_conflicts_per_request)} extra shared passes per "
+            "request: pad the shared array or change its indexing so a warp's lanes hit different banks"
+        )
+    worst = max(a.global_load_sectors_per_request or 0, a.global_store_sectors_per_request or 0)
+    if worst > COALESCED_SECTORS_PER_4_BYTE_REQUEST:
+        changes.append(
+            f"global accesses touch up to {format_value(worst)} sectors per request where a warp of consecutive "
+            f"4-byte words needs {COALESCED_SECTORS_PER_4_BYTE_REQUEST}: if the elements are 4 bytes, let "
+            "consecutive threads access consecutive addresses (coalescing)"
+        )
+    if a.divergent_branches:
+        changes.append(
+            f"{format_value(a.divergent_branches)} branches split a warp: where the work allows, make the "
+            "condition uniform across each warp (e.g. index by warp, not by thread)"
+        )
+    if a.bound in BOUND_ADVICE:
+        changes.append(f"bound by {a.bound}: {BOUND_ADVICE[a.bound]}")
+    return changes or ["nothing the model or the counters point at"]
+
+
+# what makes the limiting unit of the time model (model/time_model.py's terms) less busy, as the
+# CUDA C Best Practices Guide puts it for each resource
+BOUND_ADVICE = {
+    "DRAM bandwidth": "only fewer DRAM bytes make it faster (reuse data through shared memory or registers)",
+    "L2 bandwidth": "fewer L2 sectors: coalesce so each fetched sector is used, keep reused data in shared memory",
+    "L1/shared wavefronts": "fewer L1/shared wavefronts per flop: no bank conflicts, several outputs per thread "
+    "from each loaded value (register tiling)",
+    "shared-memory wavefronts": "fewer shared wavefronts per flop: no bank conflicts, several outputs per thread "
+    "from each loaded value (register tiling)",
+    "instruction issue": "fewer instructions per element: unrolled loops, index arithmetic hoisted, no divergence",
+    "FP32 pipe": "at the FP32 pipe's rate: only fewer flops (or tensor cores, not modelled here) make it faster",
+    "FP64 pipe": "at the FP64 pipe's rate: only fewer flops or single precision make it faster",
+    "block dispatch": "many short blocks: give each block more work (a grid-stride loop)",
+    "memory latency": "too few loads in flight: more warps per SM or more independent loads per thread",
+    "atomic contention": "many lanes update one address: combine per warp or per block before the global atomic",
+    "shared atomics": "many lanes update one shared word: combine per warp (shuffle) first",
+    "constant requests": "a warp reads several __constant__ addresses and they serialise: index it uniformly",
+}
+
+
+def index_markdown(
+    title: str,
+    notes: Sequence[str],
+    figures: Sequence[ReportFigure],
+    sections: Sequence[ReportSection],
+    kernels: Sequence[KernelEntry],
+) -> str:
+    """index.md: figures, one paragraph per kernel, and a link to each table's CSV and Markdown."""
+    lines = [f"# {title}", "", *notes, ""]
+    if figures:
+        lines += ["## Figures", ""]
+        for f in figures:
+            lines += [f"### {f.title}", "", f"![{f.title}]({f.stem}.png)", "", f"[SVG]({f.stem}.svg)", ""]
+    if kernels:
+        lines += ["## Kernels", ""]
+        for k in kernels:
+            summary, changes = kernel_paragraph(k)
+            lines += [f"### {k.advice.kernel}", "", summary, "", "What to change:", ""]
+            lines += [f"- {c}" for c in changes] + [""]
+            if k.figure is not None:
+                lines += [f"![{k.figure.title}]({k.figure.stem}.png)", "", f"[SVG]({k.figure.stem}.svg)", ""]
+    lines += ["## Tables", ""]
+    lines += [f"- {s.table.title}: [CSV]({s.stem}.csv), [Markdown]({s.stem}.md)" for s in sections]
+    return "\n".join(lines) + "\n"
+
+
+_CSS = """
+body { font-family: system-ui, sans-serif; max-width: 72rem; margin: 2rem auto; padding: 0 1rem; color: #222; }
+img { max-width: 100%; height: auto; border: 1px solid #ddd; }
+table { border-collapse: collapse; font-size: 0.85rem; margin: 0.5rem 0 1.5rem; display: block; overflow-x: auto; }
+th, td { border: 1px solid #ccc; padding: 0.2rem 0.5rem; text-align: right; white-space: nowrap; }
+th { background: #f2f2f2; }
+.notes { color: #555; font-size: 0.85rem; }
+"""
+
+
+def index_html(
+    title: str,
+    notes: Sequence[str],
+    figures: Sequence[ReportFigure],
+    sections: Sequence[ReportSection],
+    kernels: Sequence[KernelEntry],
+) -> str:
+    """index.html: the same page as index.md, with every table shown; offline, no script."""
+    e = html.escape
+    body = [f"<h1>{e(title)}</h1>", *(f"<p>{e(n)}</p>" for n in notes)]
+    if figures:
+        body.append("<h2>Figures</h2>")
+        body += [_figure_html(f) for f in figures]
+    if kernels:
+        body.append("<h2>Kernels</h2>")
+        for k in kernels:
+            summary, changes = kernel_paragraph(k)
+            body += [f'<h3 id="{e(k.advice.kernel)}">{e(k.advice.kernel)}</h3>', f"<p>{e(summary)}</p>"]
+            body += ["<p>What to change:</p><ul>", *(f"<li>{e(c)}</li>" for c in changes), "</ul>"]
+            if k.figure is not None:
+                body.append(_figure_html(k.figure))
+    body.append("<h2>Tables</h2>")
+    for s in sections:
+        body.append(
+            f"<h3>{e(s.table.title)}</h3><p>"
+            f'<a href="{e(s.stem)}.csv">CSV</a> · <a href="{e(s.stem)}.md">Markdown</a></p>'
+        )
+        body.append(html_table(s.table))
+        body += [f'<p class="notes">{e(n)}</p>' for n in s.table.notes]
+    return (
+        '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
+        f"<title>{e(title)}</title>\n<style>{_CSS}</style>\n</head>\n<body>\n"
+        + "\n".join(body)
+        + "\n</body>\n</html>\n"
+    )
+
+
+def _figure_html(f: ReportFigure) -> str:
+    e = html.escape
+    return (
+        f'<figure><img src="{e(f.stem)}.png" alt="{e(f.title)}"><figcaption>{e(f.title)} '
+        f'(<a href="{e(f.stem)}.svg">SVG</a>)</figcaption></figure>'
+    )
