@@ -201,3 +201,69 @@ def test_overlap_check_sees_overlapping_texts():
     fig.axes[0].annotate("same place", (1.0, 100.0))
     fig.axes[0].annotate("same place too", (1.0, 100.0))
     assert ("same place", "same place too") in text_overlaps(fig)
+
+
+def test_banks_plot_draws_each_lane_in_its_bank_word(tmp_path):
+    """`banks --plot`: one panel per family (both 3.x bank modes), a cell per (bank, pass) with
+    its lanes. Stride 2 on 5.x-12.1: lanes l and l+16 share bank 2l mod 32 in different words,
+    16 banks x 2 passes = 32 cells, 2 passes in the title (shared_access's count)."""
+    from perfcalc.memory.bank_words import bank_words
+    from perfcalc.report.banks_plot import lanes_text
+
+    target = tmp_path / "banks.png"
+    _ok(["banks", "--stride", "2", "--plot", str(target), "--dpi", "100"])
+    width, height = _png_size(target.read_bytes())
+    assert width == 1000 and height > 400
+    svg = tmp_path / "banks.svg"
+    _ok(["banks", "--stride", "2", "--cc", "9.0", "--plot", str(svg)])
+    text = svg.read_text(encoding="utf-8")
+    assert "CC 9.0: 2 pass(es), 1 conflict(s), lanes grouped by warp" in text
+    words = bank_words("9.0", [lane * 8 for lane in range(32)], 4)
+    assert len({(w.bank, w.pass_index) for w in words.words}) == 32 and words.passes == 2
+    assert [lanes_text(x) for x in ([3], [3, 4], [4, 5, 6, 7], [1, 9, 17])] == ["3", "3,4", "4-7", "3 lanes"]
+
+
+def test_banks_plot_says_where_the_picture_differs_from_the_rule(tmp_path):
+    """CC 1.x with a word repeated across lanes serves one broadcast word per step
+    (memory/shared_cc1.py), which the bank-word picture does not show: the title says so."""
+    svg = tmp_path / "b.svg"
+    _ok(["banks", "--index", "16 * (lane % 2)", "--cc", "1.0", "--plot", str(svg)])
+    assert "the family's rule differs" in svg.read_text(encoding="utf-8")
+
+
+def test_run_plot_puts_each_lines_counts_beside_it(tmp_path):
+    """`run --plot`: transpose_shared (32 x 32 float tile, no padding) on CC 9.0. The heat map's
+    cells are the per-line counters of the same run's JSON: line 11 reads the tile by column,
+    32 lanes in one bank, so its bank conflicts are the largest of the kernel."""
+    import json
+
+    from perfcalc.report.run_plot import line_values
+    from perfcalc.report.units import count
+
+    svg = tmp_path / "t.svg"
+    _ok(["run", "transpose_shared", "--cc", "9.0", "--plot", str(svg)])
+    data = json.loads(runner.invoke(app, ["run", "transpose_shared", "--cc", "9.0", "-f", "json"]).stdout)
+    text = svg.read_text(encoding="utf-8")
+    cells = re.findall(r"<text[^>]*>([^<]+)</text>", text)
+    for site in data["per_site"]:
+        for value in line_values(site["counters"]):
+            if value is not None:
+                assert count(value) in cells
+    conflicts = {s["line"]: s["counters"]["bank_conflicts"] for s in data["per_site"]}
+    assert max(conflicts, key=conflicts.get) == 11 and conflicts[11] > 0
+    assert "odata[y * n + x] = tile[threadIdx.x][threadIdx.y];" in text
+    png = tmp_path / "t.png"
+    _ok(["run", "transpose_shared", "--cc", "9.0", "--plot", str(png), "--dpi", "100"])
+    assert _png_size(png.read_bytes())[0] == 1200
+
+
+def test_run_plot_lines_and_values():
+    from perfcalc.report.run_plot import MAX_LINES, line_values, shown_lines
+
+    assert line_values({"global_load_requests": 4, "global_load_transactions": 16}) == (4, 4.0, None, None)
+    assert line_values({"shared_load_requests": 2, "bank_conflicts": 0}) == (None, None, 2, 0)
+    short = ["a"] * 10 + [""]
+    assert shown_lines(short, [3, 5]) == list(range(1, 11))  # whole, without the trailing blank
+    long = ["x"] * (MAX_LINES * 3)
+    assert shown_lines(long, [10, 12]) == [10, 11, 12]
+    assert shown_lines(long, [10, 150]) == [9, 10, 11, 149, 150, 151]

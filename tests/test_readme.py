@@ -72,3 +72,14 @@ def test_readme_python_examples_run():
         str(README), module_relative=False, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
     )
     assert result.attempted >= 3 and result.failed == 0
+
+
+def test_readme_pictures_exist_and_each_is_made_by_regenerate_sh():
+    """Issue #12: the pictures README shows are committed PNGs, each one a file that
+    docs/img/regenerate.sh writes (so they can be remade with the code that draws them)."""
+    shown = re.findall(r"!\[[^\]]*\]\((docs/img/[^)]+)\)", README.read_text(encoding="utf-8"))
+    script = (ROOT / "docs" / "img" / "regenerate.sh").read_text(encoding="utf-8")
+    assert len(shown) == 5
+    for path in shown:
+        assert (ROOT / path).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n", path
+        assert f"--plot {Path(path).name}" in script, path

@@ -26,3 +26,17 @@ def test_giga_rate(value, unit, text):
 )
 def test_seconds(value, text):
     assert seconds(value) == text
+
+
+def test_counts_take_a_prefix_from_ten_thousand():
+    """run --plot's cells: 4 digits as everywhere, a prefix only where the digits would not fit."""
+    from perfcalc.report.units import count
+
+    assert [count(v) for v in (2.5, 512, 9999, 15872, 1048576, 3.2e9)] == [
+        "2.5",
+        "512",
+        "9999",
+        "15.87k",
+        "1.049M",
+        "3.2G",
+    ]

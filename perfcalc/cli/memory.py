@@ -241,6 +241,16 @@ def banks(
     ] = None,
     op: Op = AccessOp.load,
     show_banks: Annotated[bool, typer.Option("--show-banks", help="Also print the bank of every lane.")] = False,
+    plot: Annotated[
+        Path | None,
+        typer.Option(
+            "--plot",
+            help="Also draw banks x passes with each lane in its bank word, per CC family, to FILE.png, .svg "
+            "or .pdf (needs perfcalc[plot]).",
+            dir_okay=False,
+        ),
+    ] = None,
+    dpi: DpiOption = 200,
     fmt: FormatOption = Format.table,
     output: OutputOption = None,
     table: Annotated[str | None, table_option("access, lane_banks (with --show-banks)")] = None,
@@ -253,6 +263,10 @@ def banks(
     from perfcalc.report.memory_tables import banks_table, lane_banks_table
 
     start_output(output)
+    if plot is not None:
+        from perfcalc.report.figures import check_figure_path
+
+        check_figure_path(plot)
     pat = _pattern(
         pattern,
         word,
@@ -271,22 +285,25 @@ def banks(
         active,
     )
     addr, mask = pat.arrays()
-    results = []
+    priced = []  # (label, arch, bank mode)
     for label, arch in _targets(_cc_or_gpu(cc, gpu), all_cc, "shared_memory_family"):
         if cc is None and arch.shared_family.eight_byte_mode and bank_mode is None:
-            for mode in arch.bank_widths_bytes:  # both Kepler modes side by side
-                results.append(
-                    (
-                        f"{label} ({mode}-byte banks)",
-                        shared_access(arch, addr, pat.word, mask, op=op.value, bank_mode=mode),
-                    )
-                )
+            # both Kepler modes side by side
+            priced += [(f"{label} ({mode}-byte banks)", arch, mode) for mode in arch.bank_widths_bytes]
             continue
-        mode = bank_mode if (cc is not None or arch.shared_family.eight_byte_mode) else None
-        results.append((label, shared_access(arch, addr, pat.word, mask, op=op.value, bank_mode=mode)))
+        priced.append((label, arch, bank_mode if (cc is not None or arch.shared_family.eight_byte_mode) else None))
+    results = [
+        (label, shared_access(arch, addr, pat.word, mask, op=op.value, bank_mode=mode)) for label, arch, mode in priced
+    ]
     lanes = lane_banks_table(results, pat.addresses)
     lanes.on_request = not show_banks
     _show_access([banks_table(results, _title("Shared", op, pat)), lanes], pat, results, fmt, output, table)
+    if plot is not None:
+        from perfcalc.memory.bank_words import bank_words
+        from perfcalc.report.banks_plot import plot_banks
+
+        words = [bank_words(arch, addr, pat.word, mask, op=op.value, bank_mode=mode) for _l, arch, mode in priced]
+        plot_banks(pat, [(label, cost, w) for (label, cost), w in zip(results, words, strict=True)], plot, dpi)
 
 
 def _title(space: str, op: AccessOp, pat: Any) -> str:

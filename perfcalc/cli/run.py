@@ -11,6 +11,7 @@ import typer
 from perfcalc.cli.choices import GlobalCache, RunEngine
 from perfcalc.cli.common import (
     DEFAULT_CC,
+    DpiOption,
     Format,
     FormatOption,
     MaxSecondsOption,
@@ -193,6 +194,16 @@ def run(
         ),
     ] = False,
     max_seconds: MaxSecondsOption = 600.0,
+    plot: Annotated[
+        Path | None,
+        typer.Option(
+            "--plot",
+            help="Also draw the kernel's source with a heat map of each line's global requests, sectors per "
+            "request, shared requests and bank conflicts to FILE.png, .svg or .pdf (needs perfcalc[plot]).",
+            dir_okay=False,
+        ),
+    ] = None,
+    dpi: DpiOption = 200,
     fmt: FormatOption = Format.table,
     output: OutputOption = None,
     table: Annotated[
@@ -244,6 +255,11 @@ def run(
     if include and chosen != "ptx":
         raise InputError("--include-dir works with --engine ptx (the C engine takes no headers)")
     options["include_dirs"] = tuple(str(d) for d in include or ())
+    if plot is not None:
+        from perfcalc.report.figures import check_dpi, check_figure_path
+
+        check_figure_path(plot)
+        check_dpi(dpi)
     docs = []
     choices: list[str | None] = list(gpus) or [None]
     for one in choices:
@@ -267,6 +283,14 @@ def run(
                     each,
                 )
             )
+    if plot is not None:  # the counts are the run's, whichever product's caches it ran on
+        from perfcalc.files import read_text
+        from perfcalc.report.run_plot import plot_run
+        from perfcalc.specs.kernels import get_kernel
+
+        text = get_kernel(kernel_name, catalog_file).source if source is None else read_text(source, "--source")
+        title = f"{docs[0]['kernel']} on CC {docs[0]['cc']}: memory work per source line"
+        plot_run(title, text.splitlines(), docs[0]["per_site"], plot, dpi)
     if len(docs) == 1:
         _show_run(docs[0], fmt, output, table)
     else:

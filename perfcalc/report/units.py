@@ -35,3 +35,11 @@ def giga_rate(value: float, unit: str) -> str:
 def seconds(value: float) -> str:
     """9.709e-05 -> '97.09 µs'."""
     return _scaled(value, _SECONDS, "")
+
+
+def count(value: float) -> str:
+    """A count with an SI prefix past 9999: 1048576 -> '1.049M', 512 -> '512', 2.5 -> '2.5'."""
+    for scale, prefix in ((1e9, "G"), (1e6, "M"), (1e3, "k")):
+        if abs(value) >= max(scale, 1e4):
+            return f"{_digits(value / scale)}{prefix}"
+    return _digits(value)
