@@ -53,11 +53,29 @@ def test_fitted_widths_wrap_text_and_keep_numbers_whole():
         ["devices", "show", "9.0"],  # was six lines of dashes at 80 columns (the sources column)
         ["occupancy", "--cc", "7.0", "--block", "256", "--regs", "32"],  # was up to 106 wide
         ["matmul", "--width", "64", "--no-simulate", "--table", "variants"],  # was 296 wide
+        ["matmul", "--width", "64"],  # every default table, the counters' comparison too (was 86)
+        ["run", "matmul_tiled", "-p", "Width=64"],  # the per-line counters were 87 wide
+        ["run", "copy_stride", "--gpu", "h100-sxm", "-p", "n=65536"],  # time and caches tables
     ],
 )
 def test_tables_fit_an_80_column_terminal(argv):
+    """Issue #12 acceptance: at 80 columns no line of occupancy, devices show, matmul or run's
+    default output is wider than 80 characters."""
     lines = _on_a_terminal(argv)
     assert max(len(line) for line in lines) <= 80, max(lines, key=len)
+
+
+def test_run_folds_each_source_line_above_its_counters_on_a_narrow_terminal():
+    """The per-line table's code column would wrap at 80 columns (a statement in pieces on every
+    counter's row); instead each statement is printed once, whole, above its counters."""
+    lines = _on_a_terminal(["run", "matmul_tiled", "-p", "Width=64"])
+    start = lines.index("Memory counters per source line")
+    body = lines[start + 1 :]
+    assert body[0].split() == ["line", "counter", "simulated", "predicted", "match"]
+    assert "Pvalue += Mds[ty][k] * Nds[k][tx];" in body
+    after = body[body.index("Pvalue += Mds[ty][k] * Nds[k][tx];") + 1].split()
+    # 64 x 64 threads = 128 warps, each 4 phases x 16 steps x 2 shared loads = 128 requests
+    assert after == ["18", "shared_load_requests", str(128 * 128), str(128 * 128), "yes"]
 
 
 def test_wide_and_pipes_print_the_full_table():

@@ -35,14 +35,14 @@ _SIDE_BY_SIDE = (
     ("limiters", "occupancy limiters"),
     ("transactions_per_request", "load transactions per request"),
     ("transactions_total", "transactions total (loads + stores)"),
-    ("cgma_bound_gflops", "lecture notes' CGMA bound (GFLOPS)"),
-    ("bandwidth_bound_gflops", "bandwidth-bound GFLOPS (moved bytes)"),
-    ("compute_bound_gflops", "compute-bound GFLOPS (peak)"),
-    ("attainable_gflops", "attainable GFLOPS (roofline)"),
+    ("cgma_bound_gflops", "lecture notes' CGMA bound"),
+    ("bandwidth_bound_gflops", "bandwidth-bound rate (moved bytes)"),
+    ("compute_bound_gflops", "compute-bound rate (peak)"),
+    ("attainable_gflops", "attainable rate (roofline)"),
     ("roofline_bound", "roofline bound (memory or compute)"),
-    ("time_lower_bound_s", "time lower bound, compulsory bytes (s)"),
-    ("predicted_time_s", "predicted time (s)"),
-    ("predicted_gflops", "predicted GFLOPS"),
+    ("time_lower_bound_s", "time lower bound, compulsory bytes"),
+    ("predicted_time_s", "predicted time"),
+    ("predicted_gflops", "predicted rate"),
     ("bound_detail", "predicted time limited by"),
     ("time_basis", "time from (counted: no caches; simulated: L1/L2 model)"),
     ("result_check", "result check"),
@@ -151,7 +151,12 @@ def matmul_side_by_side(analysis: MatmulAnalysis) -> Table:
         {"quantity": label, **{v.variant: _value(v, key) for v in analysis.variants}} for key, label in _SIDE_BY_SIDE
     ]
     return Table(
-        columns=["quantity", *names], rows=rows, title=_title(analysis), notes=_notes(analysis), name="variants"
+        columns=["quantity", *names],
+        rows=rows,
+        title=_title(analysis),
+        notes=_notes(analysis),
+        name="variants",
+        row_keys=tuple(key for key, _label in _SIDE_BY_SIDE),
     )
 
 

@@ -41,11 +41,15 @@ to_jsonable = plain
 
 def _grid(table: Table) -> tuple[list[str], list[list[str]]]:
     headers = [table.label(c) for c in table.columns]
-    rows = [[_cell_text(table, c, row.get(c)) for c in table.columns] for row in table.rows]
+    keys = table.row_keys or ("",) * len(table.rows)
+    rows = [
+        [_cell_text(table, c, row.get(c), key) for c in table.columns]
+        for row, key in zip(table.rows, keys, strict=True)
+    ]
     return headers, rows
 
 
-def _cell_text(table: Table, column: str, value: Any) -> str:
+def _cell_text(table: Table, column: str, value: Any, row_key: str = "") -> str:
     """A raw value as the text formats show it, after the table's own conventions."""
     if column in table.flags and isinstance(value, bool):
         return table.flags[column] if value else ""
@@ -56,6 +60,8 @@ def _cell_text(table: Table, column: str, value: Any) -> str:
         return f"{format_value(float(value) * 100)} %"
     if number and column.endswith(_UNIT_SUFFIXES):  # a time or rate with its unit: '97.09 µs'
         return _with_unit(column, float(value))
+    if number and row_key.endswith(_UNIT_SUFFIXES):
+        return _with_unit(row_key, float(value))
     return format_value(value)
 
 
@@ -71,7 +77,6 @@ def _with_unit(column: str, value: float) -> str:
 
 
 def _render_table(tables: Sequence[Table], markdown: bool, width: int | None = None) -> str:
-    from tabulate import tabulate
 
     parts = []
     for t in tables:
@@ -81,22 +86,10 @@ def _render_table(tables: Sequence[Table], markdown: bool, width: int | None = N
             block.append(f"## {t.title}" if markdown else t.title)
             if markdown:
                 block.append("")
-        fitted: dict[str, Any] = {}
-        if width is not None:  # a key shown as a header wraps at its words: 'naive predicted'
-            headers = [h.replace("_", " ") for h in headers]
-            widths = fitted_widths(headers, rows, width)
-            fitted["maxcolwidths"] = widths
-            fitted["maxheadercolwidths"] = [None if w is None else w - _HEADER_PAD for w in widths]
-        block.append(
-            tabulate(
-                rows,
-                headers=headers,
-                tablefmt=_table_format(headers, markdown),
-                disable_numparse=True,
-                preserve_whitespace=True,  # a kernel's source lines keep their indentation
-                **fitted,
-            )
-        )
+        if width is not None and _natural_width(headers, rows) > width:
+            block.append(_narrow(t, headers, rows, width))
+        else:
+            block.append(_tabulate(headers, rows, _table_format(headers, markdown)))
         if t.notes:
             block.append("")
             block.extend(f"- {n}" if markdown else _wrapped(n, width) for n in t.notes)
@@ -106,21 +99,77 @@ def _render_table(tables: Sequence[Table], markdown: bool, width: int | None = N
 
 LONGEST_UNBROKEN = 30  # a word (an identifier, a path) longer than this may be broken
 _GAP = 2  # tabulate's "simple" and "plain" formats put two spaces between columns
-_HEADER_PAD = 2  # and make a column at least its header plus two wide
+_HEADER_PAD = 2  # and, by default, make a column at least its header plus two wide
 
 
-def fitted_widths(headers: Sequence[str], rows: Sequence[Sequence[str]], width: int) -> list[int | None]:
+def _tabulate(
+    headers: Sequence[str], rows: Sequence[Sequence[str]], fmt: str, header_pad: int = _HEADER_PAD, **kw: Any
+) -> str:
+    import tabulate as tabulate_module
+
+    saved = tabulate_module.MIN_PADDING
+    tabulate_module.MIN_PADDING = header_pad  # tabulate reads it per call; it has no argument for it
+    try:
+        return tabulate_module.tabulate(
+            rows,
+            headers=headers,
+            tablefmt=fmt,
+            disable_numparse=True,
+            preserve_whitespace=True,  # a kernel's source lines keep their indentation
+            **kw,
+        )
+    finally:
+        tabulate_module.MIN_PADDING = saved
+
+
+def _natural_width(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> int:
+    widths = [max([len(h) + _HEADER_PAD, *(len(r[i]) for r in rows)]) for i, h in enumerate(headers)]
+    return sum(widths) + _GAP * (len(widths) - 1)
+
+
+def _narrow(t: Table, headers: list[str], rows: list[list[str]], width: int) -> str:
+    """A table too wide for the terminal: headers wrap at their words (no padding beyond the
+    column gap), text columns wrap at spaces; a `fold` column that would have to wrap is
+    printed above its rows instead, once per run of equal values (run's source lines)."""
+    headers = [h.replace("_", " ") for h in headers]  # a key shown as a header wraps: 'naive predicted'
+    fmt = _table_format(headers, False)
+    widths = fitted_widths(headers, rows, width, header_pad=0)
+    fold = t.columns.index(t.fold) if t.fold in t.columns else None
+    if fold is None or widths[fold] is None:  # the fold column would not wrap: keep it beside its rows
+        return _tabulate(headers, rows, fmt, 0, maxcolwidths=widths, maxheadercolwidths=widths)
+    keep = [i for i in range(len(headers)) if i != fold]
+    kept_rows = [[r[i] for i in keep] for r in rows]
+    kept_headers = [headers[i] for i in keep]
+    widths = fitted_widths(kept_headers, kept_rows, width, header_pad=0)
+    lines = _tabulate(kept_headers, kept_rows, fmt, 0, maxcolwidths=widths, maxheadercolwidths=widths).splitlines()
+    head = len(lines) - len(rows)
+    if head < 0 or any("\n" in c for r in kept_rows for c in r):
+        return "\n".join(lines)  # a row took several lines: no place to put the folded text
+    out, previous = ["  " + line for line in lines[:head]], None
+    for row, line in zip(rows, lines[head:], strict=True):
+        if row[fold] != previous:
+            out.append(_wrapped(row[fold].strip(), width))
+            previous = row[fold]
+        out.append("  " + line)
+    return "\n".join(out)
+
+
+def _widths(headers: Sequence[str], rows: Sequence[Sequence[str]], header_pad: int) -> list[int]:
+    return [max([len(h) + header_pad, *(len(r[i]) for r in rows)]) for i, h in enumerate(headers)]
+
+
+def fitted_widths(
+    headers: Sequence[str], rows: Sequence[Sequence[str]], width: int, header_pad: int = _HEADER_PAD
+) -> list[int | None]:
     """Per column, the width to wrap it at (None: as wide as it is) so the table fits `width`.
 
     The widest columns give up characters first; text wraps at spaces, so no column goes below
     its longest word (at most LONGEST_UNBROKEN) or its header's longest word: numbers and
     identifiers stay whole, formulas, sources and source lines wrap."""
-    natural, floor = [], []
+    natural, floor = _widths(headers, rows, header_pad), []
     for i, header in enumerate(headers):
-        column = [r[i] for r in rows]
-        natural.append(max([len(header) + _HEADER_PAD, *(len(c) for c in column)]))
-        words = [len(w) for c in column for w in c.split()] or [0]
-        floor.append(max([min(LONGEST_UNBROKEN, max(words)), *(len(w) + _HEADER_PAD for w in header.split())]))
+        words = [len(w) for r in rows for w in r[i].split()] or [0]
+        floor.append(max([min(LONGEST_UNBROKEN, max(words)), *(len(w) + header_pad for w in header.split())]))
     widths = list(natural)
     budget = width - _GAP * (len(widths) - 1)
     while sum(widths) > budget:

@@ -120,6 +120,7 @@ def sites_table(per_site: Sequence[Mapping[str, Any]], names: Sequence[str]) -> 
         rows=rows,
         title="Memory counters per source line",
         name="lines",
+        fold="code",
     )
 
 

@@ -43,6 +43,11 @@ class Table:
     flags: dict[str, str] = field(default_factory=dict)
     none_text: dict[str, str] = field(default_factory=dict)
     context: dict[str, Any] = field(default_factory=dict)
+    # a text column a terminal too narrow for the table prints above its rows (run's source lines)
+    fold: str | None = None
+    # a transposed table (rows = quantities): each row's vocabulary key, so the text formats give
+    # its numbers the unit the key names (`_s`, `_gbs`, `_gflops`) as they do a column's
+    row_keys: tuple[str, ...] = ()
 
     @property
     def key(self) -> str:
