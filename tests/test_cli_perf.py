@@ -312,3 +312,20 @@ def test_report_times_skips_launches_the_cc_cannot_run(tmp_path):
     assert "| matmul_tiled" in text
     assert ("reduce_sequential not timed at its realistic size: grid.x = 262144 exceeds the limit 65535") in text
     assert "transpose_shared not timed at its realistic size: block of 32x32x1 = 1024" in text
+
+
+def test_roofline_of_several_products_is_each_products_roofline_with_its_gpu():
+    """Issue #12: `roofline --gpu A --gpu B` puts several products in one chart and one table
+    per kind: each product's rows (tagged with its gpu) are exactly its own roofline's."""
+    argv = ["-k", "matmul_tiled", "-p", "Width=64", "-i", "4", "--format", "json"]
+    both = json.loads(_ok(["roofline", "--gpu", "v100", "--gpu", "h100-sxm", *argv]).stdout)
+    assert [r["gpu"] for r in both["rooflines"]] == ["v100", "h100-sxm"]
+    for gpu in ("v100", "h100-sxm"):
+        alone = json.loads(_ok(["roofline", "--gpu", gpu, *argv]).stdout)
+        for name in ("ceilings", "curve", "points"):
+            mine = [{k: v for k, v in row.items() if k != "gpu"} for row in both[name] if row["gpu"] == gpu]
+            assert mine == alone[name], (gpu, name)
+        assert [r["predicted_time_s"] for r in both["predicted"] if r["gpu"] == gpu] == [
+            r["predicted_time_s"] for r in alone["predicted"]
+        ]
+    assert "--gpu repeats" in _error(["roofline", "--gpu", "v100", "--gpu", "v100"])

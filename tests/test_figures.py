@@ -24,6 +24,7 @@ from perfcalc.report.figures import text_overlaps  # noqa: E402
 from perfcalc.report.occupancy_plot import sweeps_figure  # noqa: E402
 from perfcalc.report.occupancy_tables import compute_sweep  # noqa: E402
 from perfcalc.report.roofline_plot import SAME_ROOF, compute_label_groups, roofline_figure  # noqa: E402
+from perfcalc.report.units import giga_rate  # noqa: E402
 from perfcalc.specs import all_archs, all_gpus  # noqa: E402
 
 runner = CliRunner()
@@ -267,3 +268,18 @@ def test_run_plot_lines_and_values():
     long = ["x"] * (MAX_LINES * 3)
     assert shown_lines(long, [10, 12]) == [10, 11, 12]
     assert shown_lines(long, [10, 150]) == [9, 10, 11, 149, 150, 151]
+
+
+def test_several_products_in_one_roofline():
+    """Several products: each one's DRAM roof and FP32 peak in its own line, named in the legend
+    with both figures; no two texts overlap."""
+    roofs = [build_roofline(get_gpu(k), get_arch(get_gpu(k).cc)) for k in ("v100", "a100-40gb", "h100-sxm")]
+    fig = roofline_figure(roofs)
+    legend = [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
+    assert legend == [
+        "Tesla V100 (SXM2): DRAM 900 GB/s, FP32 15.67 TFLOPS",
+        f"{roofs[1].gpu_name}: DRAM {giga_rate(roofs[1].bandwidth_gbs, 'B/s')}, "
+        f"FP32 {giga_rate(roofs[1].peak_gflops, 'FLOPS')}",
+        "H100 SXM5 80 GB: DRAM 3.352 TB/s, FP32 66.91 TFLOPS",
+    ]
+    assert text_overlaps(fig) == []

@@ -46,6 +46,8 @@ MORE_FORMS = [
         "output=float32:4",
     ],
     ["matmul", "--width", "64", "--gpu", "v100"],
+    # several products in one roofline: every table's rows with their gpu
+    ["roofline", "--gpu", "v100", "--gpu", "h100-sxm", "-k", "matmul_tiled", "-p", "Width=64", "-i", "2"],
 ]
 FORMS = [argv for argv, _tables in COMMANDS] + MORE_FORMS
 

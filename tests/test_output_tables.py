@@ -45,6 +45,10 @@ COMMANDS = [
         ["roofline", "--gpu", "v100", "--kernel", "matmul_tiled", "--param", "Width=256", "--intensity", "4"],
         ["ceilings", "curve", "points", "predicted"],
     ),
+    (
+        ["roofline", "--gpu", "v100", "--gpu", "h100-sxm", "-k", "matmul_tiled", "-p", "Width=64", "-i", "4"],
+        ["ceilings", "curve", "points", "predicted"],
+    ),
     (["kernels"], ["kernels"]),
     (["kernels", "matmul_tiled"], ["kernel", "source"]),
     (["coalesce", "--stride", "2", "--all-cc", "--show-transactions"], ["access", "transactions"]),

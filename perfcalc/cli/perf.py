@@ -277,7 +277,14 @@ def _launch_report(spec: Any, overrides: dict[str, int], product: Any, arch: Any
 
 
 def roofline(
-    gpu: GpuOption = None,
+    gpu: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--gpu",
+            help=f"GPU product (g80, v100, h100-sxm, ...; see 'perfcalc devices') [{DEFAULT_NOTE}]; repeat it to "
+            "compare products in one chart and one table.",
+        ),
+    ] = None,
     kernel: Annotated[
         list[str] | None, typer.Option("--kernel", "-k", help="Catalog kernel to place (repeatable).")
     ] = None,
@@ -304,32 +311,58 @@ def roofline(
         str | None, table_option("ceilings, curve, points (with --kernel or --intensity), predicted (with --kernel)")
     ] = None,
 ) -> None:
-    """The roofline of a GPU as a table: ceilings, the curve, and kernels placed on it.
+    """The roofline of a GPU (or several) as a table: ceilings, the curve, and kernels placed on it.
 
     Example: perfcalc roofline --gpu v100 --kernel matmul_tiled --param Width=1024
     """
     from perfcalc.errors import InputError
-    from perfcalc.model.roofline import intensity, place
-    from perfcalc.model.roofline import roofline as build_roofline
-    from perfcalc.report.perf_tables import (
-        ceilings_table,
-        launch_reports_table,
-        points_table,
-        roofline_curve_table,
-    )
 
     start_output(output)
     if plot is not None:
         from perfcalc.report.figures import check_figure_path
 
         check_figure_path(plot)
+    if param and not kernel:
+        raise InputError("--param needs --kernel (the catalog kernel it applies to)")
+    keys: list[str | None] = list(gpu) if gpu else [None]
+    if len(set(keys)) != len(keys):
+        raise InputError(f"--gpu repeats a product ({', '.join(str(k) for k in keys)}): name each once")
+    charts = [_chart(key, kernel or [], param or [], intensity_values or []) for key in keys]
+    if len(charts) == 1:
+        tables, data = charts[0]["tables"], charts[0]["data"]
+    else:
+        tables, data = _compared(charts)
+    show(tables, fmt, output, data=data if fmt == Format.json else None, table=table)
+    if plot is not None:
+        from dataclasses import replace
+
+        from perfcalc.report.roofline_plot import plot_roofline
+
+        def named(chart: dict, points: list) -> list:  # several products: each point says whose it is
+            return [replace(p, label=f"{p.label} on {chart['gpu']}") for p in points] if len(charts) > 1 else points
+
+        plot_roofline(
+            [c["roof"] for c in charts],
+            [p for c in charts for p in named(c, c["points"])],
+            plot,
+            dpi,
+            predicted=[q for c in charts for q in named(c, c["predicted_points"])],
+        )
+
+
+def _chart(gpu: str | None, kernels: list[str], param: list[str], intensities: list[float]) -> dict:
+    """One product's roofline: its tables, its JSON document and what the figure draws."""
+    from perfcalc.model.roofline import intensity, place
+    from perfcalc.model.roofline import roofline as build_roofline
+    from perfcalc.report.perf_tables import ceilings_table, launch_reports_table, points_table, roofline_curve_table
+
     arch, product = _target(gpu, None)
     roof = build_roofline(product, arch)
-    points = [place(roof, x, f"I = {x:g}") for x in intensity_values or []]
-    notes = []
-    predicted_tables = []
-    if kernel:
-        specs, overrides = _kernel_params(kernel, param or [])
+    points = [place(roof, x, f"I = {x:g}") for x in intensities]
+    notes: list[str] = []
+    predicted_tables, reports = [], []
+    if kernels:
+        specs, overrides = _kernel_params(kernels, param)
         reports = [_launch_report(spec, overrides, product, arch) for spec in specs]
         predicted_tables.append(
             launch_reports_table(
@@ -356,33 +389,80 @@ def roofline(
             "Kernel intensity = predicted flops / bytes moved by the predicted global "
             "transactions for this CC (DRAM traffic if no cache reuses them)."
         )
-    elif param:
-        raise InputError("--param needs --kernel (the catalog kernel it applies to)")
     samples = [2.0**e for e in range(-4, 11)]
     ceilings, curve = ceilings_table(roof), roofline_curve_table(roof, samples)
     tables = [ceilings, curve]
     if points or notes:
         tables.append(points_table(points, notes))
     tables += predicted_tables
-    data = (  # the roofline, then every table under its name (JSON = table)
-        {
-            "roofline": roof,
-            "ceilings": ceilings.rows,
-            "curve": curve.rows,
-            "points": points,
-            # each launch's report with its table row (the roof there and the fraction of it)
-            "predicted": [{**row, **r.to_dict()} for r, row in zip(reports, predicted_tables[0].rows, strict=True)]
-            if kernel
-            else [],
-        }
-        if fmt == Format.json
-        else None
-    )
-    show(tables, fmt, output, data=data, table=table)
-    if plot is not None:
-        from perfcalc.report.roofline_plot import plot_roofline
+    data = {  # the roofline, then every table under its name (JSON = table)
+        "roofline": roof,
+        "ceilings": ceilings.rows,
+        "curve": curve.rows,
+        "points": points,
+        # each launch's report with its table row (the roof there and the fraction of it)
+        "predicted": [{**row, **r.to_dict()} for r, row in zip(reports, predicted_tables[0].rows, strict=True)]
+        if kernels
+        else [],
+    }
+    predicted_points = _predicted_points(reports, predicted_tables) if kernels else []
+    return {
+        "gpu": product.key,
+        "roof": roof,
+        "tables": tables,
+        "data": data,
+        "points": points,
+        "predicted_points": predicted_points,
+    }
 
-        plot_roofline(roof, points, plot, dpi, predicted=_predicted_points(reports, predicted_tables) if kernel else ())
+
+def _compared(charts: list[dict]) -> tuple[list[Any], dict[str, Any]]:
+    """Several products: each table once, its rows from every product with a leading `gpu`."""
+    from perfcalc.report.table import Table
+
+    merged: dict[str, Table] = {}
+    for chart in charts:
+        for t in chart["tables"]:
+            rows = [{"gpu": chart["gpu"], **row} for row in t.rows]
+            if t.key not in merged:
+                merged[t.key] = Table(
+                    columns=["gpu", *t.columns],
+                    rows=rows,
+                    title=_without_product(t.title, chart) + f" ({', '.join(c['gpu'] for c in charts)})",
+                    headers=t.headers,
+                    notes=list(t.notes),
+                    name=t.key,
+                )
+                continue
+            into = merged[t.key]
+            into.rows += rows
+            into.columns = list(dict.fromkeys([*into.columns, *t.columns]))  # a ceiling only some have
+            into.notes += [n for n in t.notes if n not in into.notes]
+    data = {
+        "rooflines": [c["roof"] for c in charts],
+        **{
+            name: [{"gpu": c["gpu"], **_plain(row)} for c in charts for row in c["data"][name]]
+            for name in ("ceilings", "curve", "points", "predicted")
+        },
+    }
+    return list(merged.values()), data
+
+
+def _without_product(title: str, chart: dict) -> str:
+    """'Roofline ceilings of Tesla V100 (SXM2) (CC 7.0)' -> 'Roofline ceilings'."""
+    roof = chart["roof"]
+    for words in (f" of {roof.gpu_name} (CC {roof.cc})", f" of {roof.gpu_name}", f" on {roof.gpu_name}"):
+        title = title.replace(words, "")
+    return title
+
+
+def _plain(row: Any) -> dict[str, Any]:
+    """A row or a result dataclass as a plain dict (points are RooflinePoint objects)."""
+    from perfcalc.results import plain
+
+    value = plain(row)
+    assert isinstance(value, dict)
+    return value
 
 
 def _predicted_points(reports: Any, tables: Any) -> list[Any]:

@@ -404,7 +404,23 @@ def command_forms() -> dict[str, dict[str, dict[str, Any]]]:
                     "predicted": _rows("kernel", "params", "gpu", "cc", "predicted_time_s", "predicted_gflops"),
                 },
                 optional=("points", "predicted"),
-            )
+            ),
+            # several --gpu: every table's rows from every product, each with its gpu
+            "comparison": _document(
+                {
+                    "rooflines": _array(_ref("Roofline")),
+                    "ceilings": _rows("gpu", "ceiling", "kind", "value", "unit"),
+                    "curve": _array(
+                        {
+                            **curve_row,
+                            "properties": {**curve_row["properties"], "gpu": _word("gpu")},
+                            "required": ["gpu", "intensity_flop_per_byte"],
+                        }
+                    ),
+                    "points": _rows("gpu", "label", "intensity_flop_per_byte", "attainable_gflops", "bound"),
+                    "predicted": _rows("kernel", "params", "gpu", "cc", "predicted_time_s", "predicted_gflops"),
+                }
+            ),
         },
         "kernels": {
             "list": _document({"rows": _rows("kernel", "params", "description", "origin")}),

@@ -56,7 +56,10 @@ def roofline_figure(
     single = len(roofs) == 1
     memory = [c for r in roofs for c in r.ceilings if c.kind == "memory"]
     xs = [p.intensity_flop_per_byte for p in points] + [p.intensity_flop_per_byte for p in predicted]
-    top = max(c.value for r in roofs for c in r.ceilings if c.kind == "compute")
+    # one product: its highest compute ceiling; several: only their FP32 peaks are drawn
+    top = (
+        max(c.value for c in roofs[0].ceilings if c.kind == "compute") if single else max(r.peak_gflops for r in roofs)
+    )
     x_lo = min([0.01, *(x / 4 for x in xs)])
     x_hi = max([4 * top / min(c.value for c in memory), *(x * 4 for x in xs)])
     y_lo = min([x_lo * min(c.value for c in memory), *(p.predicted_gflops / 3 for p in predicted)])
