@@ -283,3 +283,41 @@ def test_several_products_in_one_roofline():
         "H100 SXM5 80 GB: DRAM 3.352 TB/s, FP32 66.91 TFLOPS",
     ]
     assert text_overlaps(fig) == []
+
+
+PLOTS = {
+    "roofline": ["roofline", "--gpu", "v100", "-k", "matmul_tiled", "-p", "Width=64"],
+    "roofline-compared": ["roofline", "--gpu", "v100", "--gpu", "h100-sxm"],
+    "occupancy": ["occupancy", "--cc", "8.6", "--block", "256", "--regs", "40", "--sweep", "all"],
+    "coalesce": ["coalesce", "--stride", "2"],
+    "banks": ["banks", "--stride", "2"],
+    "run": ["run", "transpose_shared", "--cc", "9.0"],
+}
+
+
+def _png_dpi(data: bytes) -> float:
+    """The dots per inch a PNG's pHYs chunk records (pixels per metre x 0.0254)."""
+    at = data.index(b"pHYs")
+    per_metre_x, _per_metre_y, unit = struct.unpack(">IIB", data[at + 4 : at + 13])
+    assert unit == 1  # metres
+    return per_metre_x * 0.0254
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", list(PLOTS))
+def test_every_plot_in_every_format(tmp_path, name):
+    """Issue #12 acceptance, per plot: PNG at the --dpi asked for (recorded in the file, and
+    twice the pixels at twice the dpi), a PDF of one page, an SVG of the same bytes twice."""
+    argv = PLOTS[name]
+    for dpi in (100, 200):
+        _ok([*argv, "--plot", str(tmp_path / f"{dpi}.png"), "--dpi", str(dpi)])
+    small, large = ((tmp_path / f"{d}.png").read_bytes() for d in (100, 200))
+    assert round(_png_dpi(small)) == 100 and round(_png_dpi(large)) == 200
+    (w1, h1), (w2, h2) = _png_size(small), _png_size(large)
+    assert abs(w2 - 2 * w1) <= 1 and abs(h2 - 2 * h1) <= 1
+    _ok([*argv, "--plot", str(tmp_path / "f.pdf")])
+    pdf = (tmp_path / "f.pdf").read_bytes()
+    assert pdf.startswith(b"%PDF-") and re.findall(rb"/Type /Pages\b.*?/Count (\d+)", pdf, re.S) == [b"1"]
+    for copy in ("a", "b"):
+        _ok([*argv, "--plot", str(tmp_path / f"{copy}.svg")])
+    assert (tmp_path / "a.svg").read_bytes() == (tmp_path / "b.svg").read_bytes()
