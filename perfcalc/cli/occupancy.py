@@ -226,12 +226,18 @@ def occupancy(
     define: Annotated[
         list[str] | None, typer.Option("--define", "-D", help="NAME or NAME=VALUE for --source, as nvcc takes it.")
     ] = None,
+    show_limits: Annotated[
+        bool,
+        typer.Option(
+            "--show-limits", help="Also print the CC's physical limits, each with its device-file key (in JSON always)."
+        ),
+    ] = False,
     fmt: FormatOption = Format.table,
     output: OutputOption = None,
     table: Annotated[
         str | None,
         table_option(
-            "occupancy, inputs, device_limits, allocation, block_limits, waves (with --grid); with --suggest: "
+            "occupancy, inputs, device_limits (with --show-limits), allocation, block_limits, waves (with --grid); with --suggest: "
             "suggestion, ranking; with --sweep: sweep_block_size, sweep_registers_per_thread, "
             "sweep_shared_memory_per_block_bytes; with --ptxas or --source: kernels (suggestions with --suggest)"
         ),
@@ -297,6 +303,8 @@ def occupancy(
             sections.append(sweeps)
     if not suggest and not axes:
         section = _single_section(arch, _inputs(block, regs, settings, ""))
+        for t in section[1]:  # 18 rows that are the CC's, not the kernel's: `devices show` has them too
+            t.on_request = t.key == "device_limits" and not show_limits
         sections.append(section)
         if grid_blocks is not None:
             assert product is not None
