@@ -198,7 +198,8 @@ def matmul(
         if seconds > WARN_ABOVE_S:
             typer.echo(
                 f"simulating naive and tiled at width {width} on the execution core: about "
-                f"{seconds:.0f} s (measured rate; --no-simulate skips it)",
+                f"{seconds:.0f} s at the benchmarked rate (on a terminal, the progress bar's ETA is measured "
+                "from this run's blocks; --no-simulate skips it)",
                 err=True,
             )
         for v in VARIANTS:
