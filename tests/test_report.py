@@ -55,7 +55,8 @@ def _times(out: Path) -> dict[str, dict[str, str]]:
 def test_report_writes_tables_figures_and_a_front_page(report_dir):
     names = {p.name for p in report_dir.iterdir()}
     tables = {f"{t}.{e}" for t in ("ceilings", "roofline", "kernels", "matmul", "times") for e in ("csv", "md")}
-    figures = {f"{s}.{e}" for s in ("roofline-chart", *(f"occupancy-{k}" for k in KERNELS)) for e in ("png", "svg")}
+    stems = ("roofline-chart", *(f"{fig}-{k}" for k in KERNELS for fig in ("occupancy", "lines")))
+    figures = {f"{s}.{e}" for s in stems for e in ("png", "svg")}
     assert names == tables | figures | {"index.md", "index.html"}
     # every link of both pages names a file of the report (relative, nothing fetched from a network)
     parser = _Links()
@@ -137,7 +138,7 @@ def test_the_html_report_opens_in_headless_chromium(report_dir):
     assert [m for m in messages if m.split(":")[0] in ("error", "warning", "pageerror")] == []
     assert failed == [] and all(u.startswith("file://") for u in requested)
     assert sorted(src for src, _, _ in images) == sorted(
-        ["roofline-chart.png", *(f"occupancy-{k}.png" for k in KERNELS)]
+        ["roofline-chart.png", *(f"{fig}-{k}.png" for k in KERNELS for fig in ("occupancy", "lines"))]
     )
     assert all(complete and width > 0 for _, complete, width in images)
     assert tables == 5  # every table of the report shown on the page

@@ -237,8 +237,8 @@ def occupancy(
     table: Annotated[
         str | None,
         table_option(
-            "occupancy, inputs, device_limits (with --show-limits), allocation, block_limits, waves (with --grid); with --suggest: "
-            "suggestion, ranking; with --sweep: sweep_block_size, sweep_registers_per_thread, "
+            "occupancy, inputs, device_limits (with --show-limits), allocation, block_limits, waves (with --grid); "
+            "with --suggest: suggestion, ranking; with --sweep: sweep_block_size, sweep_registers_per_thread, "
             "sweep_shared_memory_per_block_bytes; with --ptxas or --source: kernels (suggestions with --suggest)"
         ),
     ] = None,

@@ -230,14 +230,18 @@ def _front_page(
     else:
         notes.append("No figures: they need matplotlib, the 'plot' extra (pip install 'perfcalc[plot]').")
     for r in reports:
-        figure = None
+        shown: tuple[ReportFigure, ...] = ()
         if figures:
-            figure = ReportFigure(
-                f"occupancy-{r.kernel}", f"{r.kernel}: occupancy against block size, registers, shared memory"
+            shown = (
+                ReportFigure(
+                    f"occupancy-{r.kernel}", f"{r.kernel}: occupancy against block size, registers, shared memory"
+                ),
+                ReportFigure(f"lines-{r.kernel}", f"{r.kernel}: memory work per source line"),
             )
-            _add_figure(files, figure.stem, _occupancy_figure(r, arch, figure.title), dpi)
-            progress.step(f"{r.kernel} figure")
-        kernels.append(KernelEntry(r.params, r.grid, r.block, advise_launch(r, arch), figure))
+            _add_figure(files, shown[0].stem, _occupancy_figure(r, arch, shown[0].title), dpi)
+            _add_figure(files, shown[1].stem, _lines_figure(r, shown[1].title), dpi)
+            progress.step(f"{r.kernel} figures")
+        kernels.append(KernelEntry(r.params, r.grid, r.block, advise_launch(r, arch), shown))
     title = f"perfcalc report: {product.name}"
     files["index.md"] = index_markdown(title, notes, drawn, sections, kernels)
     files["index.html"] = index_html(title, notes, drawn, sections, kernels)
@@ -266,3 +270,13 @@ def _occupancy_figure(r: Any, arch: Any, title: str) -> Any:
         dynamic_shared_memory_bytes=r.dynamic_shared_memory_bytes,
     )
     return sweeps_figure([compute_sweep(arch, inputs, axis) for axis in ("block", "regs", "smem")], title)
+
+
+def _lines_figure(r: Any, title: str) -> Any:
+    """run --plot's heat map of the launch's per-line counters (extrapolated when sampled)."""
+    from perfcalc.report.run_plot import run_figure
+    from perfcalc.results import plain
+    from perfcalc.specs.kernels import get_kernel
+
+    sites = [{"line": line, "counters": plain(c)} for line, c in sorted(r.sim.per_site.items())]
+    return run_figure(title, get_kernel(r.kernel).source.splitlines(), sites)

@@ -368,7 +368,7 @@ def command_forms() -> dict[str, dict[str, dict[str, Any]]]:
     ptxas_kernel = _document({"kernel": _ref("KernelResources"), "occupancy": occ})
     per_kernel = _vocab_object("block_size", "occupancy", "ranking")
     ptxas_suggestion = _document({"kernel": _ref("KernelResources"), "cc": _word("cc"), "suggestion": per_kernel})
-    curve_row = {
+    curve_row: dict[str, Any] = {
         "type": "object",
         "properties": {"intensity_flop_per_byte": _NUMBER},
         "patternProperties": {CEILING_COLUMN: _NUMBER},

@@ -39,13 +39,13 @@ class ReportSection:
 
 @dataclass(frozen=True)
 class KernelEntry:
-    """A timed launch: its parameters, geometry, advice and (with the plot extra) its occupancy figure."""
+    """A timed launch: its parameters, geometry, advice and (with the plot extra) its figures."""
 
     params: dict[str, int]
     grid: tuple[int, ...]
     block: tuple[int, ...]
     advice: LaunchAdvice
-    figure: ReportFigure | None
+    figures: tuple[ReportFigure, ...] = ()
 
 
 def kernel_paragraph(entry: KernelEntry) -> tuple[str, list[str]]:
@@ -134,8 +134,8 @@ def index_markdown(
             summary, changes = kernel_paragraph(k)
             lines += [f"### {k.advice.kernel}", "", summary, "", "What to change:", ""]
             lines += [f"- {c}" for c in changes] + [""]
-            if k.figure is not None:
-                lines += [f"![{k.figure.title}]({k.figure.stem}.png)", "", f"[SVG]({k.figure.stem}.svg)", ""]
+            for f in k.figures:
+                lines += [f"![{f.title}]({f.stem}.png)", "", f"[SVG]({f.stem}.svg)", ""]
     lines += ["## Tables", ""]
     lines += [f"- {s.table.title}: [CSV]({s.stem}.csv), [Markdown]({s.stem}.md)" for s in sections]
     return "\n".join(lines) + "\n"
@@ -170,8 +170,7 @@ def index_html(
             summary, changes = kernel_paragraph(k)
             body += [f'<h3 id="{e(k.advice.kernel)}">{e(k.advice.kernel)}</h3>', f"<p>{e(summary)}</p>"]
             body += ["<p>What to change:</p><ul>", *(f"<li>{e(c)}</li>" for c in changes), "</ul>"]
-            if k.figure is not None:
-                body.append(_figure_html(k.figure))
+            body += [_figure_html(f) for f in k.figures]
     body.append("<h2>Tables</h2>")
     for s in sections:
         body.append(
