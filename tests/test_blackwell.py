@@ -221,18 +221,8 @@ def test_users_own_product_file(tmp_path):
 # --- the next CC is one file -------------------------------------------------------------------
 
 
-@pytest.fixture
-def made_up_cc_13(tmp_path):
-    """A contributor's CC 13.0: a copy of cc_12_0.yaml with its CC changed, in a temporary dir."""
-    data = yaml.safe_load((devices_dir() / "cc_12_0.yaml").read_text())
-    data["cc"] = "13.0"
-    data["architecture"] = "made-up next generation"
-    path = tmp_path / "cc_13_0.yaml"
-    path.write_text(yaml.safe_dump(data))
-    return path
-
-
-def test_a_new_cc_is_one_yaml_file(made_up_cc_13, tmp_path):
+def test_a_new_cc_is_one_yaml_file(small_device):
+    made_up_cc_13 = small_device  # tests/conftest.py: cc_12_0.yaml as CC 13.0
     """occupancy, coalesce and run all work on it, and every limit message cites that file."""
     occ = occupancy_json("--cc", str(made_up_cc_13), "--block", "256", "--regs", "32")
     assert occ["active_blocks_per_sm"] == 6

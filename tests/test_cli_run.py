@@ -284,16 +284,9 @@ def test_kernels_lists_the_catalog_and_shows_one():
     assert "#define THREADS_PER_BLK 128" in table.stdout
 
 
-def test_user_catalog_file(tmp_path):
+def test_user_catalog_file(small_catalog):
     """--catalog points run and kernels at a user's own file (same schema, same validation)."""
-    import yaml
-
-    from perfcalc.specs.data_files import data_path
-
-    data = yaml.safe_load(data_path("kernels.yaml").read_text())
-    mine = {"schema_version": 1, "kernels": {"my_copy": data["kernels"]["copy_offset"]}}
-    path = tmp_path / "mine.yaml"
-    path.write_text(yaml.safe_dump(mine))
+    path = small_catalog
     listing = invoke("kernels", "--catalog", path, "-f", "csv")
     assert "my_copy" in listing.stdout
     result = invoke("run", "my_copy", "--catalog", path, "-p", "n=64", "-f", "json")

@@ -128,12 +128,11 @@ __global__ void k(const float* a, const float* b, const int* idx, float* c, floa
 
 
 @needs_nvrtc
-def test_ptx_engine_counts_waits_per_warp(tmp_path, monkeypatch):
+def test_ptx_engine_counts_waits_per_warp(ptx_cache):
     """2 blocks of 64 threads = 4 warps. Per warp: a[i] and b[i] issued together, one wait at
     the add; c may alias idx (no __restrict__), so idx[i] is loaded after the store to c and its
     value is waited for to form the gather's address; the gather's value is waited for by the
     store to d: 3 waits per warp for 4 loads per warp."""
-    monkeypatch.setenv("PERFCALC_CACHE_DIR", str(tmp_path))
     n = 128
     rng = np.random.default_rng(1)
     args = {
@@ -150,11 +149,10 @@ def test_ptx_engine_counts_waits_per_warp(tmp_path, monkeypatch):
 
 
 @needs_nvrtc
-def test_a_divergent_warp_waits_once(tmp_path, monkeypatch):
+def test_a_divergent_warp_waits_once(ptx_cache):
     """The corpus's three-way switch on threadIdx.x % 3: every warp runs all three cases, each
     using the one loaded value; the warp waits on the first case it runs and finds the value
     there on the others: 12 warps, 12 loads, 12 waits."""
-    monkeypatch.setenv("PERFCALC_CACHE_DIR", str(tmp_path))
     source = (CORPUS / "switch_small.cu").read_text()
     args = {"in": np.arange(384, dtype=np.int32), "out": np.zeros(384, np.int32)}
     c = run_kernel(source, "classify", (3,), (128,), args, H100_ARCH, engine="ptx").counters

@@ -27,14 +27,12 @@ from perfcalc.specs import get_arch
 from perfcalc.specs.counters import COUNTER_NAMES, PTX_ONLY_COUNTER_NAMES
 from perfcalc.specs.kernels import catalog
 
-pytestmark = pytest.mark.skipif(not nvrtc.available(), reason="NVRTC (pip install nvidia-cuda-nvrtc) is not installed")
+pytestmark = [
+    pytest.mark.skipif(not nvrtc.available(), reason="NVRTC (pip install nvidia-cuda-nvrtc) is not installed"),
+    pytest.mark.usefixtures("ptx_cache"),  # tests/conftest.py: every test compiles afresh
+]
 DATA = Path(__file__).parent / "data" / "cuda"
 H100 = get_arch("9.0")
-
-
-@pytest.fixture(autouse=True)
-def _private_cache(tmp_path, monkeypatch):
-    monkeypatch.setenv("PERFCALC_CACHE_DIR", str(tmp_path / "ptx-cache"))
 
 
 def ptx(src, kernel, grid, block, args, arch=H100, **kw):

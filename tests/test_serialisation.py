@@ -99,10 +99,9 @@ __global__ void k(const float* in, int* out, float* fout) {
 
 
 @needs_nvrtc
-def test_ptx_engine_counts_shared_atomic_steps(tmp_path, monkeypatch):
+def test_ptx_engine_counts_shared_atomic_steps(ptx_cache):
     """4 blocks of 96 threads = 12 warps: the add on one word combined (12 steps), the CAS 32
     lanes each (384), the float add 32 lanes each (384)."""
-    monkeypatch.setenv("PERFCALC_CACHE_DIR", str(tmp_path))
     args = {"in": np.ones(384, np.float32), "out": np.zeros(4, np.int32), "fout": np.zeros(4, np.float32)}
     c = run_kernel(SHARED_KERNEL, "k", (4,), (96,), args, H100_ARCH, engine="ptx").counters
     assert (c.shared_atomic_int_steps, c.shared_atomic_cas_steps, c.shared_atomic_float_steps) == (12, 384, 384)
@@ -146,9 +145,8 @@ def _constant_args() -> dict[str, np.ndarray]:
 
 
 @pytest.mark.parametrize("engine", ["source", pytest.param("ptx", marks=needs_nvrtc)])
-def test_constant_requests_are_distinct_addresses_per_warp(engine, tmp_path, monkeypatch):
+def test_constant_requests_are_distinct_addresses_per_warp(engine, ptx_cache):
     """4 warps: the indexed load asks 16 + 1 + 16 + 16 addresses, table[3] one per warp: 53."""
-    monkeypatch.setenv("PERFCALC_CACHE_DIR", str(tmp_path))
     args = _constant_args()
     c = run_kernel(CONSTANT_KERNEL, "k", (1,), (128,), args, H100_ARCH, engine=engine).counters
     assert c.constant_requests == 49 + 4
