@@ -54,22 +54,22 @@ Op = Annotated[AccessOp, typer.Option(help="A load or a store.", case_sensitive=
 
 
 def _pattern(
-    pattern,
-    word,
-    stride,
-    offset,
-    base,
-    struct_size,
-    field_offset,
-    tile_width,
-    pad,
-    row,
-    column,
-    segment,
-    seed,
-    index,
-    active,
-):
+    pattern: Any,
+    word: int,
+    stride: int,
+    offset: int,
+    base: int,
+    struct_size: int | None,
+    field_offset: int,
+    tile_width: int,
+    pad: int,
+    row: int,
+    column: int,
+    segment: int,
+    seed: int,
+    index: str | None,
+    active: str | None,
+) -> Any:
     from perfcalc.errors import InputError
     from perfcalc.memory.patterns import warp_pattern
 
@@ -311,7 +311,9 @@ def _title(space: str, op: AccessOp, pat: Any) -> str:
     return f"{space} {op.value}: {_verb(pat.description, op.value)}, {pat.word}-byte words"
 
 
-def _show_access(tables: list, pat: Any, results: list, fmt: Format, output: str | None, table: str | None) -> None:
+def _show_access(
+    tables: list[Any], pat: Any, results: list[Any], fmt: Format, output: str | None, table: str | None
+) -> None:
     """coalesce's and banks' output: the tables, and in JSON the pattern and each family's cost."""
     data = {"pattern": pat, "results": [{"ccs": label, "cost": cost} for label, cost in results]}
     show(tables, fmt, output, data=data, table=table)

@@ -44,7 +44,7 @@ def register(app: typer.Typer) -> None:
     app.command("roofline")(roofline)
 
 
-def _target(gpu: str | None, cc: str | None):
+def _target(gpu: str | None, cc: str | None) -> tuple[Any, Any]:
     """(Arch, Gpu | None) from --gpu / --cc (default: the default product); a product named in
     --cc brings its figures too."""
     return device_and_product(cc, gpu)
@@ -339,7 +339,9 @@ def roofline(
 
         from perfcalc.report.roofline_plot import plot_roofline
 
-        def named(chart: dict, points: list) -> list:  # several products: each point says whose it is
+        def named(
+            chart: dict[str, Any], points: list[Any]
+        ) -> list[Any]:  # several products: each point says whose it is
             return [replace(p, label=f"{p.label} on {chart['gpu']}") for p in points] if len(charts) > 1 else points
 
         plot_roofline(
@@ -351,7 +353,7 @@ def roofline(
         )
 
 
-def _chart(gpu: str | None, kernels: list[str], param: list[str], intensities: list[float]) -> dict:
+def _chart(gpu: str | None, kernels: list[str], param: list[str], intensities: list[float]) -> dict[str, Any]:
     """One product's roofline: its tables, its JSON document and what the figure draws."""
     from perfcalc.model.roofline import intensity, place
     from perfcalc.model.roofline import roofline as build_roofline
@@ -417,7 +419,7 @@ def _chart(gpu: str | None, kernels: list[str], param: list[str], intensities: l
     }
 
 
-def _compared(charts: list[dict]) -> tuple[list[Any], dict[str, Any]]:
+def _compared(charts: list[dict[str, Any]]) -> tuple[list[Any], dict[str, Any]]:
     """Several products: each table once, its rows from every product with a leading `gpu`."""
     from perfcalc.report.table import Table
 
@@ -449,7 +451,7 @@ def _compared(charts: list[dict]) -> tuple[list[Any], dict[str, Any]]:
     return list(merged.values()), data
 
 
-def _without_product(title: str, chart: dict) -> str:
+def _without_product(title: str, chart: dict[str, Any]) -> str:
     """'Roofline ceilings of Tesla V100 (SXM2) (CC 7.0)' -> 'Roofline ceilings'."""
     roof = chart["roof"]
     for words in (f" of {roof.gpu_name} (CC {roof.cc})", f" of {roof.gpu_name}", f" on {roof.gpu_name}"):

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -138,11 +139,11 @@ def report(
     roof = build_roofline(product, arch)
     reports: list[Any] = []
 
-    def kernels():
+    def kernels() -> Any:
         rows, notes = _catalog_rows(roof, arch, specs)
         return kernels_table(rows, f"Catalog kernels on {product.name} (default parameters)", notes)
 
-    def timed():
+    def timed() -> Any:
         skipped = []
         for spec in specs:
             try:
@@ -164,7 +165,7 @@ def report(
 
     matmul = analyze_matmul(width, tile, arch, product, None, catalog_counts(width, tile, arch))
     # (file stem, CSV table, Markdown table); the Markdown one is the one shown on the page
-    jobs = [
+    jobs: list[tuple[str, Callable[[], tuple[Any, Any]]]] = [
         ("ceilings", lambda: (ceilings_table(roof),) * 2),
         ("roofline", lambda: (roofline_curve_table(roof, [2.0**e for e in range(-4, 11)]),) * 2),
         ("kernels", lambda: (kernels(),) * 2),

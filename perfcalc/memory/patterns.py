@@ -125,7 +125,19 @@ def _check_addresses(addr: np.ndarray) -> None:
             )
 
 
-def _indices(name, lane, word, stride, tile_width, pad, row, column, segment, seed, index):
+def _indices(
+    name: str,
+    lane: np.ndarray,
+    word: int,
+    stride: int,
+    tile_width: int,
+    pad: int,
+    row: int,
+    column: int,
+    segment: int,
+    seed: int,
+    index: str | None,
+) -> np.ndarray:
     if name == "stride":
         return stride * lane
     if name == "reversed":
@@ -143,7 +155,7 @@ def _indices(name, lane, word, stride, tile_width, pad, row, column, segment, se
     return _index_expression(index, lane)
 
 
-def _tile(name, lane, tile_width, pad, row, column):
+def _tile(name: str, lane: np.ndarray, tile_width: int, pad: int, row: int, column: int) -> np.ndarray:
     if tile_width <= 0:
         raise InputError(f"tile width {tile_width} must be at least 1 element")
     if pad < 0:
@@ -156,7 +168,7 @@ def _tile(name, lane, tile_width, pad, row, column):
     return x * pitch + column + y
 
 
-def _aos(lane, word, offset, base, struct_size, field_offset):
+def _aos(lane: np.ndarray, word: int, offset: int, base: int, struct_size: int | None, field_offset: int) -> np.ndarray:
     if struct_size is None:
         raise InputError("pattern 'aos' needs the struct size in bytes (--struct-size)")
     if field_offset < 0 or field_offset + word > struct_size:

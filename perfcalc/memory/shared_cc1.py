@@ -19,7 +19,7 @@ from perfcalc.memory.runs import bank_passes, distinct, distinct_banks
 _LOWER = np.tri(16, k=-1, dtype=bool)  # _LOWER[i, j]: lane j comes before lane i
 
 
-def half_warp_rows(addr: np.ndarray, mask: np.ndarray | None, size: int):
+def half_warp_rows(addr: np.ndarray, mask: np.ndarray | None, size: int) -> tuple[np.ndarray, np.ndarray | None, int]:
     """(W*2*k, 16) 32-bit word indices and masks, one row per (warp, half-warp, sub-request)."""
     warps = addr.shape[0]
     k = max(1, size // 4)

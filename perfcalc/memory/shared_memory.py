@@ -174,7 +174,7 @@ def _result(
     )
 
 
-def _units(family: SharedFamily, addr: np.ndarray, size: int, mode: int):
+def _units(family: SharedFamily, addr: np.ndarray, size: int, mode: int) -> tuple[np.ndarray, np.ndarray, int]:
     """Bank-array words each lane touches: (bank, row) arrays of shape (W, 32 * k), lane-major.
     Two entries conflict when they share a bank but not a row."""
     warps = addr.shape[0]

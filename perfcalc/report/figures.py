@@ -128,6 +128,6 @@ def _drawn(fig: Any) -> Any:
     from matplotlib.backends.backend_agg import FigureCanvasAgg
 
     canvas = fig.canvas if isinstance(fig.canvas, FigureCanvasAgg) else FigureCanvasAgg(fig)
-    renderer = canvas.get_renderer()
+    renderer = canvas.get_renderer()  # type: ignore[no-untyped-call]  # matplotlib leaves it unannotated
     fig.draw(renderer)
     return renderer

@@ -573,7 +573,9 @@ def ptxas_table(entries: Sequence[tuple[Any, Arch, Advice]], block_size: int) ->
     )
 
 
-def ptxas_document(entries: Sequence[tuple[Any, Arch, Advice]], block_size: int, notes: Sequence[str] = ()) -> dict:
+def ptxas_document(
+    entries: Sequence[tuple[Any, Arch, Advice]], block_size: int, notes: Sequence[str] = ()
+) -> dict[str, Any]:
     """JSON: per kernel, the ptxas record and the occupancy document at this block size."""
     kernels = [
         {"kernel": to_jsonable(kernel), "occupancy": occupancy_document(arch, advice)}

@@ -56,7 +56,7 @@ def _cell_text(table: Table, column: str, value: Any, row_key: str = "") -> str:
     if value is None and column in table.none_text:
         return table.none_text[column]
     number = isinstance(value, (int, float)) and not isinstance(value, bool)
-    if column in table.percent and number:
+    if (column in table.percent or row_key in table.percent) and number:
         return f"{format_value(float(value) * 100)} %"
     if number and column.endswith(_UNIT_SUFFIXES):  # a time or rate with its unit: '97.09 µs'
         return _with_unit(column, float(value))

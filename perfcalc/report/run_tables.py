@@ -6,7 +6,7 @@ core's or the model's classes; `run_document` assembles the JSON object of `perf
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from perfcalc.report.table import Table
@@ -332,30 +332,29 @@ def time_table(doc: Mapping[str, Any]) -> Table:
 
 
 def gpu_comparison_table(docs: Sequence[Mapping[str, Any]]) -> Table:
-    """The same launch on several products (run --gpu A --gpu B): one column per product."""
-
-    def pct(x: Any) -> str:
-        return "-" if x is None else f"{100 * x:.1f} %"
-
-    quantities = [
-        ("compute capability", lambda d: d["cc"]),
-        ("occupancy", lambda d: d["occupancy"]["occupancy"] if d.get("occupancy") else None),
-        ("predicted time (s)", lambda d: d["predicted_time_s"]),
-        ("bound", lambda d: d["bound_detail"]),
-        ("achieved GFLOP/s", lambda d: d["predicted_gflops"]),
-        ("achieved DRAM GB/s", lambda d: d["predicted_dram_gbs"]),
-        ("DRAM bytes read", lambda d: d["dram_bytes_read"]),
-        ("DRAM bytes written", lambda d: d["dram_bytes_written"]),
-        ("L1 hit rate (loads)", lambda d: pct(d["l1_hit_rate"])),
-        ("L2 hit rate", lambda d: pct(d["l2_hit_rate"])),
+    """The same launch on several products (run --gpu A --gpu B): one column per product, one
+    row per quantity (raw values; the text formats add units and percent by each row's key)."""
+    quantities: list[tuple[str, str, Callable[[Mapping[str, Any]], Any]]] = [
+        ("cc", "compute capability", lambda d: d["cc"]),
+        ("occupancy", "occupancy", lambda d: d["occupancy"]["occupancy"] if d.get("occupancy") else None),
+        ("predicted_time_s", "predicted time", lambda d: d["predicted_time_s"]),
+        ("bound_detail", "bound", lambda d: d["bound_detail"]),
+        ("predicted_gflops", "predicted rate", lambda d: d["predicted_gflops"]),
+        ("predicted_dram_gbs", "predicted DRAM bandwidth", lambda d: d["predicted_dram_gbs"]),
+        ("dram_bytes_read", "DRAM bytes read", lambda d: d["dram_bytes_read"]),
+        ("dram_bytes_written", "DRAM bytes written", lambda d: d["dram_bytes_written"]),
+        ("l1_hit_rate", "L1 hit rate (loads)", lambda d: d["l1_hit_rate"]),
+        ("l2_hit_rate", "L2 hit rate", lambda d: d["l2_hit_rate"]),
     ]
     names = [d["gpu"] for d in docs]
-    rows = [{"quantity": label, **{d["gpu"]: get(d) for d in docs}} for label, get in quantities]
+    rows = [{"quantity": label, **{d["gpu"]: get(d) for d in docs}} for _key, label, get in quantities]
     params = ", ".join(f"{k}={v}" for k, v in docs[0]["params"].items())
     return Table(
         columns=["quantity", *names],
         rows=rows,
         title=f"{docs[0]['kernel']} ({params}) on {', '.join(names)}",
         name="gpus",
+        row_keys=tuple(key for key, _label, _get in quantities),
+        percent=("occupancy", "l1_hit_rate", "l2_hit_rate"),
         notes=sorted({n for d in docs for n in d["notes"] if n.startswith("sampled")}),
     )

@@ -46,7 +46,8 @@ class Table:
     # a text column a terminal too narrow for the table prints above its rows (run's source lines)
     fold: str | None = None
     # a transposed table (rows = quantities): each row's vocabulary key, so the text formats give
-    # its numbers the unit the key names (`_s`, `_gbs`, `_gflops`) as they do a column's
+    # its numbers the unit the key names (`_s`, `_gbs`, `_gflops`), or a percent where `percent`
+    # names the key, as they do a column's
     row_keys: tuple[str, ...] = ()
 
     @property

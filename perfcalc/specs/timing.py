@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cache
+from typing import Any
 
 from perfcalc.errors import SpecError
 from perfcalc.specs.arch import Arch
@@ -96,7 +97,7 @@ def _lines(value: object) -> int | None:
 
 
 @cache
-def _table() -> dict:
+def _table() -> dict[str, Any]:
     return read_mapping(devices_dir() / "timing.yaml")
 
 
