@@ -120,15 +120,24 @@ def numpy_dtype(arg: ArgSpec) -> np.dtype:
     return arg_dtype(arg)
 
 
+# elements generated, converted and checked at a time: NumPy draws doubles and int64s, so a
+# whole-array draw for a float32 input cost twice the input again (issue #13's footprint)
+CHUNK_ELEMENTS = 1 << 20
+
+
 def _fill_random(out: np.ndarray, rng: np.random.Generator) -> None:
-    """Uniform floats in [0.5, 1.5) or ints in [1, 100]: never zero."""
+    """Uniform floats in [0.5, 1.5) or ints in [1, 100]: never zero. Drawn CHUNK_ELEMENTS at a
+    time, which gives the same values as one draw of the whole array (each value takes the
+    generator's next output), without a float64 or int64 copy of the whole array."""
     if out.dtype.names:
         for name in out.dtype.names:
             _fill_random(out[name], rng)
-    elif np.issubdtype(out.dtype, np.floating):
-        out[...] = rng.uniform(0.5, 1.5, size=out.shape)
-    else:
-        out[...] = rng.integers(1, 101, size=out.shape)
+        return
+    flat = out.reshape(-1)
+    floating = np.issubdtype(out.dtype, np.floating)
+    for start in range(0, flat.size, CHUNK_ELEMENTS):
+        n = min(CHUNK_ELEMENTS, flat.size - start)
+        flat[start : start + n] = rng.uniform(0.5, 1.5, size=n) if floating else rng.integers(1, 101, size=n)
 
 
 def _fill_unwritten(out: np.ndarray) -> None:
@@ -195,16 +204,17 @@ def check_result(spec: KernelSpec, args: Arrays, expected: Mapping[str, np.ndarr
             raise SpecError(
                 f"reference {spec.reference} returned {np.shape(want)} for {name}, the kernel's array has {got.shape}"
             )
-        got64 = got.astype(np.float64)
-        want64 = np.asarray(want, dtype=np.float64)
-        bad = ~np.isfinite(got64)
-        unwritten += int(np.count_nonzero(bad))
-        denom = np.where(want64 != 0, np.abs(want64), 1.0)
-        err = np.where(bad, 0.0, np.abs(got64 - want64) / denom)
-        if err.size:
+        flat_got, flat_want = got.reshape(-1), np.asarray(want).reshape(-1)
+        for start in range(0, flat_got.size, CHUNK_ELEMENTS):  # float64 temporaries of one chunk only
+            got64 = flat_got[start : start + CHUNK_ELEMENTS].astype(np.float64)
+            want64 = flat_want[start : start + CHUNK_ELEMENTS].astype(np.float64)
+            bad = ~np.isfinite(got64)
+            unwritten += int(np.count_nonzero(bad))
+            denom = np.where(want64 != 0, np.abs(want64), 1.0)
+            err = np.where(bad, 0.0, np.abs(got64 - want64) / denom)
             i = int(np.argmax(err))
             if err[i] > worst_err or not worst_at:
-                worst_err, worst_at = float(err[i]), f"{name}[{i}]"
+                worst_err, worst_at = float(err[i]), f"{name}[{start + i}]"
     if unwritten:
         return ResultCheck(
             False,
@@ -255,7 +265,9 @@ def run_catalog_kernel(
     params = resolve_params(spec, params)
     grid, block, dyn = launch_geometry(spec, params)
     args = make_args(spec, params)
-    inputs = {a.name: args[a.name].copy() for a in spec.args if a.role in ("in", "inout")} if check else {}
+    # the reference reads the inputs as they were: an in/out array is overwritten by the kernel, so it
+    # is kept; an input (const in the catalog's kernels) is not copied
+    inputs = {a.name: args[a.name].copy() for a in spec.args if a.role == "inout"} if check else {}
     defines = {d: params[d] for d in spec.defines}
     result = run_kernel(
         spec.source,
