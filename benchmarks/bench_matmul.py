@@ -24,7 +24,16 @@ import tempfile
 import time
 from pathlib import Path
 
-import numpy as np
+# BLAS threads pinned before NumPy loads (the float64 reference matmul is not timed, but a BLAS
+# thread pool left spinning beside the timed code moved ratios 1-482x between runs)
+for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
+
+import numpy as np  # noqa: E402
+
+# the bare versions are bench_sim_core's, the strongest written (index arithmetic hoisted out of
+# the k loop): one floor for both benchmarks (issue #13: this one's own was ~6x slower)
+from bench_sim_core import bare_naive, bare_tiled  # noqa: E402
 
 TILE = 16
 # execution.md 2.1, medians on this machine (Numba 0.68.1), used when Numba is not available
@@ -36,52 +45,6 @@ RECORDED_NUMBA = {
     ("tiled", 64): 7.68,
     ("tiled", 128): 50.84,
 }
-
-
-def thread_indices(width: int) -> tuple[np.ndarray, ...]:
-    """Row, column, ty, tx and block of every thread in launch order (block-major, then
-    threadIdx.y, then threadIdx.x), int32 like the C kernel's ints."""
-    gb = width // TILE
-    by, bx, ty, tx = np.meshgrid(np.arange(gb), np.arange(gb), np.arange(TILE), np.arange(TILE), indexing="ij")
-    row = (by * TILE + ty).ravel().astype(np.int32)
-    col = (bx * TILE + tx).ravel().astype(np.int32)
-    block = (by * gb + bx).ravel().astype(np.int32)
-    return row, col, ty.ravel().astype(np.int32), tx.ravel().astype(np.int32), block
-
-
-def bare_naive(md: np.ndarray, nd: np.ndarray, width: int) -> np.ndarray:
-    """The naive kernel for all threads at once, nothing counted: per k, each thread's two
-    loads (index arithmetic + gather) and its float32 multiply-add."""
-    row, col, _, _, _ = thread_indices(width)
-    w = np.int32(width)
-    acc = np.zeros(row.shape, dtype=np.float32)
-    row_w = row * w
-    for k in range(width):
-        acc += np.take(md, row_w + np.int32(k)) * np.take(nd, np.int32(k) * w + col)
-    out = np.empty(width * width, dtype=np.float32)
-    out[row_w + col] = acc
-    return out
-
-
-def bare_tiled(md: np.ndarray, nd: np.ndarray, width: int) -> np.ndarray:
-    """The tiled kernel for all threads at once, nothing counted: per phase the tile loads into a
-    flat per-block shared buffer, then TILE multiply-adds reading Mds[ty][k] and Nds[k][tx]."""
-    row, col, ty, tx, block = thread_indices(width)
-    w = np.int32(width)
-    nblocks = (width // TILE) ** 2
-    base = block * np.int32(TILE * TILE)
-    mds = np.empty(nblocks * TILE * TILE, dtype=np.float32)
-    nds = np.empty_like(mds)
-    slot = base + ty * np.int32(TILE) + tx
-    acc = np.zeros(row.shape, dtype=np.float32)
-    for m in range(width // TILE):
-        mds[slot] = np.take(md, row * w + np.int32(m * TILE) + tx)
-        nds[slot] = np.take(nd, col + (np.int32(m * TILE) + ty) * w)
-        for k in range(TILE):
-            acc += np.take(mds, base + ty * np.int32(TILE) + np.int32(k)) * np.take(nds, base + np.int32(k * TILE) + tx)
-    out = np.empty(width * width, dtype=np.float32)
-    out[row * w + col] = acc
-    return out
 
 
 def broadcast_matmul(md: np.ndarray, nd: np.ndarray, width: int) -> np.ndarray:
@@ -144,6 +107,36 @@ def bare_run(variant: str, width: int) -> float:
     elapsed = time.perf_counter() - t0
     check(out, ref)
     return elapsed
+
+
+LOCKSTEP = Path(__file__).with_name("matmul_lockstep.c")
+
+
+def build_lockstep(out_dir: Path) -> Path | None:
+    """matmul_lockstep.c with -O3 -march=native, or None without a C compiler."""
+    import shutil
+
+    cc = shutil.which("gcc") or shutil.which("cc") or shutil.which("clang")
+    if cc is None:
+        return None
+    exe = out_dir / "matmul_lockstep"
+    subprocess.run([cc, "-O3", "-march=native", "-o", str(exe), str(LOCKSTEP)], check=True, capture_output=True)
+    return exe
+
+
+def lockstep_run(exe: Path, variant: str, width: int, tmp: Path) -> float:
+    """The native lock-step kernel's own seconds (inputs read before its clock starts), checked."""
+    md, nd, ref = inputs(width)
+    paths = [tmp / f"{name}.f32" for name in ("md", "nd", "pd")]
+    md.tofile(paths[0])
+    nd.tofile(paths[1])
+    seconds = float(
+        subprocess.run(
+            [str(exe), variant, str(width), *map(str, paths)], check=True, capture_output=True, text=True
+        ).stdout.strip()
+    )
+    check(np.fromfile(paths[2], dtype=np.float32), ref)
+    return seconds
 
 
 NUMBA_SCRIPT = """
@@ -229,14 +222,18 @@ def main() -> None:
 
     print(
         f"machine: {platform.machine()}, {os.cpu_count()} CPUs, "
-        f"Python {platform.python_version()}, NumPy {np.__version__}; "
+        f"Python {platform.python_version()}, NumPy {np.__version__}, BLAS threads "
+        f"{os.environ['OPENBLAS_NUM_THREADS']}; "
         f"execution core at CC {opts.cc}, full counting; median of "
         f"{opts.repeat} runs below W = 1024"
     )
+    scratch = Path(tempfile.mkdtemp())
+    native = build_lockstep(scratch)
     print(
-        "\n| W | kernel | perfcalc (s) | bare NumPy (s) | perfcalc / bare | global load sectors | shared wavefronts |"
+        "\n| W | kernel | perfcalc (s) | bare NumPy (s) | perfcalc / bare | native lock-step C (s) | perfcalc / C "
+        "| global load sectors | shared wavefronts |"
     )
-    print("|---:|---|---:|---:|---:|---:|---:|")
+    print("|---:|---|---:|---:|---:|---:|---:|---:|---:|")
     broadcast: dict[int, float] = {}
     totals: dict[int, float] = {}
     perf_times: dict[tuple[str, int], float] = {}
@@ -249,8 +246,13 @@ def main() -> None:
             perf_times[(variant, width)] = t_sim
             totals[width] = totals.get(width, 0.0) + t_sim
             c = result.counters
+            if native is not None:
+                t_c = statistics.median(lockstep_run(native, variant, width, scratch) for _ in range(reps))
+                native_cells = f"{t_c:.4f} | {t_sim / t_c:.1f}x"
+            else:
+                native_cells = "- | -"
             print(
-                f"| {width} | {variant} | {t_sim:.3f} | {t_bare:.3f} | {t_sim / t_bare:.2f} | "
+                f"| {width} | {variant} | {t_sim:.3f} | {t_bare:.3f} | {t_sim / t_bare:.2f} | {native_cells} | "
                 f"{c.global_load_transactions} | {c.shared_load_wavefronts} |",
                 flush=True,
             )

@@ -38,21 +38,34 @@ def layout(w: int) -> tuple[np.ndarray, ...]:
 
 
 def bare_naive(m: np.ndarray, n: np.ndarray, w: int) -> np.ndarray:
+    """Every thread's inner product, nothing counted, with no allocation inside the k loop: the
+    index vectors, the two gathers and the product go into buffers made once (`out=`), so the
+    floor pays for arithmetic and gathers only, not for malloc and page faults (issue #13: a
+    floor that allocated per step was slower than the simulator at large W)."""
     by, bx, ty, tx = layout(w)
     row = by * np.int32(TB) + ty
     col = bx * np.int32(TB) + tx
     wi = np.int32(w)
     acc = np.zeros(row.size, np.float32)
     row_w = row * wi
+    idx_m, idx_n = np.empty_like(row_w), np.empty_like(row_w)
+    a, b = np.empty(row.size, np.float32), np.empty(row.size, np.float32)
     for k in range(w):
         kk = np.int32(k)
-        acc += m.take(row_w + kk) * n.take(kk * wi + col)
+        np.add(row_w, kk, out=idx_m)
+        np.add(col, kk * wi, out=idx_n)
+        np.take(m, idx_m, out=a)
+        np.take(n, idx_n, out=b)
+        np.multiply(a, b, out=a)
+        np.add(acc, a, out=acc)
     p = np.empty(w * w, np.float32)
     p[row_w + col] = acc
     return p
 
 
 def bare_tiled(m: np.ndarray, n: np.ndarray, w: int) -> np.ndarray:
+    """The tiled kernel the same way: per phase the two tile loads into flat per-block buffers,
+    then TILE multiply-adds from them, every index vector and temporary preallocated."""
     by, bx, ty, tx = layout(w)
     row = by * np.int32(TB) + ty
     col = bx * np.int32(TB) + tx
@@ -64,13 +77,25 @@ def bare_tiled(m: np.ndarray, n: np.ndarray, w: int) -> np.ndarray:
     nds = np.zeros(nblocks * TB * TB, np.float32)
     row_base = block * (TB * TB) + ty.astype(np.int64) * TB  # Mds[ty][k] = row_base + k
     col_base = block * (TB * TB) + tx  # Nds[k][tx] = col_base + k*TB
+    row_m = row * wi + tx  # Md[Row*Width + ph*TB + tx] = row_m + ph*TB
+    col_n = col + ty * wi  # Nd[(ph*TB + ty)*Width + Col] = col_n + ph*TB*Width
+    idx_g, idx_s = np.empty_like(row_m), np.empty_like(row_base)
+    a, b = np.empty(row.size, np.float32), np.empty(row.size, np.float32)
     acc = np.zeros(row.size, np.float32)
     for ph in range(w // TB):
-        p0 = np.int32(ph * TB)
-        mds[mine] = m.take(row * wi + (p0 + tx))
-        nds[mine] = n.take(col + (p0 + ty) * wi)
+        np.add(row_m, np.int32(ph * TB), out=idx_g)
+        np.take(m, idx_g, out=a)
+        mds[mine] = a
+        np.add(col_n, np.int32(ph * TB) * wi, out=idx_g)
+        np.take(n, idx_g, out=b)
+        nds[mine] = b
         for k in range(TB):
-            acc += mds.take(row_base + k) * nds.take(col_base + k * TB)
+            np.add(row_base, k, out=idx_s)
+            np.take(mds, idx_s, out=a)
+            np.add(col_base, k * TB, out=idx_s)
+            np.take(nds, idx_s, out=b)
+            np.multiply(a, b, out=a)
+            np.add(acc, a, out=acc)
     p = np.empty(w * w, np.float32)
     p[row * wi + col] = acc
     return p
