@@ -209,7 +209,7 @@ def _front_page(
 ) -> None:
     """The figures (when matplotlib is installed) and index.md/index.html, added to `files`."""
     from perfcalc.analysis.launch_advice import advise_launch
-    from perfcalc.report.report_index import KernelEntry, ReportFigure, index_html, index_markdown
+    from perfcalc.report.report_index import KernelEntry, ReportFigure, ReportPage, index_html, index_markdown
 
     drawn: list[ReportFigure] = []
     kernels = []
@@ -243,9 +243,9 @@ def _front_page(
             _add_figure(files, shown[1].stem, _lines_figure(r, shown[1].title), dpi)
             progress.step(f"{r.kernel} figures")
         kernels.append(KernelEntry(r.params, r.grid, r.block, advise_launch(r, arch), shown))
-    title = f"perfcalc report: {product.name}"
-    files["index.md"] = index_markdown(title, notes, drawn, sections, kernels)
-    files["index.html"] = index_html(title, notes, drawn, sections, kernels)
+    page = ReportPage(f"perfcalc report: {product.name}", notes, drawn, sections, kernels)
+    files["index.md"] = index_markdown(page)
+    files["index.html"] = index_html(page)
 
 
 def _add_figure(files: dict[str, str | bytes], stem: str, fig: Any, dpi: int) -> None:

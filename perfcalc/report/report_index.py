@@ -48,6 +48,17 @@ class KernelEntry:
     figures: tuple[ReportFigure, ...] = ()
 
 
+@dataclass(frozen=True)
+class ReportPage:
+    """What the front page shows: a title, notes, figures, kernels and the tables."""
+
+    title: str
+    notes: Sequence[str]
+    figures: Sequence[ReportFigure]
+    sections: Sequence[ReportSection]
+    kernels: Sequence[KernelEntry]
+
+
 def kernel_paragraph(entry: KernelEntry) -> tuple[str, list[str]]:
     """A kernel's summary sentence and its list of what to change (plain text)."""
     a = entry.advice
@@ -115,14 +126,9 @@ BOUND_ADVICE = {
 }
 
 
-def index_markdown(
-    title: str,
-    notes: Sequence[str],
-    figures: Sequence[ReportFigure],
-    sections: Sequence[ReportSection],
-    kernels: Sequence[KernelEntry],
-) -> str:
+def index_markdown(page: ReportPage) -> str:
     """index.md: figures, one paragraph per kernel, and a link to each table's CSV and Markdown."""
+    title, notes, figures, sections, kernels = page.title, page.notes, page.figures, page.sections, page.kernels
     lines = [f"# {title}", "", *notes, ""]
     if figures:
         lines += ["## Figures", ""]
@@ -151,14 +157,9 @@ th { background: #f2f2f2; }
 """
 
 
-def index_html(
-    title: str,
-    notes: Sequence[str],
-    figures: Sequence[ReportFigure],
-    sections: Sequence[ReportSection],
-    kernels: Sequence[KernelEntry],
-) -> str:
+def index_html(page: ReportPage) -> str:
     """index.html: the same page as index.md, with every table shown; offline, no script."""
+    title, notes, figures, sections, kernels = page.title, page.notes, page.figures, page.sections, page.kernels
     e = html.escape
     body = [f"<h1>{e(title)}</h1>", *(f"<p>{e(n)}</p>" for n in notes)]
     if figures:
