@@ -117,3 +117,16 @@ def test_gpu_brings_its_cc_in_coalesce_and_banks():
         assert by_gpu == runner.invoke(app, [command, "--cc", "7.0", "-f", "json"]).stdout
         clash = runner.invoke(app, [command, "--gpu", "v100", "--cc", "9.0"])
         assert clash.exit_code == 2 and "--gpu v100 is CC 7.0" in clash.stderr
+
+
+def test_a_run_builds_only_the_command_it_names(monkeypatch):
+    """perfcalc.cli.main converts only the invoked command to click (typer converts all ten at
+    each start otherwise); root help, an unknown name and shell completion still see them all."""
+    from perfcalc.cli import invoked_command
+
+    assert invoked_command(["--wide", "occupancy", "--cc", "7.0"]) == "occupancy"
+    assert invoked_command(["roofline", "--gpu", "v100"]) == "roofline"
+    assert invoked_command(["--help"]) is None
+    assert invoked_command(["ocupancy"]) is None  # click's "Did you mean 'occupancy'?" needs every name
+    monkeypatch.setenv("_PERFCALC_COMPLETE", "bash_complete")
+    assert invoked_command(["occupancy"]) is None
