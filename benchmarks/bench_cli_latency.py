@@ -23,6 +23,8 @@ import sys
 import time
 from pathlib import Path
 
+from _timing import publish
+
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "benchmarks" / "results_occupancy_cli.md"
 PY = sys.executable
@@ -106,11 +108,7 @@ def main() -> None:
         lines += ["", "Slowest top-level imports of the occupancy command (python -X importtime, cumulative):", ""]
         lines += [f"- `{name}`: {us / 1e3:.1f} ms" for name, us in slowest_imports(OCCUPANCY)]
     lines.append("")
-    table = "\n".join(lines)
-    print(table)
-    if args.write:
-        RESULTS.write_text(table)
-        print(f"written to {RESULTS}")
+    publish(lines, RESULTS, args.write)
 
 
 if __name__ == "__main__":

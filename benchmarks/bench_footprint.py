@@ -19,6 +19,8 @@ import sys
 import time
 from pathlib import Path
 
+from _timing import publish
+
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "benchmarks" / "results_footprint.md"
 CLI = str(Path(sys.executable).with_name("perfcalc"))
@@ -77,11 +79,7 @@ def main() -> None:
         )
         print(lines[-1], flush=True)
     lines.append("")
-    table = "\n".join(lines)
-    print(table)
-    if args.write:
-        RESULTS.write_text(table)
-        print(f"written to {RESULTS}")
+    publish(lines, RESULTS, args.write)
 
 
 if __name__ == "__main__":
