@@ -65,3 +65,44 @@ def test_unsupported_or_invalid_forms_are_refused_with_their_place(body, message
         _run(body)
     text = str(info.value)
     assert message in text and text.startswith("<source>:1:"), text
+
+
+STRUCT = "struct P { float a; int b; };\n"
+
+
+def _run_struct(body: str) -> tuple[np.ndarray, np.ndarray]:
+    """32 threads; p = {x[i], i}, q = {0, 0}; arr holds {100 + i, -i}."""
+    arr = np.zeros(32, dtype=[("a", np.float32), ("b", np.int32)])
+    arr["a"], arr["b"] = 100 + np.arange(32), -np.arange(32)
+    out, iout = np.zeros(32, np.float32), np.zeros(32, np.int32)
+    source = (
+        STRUCT + "__global__ void k(const float* x, const struct P* arr, float* out, int* iout) {\n"
+        " int i = threadIdx.x; struct P p; p.a = x[i]; p.b = i; struct P q; q.a = 0.0f; q.b = 0;\n" + body + "\n}"
+    )
+    run_kernel(source, "k", 1, 32, {"x": X.copy(), "arr": arr, "out": out, "iout": iout}, H100)
+    return out, iout
+
+
+def test_struct_conditional_selects_whole_structs_per_lane():
+    """C11 6.5.15p3: both operands of ?: may have the same structure type; the result is the
+    chosen one. Lanes below 16 take p, the others q (all reads plain) or arr[i] (a load). This
+    was a crash: the whole-lane path selected the two dicts of fields with one np.where."""
+    out, iout = _run_struct("struct P r = (i < 16) ? p : q; out[i] = r.a; iout[i] = r.b;")
+    assert np.array_equal(out, np.where(np.arange(32) < 16, X, 0)) and iout.tolist() == [*range(16), *[0] * 16]
+    out, iout = _run_struct("struct P r = (i < 16) ? p : arr[i]; out[i] = r.a; iout[i] = r.b;")
+    lanes = np.arange(32)
+    assert np.array_equal(out, np.where(lanes < 16, X, 100 + lanes)) and np.array_equal(
+        iout, np.where(lanes < 16, lanes, -lanes)
+    )
+
+
+def test_struct_variables_assign_under_divergence_and_update_fields():
+    """q = p only in even lanes (the others keep {0, 0}); q.b++ yields the old value and then
+    adds one (C11 6.5.2.4); q.a += 1 adds one to the field."""
+    out, iout = _run_struct(
+        "if (i % 2 == 0) q = p; int old = q.b++; q.a += 1.0f; out[i] = q.a; iout[i] = old * 100 + q.b;"
+    )
+    lanes = np.arange(32)
+    even = lanes % 2 == 0
+    assert np.array_equal(out, np.where(even, X + 1, 1))
+    assert np.array_equal(iout, np.where(even, lanes * 100 + lanes + 1, 1))

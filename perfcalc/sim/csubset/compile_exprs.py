@@ -658,8 +658,8 @@ class ExpressionsMixin(CompilerState):
         if c.const is not None:
             return x if c.const else y
         cf, xf, yf = c.f, x.f, y.f
-        if x.pure and y.pure:
-            return E(t, lambda ctx: np.where(cf(ctx), xf(ctx), yf(ctx)), None, c.pure)
+        if x.pure and y.pure:  # both sides evaluated for every lane, then selected per lane
+            return E(t, lambda ctx: _select(cf(ctx), xf(ctx), yf(ctx)), None, c.pure)
 
         def ternary(ctx: ChunkContext) -> object:
             cv = cf(ctx)
@@ -683,9 +683,7 @@ class ExpressionsMixin(CompilerState):
                 return xv
             if xv is None:
                 return yv
-            if isinstance(t, StructType):
-                return {k: np.where(cv, xv[k], yv[k]) for k in xv}  # type: ignore[index]
-            return np.where(cv, xv, yv)
+            return _select(cv, xv, yv)
 
         return E(t, ternary, None, False)
 
@@ -700,3 +698,11 @@ class ExpressionsMixin(CompilerState):
             return v
 
         return E(es[-1].t, seq, None, all(e.pure for e in es))
+
+
+def _select(cond: object, xv: object, yv: object) -> object:
+    """cond ? x : y per lane; a struct value (a dict of fields) is selected field by field (a
+    whole-dict np.where made an object array of field names)."""
+    if isinstance(xv, dict) and isinstance(yv, dict):
+        return {k: np.where(cond, xv[k], yv[k]) for k in xv}
+    return np.where(cond, xv, yv)
