@@ -1,5 +1,5 @@
-"""Fixtures several test modules share: a private PTX cache, a small user catalog, a small
-device file of a made-up CC, and the CLI called in-process.
+"""Fixtures several test modules share: a cache folder of the run's own (always), a private PTX
+cache, a small user catalog, a small device file of a made-up CC, and the CLI called in-process.
 
 Each builds its files from the shipped data (devices/, kernels.yaml), so they follow the
 schema as it changes, and lives in the test's own temporary directory.
@@ -7,6 +7,8 @@ schema as it changes, and lives in the test's own temporary directory.
 
 from __future__ import annotations
 
+import os
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -16,6 +18,20 @@ from typer.testing import CliRunner, Result
 
 from perfcalc.cli import app
 from perfcalc.specs.data_files import data_path
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _session_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """No test reads or writes the user's own cache folder (compiled PTX, parsed data files):
+    the whole run, subprocesses included, uses one of its own."""
+    before = os.environ.get("PERFCALC_CACHE_DIR")
+    folder = tmp_path_factory.mktemp("perfcalc-cache")
+    os.environ["PERFCALC_CACHE_DIR"] = str(folder)
+    yield folder
+    if before is None:
+        os.environ.pop("PERFCALC_CACHE_DIR", None)
+    else:
+        os.environ["PERFCALC_CACHE_DIR"] = before
 
 
 @pytest.fixture

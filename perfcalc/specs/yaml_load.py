@@ -1,19 +1,27 @@
-"""Read a YAML mapping and check its keys exactly: a typo is an error, not a silent default."""
+"""Read a YAML mapping and check its keys exactly: a typo is an error, not a silent default.
+
+The CLI reads a device file on every answer, and importing PyYAML and parsing cost ~20 ms of a
+0.2 s start (benchmarks/bench_cli_latency.py). So a file's parsed mapping is kept as JSON in the
+user's cache folder, keyed by a hash of the file's text: the next read of the same text loads
+the JSON and never imports yaml. Only mappings that JSON returns unchanged are kept (string
+keys, plain values); anything else, a missing or unwritable cache folder or an unreadable cache
+file just means the YAML is parsed again.
+"""
 
 from __future__ import annotations
 
+import hashlib
+import json
+import math
+import os
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from perfcalc.errors import SpecError
 from perfcalc.files import read_text
 
-# libyaml's loader parses a device file several times faster than the pure-Python one; both
-# are "safe" (plain data only). The CLI reads a device file on every answer.
-_SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+CACHE_FORMAT = "perfcalc-yaml-1"  # part of every key: a new layout never reads an old file
 
 
 # libyaml composes nested collections recursively: 25,000 levels of `[` crash the interpreter
@@ -28,23 +36,79 @@ MAX_NODES = 1_000_000
 def read_mapping(path: Path) -> dict[str, Any]:
     """Load a YAML file that must hold one mapping; errors name the file."""
     text = read_text(path, "data file", error=SpecError)
+    cache = _cache_file(text)
+    kept = _load_kept(cache)
+    if kept is not None:
+        return kept
+    import yaml
+
+    # libyaml's loader parses several times faster than the pure-Python one; both are "safe"
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     try:
-        _check_shape(text, path)
-        data = yaml.load(text, Loader=_SAFE_LOADER)  # noqa: S506 - a safe loader
+        _check_shape(text, path, yaml, loader)
+        data = yaml.load(text, Loader=loader)  # noqa: S506 - a safe loader
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" line {mark.line + 1}" if mark is not None else ""
         raise SpecError(f"{path}{where}: not valid YAML ({getattr(exc, 'problem', exc)})") from None
     if not isinstance(data, dict):
         raise SpecError(f"{path}: expected a mapping of keys, got {type(data).__name__}")
+    _keep(cache, data)
     return data
 
 
-def _check_shape(text: str, path: Path) -> None:
+def cache_folder() -> Path:
+    """$PERFCALC_CACHE_DIR/data, else the user's cache folder (as the PTX cache)."""
+    override = os.environ.get("PERFCALC_CACHE_DIR")
+    if override:
+        return Path(override) / "data"
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "perfcalc" / "data"
+
+
+def _cache_file(text: str) -> Path:
+    digest = hashlib.blake2b(f"{CACHE_FORMAT}\0{text}".encode(), digest_size=20).hexdigest()
+    return cache_folder() / f"{digest}.json"
+
+
+def _load_kept(cache: Path) -> dict[str, Any] | None:
+    try:
+        data = json.loads(cache.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def _keep(cache: Path, data: dict[str, Any]) -> None:
+    """Write the mapping as JSON (atomically) if JSON gives it back unchanged; else nothing."""
+    if not _json_exact(data):
+        return
+    try:
+        cache.parent.mkdir(parents=True, exist_ok=True)
+        partial = cache.with_name(f"{cache.name}.{os.getpid()}.tmp")
+        partial.write_text(json.dumps(data), encoding="utf-8")
+        os.replace(partial, cache)
+    except OSError:
+        pass  # a read-only home or a full disk: the file is parsed again next time
+
+
+def _json_exact(value: Any) -> bool:
+    """True where json.loads(json.dumps(value)) == value with the same types (no int keys, no
+    tuples, dates or infinities)."""
+    if isinstance(value, dict):
+        return all(isinstance(k, str) and _json_exact(v) for k, v in value.items())
+    if isinstance(value, list):
+        return all(_json_exact(v) for v in value)
+    if isinstance(value, float):
+        return math.isfinite(value)
+    return value is None or isinstance(value, (str, int, bool))
+
+
+def _check_shape(text: str, path: Path, yaml: Any, loader: Any) -> None:
     """Refuse nesting deeper than MAX_DEPTH or more than MAX_NODES nodes after alias expansion."""
     stack: list[list[Any]] = [[None, 0]]  # [anchor, nodes so far] per open collection
     sizes: dict[str, int] = {}
-    for event in yaml.parse(text, Loader=_SAFE_LOADER):
+    for event in yaml.parse(text, Loader=loader):
         if isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
             stack.append([event.anchor, 1])
             if len(stack) - 1 > MAX_DEPTH:
