@@ -89,3 +89,15 @@ def test_wide_and_pipes_print_the_full_table():
         check=True,
     ).stdout.splitlines()
     assert piped == wide
+
+
+@pytest.mark.parametrize("argv, hidden", [(["devices"], 4), (["devices", "products"], 6)])
+def test_wide_lists_keep_their_chosen_columns_at_80(argv, hidden):
+    """`perfcalc devices` was 118 columns wide at 80 (eleven columns of numbers that cannot
+    wrap): a narrow terminal gets the table's chosen columns and one line naming the way to the
+    rest; --wide prints them all."""
+    lines = _on_a_terminal(argv)
+    assert max(len(line) for line in lines) <= 80, max(lines, key=len)
+    assert f"({hidden} more columns: perfcalc --wide, or --format csv)" in lines
+    wide = _on_a_terminal(["--wide", *argv])
+    assert not any("more columns" in line for line in wide) and max(len(line) for line in wide) > 100

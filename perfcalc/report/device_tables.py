@@ -48,7 +48,20 @@ def devices_table(archs: Sequence[Arch], gpus: Sequence[Gpu] = ()) -> Table:
         for row in rows:
             row["gpus"] = [g.key for g in gpus if g.cc == row["cc"]]
     return Table(
-        columns=list(columns), rows=rows, title="Compute capabilities", headers=columns, name="compute_capabilities"
+        columns=list(columns),
+        rows=rows,
+        title="Compute capabilities",
+        headers=columns,
+        name="compute_capabilities",
+        narrow=(
+            "cc",
+            "architecture",
+            "max_warps_per_sm",
+            "max_blocks_per_sm",
+            "registers_per_sm",
+            "shared_memory_per_sm_bytes",
+            "gpus",
+        ),
     )
 
 
@@ -61,6 +74,7 @@ def products_table(gpus: Sequence[Gpu]) -> Table:
         title="GPU products",
         name="products",
         headers=dict(_PRODUCT_COLUMNS),
+        narrow=("key", "cc", "sm_count", "peak_fp32_gflops", "memory_bandwidth_gbs", "ridge_flop_per_byte"),
         notes=[
             "Peaks count an FMA as 2 flops at the clock named in 'clock basis'; "
             "sources and disagreements: perfcalc devices show NAME."

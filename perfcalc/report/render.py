@@ -134,6 +134,14 @@ def _narrow(t: Table, headers: list[str], rows: list[list[str]], width: int) -> 
     headers = [h.replace("_", " ") for h in headers]  # a key shown as a header wraps: 'naive predicted'
     fmt = _table_format(headers, False)
     widths = fitted_widths(headers, rows, width, header_pad=0)
+    if t.narrow and _fitted_total(headers, rows, widths) > width:
+        # still too wide once wrapped: the table's chosen columns, and a line saying what is left out
+        keep = [i for i, c in enumerate(t.columns) if c in t.narrow]
+        left_out = len(headers) - len(keep)
+        headers, rows = [headers[i] for i in keep], [[r[i] for i in keep] for r in rows]
+        widths = fitted_widths(headers, rows, width, header_pad=0)
+        table = _tabulate(headers, rows, fmt, 0, maxcolwidths=widths, maxheadercolwidths=widths)
+        return table + "\n" + _wrapped(f"({left_out} more columns: perfcalc --wide, or --format csv)", width)
     fold = t.columns.index(t.fold) if t.fold in t.columns else None
     if fold is None or widths[fold] is None:  # the fold column would not wrap: keep it beside its rows
         return _tabulate(headers, rows, fmt, 0, maxcolwidths=widths, maxheadercolwidths=widths)
@@ -152,6 +160,12 @@ def _narrow(t: Table, headers: list[str], rows: list[list[str]], width: int) -> 
             previous = row[fold]
         out.append("  " + line)
     return "\n".join(out)
+
+
+def _fitted_total(headers: Sequence[str], rows: Sequence[Sequence[str]], widths: Sequence[int | None]) -> int:
+    """The width a table takes with `widths` (None: a column at its natural width)."""
+    natural = _widths(headers, rows, 0)
+    return sum(w or n for w, n in zip(widths, natural, strict=True)) + _GAP * (len(headers) - 1)
 
 
 def _widths(headers: Sequence[str], rows: Sequence[Sequence[str]], header_pad: int) -> list[int]:

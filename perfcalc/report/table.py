@@ -49,6 +49,9 @@ class Table:
     # its numbers the unit the key names (`_s`, `_gbs`, `_gflops`), or a percent where `percent`
     # names the key, as they do a column's
     row_keys: tuple[str, ...] = ()
+    # the columns a terminal too narrow for the whole table (even wrapped) shows, with a line
+    # saying how many more `--wide` or CSV give; empty: every column, whatever the width
+    narrow: tuple[str, ...] = ()
 
     @property
     def key(self) -> str:
