@@ -153,7 +153,7 @@ def arch_file(arch: object) -> str:
     return display_file(getattr(arch, "source_file", ""))
 
 
-def validate_launch(arch: object, grid: tuple[int, int, int], block: tuple[int, int, int]) -> None:
+def validate_launch(arch: Arch, grid: tuple[int, int, int], block: tuple[int, int, int]) -> None:
     src = arch_file(arch)
     max_block = arch.max_block_dim
     for i, axis in enumerate("xyz"):

@@ -29,7 +29,7 @@ access directly costs 10-16x the bare kernel (execution.md §2.2), so this modul
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 
@@ -39,6 +39,15 @@ from perfcalc.specs.families import WIDE_QUANTUM
 
 if TYPE_CHECKING:
     from perfcalc.memory.cache_hierarchy import CacheHierarchy
+
+
+class SeparableCore(Protocol):
+    """What pricing needs of a front end's separable index (sim/csubset/separable.py's Core):
+    the lane part and the block part of each element index."""
+
+    lane: np.ndarray
+    b: np.ndarray
+
 
 QUANTUM = WIDE_QUANTUM
 _MEMOS: dict[tuple, dict[tuple, tuple[int, ...]]] = {}  # per (arch, cache, bank_mode)
@@ -160,7 +169,7 @@ class Pricer:
         first = int(addr0[0])
         pattern = (addr0 - first).tobytes()
         active = None if act0 is None else act0.tobytes()
-        total = (0, 0, 0) if space == "global" else (0, 0)
+        total: tuple[int, ...] = (0, 0, 0) if space == "global" else (0, 0)
         for shift, count in pairs:
             key = (space, size, op, pattern, (first + shift) % quantum, active)
             cost = self.memo.get(key)
@@ -193,7 +202,7 @@ class Pricer:
             totals[tkey] = total
         return total
 
-    def sep_plan(self, space: str, core: object, itemsize: int, size: int) -> tuple:
+    def sep_plan(self, space: str, core: SeparableCore, itemsize: int, size: int) -> tuple:
         """What price_sep derives from a Core once: (pattern, its bytes, residue classes of
         the blocks, lane 0's element, the totals dict keyed (space, size, op, first address
         mod quantum, active lanes), quantum)."""
@@ -224,7 +233,7 @@ class Pricer:
         active: bytes | None,
         quantum: int,
     ) -> tuple[int, ...]:
-        total = (0, 0, 0) if space == "global" else (0, 0)
+        total: tuple[int, ...] = (0, 0, 0) if space == "global" else (0, 0)
         for shift, count in pairs:
             key = (space, size, op, pbytes, (first + shift) % quantum, active)
             cost = self.memo.get(key)

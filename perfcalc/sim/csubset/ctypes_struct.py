@@ -83,7 +83,7 @@ VECTOR_TYPES["dim3"] = _vec("dim3", T.UINT, 3, 4)
 
 def dtype_matches(expected: StructType, actual: np.dtype) -> bool:
     """True when a NumPy structured dtype has exactly the struct's fields, offsets and size."""
-    if actual.names is None or actual.itemsize != expected.size:
+    if actual.names is None or actual.fields is None or actual.itemsize != expected.size:
         return False
     if tuple(actual.names) != tuple(f[0] for f in expected.fields):
         return False

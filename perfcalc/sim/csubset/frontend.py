@@ -233,7 +233,7 @@ class _Preprocessor:
             else:
                 value = (rest.split()[0] if rest else "") in self.macros
                 value = value if name == "ifdef" else not value
-            groups.append(_Group(True, value, value))
+            groups.append(_Group(True, bool(value), bool(value)))
             return
         if name in ("elif", "else", "endif"):
             if not groups:

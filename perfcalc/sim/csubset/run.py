@@ -10,7 +10,7 @@ import contextlib
 import functools
 import math
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -166,7 +166,7 @@ def run_csubset(
     args: dict[str, object],
     arch: Arch | str,
     dynamic_shared_memory_bytes: int = 0,
-    defines: dict[str, int | float] | None = None,
+    defines: Mapping[str, int | float | str] | None = None,
     iteration_cap: int = 1_000_000,
     cache: str | None = None,
     bank_mode: int | None = None,

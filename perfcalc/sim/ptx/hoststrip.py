@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import cache
+from typing import Any
 
 from perfcalc.errors import CudaSyntaxError, PerfcalcError
 
@@ -116,7 +117,7 @@ class ParserUnavailable(PerfcalcError, RuntimeError):
 
 
 @cache
-def _parser():  # type: ignore[no-untyped-def]
+def _parser() -> Any:
     try:
         import tree_sitter
         import tree_sitter_cuda
@@ -164,7 +165,7 @@ _CONTAINERS = (
 )
 
 
-def _walk(node, src: bytes, spans: list[tuple[int, int]], kernels: list[str]) -> None:  # type: ignore[no-untyped-def]
+def _walk(node: Any, src: bytes, spans: list[tuple[int, int]], kernels: list[str]) -> None:
     for child in node.children:
         kind = child.type
         if kind in ("namespace_definition",):
@@ -200,7 +201,7 @@ def _walk(node, src: bytes, spans: list[tuple[int, int]], kernels: list[str]) ->
                 spans.append((child.start_byte, child.end_byte))
 
 
-def _function_of(node):  # type: ignore[no-untyped-def]
+def _function_of(node: Any) -> Any:
     if node.type == "function_definition":
         return node
     for child in node.children:
@@ -211,12 +212,12 @@ def _function_of(node):  # type: ignore[no-untyped-def]
     return None
 
 
-def _body_start(func) -> int:  # type: ignore[no-untyped-def]
+def _body_start(func: Any) -> int:
     body = func.child_by_field_name("body")
     return body.start_byte if body is not None else func.end_byte
 
 
-def _function_name(func, src: bytes) -> str | None:  # type: ignore[no-untyped-def]
+def _function_name(func: Any, src: bytes) -> str | None:
     declarator = func.child_by_field_name("declarator")
     while declarator is not None and declarator.type not in ("function_declarator",):
         declarator = declarator.child_by_field_name("declarator")
@@ -226,7 +227,7 @@ def _function_name(func, src: bytes) -> str | None:  # type: ignore[no-untyped-d
     return None if name is None else src[name.start_byte : name.end_byte].decode()
 
 
-def _launches(node, src: bytes) -> list[str]:  # type: ignore[no-untyped-def]
+def _launches(node: Any, src: bytes) -> list[str]:
     found: list[str] = []
     stack = [node]
     while stack:

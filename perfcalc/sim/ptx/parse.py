@@ -121,8 +121,8 @@ _PARAM = re.compile(r"\.param\s+(?:\.align\s+(\d+)\s+)?\.(\w+)\s+([\w$]+)(?:\[(\
 def parse_module(ptx: str) -> Module:
     """The whole PTX text -> entries, device functions and module-level variables."""
     files = {int(n): name for n, name in _FILE.findall(ptx)}
-    version = (re.search(r"\.version\s+(\S+)", ptx) or [None, ""])[1]
-    target = (re.search(r"\.target\s+(\S+)", ptx) or [None, ""])[1]
+    version = _directive(ptx, "version")
+    target = _directive(ptx, "target")
     text = _COMMENT.sub("", ptx)
     functions: dict[str, Function] = {}
     module_vars: list[Variable] = []
@@ -146,6 +146,12 @@ def parse_module(ptx: str) -> Module:
     return Module(version, target, functions, module_vars, files)
 
 
+def _directive(ptx: str, name: str) -> str:
+    """The argument of a module directive (`.version 9.0`, `.target sm_90`), or ''."""
+    found = re.search(rf"\.{name}\s+(\S+)", ptx)
+    return found.group(1) if found else ""
+
+
 def _matching(text: str, start: int, open_: str, close: str) -> int:
     depth = 0
     for i in range(start, len(text)):
@@ -160,7 +166,9 @@ def _matching(text: str, start: int, open_: str, close: str) -> int:
 
 def _split_top(text: str) -> list[str]:
     """Split on commas outside brackets and braces."""
-    parts, depth, cur = [], 0, []
+    parts: list[str] = []
+    cur: list[str] = []
+    depth = 0
     for ch in text:
         if ch in "[{(":
             depth += 1

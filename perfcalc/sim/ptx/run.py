@@ -9,7 +9,7 @@ import hashlib
 import json
 import os
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -177,7 +177,7 @@ def compile_kernel(
     source: str,
     kernel: str | None,
     arch: Arch,
-    defines: dict[str, int | float | str | None] | None = None,
+    defines: Mapping[str, int | float | str | None] | None = None,
     source_name: str = "<source>",
     include_dirs: tuple[str, ...] = (),
 ) -> CompiledKernel:
@@ -215,7 +215,7 @@ def run_ptx(
     args: dict[str, object],
     arch: Arch,
     dynamic_shared_memory_bytes: int = 0,
-    defines: dict[str, int | float | str | None] | None = None,
+    defines: Mapping[str, int | float | str | None] | None = None,
     iteration_cap: int = 1_000_000,
     cache: str | None = None,
     bank_mode: int | None = None,
