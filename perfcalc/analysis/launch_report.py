@@ -204,7 +204,7 @@ def analyze_source_kernel(
 
     def run(sample: BlockSample | None) -> SimResult:
         factory = cache_model_factory(gpu, arch, threads, regs, dynamic_shared_memory_bytes, cache, sample)
-        extra = {"progress": progress} if sample is None and progress is not None else {}
+        extra: dict[str, Any] = {"progress": progress} if sample is None and progress is not None else {}
         args = make_args()
         if not built:
             built.append(sum(int(a.nbytes) for a in args.values() if isinstance(a, np.ndarray)))
