@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -288,7 +289,11 @@ def run(
         from perfcalc.report.run_plot import plot_run
         from perfcalc.specs.kernels import get_kernel
 
-        text = get_kernel(kernel_name, catalog_file).source if source is None else read_text(source, "--source")
+        if source is None:
+            assert kernel_name is not None  # one of KERNEL and --source, checked above
+            text = get_kernel(kernel_name, catalog_file).source
+        else:
+            text = read_text(source, "--source")
         title = f"{docs[0]['kernel']} on CC {docs[0]['cc']}: memory work per source line"
         plot_run(title, text.splitlines(), docs[0]["per_site"], plot, dpi)
     if len(docs) == 1:
@@ -305,7 +310,7 @@ def run(
         )
 
 
-def _cc_and_gpu(cc: str | None, gpu: str | None, options: dict) -> str:
+def _cc_and_gpu(cc: str | None, gpu: str | None, options: dict[str, Any]) -> str:
     """The CC to run at: --cc, else the --gpu product's, else the default device's; they must
     agree. The product is used only when named: it adds the cache model and the time."""
     if gpu is None:
@@ -325,7 +330,7 @@ def _sample_notes(report: Any) -> list[str]:
     return [report.sample_note] if report is not None and report.sample_note else []
 
 
-def _time_fields(report: Any) -> dict:
+def _time_fields(report: Any) -> dict[str, Any]:
     """run's JSON time fields (issue #9 part 5) from a LaunchReport; {} without --gpu."""
     if report is None:
         return {}
@@ -359,7 +364,7 @@ def _time_fields(report: Any) -> dict:
     }
 
 
-def _caches_dict(result: Any, options: dict) -> dict | None:
+def _caches_dict(result: Any, options: dict[str, Any]) -> dict[str, Any] | None:
     """The JSON `caches` object: the model's report and the configuration it ran with."""
     rep = result.caches
     if rep is None:
@@ -448,7 +453,7 @@ def kernels(
 # The two run paths: each makes the core calls and assembles `run_document`'s object.
 
 
-def _launch_info(grid: tuple[int, ...], block: tuple[int, ...], dyn: int, warp_size: int) -> dict:
+def _launch_info(grid: tuple[int, ...], block: tuple[int, ...], dyn: int, warp_size: int) -> dict[str, Any]:
     blocks = 1
     for g in grid:
         blocks *= g
@@ -467,7 +472,7 @@ def _launch_info(grid: tuple[int, ...], block: tuple[int, ...], dyn: int, warp_s
     }
 
 
-def _occupancy(arch: Any, block: tuple[int, ...], regs: int, static_smem: int, dyn: int) -> dict:
+def _occupancy(arch: Any, block: tuple[int, ...], regs: int, static_smem: int, dyn: int) -> dict[str, Any]:
     from perfcalc.model.occupancy import occupancy
     from perfcalc.report import to_jsonable
 
@@ -482,7 +487,12 @@ def _occupancy(arch: Any, block: tuple[int, ...], regs: int, static_smem: int, d
     }
 
 
-def _site_rows(source: str, sim_sites: dict, predicted_sites: dict | None, inlined: dict | None = None) -> list[dict]:
+def _site_rows(
+    source: str,
+    sim_sites: Mapping[int, Any],
+    predicted_sites: Mapping[int, Any] | None,
+    inlined: Mapping[int, Any] | None = None,
+) -> list[dict[str, Any]]:
     """Per source line: its counters (and prediction); then, for a line that calls an inlined
     __device__ function, the inlined code's counters as their own row (`inlined: true`)."""
     from perfcalc.report import to_jsonable
@@ -505,7 +515,9 @@ def _site_rows(source: str, sim_sites: dict, predicted_sites: dict | None, inlin
     return sorted(rows, key=lambda r: (r["line"], r.get("inlined", False)))
 
 
-def _line_rows(lines: list[str], sim_sites: dict, predicted_sites: dict | None) -> list[dict]:
+def _line_rows(
+    lines: list[str], sim_sites: Mapping[int, Any], predicted_sites: Mapping[int, Any] | None
+) -> list[dict[str, Any]]:
     from perfcalc.report import to_jsonable
     from perfcalc.specs.counters import SITE_COUNTER_NAMES
 
@@ -529,13 +541,15 @@ def _line_rows(lines: list[str], sim_sites: dict, predicted_sites: dict | None) 
     return rows
 
 
-def _counters_dict(counters: Any) -> dict:
+def _counters_dict(counters: Any) -> dict[str, Any]:
     from perfcalc.report import to_jsonable
 
     return to_jsonable(counters)
 
 
-def run_catalog(name: str, params: dict, cc: str, catalog_file: Path | None, options: dict) -> dict:
+def run_catalog(
+    name: str, params: dict[str, Any], cc: str, catalog_file: Path | None, options: dict[str, Any]
+) -> dict[str, Any]:
     """Predict, run and check one catalog kernel."""
     from perfcalc.model.predict import predict
     from perfcalc.report.run_tables import run_document
@@ -630,8 +644,8 @@ def run_source(
     defines: dict[str, Any],
     dyn: int,
     cc: str,
-    options: dict,
-) -> dict:
+    options: dict[str, Any],
+) -> dict[str, Any]:
     """Run a user's own CUDA C file: random seeded arrays, no reference, no model."""
     from perfcalc.errors import InputError
     from perfcalc.files import read_text
@@ -748,7 +762,7 @@ def _check_regs(arch: Any, regs: int) -> None:
         )
 
 
-def _check_dict(check: Any) -> dict:
+def _check_dict(check: Any) -> dict[str, Any]:
     from perfcalc.report import to_jsonable
 
     return to_jsonable(check)
@@ -790,7 +804,7 @@ def _on_terminal() -> bool:
     return sys.stderr.isatty()
 
 
-def _progress_option() -> dict:
+def _progress_option() -> dict[str, Any]:
     """`progress=` for run_kernel (a bar with elapsed time and ETA after one second) when stderr
     is a terminal."""
     if not _on_terminal():

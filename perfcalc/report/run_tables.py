@@ -195,7 +195,7 @@ def run_document(
     kernel: str,
     source_name: str,
     cc: str,
-    params: Mapping[str, int],
+    params: Mapping[str, Any],
     launch: Mapping[str, Any],
     counters: Mapping[str, Any],
     predicted: Mapping[str, int] | None,
