@@ -8,11 +8,13 @@ predicted counter beside the execution core's count.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from perfcalc.model.matmul import MatmulAnalysis, MatmulVariant, mismatches
 from perfcalc.model.roofline import Roofline, RooflinePoint
 from perfcalc.report.table import Table
+
+if TYPE_CHECKING:  # the matmul model brings NumPy: `roofline` and `report`'s ceilings need neither
+    from perfcalc.model.matmul import MatmulAnalysis, MatmulVariant
 
 # Side-by-side view: (key, label). Keys are MatmulVariant attributes (or _value's), and every
 # one is also a key of the JSON rows and a CSV column: the table shows nothing the JSON lacks.
@@ -117,6 +119,8 @@ def _notes(analysis: MatmulAnalysis) -> list[str]:
         if above:
             notes.append(above)
     for v in analysis.variants:
+        from perfcalc.model.matmul import mismatches
+
         for counter, (pred, sim) in mismatches(v).items():
             notes.append(f"MISMATCH {v.variant} {counter}: predicted {pred}, execution core {sim}")
     return notes
