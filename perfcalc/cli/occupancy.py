@@ -248,7 +248,7 @@ def occupancy(
     Example: perfcalc occupancy --cc 7.0 --block 256 --regs 32
     """
     start_output(output)
-    block, regs = parse_count(block, "--block"), parse_count(regs, "--regs")
+    threads, registers = parse_count(block, "--block"), parse_count(regs, "--regs")
     axes = parse_sweeps(sweep)
     if plot is not None:
         from perfcalc.report.figures import check_figure_path
@@ -256,8 +256,8 @@ def occupancy(
         check_figure_path(plot)
     static, dynamic_spec = parse_bytes(smem, "--smem"), parse_dynamic(dyn_smem)
     dynamic = (
-        dynamic_bytes(dynamic_spec, block)
-        if block is not None
+        dynamic_bytes(dynamic_spec, threads)
+        if threads is not None
         else (dynamic_spec if isinstance(dynamic_spec, int) else 0)
     )
     settings = {
@@ -268,15 +268,15 @@ def occupancy(
         "block_barriers": parse_count(barriers, "--barriers"),
     }
     if source is not None:
-        if ptxas is not None or regs is not None or static:
+        if ptxas is not None or registers is not None or static:
             raise InputError("--regs, --smem and --ptxas come from compiling --source; leave them out")
         if axes or plot is not None:
             raise InputError("--sweep and --plot work on --regs/--smem; use them without --source")
         kernels, cc = _compiled_resources(source, kernel, define, cc, gpu)
-        _ptxas_command(None, cc, block, suggest, settings, fmt, output, table, kernels=kernels)
+        _ptxas_command(None, cc, threads, suggest, settings, fmt, output, table, kernels=kernels)
         return
     if ptxas is not None:
-        if regs is not None or static:
+        if registers is not None or static:
             raise InputError(
                 "--regs and --smem come from the ptxas file; leave them out with --ptxas (--dyn-smem still applies)"
             )
@@ -284,7 +284,7 @@ def occupancy(
             raise InputError("--sweep and --plot work on one configuration; use --regs and --smem instead of --ptxas")
         if gpu is not None or grid is not None:
             raise InputError("--gpu and --grid work on one configuration; leave them out with --ptxas")
-        _ptxas_command(ptxas, cc, block, suggest, settings, fmt, output, table)
+        _ptxas_command(ptxas, cc, threads, suggest, settings, fmt, output, table)
         return
     arch, product = _device(cc, gpu)
     grid_blocks = _grid_blocks(grid)
@@ -292,17 +292,17 @@ def occupancy(
         raise InputError(
             "--grid needs a GPU product for its SM count: give --gpu NAME (e.g. --gpu h100-sxm) or a product as --cc"
         )
-    regs = _require(regs, "--regs", "(registers per thread, from ptxas -v), or give --ptxas FILE")
-    sections: list[tuple[str, list, Any]] = []
+    registers = _require(registers, "--regs", "(registers per thread, from ptxas -v), or give --ptxas FILE")
+    sections: list[tuple[str, list[Any], Any]] = []
     if suggest:
-        sections.append(_suggest_section(arch, regs, block, settings, dynamic_spec, product))
+        sections.append(_suggest_section(arch, registers, threads, settings, dynamic_spec, product))
     if axes or plot is not None:
-        inputs = _inputs(block, regs, settings, "with --sweep/--plot (the current point)")
+        inputs = _inputs(threads, registers, settings, "with --sweep/--plot (the current point)")
         sweeps = _sweep_section(arch, inputs, axes or ("block", "regs", "smem"), plot, dynamic_spec, dpi)
         if axes:
             sections.append(sweeps)
     if not suggest and not axes:
-        section = _single_section(arch, _inputs(block, regs, settings, ""))
+        section = _single_section(arch, _inputs(threads, registers, settings, ""))
         for t in section[1]:  # 18 rows that are the CC's, not the kernel's: `devices show` has them too
             t.on_request = t.key == "device_limits" and not show_limits
         sections.append(section)
@@ -314,7 +314,7 @@ def occupancy(
     _show(sections, fmt, output, table)
 
 
-def _device(cc: str | None, gpu: str | None):
+def _device(cc: str | None, gpu: str | None) -> tuple[Any, Any]:
     """(Arch, product or None) from --cc (a CC, product or file) and --gpu (a product); with
     neither, the default device's CC (occupancy needs no product)."""
     return device_and_product(cc, gpu, default_product=False)
@@ -332,7 +332,7 @@ def _grid_blocks(text: str | None) -> int | None:
     return total
 
 
-def _waves_section(active_blocks: int, grid_blocks: int, product) -> tuple[str, list, Any]:
+def _waves_section(active_blocks: int, grid_blocks: int, product: Any) -> tuple[str, list[Any], Any]:
     from perfcalc.model.waves import waves
     from perfcalc.report.occupancy_tables import waves_table
     from perfcalc.report.render import to_jsonable
@@ -341,14 +341,14 @@ def _waves_section(active_blocks: int, grid_blocks: int, product) -> tuple[str, 
     return "waves", [waves_table(found, product)], to_jsonable(found)
 
 
-def _inputs(block: int | None, regs: int, settings: dict[str, Any], why: str):
+def _inputs(block: int | None, regs: int, settings: dict[str, Any], why: str) -> Any:
     from perfcalc.model.occupancy import OccupancyInputs
 
     block = _require(block, "--block", why or "(threads per block)")
     return OccupancyInputs(block_size=block, registers_per_thread=regs, **settings)
 
 
-def _single_section(arch, inputs) -> tuple[str, list, Any]:
+def _single_section(arch: Any, inputs: Any) -> tuple[str, list[Any], Any]:
     from perfcalc.model.hints import advise
     from perfcalc.report.occupancy_tables import occupancy_document, occupancy_tables
 
@@ -357,8 +357,8 @@ def _single_section(arch, inputs) -> tuple[str, list, Any]:
 
 
 def _sweep_section(
-    arch, inputs, axes, plot: Path | None, dynamic_spec: int | str = 0, dpi: int = 200
-) -> tuple[str, list, Any]:
+    arch: Any, inputs: Any, axes: Any, plot: Path | None, dynamic_spec: int | str = 0, dpi: int = 200
+) -> tuple[str, list[Any], Any]:
     from perfcalc.model.occupancy import occupancy
     from perfcalc.report.occupancy_tables import compute_sweep, occupancy_context, sweep_document, sweep_table
 
@@ -384,8 +384,13 @@ def _sweep_section(
 
 
 def _suggest_section(
-    arch, regs: int, block: int | None, settings, dynamic_spec: int | str = 0, product=None
-) -> tuple[str, list, Any]:
+    arch: Any,
+    regs: int,
+    block: int | None,
+    settings: dict[str, Any],
+    dynamic_spec: int | str = 0,
+    product: Any = None,
+) -> tuple[str, list[Any], Any]:
     from perfcalc.model.occupancy_suggest import suggest_block_size
     from perfcalc.model.waves import min_grid_size
     from perfcalc.report.occupancy_tables import suggestion_tables
@@ -415,13 +420,15 @@ def _suggest_section(
     return "suggestion", tables, doc
 
 
-def _engine_args(inputs) -> dict[str, Any]:
+def _engine_args(inputs: Any) -> dict[str, Any]:
     from dataclasses import asdict
 
     return asdict(inputs)
 
 
-def _show(sections: list[tuple[str, list, Any]], fmt: Format, output: Path | None, table: str | None) -> None:
+def _show(
+    sections: list[tuple[str, list[Any], Any]], fmt: Format, output: str | Path | None, table: str | None
+) -> None:
     tables = [t for _name, section_tables, _doc in sections for t in section_tables]
     data = sections[0][2] if len(sections) == 1 else {name: doc for name, _t, doc in sections}
     show(tables, fmt, output, data=data, table=table)
@@ -429,7 +436,7 @@ def _show(sections: list[tuple[str, list, Any]], fmt: Format, output: Path | Non
 
 def _compiled_resources(
     source: Path, kernel: str | None, define: list[str] | None, cc: str | None, gpu: str | None
-) -> tuple[tuple, str]:
+) -> tuple[tuple[Any, ...], str]:
     """ptxas's report for the kernel of a .cu file compiled as the PTX engine compiles it."""
     from perfcalc.errors import InputError as Err
     from perfcalc.model.ptxas import entry_resources
@@ -463,9 +470,9 @@ def _ptxas_command(
     suggest: bool,
     settings: dict[str, Any],
     fmt: Format,
-    output: Path | None,
+    output: str | Path | None,
     table_name: str | None,
-    kernels: tuple = (),
+    kernels: tuple[Any, ...] = (),
 ) -> None:
     from perfcalc.model.ptxas import read_ptxas_file
 
@@ -518,7 +525,7 @@ def _ptxas_command(
     show([table], fmt, output, data=ptxas_document(entries, block, note), table=table_name)
 
 
-def _ptxas_from_stdin() -> tuple:
+def _ptxas_from_stdin() -> tuple[Any, ...]:
     """`--ptxas -`: the log piped in (`nvcc -Xptxas -v k.cu 2>&1 | perfcalc occupancy --ptxas -`)."""
     from perfcalc.files import read_stdin
     from perfcalc.model.ptxas import parse_ptxas
@@ -527,13 +534,13 @@ def _ptxas_from_stdin() -> tuple:
     return parse_ptxas(data.decode("utf-8", errors="replace"), source="ptxas log on standard input")
 
 
-def _barriers(kernel, settings: dict[str, Any]) -> int:
+def _barriers(kernel: Any, settings: dict[str, Any]) -> int:
     """ptxas's barrier count where it printed one (0 skips the 9.0 limit, as H13 does for a
     kernel without barriers); otherwise --barriers (default 1, the runtime's assumption)."""
     return settings["block_barriers"] if kernel.block_barriers is None else kernel.block_barriers
 
 
-def _kernel_archs(kernels, cc: str | None) -> tuple[list, list[str]]:
+def _kernel_archs(kernels: Any, cc: str | None) -> tuple[list[Any], list[str]]:
     """Pair each kernel with the CC to evaluate it on.
 
     With --cc: the kernels compiled for that CC if the log has any, else all of them (with a
