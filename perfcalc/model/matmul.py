@@ -154,31 +154,29 @@ def check_shape(width: int, tile: int, arch: Arch) -> None:
         )
 
 
-def _counts(variant: str, w: int, t: int) -> dict[str, int | None]:
+@dataclass(frozen=True)
+class _Counts:
+    """Closed-form counts of one of seed 000's two kernels (per-phase figures: tiled only)."""
+
+    blocks: int
+    global_loads_per_block: int
+    global_loads_per_block_per_phase: int | None
+    global_loads_total: int
+    flops_per_block_per_phase: int | None
+    flops_total: int
+    shared_memory_per_block_bytes: int
+
+
+def _counts(variant: str, w: int, t: int) -> _Counts:
     """Closed-form counts of seed 000's two kernels (one thread per Pd element)."""
     blocks = (w // t) ** 2
     if variant == "naive":
         # every thread: Width iterations x (1 Md + 1 Nd load, 1 mul + 1 add)
-        per_block = 2 * w * t * t
-        return {
-            "blocks": blocks,
-            "global_loads_per_block": per_block,
-            "global_loads_per_block_per_phase": None,
-            "global_loads_total": 2 * w**3,
-            "flops_per_block_per_phase": None,
-            "flops_total": 2 * w**3,
-            "shared_memory_per_block_bytes": 0,
-        }
+        return _Counts(blocks, 2 * w * t * t, None, 2 * w**3, None, 2 * w**3, 0)
     # tiled: W/T phases; per phase each thread loads 1 Md + 1 Nd element and does T mul/adds
-    return {
-        "blocks": blocks,
-        "global_loads_per_block": 2 * t * t * (w // t),
-        "global_loads_per_block_per_phase": 2 * t * t,
-        "global_loads_total": 2 * w**3 // t,
-        "flops_per_block_per_phase": t * t * 2 * t,
-        "flops_total": 2 * w**3,
-        "shared_memory_per_block_bytes": 2 * t * t * WORD_BYTES,
-    }
+    return _Counts(
+        blocks, 2 * t * t * (w // t), 2 * t * t, 2 * w**3 // t, t * t * 2 * t, 2 * w**3, 2 * t * t * WORD_BYTES
+    )
 
 
 def _transactions(predicted: Mapping[str, int] | None) -> tuple[float | None, int | None, float | None]:
@@ -211,21 +209,21 @@ def analyze_variant(
     c = _counts(variant, w, t)
     regs = registers if registers is not None else default_registers(arch, variant)
     threads = t * t
-    occ = occupancy(arch, threads, regs, static_shared_memory_bytes=c["shared_memory_per_block_bytes"])
+    occ = occupancy(arch, threads, regs, static_shared_memory_bytes=c.shared_memory_per_block_bytes)
     stores = w * w
-    cgma_ratio = c["flops_total"] / c["global_loads_total"]
-    requested = WORD_BYTES * (c["global_loads_total"] + stores)
-    ai_requested = c["flops_total"] / requested
+    cgma_ratio = c.flops_total / c.global_loads_total
+    requested = WORD_BYTES * (c.global_loads_total + stores)
+    ai_requested = c.flops_total / requested
     per_request, transactions, moved = _transactions(predicted)
-    ai = c["flops_total"] / moved if moved else None
+    ai = c.flops_total / moved if moved else None
 
     fig = [
-        Figure(variant, "blocks", c["blocks"], f"(W/T)^2 = ({w}/{t})^2"),
+        Figure(variant, "blocks", c.blocks, f"(W/T)^2 = ({w}/{t})^2"),
         Figure(variant, "threads_per_block", threads, f"T^2 = {t}^2"),
         Figure(
             variant,
             "global_loads_per_block",
-            c["global_loads_per_block"],
+            c.global_loads_per_block,
             f"2 x W x T^2 = 2 x {w} x {t}^2"
             if variant == "naive"
             else f"2 x T^2 per phase x W/T phases = 2 x {t}^2 x {w // t}",
@@ -233,23 +231,23 @@ def analyze_variant(
         Figure(
             variant,
             "global_loads_total",
-            c["global_loads_total"],
+            c.global_loads_total,
             f"2 x W^3 = 2 x {w}^3" if variant == "naive" else f"2 x W^3 / T = 2 x {w}^3 / {t}",
         ),
-        Figure(variant, "flops_total", c["flops_total"], f"2 x W^3 (one mul + one add per k per element) = 2 x {w}^3"),
-        Figure(variant, "cgma", cgma_ratio, f"flops / global loads = {c['flops_total']} / {c['global_loads_total']}"),
+        Figure(variant, "flops_total", c.flops_total, f"2 x W^3 (one mul + one add per k per element) = 2 x {w}^3"),
+        Figure(variant, "cgma", cgma_ratio, f"flops / global loads = {c.flops_total} / {c.global_loads_total}"),
         Figure(
             variant,
             "intensity_flop_per_requested_byte",
             ai_requested,
-            f"flops / (4 B x (loads + W^2 stores)) = {c['flops_total']} / (4 x ({c['global_loads_total']} + {stores}))",
+            f"flops / (4 B x (loads + W^2 stores)) = {c.flops_total} / (4 x ({c.global_loads_total} + {stores}))",
         ),
         Figure(
             variant,
             "occupancy",
             occ.occupancy,
             f"{occ.active_warps_per_sm} warps / {arch.max_warps_per_sm} ({regs} registers, "
-            f"{c['shared_memory_per_block_bytes']} B shared, {threads} threads per block; "
+            f"{c.shared_memory_per_block_bytes} B shared, {threads} threads per block; "
             f"limited by {', '.join(occ.limiters)})",
         ),
     ]
@@ -259,7 +257,7 @@ def analyze_variant(
             Figure(
                 variant,
                 "global_loads_per_block_per_phase",
-                c["global_loads_per_block_per_phase"],
+                c.global_loads_per_block_per_phase,
                 f"2 x T^2 = 2 x {t}^2",
             ),
         )
@@ -268,7 +266,7 @@ def analyze_variant(
             Figure(
                 variant,
                 "flops_per_block_per_phase",
-                c["flops_per_block_per_phase"],
+                c.flops_per_block_per_phase,
                 f"T^2 x (2 x T) = {t}^2 x (2 x {t})",
             ),
         )
@@ -291,7 +289,7 @@ def analyze_variant(
                 "intensity_flop_per_byte",
                 ai,
                 f"flops / bytes the global transactions move (loads + stores, CC {arch.cc} rules) "
-                f"= {c['flops_total']} / {moved:.0f}",
+                f"= {c.flops_total} / {moved:.0f}",
             )
         )
 
@@ -305,7 +303,7 @@ def analyze_variant(
             point = attainable(ai, peak, bw)
             bw_bound, attain, bound = point.bandwidth_bound_gflops, point.attainable_gflops, point.bound
         compulsory = WORD_BYTES * 3 * w * w  # Md and Nd read once, Pd written once
-        lower = time_lower_bound(c["flops_total"], compulsory, peak, bw)
+        lower = time_lower_bound(c.flops_total, compulsory, peak, bw)
         timing = predict_time(
             counted_work(variant, w, t, occ.active_blocks_per_sm, predicted),
             gpu,
@@ -347,7 +345,7 @@ def analyze_variant(
                 "time_lower_bound_s",
                 lower,
                 f"max(flops / peak, compulsory bytes 3 x 4 x W^2 / bandwidth) = "
-                f"max({c['flops_total']} / {peak:g}e9, {compulsory} / {bw:g}e9)",
+                f"max({c.flops_total} / {peak:g}e9, {compulsory} / {bw:g}e9)",
             ),
             *time_figures(variant, timing),
         ]
@@ -355,14 +353,14 @@ def analyze_variant(
         variant=variant,
         width=w,
         tile=t,
-        blocks=c["blocks"],
+        blocks=c.blocks,
         threads_per_block=threads,
-        global_loads_per_block=c["global_loads_per_block"],
-        global_loads_per_block_per_phase=c["global_loads_per_block_per_phase"],
-        global_loads_total=c["global_loads_total"],
+        global_loads_per_block=c.global_loads_per_block,
+        global_loads_per_block_per_phase=c.global_loads_per_block_per_phase,
+        global_loads_total=c.global_loads_total,
         global_stores_total=stores,
-        flops_per_block_per_phase=c["flops_per_block_per_phase"],
-        flops_total=c["flops_total"],
+        flops_per_block_per_phase=c.flops_per_block_per_phase,
+        flops_total=c.flops_total,
         cgma=cgma_ratio,
         intensity_flop_per_requested_byte=ai_requested,
         intensity_flop_per_byte=ai,
@@ -372,7 +370,7 @@ def analyze_variant(
         attainable_gflops=attain,
         bound=bound,
         registers_per_thread=regs,
-        shared_memory_per_block_bytes=c["shared_memory_per_block_bytes"],
+        shared_memory_per_block_bytes=c.shared_memory_per_block_bytes,
         occupancy=occ.occupancy,
         active_blocks_per_sm=occ.active_blocks_per_sm,
         limiters=occ.limiters,
