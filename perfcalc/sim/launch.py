@@ -11,7 +11,7 @@ from __future__ import annotations
 import contextlib
 import math
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 
@@ -273,7 +273,7 @@ def run_kernel(
     args: dict[str, object],
     arch: Arch | str,
     dynamic_shared_memory_bytes: int = 0,
-    defines: dict[str, int | float | str] | None = None,
+    defines: Mapping[str, int | float | str] | None = None,
     iteration_cap: int = 1_000_000,
     cache: str | None = None,
     bank_mode: int | None = None,

@@ -166,12 +166,14 @@ def make_args(spec: KernelSpec, params: Mapping[str, int]) -> dict[str, Any]:
     args: dict[str, Any] = {}
     for arg in spec.args:
         if arg.is_pointer:
-            size = as_int(evaluate(arg.size, params), f"{spec.name} size of {arg.name}")
+            size = as_int(evaluate(_given(arg.size, spec, arg.name), params), f"{spec.name} size of {arg.name}")
             if size <= 0:
                 raise InputError(f"kernel {spec.name}: array {arg.name} would have {size} elements for {dict(params)}")
             args[arg.name] = new_array(numpy_dtype(arg), size, arg.role, rng)
         else:
-            args[arg.name] = as_int(evaluate(arg.value, params), f"{spec.name} scalar {arg.name}")
+            args[arg.name] = as_int(
+                evaluate(_given(arg.value, spec, arg.name), params), f"{spec.name} scalar {arg.name}"
+            )
     return args
 
 
@@ -246,10 +248,18 @@ class CatalogRun:
 def input_bytes(spec: KernelSpec, params: Mapping[str, int]) -> int:
     """Bytes of the launch's input arrays (in and inout), from the catalog's sizes."""
     return sum(
-        as_int(evaluate(a.size, params), f"{spec.name} size of {a.name}") * numpy_dtype(a).itemsize
+        as_int(evaluate(_given(a.size, spec, a.name), params), f"{spec.name} size of {a.name}")
+        * int(numpy_dtype(a).itemsize)
         for a in spec.args
         if a.role in ("in", "inout")
     )
+
+
+def _given(expression: str | None, spec: KernelSpec, name: str) -> str:
+    """An argument's size or value expression, which the catalog's validation guarantees."""
+    if expression is None:
+        raise SpecError(f"kernel {spec.name}: argument {name} has no size or value expression")
+    return expression
 
 
 def run_catalog_kernel(
@@ -341,6 +351,7 @@ def _load_npy(spec: UserArray) -> np.ndarray:
     from perfcalc.files import check_regular_file
 
     where = f"--array {spec.name}=@{spec.path}"
+    assert spec.path is not None  # a loaded array (parse_array_option sets path or dtype)
     check_regular_file(spec.path, f"--array {spec.name}")  # np.load of a FIFO would block forever
     try:
         with open(str(spec.path), "rb") as f:
