@@ -10,6 +10,7 @@ Sizes follow nvcc on 64-bit Linux (LP64): long and size_t are 64-bit.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any, cast
 
 import numpy as np
 
@@ -35,11 +36,12 @@ class CType:
     def size(self) -> int:
         return int(self.dtype.itemsize)
 
-    def scalar(self, value: object) -> np.generic:
+    def scalar(self, value: Any) -> np.generic:
         """A typed NumPy scalar holding `value` converted as C would (wrap-around for ints)."""
         if self.is_float:
-            return self.dtype.type(value)
-        return np.array(int(value) & ((1 << (8 * self.size)) - 1), dtype=np.uint64).astype(self.dtype)[()]
+            return cast(np.generic, self.dtype.type(value))
+        wrapped = np.array(int(value) & ((1 << (8 * self.size)) - 1), dtype=np.uint64).astype(self.dtype)
+        return cast(np.generic, wrapped[()])
 
 
 def _t(name: str, dtype: str, rank: int, signed: bool) -> CType:

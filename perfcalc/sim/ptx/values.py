@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 import struct
+from typing import cast
 
 import numpy as np
 
@@ -40,13 +41,18 @@ NP: dict[str, np.dtype] = {
     }.items()
 }
 # Storage of a register of each declared type: floats as floats, integers as raw unsigned bits.
-STORAGE = {
+STORAGE: dict[str, np.dtype] = {
     "pred": np.dtype(np.bool_),
     "f32": np.dtype(np.float32),
     "f64": np.dtype(np.float64),
     "f16": np.dtype(np.float16),
 }
-_BITS = {1: np.dtype(np.uint8), 2: np.dtype(np.uint16), 4: np.dtype(np.uint32), 8: np.dtype(np.uint64)}
+_BITS: dict[int, np.dtype] = {
+    1: np.dtype(np.uint8),
+    2: np.dtype(np.uint16),
+    4: np.dtype(np.uint32),
+    8: np.dtype(np.uint64),
+}
 TYPE_NAMES = tuple(NP)
 _REG = re.compile(r"^(%[A-Za-z_$][\w$]*?)(\d*)$")
 
@@ -107,7 +113,7 @@ def immediate(text: str, ptx_type: str) -> np.generic:
     if want == np.bool_:
         return np.bool_(value != 0)
     bits = value & ((1 << (8 * want.itemsize)) - 1)
-    return np.array(bits, dtype=_BITS[want.itemsize]).view(want)[()]
+    return cast(np.generic, np.array(bits, dtype=_BITS[want.itemsize]).view(want)[()])
 
 
 def register_name(text: str) -> str | None:
