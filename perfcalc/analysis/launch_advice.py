@@ -11,12 +11,10 @@ per request against the 4 a warp of consecutive 4-byte words needs (Best Practic
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 from perfcalc.analysis.launch_report import LaunchReport
 from perfcalc.model.hints import Hint, advise
-from perfcalc.model.occupancy import OccupancyInputs
 from perfcalc.specs.arch import Arch
 
 SECTOR_BYTES = 32
@@ -44,13 +42,7 @@ class LaunchAdvice:
 def advise_launch(report: LaunchReport, arch: Arch) -> LaunchAdvice:
     """The advice for a launch the analysis layer ran and timed."""
     c = report.counters
-    inputs = OccupancyInputs(
-        block_size=math.prod(report.block),
-        registers_per_thread=report.registers_per_thread,
-        static_shared_memory_bytes=report.sim.launch.static_shared_bytes,
-        dynamic_shared_memory_bytes=report.dynamic_shared_memory_bytes,
-    )
-    hints = advise(arch, inputs).hints
+    hints = advise(arch, report.occupancy_inputs).hints
     shared_requests = c.shared_load_requests + c.shared_store_requests
     return LaunchAdvice(
         kernel=report.kernel,

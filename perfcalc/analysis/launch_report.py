@@ -22,7 +22,7 @@ from perfcalc.analysis.sampling import DEFAULT_BUDGET_S, SampledRun, run_with_sa
 from perfcalc.analysis.timing import run_time
 from perfcalc.memory.block_sample import BlockSample
 from perfcalc.memory.cache_hierarchy import CacheReport
-from perfcalc.model.occupancy import occupancy
+from perfcalc.model.occupancy import OccupancyInputs, occupancy
 from perfcalc.model.predict import predict
 from perfcalc.model.ptxas import entry_resources
 from perfcalc.model.time_model import TimePrediction
@@ -49,6 +49,7 @@ class LaunchReport:
     grid: tuple[int, ...]
     block: tuple[int, ...]
     dynamic_shared_memory_bytes: int
+    static_shared_memory_bytes: int  # ptxas's where the PTX engine ran it, else the source's
     registers_per_thread: int
     registers_source: str  # "ptxas" or "assumed"
     occupancy: float
@@ -67,6 +68,16 @@ class LaunchReport:
     # the run itself (per-line counters, notes), extrapolated to the whole launch when sampled
     sim: SimResult = field(compare=False, repr=False)
     sample_note: str | None = None
+
+    @property
+    def occupancy_inputs(self) -> OccupancyInputs:
+        """The configuration `occupancy` was computed for (what hints and sweeps vary)."""
+        return OccupancyInputs(
+            block_size=math.prod(self.block),
+            registers_per_thread=self.registers_per_thread,
+            static_shared_memory_bytes=self.static_shared_memory_bytes,
+            dynamic_shared_memory_bytes=self.dynamic_shared_memory_bytes,
+        )
 
     @property
     def intensity_flop_per_dram_byte(self) -> float | None:
@@ -270,6 +281,7 @@ def _report(
         grid=grid,
         block=block,
         dynamic_shared_memory_bytes=dyn,
+        static_shared_memory_bytes=static,
         registers_per_thread=used_regs,
         registers_source="ptxas" if found else "assumed",
         occupancy=float(occ.occupancy),

@@ -70,9 +70,13 @@ def _check_directory(output: str) -> None:
 
 
 def _have_matplotlib() -> bool:
+    """Whether the 'plot' extra is installed (the report is written without figures if not)."""
+    from perfcalc.errors import OutputError
+    from perfcalc.report.figures import matplotlib_module
+
     try:
-        import matplotlib  # noqa: F401
-    except ImportError:
+        matplotlib_module()
+    except OutputError:
         return False
     return True
 
@@ -187,6 +191,7 @@ def report(
         sections.append(ReportSection(stem, md_table))
         progress.step(stem)
     _front_page(files, sections, reports, roof, arch, product, figures, dpi, progress)
+    progress.close()  # kernels that could not launch leave steps undone: the bar must not stay
 
     from perfcalc.report.output import make_directory, write_atomic
 
@@ -258,19 +263,10 @@ def _add_figure(files: dict[str, str | bytes], stem: str, fig: Any, dpi: int) ->
 
 def _occupancy_figure(r: Any, arch: Any, title: str) -> Any:
     """The spreadsheet's three graphs at the launch's block size, registers and shared memory."""
-    import math
-
-    from perfcalc.model.occupancy import OccupancyInputs
     from perfcalc.report.occupancy_plot import sweeps_figure
     from perfcalc.report.occupancy_tables import compute_sweep
 
-    inputs = OccupancyInputs(
-        block_size=math.prod(r.block),
-        registers_per_thread=r.registers_per_thread,
-        static_shared_memory_bytes=r.sim.launch.static_shared_bytes,
-        dynamic_shared_memory_bytes=r.dynamic_shared_memory_bytes,
-    )
-    return sweeps_figure([compute_sweep(arch, inputs, axis) for axis in ("block", "regs", "smem")], title)
+    return sweeps_figure([compute_sweep(arch, r.occupancy_inputs, axis) for axis in ("block", "regs", "smem")], title)
 
 
 def _lines_figure(r: Any, title: str) -> Any:
