@@ -408,14 +408,19 @@ def _chart(gpu: str | None, kernels: list[str], param: list[str], intensities: l
         if kernels
         else [],
     }
-    predicted_points = _predicted_points(reports, predicted_tables) if kernels else []
+    if kernels:
+        from perfcalc.report.roofline_plot import predicted_points
+
+        drawn = predicted_points(reports, predicted_tables[0].rows)
+    else:
+        drawn = []
     return {
         "gpu": product.key,
         "roof": roof,
         "tables": tables,
         "data": data,
         "points": points,
-        "predicted_points": predicted_points,
+        "predicted_points": drawn,
     }
 
 
@@ -466,17 +471,3 @@ def _plain(row: Any) -> dict[str, Any]:
     value = plain(row)
     assert isinstance(value, dict)
     return value
-
-
-def _predicted_points(reports: Any, tables: Any) -> list[Any]:
-    """Each timed launch with flops, at its predicted GFLOPS under the roof at its intensity."""
-    from perfcalc.report.roofline_plot import PredictedPoint
-
-    found = []
-    for r, row in zip(reports, tables[0].rows, strict=True):
-        if row["predicted_gflops"] and row["roof_gflops"] and row["intensity_flop_per_dram_byte"]:
-            label = f"{r.kernel} ({', '.join(f'{k}={v}' for k, v in r.params.items())})"
-            found.append(
-                PredictedPoint(label, row["intensity_flop_per_dram_byte"], row["predicted_gflops"], row["roof_gflops"])
-            )
-    return found

@@ -224,11 +224,10 @@ def _front_page(
         "execution core, not from a measurement on this GPU."
     ]
     if figures:
-        from perfcalc.cli.perf import _predicted_points
-        from perfcalc.report.roofline_plot import roofline_figure
+        from perfcalc.report.roofline_plot import predicted_points, roofline_figure
 
         timed = next((s.table for s in sections if s.stem == "times"), None)
-        predicted = _predicted_points(reports, [timed]) if timed is not None and reports else []
+        predicted = predicted_points(reports, timed.rows) if timed is not None else []
         _add_figure(files, "roofline-chart", roofline_figure(roof, (), predicted), dpi)
         drawn.append(ReportFigure("roofline-chart", f"Roofline of {product.name}, kernels at their predicted GFLOPS"))
         if reports:

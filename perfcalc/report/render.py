@@ -58,10 +58,9 @@ def _cell_text(table: Table, column: str, value: Any, row_key: str = "") -> str:
     number = isinstance(value, (int, float)) and not isinstance(value, bool)
     if (column in table.percent or row_key in table.percent) and number:
         return f"{format_value(float(value) * 100)} %"
-    if number and column.endswith(_UNIT_SUFFIXES):  # a time or rate with its unit: '97.09 µs'
-        return _with_unit(column, float(value))
-    if number and row_key.endswith(_UNIT_SUFFIXES):
-        return _with_unit(row_key, float(value))
+    unit_key = column if column.endswith(_UNIT_SUFFIXES) else row_key  # a column's unit, else its row's
+    if number and unit_key.endswith(_UNIT_SUFFIXES):  # a time or rate with its unit: '97.09 µs'
+        return _with_unit(unit_key, float(value))
     return format_value(value)
 
 
@@ -86,7 +85,7 @@ def _render_table(tables: Sequence[Table], markdown: bool, width: int | None = N
             block.append(f"## {t.title}" if markdown else t.title)
             if markdown:
                 block.append("")
-        if width is not None and _natural_width(headers, rows) > width:
+        if width is not None and _table_width(_widths(headers, rows, _HEADER_PAD)) > width:
             block.append(_narrow(t, headers, rows, width))
         else:
             block.append(_tabulate(headers, rows, _table_format(headers, markdown)))
@@ -122,8 +121,8 @@ def _tabulate(
         tabulate_module.MIN_PADDING = saved
 
 
-def _natural_width(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> int:
-    widths = [max([len(h) + _HEADER_PAD, *(len(r[i]) for r in rows)]) for i, h in enumerate(headers)]
+def _table_width(widths: Sequence[int]) -> int:
+    """The line length of columns this wide, with tabulate's gaps between them."""
     return sum(widths) + _GAP * (len(widths) - 1)
 
 
@@ -134,7 +133,8 @@ def _narrow(t: Table, headers: list[str], rows: list[list[str]], width: int) -> 
     headers = [h.replace("_", " ") for h in headers]  # a key shown as a header wraps: 'naive predicted'
     fmt = _table_format(headers, False)
     widths = fitted_widths(headers, rows, width, header_pad=0)
-    if t.narrow and _fitted_total(headers, rows, widths) > width:
+    natural = _widths(headers, rows, 0)
+    if t.narrow and _table_width([w or n for w, n in zip(widths, natural, strict=True)]) > width:
         # still too wide once wrapped: the table's chosen columns, and a line saying what is left out
         keep = [i for i, c in enumerate(t.columns) if c in t.narrow]
         left_out = len(headers) - len(keep)
@@ -160,12 +160,6 @@ def _narrow(t: Table, headers: list[str], rows: list[list[str]], width: int) -> 
             previous = row[fold]
         out.append("  " + line)
     return "\n".join(out)
-
-
-def _fitted_total(headers: Sequence[str], rows: Sequence[Sequence[str]], widths: Sequence[int | None]) -> int:
-    """The width a table takes with `widths` (None: a column at its natural width)."""
-    natural = _widths(headers, rows, 0)
-    return sum(w or n for w, n in zip(widths, natural, strict=True)) + _GAP * (len(headers) - 1)
 
 
 def _widths(headers: Sequence[str], rows: Sequence[Sequence[str]], header_pad: int) -> list[int]:
@@ -275,7 +269,5 @@ def render(
 
 def html_table(table: Table) -> str:
     """One table as an HTML <table> (cells escaped), numbers as the terminal shows them."""
-    from tabulate import tabulate
-
     headers, rows = _grid(table)
-    return tabulate(rows, headers, tablefmt="html", disable_numparse=True)
+    return _tabulate(headers, rows, "html")

@@ -31,6 +31,19 @@ class PredictedPoint:
     roof_gflops: float
 
 
+def predicted_points(reports: Sequence[Any], rows: Sequence[dict[str, Any]]) -> list[PredictedPoint]:
+    """Each timed launch with flops, at its predicted GFLOPS under the roof at its intensity;
+    `rows` are perf_tables.launch_reports_table's, one per report."""
+    found = []
+    for r, row in zip(reports, rows, strict=True):
+        if row["predicted_gflops"] and row["roof_gflops"] and row["intensity_flop_per_dram_byte"]:
+            label = f"{r.kernel} ({', '.join(f'{k}={v}' for k, v in r.params.items())})"
+            found.append(
+                PredictedPoint(label, row["intensity_flop_per_dram_byte"], row["predicted_gflops"], row["roof_gflops"])
+            )
+    return found
+
+
 def compute_label_groups(ceilings: Sequence[Ceiling]) -> list[list[Ceiling]]:
     """Compute ceilings, highest first, grouped where values are within SAME_ROOF of each other."""
     groups: list[list[Ceiling]] = []
