@@ -14,6 +14,7 @@ import math
 import operator
 from collections.abc import Callable, Mapping
 from functools import lru_cache
+from types import ModuleType
 from typing import Any
 
 from perfcalc.errors import InputError
@@ -44,7 +45,8 @@ _COMPARE: dict[type, Callable[[Any, Any], Any]] = {
 }
 
 
-def _np():
+def _np() -> ModuleType:
+    """NumPy, imported on first use (a formula over plain numbers never loads it)."""
     import numpy
 
     return numpy

@@ -122,18 +122,26 @@ def invoked_command(argv: list[str]) -> str | None:
 
 def main() -> None:
     """Console-script entry point."""
-    signal.signal(signal.SIGTERM, on_signal)
-    signal.signal(signal.SIGINT, on_signal)
     # typer turns every registered command into a click command at each start (~30 ms of
     # annotation evaluation for ten commands); a run of one command needs only that one
     command = invoked_command(sys.argv[1:])
     if command is not None:
         app.registered_commands = [info for info in app.registered_commands if info.name == command]
     try:
-        app(prog_name="perfcalc")
-    except Stopped as stop:  # before or after a command ran (while options are parsed, say)
+        try:
+            signal.signal(signal.SIGTERM, on_signal)
+            signal.signal(signal.SIGINT, on_signal)
+            app(prog_name="perfcalc")
+        finally:  # a signal during interpreter shutdown: the default action, not a late exception
+            _default_signals()
+    except Stopped as stop:  # before or after a command ran, or while the handlers were reset
+        _default_signals()
         typer.echo(f"error: {stop.message}", err=True)
         raise SystemExit(stop.exit_code) from None
-    finally:  # a signal during interpreter shutdown: the default action, not a late exception
-        signal.signal(signal.SIGTERM, signal.SIG_DFL)
-        signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+def _default_signals() -> None:
+    """SIGTERM and SIGINT back to their default actions (a Stopped raised by one that arrives
+    while this runs reaches main's `except`, which calls it again)."""
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.signal(signal.SIGINT, signal.SIG_DFL)

@@ -12,9 +12,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from perfcalc.sim.counters import COUNTER_NAMES, INSTRUCTION_KINDS, Counters
+from perfcalc.sim.counters import INSTRUCTION_KINDS, Counters
 from perfcalc.sim.launch import ENGINES, LaunchInfo, SimResult, run_kernel
 from perfcalc.sim.safety import Fault
+from perfcalc.specs.counters import COUNTER_NAMES
 
 __all__ = [
     "COUNTER_NAMES",

@@ -29,7 +29,8 @@ access directly costs 10-16x the bare kernel (execution.md §2.2), so this modul
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Protocol
+from collections.abc import Callable, Hashable
+from typing import TYPE_CHECKING, Protocol, TypeVar
 
 import numpy as np
 
@@ -41,20 +42,44 @@ if TYPE_CHECKING:
     from perfcalc.memory.cache_hierarchy import CacheHierarchy
 
 
+_T = TypeVar("_T")
+
+
 class SeparableCore(Protocol):
     """What pricing needs of a front end's separable index (sim/csubset/separable.py's Core):
-    the lane part and the block part of each element index."""
+    the lane part and the block part of each element index, and its cache of derived values."""
 
     lane: np.ndarray
     b: np.ndarray
 
+    def dense64(self) -> np.ndarray: ...
+
+    def derived(self, key: Hashable, make: Callable[[], _T]) -> _T: ...
+
+
+class SeparableIndex(Protocol):
+    """A separable element index: its Core plus a uniform offset (separable.py's Sep)."""
+
+    @property
+    def core(self) -> SeparableCore: ...
+
+    @property
+    def off(self) -> np.generic: ...
+
+
+MemoKey = tuple[object, ...]
+Cost = tuple[int, ...]
+Totals = dict[MemoKey, Cost]
+# What sep_plan derives from a Core once (its docstring names the fields).
+SepPlan = tuple[np.ndarray, bytes, list[tuple[int, int]], int, Totals, int]
+
 
 QUANTUM = WIDE_QUANTUM
-_MEMOS: dict[tuple, dict[tuple, tuple[int, ...]]] = {}  # per (arch, cache, bank_mode)
+_MEMOS: dict[MemoKey, Totals] = {}  # per (arch, cache, bank_mode)
 _MEMO_LIMIT = 20_000  # entries per memo (a key holds one block's pattern: <= ~9 KB)
 
 
-def _shared_memo(arch: object, cache: str | None, bank_mode: int | None) -> dict:
+def _shared_memo(arch: object, cache: str | None, bank_mode: int | None) -> Totals:
     """The memo every run with the same device and options shares: a cost is a function of
     the Arch's fields (a frozen dataclass, compared by value), the options and the memo key,
     so a later launch of the same kernel prices nothing again. Unhashable archs get their own."""
@@ -92,7 +117,7 @@ class Pricer:
         self.arch = arch
         self.cache = cache
         self.bank_mode = bank_mode
-        self.memo: dict[tuple, tuple[int, ...]] = _shared_memo(arch, cache, bank_mode)
+        self.memo: Totals = _shared_memo(arch, cache, bank_mode)
         self.quantum = {
             "global": arch.global_family.pricing_quantum,
             "shared": arch.shared_family.pricing_quantum,
@@ -110,13 +135,15 @@ class Pricer:
             if atomic is not None:
                 self.trace.contention.record(addr, mask, atomic)
 
-    def observe_sep(self, sep: object, base: int, itemsize: int, size: int, act0: np.ndarray | None, op: str) -> None:
+    def observe_sep(
+        self, sep: SeparableIndex, base: int, itemsize: int, size: int, act0: np.ndarray | None, op: str
+    ) -> None:
         """observe for a separable element index (lanes of every block of the chunk), for the
         engine's paths that reuse a price without calling price_sep."""
         if self.trace is None:
             return
-        core = sep.core  # type: ignore[attr-defined]
-        full = base + (core.dense64() + int(sep.off)) * itemsize  # type: ignore[attr-defined]
+        core = sep.core
+        full = base + (core.dense64() + int(sep.off)) * itemsize
         self.observe(full, None if act0 is None else np.tile(act0, core.b.size), size, op)
 
     def _quantum(self, space: str, size: int) -> int:
@@ -182,15 +209,15 @@ class Pricer:
         return total
 
     def price_sep(
-        self, space: str, sep: object, base: int, itemsize: int, size: int, act0: np.ndarray | None, op: str
+        self, space: str, sep: SeparableIndex, base: int, itemsize: int, size: int, act0: np.ndarray | None, op: str
     ) -> tuple[int, ...]:
         """price_blocks for a separable element index (separable.py) whose values are all in
         bounds: the lane pattern and the blocks' residue classes depend only on its Core and are
         computed once per Core; only the uniform offset changes from call to call."""
         if self.trace is not None and space == "global":
             self.observe_sep(sep, base, itemsize, size, act0, op)
-        pattern, pbytes, pairs, start, totals, quantum = self.sep_plan(space, sep.core, itemsize, size)  # type: ignore[attr-defined]
-        first = base + (start + int(sep.off)) * itemsize  # type: ignore[attr-defined]
+        pattern, pbytes, pairs, start, totals, quantum = self.sep_plan(space, sep.core, itemsize, size)
+        first = base + (start + int(sep.off)) * itemsize
         active = None if act0 is None else act0.tobytes()
         # the chunk's total depends on nothing else: one dict hit per access in a loop
         tkey = (space, size, op, first % quantum, active)
@@ -202,13 +229,13 @@ class Pricer:
             totals[tkey] = total
         return total
 
-    def sep_plan(self, space: str, core: SeparableCore, itemsize: int, size: int) -> tuple:
+    def sep_plan(self, space: str, core: SeparableCore, itemsize: int, size: int) -> SepPlan:
         """What price_sep derives from a Core once: (pattern, its bytes, residue classes of
         the blocks, lane 0's element, the totals dict keyed (space, size, op, first address
         mod quantum, active lanes), quantum)."""
         quantum = self._quantum(space, size)
 
-        def make() -> tuple[np.ndarray, bytes, list[tuple[int, int]], int, dict, int]:
+        def make() -> SepPlan:
             lane = core.lane.astype(np.int64)
             b = core.b.astype(np.int64)
             pattern = (lane - lane[0]) * itemsize
@@ -218,7 +245,7 @@ class Pricer:
             pairs = list(zip(classes.tolist(), hist[classes].tolist(), strict=True))
             return pattern, pattern.tobytes(), pairs, int(b[0]) + int(lane[0]), {}, quantum
 
-        return core.derived(("price", itemsize, quantum), make)  # type: ignore[attr-defined]
+        return core.derived(("price", itemsize, quantum), make)
 
     def _sep_total(
         self,

@@ -10,10 +10,12 @@ from pycparser import c_ast
 
 from perfcalc.sim import counters as C
 from perfcalc.sim.csubset import ctype as T
-from perfcalc.sim.csubset.compiler_state import CompilerState
+from perfcalc.sim.csubset.compiler_state import CompilerState, Symbol
 from perfcalc.sim.csubset.context import ChunkContext, FunctionFrame
 from perfcalc.sim.csubset.ctypes_struct import StructType
 from perfcalc.sim.csubset.ir import E, MemSym, Var, cast, type_name
+from perfcalc.sim.csubset.memories import writable
+from perfcalc.sim.csubset.separable import Value
 
 _MATH_FLOAT = {
     "sqrtf": np.sqrt,
@@ -86,7 +88,7 @@ class CallsMixin(CompilerState):
             if len(args) != 1:
                 raise self.err(f"{name}() takes one argument", n)
             t = T.FLOAT if name in _MATH_FLOAT else T.DOUBLE
-            fn = _MATH_FLOAT.get(name) or _MATH_DOUBLE[name]
+            fn: Callable[..., Value] = _MATH_FLOAT.get(name) or _MATH_DOUBLE[name]
             return self._call_math(fn, [self._arith(self.expr(args[0]), n)], t, n)
         if name in _MATH2:
             fn, t = _MATH2[name]
@@ -131,7 +133,7 @@ class CallsMixin(CompilerState):
 
         return E(t, fma, None, all(a.pure for a in args))
 
-    def _call_math(self, fn: Callable, args: list[E], t: T.CType, n: c_ast.Node) -> E:
+    def _call_math(self, fn: Callable[..., Value], args: list[E], t: T.CType, n: c_ast.Node) -> E:
         cargs = [cast(a, t) for a in args]
         fs = [a.f for a in cargs]
         counts = self.counts(n)
@@ -160,7 +162,7 @@ class CallsMixin(CompilerState):
         aslot = C.instruction_slot("atomic")
 
         def atomic(ctx: ChunkContext) -> object:
-            mem = ctx.mems[key]
+            mem = writable(ctx.mems[key])
             i = idf(ctx)
             v = vf(ctx)
             counts[aslot] += ctx.mask.nwarps
@@ -188,17 +190,20 @@ class CallsMixin(CompilerState):
         ]
         if len(params) != len(args):
             raise self.err(f"{name}() takes {len(params)} argument(s), {len(args)} given", n)
-        scope: dict[str, object] = {}
+        scope: dict[str, Symbol] = {}
         inits = []
         for p, a in zip(params, args, strict=False):
             if isinstance(p.type, c_ast.PtrDecl):
-                if not isinstance(a, c_ast.ID) or not isinstance(self.lookup(a.name), MemSym):
+                array = self.lookup(a.name) if isinstance(a, c_ast.ID) else None
+                if not isinstance(array, MemSym):
                     raise self.unsupported("pointer argument that is not an array name", a)
-                scope[p.name] = self.lookup(a.name)
+                scope[p.name] = array
                 continue
             if not isinstance(p.type, c_ast.TypeDecl):
                 raise self.unsupported("array parameter", p)
             pt = self.base_type(p.type.type)
+            if pt is None:
+                raise self.unsupported("void parameter", p)
             e = self.expr(a)
             if isinstance(pt, StructType):
                 if e.t is not pt:

@@ -16,16 +16,20 @@ from perfcalc.sim.csubset.ctypes_struct import StructType
 from perfcalc.sim.csubset.ir import (
     E,
     MemSym,
+    ValueType,
     Var,
     c_divmod,
     cast,
     char_value,
     const_index,
     index_combine,
+    member_fn,
+    slot_fn,
     to_index,
     type_name,
 )
-from perfcalc.sim.csubset.separable import dense
+from perfcalc.sim.csubset.memories import global_array, with_structs, writable
+from perfcalc.sim.csubset.separable import Value, dense
 
 
 class ExpressionsMixin(CompilerState):
@@ -126,7 +130,7 @@ class ExpressionsMixin(CompilerState):
         sym = self.lookup(node.name)
         if not isinstance(sym, MemSym) or sym.kind == "shared_scalar":
             raise self.err(f"'{node.name}' is not an array or pointer", node)
-        dims = sym.dims if sym.kind in ("shared", "constant") and sym.dims else (None,)
+        dims: tuple[int | None, ...] = sym.dims if sym.kind in ("shared", "constant") and sym.dims else (None,)
         if len(subs) != len(dims):
             raise self.unsupported(
                 f"{len(subs)} subscript(s) on '{sym.name}'",
@@ -139,7 +143,12 @@ class ExpressionsMixin(CompilerState):
             if not isinstance(e.t, T.CType) or e.t.is_float:
                 raise self.err("array subscript is not an integer", s)
             e = to_index(e)
-            idx = e if idx is None else index_combine(idx, dims[k], e)
+            if idx is None:
+                idx = e
+            else:
+                dim = dims[k]
+                assert dim is not None  # only a pointer has an unknown extent, and it has one dimension
+                idx = index_combine(idx, dim, e)
         assert idx is not None
         return sym, idx
 
@@ -157,13 +166,13 @@ class ExpressionsMixin(CompilerState):
             return self._struct_load(sym, idx, n)
         return self._mem_load(sym, idx, n, None, elem)
 
-    def _mem_load(self, sym: MemSym, idx: E, n: c_ast.Node, fld: str | None, t: object) -> E:
+    def _mem_load(self, sym: MemSym, idx: E, n: c_ast.Node, fld: str | None, t: ValueType) -> E:
         counts = self.counts(n)
         key = sym.key
         line = n.coord.line
         idf = idx.f
 
-        def load(ctx: ChunkContext) -> object:
+        def load(ctx: ChunkContext) -> Value:
             return ctx.mems[key].load(ctx, idf(ctx), fld, line, counts)
 
         return E(t, load, None, False)
@@ -176,8 +185,8 @@ class ExpressionsMixin(CompilerState):
         line = n.coord.line
         idf = idx.f
 
-        def load(ctx: ChunkContext) -> object:
-            return ctx.mems[key].load_struct(ctx, idf(ctx), elem, line, counts)
+        def load(ctx: ChunkContext) -> Value:
+            return with_structs(ctx.mems[key]).load_struct(ctx, idf(ctx), elem, line, counts)
 
         return E(elem, load, None, False)
 
@@ -254,7 +263,7 @@ class ExpressionsMixin(CompilerState):
         if isinstance(target, c_ast.ID):
             sym = self.lookup(target.name)
             if isinstance(sym, Var) and isinstance(sym.t, T.CType):
-                cur = E(sym.t, lambda ctx, s=sym.slot: ctx.slots[s])
+                cur = E(sym.t, slot_fn(sym.slot))
                 new = cast(self.binop(op, cur, rhs, n), sym.t)
                 return self._assign_var(sym, new, cur if post else None)
         if isinstance(target, (c_ast.ArrayRef, c_ast.ID)) or (
@@ -268,14 +277,14 @@ class ExpressionsMixin(CompilerState):
                 info = sym.t.field(fld)
                 if info is None:
                     raise self.err(f"'{sym.t.name}' has no member '{fld}'", target.field)
-                cur = E(info[0], lambda ctx, s=sym.slot: ctx.slots[s][fld])
+                cur = E(info[0], member_fn(sym.slot, fld))
                 new = cast(self.binop(op, cur, rhs, n), info[0])
                 assign = self._assign_struct_field(sym, fld, new)
                 if not post:
                     return assign
                 af, cf = assign.f, cur.f
 
-                def post_update(ctx: ChunkContext) -> object:
+                def post_update(ctx: ChunkContext) -> Value:
                     old = cf(ctx)
                     af(ctx)
                     return old
@@ -290,7 +299,7 @@ class ExpressionsMixin(CompilerState):
         vf = value.f
         rf = ret.f if ret is not None else None
 
-        def assign(ctx: ChunkContext) -> object:
+        def assign(ctx: ChunkContext) -> Value:
             old = rf(ctx) if rf is not None else None
             v = vf(ctx)
             m = ctx.mask.arr
@@ -303,7 +312,7 @@ class ExpressionsMixin(CompilerState):
 
         return E(sym.t, assign, None, False)
 
-    def _resolve_store(self, target: c_ast.Node) -> tuple[MemSym, E, str | None, object]:
+    def _resolve_store(self, target: c_ast.Node) -> tuple[MemSym, E, str | None, ValueType]:
         fld = None
         node = target
         if isinstance(target, c_ast.StructRef):
@@ -319,16 +328,17 @@ class ExpressionsMixin(CompilerState):
             raise self.err(f"'{sym.name}' is read-only (const or __constant__)", target)
         t = sym.elem
         if fld is not None:
-            if not isinstance(t, StructType) or t.field(fld) is None:
+            member = t.field(fld) if isinstance(t, StructType) else None
+            if member is None:
                 raise self.err(f"no member '{fld}'", target)
-            t = t.field(fld)[0]  # type: ignore[index]
+            t = member[0]
         return sym, idx, fld, t
 
     def _mem_update(self, target: c_ast.Node, op: str, rhs: E, n: c_ast.Node, post: bool) -> E:
         sym, idx, fld, t = self._resolve_store(target)
         if not isinstance(t, T.CType):
             raise self.unsupported("compound assignment to a struct", n)
-        holder: dict[str, object] = {}
+        holder: dict[str, Value] = {}
         cur = E(t, lambda ctx: holder["old"], None, False)
         new = cast(self.binop(op, cur, rhs, n), t)
         counts = self.counts(n)
@@ -337,8 +347,8 @@ class ExpressionsMixin(CompilerState):
         idf = idx.f
         nf = new.f
 
-        def update(ctx: ChunkContext) -> object:
-            mem = ctx.mems[key]
+        def update(ctx: ChunkContext) -> Value:
+            mem = writable(ctx.mems[key])
             i = idf(ctx)
             holder["old"] = old = mem.load(ctx, i, fld, line, counts)
             v = nf(ctx)
@@ -378,19 +388,19 @@ class ExpressionsMixin(CompilerState):
                 raise self.err(f"cannot assign a {type_name(value.t)} to a {t.name}", n)
             vf = value.f
 
-            def store_struct(ctx: ChunkContext) -> object:
+            def store_struct(ctx: ChunkContext) -> Value:
                 i = idf(ctx)
                 v = vf(ctx)
-                ctx.mems[key].store_struct(ctx, i, v, t, line, counts)
+                global_array(ctx.mems[key]).store_struct(ctx, i, v, t, line, counts)
                 return v
 
             return E(t, store_struct, None, False)
         vf = cast(self._arith(value, n), t).f
 
-        def store(ctx: ChunkContext) -> object:
+        def store(ctx: ChunkContext) -> Value:
             i = idf(ctx)
             v = vf(ctx)
-            ctx.mems[key].store(ctx, i, v, fld, line, counts)
+            writable(ctx.mems[key]).store(ctx, i, v, fld, line, counts)
             return v
 
         return E(t, store, None, False)
@@ -399,7 +409,7 @@ class ExpressionsMixin(CompilerState):
         slot = sym.slot
         vf = value.f
 
-        def assign(ctx: ChunkContext) -> object:
+        def assign(ctx: ChunkContext) -> Value:
             v = vf(ctx)
             m = ctx.mask.arr
             if m is None:
@@ -415,7 +425,7 @@ class ExpressionsMixin(CompilerState):
         slot = sym.slot
         vf = value.f
 
-        def assign(ctx: ChunkContext) -> object:
+        def assign(ctx: ChunkContext) -> Value:
             v = vf(ctx)
             m = ctx.mask.arr
             cur = dict(ctx.slots[slot])
@@ -445,7 +455,7 @@ class ExpressionsMixin(CompilerState):
                 raise self.err(f"operator {op} on a floating-point value", n)
             t = T.promote(a.t)  # type: ignore[arg-type]
             a, b = cast(a, t), cast(b, t)
-            ufunc = np.left_shift if op == "<<" else np.right_shift
+            ufunc: np.ufunc = np.left_shift if op == "<<" else np.right_shift
             if b.const is not None:
                 if not 0 <= int(b.const) < 8 * t.size:
                     raise self.err(
@@ -494,7 +504,7 @@ class ExpressionsMixin(CompilerState):
         if flop:
             fl = C.FLOPS
 
-            def f_flop(ctx: ChunkContext) -> object:
+            def f_flop(ctx: ChunkContext) -> Value:
                 r = ufunc(af(ctx), bf(ctx))
                 m = ctx.mask
                 counts[fl] += m.nact
@@ -503,7 +513,7 @@ class ExpressionsMixin(CompilerState):
 
             return E(rt, f_flop, None, a.pure and b.pure)
 
-        def f_op(ctx: ChunkContext) -> object:
+        def f_op(ctx: ChunkContext) -> Value:
             r = ufunc(af(ctx), bf(ctx))
             counts[kslot] += ctx.mask.nwarps
             return r
@@ -518,7 +528,7 @@ class ExpressionsMixin(CompilerState):
         line = n.coord.line
         kslot = C.instruction_slot("int")
 
-        def shift(ctx: ChunkContext) -> object:
+        def shift(ctx: ChunkContext) -> Value:
             x = af(ctx)
             y = bf(ctx)
             counts[kslot] += ctx.mask.nwarps
@@ -562,7 +572,7 @@ class ExpressionsMixin(CompilerState):
         imin = np.iinfo(t.dtype).min if signed else 0
         minus_one = t.dtype.type(-1) if signed else zero
 
-        def div(ctx: ChunkContext) -> object:
+        def div(ctx: ChunkContext) -> Value:
             x = af(ctx)
             y = dense(bf(ctx))
             counts[kslot] += ctx.mask.nwarps
@@ -624,7 +634,7 @@ class ExpressionsMixin(CompilerState):
             op = np.logical_and if is_and else np.logical_or
             return E(T.BOOL, lambda ctx: op(af(ctx), bf(ctx)), None, a.pure)
 
-        def logical(ctx: ChunkContext) -> object:
+        def logical(ctx: ChunkContext) -> Value:
             va = af(ctx)
             if not isinstance(va, np.ndarray):
                 if bool(va) == (not is_and):
@@ -649,7 +659,7 @@ class ExpressionsMixin(CompilerState):
         x = self.expr(n.iftrue)
         y = self.expr(n.iffalse)
         if isinstance(x.t, T.CType) and isinstance(y.t, T.CType):
-            t: object = T.usual_arithmetic(x.t, y.t)
+            t: ValueType | None = T.usual_arithmetic(x.t, y.t)
             x, y = cast(x, t), cast(y, t)
         elif x.t is not y.t:
             raise self.err("?: operands of different types", n)
@@ -661,7 +671,7 @@ class ExpressionsMixin(CompilerState):
         if x.pure and y.pure:  # both sides evaluated for every lane, then selected per lane
             return E(t, lambda ctx: _select(cf(ctx), xf(ctx), yf(ctx)), None, c.pure)
 
-        def ternary(ctx: ChunkContext) -> object:
+        def ternary(ctx: ChunkContext) -> Value:
             cv = cf(ctx)
             if not isinstance(cv, np.ndarray):
                 return xf(ctx) if cv else yf(ctx)
@@ -691,7 +701,7 @@ class ExpressionsMixin(CompilerState):
         es = [self.expr(x) for x in n.exprs]
         fs = [e.f for e in es]
 
-        def seq(ctx: ChunkContext) -> object:
+        def seq(ctx: ChunkContext) -> Value:
             v = None
             for f in fs:
                 v = f(ctx)
@@ -700,7 +710,7 @@ class ExpressionsMixin(CompilerState):
         return E(es[-1].t, seq, None, all(e.pure for e in es))
 
 
-def _select(cond: object, xv: object, yv: object) -> object:
+def _select(cond: Value, xv: Value, yv: Value) -> Value:
     """cond ? x : y per lane; a struct value (a dict of fields) is selected field by field (a
     whole-dict np.where made an object array of field names)."""
     if isinstance(xv, dict) and isinstance(yv, dict):

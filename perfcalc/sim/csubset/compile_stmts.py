@@ -5,13 +5,11 @@ lanes until the construct they leave ends; reconvergence at the end of each cons
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import numpy as np
 from pycparser import c_ast
 
 from perfcalc.sim import counters as C
-from perfcalc.sim.csubset.compiler_state import CompilerState
+from perfcalc.sim.csubset.compiler_state import CompilerState, Stmt
 from perfcalc.sim.csubset.context import ChunkContext, LoopFrame
 from perfcalc.sim.csubset.ctypes_struct import StructType
 from perfcalc.sim.csubset.ir import Var, cast, type_name
@@ -21,7 +19,7 @@ from perfcalc.sim.launch import past_time_limit, time_limit_seconds
 class StatementsMixin(CompilerState):
     """KernelCompiler's statement part (err, counts, scopes... live in compiler_state.py)."""
 
-    def block(self, node: c_ast.Node | None, new_scope: bool = True) -> Callable:
+    def block(self, node: c_ast.Node | None, new_scope: bool = True) -> Stmt:
         if node is None:
             return lambda ctx: None
         items = (node.block_items or []) if isinstance(node, c_ast.Compound) else [node]
@@ -44,14 +42,13 @@ class StatementsMixin(CompilerState):
 
         return run_seq
 
-    def stmt(self, n: c_ast.Node) -> Callable | None:
+    def stmt(self, n: c_ast.Node) -> Stmt | None:
         if isinstance(n, c_ast.Compound):
             return self.block(n)
         if isinstance(n, c_ast.Decl):
             return self.decl(n)
         if isinstance(n, c_ast.DeclList):
-            fs = [self.decl(d) for d in n.decls]
-            fs = [f for f in fs if f is not None]
+            fs = [f for f in (self.decl(d) for d in n.decls) if f is not None]
 
             def run_decls(ctx: ChunkContext) -> None:
                 for f in fs:
@@ -105,7 +102,7 @@ class StatementsMixin(CompilerState):
             return lambda ctx: (f(ctx), None)[1]
         raise self.unsupported(type(n).__name__, n)
 
-    def decl(self, d: c_ast.Decl) -> Callable | None:
+    def decl(self, d: c_ast.Decl) -> Stmt | None:
         storage = d.storage or []
         if "auto" in storage:
             self._shared_decl(d)
@@ -153,7 +150,7 @@ class StatementsMixin(CompilerState):
 
         return run_decl
 
-    def _struct_local(self, d: c_ast.Decl, t: StructType, slot: int) -> Callable:
+    def _struct_local(self, d: c_ast.Decl, t: StructType, slot: int) -> Stmt:
         self.scopes[-1][d.name] = Var(slot, t)
         zeros = {fname: ft.dtype.type(0) for fname, ft, _ in t.fields}
         if d.init is None:
@@ -185,7 +182,7 @@ class StatementsMixin(CompilerState):
 
         return run_scopy
 
-    def if_stmt(self, n: c_ast.If) -> Callable:
+    def if_stmt(self, n: c_ast.If) -> Stmt:
         cond = self.truth(n.cond)
         then = self.block(n.iftrue)
         els = self.block(n.iffalse) if n.iffalse is not None else None
@@ -235,7 +232,7 @@ class StatementsMixin(CompilerState):
 
         return run_if
 
-    def loop(self, n: c_ast.Node) -> Callable:
+    def loop(self, n: c_ast.Node) -> Stmt:
         self.scopes.append({})
         init = None
         nxt = None
@@ -359,7 +356,7 @@ class StatementsMixin(CompilerState):
             "never assigns, and no break or return leaves it (the kernel would hang)"
         )
 
-    def return_stmt(self, n: c_ast.Return) -> Callable:
+    def return_stmt(self, n: c_ast.Return) -> Stmt:
         ret_t = self.func_ret[-1]
         if n.expr is not None and ret_t is None:
             raise self.err("return with a value in a void function", n)
@@ -382,7 +379,7 @@ class StatementsMixin(CompilerState):
 
         return run_return
 
-    def barrier(self, n: c_ast.Node) -> Callable:
+    def barrier(self, n: c_ast.Node) -> Stmt:
         counts = self.counts(n)
         line = n.coord.line
         bar_slot = C.instruction_slot("barrier")
@@ -465,7 +462,9 @@ def _assigned_names(node: c_ast.Node | None) -> set[str]:
     return names
 
 
-def _has_jump(node: c_ast.Node | None, kinds: tuple = (c_ast.Break, c_ast.Continue, c_ast.Return)) -> bool:
+def _has_jump(
+    node: c_ast.Node | None, kinds: tuple[type[c_ast.Node], ...] = (c_ast.Break, c_ast.Continue, c_ast.Return)
+) -> bool:
     """Whether `node` contains a jump of `kinds` that leaves it: a nested loop owns its break
     and continue, only a return leaves it."""
     if node is None:

@@ -35,6 +35,7 @@ from perfcalc.sim.csubset.ir import (
     MemSym,
     ParamInfo,
     SharedDecl,
+    ValueType,
     Var,
 )
 
@@ -92,9 +93,9 @@ class KernelCompiler(StatementsMixin, ExpressionsMixin, CallsMixin):
                     raise self.unsupported(
                         f"host function {decl.name}()", decl, "only __global__ and __device__ functions are simulated"
                     )
-                ret = self.base_type(decl.type.type.type) if isinstance(decl.type.type, c_ast.TypeDecl) else "pointer"
-                if ret == "pointer":
+                if not isinstance(decl.type.type, c_ast.TypeDecl):
                     raise self.unsupported("function returning a pointer", decl)
+                ret = self.base_type(decl.type.type.type)
                 if kind == "global" and ret is not None:
                     raise self.err(f"__global__ function '{decl.name}' must return void", decl)
                 self.functions[decl.name] = FuncInfo(ext, ret, kind)
@@ -114,6 +115,8 @@ class KernelCompiler(StatementsMixin, ExpressionsMixin, CallsMixin):
             return
         if "register" in storage:  # __constant__
             elem, dims = self._array_shape(d.type, d)
+            if elem is None:
+                raise self.unsupported("__constant__ array of void", d)
             if len(dims) != 1:
                 if not dims:
                     raise self.unsupported("scalar __constant__ variable", d, "declare a 1-element __constant__ array")
@@ -139,7 +142,7 @@ class KernelCompiler(StatementsMixin, ExpressionsMixin, CallsMixin):
             f"file-scope variable {d.name}", d, "only __constant__ and __shared__ arrays are simulated"
         )
 
-    def _array_shape(self, t: c_ast.Node, d: c_ast.Node) -> tuple[object, tuple[int, ...]]:
+    def _array_shape(self, t: c_ast.Node, d: c_ast.Node) -> tuple[ValueType | None, tuple[int, ...]]:
         dims: list[int] = []
         while isinstance(t, c_ast.ArrayDecl):
             if t.dim is None:

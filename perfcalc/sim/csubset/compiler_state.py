@@ -17,7 +17,7 @@ from perfcalc.sim.csubset import ctype as T
 from perfcalc.sim.csubset.context import ChunkContext
 from perfcalc.sim.csubset.ctypes_struct import VECTOR_TYPES, StructType, make_struct
 from perfcalc.sim.csubset.frontend import ParsedSource
-from perfcalc.sim.csubset.ir import ConstantDecl, E, FuncInfo, MemSym, SharedDecl, Var
+from perfcalc.sim.csubset.ir import ConstantDecl, E, FuncInfo, MemSym, SharedDecl, ValueType, Var
 
 Symbol = Var | MemSym
 Stmt = Callable[[ChunkContext], object]
@@ -108,7 +108,7 @@ class CompilerState:
 
         def x_ArrayRef(self, n: c_ast.ArrayRef, fld: str | None = None, outer: c_ast.Node | None = None) -> E: ...
 
-        def _resolve_store(self, target: c_ast.Node) -> tuple[MemSym, E, str | None, object]: ...
+        def _resolve_store(self, target: c_ast.Node) -> tuple[MemSym, E, str | None, ValueType]: ...
 
         def block(self, node: c_ast.Node | None, new_scope: bool = True) -> Stmt: ...
 

@@ -13,11 +13,32 @@ every counter needs them.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, TypeAlias
 
 import numpy as np
 
-from perfcalc.sim.csubset.separable import Sep
+from perfcalc.sim.csubset.separable import Sep, Value
+from perfcalc.sim.pricing import Pricer
 from perfcalc.sim.safety import Fault, FaultSignal
+from perfcalc.specs import Arch
+
+if TYPE_CHECKING:  # memories.py builds on this module
+    from perfcalc.sim.csubset.memories import ConstantArray, GlobalArray, SharedArray
+
+    MemoryArray: TypeAlias = GlobalArray | SharedArray | ConstantArray
+
+
+@dataclass
+class LaunchState:
+    """What every chunk of one launch shares: the device, the options, names for messages, and
+    the pricer (with its memo and the cache model's trace)."""
+
+    arch: Arch
+    cache: str | None
+    bank_mode: int | None
+    source_name: str
+    kernel_name: str
+    pricer: Pricer
 
 
 class Mask:
@@ -44,16 +65,16 @@ class FunctionFrame:
     """Lanes that returned from the current function, and its return-value slot."""
 
     returned: np.ndarray | None = None
-    value: object = None
+    value: Value = None
 
 
 class ChunkContext:
     """Everything a compiled kernel needs while running one chunk of blocks."""
 
     def __init__(
-        self, run: object, block_ids: np.ndarray, block_dim: tuple[int, int, int], grid_dim: tuple[int, int, int]
+        self, run: LaunchState, block_ids: np.ndarray, block_dim: tuple[int, int, int], grid_dim: tuple[int, int, int]
     ):
-        self.run = run  # the launch-wide state (launch.Run): counters, arrays, options
+        self.run = run
         self.block_ids = block_ids
         self.nblocks = int(block_ids.size)
         bdx, bdy, bdz = block_dim
@@ -99,14 +120,16 @@ class ChunkContext:
         self.all_lanes = np.ones(self.nlanes, dtype=bool)
         self.empty = Mask(np.zeros(self.nlanes, dtype=bool), 0, 0)
         self.mask = self.full
-        self.slots: list[object] = []
+        self.slots: list[Value] = []  # variables and scalar parameters, by compiled slot
+        self.mems: list[MemoryArray] = []  # arrays by compiled key (run.py binds them)
+        self.shared_arrays: list[SharedArray] = []  # this chunk's __shared__ arrays
         self.loops: list[LoopFrame] = []
         self.funcs: list[FunctionFrame] = []
         self.kernel_frame = FunctionFrame()
         self.epoch = 1  # barrier intervals, for race detection (shadows start at epoch 0)
 
     # ---- masks -------------------------------------------------------------------------
-    def make_mask(self, arr: np.ndarray, warp_any: np.ndarray | None = None) -> Mask:
+    def make_mask(self, arr: np.ndarray, warp_any: np.ndarray | np.bool_ | None = None) -> Mask:
         """A Mask for a bool lane array (counts computed once)."""
         nact = int(np.count_nonzero(arr))
         if nact == 0:
@@ -114,7 +137,7 @@ class ChunkContext:
         if nact == self.full.nact:
             return self.full
         if warp_any is None:
-            warp_any = arr.reshape(-1, 32).any(axis=1)
+            warp_any = np.asarray(arr.reshape(-1, 32).any(axis=1))
         return Mask(arr, nact, int(np.count_nonzero(warp_any)))
 
     def mask_block_uniform(self) -> bool:
@@ -164,9 +187,9 @@ class ChunkContext:
 
     def thread_of(self, lane: int) -> tuple[tuple[int, int, int], tuple[int, int, int]]:
         """(block index, thread index) of a chunk lane, as CUDA's (x,y,z)."""
-        block = tuple(int(a[lane]) for a in self.bid_xyz)
-        thread = tuple(int(a[lane]) for a in self.tid_xyz)
-        return block, thread  # type: ignore[return-value]
+        bx, by, bz = (int(a[lane]) for a in self.bid_xyz)
+        tx, ty, tz = (int(a[lane]) for a in self.tid_xyz)
+        return (bx, by, bz), (tx, ty, tz)
 
     def fault(
         self, kind: str, line: int, lane: int, what: str, array: str | None = None, index: int | None = None
@@ -174,9 +197,9 @@ class ChunkContext:
         """A FaultSignal whose one-line message names kernel, line, block and thread."""
         block, thread = self.thread_of(lane)
         run = self.run
-        where = f"{run.source_name}:{line}"  # type: ignore[attr-defined]
+        where = f"{run.source_name}:{line}"
         msg = (
-            f"{what} in kernel '{run.kernel_name}' at {where} "  # type: ignore[attr-defined]
+            f"{what} in kernel '{run.kernel_name}' at {where} "
             f"by thread ({thread[0]},{thread[1]},{thread[2]}) "
             f"in block ({block[0]},{block[1]},{block[2]})"
         )
@@ -184,7 +207,7 @@ class ChunkContext:
             Fault(
                 kind,
                 run.kernel_name,
-                run.source_name,  # type: ignore[attr-defined]
+                run.source_name,
                 line,
                 array,
                 block,

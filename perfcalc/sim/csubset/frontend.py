@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NoReturn
 
 from pycparser import c_ast, c_parser
 from pycparser.c_parser import ParseError
@@ -506,10 +506,10 @@ def _define_text(name: str, value: object) -> str:
     return repr(value) if isinstance(value, float) else str(value)
 
 
-class _Parser(c_parser.CParser):
+class _Parser(c_parser.CParser):  # type: ignore[misc]  # pycparser ships no type information
     """pycparser's parser, but errors without a position get the next token's position."""
 
-    def _parse_error(self, msg, coord):
+    def _parse_error(self, msg: str, coord: Any) -> NoReturn:
         if not hasattr(coord, "line"):
             try:
                 tok = self._peek()

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any, TypeAlias
 
 import numpy as np
 from pycparser import c_ast
@@ -12,24 +13,29 @@ from pycparser import c_ast
 from perfcalc.sim.csubset import ctype as T
 from perfcalc.sim.csubset.context import ChunkContext
 from perfcalc.sim.csubset.ctypes_struct import StructType
+from perfcalc.sim.csubset.separable import Value
 
-Fn = Callable[[ChunkContext], object]
+ValueType: TypeAlias = T.CType | StructType
+"""The C type of a value: a scalar type or a struct (vector types included)."""
+Fn = Callable[[ChunkContext], Value]
 
 
 @dataclass
 class E:
-    """A compiled expression: C type, evaluator, compile-time constant (or None), purity."""
+    """A compiled expression: C type (None: void), evaluator, compile-time constant (or None),
+    purity. `const` is a NumPy scalar of the type's dtype where the value is known at compile
+    time."""
 
-    t: object  # T.CType | StructType
+    t: ValueType | None
     f: Fn
-    const: object = None
+    const: Any = None
     pure: bool = True  # no memory access, no side effect, cannot fault
 
 
 @dataclass
 class Var:
     slot: int
-    t: object
+    t: ValueType
 
 
 @dataclass
@@ -39,7 +45,7 @@ class MemSym:
     kind: str  # "global" | "shared" | "constant"
     name: str
     key: int
-    elem: object  # T.CType | StructType
+    elem: ValueType
     dims: tuple[int, ...] = ()
     readonly: bool = False
 
@@ -58,9 +64,9 @@ class SharedDecl:
 class ConstantDecl:
     name: str
     key: int
-    elem: object
+    elem: ValueType
     length: int
-    init: list[object] | None
+    init: list[Any] | None  # the initialiser's values (numbers, or per-member tuples of a struct)
     line: int
 
 
@@ -68,7 +74,7 @@ class ConstantDecl:
 class ParamInfo:
     name: str
     kind: str  # "pointer" | "scalar"
-    t: object
+    t: ValueType
     readonly: bool
     slot_or_key: int
 
@@ -81,19 +87,34 @@ class CompiledKernel:
     constants: list[ConstantDecl]
     nslots: int
     nmem: int
-    body: Callable[[ChunkContext], None]
+    body: Callable[[ChunkContext], object]  # a statement (what it returns is not used)
     site_counts: dict[int, list[int]] = field(default_factory=dict)
     line: int = 0
 
 
 class FuncInfo:
-    def __init__(self, node: c_ast.FuncDef, ret: object, kind: str):
+    def __init__(self, node: c_ast.FuncDef, ret: ValueType | None, kind: str):
         self.node = node
         self.ret = ret
         self.kind = kind
 
 
-def cast(e: E, to: object) -> E:
+def constant_fn(v: Any) -> Fn:
+    """An evaluator that returns `v` in every chunk (a compile-time constant)."""
+    return lambda ctx: v
+
+
+def slot_fn(slot: int) -> Fn:
+    """An evaluator that reads a variable's slot."""
+    return lambda ctx: ctx.slots[slot]
+
+
+def member_fn(slot: int, member: str) -> Fn:
+    """An evaluator that reads one member of a struct variable's slot."""
+    return lambda ctx: ctx.slots[slot][member]
+
+
+def cast(e: E, to: ValueType | None) -> E:
     """Convert `e` to type `to` (C conversion; NumPy astype truncates float->int like C)."""
     if e.t is to or not isinstance(to, T.CType):
         return e
@@ -102,7 +123,7 @@ def cast(e: E, to: object) -> E:
     dt = to.dtype
     if e.const is not None:
         v = _convert_const(e.const, e.t, to)
-        return E(to, lambda ctx, v=v: v, v, True)
+        return E(to, constant_fn(v), v, True)
     if to is T.BOOL:
         zero = e.t.dtype.type(0)
         f = e.f
@@ -111,7 +132,7 @@ def cast(e: E, to: object) -> E:
     return E(to, lambda ctx: f(ctx).astype(dt), None, e.pure)
 
 
-def _convert_const(v: object, frm: T.CType, to: T.CType) -> object:
+def _convert_const(v: Any, frm: T.CType, to: T.CType) -> Any:
     with np.errstate(all="ignore"):
         if to is T.BOOL:
             return np.bool_(v != 0)
@@ -122,7 +143,7 @@ def _convert_const(v: object, frm: T.CType, to: T.CType) -> object:
         return np.asarray(v).astype(to.dtype)[()]
 
 
-def type_name(t: object) -> str:
+def type_name(t: ValueType | None) -> str:
     if isinstance(t, T.CType):
         return t.name
     if isinstance(t, StructType):
@@ -165,7 +186,7 @@ def index_combine(outer: E, dim: int, inner: E) -> E:
     return E(T.LONG, lambda ctx: of(ctx) * d + inf(ctx), None, outer.pure and inner.pure)
 
 
-def c_divmod(op: str, x: object, y: object, signed: bool) -> object:
+def c_divmod(op: str, x: Value, y: Value, signed: bool) -> Value:
     """C's truncating `/` and `%` (execution.md §2.5: NumPy's // floors)."""
     with np.errstate(all="ignore"):
         if not signed:

@@ -24,6 +24,8 @@ per-thread mode for those).
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from perfcalc.memory.atomic_contention import atomic_kind
@@ -31,7 +33,9 @@ from perfcalc.memory.lanes import distinct_per_warp
 from perfcalc.memory.shared_atomics import serial_steps
 from perfcalc.sim import counters as C
 from perfcalc.sim.csubset.context import ChunkContext
-from perfcalc.sim.csubset.separable import _RANGE, Core, Sep, dense
+from perfcalc.sim.csubset.ctypes_struct import StructType
+from perfcalc.sim.csubset.separable import _RANGE, Core, Sep, Value, dense
+from perfcalc.sim.pricing import SepPlan
 
 SPACE_BASE = 1 << 40
 _GLOBAL_LOAD = C.instruction_slot("global_load")
@@ -51,17 +55,25 @@ class Lanes:
 
     __slots__ = ("_safe", "bad", "i0", "shifts", "sep")
 
-    def __init__(self, safe: object, bad: object, i0: object = None, shifts: object = None, sep: Sep | None = None):
-        self._safe = safe
+    def __init__(
+        self,
+        safe: np.ndarray | int | None,
+        bad: np.ndarray | None,
+        i0: np.ndarray | None = None,
+        shifts: np.ndarray | None = None,
+        sep: Sep | None = None,
+    ):
+        self._safe = safe  # None only with `sep` (materialised on first use)
         self.bad = bad
         self.i0 = i0
         self.shifts = shifts
         self.sep = sep  # set when every lane is in bounds and the index is separable
 
     @property
-    def safe(self) -> object:
+    def safe(self) -> np.ndarray | int:
         if self._safe is None:
-            self._safe = self.sep.index64()  # type: ignore[union-attr]
+            assert self.sep is not None
+            self._safe = self.sep.index64()
         return self._safe
 
 
@@ -104,7 +116,7 @@ class SepLoad:
 
     __slots__ = ("off_lo", "off_hi", "start", "totals", "quantum", "rel", "low", "flat")
 
-    def __init__(self, core: Core, dtype: np.dtype, n: int, plan: tuple, gather: Core, flat: Core | None = None):
+    def __init__(self, core: Core, dtype: np.dtype[Any], n: int, plan: SepPlan, gather: Core, flat: Core | None = None):
         bmin, bmax, lmin, lmax = core.bounds()
         lo_t, hi_t = _RANGE[dtype]
         self.off_lo = max(lo_t - (bmin + lmin), -(bmin + lmin))
@@ -114,7 +126,7 @@ class SepLoad:
         self.flat = flat
 
 
-def _checked_index(ctx: ChunkContext, idx: object, n: int) -> Lanes:
+def _checked_index(ctx: ChunkContext, idx: Value, n: int) -> Lanes:
     """Bounds-check the active lanes of an index; detect the block-translation structure."""
     m = ctx.mask
     if isinstance(idx, Sep):
@@ -161,7 +173,7 @@ def _price(
     uniform = act0 is None or ctx.mask_block_uniform()
     if lanes.sep is not None and uniform:
         return pricer.price_sep(space, lanes.sep, base, itemsize, size, act0, op)
-    if lanes.i0 is not None and uniform:
+    if lanes.i0 is not None and lanes.shifts is not None and uniform:
         return pricer.price_blocks(space, base + lanes.i0 * itemsize, lanes.shifts * itemsize, size, act0, op)
     safe = lanes.safe
     if not isinstance(safe, np.ndarray):
@@ -185,11 +197,12 @@ class GlobalArray:
         self.readonly = readonly
         self.n = int(array.shape[0])
         self.itemsize = int(array.dtype.itemsize)
-        self.fields = {}
-        if array.dtype.names:
-            for fname in array.dtype.names:
-                fdtype, offset = array.dtype.fields[fname][:2]
-                self.fields[fname] = (array[fname], int(offset), int(fdtype.itemsize))
+        self.fields: dict[str, tuple[np.ndarray, int, int]] = {}  # member -> (view, byte offset, size)
+        members = array.dtype.fields
+        for fname in array.dtype.names or ():
+            assert members is not None  # a dtype with names has fields
+            fdtype, offset = members[fname][:2]
+            self.fields[fname] = (array[fname], int(offset), int(fdtype.itemsize))
 
     def view(self, field: str | None) -> tuple[np.ndarray, int, int]:
         if field is None:
@@ -197,7 +210,7 @@ class GlobalArray:
         return self.fields[field]
 
     def _bounds_fault(
-        self, ctx: ChunkContext, idx: object, bad: np.ndarray, line: int, op: str, size: int, field: str | None
+        self, ctx: ChunkContext, idx: Value, bad: np.ndarray, line: int, op: str, size: int, field: str | None
     ) -> Exception:
         lane = ctx.first_lane(bad)
         i = int(idx[lane]) if isinstance(idx, (np.ndarray, Sep)) else int(idx)
@@ -213,14 +226,14 @@ class GlobalArray:
         )
 
     def access(
-        self, ctx: ChunkContext, idx: object, field: str | None, line: int, counts: list[int], op: str
-    ) -> tuple[np.ndarray, object, int]:
+        self, ctx: ChunkContext, idx: Value, field: str | None, line: int, counts: list[int], op: str
+    ) -> tuple[np.ndarray, np.ndarray | int, int]:
         """Bounds-check, price and count one access; returns (view, safe index, size)."""
         view, lanes, size = self.access_lanes(ctx, idx, field, line, counts, op)
         return view, lanes.safe, size
 
     def access_lanes(
-        self, ctx: ChunkContext, idx: object, field: str | None, line: int, counts: list[int], op: str
+        self, ctx: ChunkContext, idx: Value, field: str | None, line: int, counts: list[int], op: str
     ) -> tuple[np.ndarray, Lanes, int]:
         """access, returning the checked Lanes (whose index may still be separable)."""
         view, offset, size = self.view(field)
@@ -243,7 +256,7 @@ class GlobalArray:
             counts[_GLOBAL_STORE] += ctx.mask.nwarps
         return view, lanes, size
 
-    def load(self, ctx: ChunkContext, idx: object, field: str | None, line: int, counts: list[int]) -> object:
+    def load(self, ctx: ChunkContext, idx: Value, field: str | None, line: int, counts: list[int]) -> Value:
         if type(idx) is Sep and ctx.mask.arr is None:
             ctx.run.pricer.site = line
             fast = self._load_sep(ctx, idx, field, counts)
@@ -268,7 +281,7 @@ class GlobalArray:
             plan = pricer.sep_plan("global", core, self.itemsize, size)
             return SepLoad(core, idx.dtype, self.n, plan, core)
 
-        p: SepLoad = core.derived((self, field), make)  # type: ignore[assignment]
+        p = core.derived((self, field), make)
         off = int(idx.off)
         if not p.off_lo <= off <= p.off_hi:
             return None
@@ -286,7 +299,7 @@ class GlobalArray:
         return view[p.low + off :].take(p.rel, mode="clip")
 
     def store(
-        self, ctx: ChunkContext, idx: object, value: object, field: str | None, line: int, counts: list[int]
+        self, ctx: ChunkContext, idx: Value, value: Value, field: str | None, line: int, counts: list[int]
     ) -> None:
         if self.readonly:
             raise ctx.fault(
@@ -296,8 +309,8 @@ class GlobalArray:
         store_lanes(ctx, view, safe, value)
 
     def load_struct(
-        self, ctx: ChunkContext, idx: object, st: object, line: int, counts: list[int]
-    ) -> dict[str, object]:
+        self, ctx: ChunkContext, idx: Value, st: StructType, line: int, counts: list[int]
+    ) -> dict[str, Value]:
         """A whole struct element: one vector access for 8/16-byte CUDA vector types,
         otherwise one access per member (memory.md §0: float3 is three 4-byte loads)."""
         if _single_access(st):
@@ -308,7 +321,7 @@ class GlobalArray:
         return {f: self.load(ctx, idx, f, line, counts) for f in self.fields}
 
     def store_struct(
-        self, ctx: ChunkContext, idx: object, value: dict[str, object], st: object, line: int, counts: list[int]
+        self, ctx: ChunkContext, idx: Value, value: dict[str, Value], st: StructType, line: int, counts: list[int]
     ) -> None:
         if _single_access(st):
             _, safe, _ = self.access(ctx, idx, None, line, counts, "write")
@@ -321,12 +334,12 @@ class GlobalArray:
     def atomic_add(
         self,
         ctx: ChunkContext,
-        idx: object,
-        value: object,
+        idx: Value,
+        value: Value,
         field: str | None,
         line: int,
         counts: list[int] | None = None,
-    ) -> object:
+    ) -> Value:
         view, offset, size = self.view(field)
         lanes = _checked_index(ctx, idx, self.n)
         if lanes.bad is not None:
@@ -345,11 +358,11 @@ class GlobalArray:
         return atomic_add_lanes(ctx, view, lanes.safe, value)
 
 
-def _single_access(st: object) -> bool:
+def _single_access(st: StructType) -> bool:
     return bool(getattr(st, "vector", False)) and getattr(st, "size", 0) in (8, 16)
 
 
-def atomic_add_lanes(ctx: ChunkContext, view: np.ndarray, safe: object, value: object) -> object:
+def atomic_add_lanes(ctx: ChunkContext, view: np.ndarray, safe: np.ndarray | int, value: Value) -> Value:
     """atomicAdd for the active lanes in lane order; returns each lane's old value.
 
     The memory update is np.add.at (exact with duplicate indices, execution.md §2.5); old
@@ -405,7 +418,7 @@ def _take(view: np.ndarray, safe: np.ndarray) -> np.ndarray:
     return view.take(safe, mode="clip")
 
 
-def store_lanes(ctx: ChunkContext, view: np.ndarray, safe: object, value: object) -> None:
+def store_lanes(ctx: ChunkContext, view: np.ndarray, safe: np.ndarray | int | slice, value: Value) -> None:
     """Write `value` at `safe` for the active lanes only.
 
     Several lanes writing one element: the Programming Guide leaves undefined which write
@@ -437,11 +450,11 @@ class ConstantArray:
         self.fields = array.dtype.names or ()
 
     def load_struct(
-        self, ctx: ChunkContext, idx: object, st: object, line: int, counts: list[int]
-    ) -> dict[str, object]:
+        self, ctx: ChunkContext, idx: Value, st: StructType, line: int, counts: list[int]
+    ) -> dict[str, Value]:
         return {f: self.load(ctx, idx, f, line, counts) for f in self.fields}
 
-    def load(self, ctx: ChunkContext, idx: object, field: str | None, line: int, counts: list[int]) -> object:
+    def load(self, ctx: ChunkContext, idx: Value, field: str | None, line: int, counts: list[int]) -> Value:
         lanes = _checked_index(ctx, idx, self.n)
         safe = lanes.safe
         if lanes.bad is not None:
@@ -494,7 +507,7 @@ class SharedArray:
         self.rline = np.zeros(storage.shape[0], dtype=np.int32)
         self.last_write_epoch = -1
         self.read_epoch = -1  # epoch of the reads in rshadow
-        self.pending_reads: list[tuple[np.ndarray, np.ndarray, int]] = []
+        self.pending_reads: list[tuple[np.ndarray | Sep, np.ndarray, int]] = []  # (flat index, lanes, line)
 
     def describe(self, i: int) -> str:
         if len(self.dims) <= 1:
@@ -506,7 +519,7 @@ class SharedArray:
         parts.append(i)
         return self.name + "".join(f"[{p}]" for p in reversed(parts))
 
-    def _flat(self, ctx: ChunkContext, idx: object, line: int, op: str) -> Lanes:
+    def _flat(self, ctx: ChunkContext, idx: Value, line: int, op: str) -> Lanes:
         lanes = _checked_index(ctx, idx, self.nelems)
         if lanes.bad is not None:
             lane = ctx.first_lane(lanes.bad)
@@ -535,7 +548,7 @@ class SharedArray:
             counts[_SHARED_STORE] += ctx.mask.nwarps
         counts[C.BANK] += conflicts
 
-    def _flat_lanes(self, ctx: ChunkContext, lanes: Lanes) -> object:
+    def _flat_lanes(self, ctx: ChunkContext, lanes: Lanes) -> Value:
         """Flat storage index (block * stride + element): a Sep when the index is one."""
         if lanes.sep is not None and lanes._safe is None:
             sep = lanes.sep
@@ -544,7 +557,7 @@ class SharedArray:
                 ("flat64", self.stride, ctx.nblocks),
                 lambda: Core(core.b.astype(np.int64) + self.block_offsets, core.lane.astype(np.int64)),
             )
-            return Sep(flat, np.int64(int(sep.off)))  # type: ignore[arg-type]
+            return Sep(flat, np.int64(int(sep.off)))
         safe = lanes.safe
         if isinstance(safe, np.ndarray):
             return self.block_base + safe
@@ -587,7 +600,7 @@ class SharedArray:
                 ctx, hit, flat, line, int(self.wline[flat[lane]]), int(w[lane] & _WARP_FIELD), "read", "write"
             )
 
-    def load(self, ctx: ChunkContext, idx: object, field: str | None, line: int, counts: list[int]) -> object:
+    def load(self, ctx: ChunkContext, idx: Value, field: str | None, line: int, counts: list[int]) -> Value:
         if type(idx) is Sep and ctx.mask.arr is None and self.last_write_epoch != ctx.epoch:
             fast = self._load_sep(ctx, idx, line, counts)
             if fast is not None:
@@ -619,9 +632,10 @@ class SharedArray:
                 ("flat64", self.stride, ctx.nblocks),
                 lambda: Core(core.b.astype(np.int64) + self.block_offsets, core.lane.astype(np.int64)),
             )
-            return SepLoad(core, idx.dtype, self.nelems, plan, flat, flat)  # type: ignore
+            return SepLoad(core, idx.dtype, self.nelems, plan, flat, flat)
 
-        p: SepLoad = core.derived((self, "load"), make)  # type: ignore[assignment]
+        p = core.derived((self, "load"), make)
+        assert p.flat is not None
         off = int(idx.off)
         if not p.off_lo <= off <= p.off_hi:
             return None
@@ -655,16 +669,19 @@ class SharedArray:
         self.read_epoch = ctx.epoch
 
     def store(
-        self, ctx: ChunkContext, idx: object, value: object, field: str | None, line: int, counts: list[int]
+        self, ctx: ChunkContext, idx: Value, value: Value, field: str | None, line: int, counts: list[int]
     ) -> None:
         lanes = self._flat(ctx, idx, line, "write")
         self._price(ctx, lanes, "store", counts)
         flat = self._flat_lanes(ctx, lanes)
         # `at` indexes storage and shadows: a slice when every lane writes one contiguous
         # run in lane order (Mds[ty][tx] = ...), so scatters become copies
-        at = _span(flat) if isinstance(flat, Sep) and ctx.mask.arr is None else None
-        if at is None:
+        span = _span(flat) if isinstance(flat, Sep) and ctx.mask.arr is None else None
+        at: slice | np.ndarray
+        if span is None:
             flat = at = flat.index64() if isinstance(flat, Sep) else flat
+        else:
+            at = span
         act = ctx.active_arr()
         mine = ctx.lane_warp1
         epoch = ctx.epoch
@@ -699,7 +716,7 @@ class SharedArray:
         store_lanes(ctx, self.storage, at, value)
 
     def _check_same_instruction(
-        self, ctx: ChunkContext, f: np.ndarray, t: np.ndarray, act: np.ndarray, flat: np.ndarray, line: int
+        self, ctx: ChunkContext, f: np.ndarray | slice, t: np.ndarray, act: np.ndarray, flat: Value, line: int
     ) -> None:
         back = self.wshadow[f]
         clash = back != t
@@ -711,12 +728,12 @@ class SharedArray:
     def atomic_add(
         self,
         ctx: ChunkContext,
-        idx: object,
-        value: object,
+        idx: Value,
+        value: Value,
         field: str | None,
         line: int,
         counts: list[int] | None = None,
-    ) -> object:
+    ) -> Value:
         lanes = self._flat(ctx, idx, line, "atomic")
         flat = dense(self._flat_lanes(ctx, lanes))
         if counts is not None:
@@ -727,3 +744,24 @@ class SharedArray:
 
     def barrier(self) -> None:
         self.pending_reads.clear()
+
+
+MemoryArray = GlobalArray | SharedArray | ConstantArray
+
+
+def writable(mem: MemoryArray) -> GlobalArray | SharedArray:
+    """`mem` as an array a kernel may store to (the compiler refuses stores to __constant__)."""
+    assert not isinstance(mem, ConstantArray), mem.name
+    return mem
+
+
+def with_structs(mem: MemoryArray) -> GlobalArray | ConstantArray:
+    """`mem` as an array of structs (the compiler refuses struct elements in __shared__)."""
+    assert not isinstance(mem, SharedArray), mem.name
+    return mem
+
+
+def global_array(mem: MemoryArray) -> GlobalArray:
+    """`mem` as a global array (struct stores go to pointer parameters only)."""
+    assert isinstance(mem, GlobalArray), mem.name
+    return mem

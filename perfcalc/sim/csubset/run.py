@@ -11,24 +11,23 @@ import functools
 import math
 import sys
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass
 
 import numpy as np
 
 from perfcalc.errors import CudaSyntaxError, InputError
 from perfcalc.memory.cache_hierarchy import CacheHierarchy
 from perfcalc.sim.csubset import ctype as T
-from perfcalc.sim.csubset.compiler import CompiledKernel, KernelCompiler
-from perfcalc.sim.csubset.context import ChunkContext
+from perfcalc.sim.csubset.compiler import KernelCompiler
+from perfcalc.sim.csubset.context import ChunkContext, LaunchState
 from perfcalc.sim.csubset.ctypes_struct import StructType, dtype_matches
 from perfcalc.sim.csubset.frontend import ParsedSource, parse_source
-from perfcalc.sim.csubset.memories import SPACE_BASE, ConstantArray, GlobalArray, SharedArray
+from perfcalc.sim.csubset.ir import CompiledKernel, ValueType
+from perfcalc.sim.csubset.memories import SPACE_BASE, ConstantArray, GlobalArray, MemoryArray, SharedArray
 from perfcalc.sim.launch import (
     CacheFactory,
     LaunchInfo,
     SimResult,
     arch_file,
-    as_arch,
     dims,
     make_caches,
     run_chunks,
@@ -36,20 +35,10 @@ from perfcalc.sim.launch import (
     validate_launch,
 )
 from perfcalc.sim.pricing import Pricer
-from perfcalc.specs import Arch
+from perfcalc.specs import Arch, as_arch
 
 CHUNK_LANES = 1 << 17  # measured best of 2^13..2^20 on W = 512 and 1024 matmuls
 _SHARED_ALIGN = 128
-
-
-@dataclass
-class _Run:
-    arch: object
-    cache: str | None
-    bank_mode: int | None
-    source_name: str
-    kernel_name: str
-    pricer: Pricer
 
 
 @functools.lru_cache(maxsize=64)
@@ -57,7 +46,7 @@ def _parse_cached(source: str, source_name: str, defines: tuple[tuple[str, objec
     return parse_source(source, source_name, dict(defines))
 
 
-def _shared_layout(kernel: CompiledKernel, dynamic: int, arch: object) -> tuple[dict[int, int], int, int]:
+def _shared_layout(kernel: CompiledKernel, dynamic: int, arch: Arch) -> tuple[dict[int, int], int, int]:
     """Byte offset of each shared array (128-aligned), packed static bytes, dynamic offset."""
     offsets: dict[int, int] = {}
     offset = 0
@@ -115,13 +104,13 @@ def _scalar_arg(name: str, t: T.CType, value: object) -> np.generic:
     return t.dtype.type(int(value))
 
 
-def _dtype_name(t: object) -> str:
+def _dtype_name(t: ValueType) -> str:
     if isinstance(t, StructType):
         return f"a structured dtype with the layout of {t.name} ({t.dtype})"
-    return str(t.dtype)  # type: ignore[union-attr]
+    return str(t.dtype)
 
 
-def _check_array(name: str, elem: object, arr: object, writable: bool, what: str) -> np.ndarray:
+def _check_array(name: str, elem: ValueType, arr: object, writable: bool, what: str) -> np.ndarray:
     if not isinstance(arr, np.ndarray):
         raise InputError(f"argument {name}: {what} needs a NumPy array, got {type(arr).__name__}")
     if arr.ndim != 1:
@@ -129,7 +118,7 @@ def _check_array(name: str, elem: object, arr: object, writable: bool, what: str
             f"argument {name}: array has shape {arr.shape}; {what} needs a 1-D "
             "array (flatten it; the kernel indexes it linearly)"
         )
-    ok = dtype_matches(elem, arr.dtype) if isinstance(elem, StructType) else arr.dtype == elem.dtype  # type: ignore[union-attr]
+    ok = dtype_matches(elem, arr.dtype) if isinstance(elem, StructType) else arr.dtype == elem.dtype
     if not ok:
         raise InputError(
             f"argument {name}: array dtype {arr.dtype} does not match the C "
@@ -196,7 +185,7 @@ def run_csubset(
         compiled = KernelCompiler(parsed, kernel, iteration_cap).compile()
     kernel = compiled.name  # None named the file's only kernel
     offsets, static_bytes, dyn_offset = _shared_layout(compiled, dynamic_shared_memory_bytes, arch)
-    run = _Run(arch, cache, bank_mode, source_name, kernel, Pricer(arch, cache, bank_mode))
+    run = LaunchState(arch, cache, bank_mode, source_name, kernel, Pricer(arch, cache, bank_mode))
     caches = make_caches(caches, static_bytes, None, kernel)
     run.pricer.trace = caches
     mems, scalars = _bind(compiled, args)
@@ -227,7 +216,9 @@ def run_csubset(
     return SimResult(kernel, total, per_site, info, tuple(faults), caches=None if caches is None else caches.report())
 
 
-def _bind(compiled: CompiledKernel, args: dict[str, object]) -> tuple[dict[int, object], dict[int, object]]:
+def _bind(
+    compiled: CompiledKernel, args: dict[str, object]
+) -> tuple[dict[int, GlobalArray | ConstantArray], dict[int, np.generic]]:
     if not isinstance(args, dict):
         raise InputError("args must be a dict of parameter name -> array or number")
     known = {p.name for p in compiled.params} | {c.name for c in compiled.constants}
@@ -237,8 +228,8 @@ def _bind(compiled: CompiledKernel, args: dict[str, object]) -> tuple[dict[int, 
             f"argument(s) {', '.join(unknown)} match no parameter or __constant__ "
             f"array of kernel '{compiled.name}' (it has: {', '.join(sorted(known))})"
         )
-    mems: dict[int, object] = {}
-    scalars: dict[int, object] = {}
+    mems: dict[int, GlobalArray | ConstantArray] = {}
+    scalars: dict[int, np.generic] = {}
     next_base = SPACE_BASE
     bases: dict[tuple[int, int], int] = {}
     for p in compiled.params:
@@ -246,7 +237,8 @@ def _bind(compiled: CompiledKernel, args: dict[str, object]) -> tuple[dict[int, 
             raise InputError(f"argument {p.name} of kernel '{compiled.name}' is missing")
         value = args[p.name]
         if p.kind == "scalar":
-            scalars[p.slot_or_key] = _scalar_arg(p.name, p.t, value)  # type: ignore[arg-type]
+            assert isinstance(p.t, T.CType)  # compiler.py refuses a struct passed by value
+            scalars[p.slot_or_key] = _scalar_arg(p.name, p.t, value)
             continue
         arr = _check_array(p.name, p.t, value, not p.readonly, f"pointer parameter {p.name}")
         ident = (arr.__array_interface__["data"][0], arr.nbytes)
@@ -266,7 +258,7 @@ def _bind(compiled: CompiledKernel, args: dict[str, object]) -> tuple[dict[int, 
             full = np.zeros(c.length, dtype=arr.dtype)
             full[: arr.shape[0]] = arr
         else:
-            dt = c.elem.dtype  # type: ignore[union-attr]
+            dt = c.elem.dtype
             full = np.zeros(c.length, dtype=dt)
             if c.init:
                 full[: len(c.init)] = c.init
@@ -277,8 +269,8 @@ def _bind(compiled: CompiledKernel, args: dict[str, object]) -> tuple[dict[int, 
 def _prepare_chunk(
     ctx: ChunkContext,
     compiled: CompiledKernel,
-    mems: dict[int, object],
-    scalars: dict[int, object],
+    mems: dict[int, GlobalArray | ConstantArray],
+    scalars: dict[int, np.generic],
     offsets: dict[int, int],
     dyn_offset: int,
     dynamic: int,
@@ -287,9 +279,7 @@ def _prepare_chunk(
     for slot, v in scalars.items():
         ctx.slots[slot] = v
     ctx.funcs = [ctx.kernel_frame]
-    ctx.mems = [None] * compiled.nmem
-    for key, m in mems.items():
-        ctx.mems[key] = m
+    by_key: dict[int, MemoryArray] = dict(mems)
     ctx.shared_arrays = []
     dyn_buffer = None
     for sd in compiled.shared:
@@ -304,5 +294,6 @@ def _prepare_chunk(
             n = math.prod(sd.dims)
             storage = np.zeros(ctx.nblocks * n, dtype=sd.elem.dtype)
             arr = SharedArray(ctx, sd.name, storage, n, sd.dims, offsets[sd.key])
-        ctx.mems[sd.key] = arr
+        by_key[sd.key] = arr
         ctx.shared_arrays.append(arr)
+    ctx.mems = [by_key[key] for key in range(compiled.nmem)]

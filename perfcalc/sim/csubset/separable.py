@@ -17,7 +17,11 @@ inside a loop recomputes almost nothing per iteration.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Hashable
+from typing import Any, TypeAlias, TypeVar, cast
+
 import numpy as np
+from numpy.typing import DTypeLike
 
 _LINEAR = {np.add, np.subtract}
 _RANGE = {
@@ -25,6 +29,13 @@ _RANGE = {
     for t in (np.int8, np.uint8, np.int16, np.uint16, np.int32, np.uint32, np.int64, np.uint64)
 }
 _CACHE_LIMIT = 64
+_T = TypeVar("_T")
+
+Value: TypeAlias = Any
+"""A C value while a kernel runs: an ndarray (one element per lane), a NumPy scalar (the same in
+every lane) or a Sep. Any to the type checker on purpose: NumPy's stubs give arithmetic mixing
+these three (Sep takes part through `__array_ufunc__`) no type mypy can resolve, so operands are
+left to NumPy's own run-time promotion rules, which the engine's tests pin down."""
 
 
 class Core:
@@ -35,7 +46,7 @@ class Core:
     def __init__(self, b: np.ndarray, lane: np.ndarray):
         self.b = b
         self.lane = lane
-        self.cache: dict[object, object] = {}
+        self.cache: dict[Hashable, object] = {}
         self._bounds: tuple[int, int, int, int] | None = None
 
     def bounds(self) -> tuple[int, int, int, int]:
@@ -66,17 +77,17 @@ class Core:
                 bmin + lmin,
             )
 
-        return self.derived("gather", make)  # type: ignore[return-value]
+        return self.derived("gather", make)
 
-    def derived(self, key: object, make: object) -> object:
-        """A cached derived value (`make()` on a miss)."""
+    def derived(self, key: Hashable, make: Callable[[], _T]) -> _T:
+        """A cached derived value (`make()` on a miss; a key always maps to one kind of value)."""
         hit = self.cache.get(key)
         if hit is None:
             if len(self.cache) >= _CACHE_LIMIT:
                 self.cache.clear()
-            hit = make()  # type: ignore[operator]
+            hit = make()
             self.cache[key] = hit
-        return hit
+        return cast(_T, hit)
 
 
 class Sep(np.lib.mixins.NDArrayOperatorsMixin):
@@ -92,9 +103,9 @@ class Sep(np.lib.mixins.NDArrayOperatorsMixin):
         self._index: np.ndarray | None = None
         # conversions and products of this very value (a loop-invariant variable such as
         # `ty` in `Mds[ty][k]` is converted and scaled once, not once per iteration)
-        self._memo: dict | None = None
+        self._memo: dict[Hashable, Sep] | None = None
 
-    def _remember(self, key: object, value: Sep) -> Sep:
+    def _remember(self, key: Hashable, value: Sep) -> Sep:
         if self._memo is None:
             self._memo = {}
         self._memo[key] = value
@@ -113,7 +124,7 @@ class Sep(np.lib.mixins.NDArrayOperatorsMixin):
         return self.core.lane
 
     @property
-    def dtype(self) -> np.dtype:
+    def dtype(self) -> np.dtype[Any]:
         return self.core.lane.dtype
 
     @property
@@ -159,24 +170,24 @@ class Sep(np.lib.mixins.NDArrayOperatorsMixin):
         lo, hi = self.bounds()
         return lo_t <= lo and hi <= hi_t
 
-    def __array__(self, dtype: object = None, copy: object = None) -> np.ndarray:
+    def __array__(self, dtype: DTypeLike | None = None, copy: bool | None = None) -> np.ndarray:
         f = self.full()
         return f if dtype is None else f.astype(dtype)
 
-    def __getitem__(self, key: object) -> object:
+    def __getitem__(self, key: Any) -> Value:
         return self.full()[key]
 
     def __len__(self) -> int:
         return self.size
 
-    def astype(self, dtype: object, copy: bool = True) -> object:
+    def astype(self, dtype: DTypeLike, copy: bool = True) -> Sep | np.ndarray:
         memo = self._memo
         if memo is not None:
             hit = memo.get(("astype", dtype))
             if hit is not None:
                 return hit
         core = self.core
-        fast = core.cache.get(("widen", dtype))
+        fast = cast("Core | None", core.cache.get(("widen", dtype)))
         if fast is not None and self.fits():  # the usual int -> long of every subscript
             return self._remember(("astype", dtype), Sep(fast, fast.lane.dtype.type(int(self.off))))
         dt = np.dtype(dtype)
@@ -192,38 +203,38 @@ class Sep(np.lib.mixins.NDArrayOperatorsMixin):
             if widening and isinstance(dtype, np.dtype | type):
                 # exact whenever the value fits its dtype (checked on every later use)
                 core.cache[("widen", dtype)] = new
-            return Sep(new, np.asarray(self.off).astype(dt)[()])  # type: ignore[arg-type]
+            return Sep(new, cast(np.generic, np.asarray(self.off).astype(dt)[()]))
         return self.full().astype(dt)
 
     # the operators index arithmetic uses, without NumPy's override dispatch
-    def __add__(self, other: object) -> object:
+    def __add__(self, other: Value) -> Value:
         r = _separable(np.add, (self, other))
         return np.add(self, other) if r is None else r
 
-    def __radd__(self, other: object) -> object:
+    def __radd__(self, other: Value) -> Value:
         r = _separable(np.add, (other, self))
         return np.add(other, self) if r is None else r
 
-    def __mul__(self, other: object) -> object:
+    def __mul__(self, other: Value) -> Value:
         r = _separable(np.multiply, (self, other))
         return np.multiply(self, other) if r is None else r
 
-    def __rmul__(self, other: object) -> object:
+    def __rmul__(self, other: Value) -> Value:
         r = _separable(np.multiply, (other, self))
         return np.multiply(other, self) if r is None else r
 
-    def __array_ufunc__(self, ufunc: np.ufunc, method: str, *inputs: object, **kwargs: object) -> object:
+    def __array_ufunc__(self, ufunc: np.ufunc, method: str, *inputs: Value, **kwargs: Any) -> Value:
         if method == "__call__" and not kwargs:
             r = _separable(ufunc, inputs)
             if r is not None:
                 return r
         args = [x.full() if isinstance(x, Sep) else x for x in inputs]
         if "out" in kwargs:
-            kwargs["out"] = tuple(o.full() if isinstance(o, Sep) else o for o in kwargs["out"])  # type: ignore[union-attr]
+            kwargs["out"] = tuple(o.full() if isinstance(o, Sep) else o for o in kwargs["out"])
         return getattr(ufunc, method)(*args, **kwargs)
 
 
-def _is_scalar(x: object, dtype: np.dtype) -> bool:
+def _is_scalar(x: Value, dtype: np.dtype[Any]) -> bool:
     return isinstance(x, np.generic) and x.dtype == dtype
 
 
@@ -236,18 +247,18 @@ def _scaled(s: Sep, ufunc: np.ufunc, c: np.generic) -> Sep:
             return hit
     core = s.core
     new = core.derived(key, lambda: Core(ufunc(core.b, c), ufunc(core.lane, c)))
-    return s._remember(key, Sep(new, ufunc(s.off, c)))  # type: ignore[arg-type]
+    return s._remember(key, Sep(new, ufunc(s.off, c)))
 
 
 def _negated(s: Sep) -> Sep:
     core = s.core
     new = core.derived("neg", lambda: Core(-core.b, -core.lane))
-    return Sep(new, -s.off)  # type: ignore[arg-type]
+    return Sep(new, -cast(Any, s.off))
 
 
-def _separable(ufunc: np.ufunc, inputs: tuple[object, ...]) -> Sep | None:
+def _separable(ufunc: np.ufunc, inputs: tuple[Value, ...]) -> Sep | None:
     if ufunc is np.negative and len(inputs) == 1:
-        return _negated(inputs[0])  # type: ignore[arg-type]
+        return _negated(inputs[0])
     if len(inputs) != 2:
         return None
     a, c = inputs
@@ -257,23 +268,23 @@ def _separable(ufunc: np.ufunc, inputs: tuple[object, ...]) -> Sep | None:
             # keyed by the other Core itself (kept alive by the key, so never confused with
             # a later one): `Row*Width + (m*16 + tx)` in a loop reuses one Core per phase
             new = ca.derived((ufunc.__name__, cc), lambda: Core(ufunc(ca.b, cc.b), ufunc(ca.lane, cc.lane)))
-            return Sep(new, ufunc(a.off, c.off))  # type: ignore[arg-type]
+            return Sep(new, ufunc(a.off, c.off))
         if isinstance(a, Sep) and _is_scalar(c, a.dtype):
-            return Sep(a.core, ufunc(a.off, c))  # type: ignore[arg-type]
+            return Sep(a.core, ufunc(a.off, c))
         if isinstance(c, Sep) and _is_scalar(a, c.dtype):
             if ufunc is np.add:
-                return Sep(c.core, a + c.off)  # type: ignore[operator]
+                return Sep(c.core, a + c.off)
             neg = _negated(c)
-            return Sep(neg.core, a + neg.off)  # type: ignore[operator]
+            return Sep(neg.core, a + neg.off)
         return None
     if ufunc is np.multiply or ufunc is np.left_shift:
         if isinstance(a, Sep) and _is_scalar(c, a.dtype):
-            return _scaled(a, ufunc, c)  # type: ignore[arg-type]
+            return _scaled(a, ufunc, c)
         if ufunc is np.multiply and isinstance(c, Sep) and _is_scalar(a, c.dtype):
-            return _scaled(c, ufunc, a)  # type: ignore[arg-type]
+            return _scaled(c, ufunc, a)
     return None
 
 
-def dense(v: object) -> object:
+def dense(v: Value) -> Value:
     """An ordinary value (Sep materialised)."""
     return v.full() if isinstance(v, Sep) else v

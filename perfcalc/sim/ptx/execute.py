@@ -175,8 +175,9 @@ class Chunk:
         self, kind: str, instr: Instr, lanes: np.ndarray, what: str, array: str | None = None, index: int | None = None
     ) -> FaultSignal:
         lane = int(np.flatnonzero(lanes)[0])
-        block = tuple(int(v) for v in self.bid3[:, lane])
-        thread = tuple(int(v) for v in self.tid3[:, lane])
+        bx, by, bz = (int(v) for v in self.bid3[:, lane])
+        tx, ty, tz = (int(v) for v in self.tid3[:, lane])
+        block, thread = (bx, by, bz), (tx, ty, tz)
         env = self.env
         line = instr.line
         msg = (
@@ -190,12 +191,12 @@ class Chunk:
                 env.source_name,
                 line,
                 array,
-                block,  # type: ignore[arg-type]
+                block,
                 thread,
                 index,
                 msg,
             )
-        )  # type: ignore[arg-type]
+        )
 
 
 _DTYPE_TYPE = {
@@ -216,7 +217,7 @@ def _type_of_dtype(dt: np.dtype) -> str:
 
 def warps_with(mask: np.ndarray) -> np.ndarray:
     """Per warp of the chunk: does any lane of `mask` belong to it."""
-    return mask.reshape(-1, 32).any(axis=1)
+    return np.asarray(mask.reshape(-1, 32).any(axis=1))
 
 
 # ---- operands ---------------------------------------------------------------------------------
@@ -243,8 +244,8 @@ def operand(text: str, t: str, env: Env) -> Reader:
     if text in env.symbols:
         value = as_type(np.asarray(env.symbols[text], dtype=np.uint64), t)[()]
         return lambda ch: value
-    value = immediate(text, t)
-    return lambda ch: value
+    imm = immediate(text, t)
+    return lambda ch: imm
 
 
 SPECIAL_NAMES = (
@@ -266,7 +267,7 @@ SPECIAL_NAMES = (
 _ADDR = re.compile(r"^\[\s*([^\]+]+?)\s*(?:\+\s*(-?\s*\w+))?\s*\]$")
 
 
-def address(text: str, env: Env, width: str) -> Callable[[Chunk], np.ndarray | np.generic]:
+def address(text: str, env: Env, width: str) -> Callable[[Chunk], np.ndarray]:
     """A reader of a memory operand `[reg+off]`, `[symbol+off]` as a uint64 address."""
     m = _ADDR.match(text.strip())
     if m is None:
@@ -281,7 +282,7 @@ def address(text: str, env: Env, width: str) -> Callable[[Chunk], np.ndarray | n
 
         return read
     if base in env.symbols:
-        value = np.uint64(env.symbols[base]) + off
+        value = np.asarray(np.uint64(env.symbols[base]) + off)
         return lambda ch: value
     if base in env.params:
         value = off

@@ -7,7 +7,7 @@ predicate already applied) and writes its destination registers for those lanes 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -231,7 +231,7 @@ def _trunc_div(x: np.ndarray, y: np.ndarray) -> np.ndarray:
 
 
 def build_minmax(instr: Instr, env: Env) -> Op:
-    fn = np.minimum if instr.base == "min" else np.maximum
+    fn: np.ufunc = np.minimum if instr.base == "min" else np.maximum
     t = type_of(instr)
     if NP[t].kind == "f":  # PTX min/max return the non-NaN input
         fn = np.fmin if instr.base == "min" else np.fmax
@@ -286,7 +286,7 @@ def build_unary(instr: Instr, env: Env) -> Op:
 
 def build_logic(instr: Instr, env: Env) -> Op:
     t = type_of(instr)
-    fn = {"and": np.bitwise_and, "or": np.bitwise_or, "xor": np.bitwise_xor}[instr.base]
+    fn: np.ufunc = {"and": np.bitwise_and, "or": np.bitwise_or, "xor": np.bitwise_xor}[instr.base]
     if t == "pred":
         fn = {"and": np.logical_and, "or": np.logical_or, "xor": np.logical_xor}[instr.base]
     return _binary(fn)(instr, env)
@@ -318,15 +318,16 @@ def build_setp(instr: Instr, env: Env) -> Op:
     a, b = (operand(o, t, env) for o in instr.operands[1:3])
     c = operand(instr.operands[3], "pred", env) if bool_op else None
     combine = {"and": np.logical_and, "or": np.logical_or, "xor": np.logical_xor}
+    combine_op = combine[bool_op] if bool_op is not None else None
 
     def run(ch: Chunk, m: np.ndarray, full: bool) -> None:
         with np.errstate(invalid="ignore"):
             r = np.broadcast_to(arith.compare(cmp_op, a(ch), b(ch)), m.shape)
         q = ~r
-        if c is not None:
+        if c is not None and combine_op is not None:
             cv = c(ch)
-            r = combine[bool_op](r, cv)
-            q = combine[bool_op](q, cv)
+            r = combine_op(r, cv)
+            q = combine_op(q, cv)
         ch.write(dests[0], r, m, full)
         if len(dests) > 1:
             ch.write(dests[1], q, m, full)
@@ -341,7 +342,8 @@ def build_selp(instr: Instr, env: Env) -> Op:
     p = operand(instr.operands[3], "pred", env)
 
     def run(ch: Chunk, m: np.ndarray, full: bool) -> None:
-        ch.write(d, np.where(p(ch), a(ch), b(ch)).astype(NP[t]), m, full)
+        chosen = cast(np.ndarray, np.where(p(ch), a(ch), b(ch)))
+        ch.write(d, chosen.astype(NP[t]), m, full)
 
     return run
 

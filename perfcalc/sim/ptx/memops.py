@@ -12,6 +12,8 @@ a shared atomic the steps its busiest word takes (memory/shared_atomics.py).
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+from typing import Any, cast
 
 import numpy as np
 
@@ -66,6 +68,7 @@ def _resolve(
     (storage + offsets, lane mask, the address each lane uses for pricing)."""
     addr = np.broadcast_to(np.asarray(addr, dtype=np.uint64), m.shape)
     out = []
+    parts: tuple[tuple[str, np.ndarray, np.ndarray], ...]
     if space == "generic":
         is_local = addr >= np.uint64(LOCAL_WINDOW)
         is_shared = ~is_local & (addr >= np.uint64(SHARED_WINDOW))
@@ -275,7 +278,11 @@ def build_st(instr: Instr, env: Env) -> Op:
     dt = NP[t]
     size = dt.itemsize
     if space == "param":  # arguments of a call sequence (printf, assert): nothing to keep
-        return lambda ch, m, full, control=None: None
+
+        def keep_nothing(ch: Chunk, m: np.ndarray, full: bool, control: np.ndarray | None = None) -> None:
+            return None
+
+        return keep_nothing
     if space == "const":
         raise CudaSyntaxError(f"{instr.opcode} at line {instr.line}: stores to .const are not allowed")
     read = address(instr.operands[0], env, "u64")
@@ -292,7 +299,8 @@ def build_st(instr: Instr, env: Env) -> Op:
     return run
 
 
-_ATOMIC_OPS = {
+# (old value, operand, compare-or-None) -> new value, per lane
+_ATOMIC_OPS: dict[str, Callable[[Any, Any, Any], Any]] = {
     "add": lambda old, v, c: old + v,
     "min": lambda old, v, c: np.minimum(old, v),
     "max": lambda old, v, c: np.maximum(old, v),
@@ -466,9 +474,9 @@ def _wrap_run(state: np.generic, limit: np.ndarray, old: np.ndarray, op_name: st
     s > v first v. Mixed limits go one at a time."""
     fn = _ATOMIC_OPS[op_name]
     if not np.all(limit == limit[0]):
-        for k in range(limit.size):
-            old[k] = state
-            state = np.asarray(fn(np.array([state]), limit[k : k + 1], None)).astype(old.dtype)[0]
+        for i in range(limit.size):
+            old[i] = state
+            state = np.asarray(fn(np.array([state]), limit[i : i + 1], None)).astype(old.dtype)[0]
         return state
     v, s0, n = int(limit[0]), int(state), limit.size
     k = np.arange(n + 1, dtype=np.int64)
@@ -477,4 +485,4 @@ def _wrap_run(state: np.generic, limit: np.ndarray, old: np.ndarray, op_name: st
     else:
         seq = (s0 - k) % (v + 1) if 1 <= s0 <= v else np.where(k == 0, s0, v - (k - 1) % (v + 1))
     old[:] = seq[:n].astype(old.dtype)
-    return np.asarray(seq[n]).astype(old.dtype)[()]
+    return cast(np.generic, np.asarray(seq[n]).astype(old.dtype)[()])
