@@ -15,7 +15,6 @@ import os
 import signal
 import stat
 import sys
-import tempfile
 from collections.abc import Iterator
 from contextvars import ContextVar
 from pathlib import Path
@@ -154,6 +153,8 @@ def write_atomic(path: str | Path, text: str | bytes) -> None:
     tmp = None
     try:
         with _signals_held():  # a signal inside mkstemp would leave a file no name points to
+            import tempfile  # only when a file is written (2 ms of every start otherwise)
+
             fd, tmp = tempfile.mkstemp(prefix=".perfcalc-", suffix=".tmp", dir=target.parent)
         if isinstance(text, bytes):
             with os.fdopen(fd, "wb") as raw:
