@@ -126,6 +126,34 @@ def test_fma_double_rounding_case():
     assert fma_f32(np.array([a]), np.array([b]), np.array([c]))[0] == want
 
 
+def test_fma_f32_equals_exact_rounding_where_float64_lands_on_a_midpoint():
+    """fma_f32 looks only at lanes whose float64 sum has its low 28 bits zero (a float32 value
+    or midpoint). Products (1 + k/4096)(1 + j/4096) are float32 midpoints or values, and a tiny c
+    moves the exact sum just off them: the float64 sum rounds back onto the midpoint, where a
+    second rounding goes wrong. Checked against exact rational arithmetic (ties to even), with a
+    control: plain double rounding is wrong on some of these lanes."""
+    from perfcalc.sim.ptx.arith import fma_f32
+
+    rng = np.random.default_rng(2)
+    n = 4000
+    scale = 2.0 ** rng.integers(-100, 100, n)
+    a = ((1 + rng.integers(1, 4096, n) * 2.0**-12) * scale).astype(np.float32)
+    b = (1 + rng.integers(1, 4096, n) * 2.0**-12).astype(np.float32)
+    c = (rng.choice([-1, 1], n) * 2.0 ** -rng.integers(54, 120, n) * scale).astype(np.float32)
+    got = fma_f32(a, b, c)
+    twice = (a.astype(np.float64) * b + c).astype(np.float32)
+    assert (twice != got).sum() > 100  # the cases the filter exists for do occur here
+
+    def nearest_even(x: Fraction) -> np.float32:
+        guess = np.float32(float(x))
+        around = [guess, np.nextafter(guess, np.float32(np.inf)), np.nextafter(guess, np.float32(-np.inf))]
+        return min(around, key=lambda v: (abs(Fraction(float(v)) - x), int(np.array(v).view(np.uint32)) & 1))
+
+    for i in np.concatenate([np.flatnonzero(twice != got)[:150], np.arange(150)]):
+        exact = Fraction(float(a[i])) * Fraction(float(b[i])) + Fraction(float(c[i]))
+        assert got[i] == nearest_even(exact), (a[i], b[i], c[i])
+
+
 def test_warp_shuffle_reduction_and_ballot():
     """__shfl_down_sync tree sum and __ballot_sync, checked against NumPy per warp."""
     src = """

@@ -14,6 +14,7 @@ import numpy as np
 from perfcalc.sim.ptx.values import NP
 
 _TINY32 = np.float32(2.0**-126)
+_LOW28 = np.int64((1 << 28) - 1)
 
 
 def ftz(x: np.ndarray) -> np.ndarray:
@@ -29,21 +30,32 @@ def saturate(x: np.ndarray) -> np.ndarray:
 def fma_f32(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
     """a*b + c rounded once to float32 (fma.rn.f32).
 
-    The float64 product of two float32 is exact; the float64 sum p + c is rounded, and rounding
-    that again to float32 could round twice. TwoSum gives the sum's exact error; where it is not
-    zero the float64 result is nudged to odd (round-to-odd), after which one rounding to float32
-    is correct, because float64 carries more than 2 x 24 + 2 bits (Boldo & Melquiond, 'When
-    double rounding is odd').
+    The float64 product of two float32 is exact; the float64 sum s = p + c is rounded, and
+    rounding that again to float32 could round twice. Where TwoSum's exact error of s is not zero
+    and s is even, s is nudged to odd (round-to-odd), after which one rounding to float32 is
+    correct, because float64 carries more than 2 x 24 + 2 bits (Boldo & Melquiond, 'When double
+    rounding is odd'). The nudge can change the float32 only where s itself is a float32 value
+    or a midpoint between two (an odd neighbour is neither, and no float64 lies between), and
+    every such point has its low 28 mantissa bits zero (subnormal float32s: more of them); so
+    only lanes with those bits zero are looked at, usually none, and the rest cost one multiply,
+    one add and one bit test.
     """
-    p = np.asarray(a, dtype=np.float64) * np.asarray(b, dtype=np.float64)
-    c64 = np.asarray(c, dtype=np.float64)
-    s = p + c64
-    bb = s - p
-    err = (p - (s - bb)) + (c64 - bb)
+    p = np.multiply(a, b, dtype=np.float64)
+    s = np.add(p, c, dtype=np.float64)
     bits = s.view(np.int64) if s.ndim else np.array(s).view(np.int64)
-    fix = (err != 0) & ((bits & 1) == 0) & np.isfinite(s)
-    if np.any(fix):
-        s = np.where(fix, np.nextafter(s, np.where(err > 0, np.inf, -np.inf)), s)
+    near = (bits & _LOW28) == 0
+    if not near.any():
+        return s.astype(np.float32)
+    at = np.flatnonzero(near) if s.ndim else np.zeros(1, dtype=np.intp)
+    ps, ss = np.broadcast_to(p, s.shape).reshape(-1)[at], s.reshape(-1)[at]
+    cs = np.broadcast_to(np.asarray(c, dtype=np.float64), s.shape).reshape(-1)[at]
+    bb = ss - ps
+    err = (ps - (ss - bb)) + (cs - bb)
+    fix = (err != 0) & np.isfinite(ss)  # s is even here: its low bit is zero
+    if fix.any():
+        out = s.copy() if s.ndim else np.array(s).reshape(1)
+        out.reshape(-1)[at[fix]] = np.nextafter(ss[fix], np.where(err[fix] > 0, np.inf, -np.inf))
+        s = out.reshape(s.shape)
     return s.astype(np.float32)
 
 

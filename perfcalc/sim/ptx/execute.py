@@ -143,6 +143,9 @@ class Chunk:
         self.bid3 = np.stack([self.special["%ctaid.x"], self.special["%ctaid.y"], self.special["%ctaid.z"]])
         self.regs: dict[str, np.ndarray] = {}
         self.shared = np.zeros(self.nblocks * max(env.shared_bytes, 16), dtype=np.uint8)
+        # each lane's first byte of its block's shared memory in `shared` (every shared access
+        # adds its offset to this)
+        self.shared_base = self.block_local * max(env.shared_bytes, 16)
         self.races = SharedRaces(self.shared.size, max(env.shared_bytes, 16), width)
         self.local = np.zeros(self.n * max(env.local_bytes, 8), dtype=np.uint8)
         self.live = self.valid.copy()

@@ -83,8 +83,11 @@ def _resolve(
     for sp, mask, a in parts:
         if sp != "param" and not mask.any():
             continue
-        bad_align = mask & (a % np.uint64(size) != 0)
-        if bad_align.any():
+        # inactive lanes may hold any address: a test over all lanes first, the mask only when
+        # it finds something (sizes are powers of two: 1..16 bytes)
+        odd = (a & np.uint64(size - 1)) != 0 if size & (size - 1) == 0 else a % np.uint64(size) != 0
+        bad_align = mask & odd if odd.any() else None
+        if bad_align is not None and bad_align.any():
             lane = int(np.flatnonzero(bad_align)[0])
             raise ch.fault(
                 "misaligned",
@@ -115,8 +118,9 @@ def _resolve(
             )
         elif sp == "shared":
             limit = max(env.shared_bytes, 0)
-            bad = mask & (a + np.uint64(size) > np.uint64(limit))
-            if bad.any():
+            beyond = a > np.uint64(limit - size) if limit >= size else np.ones(a.shape, dtype=bool)
+            bad = mask & beyond if beyond.any() else None
+            if bad is not None and bad.any():
                 lane = int(np.flatnonzero(bad)[0])
                 raise ch.fault(
                     "out_of_bounds",
@@ -125,8 +129,8 @@ def _resolve(
                     f"Invalid __shared__ {op} of size {size} bytes at shared offset "
                     f"{int(a[lane])}: the block has {limit} bytes of shared memory",
                 )
-            flat = ch.block_local * max(env.shared_bytes, 16) + a.astype(np.int64)
             offset = a.astype(np.int64)
+            flat = ch.shared_base + offset
             if op != "atomic":  # plain accesses between warps of one barrier interval
                 ch.races.access(ch, instr, flat, offset, mask, size, op == "write")
             out.append((_Resolved(ch.shared, flat, sp), mask, offset))
@@ -199,12 +203,14 @@ def build_ld(instr: Instr, env: Env) -> Op:
 
     def run(ch: Chunk, m: np.ndarray, full: bool, control: np.ndarray | None = None) -> None:
         a = read(ch)
+        every = bool(m.all())  # then a space's mask that is `m` itself needs no masking
         for res, mask, price_addr in _resolve(ch, instr, space, a, m, size * vec, "read"):
+            whole = every and mask is m
             for k, d in enumerate(dests):
                 if d == "_":
                     continue
-                v = gather(res.storage, res.offset + k * size, dt, mask)
-                ch.write(d, v, mask, False)
+                v = gather(res.storage, res.offset + k * size, dt, mask, whole)
+                ch.write(d, v, mask, whole)
             _price(ch, instr, res.space, price_addr, size * vec, mask, control if control is not None else m, "load")
 
     return run
@@ -263,7 +269,7 @@ def _ld_const(instr: Instr, env: Env, dests: list[str], t: str) -> Op:
             )
         off = (a - np.uint64(heap.base)).astype(np.int64)
         for k, d in enumerate(dests):
-            ch.write(d, gather(heap.bytes, off + k * dt.itemsize, dt, m), m, full)
+            ch.write(d, gather(heap.bytes, off + k * dt.itemsize, dt, m, full), m, full)
         counts = env.site(instr.line, instr.inlined_at)
         counts[C.instruction_slot("constant_load")] += int(warps_with(m).sum())
         counts[C.CONST_REQ] += distinct_per_warp(off, m)

@@ -102,10 +102,16 @@ class Heap:
         )
 
 
-def gather(storage: np.ndarray, offsets: np.ndarray, dtype: np.dtype, mask: np.ndarray) -> np.ndarray:
-    """Typed values at byte offsets (aligned) of a uint8 storage; 0 on inactive lanes."""
+def gather(
+    storage: np.ndarray, offsets: np.ndarray, dtype: np.dtype, mask: np.ndarray, full: bool = False
+) -> np.ndarray:
+    """Typed values at byte offsets (aligned, int64) of a uint8 storage; inactive lanes read
+    element 0 (their offsets may be anything). `full`: every lane is active and in bounds."""
     view = storage.view(dtype)
-    idx = np.where(mask, offsets // dtype.itemsize, 0).astype(np.int64)
+    size = dtype.itemsize
+    idx = offsets >> (size.bit_length() - 1) if size & (size - 1) == 0 else offsets // size
+    if not full:
+        idx = np.where(mask, idx, 0)
     return view[idx]
 
 

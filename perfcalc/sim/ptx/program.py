@@ -159,10 +159,53 @@ def _call(instr: Instr, pred: Callable[[Chunk], np.ndarray] | None) -> Step:
     )
 
 
+class _Facts:
+    """Reductions of one active-lane mask, each computed once: a mask array is never modified in
+    place (every change makes a new one), and without divergence one mask stays current for many
+    steps, so most steps reduce nothing."""
+
+    __slots__ = ("mask", "_any", "_all", "_warps", "_nwarps", "_count")
+
+    def __init__(self, mask: np.ndarray):
+        self.mask = mask
+        self._any: bool | None = None
+        self._all: bool | None = None
+        self._warps: np.ndarray | None = None
+        self._nwarps: int | None = None
+        self._count: int | None = None
+
+    def any(self) -> bool:
+        if self._any is None:
+            self._any = bool(self.mask.any())
+        return self._any
+
+    def all(self) -> bool:
+        if self._all is None:
+            self._all = bool(self.mask.all())
+        return self._all
+
+    def warps(self) -> np.ndarray:
+        """Per warp: has it an active lane."""
+        if self._warps is None:
+            self._warps = warps_with(self.mask)
+        return self._warps
+
+    def nwarps(self) -> int:
+        if self._nwarps is None:
+            self._nwarps = int(self.warps().sum())
+        return self._nwarps
+
+    def count(self) -> int:
+        if self._count is None:
+            self._count = int(np.count_nonzero(self.mask))
+        return self._count
+
+
 def run_chunk(env: Env, steps: list[Step], block_ids: np.ndarray) -> None:
     """Every thread of these blocks through the program (raises FaultSignal on a fault)."""
     ch = Chunk(env, block_ids)
     mask = ch.live.copy()
+    facts = _Facts(mask)
     pc = 0
     waiting: dict[int, np.ndarray] = {}
     back_edges: dict[int, int] = {}
@@ -173,7 +216,9 @@ def run_chunk(env: Env, steps: list[Step], block_ids: np.ndarray) -> None:
     issued = np.zeros(ch.n // 32, dtype=np.int64)
     waited = np.zeros(ch.n // 32, dtype=np.int64)
     while True:
-        if pc >= nsteps or not mask.any():
+        if facts.mask is not mask:
+            facts = _Facts(mask)
+        if pc >= nsteps or not facts.any():
             if pc >= nsteps:
                 ch.live &= ~mask
             if not waiting:
@@ -184,29 +229,29 @@ def run_chunk(env: Env, steps: list[Step], block_ids: np.ndarray) -> None:
         step = steps[pc]
         counts = env.site(step.instr.line, step.instr.inlined_at)
         if step.waits:
-            stalls = warps_with(mask) & (issued > waited)
+            stalls = facts.warps() & (issued > waited)
             counts[C.GLD_WAIT] += int(stalls.sum())
             waited[stalls] = issued[stalls]
         if step.global_load:
-            issued += warps_with(mask)
+            issued += facts.warps()
         if step.kind == "op":
             m = mask if step.pred is None else mask & step.pred(ch)
+            mf = facts if m is mask else _Facts(m)
             if not step.memory and step.inst_kind in C.INSTRUCTION_KINDS:
-                counts[C.instruction_slot(step.inst_kind)] += int(warps_with(mask).sum())
-            if m.any() or step.memory:
-                if step.memory:
-                    step.run(ch, m, False, mask)  # type: ignore[misc]
-                else:
-                    step.run(ch, m, bool(m.all()))  # type: ignore[misc]
+                counts[C.instruction_slot(step.inst_kind)] += facts.nwarps()
+            if step.memory:
+                step.run(ch, m, False, mask)  # type: ignore[misc]
+            elif mf.any():
+                step.run(ch, m, mf.all())  # type: ignore[misc]
             if step.flops:
-                counts[C.FLOPS] += step.flops * int(m.sum())
+                counts[C.FLOPS] += step.flops * mf.count()
             pc = _advance(pc, mask, waiting)
             mask = _merge(pc, mask, waiting)
             continue
         if step.kind == "bra":
             taken = mask if step.pred is None else mask & step.pred(ch)
             rest = mask & ~taken
-            counts[C.instruction_slot("branch")] += int(warps_with(mask).sum())
+            counts[C.instruction_slot("branch")] += facts.nwarps()
             if step.pred is not None:
                 split = warps_with(taken) & warps_with(rest)
                 counts[C.DIVERGENT] += int(split.sum())
@@ -287,7 +332,7 @@ def run_chunk(env: Env, steps: list[Step], block_ids: np.ndarray) -> None:
             )
         ch.races.barrier()
         counts[C.BARRIERS] += int(blocks.sum())
-        counts[C.instruction_slot("barrier")] += int(warps_with(mask).sum())
+        counts[C.instruction_slot("barrier")] += facts.nwarps()
         pc += 1
         mask = _merge(pc, mask, waiting)
 

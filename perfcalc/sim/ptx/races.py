@@ -26,6 +26,16 @@ _WARP = (1 << _WARP_BITS) - 1
 _MANY = _WARP  # several warps read the word in this interval
 
 
+def _words(flat: np.ndarray, mask: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(active lanes, the lane of each word touched, the words, their warps + 1) of an access."""
+    lanes = np.flatnonzero(mask)
+    per = size // 4
+    lane_of = np.tile(lanes, per) if per > 1 else lanes
+    words = ((flat[lanes] >> 2)[None, :] + np.arange(per, dtype=np.int64)[:, None]).reshape(-1)
+    warp = (lane_of // 32 + 1).astype(np.int64)
+    return lanes, lane_of, words, warp
+
+
 class SharedRaces:
     """Shadows of one chunk's shared memory: (interval, warp) of the last writer and reader."""
 
@@ -39,9 +49,11 @@ class SharedRaces:
         self.width = width  # lanes per block in the chunk layout
         self.epoch = 1
         self.wrote = False  # a write happened in this interval (else reads cannot race yet)
-        # reads of this interval not yet in rtag: (words, warps, line); recorded only when a
-        # write comes in the same interval (most intervals only read: a tiled loop's body)
-        self.pending: list[tuple[np.ndarray, np.ndarray, int]] = []
+        # reads of this interval not yet in rtag: (flat byte index, lane mask, size, line), turned
+        # into words and warps only when a write comes in the same interval (most intervals only
+        # read: a tiled loop's body), so a read before any write costs nothing here. The arrays
+        # are the access's own (never written to afterwards).
+        self.pending: list[tuple[np.ndarray, np.ndarray, int, int]] = []
 
     def barrier(self) -> None:
         self.epoch += 1
@@ -55,13 +67,12 @@ class SharedRaces:
         `offset` the byte offset in the block, for the lanes of `mask`."""
         if not self.enabled or size < 4:
             return
-        lanes = np.flatnonzero(mask)
+        if not write and not self.wrote:
+            self.pending.append((flat, mask, size, instr.line))
+            return
+        lanes, lane_of, words, warp = _words(flat, mask, size)
         if lanes.size == 0:
             return
-        per = size // 4
-        lane_of = np.tile(lanes, per) if per > 1 else lanes
-        words = ((flat[lanes] >> 2)[None, :] + np.arange(per, dtype=np.int64)[:, None]).reshape(-1)
-        warp = (lane_of // 32 + 1).astype(np.int64)
         if self.wrote:  # RAW / WAW: another warp wrote the word in this interval
             w = self.wtag[words]
             hit = ((w >> _WARP_BITS) == self.epoch) & ((w & _WARP) != warp)
@@ -70,7 +81,7 @@ class SharedRaces:
                     ch, instr, lane_of, hit, offset, size, "write" if write else "read", "write", self.wline[words], w
                 )
         if not write:
-            self.pending.append((words, warp, instr.line))
+            self.pending.append((flat, mask, size, instr.line))
             return
         self._absorb_reads()
         now = np.int64(self.epoch << _WARP_BITS)
@@ -100,7 +111,8 @@ class SharedRaces:
     def _absorb_reads(self) -> None:
         """Turn this interval's pending reads into reader tags (several warps: _MANY)."""
         now = np.int64(self.epoch << _WARP_BITS)
-        for words, warp, line in self.pending:
+        for flat, mask, size, line in self.pending:
+            _, _, words, warp = _words(flat, mask, size)
             r = self.rtag[words]
             other = ((r >> _WARP_BITS) == self.epoch) & ((r & _WARP) != warp)
             tag = np.where(other, now | _MANY, now | warp)
