@@ -98,34 +98,32 @@ def _resolve(
             )
         if sp == "global":
             heap = env.heap
-            if heap.all_inside(a, mask, size):
-                bad = mask & False
-            else:
-                where, ok = heap.locate(a, size)
-                bad = mask & ~ok
-            if bad.any():
-                lane = int(np.flatnonzero(bad)[0])
-                name, what = heap.describe(int(a[lane]), size)
-                raise ch.fault(
-                    "out_of_bounds",
-                    instr,
-                    bad,
-                    f"Invalid __global__ {op} of size {size} bytes: {what} is out of bounds",
-                    name,
-                )
+            if not heap.all_inside(a, mask, size):
+                _, ok = heap.locate(a, size)
+                outside = mask & ~ok
+                if outside.any():
+                    lane = int(np.flatnonzero(outside)[0])
+                    name, what = heap.describe(int(a[lane]), size)
+                    raise ch.fault(
+                        "out_of_bounds",
+                        instr,
+                        outside,
+                        f"Invalid __global__ {op} of size {size} bytes: {what} is out of bounds",
+                        name,
+                    )
             out.append(
                 (_Resolved(heap.bytes, (a - np.uint64(heap.base)).astype(np.int64), sp), mask, a.astype(np.int64))
             )
         elif sp == "shared":
             limit = max(env.shared_bytes, 0)
             beyond = a > np.uint64(limit - size) if limit >= size else np.ones(a.shape, dtype=bool)
-            bad = mask & beyond if beyond.any() else None
-            if bad is not None and bad.any():
-                lane = int(np.flatnonzero(bad)[0])
+            over = mask & beyond if beyond.any() else None
+            if over is not None and over.any():
+                lane = int(np.flatnonzero(over)[0])
                 raise ch.fault(
                     "out_of_bounds",
                     instr,
-                    bad,
+                    over,
                     f"Invalid __shared__ {op} of size {size} bytes at shared offset "
                     f"{int(a[lane])}: the block has {limit} bytes of shared memory",
                 )
