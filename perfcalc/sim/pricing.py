@@ -285,27 +285,34 @@ class Pricer:
             return (0, 0, 0) if space == "global" else (0, 0)
         return self._raw(space, a2[rows], size, m2[rows], op)
 
-    def price_rows(self, space: str, addr: np.ndarray, size: int, mask: np.ndarray, op: str) -> tuple[int, ...]:
+    def price_rows(self, space: str, addr: np.ndarray, size: int, mask: np.ndarray | None, op: str) -> tuple[int, ...]:
         """Totals over the warps of a chunk (rows of 32 lanes), each distinct warp pattern priced
         once: a warp's cost depends only on its lanes' offsets from its first active lane, which
         lanes are active, and that lane's address modulo 256 (no family's rule looks at higher
-        address bits), so warps that agree on those share one price (and the run's memo)."""
+        address bits), so warps that agree on those share one price (and the run's memo).
+        `mask` None: every lane is active."""
         if self.trace is not None and space == "global":
             self.observe(addr, mask, size, op)
         a2 = addr.reshape(-1, 32).astype(np.int64, copy=False)
-        m2 = mask.reshape(-1, 32)
-        rows = m2.any(axis=1)
         empty = (0, 0, 0) if space == "global" else (0, 0)
-        if not rows.any():
-            return empty
-        if not rows.all():
-            a2, m2 = a2[rows], m2[rows]
-        if m2.all():
+        m2: np.ndarray | None = None  # None: every lane active
+        if mask is not None:
+            m2 = mask.reshape(-1, 32)
+            rows = m2.any(axis=1)
+            if not rows.any():
+                return empty
+            if not rows.all():
+                a2, m2 = a2[rows], m2[rows]
+            if m2.all():
+                m2 = None
+        if m2 is None:
             first = a2[:, 0]
             rel = a2 - first[:, None]
             phase = first % QUANTUM
             if (rel == rel[0]).all():  # one lane pattern (the usual case): only phases differ
-                phases, counts = np.unique(phase, return_counts=True)
+                hist = np.bincount(phase, minlength=QUANTUM)  # phases ascending, as np.unique
+                phases = np.flatnonzero(hist)
+                counts = hist[phases]
                 unique = np.empty((phases.size, 65), dtype=np.int64)
                 unique[:, :32] = rel[0]
                 unique[:, 32:64] = 1
@@ -315,7 +322,8 @@ class Pricer:
             first = a2[np.arange(a2.shape[0]), m2.argmax(axis=1)]
             rel = np.where(m2, a2 - first[:, None], 0)
             phase = first % QUANTUM
-        keys = np.concatenate([rel, m2.astype(np.int64), phase[:, None]], axis=1)
+        active = np.ones(a2.shape, dtype=np.int64) if m2 is None else m2.astype(np.int64)
+        keys = np.concatenate([rel, active, phase[:, None]], axis=1)
         unique, counts = _unique_rows(keys)
         return self._total(space, size, op, unique, counts, empty)
 

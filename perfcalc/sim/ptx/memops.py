@@ -57,8 +57,9 @@ def _regs(text: str) -> list[str]:
 class _Resolved:
     """Per-lane storage, byte offset and state space of a (possibly generic) address."""
 
-    def __init__(self, storage: np.ndarray, offset: np.ndarray, space: str):
+    def __init__(self, storage: np.ndarray, offset: np.ndarray, space: str, whole: bool = False):
         self.storage, self.offset, self.space = storage, offset, space
+        self.whole = whole  # every lane of the chunk takes part (no masking needed)
 
 
 def _resolve(
@@ -67,6 +68,7 @@ def _resolve(
     """Split the active lanes by state space; check bounds and alignment; return, per space,
     (storage + offsets, lane mask, the address each lane uses for pricing)."""
     addr = np.broadcast_to(np.asarray(addr, dtype=np.uint64), m.shape)
+    every = bool(m.all())
     out = []
     parts: tuple[tuple[str, np.ndarray, np.ndarray], ...]
     if space == "generic":
@@ -81,7 +83,8 @@ def _resolve(
         parts = ((space, m, addr),)
     env = ch.env
     for sp, mask, a in parts:
-        if sp != "param" and not mask.any():
+        whole = every and mask is m
+        if sp != "param" and not whole and not mask.any():
             continue
         # inactive lanes may hold any address: a test over all lanes first, the mask only when
         # it finds something (sizes are powers of two: 1..16 bytes)
@@ -98,7 +101,7 @@ def _resolve(
             )
         if sp == "global":
             heap = env.heap
-            if not heap.all_inside(a, mask, size):
+            if not heap.all_inside(a, None if whole else mask, size):
                 _, ok = heap.locate(a, size)
                 outside = mask & ~ok
                 if outside.any():
@@ -112,7 +115,11 @@ def _resolve(
                         name,
                     )
             out.append(
-                (_Resolved(heap.bytes, (a - np.uint64(heap.base)).astype(np.int64), sp), mask, a.astype(np.int64))
+                (
+                    _Resolved(heap.bytes, (a - np.uint64(heap.base)).astype(np.int64), sp, whole),
+                    mask,
+                    a.astype(np.int64),
+                )
             )
         elif sp == "shared":
             limit = max(env.shared_bytes, 0)
@@ -131,7 +138,7 @@ def _resolve(
             flat = ch.shared_base + offset
             if op != "atomic":  # plain accesses between warps of one barrier interval
                 ch.races.access(ch, instr, flat, offset, mask, size, op == "write")
-            out.append((_Resolved(ch.shared, flat, sp), mask, offset))
+            out.append((_Resolved(ch.shared, flat, sp, whole), mask, offset))
         elif sp == "local":
             limit = env.local_bytes
             bad = mask & (a + np.uint64(size) > np.uint64(limit))
@@ -159,23 +166,27 @@ def _price(
     mask: np.ndarray,
     control: np.ndarray,
     op: str,
+    whole: bool = False,
 ) -> None:
+    """Count one access's requests and price it; `whole`: every lane of the chunk is in `mask`."""
     counts = ch.env.site(instr.line, instr.inlined_at)
+    nwarps = mask.size // 32 if whole else None
     ch.env.pricer.site = instr.line
     if space == "global":
         if size not in _PRICEABLE:
             raise CudaSyntaxError(
                 f"{instr.opcode} at line {instr.line}: {size}-byte accesses are not priced by any CC's rules"
             )
-        req, tx, moved = ch.env.pricer.price_rows("global", price_addr, size, mask, op)
+        req, tx, moved = ch.env.pricer.price_rows("global", price_addr, size, None if whole else mask, op)
         base = C.GLD_REQ if op == "load" else C.GST_REQ
         counts[base] += req
         counts[base + 1] += tx
         counts[base + 2] += moved
-        counts[C.instruction_slot("global_load" if op == "load" else "global_store")] += int(warps_with(mask).sum())
+        warps = nwarps if nwarps is not None else int(warps_with(mask).sum())
+        counts[C.instruction_slot("global_load" if op == "load" else "global_store")] += warps
     elif space == "shared":
-        wave, conflicts = ch.env.pricer.price_rows("shared", price_addr, size, mask, op)
-        issued = int(warps_with(control).sum())
+        wave, conflicts = ch.env.pricer.price_rows("shared", price_addr, size, None if whole else mask, op)
+        issued = nwarps if nwarps is not None else int(warps_with(control).sum())
         if op == "load":
             counts[C.SLD_REQ] += issued
             counts[C.SLD_WF] += wave
@@ -201,15 +212,14 @@ def build_ld(instr: Instr, env: Env) -> Op:
 
     def run(ch: Chunk, m: np.ndarray, full: bool, control: np.ndarray | None = None) -> None:
         a = read(ch)
-        every = bool(m.all())  # then a space's mask that is `m` itself needs no masking
         for res, mask, price_addr in _resolve(ch, instr, space, a, m, size * vec, "read"):
-            whole = every and mask is m
             for k, d in enumerate(dests):
                 if d == "_":
                     continue
-                v = gather(res.storage, res.offset + k * size, dt, mask, whole)
-                ch.write(d, v, mask, whole)
-            _price(ch, instr, res.space, price_addr, size * vec, mask, control if control is not None else m, "load")
+                v = gather(res.storage, res.offset + k * size, dt, mask, res.whole)
+                ch.write(d, v, mask, res.whole)
+            ctl = control if control is not None else m
+            _price(ch, instr, res.space, price_addr, size * vec, mask, ctl, "load", res.whole)
 
     return run
 
@@ -297,8 +307,9 @@ def build_st(instr: Instr, env: Env) -> Op:
         for res, mask, price_addr in _resolve(ch, instr, space, a, m, size * vec, "write"):
             for k, src in enumerate(sources):
                 v = np.broadcast_to(np.asarray(src(ch), dtype=dt), m.shape)
-                scatter(res.storage, res.offset + k * size, v, mask)
-            _price(ch, instr, res.space, price_addr, size * vec, mask, control if control is not None else m, "store")
+                scatter(res.storage, res.offset + k * size, v, mask, res.whole)
+            ctl = control if control is not None else m
+            _price(ch, instr, res.space, price_addr, size * vec, mask, ctl, "store", res.whole)
 
     return run
 

@@ -67,12 +67,15 @@ class Heap:
                 off = r.address - self.base
                 r.array.view(np.uint8).ravel()[:] = self.bytes[off : off + r.nbytes]
 
-    def all_inside(self, addr: np.ndarray, mask: np.ndarray, size: int) -> bool:
+    def all_inside(self, addr: np.ndarray, mask: np.ndarray | None, size: int) -> bool:
         """True when every active address lies in one array (the common case, checked with
-        two reductions instead of a search per lane)."""
-        if not mask.any():
+        two reductions instead of a search per lane); `mask` None: every lane is active."""
+        if mask is None:
+            active = addr
+        elif not mask.any():
             return True
-        active = addr[mask] if not mask.all() else addr
+        else:
+            active = addr[mask] if not mask.all() else addr
         low, high = int(active.min()), int(active.max())
         idx = int(np.searchsorted(self._starts, np.uint64(low), side="right")) - 1
         return idx >= 0 and high + size <= int(self._ends[idx])
@@ -115,10 +118,14 @@ def gather(
     return view[idx]
 
 
-def scatter(storage: np.ndarray, offsets: np.ndarray, values: np.ndarray, mask: np.ndarray) -> None:
+def scatter(storage: np.ndarray, offsets: np.ndarray, values: np.ndarray, mask: np.ndarray, full: bool = False) -> None:
     """Typed store at byte offsets of the active lanes. When two lanes store to one address the
     highest-numbered thread's value stays (NumPy assigns in order); the hardware keeps one of
     them without saying which (PTX ISA, memory consistency: conflicting writes)."""
     view = storage.view(values.dtype)
-    idx = (offsets[mask] // values.dtype.itemsize).astype(np.int64)
+    size = values.dtype.itemsize
+    if full:
+        view[offsets >> (size.bit_length() - 1) if size & (size - 1) == 0 else offsets // size] = values
+        return
+    idx = (offsets[mask] // size).astype(np.int64)
     view[idx] = values[mask]
