@@ -46,7 +46,7 @@ _T = TypeVar("_T")
 
 
 class SeparableCore(Protocol):
-    """What pricing needs of a front end's separable index (sim/csubset/separable.py's Core):
+    """What pricing needs of a front end's separable index (sim/separable.py's Core):
     the lane part and the block part of each element index, and its cache of derived values."""
 
     lane: np.ndarray

@@ -15,7 +15,7 @@ from perfcalc.sim.csubset.context import ChunkContext, FunctionFrame
 from perfcalc.sim.csubset.ctypes_struct import StructType
 from perfcalc.sim.csubset.ir import E, MemSym, Var, cast, type_name
 from perfcalc.sim.csubset.memories import writable
-from perfcalc.sim.csubset.separable import Value
+from perfcalc.sim.separable import Value
 
 _MATH_FLOAT = {
     "sqrtf": np.sqrt,

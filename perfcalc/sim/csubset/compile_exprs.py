@@ -29,7 +29,7 @@ from perfcalc.sim.csubset.ir import (
     type_name,
 )
 from perfcalc.sim.csubset.memories import global_array, with_structs, writable
-from perfcalc.sim.csubset.separable import Value, dense
+from perfcalc.sim.separable import Value, dense
 
 
 class ExpressionsMixin(CompilerState):

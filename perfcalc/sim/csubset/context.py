@@ -17,9 +17,9 @@ from typing import TYPE_CHECKING, TypeAlias
 
 import numpy as np
 
-from perfcalc.sim.csubset.separable import Sep, Value
 from perfcalc.sim.pricing import Pricer
 from perfcalc.sim.safety import Fault, FaultSignal
+from perfcalc.sim.separable import Sep, Value
 from perfcalc.specs import Arch
 
 if TYPE_CHECKING:  # memories.py builds on this module

@@ -13,7 +13,7 @@ from pycparser import c_ast
 from perfcalc.sim.csubset import ctype as T
 from perfcalc.sim.csubset.context import ChunkContext
 from perfcalc.sim.csubset.ctypes_struct import StructType
-from perfcalc.sim.csubset.separable import Value
+from perfcalc.sim.separable import Value
 
 ValueType: TypeAlias = T.CType | StructType
 """The C type of a value: a scalar type or a struct (vector types included)."""

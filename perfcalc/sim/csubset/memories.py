@@ -34,8 +34,8 @@ from perfcalc.memory.shared_atomics import serial_steps
 from perfcalc.sim import counters as C
 from perfcalc.sim.csubset.context import ChunkContext
 from perfcalc.sim.csubset.ctypes_struct import StructType
-from perfcalc.sim.csubset.separable import _RANGE, Core, Sep, Value, dense
 from perfcalc.sim.pricing import SepPlan
+from perfcalc.sim.separable import _RANGE, Core, Sep, Value, dense
 
 SPACE_BASE = 1 << 40
 _GLOBAL_LOAD = C.instruction_slot("global_load")
