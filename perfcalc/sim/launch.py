@@ -20,6 +20,7 @@ import numpy as np
 from perfcalc.errors import InputError
 from perfcalc.memory.cache_hierarchy import CacheHierarchy, CacheReport
 from perfcalc.results import Result
+from perfcalc.sim import heap_reuse
 from perfcalc.sim.counters import Counters, freeze, new_site_counts
 from perfcalc.sim.safety import Fault, FaultSignal
 from perfcalc.specs import Arch, as_arch
@@ -222,6 +223,8 @@ def run_chunks(
     per_chunk = max(1, chunk_lanes // (32 * warps_per_block))
     if caches is not None:
         per_chunk = caches.config.blocks_per_wave
+    if min(per_chunk, nblocks) * 32 * warps_per_block >= heap_reuse.LANES_WORTH_IT:
+        heap_reuse.keep_freed_memory()
     if caches is not None and caches.sample is not None:
         chunks: Iterable[np.ndarray] = caches.sample.chunks(nblocks, per_chunk, caches.config.sms)
     else:

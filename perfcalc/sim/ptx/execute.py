@@ -28,8 +28,9 @@ from perfcalc.sim.ptx.memory import (
 )
 from perfcalc.sim.ptx.parse import Function, Instr
 from perfcalc.sim.ptx.races import SharedRaces
-from perfcalc.sim.ptx.values import as_type, immediate, register_name, storage_dtype
+from perfcalc.sim.ptx.values import NP, as_type, immediate, register_name, storage_dtype
 from perfcalc.sim.safety import Fault, FaultSignal
+from perfcalc.sim.separable import Core, Sep
 
 Step = Callable[["Chunk", np.ndarray], None]
 
@@ -137,6 +138,23 @@ class Chunk:
         self.special["%lanemask_le"] = (((one << lane) << one) - one).astype(u32)
         self.special["%lanemask_gt"] = (~self.special["%lanemask_le"]).astype(u32)
         self.special["%lanemask_ge"] = (~self.special["%lanemask_lt"]).astype(u32)
+        # threadIdx and blockIdx as separable values (per-lane / per-block parts, sim/separable.py)
+        zb, zl = np.zeros(self.nblocks, dtype=u32), np.zeros(width, dtype=u32)
+        blocks = np.asarray(block_ids, dtype=np.int64)
+        self.special_sep = {
+            "%tid.x": Sep.of(zb, self.special["%tid.x"][:width]),
+            "%tid.y": Sep.of(zb, self.special["%tid.y"][:width]),
+            "%tid.z": Sep.of(zb, self.special["%tid.z"][:width]),
+            "%ctaid.x": Sep.of((blocks % gx).astype(u32), zl),
+            "%ctaid.y": Sep.of(((blocks // gx) % gy).astype(u32), zl),
+            "%ctaid.z": Sep.of((blocks // (gx * gy)).astype(u32), zl),
+        }
+        # registers whose value is kept separable (integer address arithmetic, uniform values):
+        # the array in `regs` is brought up to date only when something reads it as an array
+        self.seps: dict[str, Sep] = {}
+        self.stale: set[str] = set()
+        self._zero_cores: dict[np.dtype[Any], Core] = {}
+        self._per_block: dict[tuple[str, int], np.ndarray] = {}
         self.thread_index = bid * tpb + t
         self.bid = bid
         self.tid3 = np.stack([self.special["%tid.x"], self.special["%tid.y"], self.special["%tid.z"]])
@@ -158,10 +176,56 @@ class Chunk:
             if t is None:
                 raise CudaSyntaxError(f"register {name} is used but not declared in the PTX")
             found = self.regs[name] = np.zeros(self.n, dtype=storage_dtype(t))
+        if name in self.stale:  # its value is a Sep: materialise it once
+            self.stale.discard(name)
+            v = self.seps[name].full()
+            np.copyto(found, v if v.dtype == found.dtype else as_type(v, _type_of_dtype(found.dtype)))
         return found
 
+    def shared_block_elements(self, size: int) -> np.ndarray:
+        """Per block, the first element (of `size` bytes) of its shared memory in `shared`."""
+        key = ("shared_blocks", size)
+        found = self._per_block.get(key)
+        if found is None:
+            found = self._per_block[key] = np.arange(self.nblocks, dtype=np.int64) * (
+                max(self.env.shared_bytes, 16) // size
+            )
+        return found
+
+    def sep(self, name: str) -> Sep | None:
+        """The register's value as a Sep, where it is kept so (else None: read `reg`)."""
+        return self.seps.get(name)
+
+    def uniform(self, value: np.generic) -> Sep:
+        """A value that is the same in every lane, as a Sep with zero parts."""
+        dt = value.dtype
+        core = self._zero_cores.get(dt)
+        if core is None:
+            zeros = np.zeros(1, dtype=dt)
+            core = self._zero_cores[dt] = Core(
+                np.broadcast_to(zeros, (self.nblocks,)), np.broadcast_to(zeros, (self.n // self.nblocks,))
+            )
+        return Sep(core, value)
+
     def write(self, name: str, value: Any, mask: np.ndarray, full: bool) -> None:
-        target = self.reg(name)
+        if full and not isinstance(value, Sep) and np.ndim(value) == 0:
+            scalar = np.asarray(value)[()]
+            if isinstance(scalar, np.generic) and scalar.dtype.kind in "iu":
+                value = self.uniform(scalar)
+        if isinstance(value, Sep):
+            kept = self._storage_itemsize(name)
+            if full and value.dtype.itemsize == kept:
+                self.seps[name] = value
+                self.stale.add(name)
+                return
+            value = value.full()
+        if full:  # the whole register is overwritten: a kept Sep is simply dropped
+            self.stale.discard(name)
+            self.seps.pop(name, None)
+            target = self.reg(name)
+        else:
+            target = self.reg(name)  # a kept Sep is materialised first: other lanes keep it
+            self.seps.pop(name, None)
         v = np.asarray(value)
         if v.dtype != target.dtype:
             v = as_type(v, _type_of_dtype(target.dtype))
@@ -172,6 +236,19 @@ class Chunk:
                 np.copyto(target, v)
         else:
             np.copyto(target, v, where=mask)
+
+    def storage_of(self, name: str) -> np.dtype[Any]:
+        """The dtype a register's array has (its declared type's storage)."""
+        found = self.regs.get(name)
+        if found is not None:
+            return found.dtype
+        t = self.env.reg_types.get(name)
+        if t is None:
+            raise CudaSyntaxError(f"register {name} is used but not declared in the PTX")
+        return storage_dtype(t)
+
+    def _storage_itemsize(self, name: str) -> int:
+        return int(self.storage_of(name).itemsize)
 
     # ---- faults ----------------------------------------------------------------------------
     def fault(
@@ -228,9 +305,53 @@ def warps_with(mask: np.ndarray) -> np.ndarray:
 Reader = Callable[[Chunk], Any]
 
 
-def operand(text: str, t: str, env: Env) -> Reader:
-    """A reader of one source operand as PTX type `t`."""
+def is_uniform(s: Sep) -> bool:
+    """Whether a Sep has the same value in every lane (both parts zero)."""
+    return s.core.bounds() == (0, 0, 0, 0)
+
+
+def sep_as(s: Sep, ptx_type: str) -> Sep | np.generic | None:
+    """A kept Sep read as integer PTX type `ptx_type`: a scalar where it is uniform, a Sep of
+    the same width (reinterpreted), else None (the caller reads the register's array)."""
+    want = NP[ptx_type]
+    if is_uniform(s):
+        scalar = as_type(np.asarray(s.off), ptx_type)[()]
+        return scalar if isinstance(scalar, np.generic) else None
+    if s.dtype == want:
+        return s
+    if s.dtype.itemsize == want.itemsize:
+        r = s.astype(want)
+        return r if isinstance(r, Sep) else None
+    return None
+
+
+_SEP_SPECIALS = ("%tid.x", "%tid.y", "%tid.z", "%ctaid.x", "%ctaid.y", "%ctaid.z")
+
+
+def operand(text: str, t: str, env: Env, sep_ok: bool = False) -> Reader:
+    """A reader of one source operand as PTX type `t`. `sep_ok` (integer arithmetic that keeps
+    separable values: add, sub, mul.lo, mad.lo, mul.wide, shl, mov, cvt, cvta): a register kept
+    as a Sep is read as that Sep, or as a scalar where it is uniform."""
     text = text.strip()
+    if sep_ok and NP[t].kind in "iu":
+        if text in _SEP_SPECIALS:
+
+            def read_special(ch: Chunk) -> Any:
+                r = sep_as(ch.special_sep[text], t)
+                return as_type(ch.special[text], t) if r is None else r
+
+            return read_special
+        if register_name(text) or text in env.reg_types:
+
+            def read(ch: Chunk) -> Any:
+                kept = ch.seps.get(text)
+                if kept is not None:
+                    r = sep_as(kept, t)
+                    if r is not None:
+                        return r
+                return as_type(ch.reg(text), t)
+
+            return read
     if text.startswith("!"):
         inner = operand(text[1:], t, env)
         return lambda ch: ~inner(ch)
@@ -270,7 +391,7 @@ SPECIAL_NAMES = (
 _ADDR = re.compile(r"^\[\s*([^\]+]+?)\s*(?:\+\s*(-?\s*\w+))?\s*\]$")
 
 
-def address(text: str, env: Env, width: str) -> Callable[[Chunk], np.ndarray]:
+def address(text: str, env: Env, width: str) -> Callable[[Chunk], Any]:
     """A reader of a memory operand `[reg+off]`, `[symbol+off]` as a uint64 address."""
     m = _ADDR.match(text.strip())
     if m is None:
@@ -279,7 +400,14 @@ def address(text: str, env: Env, width: str) -> Callable[[Chunk], np.ndarray]:
     off = np.uint64(int(offset.replace(" ", ""), 0) & (2**64 - 1)) if offset else np.uint64(0)
     if register_name(base) or base in env.reg_types:
 
-        def read(ch: Chunk) -> np.ndarray:
+        def read(ch: Chunk) -> Any:
+            kept = ch.seps.get(base)
+            if kept is not None:  # a separable address stays one (a loop's step moves its offset)
+                # as the array path: the register's storage type, then zero-extended to 64 bits
+                stored = kept.astype(ch.storage_of(base))
+                u = stored.astype(np.uint64) if isinstance(stored, Sep) else None
+                if isinstance(u, Sep):
+                    return u + off
             r = ch.reg(base)
             return (r.astype(np.uint64) if r.dtype != np.uint64 else r) + off
 

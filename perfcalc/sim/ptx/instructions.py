@@ -16,6 +16,7 @@ from perfcalc.sim.ptx import arith
 from perfcalc.sim.ptx.execute import Chunk, Env, Reader, operand, warps_with
 from perfcalc.sim.ptx.parse import Instr
 from perfcalc.sim.ptx.values import NP, TYPE_NAMES
+from perfcalc.sim.separable import Sep
 
 Op = Callable[[Chunk, np.ndarray, bool], None]
 
@@ -35,8 +36,21 @@ def _dst(instr: Instr) -> str:
     return instr.operands[0].strip()
 
 
-def _srcs(instr: Instr, t: str, env: Env, first: int = 1) -> list[Reader]:
-    return [operand(o, t, env) for o in instr.operands[first:]]
+def _srcs(instr: Instr, t: str, env: Env, first: int = 1, sep_ok: bool = False) -> list[Reader]:
+    return [operand(o, t, env, sep_ok) for o in instr.operands[first:]]
+
+
+def _keeps_sep(instr: Instr, t: str) -> bool:
+    """Integer arithmetic whose result stays separable when its operands are (no saturation,
+    no carry chain: those read the registers' arrays)."""
+    return NP[t].kind in "iu" and not any(p in instr.parts for p in ("sat", "cc", "hi", "24"))
+
+
+def _widen(v: Any, dt: np.dtype) -> Any:
+    """An operand converted to the wider type of mul.wide / mad.wide (a Sep stays one)."""
+    if isinstance(v, (Sep, np.generic)):
+        return v.astype(dt)
+    return np.asarray(v).astype(dt)
 
 
 def _float_mode(instr: Instr) -> None:
@@ -76,7 +90,8 @@ def _binary(fn: Callable[[Any, Any], Any]) -> Callable[[Instr, Env], Op]:
         if NP[t].kind == "f":
             _float_mode(instr)
         d = _dst(instr)
-        a, b = _srcs(instr, t, env)
+        keep = _keeps_sep(instr, t) and instr.base in ("add", "sub")
+        a, b = _srcs(instr, t, env, sep_ok=keep)
         dt = NP[t]
         post = _post(instr, t)
         directed = _directed(instr) if t == "f32" else None
@@ -88,7 +103,11 @@ def _binary(fn: Callable[[Any, Any], Any]) -> Callable[[Instr, Env], Op]:
             if directed:
                 v = arith.directed_f32(instr.base, directed, x, y)
             else:
-                v = np.asarray(fn(x, y)).astype(dt, copy=False)
+                r = fn(x, y)
+                if isinstance(r, Sep):
+                    ch.write(d, r.astype(dt), m, full)
+                    return
+                v = np.asarray(r).astype(dt, copy=False)
             ch.write(d, post(v), m, full)
 
         return run
@@ -99,7 +118,7 @@ def _binary(fn: Callable[[Any, Any], Any]) -> Callable[[Instr, Env], Op]:
 def build_mul(instr: Instr, env: Env) -> Op:
     t = type_of(instr)
     d = _dst(instr)
-    a, b = _srcs(instr, t, env)
+    a, b = _srcs(instr, t, env, sep_ok=_keeps_sep(instr, t))
     parts = instr.parts
     if NP[t].kind == "f":
         return _binary(np.multiply)(instr, env)
@@ -107,7 +126,7 @@ def build_mul(instr: Instr, env: Env) -> Op:
         wide = "s" + str(2 * int(t[1:])) if t[0] == "s" else "u" + str(2 * int(t[1:]))
 
         def run_wide(ch: Chunk, m: np.ndarray, full: bool) -> None:
-            ch.write(d, a(ch).astype(NP[wide]) * np.asarray(b(ch)).astype(NP[wide]), m, full)
+            ch.write(d, _widen(a(ch), NP[wide]) * _widen(b(ch), NP[wide]), m, full)
 
         return run_wide
     if "hi" in parts:
@@ -127,7 +146,8 @@ def build_mul(instr: Instr, env: Env) -> Op:
         return run24
 
     def run(ch: Chunk, m: np.ndarray, full: bool) -> None:
-        ch.write(d, np.asarray(a(ch) * b(ch)).astype(NP[t], copy=False), m, full)
+        r = a(ch) * b(ch)
+        ch.write(d, r.astype(NP[t]) if isinstance(r, Sep) else np.asarray(r).astype(NP[t], copy=False), m, full)
 
     return run
 
@@ -157,15 +177,15 @@ def build_mad(instr: Instr, env: Env) -> Op:
         return run_f
     if "wide" in parts:
         wide = ("s" if t[0] == "s" else "u") + str(2 * int(t[1:]))
-        a, b = (operand(o, t, env) for o in instr.operands[1:3])
-        c = operand(instr.operands[3], wide, env)
+        a, b = (operand(o, t, env, sep_ok=True) for o in instr.operands[1:3])
+        c = operand(instr.operands[3], wide, env, sep_ok=True)
 
         def run_wide(ch: Chunk, m: np.ndarray, full: bool) -> None:
-            prod = np.asarray(a(ch)).astype(NP[wide]) * np.asarray(b(ch)).astype(NP[wide])
+            prod = _widen(a(ch), NP[wide]) * _widen(b(ch), NP[wide])
             ch.write(d, prod + c(ch), m, full)
 
         return run_wide
-    a, b, c = _srcs(instr, t, env)
+    a, b, c = _srcs(instr, t, env, sep_ok=_keeps_sep(instr, t))
     if "hi" in parts:
 
         def run_hi(ch: Chunk, m: np.ndarray, full: bool) -> None:
@@ -176,7 +196,8 @@ def build_mad(instr: Instr, env: Env) -> Op:
         return run_hi
 
     def run(ch: Chunk, m: np.ndarray, full: bool) -> None:
-        ch.write(d, np.asarray(a(ch) * b(ch) + c(ch)).astype(NP[t], copy=False), m, full)
+        r = a(ch) * b(ch) + c(ch)
+        ch.write(d, r.astype(NP[t]) if isinstance(r, Sep) else np.asarray(r).astype(NP[t], copy=False), m, full)
 
     return run
 
@@ -295,13 +316,19 @@ def build_logic(instr: Instr, env: Env) -> Op:
 def build_shift(instr: Instr, env: Env) -> Op:
     t = type_of(instr)
     d = _dst(instr)
-    a = operand(instr.operands[1], t, env)
+    left = instr.base == "shl"
+    a = operand(instr.operands[1], t, env, sep_ok=left)
     b = operand(instr.operands[2], "u32", env)
     width = 8 * NP[t].itemsize
-    left = instr.base == "shl"
 
     def run(ch: Chunk, m: np.ndarray, full: bool) -> None:
-        x = np.asarray(a(ch))
+        raw = a(ch)
+        if isinstance(raw, Sep):
+            by = b(ch)
+            if isinstance(by, np.generic) and 0 <= int(by) < width:  # a ring operation: stays a Sep
+                ch.write(d, np.left_shift(raw, raw.dtype.type(int(by))), m, full)
+                return
+        x = np.asarray(raw)
         y = np.broadcast_to(np.asarray(b(ch)), m.shape) if x.ndim else np.asarray(b(ch))
         x = np.broadcast_to(x, np.shape(y)) if np.ndim(y) else x
         v = arith.shift_left(x, y, width) if left else arith.shift_right(x, y, width)
@@ -379,7 +406,7 @@ def build_mov(instr: Instr, env: Env) -> Op:
                 ch.write(p, part.astype(NP["b" + str(8 * each)]), m, full)
 
         return unpack
-    a = operand(src, t, env)
+    a = operand(src, t, env, sep_ok=True)
 
     def run(ch: Chunk, m: np.ndarray, full: bool) -> None:
         ch.write(dst, a(ch), m, full)
@@ -407,16 +434,21 @@ def build_cvt(instr: Instr, env: Env) -> Op:
         raise CudaSyntaxError(f"{instr.opcode} at line {instr.line}: expected two types")
     dt_name, st_name = types
     d = _dst(instr)
-    a = operand(instr.operands[1], st_name, env)
+    sat = "sat" in parts
+    dkind, skind = NP[dt_name].kind, NP[st_name].kind
+    plain_int = dkind in "iu" and skind in "iu" and not sat  # widen, narrow or reinterpret
+    a = operand(instr.operands[1], st_name, env, sep_ok=plain_int)
     irnd = next((p for p in parts if p in ("rni", "rzi", "rmi", "rpi")), None)
     frnd = next((p for p in parts if p in _ROUNDING), None)
-    dkind, skind = NP[dt_name].kind, NP[st_name].kind
     if frnd in FLOAT_ROUNDING_REFUSED and dkind == "f":
         raise CudaSyntaxError(f"{instr.opcode} at line {instr.line}: directed rounding to a float type is not emulated")
-    sat = "sat" in parts
 
     def run(ch: Chunk, m: np.ndarray, full: bool) -> None:
-        x = np.asarray(a(ch))
+        raw = a(ch)
+        if plain_int and isinstance(raw, Sep):
+            ch.write(d, raw.astype(NP[dt_name]), m, full)  # a Sep where exact, else the array
+            return
+        x = np.asarray(raw)
         if "ftz" in parts and st_name == "f32":
             x = arith.ftz(x)
         with np.errstate(all="ignore"):
@@ -446,12 +478,16 @@ def build_cvta(instr: Instr, env: Env) -> Op:
     parts = instr.parts
     t = type_of(instr)
     d = _dst(instr)
-    a = operand(instr.operands[1], t, env)
+    a = operand(instr.operands[1], t, env, sep_ok=True)
     window = SHARED_WINDOW if "shared" in parts else LOCAL_WINDOW if "local" in parts else 0
     to = "to" in parts
 
     def run(ch: Chunk, m: np.ndarray, full: bool) -> None:
-        v = np.asarray(a(ch)).astype(np.uint64)
+        raw = a(ch)
+        if isinstance(raw, Sep) and raw.dtype == np.uint64:
+            ch.write(d, raw - np.uint64(window) if to else raw + np.uint64(window), m, full)
+            return
+        v = np.asarray(raw).astype(np.uint64)
         v = v - np.uint64(window) if to else v + np.uint64(window)
         ch.write(d, v.astype(NP[t]), m, full)
 

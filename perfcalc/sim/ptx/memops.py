@@ -27,6 +27,7 @@ from perfcalc.sim.ptx.instructions import Op, type_of
 from perfcalc.sim.ptx.memory import LOCAL_WINDOW, SHARED_WINDOW, gather, scatter
 from perfcalc.sim.ptx.parse import Instr
 from perfcalc.sim.ptx.values import NP
+from perfcalc.sim.separable import Core, Sep
 
 SPACES = ("global", "shared", "local", "param", "const")
 _PRICEABLE = (1, 2, 4, 8, 16)
@@ -60,6 +61,104 @@ class _Resolved:
     def __init__(self, storage: np.ndarray, offset: np.ndarray, space: str, whole: bool = False):
         self.storage, self.offset, self.space = storage, offset, space
         self.whole = whole  # every lane of the chunk takes part (no masking needed)
+
+
+class _SepAccess:
+    """A whole-chunk access through a separable address (every lane active, aligned, in bounds,
+    no lane wrapped), resolved from the address's parts alone: element indices of the storage,
+    the pricing address in elements, and byte indices for the race shadow (shared only)."""
+
+    __slots__ = ("storage", "elements", "price_elements", "price_base", "flat_bytes", "offset_bytes")
+
+    def __init__(
+        self,
+        storage: np.ndarray,
+        elements: Sep,
+        price_elements: Sep,
+        price_base: int,
+        flat_bytes: Sep | None = None,
+        offset_bytes: Sep | None = None,
+    ):
+        self.storage, self.elements = storage, elements
+        self.price_elements, self.price_base = price_elements, price_base
+        self.flat_bytes, self.offset_bytes = flat_bytes, offset_bytes
+
+
+def _in_units(addr: Sep, size: int, shift: int = 0, per_block: np.ndarray | None = None) -> Sep | None:
+    """`(addr - shift) / size` as an int64 Sep (plus `per_block` elements per block), or None
+    where a part is not a multiple of `size` (a misaligned lane may be among them)."""
+    core = addr.core
+
+    def aligned() -> bool:
+        return bool(
+            ((core.b % core.b.dtype.type(size)) == 0).all() and ((core.lane % core.lane.dtype.type(size)) == 0).all()
+        )
+
+    off = int(addr.off) - shift
+    if off % size or not core.derived(("aligned", size), aligned):
+        return None
+    key = ("units", size, None if per_block is None else id(per_block))
+
+    def make() -> Core:
+        b = core.b.astype(np.int64) // size
+        return Core(b if per_block is None else b + per_block, core.lane.astype(np.int64) // size)
+
+    return Sep(core.derived(key, make), np.int64(off // size))
+
+
+def _sep_access(ch: Chunk, space: str, addr: Sep, m: np.ndarray, size: int) -> _SepAccess | None:
+    """The fast form of a global or shared access through a separable address, or None where the
+    general path must decide (a lane inactive, out of bounds, misaligned or wrapped: it reports)."""
+    if space not in ("global", "shared") or not addr.fits() or not m.all():
+        return None
+    low, high = addr.bounds()
+    env = ch.env
+    if space == "global":
+        heap = env.heap
+        if not heap.inside_one(low, high, size):
+            return None
+        elements = _in_units(addr, size, heap.base)
+        if elements is None:
+            return None
+        return _SepAccess(heap.bytes, elements, elements, heap.base)
+    stride = max(env.shared_bytes, 16)
+    if high + size > env.shared_bytes or stride % size:
+        return None
+    local = _in_units(addr, size)
+    flat = _in_units(addr, size, per_block=ch.shared_block_elements(size))
+    if local is None or flat is None:
+        return None
+    flat_bytes = Sep(Core(flat.core.b * size, flat.core.lane * size), np.int64(int(flat.off) * size))
+    return _SepAccess(ch.shared, flat, local, 0, flat_bytes, addr)
+
+
+def _price_sep_access(ch: Chunk, instr: Instr, space: str, access: _SepAccess, size: int, op: str) -> None:
+    """_price for a _SepAccess (every lane active: every warp issues)."""
+    counts = ch.env.site(instr.line, instr.inlined_at)
+    pricer = ch.env.pricer
+    pricer.site = instr.line
+    nwarps = ch.n // 32
+    if space == "global":
+        if size not in _PRICEABLE:
+            raise CudaSyntaxError(
+                f"{instr.opcode} at line {instr.line}: {size}-byte accesses are not priced by any CC's rules"
+            )
+        req, tx, moved = pricer.price_sep("global", access.price_elements, access.price_base, size, size, None, op)
+        base = C.GLD_REQ if op == "load" else C.GST_REQ
+        counts[base] += req
+        counts[base + 1] += tx
+        counts[base + 2] += moved
+        counts[C.instruction_slot("global_load" if op == "load" else "global_store")] += nwarps
+        return
+    wave, conflicts = pricer.price_sep("shared", access.price_elements, 0, size, size, None, op)
+    if op == "load":
+        counts[C.SLD_REQ] += nwarps
+        counts[C.SLD_WF] += wave
+    else:
+        counts[C.SST_REQ] += nwarps
+        counts[C.SST_WF] += wave
+    counts[C.BANK] += conflicts
+    counts[C.instruction_slot("shared_load" if op == "load" else "shared_store")] += nwarps
 
 
 def _resolve(
@@ -212,6 +311,16 @@ def build_ld(instr: Instr, env: Env) -> Op:
 
     def run(ch: Chunk, m: np.ndarray, full: bool, control: np.ndarray | None = None) -> None:
         a = read(ch)
+        if isinstance(a, Sep):
+            fast = _sep_access(ch, space, a, m, size) if vec == 1 else None
+            if fast is not None:
+                if space == "shared" and fast.flat_bytes is not None and fast.offset_bytes is not None:
+                    ch.races.access(ch, instr, fast.flat_bytes, fast.offset_bytes, m, size, False)
+                if dests[0] != "_":
+                    ch.write(dests[0], fast.elements.take_from(fast.storage.view(dt)), m, True)
+                _price_sep_access(ch, instr, space, fast, size, "load")
+                return
+            a = a.full()
         for res, mask, price_addr in _resolve(ch, instr, space, a, m, size * vec, "read"):
             for k, d in enumerate(dests):
                 if d == "_":
@@ -250,8 +359,9 @@ def _ld_param(instr: Instr, env: Env, dests: list[str], t: str) -> Op:
         values.append(np.frombuffer(chunk, dtype=dt)[0])
 
     def run(ch: Chunk, mk: np.ndarray, full: bool, control: np.ndarray | None = None) -> None:
+        every = bool(mk.all())  # memory steps are called with full=False: a parameter is uniform
         for d, v in zip(dests, values, strict=True):
-            ch.write(d, v, mk, full)
+            ch.write(d, v, mk, every)
 
     return run
 
@@ -304,6 +414,16 @@ def build_st(instr: Instr, env: Env) -> Op:
 
     def run(ch: Chunk, m: np.ndarray, full: bool, control: np.ndarray | None = None) -> None:
         a = read(ch)
+        if isinstance(a, Sep):
+            fast = _sep_access(ch, space, a, m, size) if vec == 1 else None
+            if fast is not None:
+                if space == "shared" and fast.flat_bytes is not None and fast.offset_bytes is not None:
+                    ch.races.access(ch, instr, fast.flat_bytes, fast.offset_bytes, m, size, True)
+                v = np.broadcast_to(np.asarray(sources[0](ch), dtype=dt), m.shape)
+                fast.storage.view(dt)[fast.elements.index64()] = v
+                _price_sep_access(ch, instr, space, fast, size, "store")
+                return
+            a = a.full()
         for res, mask, price_addr in _resolve(ch, instr, space, a, m, size * vec, "write"):
             for k, src in enumerate(sources):
                 v = np.broadcast_to(np.asarray(src(ch), dtype=dt), m.shape)

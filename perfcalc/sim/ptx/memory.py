@@ -67,6 +67,11 @@ class Heap:
                 off = r.address - self.base
                 r.array.view(np.uint8).ravel()[:] = self.bytes[off : off + r.nbytes]
 
+    def inside_one(self, low: int, high: int, size: int) -> bool:
+        """Whether the byte addresses low..high (accesses of `size` bytes) lie in one array."""
+        idx = int(np.searchsorted(self._starts, np.uint64(low), side="right")) - 1
+        return idx >= 0 and high + size <= int(self._ends[idx])
+
     def all_inside(self, addr: np.ndarray, mask: np.ndarray | None, size: int) -> bool:
         """True when every active address lies in one array (the common case, checked with
         two reductions instead of a search per lane); `mask` None: every lane is active."""

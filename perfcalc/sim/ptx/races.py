@@ -17,6 +17,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from perfcalc.sim.separable import Sep
+
 if TYPE_CHECKING:
     from perfcalc.sim.ptx.execute import Chunk
     from perfcalc.sim.ptx.parse import Instr
@@ -26,7 +28,9 @@ _WARP = (1 << _WARP_BITS) - 1
 _MANY = _WARP  # several warps read the word in this interval
 
 
-def _words(flat: np.ndarray, mask: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+def _words(
+    flat: np.ndarray | Sep, mask: np.ndarray, size: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """(active lanes, the lane of each word touched, the words, their warps + 1) of an access."""
     lanes = np.flatnonzero(mask)
     per = size // 4
@@ -53,7 +57,7 @@ class SharedRaces:
         # into words and warps only when a write comes in the same interval (most intervals only
         # read: a tiled loop's body), so a read before any write costs nothing here. The arrays
         # are the access's own (never written to afterwards).
-        self.pending: list[tuple[np.ndarray, np.ndarray, int, int]] = []
+        self.pending: list[tuple[np.ndarray | Sep, np.ndarray, int, int]] = []
 
     def barrier(self) -> None:
         self.epoch += 1
@@ -61,10 +65,18 @@ class SharedRaces:
         self.pending.clear()
 
     def access(
-        self, ch: Chunk, instr: Instr, flat: np.ndarray, offset: np.ndarray, mask: np.ndarray, size: int, write: bool
+        self,
+        ch: Chunk,
+        instr: Instr,
+        flat: np.ndarray | Sep,
+        offset: np.ndarray | Sep,
+        mask: np.ndarray,
+        size: int,
+        write: bool,
     ) -> None:
         """Check and record one shared access: `flat` byte index in the chunk's storage,
-        `offset` the byte offset in the block, for the lanes of `mask`."""
+        `offset` the byte offset in the block, for the lanes of `mask` (either may be a Sep:
+        a read before any write keeps it as it is)."""
         if not self.enabled or size < 4:
             return
         if not write and not self.wrote:
@@ -129,7 +141,7 @@ class SharedRaces:
         instr: Instr,
         lane_of: np.ndarray,
         hit: np.ndarray,
-        offset: np.ndarray,
+        offset: np.ndarray | Sep,
         size: int,
         now: str,
         before: str,
