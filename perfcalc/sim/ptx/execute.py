@@ -207,7 +207,10 @@ class Chunk:
             )
         return Sep(core, value)
 
-    def write(self, name: str, value: Any, mask: np.ndarray, full: bool) -> None:
+    def write(self, name: str, value: Any, mask: np.ndarray, full: bool, fresh: bool = False) -> None:
+        """Set a register for the lanes of `mask` (`full`: every lane). `fresh`: `value` is a new
+        array nothing else refers to (a load's gather, an fma's result), so a full write keeps
+        it as the register instead of copying it."""
         if full and not isinstance(value, Sep) and np.ndim(value) == 0:
             scalar = np.asarray(value)[()]
             if isinstance(scalar, np.generic) and scalar.dtype.kind in "iu":
@@ -222,6 +225,16 @@ class Chunk:
         if full:  # the whole register is overwritten: a kept Sep is simply dropped
             self.stale.discard(name)
             self.seps.pop(name, None)
+            if (
+                fresh
+                and isinstance(value, np.ndarray)
+                and value.shape == (self.n,)
+                and value.dtype == self.storage_of(name)
+                and value.flags.c_contiguous
+                and value.flags.writeable
+            ):
+                self.regs[name] = value
+                return
             target = self.reg(name)
         else:
             target = self.reg(name)  # a kept Sep is materialised first: other lanes keep it

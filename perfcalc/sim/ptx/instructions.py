@@ -172,7 +172,7 @@ def build_mad(instr: Instr, env: Env) -> Op:
             x, y, z = a(ch), b(ch), c(ch)
             if "ftz" in parts and t == "f32":
                 x, y, z = (arith.ftz(np.asarray(v, dtype=np.float32)) for v in (x, y, z))
-            ch.write(d, post(fused(x, y, z)), m, full)
+            ch.write(d, post(fused(x, y, z)), m, full, fresh=True)
 
         return run_f
     if "wide" in parts:

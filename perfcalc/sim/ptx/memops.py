@@ -106,10 +106,11 @@ def _in_units(addr: Sep, size: int, shift: int = 0, per_block: np.ndarray | None
     return Sep(core.derived(key, make), np.int64(off // size))
 
 
-def _sep_access(ch: Chunk, space: str, addr: Sep, m: np.ndarray, size: int) -> _SepAccess | None:
+def _sep_access(ch: Chunk, space: str, addr: Sep, full: bool, size: int) -> _SepAccess | None:
     """The fast form of a global or shared access through a separable address, or None where the
-    general path must decide (a lane inactive, out of bounds, misaligned or wrapped: it reports)."""
-    if space not in ("global", "shared") or not addr.fits() or not m.all():
+    general path must decide (a lane inactive, out of bounds, misaligned or wrapped: it reports).
+    `full`: every lane of the chunk is active."""
+    if space not in ("global", "shared") or not full or not addr.fits():
         return None
     low, high = addr.bounds()
     env = ch.env
@@ -312,12 +313,12 @@ def build_ld(instr: Instr, env: Env) -> Op:
     def run(ch: Chunk, m: np.ndarray, full: bool, control: np.ndarray | None = None) -> None:
         a = read(ch)
         if isinstance(a, Sep):
-            fast = _sep_access(ch, space, a, m, size) if vec == 1 else None
+            fast = _sep_access(ch, space, a, full, size) if vec == 1 else None
             if fast is not None:
                 if space == "shared" and fast.flat_bytes is not None and fast.offset_bytes is not None:
                     ch.races.access(ch, instr, fast.flat_bytes, fast.offset_bytes, m, size, False)
                 if dests[0] != "_":
-                    ch.write(dests[0], fast.elements.take_from(fast.storage.view(dt)), m, True)
+                    ch.write(dests[0], fast.elements.take_from(fast.storage.view(dt)), m, True, fresh=True)
                 _price_sep_access(ch, instr, space, fast, size, "load")
                 return
             a = a.full()
@@ -326,7 +327,7 @@ def build_ld(instr: Instr, env: Env) -> Op:
                 if d == "_":
                     continue
                 v = gather(res.storage, res.offset + k * size, dt, mask, res.whole)
-                ch.write(d, v, mask, res.whole)
+                ch.write(d, v, mask, res.whole, fresh=True)
             ctl = control if control is not None else m
             _price(ch, instr, res.space, price_addr, size * vec, mask, ctl, "load", res.whole)
 
@@ -359,9 +360,8 @@ def _ld_param(instr: Instr, env: Env, dests: list[str], t: str) -> Op:
         values.append(np.frombuffer(chunk, dtype=dt)[0])
 
     def run(ch: Chunk, mk: np.ndarray, full: bool, control: np.ndarray | None = None) -> None:
-        every = bool(mk.all())  # memory steps are called with full=False: a parameter is uniform
         for d, v in zip(dests, values, strict=True):
-            ch.write(d, v, mk, every)
+            ch.write(d, v, mk, full)
 
     return run
 
@@ -415,7 +415,7 @@ def build_st(instr: Instr, env: Env) -> Op:
     def run(ch: Chunk, m: np.ndarray, full: bool, control: np.ndarray | None = None) -> None:
         a = read(ch)
         if isinstance(a, Sep):
-            fast = _sep_access(ch, space, a, m, size) if vec == 1 else None
+            fast = _sep_access(ch, space, a, full, size) if vec == 1 else None
             if fast is not None:
                 if space == "shared" and fast.flat_bytes is not None and fast.offset_bytes is not None:
                     ch.races.access(ch, instr, fast.flat_bytes, fast.offset_bytes, m, size, True)

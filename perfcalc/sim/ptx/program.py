@@ -239,8 +239,8 @@ def run_chunk(env: Env, steps: list[Step], block_ids: np.ndarray) -> None:
             mf = facts if m is mask else _Facts(m)
             if not step.memory and step.inst_kind in C.INSTRUCTION_KINDS:
                 counts[C.instruction_slot(step.inst_kind)] += facts.nwarps()
-            if step.memory:
-                step.run(ch, m, False, mask)  # type: ignore[misc]
+            if step.memory:  # run with no active lane too: its requests are counted as issued
+                step.run(ch, m, mf.all(), mask)  # type: ignore[misc]
             elif mf.any():
                 step.run(ch, m, mf.all())  # type: ignore[misc]
             if step.flops:
