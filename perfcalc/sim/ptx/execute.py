@@ -309,7 +309,11 @@ def _type_of_dtype(dt: np.dtype) -> str:
 
 
 def warps_with(mask: np.ndarray) -> np.ndarray:
-    """Per warp of the chunk: does any lane of `mask` belong to it."""
+    """Per warp of the chunk: does any lane of `mask` belong to it. A warp's 32 bools are read as
+    four 64-bit words (several times faster than a boolean reduction along rows)."""
+    if mask.dtype == np.bool_ and mask.flags.c_contiguous and mask.size % 32 == 0:
+        words = mask.view(np.uint64).reshape(-1, 4)
+        return np.asarray((words[:, 0] | words[:, 1] | words[:, 2] | words[:, 3]) != 0)
     return np.asarray(mask.reshape(-1, 32).any(axis=1))
 
 

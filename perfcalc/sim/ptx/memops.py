@@ -129,7 +129,8 @@ def _sep_access(ch: Chunk, space: str, addr: Sep, full: bool, size: int) -> _Sep
     flat = _in_units(addr, size, per_block=ch.shared_block_elements(size))
     if local is None or flat is None:
         return None
-    flat_bytes = Sep(Core(flat.core.b * size, flat.core.lane * size), np.int64(int(flat.off) * size))
+    bytes_core = flat.core.derived(("bytes", size), lambda: Core(flat.core.b * size, flat.core.lane * size))
+    flat_bytes = Sep(bytes_core, np.int64(int(flat.off) * size))
     return _SepAccess(ch.shared, flat, local, 0, flat_bytes, addr)
 
 
@@ -316,7 +317,7 @@ def build_ld(instr: Instr, env: Env) -> Op:
             fast = _sep_access(ch, space, a, full, size) if vec == 1 else None
             if fast is not None:
                 if space == "shared" and fast.flat_bytes is not None and fast.offset_bytes is not None:
-                    ch.races.access(ch, instr, fast.flat_bytes, fast.offset_bytes, m, size, False)
+                    ch.races.access(ch, instr, fast.flat_bytes, fast.offset_bytes, m, size, False, full=True)
                 if dests[0] != "_":
                     ch.write(dests[0], fast.elements.take_from(fast.storage.view(dt)), m, True, fresh=True)
                 _price_sep_access(ch, instr, space, fast, size, "load")
@@ -418,7 +419,7 @@ def build_st(instr: Instr, env: Env) -> Op:
             fast = _sep_access(ch, space, a, full, size) if vec == 1 else None
             if fast is not None:
                 if space == "shared" and fast.flat_bytes is not None and fast.offset_bytes is not None:
-                    ch.races.access(ch, instr, fast.flat_bytes, fast.offset_bytes, m, size, True)
+                    ch.races.access(ch, instr, fast.flat_bytes, fast.offset_bytes, m, size, True, full=True)
                 v = np.broadcast_to(np.asarray(sources[0](ch), dtype=dt), m.shape)
                 fast.storage.view(dt)[fast.elements.index64()] = v
                 _price_sep_access(ch, instr, space, fast, size, "store")

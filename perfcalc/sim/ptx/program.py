@@ -252,7 +252,7 @@ def run_chunk(env: Env, steps: list[Step], block_ids: np.ndarray) -> None:
             taken = mask if step.pred is None else mask & step.pred(ch)
             rest = mask & ~taken
             counts[C.instruction_slot("branch")] += facts.nwarps()
-            if step.pred is not None:
+            if step.pred is not None and taken.any() and rest.any():  # else no warp splits
                 split = warps_with(taken) & warps_with(rest)
                 counts[C.DIVERGENT] += int(split.sum())
             if step.target <= pc and taken.any():

@@ -28,10 +28,32 @@ _WARP = (1 << _WARP_BITS) - 1
 _MANY = _WARP  # several warps read the word in this interval
 
 
+_LANES: dict[int, tuple[np.ndarray, np.ndarray]] = {}  # chunk lanes -> (lane numbers, warp + 1)
+
+
+def _all_lanes(n: int) -> tuple[np.ndarray, np.ndarray]:
+    found = _LANES.get(n)
+    if found is None:
+        lanes = np.arange(n, dtype=np.int64)
+        found = _LANES[n] = (lanes, lanes // 32 + 1)
+    return found
+
+
+def _injective(flat: Sep) -> bool:
+    """Whether the lanes of one block address distinct elements (blocks never share shared
+    memory): then no two lanes of a chunk touch one word in one instruction."""
+    core = flat.core
+    return bool(core.derived("injective", lambda: np.unique(core.lane).size == core.lane.size))
+
+
 def _words(
-    flat: np.ndarray | Sep, mask: np.ndarray, size: int
+    flat: np.ndarray | Sep, mask: np.ndarray, size: int, full: bool = False
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """(active lanes, the lane of each word touched, the words, their warps + 1) of an access."""
+    """(active lanes, the lane of each word touched, the words, their warps + 1) of an access.
+    `full` with a separable 4-byte access: from the Core's cached indices, no per-lane search."""
+    if full and size == 4 and isinstance(flat, Sep):
+        lanes, warp = _all_lanes(mask.size)
+        return lanes, lanes, flat.index64() >> 2, warp
     lanes = np.flatnonzero(mask)
     per = size // 4
     lane_of = np.tile(lanes, per) if per > 1 else lanes
@@ -73,16 +95,17 @@ class SharedRaces:
         mask: np.ndarray,
         size: int,
         write: bool,
+        full: bool = False,
     ) -> None:
         """Check and record one shared access: `flat` byte index in the chunk's storage,
         `offset` the byte offset in the block, for the lanes of `mask` (either may be a Sep:
-        a read before any write keeps it as it is)."""
+        a read before any write keeps it as it is). `full`: every lane of the chunk is in it."""
         if not self.enabled or size < 4:
             return
         if not write and not self.wrote:
             self.pending.append((flat, mask, size, instr.line))
             return
-        lanes, lane_of, words, warp = _words(flat, mask, size)
+        lanes, lane_of, words, warp = _words(flat, mask, size, full)
         if lanes.size == 0:
             return
         if self.wrote:  # RAW / WAW: another warp wrote the word in this interval
@@ -103,6 +126,10 @@ class SharedRaces:
             self._fault(ch, instr, lane_of, hit, offset, size, "write", "read", self.rline[words], r)
         tag = now | warp
         self.wtag[words] = tag
+        if full and isinstance(flat, Sep) and _injective(flat):
+            self.wline[words] = instr.line
+            self.wrote = True
+            return
         clash = self.wtag[words] != tag  # two warps wrote one word in this instruction
         if clash.any():
             self._fault(
