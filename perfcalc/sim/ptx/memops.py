@@ -136,31 +136,41 @@ def _sep_access(ch: Chunk, space: str, addr: Sep, full: bool, size: int) -> _Sep
 
 def _price_sep_access(ch: Chunk, instr: Instr, space: str, access: _SepAccess, size: int, op: str) -> None:
     """_price for a _SepAccess (every lane active: every warp issues)."""
-    counts = ch.env.site(instr.line, instr.inlined_at)
-    pricer = ch.env.pricer
-    pricer.site = instr.line
-    nwarps = ch.n // 32
+    ch.env.pricer.site = instr.line
     if space == "global":
-        if size not in _PRICEABLE:
-            raise CudaSyntaxError(
-                f"{instr.opcode} at line {instr.line}: {size}-byte accesses are not priced by any CC's rules"
-            )
-        req, tx, moved = pricer.price_sep("global", access.price_elements, access.price_base, size, size, None, op)
+        _check_priceable(instr, size)
+    base = access.price_base if space == "global" else 0
+    totals = ch.env.pricer.price_sep(space, access.price_elements, base, size, size, None, op)
+    _add_counts(ch, instr, space, op, totals, ch.n // 32)
+
+
+def _check_priceable(instr: Instr, size: int) -> None:
+    if size not in _PRICEABLE:
+        raise CudaSyntaxError(
+            f"{instr.opcode} at line {instr.line}: {size}-byte accesses are not priced by any CC's rules"
+        )
+
+
+def _add_counts(ch: Chunk, instr: Instr, space: str, op: str, totals: tuple[int, ...], warps: int) -> None:
+    """Add one access's priced totals (global: requests, sectors, bytes; shared: wavefronts,
+    bank conflicts) and its `warps` issued instructions to the counts of its source line."""
+    counts = ch.env.site(instr.line, instr.inlined_at)
+    if space == "global":
         base = C.GLD_REQ if op == "load" else C.GST_REQ
-        counts[base] += req
-        counts[base + 1] += tx
-        counts[base + 2] += moved
-        counts[C.instruction_slot("global_load" if op == "load" else "global_store")] += nwarps
+        counts[base] += totals[0]
+        counts[base + 1] += totals[1]
+        counts[base + 2] += totals[2]
+        counts[C.instruction_slot("global_load" if op == "load" else "global_store")] += warps
         return
-    wave, conflicts = pricer.price_sep("shared", access.price_elements, 0, size, size, None, op)
+    wave, conflicts = totals
     if op == "load":
-        counts[C.SLD_REQ] += nwarps
+        counts[C.SLD_REQ] += warps
         counts[C.SLD_WF] += wave
     else:
-        counts[C.SST_REQ] += nwarps
+        counts[C.SST_REQ] += warps
         counts[C.SST_WF] += wave
     counts[C.BANK] += conflicts
-    counts[C.instruction_slot("shared_load" if op == "load" else "shared_store")] += nwarps
+    counts[C.instruction_slot("shared_load" if op == "load" else "shared_store")] += warps
 
 
 def _resolve(
@@ -270,32 +280,15 @@ def _price(
     whole: bool = False,
 ) -> None:
     """Count one access's requests and price it; `whole`: every lane of the chunk is in `mask`."""
-    counts = ch.env.site(instr.line, instr.inlined_at)
     nwarps = mask.size // 32 if whole else None
     ch.env.pricer.site = instr.line
     if space == "global":
-        if size not in _PRICEABLE:
-            raise CudaSyntaxError(
-                f"{instr.opcode} at line {instr.line}: {size}-byte accesses are not priced by any CC's rules"
-            )
-        req, tx, moved = ch.env.pricer.price_rows("global", price_addr, size, None if whole else mask, op)
-        base = C.GLD_REQ if op == "load" else C.GST_REQ
-        counts[base] += req
-        counts[base + 1] += tx
-        counts[base + 2] += moved
-        warps = nwarps if nwarps is not None else int(warps_with(mask).sum())
-        counts[C.instruction_slot("global_load" if op == "load" else "global_store")] += warps
+        _check_priceable(instr, size)
+        totals = ch.env.pricer.price_rows("global", price_addr, size, None if whole else mask, op)
+        _add_counts(ch, instr, space, op, totals, nwarps if nwarps is not None else int(warps_with(mask).sum()))
     elif space == "shared":
-        wave, conflicts = ch.env.pricer.price_rows("shared", price_addr, size, None if whole else mask, op)
-        issued = nwarps if nwarps is not None else int(warps_with(control).sum())
-        if op == "load":
-            counts[C.SLD_REQ] += issued
-            counts[C.SLD_WF] += wave
-        else:
-            counts[C.SST_REQ] += issued
-            counts[C.SST_WF] += wave
-        counts[C.BANK] += conflicts
-        counts[C.instruction_slot("shared_load" if op == "load" else "shared_store")] += issued
+        totals = ch.env.pricer.price_rows("shared", price_addr, size, None if whole else mask, op)
+        _add_counts(ch, instr, space, op, totals, nwarps if nwarps is not None else int(warps_with(control).sum()))
 
 
 def build_ld(instr: Instr, env: Env) -> Op:
