@@ -51,7 +51,12 @@ def read_mapping(path: Path) -> dict[str, Any]:
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" line {mark.line + 1}" if mark is not None else ""
-        raise SpecError(f"{path}{where}: not valid YAML ({getattr(exc, 'problem', exc)})") from None
+        problem = getattr(exc, "problem", None) or exc
+        if "nesting depth" in str(problem):  # PyYAML >= 6.0.4 refuses deep nesting itself first
+            raise SpecError(
+                f"{path}{where}: nested more than {MAX_DEPTH} levels deep (the limit for a data file)"
+            ) from None
+        raise SpecError(f"{path}{where}: not valid YAML ({problem})") from None
     if not isinstance(data, dict):
         raise SpecError(f"{path}: expected a mapping of keys, got {type(data).__name__}")
     _keep(cache, data)
