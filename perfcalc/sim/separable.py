@@ -164,6 +164,12 @@ class Sep(np.lib.mixins.NDArrayOperatorsMixin):
         o = int(self.off)
         return bmin + lmin + o, bmax + lmax + o
 
+    def lanes_distinct(self) -> bool:
+        """Whether the lane part takes distinct values on the lanes of a block (cached per Core):
+        then no two lanes of one block hold the same value, whatever the uniform offset."""
+        core = self.core
+        return bool(core.derived("injective", lambda: np.unique(core.lane).size == core.lane.size))
+
     def fits(self) -> bool:
         """No element of b + lane + off leaves the dtype's range (so none wrapped)."""
         lo_t, hi_t = _RANGE[self.dtype]

@@ -392,11 +392,7 @@ def _injective(lanes: Lanes) -> bool:
     """True when the index is separable with a lane part that takes distinct values on the
     lanes of a block: then no two lanes of one block address the same element (blocks have
     disjoint shared memory), whatever the uniform offset."""
-    sep = lanes.sep
-    if sep is None:
-        return False
-    core = sep.core
-    return bool(core.derived("injective", lambda: np.unique(core.lane).size == core.lane.size))
+    return lanes.sep is not None and lanes.sep.lanes_distinct()
 
 
 def _span(flat: Sep) -> slice | None:

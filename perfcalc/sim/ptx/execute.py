@@ -33,6 +33,9 @@ from perfcalc.sim.safety import Fault, FaultSignal
 from perfcalc.sim.separable import Core, Sep
 
 Step = Callable[["Chunk", np.ndarray], None]
+_THREAD_INDEX = ("%tid.x", "%tid.y", "%tid.z")
+_BLOCK_INDEX = ("%ctaid.x", "%ctaid.y", "%ctaid.z")
+_SEP_SPECIALS = _THREAD_INDEX + _BLOCK_INDEX  # kept as Seps: per-lane / per-block parts
 
 
 @dataclass
@@ -139,15 +142,11 @@ class Chunk:
         self.special["%lanemask_gt"] = (~self.special["%lanemask_le"]).astype(u32)
         self.special["%lanemask_ge"] = (~self.special["%lanemask_lt"]).astype(u32)
         # threadIdx and blockIdx as separable values (per-lane / per-block parts, sim/separable.py)
+        # (a block's first lane holds its blockIdx, the first block's lanes the threadIdx values)
         zb, zl = np.zeros(self.nblocks, dtype=u32), np.zeros(width, dtype=u32)
-        blocks = np.asarray(block_ids, dtype=np.int64)
         self.special_sep = {
-            "%tid.x": Sep.of(zb, self.special["%tid.x"][:width]),
-            "%tid.y": Sep.of(zb, self.special["%tid.y"][:width]),
-            "%tid.z": Sep.of(zb, self.special["%tid.z"][:width]),
-            "%ctaid.x": Sep.of((blocks % gx).astype(u32), zl),
-            "%ctaid.y": Sep.of(((blocks // gx) % gy).astype(u32), zl),
-            "%ctaid.z": Sep.of((blocks // (gx * gy)).astype(u32), zl),
+            **{k: Sep.of(zb, self.special[k][:width]) for k in _THREAD_INDEX},
+            **{k: Sep.of(self.special[k][::width].copy(), zl) for k in _BLOCK_INDEX},
         }
         # registers whose value is kept separable (integer address arithmetic, uniform values):
         # the array in `regs` is brought up to date only when something reads it as an array
@@ -192,10 +191,6 @@ class Chunk:
             )
         return found
 
-    def sep(self, name: str) -> Sep | None:
-        """The register's value as a Sep, where it is kept so (else None: read `reg`)."""
-        return self.seps.get(name)
-
     def uniform(self, value: np.generic) -> Sep:
         """A value that is the same in every lane, as a Sep with zero parts."""
         dt = value.dtype
@@ -216,8 +211,7 @@ class Chunk:
             if isinstance(scalar, np.generic) and scalar.dtype.kind in "iu":
                 value = self.uniform(scalar)
         if isinstance(value, Sep):
-            kept = self._storage_itemsize(name)
-            if full and value.dtype.itemsize == kept:
+            if full and value.dtype.itemsize == self.storage_of(name).itemsize:
                 self.seps[name] = value
                 self.stale.add(name)
                 return
@@ -259,9 +253,6 @@ class Chunk:
         if t is None:
             raise CudaSyntaxError(f"register {name} is used but not declared in the PTX")
         return storage_dtype(t)
-
-    def _storage_itemsize(self, name: str) -> int:
-        return int(self.storage_of(name).itemsize)
 
     # ---- faults ----------------------------------------------------------------------------
     def fault(
@@ -340,9 +331,6 @@ def sep_as(s: Sep, ptx_type: str) -> Sep | np.generic | None:
         r = s.astype(want)
         return r if isinstance(r, Sep) else None
     return None
-
-
-_SEP_SPECIALS = ("%tid.x", "%tid.y", "%tid.z", "%ctaid.x", "%ctaid.y", "%ctaid.z")
 
 
 def operand(text: str, t: str, env: Env, sep_ok: bool = False) -> Reader:

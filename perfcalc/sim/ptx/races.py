@@ -39,13 +39,6 @@ def _all_lanes(n: int) -> tuple[np.ndarray, np.ndarray]:
     return found
 
 
-def _injective(flat: Sep) -> bool:
-    """Whether the lanes of one block address distinct elements (blocks never share shared
-    memory): then no two lanes of a chunk touch one word in one instruction."""
-    core = flat.core
-    return bool(core.derived("injective", lambda: np.unique(core.lane).size == core.lane.size))
-
-
 def _words(
     flat: np.ndarray | Sep, mask: np.ndarray, size: int, full: bool = False
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -126,7 +119,9 @@ class SharedRaces:
             self._fault(ch, instr, lane_of, hit, offset, size, "write", "read", self.rline[words], r)
         tag = now | warp
         self.wtag[words] = tag
-        if full and isinstance(flat, Sep) and _injective(flat):
+        # lanes of a block on distinct words (blocks never share shared memory): no two lanes of
+        # the chunk wrote one word in this instruction
+        if full and isinstance(flat, Sep) and flat.lanes_distinct():
             self.wline[words] = instr.line
             self.wrote = True
             return
