@@ -97,7 +97,7 @@ def _in_units(addr: Sep, size: int, shift: int = 0, per_block: np.ndarray | None
     off = int(addr.off) - shift
     if off % size or not core.derived(("aligned", size), aligned):
         return None
-    key = ("units", size, None if per_block is None else id(per_block))
+    key = ("units", size, per_block is not None)  # a chunk has one per-block table per size
 
     def make() -> Core:
         b = core.b.astype(np.int64) // size

@@ -81,9 +81,7 @@ class Heap:
             return True
         else:
             active = addr[mask] if not mask.all() else addr
-        low, high = int(active.min()), int(active.max())
-        idx = int(np.searchsorted(self._starts, np.uint64(low), side="right")) - 1
-        return idx >= 0 and high + size <= int(self._ends[idx])
+        return self.inside_one(int(active.min()), int(active.max()), size)
 
     def locate(self, addr: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
         """(region index or -1, in-bounds) of each byte address for an access of `size` bytes."""
@@ -116,8 +114,7 @@ def gather(
     """Typed values at byte offsets (aligned, int64) of a uint8 storage; inactive lanes read
     element 0 (their offsets may be anything). `full`: every lane is active and in bounds."""
     view = storage.view(dtype)
-    size = dtype.itemsize
-    idx = offsets >> (size.bit_length() - 1) if size & (size - 1) == 0 else offsets // size
+    idx = _elements(offsets, dtype.itemsize)
     if not full:
         idx = np.where(mask, idx, 0)
     return view[idx]
@@ -128,9 +125,12 @@ def scatter(storage: np.ndarray, offsets: np.ndarray, values: np.ndarray, mask: 
     highest-numbered thread's value stays (NumPy assigns in order); the hardware keeps one of
     them without saying which (PTX ISA, memory consistency: conflicting writes)."""
     view = storage.view(values.dtype)
-    size = values.dtype.itemsize
     if full:
-        view[offsets >> (size.bit_length() - 1) if size & (size - 1) == 0 else offsets // size] = values
+        view[_elements(offsets, values.dtype.itemsize)] = values
         return
-    idx = (offsets[mask] // size).astype(np.int64)
-    view[idx] = values[mask]
+    view[_elements(offsets[mask], values.dtype.itemsize)] = values[mask]
+
+
+def _elements(offsets: np.ndarray, size: int) -> np.ndarray:
+    """Aligned int64 byte offsets as element indices (a shift for power-of-two sizes)."""
+    return offsets >> (size.bit_length() - 1) if size & (size - 1) == 0 else offsets // size
