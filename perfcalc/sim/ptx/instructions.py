@@ -46,6 +46,11 @@ def _keeps_sep(instr: Instr, t: str) -> bool:
     return NP[t].kind in "iu" and not any(p in instr.parts for p in ("sat", "cc", "hi", "24"))
 
 
+def _result(r: Any, dt: np.dtype) -> Any:
+    """An integer operation's result in the instruction's type: a Sep stays one where exact."""
+    return r.astype(dt) if isinstance(r, Sep) else np.asarray(r).astype(dt, copy=False)
+
+
 def _widen(v: Any, dt: np.dtype) -> Any:
     """An operand converted to the wider type of mul.wide / mad.wide (a Sep stays one)."""
     if isinstance(v, (Sep, np.generic)):
@@ -103,11 +108,10 @@ def _binary(fn: Callable[[Any, Any], Any]) -> Callable[[Instr, Env], Op]:
             if directed:
                 v = arith.directed_f32(instr.base, directed, x, y)
             else:
-                r = fn(x, y)
-                if isinstance(r, Sep):
-                    ch.write(d, r.astype(dt), m, full)
+                v = _result(fn(x, y), dt)
+                if isinstance(v, Sep):
+                    ch.write(d, v, m, full)
                     return
-                v = np.asarray(r).astype(dt, copy=False)
             ch.write(d, post(v), m, full)
 
         return run
@@ -147,7 +151,7 @@ def build_mul(instr: Instr, env: Env) -> Op:
 
     def run(ch: Chunk, m: np.ndarray, full: bool) -> None:
         r = a(ch) * b(ch)
-        ch.write(d, r.astype(NP[t]) if isinstance(r, Sep) else np.asarray(r).astype(NP[t], copy=False), m, full)
+        ch.write(d, _result(r, NP[t]), m, full)
 
     return run
 
@@ -197,7 +201,7 @@ def build_mad(instr: Instr, env: Env) -> Op:
 
     def run(ch: Chunk, m: np.ndarray, full: bool) -> None:
         r = a(ch) * b(ch) + c(ch)
-        ch.write(d, r.astype(NP[t]) if isinstance(r, Sep) else np.asarray(r).astype(NP[t], copy=False), m, full)
+        ch.write(d, _result(r, NP[t]), m, full)
 
     return run
 
