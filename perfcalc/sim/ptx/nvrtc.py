@@ -9,6 +9,7 @@ same name; `find_library` then finds no shared library and says so (reference/pt
 from __future__ import annotations
 
 import ctypes
+import functools
 import importlib.util
 import os
 from dataclasses import dataclass
@@ -81,9 +82,10 @@ def _declare(lib: ctypes.CDLL) -> None:
     lib.nvrtcVersion.argtypes = [c.POINTER(c.c_int), c.POINTER(c.c_int)]
 
 
-def include_dirs() -> list[str]:
+@functools.cache
+def include_dirs() -> tuple[str, ...]:
     """CUDA's own headers (cuda_runtime.h, cooperative_groups.h, cuda_fp16.h, cuda/std, cub)
-    from NVIDIA's runtime, crt and cccl wheels, where installed."""
+    from NVIDIA's runtime, crt and cccl wheels, where installed (looked up once per process)."""
     found = []
     spec = importlib.util.find_spec("nvidia")
     for root in (spec.submodule_search_locations or []) if spec else []:
@@ -91,7 +93,7 @@ def include_dirs() -> list[str]:
             folder = Path(root) / sub
             if (folder / "cuda_runtime.h").is_file() or (folder / "cuda").is_dir():
                 found.append(str(folder))
-    return found
+    return tuple(found)
 
 
 def version() -> str:
