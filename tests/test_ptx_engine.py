@@ -126,12 +126,14 @@ def test_fma_double_rounding_case():
     assert fma_f32(np.array([a]), np.array([b]), np.array([c]))[0] == want
 
 
-def test_fma_f32_equals_exact_rounding_where_float64_lands_on_a_midpoint():
+@pytest.mark.parametrize("mixed_with_random", [False, True])
+def test_fma_f32_equals_exact_rounding_where_float64_lands_on_a_midpoint(mixed_with_random: bool):
     """fma_f32 looks only at lanes whose float64 sum has its low 28 bits zero (a float32 value
     or midpoint). Products (1 + k/4096)(1 + j/4096) are float32 midpoints or values, and a tiny c
     moves the exact sum just off them: the float64 sum rounds back onto the midpoint, where a
     second rounding goes wrong. Checked against exact rational arithmetic (ties to even), with a
-    control: plain double rounding is wrong on some of these lanes."""
+    control: plain double rounding is wrong on some of these lanes. Every lane constructed so
+    (fma_f32 then checks whole arrays), or one lane in 64 among random ones (it gathers them)."""
     from perfcalc.sim.ptx.arith import fma_f32
 
     rng = np.random.default_rng(2)
@@ -140,6 +142,11 @@ def test_fma_f32_equals_exact_rounding_where_float64_lands_on_a_midpoint():
     a = ((1 + rng.integers(1, 4096, n) * 2.0**-12) * scale).astype(np.float32)
     b = (1 + rng.integers(1, 4096, n) * 2.0**-12).astype(np.float32)
     c = (rng.choice([-1, 1], n) * 2.0 ** -rng.integers(54, 120, n) * scale).astype(np.float32)
+    if mixed_with_random:
+        n *= 64
+        spread = rng.standard_normal((3, n)).astype(np.float32)
+        spread[:, ::64] = a, b, c
+        a, b, c = spread
     got = fma_f32(a, b, c)
     twice = (a.astype(np.float64) * b + c).astype(np.float32)
     assert (twice != got).sum() > 100  # the cases the filter exists for do occur here
