@@ -1,9 +1,10 @@
 """The PTX engine keeps integer registers in separable form (per-block + per-lane parts, uniform
 values as scalars) and resolves a whole-chunk memory access from its address's parts alone
-(memops._sep_access). That is a shortcut, not a second semantics: with it switched off every
-access takes the lane-by-lane path, and the written arrays and every counter, per source line,
-must come out identical. Checked on the whole PTX corpus (72 launches written here, whose
-outputs and counters are compared with an H100's in test_ptx_corpus.py / test_h100_counters.py).
+(memops._sep_access, with the per-Core plan of sep_access.py). That is a shortcut, not a second
+semantics: with it switched off every access takes the lane-by-lane path, and the written arrays
+and every counter, per source line, must come out identical. Checked on the whole PTX corpus
+(72 launches written here, whose outputs and counters are compared with an H100's in
+test_ptx_corpus.py / test_h100_counters.py).
 """
 
 from __future__ import annotations

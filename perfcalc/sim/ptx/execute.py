@@ -396,6 +396,17 @@ SPECIAL_NAMES = (
 _ADDR = re.compile(r"^\[\s*([^\]+]+?)\s*(?:\+\s*(-?\s*\w+))?\s*\]$")
 
 
+def address_register(text: str, env: Env) -> tuple[str, int] | None:
+    """(register, signed immediate) of a memory operand `[reg+off]`, None for other forms."""
+    m = _ADDR.match(text.strip())
+    if m is None:
+        return None
+    base, offset = m.group(1).strip(), m.group(2)
+    if not (register_name(base) or base in env.reg_types):
+        return None
+    return base, int(offset.replace(" ", ""), 0) if offset else 0
+
+
 def address(text: str, env: Env, width: str) -> Callable[[Chunk], Any]:
     """A reader of a memory operand `[reg+off]`, `[symbol+off]` as a uint64 address."""
     m = _ADDR.match(text.strip())

@@ -22,15 +22,15 @@ from perfcalc.memory.atomic_contention import atomic_kind
 from perfcalc.memory.lanes import distinct_per_warp
 from perfcalc.memory.shared_atomics import serial_steps
 from perfcalc.sim import counters as C
-from perfcalc.sim.ptx.execute import Chunk, Env, address, operand, warps_with
+from perfcalc.sim.ptx.execute import Chunk, Env, address, address_register, operand, warps_with
 from perfcalc.sim.ptx.instructions import Op, type_of
 from perfcalc.sim.ptx.memory import LOCAL_WINDOW, SHARED_WINDOW, gather, scatter
 from perfcalc.sim.ptx.parse import Instr
+from perfcalc.sim.ptx.sep_access import PRICEABLE, AccessPlan, access_plan
 from perfcalc.sim.ptx.values import NP
-from perfcalc.sim.separable import Core, Sep
+from perfcalc.sim.separable import Sep
 
 SPACES = ("global", "shared", "local", "param", "const")
-_PRICEABLE = (1, 2, 4, 8, 16)
 
 
 def _space(instr: Instr) -> str:
@@ -63,89 +63,31 @@ class _Resolved:
         self.whole = whole  # every lane of the chunk takes part (no masking needed)
 
 
-class _SepAccess:
-    """A whole-chunk access through a separable address (every lane active, aligned, in bounds,
-    no lane wrapped), resolved from the address's parts alone: element indices of the storage,
-    the pricing address in elements, and byte indices for the race shadow (shared only)."""
-
-    __slots__ = ("storage", "elements", "price_elements", "price_base", "flat_bytes", "offset_bytes")
-
-    def __init__(
-        self,
-        storage: np.ndarray,
-        elements: Sep,
-        price_elements: Sep,
-        price_base: int,
-        flat_bytes: Sep | None = None,
-        offset_bytes: Sep | None = None,
-    ):
-        self.storage, self.elements = storage, elements
-        self.price_elements, self.price_base = price_elements, price_base
-        self.flat_bytes, self.offset_bytes = flat_bytes, offset_bytes
-
-
-def _in_units(addr: Sep, size: int, shift: int = 0, per_block: np.ndarray | None = None) -> Sep | None:
-    """`(addr - shift) / size` as an int64 Sep (plus `per_block` elements per block), or None
-    where a part is not a multiple of `size` (a misaligned lane may be among them)."""
-    core = addr.core
-
-    def aligned() -> bool:
-        return bool(
-            ((core.b % core.b.dtype.type(size)) == 0).all() and ((core.lane % core.lane.dtype.type(size)) == 0).all()
-        )
-
-    off = int(addr.off) - shift
-    if off % size or not core.derived(("aligned", size), aligned):
+def _sep_access(ch: Chunk, space: str, kept: Sep, v: int, dt: np.dtype[Any]) -> tuple[AccessPlan, int] | None:
+    """The plan and element offset of a whole-chunk global or shared access through an address
+    register kept separable (`kept` + immediate = Core + v), or None where the lane-by-lane path
+    must decide (a lane out of bounds, misaligned or wrapped: it reports)."""
+    if space not in ("global", "shared"):
         return None
-    key = ("units", size, per_block is not None)  # a chunk has one per-block table per size
-
-    def make() -> Core:
-        b = core.b.astype(np.int64) // size
-        return Core(b if per_block is None else b + per_block, core.lane.astype(np.int64) // size)
-
-    return Sep(core.derived(key, make), np.int64(off // size))
-
-
-def _sep_access(ch: Chunk, space: str, addr: Sep, full: bool, size: int) -> _SepAccess | None:
-    """The fast form of a global or shared access through a separable address, or None where the
-    general path must decide (a lane inactive, out of bounds, misaligned or wrapped: it reports).
-    `full`: every lane of the chunk is active."""
-    if space not in ("global", "shared") or not full or not addr.fits():
+    plan = access_plan(ch, kept.core, space, dt, v)
+    if plan is None:
         return None
-    low, high = addr.bounds()
-    env = ch.env
-    if space == "global":
-        heap = env.heap
-        if not heap.inside_one(low, high, size):
-            return None
-        elements = _in_units(addr, size, heap.base)
-        if elements is None:
-            return None
-        return _SepAccess(heap.bytes, elements, elements, heap.base)
-    stride = max(env.shared_bytes, 16)
-    if high + size > env.shared_bytes or stride % size:
-        return None
-    local = _in_units(addr, size)
-    flat = _in_units(addr, size, per_block=ch.shared_block_elements(size))
-    if local is None or flat is None:
-        return None
-    bytes_core = flat.core.derived(("bytes", size), lambda: Core(flat.core.b * size, flat.core.lane * size))
-    flat_bytes = Sep(bytes_core, np.int64(int(flat.off) * size))
-    return _SepAccess(ch.shared, flat, local, 0, flat_bytes, addr)
+    e = plan.element(v)
+    return None if e is None else (plan, e)
 
 
-def _price_sep_access(ch: Chunk, instr: Instr, space: str, access: _SepAccess, size: int, op: str) -> None:
-    """_price for a _SepAccess (every lane active: every warp issues)."""
-    ch.env.pricer.site = instr.line
-    if space == "global":
-        _check_priceable(instr, size)
-    base = access.price_base if space == "global" else 0
-    totals = ch.env.pricer.price_sep(space, access.price_elements, base, size, size, None, op)
-    _add_counts(ch, instr, space, op, totals, ch.n // 32)
+def _price_sep_access(ch: Chunk, instr: Instr, plan: AccessPlan, e: int, op: str) -> None:
+    """_price for a planned access (every lane active: every warp issues)."""
+    pricer = ch.env.pricer
+    pricer.site = instr.line
+    size = plan.size
+    base = ch.env.heap.base if plan.space == "global" else 0
+    totals = pricer.price_sep(plan.space, plan.price_index(e), base, size, size, None, op)
+    _add_counts(ch, instr, plan.space, op, totals, ch.n // 32)
 
 
 def _check_priceable(instr: Instr, size: int) -> None:
-    if size not in _PRICEABLE:
+    if size not in PRICEABLE:
         raise CudaSyntaxError(
             f"{instr.opcode} at line {instr.line}: {size}-byte accesses are not priced by any CC's rules"
         )
@@ -303,18 +245,24 @@ def build_ld(instr: Instr, env: Env) -> Op:
     if space == "const":
         return _ld_const(instr, env, dests, t)
     read = address(instr.operands[1], env, "u64")
+    via = address_register(instr.operands[1], env) if vec == 1 else None
 
     def run(ch: Chunk, m: np.ndarray, full: bool, control: np.ndarray | None = None) -> None:
+        kept = ch.seps.get(via[0]) if full and via is not None else None
+        if kept is not None:
+            assert via is not None
+            at = int(kept.off) + via[1]
+            fast = _sep_access(ch, space, kept, at, dt)
+            if fast is not None:
+                plan, e = fast
+                if space == "shared":
+                    ch.races.access(ch, instr, plan.flat_bytes(e), plan.offsets(at), m, size, False, full=True)
+                if dests[0] != "_":
+                    ch.write(dests[0], plan.take(e), m, True, fresh=True)
+                _price_sep_access(ch, instr, plan, e, "load")
+                return
         a = read(ch)
         if isinstance(a, Sep):
-            fast = _sep_access(ch, space, a, full, size) if vec == 1 else None
-            if fast is not None:
-                if space == "shared" and fast.flat_bytes is not None and fast.offset_bytes is not None:
-                    ch.races.access(ch, instr, fast.flat_bytes, fast.offset_bytes, m, size, False, full=True)
-                if dests[0] != "_":
-                    ch.write(dests[0], fast.elements.take_from(fast.storage.view(dt)), m, True, fresh=True)
-                _price_sep_access(ch, instr, space, fast, size, "load")
-                return
             a = a.full()
         for res, mask, price_addr in _resolve(ch, instr, space, a, m, size * vec, "read"):
             for k, d in enumerate(dests):
@@ -406,17 +354,23 @@ def build_st(instr: Instr, env: Env) -> Op:
     read = address(instr.operands[0], env, "u64")
     sources = [operand(s, t, env) for s in _regs(instr.operands[1])]
 
+    via = address_register(instr.operands[0], env) if vec == 1 else None
+
     def run(ch: Chunk, m: np.ndarray, full: bool, control: np.ndarray | None = None) -> None:
+        kept = ch.seps.get(via[0]) if full and via is not None else None
+        if kept is not None:
+            assert via is not None
+            at = int(kept.off) + via[1]
+            fast = _sep_access(ch, space, kept, at, dt)
+            if fast is not None:
+                plan, e = fast
+                if space == "shared":
+                    ch.races.access(ch, instr, plan.flat_bytes(e), plan.offsets(at), m, size, True, full=True)
+                plan.put(e, np.broadcast_to(np.asarray(sources[0](ch), dtype=dt), m.shape))
+                _price_sep_access(ch, instr, plan, e, "store")
+                return
         a = read(ch)
         if isinstance(a, Sep):
-            fast = _sep_access(ch, space, a, full, size) if vec == 1 else None
-            if fast is not None:
-                if space == "shared" and fast.flat_bytes is not None and fast.offset_bytes is not None:
-                    ch.races.access(ch, instr, fast.flat_bytes, fast.offset_bytes, m, size, True, full=True)
-                v = np.broadcast_to(np.asarray(sources[0](ch), dtype=dt), m.shape)
-                fast.storage.view(dt)[fast.elements.index64()] = v
-                _price_sep_access(ch, instr, space, fast, size, "store")
-                return
             a = a.full()
         for res, mask, price_addr in _resolve(ch, instr, space, a, m, size * vec, "write"):
             for k, src in enumerate(sources):

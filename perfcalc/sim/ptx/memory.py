@@ -72,6 +72,15 @@ class Heap:
         idx = int(np.searchsorted(self._starts, np.uint64(low), side="right")) - 1
         return idx >= 0 and high + size <= int(self._ends[idx])
 
+    def region_at(self, address: int) -> tuple[int, int] | None:
+        """(first byte, end) of the array holding byte `address`, or None."""
+        if not 0 <= address < 1 << 64:
+            return None
+        idx = int(np.searchsorted(self._starts, np.uint64(address), side="right")) - 1
+        if idx < 0 or address >= int(self._ends[idx]):
+            return None
+        return int(self._starts[idx]), int(self._ends[idx])
+
     def all_inside(self, addr: np.ndarray, mask: np.ndarray | None, size: int) -> bool:
         """True when every active address lies in one array (the common case, checked with
         two reductions instead of a search per lane); `mask` None: every lane is active."""
