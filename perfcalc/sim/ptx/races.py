@@ -55,6 +55,27 @@ def _words(
     return lanes, lane_of, words, warp
 
 
+def _span(offset: np.ndarray | Sep, size: int) -> tuple[int, int]:
+    """Block-local bytes [lo, hi) an access may touch: exact for a Sep, everything otherwise."""
+    if isinstance(offset, Sep):
+        lo, hi = offset.bounds()
+        return lo, hi + size
+    return 0, 1 << 62
+
+
+def _overlaps(span: tuple[int, int], spans: list[tuple[int, int]]) -> bool:
+    lo, hi = span
+    return any(lo < end and start < hi for start, end in spans)
+
+
+def _add_span(spans: list[tuple[int, int]], span: tuple[int, int]) -> None:
+    """Add a span; a long list (a loop without barriers) becomes the one span covering it all,
+    which can only send later accesses down the full check."""
+    spans.append(span)
+    if len(spans) > 16:
+        spans[:] = [(min(s[0] for s in spans), max(s[1] for s in spans))]
+
+
 class SharedRaces:
     """Shadows of one chunk's shared memory: (interval, warp) of the last writer and reader."""
 
@@ -73,11 +94,32 @@ class SharedRaces:
         # read: a tiled loop's body), so a read before any write costs nothing here. The arrays
         # are the access's own (never written to afterwards).
         self.pending: list[tuple[np.ndarray | Sep, np.ndarray, int, int]] = []
+        # whole-chunk separable writes of this interval not yet in wtag: each touched bytes no
+        # earlier access of the interval touched (byte spans within a block, below) and no two
+        # lanes of a block share a word, so it cannot have raced yet; its tags are written only
+        # when a later access overlaps it (a tiled loop's stores never are)
+        self.deferred: list[tuple[Sep, np.ndarray, int]] = []  # (flat bytes, lanes, line)
+        self.spans: list[tuple[int, int]] = []  # block-local bytes [lo, hi) of this interval's accesses
+        self.deferred_spans: list[tuple[int, int]] = []
 
     def barrier(self) -> None:
         self.epoch += 1
         self.wrote = False
         self.pending.clear()
+        self.deferred.clear()
+        self.spans.clear()
+        self.deferred_spans.clear()
+
+    def _record_deferred(self) -> None:
+        """Write the tags of the deferred writes (checked when they happened)."""
+        now = np.int64(self.epoch << _WARP_BITS)
+        for flat, mask, line in self.deferred:
+            _, _, words, warp = _words(flat, mask, 4, full=True)
+            self.wtag[words] = now | warp
+            self.wline[words] = line
+            self.wrote = True
+        self.deferred.clear()
+        self.deferred_spans.clear()
 
     def access(
         self,
@@ -95,6 +137,22 @@ class SharedRaces:
         a read before any write keeps it as it is). `full`: every lane of the chunk is in it."""
         if not self.enabled or size < 4:
             return
+        span = _span(offset, size)
+        if self.deferred and _overlaps(span, self.deferred_spans):
+            self._record_deferred()
+        if (
+            write
+            and full
+            and size == 4
+            and isinstance(flat, Sep)
+            and not _overlaps(span, self.spans)
+            and flat.lanes_distinct()
+        ):
+            self.deferred.append((flat, mask, instr.line))
+            self.deferred_spans.append(span)
+            _add_span(self.spans, span)
+            return
+        _add_span(self.spans, span)
         if not write and not self.wrote:
             self.pending.append((flat, mask, size, instr.line))
             return
