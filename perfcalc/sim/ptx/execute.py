@@ -151,6 +151,9 @@ class Chunk:
         # registers whose value is kept separable (integer address arithmetic, uniform values):
         # the array in `regs` is brought up to date only when something reads it as an array
         self.seps: dict[str, Sep] = {}
+        # predicate registers whose value is the same in every lane (a loop's exit test on a
+        # uniform counter): kept as a bool, so a branch on it splits no mask
+        self.flags: dict[str, bool] = {}
         self.stale: set[str] = set()
         self._zero_cores: dict[np.dtype[Any], Core] = {}
         self._per_block: dict[tuple[str, int], np.ndarray] = {}
@@ -175,9 +178,13 @@ class Chunk:
             if t is None:
                 raise CudaSyntaxError(f"register {name} is used but not declared in the PTX")
             found = self.regs[name] = np.zeros(self.n, dtype=storage_dtype(t))
-        if name in self.stale:  # its value is a Sep: materialise it once
+        if name in self.stale:  # its value is a Sep or a uniform flag: materialise it once
             self.stale.discard(name)
-            v = self.seps[name].full()
+            kept = self.seps.get(name)
+            if kept is None:
+                found.fill(self.flags[name])
+                return found
+            v = kept.full()
             np.copyto(found, v if v.dtype == found.dtype else as_type(v, _type_of_dtype(found.dtype)))
         return found
 
@@ -210,15 +217,22 @@ class Chunk:
             scalar = np.asarray(value)[()]
             if isinstance(scalar, np.generic) and scalar.dtype.kind in "iu":
                 value = self.uniform(scalar)
+            elif isinstance(scalar, np.bool_) and self.storage_of(name) == np.bool_:
+                self.seps.pop(name, None)
+                self.flags[name] = bool(scalar)
+                self.stale.add(name)
+                return
         if isinstance(value, Sep):
             if full and value.dtype.itemsize == self.storage_of(name).itemsize:
+                self.flags.pop(name, None)
                 self.seps[name] = value
                 self.stale.add(name)
                 return
             value = value.full()
-        if full:  # the whole register is overwritten: a kept Sep is simply dropped
+        if full:  # the whole register is overwritten: a kept Sep or flag is simply dropped
             self.stale.discard(name)
             self.seps.pop(name, None)
+            self.flags.pop(name, None)
             if (
                 fresh
                 and isinstance(value, np.ndarray)
@@ -233,6 +247,7 @@ class Chunk:
         else:
             target = self.reg(name)  # a kept Sep is materialised first: other lanes keep it
             self.seps.pop(name, None)
+            self.flags.pop(name, None)
         v = np.asarray(value)
         if v.dtype != target.dtype:
             v = as_type(v, _type_of_dtype(target.dtype))
@@ -331,6 +346,38 @@ def sep_as(s: Sep, ptx_type: str) -> Sep | np.generic | None:
         r = s.astype(want)
         return r if isinstance(r, Sep) else None
     return None
+
+
+Guard = bool | np.ndarray
+
+
+def predicate(text: str, env: Env) -> Callable[[Chunk], Guard]:
+    """A reader of a predicate operand (`%p`, `!%p`): a bool where the register holds the same
+    value in every lane, else its lane array."""
+    text = text.strip()
+    negated = text.startswith("!")
+    name = text[1:].strip() if negated else text
+    if not (register_name(name) or name in env.reg_types):
+        inner = operand(text, "pred", env)
+        return lambda ch: inner(ch)
+
+    def read(ch: Chunk) -> Guard:
+        flag = ch.flags.get(name)
+        if flag is not None:
+            return flag != negated
+        r = as_type(ch.reg(name), "pred")
+        return ~r if negated else r
+
+    return read
+
+
+def guarded(mask: np.ndarray, p: Guard) -> np.ndarray:
+    """The lanes of `mask` whose guard predicate `p` is on."""
+    if p is True:
+        return mask
+    if p is False:
+        return np.zeros_like(mask)
+    return mask & p
 
 
 def operand(text: str, t: str, env: Env, sep_ok: bool = False) -> Reader:

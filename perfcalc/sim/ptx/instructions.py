@@ -16,7 +16,7 @@ from perfcalc.sim.ptx import arith
 from perfcalc.sim.ptx.execute import Chunk, Env, Reader, operand, warps_with
 from perfcalc.sim.ptx.parse import Instr
 from perfcalc.sim.ptx.values import NP, TYPE_NAMES
-from perfcalc.sim.separable import Sep
+from perfcalc.sim.separable import Sep, dense
 
 Op = Callable[[Chunk, np.ndarray, bool], None]
 
@@ -346,14 +346,23 @@ def build_setp(instr: Instr, env: Env) -> Op:
     cmp_op = instr.parts[1]
     bool_op = instr.parts[2] if instr.parts[2] in ("and", "or", "xor") else None
     dests = [p.strip() for p in instr.operands[0].split("|")]
-    a, b = (operand(o, t, env) for o in instr.operands[1:3])
+    # integer operands kept separable are read as they are: uniform ones (a loop counter) as
+    # scalars, so the comparison gives one bool (a uniform predicate) without a lane array
+    a, b = (operand(o, t, env, sep_ok=True) for o in instr.operands[1:3])
     c = operand(instr.operands[3], "pred", env) if bool_op else None
     combine = {"and": np.logical_and, "or": np.logical_or, "xor": np.logical_xor}
     combine_op = combine[bool_op] if bool_op is not None else None
 
     def run(ch: Chunk, m: np.ndarray, full: bool) -> None:
+        x, y = dense(a(ch)), dense(b(ch))
         with np.errstate(invalid="ignore"):
-            r = np.broadcast_to(arith.compare(cmp_op, a(ch), b(ch)), m.shape)
+            r = arith.compare(cmp_op, x, y)
+        if np.ndim(r) == 0 and c is None:
+            ch.write(dests[0], np.bool_(r), m, full)
+            if len(dests) > 1:
+                ch.write(dests[1], ~np.bool_(r), m, full)
+            return
+        r = np.broadcast_to(r, m.shape)
         q = ~r
         if c is not None and combine_op is not None:
             cv = c(ch)

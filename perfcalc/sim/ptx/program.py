@@ -12,7 +12,7 @@ from perfcalc.errors import CudaSyntaxError
 from perfcalc.sim import counters as C
 from perfcalc.sim.launch import past_time_limit, time_limit_seconds
 from perfcalc.sim.ptx.contract import NOP, contract
-from perfcalc.sim.ptx.execute import Chunk, Env, operand, warps_with
+from perfcalc.sim.ptx.execute import Chunk, Env, Guard, guarded, operand, predicate, warps_with
 from perfcalc.sim.ptx.instructions import BUILDERS, NOOPS, PACKED_HALF, flop_weight
 from perfcalc.sim.ptx.load_waits import is_global_load, wait_points
 from perfcalc.sim.ptx.memops import build_atom, build_ld, build_st
@@ -45,7 +45,7 @@ class Step:
     kind: str
     run: Callable[..., None] | None = None
     target: int = -1
-    pred: Callable[[Chunk], np.ndarray] | None = None
+    pred: Callable[[Chunk], Guard] | None = None
     flops: int = 0
     flop_kind: str | None = None
     inst_kind: str = "int"
@@ -72,8 +72,7 @@ def _step(instr: Instr, env: Env) -> Step:
     base = instr.base
     pred = None
     if instr.pred is not None:
-        reader = operand(instr.pred, "pred", env)
-        pred = (lambda ch, r=reader: ~r(ch)) if instr.pred_negated else reader
+        pred = predicate(("!" if instr.pred_negated else "") + instr.pred, env)
     if base == "brx":
         table = instr.operands[1].strip()
         if table not in env.fn.branch_tables:
@@ -145,7 +144,7 @@ _PRINTF = ("vprintf",)
 _ASSERT = ("__assertfail", "__assert_fail")
 
 
-def _call(instr: Instr, pred: Callable[[Chunk], np.ndarray] | None) -> Step:
+def _call(instr: Instr, pred: Callable[[Chunk], Guard] | None) -> Step:
     names = [o.strip() for o in instr.operands if o.strip() and not o.strip().startswith("(")]
     target = names[0] if names else "?"
     if target in _PRINTF:  # device printf: output is not reproduced; the call costs nothing here
@@ -235,7 +234,7 @@ def run_chunk(env: Env, steps: list[Step], block_ids: np.ndarray) -> None:
         if step.global_load:
             issued += facts.warps()
         if step.kind == "op":
-            m = mask if step.pred is None else mask & step.pred(ch)
+            m = mask if step.pred is None else guarded(mask, step.pred(ch))
             mf = facts if m is mask else _Facts(m)
             if not step.memory and step.inst_kind in C.INSTRUCTION_KINDS:
                 counts[C.instruction_slot(step.inst_kind)] += facts.nwarps()
@@ -249,13 +248,20 @@ def run_chunk(env: Env, steps: list[Step], block_ids: np.ndarray) -> None:
             mask = _merge(pc, mask, waiting)
             continue
         if step.kind == "bra":
-            taken = mask if step.pred is None else mask & step.pred(ch)
-            rest = mask & ~taken
+            guard = True if step.pred is None else step.pred(ch)
             counts[C.instruction_slot("branch")] += facts.nwarps()
-            if step.pred is not None and taken.any() and rest.any():  # else no warp splits
-                split = warps_with(taken) & warps_with(rest)
-                counts[C.DIVERGENT] += int(split.sum())
-            if step.target <= pc and taken.any():
+            if guard is True or guard is False:  # uniform: every lane goes one way
+                taken, rest = (mask, None) if guard else (None, mask)
+            else:
+                taken, rest = mask & guard, mask & ~guard
+                if not taken.any():
+                    taken = None
+                elif not rest.any():
+                    rest = None
+                else:  # some warp may split
+                    split = warps_with(taken) & warps_with(rest)
+                    counts[C.DIVERGENT] += int(split.sum())
+            if step.target <= pc and taken is not None:
                 back_edges[pc] = back_edges.get(pc, 0) + 1
                 if back_edges[pc] > env.iteration_cap:
                     raise ch.fault(
@@ -273,16 +279,16 @@ def run_chunk(env: Env, steps: list[Step], block_ids: np.ndarray) -> None:
                         f"simulation reached its limit of {time_limit_seconds():g} s "
                         "(--max-seconds): the kernel may never finish",
                     )
-            if taken.any():
+            if taken is not None:
                 _wait(waiting, step.target, taken)
-            if rest.any():
+            if rest is not None:
                 _wait(waiting, pc + 1, rest)
             pc = min(waiting)
             mask = waiting.pop(pc)
             continue
         if step.kind == "brx":
             index = np.broadcast_to(np.asarray(step.run(ch)).astype(np.int64), mask.shape)  # type: ignore[misc]
-            active = mask if step.pred is None else mask & step.pred(ch)
+            active = mask if step.pred is None else guarded(mask, step.pred(ch))
             bad = active & ((index < 0) | (index >= len(step.targets)))
             if bad.any():
                 raise ch.fault("bad_branch", step.instr, bad, "brx.idx index outside its table")
@@ -303,7 +309,7 @@ def run_chunk(env: Env, steps: list[Step], block_ids: np.ndarray) -> None:
             mask = waiting.pop(pc)
             continue
         if step.kind == "exit":
-            done = mask if step.pred is None else mask & step.pred(ch)
+            done = mask if step.pred is None else guarded(mask, step.pred(ch))
             ch.live &= ~done
             mask = mask & ~done
             if mask.any():
@@ -311,7 +317,7 @@ def run_chunk(env: Env, steps: list[Step], block_ids: np.ndarray) -> None:
                 mask = _merge(pc, mask, waiting)
             continue
         if step.kind in ("trap", "assert"):
-            hit = mask if step.pred is None else mask & step.pred(ch)
+            hit = mask if step.pred is None else guarded(mask, step.pred(ch))
             if hit.any():
                 what = "Device-side assertion failed" if step.kind == "assert" else "The kernel executed trap (__trap)"
                 raise ch.fault(step.kind, step.instr, hit, what)
