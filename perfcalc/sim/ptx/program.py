@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -53,6 +54,8 @@ class Step:
     targets: tuple[int, ...] = ()
     waits: bool = False  # a warp here waits for a global load still in flight (load_waits.py)
     global_load: bool = False
+    counts: Any = None  # its source line's counts, looked up on first execution
+    slot: int = -1  # counts index of its instruction kind (-1: not counted there)
 
 
 def compile_steps(env: Env) -> list[Step]:
@@ -63,6 +66,8 @@ def compile_steps(env: Env) -> list[Step]:
     for step, waits in zip(steps, wait_points(body, env.fn.labels, env.fn.branch_tables), strict=True):
         step.waits = waits
         step.global_load = is_global_load(step.instr)
+        if step.kind == "op" and not step.memory and step.inst_kind in C.INSTRUCTION_KINDS:
+            step.slot = C.instruction_slot(step.inst_kind)
     return steps
 
 
@@ -200,6 +205,46 @@ class _Facts:
         return self._count
 
 
+class _Waits:
+    """Per warp: global loads it issued since it last waited (load_waits.py). While every warp
+    of the chunk takes part (no divergence) that is one number for all; an array otherwise."""
+
+    __slots__ = ("n", "each", "common")
+
+    def __init__(self, nwarps: int):
+        self.n = nwarps
+        self.each: np.ndarray | None = None  # per warp, on top of `common`
+        self.common = 0
+
+    def issue(self, facts: _Facts) -> None:
+        if facts.nwarps() == self.n:
+            self.common += 1
+        else:
+            self._lanes()[:] += facts.warps()
+
+    def wait(self, facts: _Facts) -> int:
+        """The warps of `facts` that stall here (and from now on have nothing in flight)."""
+        if facts.nwarps() == self.n:
+            if self.each is None:
+                stalled = self.n if self.common > 0 else 0
+            else:
+                stalled = int(np.count_nonzero(self.each + self.common))
+            self.each, self.common = None, 0
+            return stalled
+        each = self._lanes()
+        stalls = facts.warps() & (each > 0)
+        each[stalls] = 0
+        return int(np.count_nonzero(stalls))
+
+    def _lanes(self) -> np.ndarray:
+        if self.each is None:
+            self.each = np.full(self.n, self.common, dtype=np.int64)
+        elif self.common:
+            self.each += self.common
+        self.common = 0
+        return self.each
+
+
 def run_chunk(env: Env, steps: list[Step], block_ids: np.ndarray) -> None:
     """Every thread of these blocks through the program (raises FaultSignal on a fault)."""
     ch = Chunk(env, block_ids)
@@ -210,10 +255,8 @@ def run_chunk(env: Env, steps: list[Step], block_ids: np.ndarray) -> None:
     back_edges: dict[int, int] = {}
     nsteps = len(steps)
     width = ch.warps_per_block * 32
-    # per warp: global loads issued, and how many of them it had issued when it last waited (a
-    # warp that waited on one side of a divergent branch does not wait again on the other)
-    issued = np.zeros(ch.n // 32, dtype=np.int64)
-    waited = np.zeros(ch.n // 32, dtype=np.int64)
+    # a warp that waited on one side of a divergent branch does not wait again on the other
+    waits = _Waits(ch.n // 32)
     while True:
         if facts.mask is not mask:
             facts = _Facts(mask)
@@ -226,26 +269,27 @@ def run_chunk(env: Env, steps: list[Step], block_ids: np.ndarray) -> None:
             mask = waiting.pop(pc)
             continue
         step = steps[pc]
-        counts = env.site(step.instr.line, step.instr.inlined_at)
+        counts = step.counts
+        if counts is None:
+            counts = step.counts = env.site(step.instr.line, step.instr.inlined_at)
         if step.waits:
-            stalls = facts.warps() & (issued > waited)
-            counts[C.GLD_WAIT] += int(stalls.sum())
-            waited[stalls] = issued[stalls]
+            counts[C.GLD_WAIT] += waits.wait(facts)
         if step.global_load:
-            issued += facts.warps()
+            waits.issue(facts)
         if step.kind == "op":
             m = mask if step.pred is None else guarded(mask, step.pred(ch))
             mf = facts if m is mask else _Facts(m)
-            if not step.memory and step.inst_kind in C.INSTRUCTION_KINDS:
-                counts[C.instruction_slot(step.inst_kind)] += facts.nwarps()
+            if step.slot >= 0:
+                counts[step.slot] += facts.nwarps()
             if step.memory:  # run with no active lane too: its requests are counted as issued
                 step.run(ch, m, mf.all(), mask)  # type: ignore[misc]
             elif mf.any():
                 step.run(ch, m, mf.all())  # type: ignore[misc]
             if step.flops:
                 counts[C.FLOPS] += step.flops * mf.count()
-            pc = _advance(pc, mask, waiting)
-            mask = _merge(pc, mask, waiting)
+            pc += 1
+            if waiting and pc in waiting:
+                mask = mask | waiting.pop(pc)
             continue
         if step.kind == "bra":
             guard = True if step.pred is None else step.pred(ch)
@@ -348,10 +392,6 @@ def _wait(waiting: dict[int, np.ndarray], pc: int, mask: np.ndarray) -> None:
         waiting[pc] = waiting[pc] | mask
     else:
         waiting[pc] = mask
-
-
-def _advance(pc: int, mask: np.ndarray, waiting: dict[int, np.ndarray]) -> int:
-    return pc + 1
 
 
 def _merge(pc: int, mask: np.ndarray, waiting: dict[int, np.ndarray]) -> np.ndarray:
