@@ -96,14 +96,19 @@ def _binary(fn: Callable[[Any, Any], Any]) -> Callable[[Instr, Env], Op]:
             _float_mode(instr)
         d = _dst(instr)
         keep = _keeps_sep(instr, t) and instr.base in ("add", "sub")
-        a, b = _srcs(instr, t, env, sep_ok=keep)
+        # integer operands are read as kept (a uniform one as a scalar, so and/or/xor/min/max of
+        # uniform values stay uniform); only add and sub keep a Sep as a Sep
+        a, b = _srcs(instr, t, env, sep_ok=NP[t].kind in "iu")
         dt = NP[t]
         post = _post(instr, t)
         directed = _directed(instr) if t == "f32" else None
+        ftz = NP[t].kind == "f" and "ftz" in instr.parts
 
         def run(ch: Chunk, m: np.ndarray, full: bool) -> None:
             x, y = a(ch), b(ch)
-            if NP[t].kind == "f" and "ftz" in instr.parts:
+            if not keep:
+                x, y = dense(x), dense(y)
+            if ftz:
                 x, y = arith.ftz(np.asarray(x)), arith.ftz(np.asarray(y))
             if directed:
                 v = arith.directed_f32(instr.base, directed, x, y)
@@ -321,19 +326,19 @@ def build_shift(instr: Instr, env: Env) -> Op:
     t = type_of(instr)
     d = _dst(instr)
     left = instr.base == "shl"
-    a = operand(instr.operands[1], t, env, sep_ok=left)
-    b = operand(instr.operands[2], "u32", env)
+    a = operand(instr.operands[1], t, env, sep_ok=NP[t].kind in "iu")
+    b = operand(instr.operands[2], "u32", env, sep_ok=True)
     width = 8 * NP[t].itemsize
 
     def run(ch: Chunk, m: np.ndarray, full: bool) -> None:
-        raw = a(ch)
+        raw, by = a(ch), dense(b(ch))
         if isinstance(raw, Sep):
-            by = b(ch)
-            if isinstance(by, np.generic) and 0 <= int(by) < width:  # a ring operation: stays a Sep
+            if left and isinstance(by, np.generic) and 0 <= int(by) < width:  # a ring operation: stays a Sep
                 ch.write(d, np.left_shift(raw, raw.dtype.type(int(by))), m, full)
                 return
+            raw = raw.full()
         x = np.asarray(raw)
-        y = np.broadcast_to(np.asarray(b(ch)), m.shape) if x.ndim else np.asarray(b(ch))
+        y = np.broadcast_to(np.asarray(by), m.shape) if x.ndim else np.asarray(by)
         x = np.broadcast_to(x, np.shape(y)) if np.ndim(y) else x
         v = arith.shift_left(x, y, width) if left else arith.shift_right(x, y, width)
         ch.write(d, v, m, full)
