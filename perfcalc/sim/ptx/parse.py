@@ -7,6 +7,7 @@ the executor gives each opcode its meaning and refuses, by name and line, what i
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field
 
@@ -25,11 +26,11 @@ class Instr:
     pred_negated: bool = False
     inlined_at: int | None = None  # the call site's line, for code inlined from a device function
 
-    @property
+    @functools.cached_property
     def parts(self) -> tuple[str, ...]:
         return tuple(self.opcode.split("."))
 
-    @property
+    @functools.cached_property
     def base(self) -> str:
         return self.opcode.split(".", 1)[0]
 
@@ -65,6 +66,9 @@ class Function:
     labels: dict[str, int] = field(default_factory=dict)
     files: dict[int, str] = field(default_factory=dict)
     branch_tables: dict[str, list[str]] = field(default_factory=dict)  # brx.idx targets
+    # what the executor derives from the body alone (contraction, wait points), kept with it:
+    # a parsed module is cached per PTX text, so a second launch derives nothing again
+    analyses: dict[str, object] = field(default_factory=dict, repr=False, compare=False)
 
 
 @dataclass

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -17,7 +17,7 @@ from perfcalc.sim.ptx.execute import Chunk, Env, Guard, guarded, operand, predic
 from perfcalc.sim.ptx.instructions import BUILDERS, NOOPS, PACKED_HALF, flop_weight
 from perfcalc.sim.ptx.load_waits import is_global_load, wait_points
 from perfcalc.sim.ptx.memops import build_atom, build_ld, build_st
-from perfcalc.sim.ptx.parse import Instr
+from perfcalc.sim.ptx.parse import Function, Instr
 
 # Refused by name (issue #8): things this engine does not execute.
 REFUSED = {
@@ -61,14 +61,24 @@ class Step:
 def compile_steps(env: Env) -> list[Step]:
     """One step per instruction, after ptxas's mul+add contraction (contract.py), each marked
     where a warp waits for its global loads (load_waits.py)."""
-    body = contract(env.fn)
+    body, wait_at, loads = _analysed(env.fn)
     steps = [_step(instr, env) for instr in body]
-    for step, waits in zip(steps, wait_points(body, env.fn.labels, env.fn.branch_tables), strict=True):
+    for step, waits, load in zip(steps, wait_at, loads, strict=True):
         step.waits = waits
-        step.global_load = is_global_load(step.instr)
+        step.global_load = load
         if step.kind == "op" and not step.memory and step.inst_kind in C.INSTRUCTION_KINDS:
             step.slot = C.instruction_slot(step.inst_kind)
     return steps
+
+
+def _analysed(fn: Function) -> tuple[list[Instr], list[bool], list[bool]]:
+    """(contracted body, wait points, global loads) of a function, derived once per function."""
+    found = fn.analyses.get("steps")
+    if found is None:
+        body = contract(fn)
+        wait_at = wait_points(body, fn.labels, fn.branch_tables)
+        found = fn.analyses["steps"] = (body, wait_at, [is_global_load(i) for i in body])
+    return cast(tuple[list[Instr], list[bool], list[bool]], found)
 
 
 def _step(instr: Instr, env: Env) -> Step:

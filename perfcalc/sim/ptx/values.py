@@ -8,6 +8,7 @@ exactly as PTX moves bits between registers.
 
 from __future__ import annotations
 
+import functools
 import re
 import struct
 from typing import cast
@@ -116,6 +117,7 @@ def immediate(text: str, ptx_type: str) -> np.generic:
     return cast(np.generic, np.array(bits, dtype=_BITS[want.itemsize]).view(want)[()])
 
 
+@functools.lru_cache(maxsize=4096)
 def register_name(text: str) -> str | None:
     """'%r12' -> '%r12' when it names a register (not a special register)."""
     return (
