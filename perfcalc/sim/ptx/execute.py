@@ -14,6 +14,7 @@ skipped the barrier, which is reported (threads that exited count as arrived).
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -94,39 +95,69 @@ class _Tee:
         self.own[k] = value
 
 
+def _tiled(f: Callable[[], np.ndarray], nblocks: int) -> np.ndarray:
+    return np.tile(f(), nblocks)
+
+
+class _Specials(dict[str, Any]):
+    """Special registers: scalars, and lane arrays built the first time an instruction reads
+    them (most kernels read threadIdx and blockIdx only in their separable form)."""
+
+    def __init__(self, make: dict[str, Callable[[], Any]], scalars: dict[str, Any]):
+        super().__init__(scalars)
+        self._make = make
+
+    def __missing__(self, key: str) -> Any:
+        value = self[key] = self._make[key]()
+        return value
+
+
 class Chunk:
     """The threads of a chunk of blocks: special registers, registers, shared and local memory."""
 
     def __init__(self, env: Env, block_ids: np.ndarray):
         bx, by, bz = env.block
-        gx, gy, _gz = env.grid
+        gx, gy, gz = env.grid
         tpb = bx * by * bz
         self.warps_per_block = -(-tpb // 32)
         width = self.warps_per_block * 32
-        self.nblocks = len(block_ids)
+        self.nblocks = nblocks = len(block_ids)
         self.n = self.nblocks * width
         self.env = env
-        local = np.tile(np.arange(width, dtype=np.int64), self.nblocks)
-        self.block_local = np.repeat(np.arange(self.nblocks, dtype=np.int64), width)
-        self.valid = local < tpb
-        bid = block_ids[self.block_local]
-        t = np.minimum(local, tpb - 1)
         u32 = np.uint32
-        self.special: dict[str, Any] = {
-            "%tid.x": (t % bx).astype(u32),
-            "%tid.y": ((t // bx) % by).astype(u32),
-            "%tid.z": (t // (bx * by)).astype(u32),
+        # per lane of one block (padding lanes repeat the last thread) and per block of the chunk
+        local = np.arange(width, dtype=np.int64)
+        t = np.minimum(local, tpb - 1)
+        tid = {"%tid.x": (t % bx).astype(u32), "%tid.y": ((t // bx) % by).astype(u32)}
+        tid["%tid.z"] = (t // (bx * by)).astype(u32)
+        block_ids = np.asarray(block_ids, dtype=np.int64)
+        ctaid = {"%ctaid.x": (block_ids % gx).astype(u32), "%ctaid.y": ((block_ids // gx) % gy).astype(u32)}
+        ctaid["%ctaid.z"] = (block_ids // (gx * gy)).astype(u32)
+        lane = (local % 32).astype(u32)
+        one = u32(1)
+        per_lane = {
+            "%laneid": lambda: lane,
+            "%warpid": lambda: (local // 32).astype(u32),
+            "%lanemask_eq": lambda: (one << lane).astype(u32),
+            "%lanemask_lt": lambda: ((one << lane) - one).astype(u32),
+            "%lanemask_le": lambda: (((one << lane) << one) - one).astype(u32),
+            "%lanemask_gt": lambda: (~(((one << lane) << one) - one)).astype(u32),
+            "%lanemask_ge": lambda: (~((one << lane) - one)).astype(u32),
+        }
+        make: dict[str, Callable[[], Any]] = {}
+        for k, v in tid.items():
+            make[k] = functools.partial(np.tile, v, nblocks)
+        for k, v in ctaid.items():
+            make[k] = functools.partial(np.repeat, v, width)
+        for k, f in per_lane.items():
+            make[k] = functools.partial(_tiled, f, nblocks)
+        scalars = {
             "%ntid.x": u32(bx),
             "%ntid.y": u32(by),
             "%ntid.z": u32(bz),
-            "%ctaid.x": (bid % gx).astype(u32),
-            "%ctaid.y": ((bid // gx) % gy).astype(u32),
-            "%ctaid.z": (bid // (gx * gy)).astype(u32),
             "%nctaid.x": u32(gx),
             "%nctaid.y": u32(gy),
-            "%nctaid.z": u32(env.grid[2]),
-            "%laneid": (local % 32).astype(u32),
-            "%warpid": (local // 32).astype(u32),
+            "%nctaid.z": u32(gz),
             "%nwarpid": u32(self.warps_per_block),
             "%smid": u32(0),
             "%nsmid": u32(1),
@@ -134,19 +165,12 @@ class Chunk:
             "%clock64": np.uint64(0),
             "%gridid": np.uint64(0),
         }
-        lane = (local % 32).astype(np.uint32)
-        one = np.uint32(1)
-        self.special["%lanemask_eq"] = (one << lane).astype(u32)
-        self.special["%lanemask_lt"] = ((one << lane) - one).astype(u32)
-        self.special["%lanemask_le"] = (((one << lane) << one) - one).astype(u32)
-        self.special["%lanemask_gt"] = (~self.special["%lanemask_le"]).astype(u32)
-        self.special["%lanemask_ge"] = (~self.special["%lanemask_lt"]).astype(u32)
+        self.special = _Specials(make, scalars)
         # threadIdx and blockIdx as separable values (per-lane / per-block parts, sim/separable.py)
-        # (a block's first lane holds its blockIdx, the first block's lanes the threadIdx values)
-        zb, zl = np.zeros(self.nblocks, dtype=u32), np.zeros(width, dtype=u32)
+        zb, zl = np.zeros(nblocks, dtype=u32), np.zeros(width, dtype=u32)
         self.special_sep = {
-            **{k: Sep.of(zb, self.special[k][:width]) for k in _THREAD_INDEX},
-            **{k: Sep.of(self.special[k][::width].copy(), zl) for k in _BLOCK_INDEX},
+            **{k: Sep.of(zb, v) for k, v in tid.items()},
+            **{k: Sep.of(v, zl) for k, v in ctaid.items()},
         }
         # registers whose value is kept separable (integer address arithmetic, uniform values):
         # the array in `regs` is brought up to date only when something reads it as an array
@@ -157,18 +181,23 @@ class Chunk:
         self.stale: set[str] = set()
         self._zero_cores: dict[np.dtype[Any], Core] = {}
         self._per_block: dict[tuple[str, int], np.ndarray] = {}
-        self.thread_index = bid * tpb + t
-        self.bid = bid
-        self.tid3 = np.stack([self.special["%tid.x"], self.special["%tid.y"], self.special["%tid.z"]])
-        self.bid3 = np.stack([self.special["%ctaid.x"], self.special["%ctaid.y"], self.special["%ctaid.z"]])
         self.regs: dict[str, np.ndarray] = {}
         self.shared = np.zeros(self.nblocks * max(env.shared_bytes, 16), dtype=np.uint8)
-        # each lane's first byte of its block's shared memory in `shared` (every shared access
-        # adds its offset to this)
-        self.shared_base = self.block_local * max(env.shared_bytes, 16)
         self.races = SharedRaces(self.shared.size, max(env.shared_bytes, 16), width)
-        self.local = np.zeros(self.n * max(env.local_bytes, 8), dtype=np.uint8)
-        self.live = self.valid.copy()
+        self.live = np.tile(local < tpb, nblocks)
+        self._local: np.ndarray | None = None
+
+    @functools.cached_property
+    def shared_base(self) -> np.ndarray:
+        """Each lane's first byte of its block's shared memory in `shared` (the general path
+        adds every shared access's offset to it)."""
+        width = self.warps_per_block * 32
+        return np.repeat(np.arange(self.nblocks, dtype=np.int64) * max(self.env.shared_bytes, 16), width)
+
+    @functools.cached_property
+    def local(self) -> np.ndarray:
+        """The lanes' local memory frames (allocated when a kernel first uses local memory)."""
+        return np.zeros(self.n * max(self.env.local_bytes, 8), dtype=np.uint8)
 
     # ---- registers -------------------------------------------------------------------------
     def reg(self, name: str) -> np.ndarray:
@@ -274,8 +303,9 @@ class Chunk:
         self, kind: str, instr: Instr, lanes: np.ndarray, what: str, array: str | None = None, index: int | None = None
     ) -> FaultSignal:
         lane = int(np.flatnonzero(lanes)[0])
-        bx, by, bz = (int(v) for v in self.bid3[:, lane])
-        tx, ty, tz = (int(v) for v in self.tid3[:, lane])
+        width = self.warps_per_block * 32
+        bx, by, bz = (int(self.special_sep[k].b[lane // width]) for k in _BLOCK_INDEX)
+        tx, ty, tz = (int(self.special_sep[k].lane[lane % width]) for k in _THREAD_INDEX)
         block, thread = (bx, by, bz), (tx, ty, tz)
         env = self.env
         line = instr.line
