@@ -182,6 +182,7 @@ class Chunk:
         self._zero_cores: dict[np.dtype[Any], Core] = {}
         self._per_block: dict[tuple[str, int], np.ndarray] = {}
         self.regs: dict[str, np.ndarray] = {}
+        self._storage: dict[str, np.dtype[Any]] = {}
         self.shared = np.zeros(self.nblocks * max(env.shared_bytes, 16), dtype=np.uint8)
         self.races = SharedRaces(self.shared.size, max(env.shared_bytes, 16), width)
         self.live = np.tile(local < tpb, nblocks)
@@ -242,7 +243,21 @@ class Chunk:
         """Set a register for the lanes of `mask` (`full`: every lane). `fresh`: `value` is a new
         array nothing else refers to (a load's gather, an fma's result), so a full write keeps
         it as the register instead of copying it."""
-        if full and not isinstance(value, Sep) and np.ndim(value) == 0:
+        if type(value) is np.ndarray and value.ndim:
+            if (
+                full
+                and fresh
+                and value.shape == (self.n,)
+                and value.dtype == self.storage_of(name)
+                and value.flags.c_contiguous
+                and value.flags.writeable
+            ):
+                self.stale.discard(name)
+                self.seps.pop(name, None)
+                self.flags.pop(name, None)
+                self.regs[name] = value
+                return
+        elif full and not isinstance(value, Sep) and np.ndim(value) == 0:
             scalar = np.asarray(value)[()]
             if isinstance(scalar, np.generic) and scalar.dtype.kind in "iu":
                 value = self.uniform(scalar)
@@ -262,16 +277,6 @@ class Chunk:
             self.stale.discard(name)
             self.seps.pop(name, None)
             self.flags.pop(name, None)
-            if (
-                fresh
-                and isinstance(value, np.ndarray)
-                and value.shape == (self.n,)
-                and value.dtype == self.storage_of(name)
-                and value.flags.c_contiguous
-                and value.flags.writeable
-            ):
-                self.regs[name] = value
-                return
             target = self.reg(name)
         else:
             target = self.reg(name)  # a kept Sep is materialised first: other lanes keep it
@@ -290,13 +295,14 @@ class Chunk:
 
     def storage_of(self, name: str) -> np.dtype[Any]:
         """The dtype a register's array has (its declared type's storage)."""
-        found = self.regs.get(name)
+        found = self._storage.get(name)
         if found is not None:
-            return found.dtype
+            return found
         t = self.env.reg_types.get(name)
         if t is None:
             raise CudaSyntaxError(f"register {name} is used but not declared in the PTX")
-        return storage_dtype(t)
+        found = self._storage[name] = storage_dtype(t)
+        return found
 
     # ---- faults ----------------------------------------------------------------------------
     def fault(
@@ -368,6 +374,8 @@ def sep_as(s: Sep, ptx_type: str) -> Sep | np.generic | None:
     the same width (reinterpreted), else None (the caller reads the register's array)."""
     want = NP[ptx_type]
     if is_uniform(s):
+        if isinstance(s.off, np.generic) and s.off.dtype == want:
+            return s.off
         scalar = as_type(np.asarray(s.off), ptx_type)[()]
         return scalar if isinstance(scalar, np.generic) else None
     if s.dtype == want:
@@ -415,6 +423,7 @@ def operand(text: str, t: str, env: Env, sep_ok: bool = False) -> Reader:
     separable values: add, sub, mul.lo, mad.lo, mul.wide, shl, mov, cvt, cvta): a register kept
     as a Sep is read as that Sep, or as a scalar where it is uniform."""
     text = text.strip()
+    want = NP[t]
     if sep_ok and NP[t].kind in "iu":
         if text in _SEP_SPECIALS:
 
@@ -431,7 +440,8 @@ def operand(text: str, t: str, env: Env, sep_ok: bool = False) -> Reader:
                     r = sep_as(kept, t)
                     if r is not None:
                         return r
-                return as_type(ch.reg(text), t)
+                found = ch.reg(text)
+                return found if found.dtype == want else as_type(found, t)
 
             return read
     if text.startswith("!"):
@@ -446,7 +456,12 @@ def operand(text: str, t: str, env: Env, sep_ok: bool = False) -> Reader:
     if text in SPECIAL_NAMES or text.split(".")[0] in ("%tid", "%ntid", "%ctaid", "%nctaid"):
         return lambda ch: as_type(ch.special[text], t)
     if register_name(text) or text in env.reg_types:
-        return lambda ch: as_type(ch.reg(text), t)
+
+        def read_array(ch: Chunk) -> Any:
+            found = ch.reg(text)
+            return found if found.dtype == want else as_type(found, t)
+
+        return read_array
     if text in env.symbols:
         value = as_type(np.asarray(env.symbols[text], dtype=np.uint64), t)[()]
         return lambda ch: value

@@ -80,10 +80,7 @@ def _price_sep_access(ch: Chunk, instr: Instr, plan: AccessPlan, e: int, op: str
     """_price for a planned access (every lane active: every warp issues)."""
     pricer = ch.env.pricer
     pricer.site = instr.line
-    size = plan.size
-    base = ch.env.heap.base if plan.space == "global" else 0
-    totals = pricer.price_sep(plan.space, plan.price_index(e), base, size, size, None, op)
-    _add_counts(ch, instr, plan.space, op, totals, ch.n // 32)
+    _add_counts(ch, instr, plan.space, op, plan.priced(pricer, e, op), ch.n // 32)
 
 
 def _check_priceable(instr: Instr, size: int) -> None:

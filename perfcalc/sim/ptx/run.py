@@ -302,8 +302,10 @@ def run_ptx(
     )
 
 
+@functools.lru_cache(maxsize=32)
 def _device_source(source: str) -> DeviceSource | None:
-    """The file with host code blanked; None (compile as given) without tree-sitter."""
+    """The file with host code blanked; None (compile as given) without tree-sitter (once per
+    text in a process: a DeviceSource is frozen)."""
     try:
         return strip_host(source)
     except ParserUnavailable:

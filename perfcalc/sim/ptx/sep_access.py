@@ -13,7 +13,7 @@ offset outside the range goes the lane-by-lane way, which reports what is wrong.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
@@ -33,7 +33,21 @@ class AccessPlan:
     indices `units + (v - shift) // size` of `view`; `flat` is the same in the chunk's storage
     (shared: each block's window added), `bytes` its byte indices (shared: for the race shadow)."""
 
-    __slots__ = ("space", "size", "view", "lo", "hi", "shift", "units", "flat", "bytes", "rel", "low", "core")
+    __slots__ = (
+        "space",
+        "size",
+        "view",
+        "lo",
+        "hi",
+        "shift",
+        "units",
+        "flat",
+        "bytes",
+        "rel",
+        "low",
+        "core",
+        "pricing",
+    )
 
     def __init__(self, space: str, view: np.ndarray, lo: int, hi: int, shift: int, core: Core, units: Core, flat: Core):
         self.space, self.view, self.core = space, view, core
@@ -44,6 +58,7 @@ class AccessPlan:
         self.bytes: Core | None = None
         if space == "shared":
             self.bytes = Core(flat.b * self.size, flat.lane * self.size)
+        self.pricing: Any = None  # the pricer's plan for `units` (pricing.py, Pricer.sep_plan)
 
     def element(self, v: int) -> int | None:
         """The uniform element offset for address offset v, or None where a lane would be out of
@@ -59,6 +74,23 @@ class AccessPlan:
     def put(self, e: int, values: np.ndarray) -> None:
         """Store every lane's value (two lanes on one element: the higher lane's value stays)."""
         self.view[self.low + e :][self.rel] = values
+
+    def priced(self, pricer: Any, e: int, op: str) -> tuple[int, ...]:
+        """The chunk's totals for element offset e: Pricer.price_sep's answer, read straight
+        from its per-Core totals when it has priced this alignment before (and no cache model
+        watches the addresses)."""
+        base = self.shift if self.space == "global" else 0
+        if pricer.trace is None:
+            if self.pricing is None:
+                self.pricing = pricer.sep_plan(self.space, self.units, self.size, self.size)
+            _, _, _, start, totals, quantum = self.pricing
+            first = base + (start + e) * self.size
+            hit = totals.get((self.space, self.size, op, first % quantum, None))
+            if hit is not None:
+                return cast(tuple[int, ...], hit)
+        return cast(
+            tuple[int, ...], pricer.price_sep(self.space, self.price_index(e), base, self.size, self.size, None, op)
+        )
 
     def price_index(self, e: int) -> Sep:
         """The element index that pricing reads (global: heap elements; shared: block-local)."""
