@@ -63,17 +63,16 @@ def _span(offset: np.ndarray | Sep, size: int) -> tuple[int, int]:
     return 0, 1 << 62
 
 
-def _overlaps(span: tuple[int, int], spans: list[tuple[int, int]]) -> bool:
-    lo, hi = span
-    return any(lo < end and start < hi for start, end in spans)
+def _overlaps(span: tuple[int, int], other: tuple[int, int] | None) -> bool:
+    return other is not None and span[0] < other[1] and other[0] < span[1]
 
 
-def _add_span(spans: list[tuple[int, int]], span: tuple[int, int]) -> None:
-    """Add a span; a long list (a loop without barriers) becomes the one span covering it all,
-    which can only send later accesses down the full check."""
-    spans.append(span)
-    if len(spans) > 16:
-        spans[:] = [(min(s[0] for s in spans), max(s[1] for s in spans))]
+def _cover(span: tuple[int, int] | None, more: tuple[int, int]) -> tuple[int, int]:
+    """The smallest span holding both (a cover can only send later accesses down the full
+    check, never skip one that needs it)."""
+    if span is None:
+        return more
+    return (min(span[0], more[0]), max(span[1], more[1]))
 
 
 class SharedRaces:
@@ -99,16 +98,16 @@ class SharedRaces:
         # lanes of a block share a word, so it cannot have raced yet; its tags are written only
         # when a later access overlaps it (a tiled loop's stores never are)
         self.deferred: list[tuple[Sep, np.ndarray, int]] = []  # (flat bytes, lanes, line)
-        self.spans: list[tuple[int, int]] = []  # block-local bytes [lo, hi) of this interval's accesses
-        self.deferred_spans: list[tuple[int, int]] = []
+        # block-local bytes [lo, hi) covering this interval's accesses, and its deferred writes
+        self.span: tuple[int, int] | None = None
+        self.deferred_span: tuple[int, int] | None = None
 
     def barrier(self) -> None:
         self.epoch += 1
         self.wrote = False
         self.pending.clear()
         self.deferred.clear()
-        self.spans.clear()
-        self.deferred_spans.clear()
+        self.span = self.deferred_span = None
 
     def _record_deferred(self) -> None:
         """Write the tags of the deferred writes (checked when they happened)."""
@@ -119,7 +118,7 @@ class SharedRaces:
             self.wline[words] = line
             self.wrote = True
         self.deferred.clear()
-        self.deferred_spans.clear()
+        self.deferred_span = None
 
     def access(
         self,
@@ -138,21 +137,21 @@ class SharedRaces:
         if not self.enabled or size < 4:
             return
         span = _span(offset, size)
-        if self.deferred and _overlaps(span, self.deferred_spans):
+        if self.deferred and _overlaps(span, self.deferred_span):
             self._record_deferred()
         if (
             write
             and full
             and size == 4
             and isinstance(flat, Sep)
-            and not _overlaps(span, self.spans)
+            and not _overlaps(span, self.span)
             and flat.lanes_distinct()
         ):
             self.deferred.append((flat, mask, instr.line))
-            self.deferred_spans.append(span)
-            _add_span(self.spans, span)
+            self.deferred_span = _cover(self.deferred_span, span)
+            self.span = _cover(self.span, span)
             return
-        _add_span(self.spans, span)
+        self.span = _cover(self.span, span)
         if not write and not self.wrote:
             self.pending.append((flat, mask, size, instr.line))
             return
