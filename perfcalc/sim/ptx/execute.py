@@ -243,6 +243,11 @@ class Chunk:
         """Set a register for the lanes of `mask` (`full`: every lane). `fresh`: `value` is a new
         array nothing else refers to (a load's gather, an fma's result), so a full write keeps
         it as the register instead of copying it."""
+        if type(value) is Sep and full and value.core.lane.dtype.itemsize == self.storage_of(name).itemsize:
+            self.flags.pop(name, None)
+            self.seps[name] = value
+            self.stale.add(name)
+            return
         if type(value) is np.ndarray and value.ndim:
             if (
                 full

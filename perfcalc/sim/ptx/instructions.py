@@ -48,7 +48,9 @@ def _keeps_sep(instr: Instr, t: str) -> bool:
 
 def _result(r: Any, dt: np.dtype) -> Any:
     """An integer operation's result in the instruction's type: a Sep stays one where exact."""
-    return r.astype(dt) if isinstance(r, Sep) else np.asarray(r).astype(dt, copy=False)
+    if isinstance(r, Sep):
+        return r if r.core.lane.dtype == dt else r.astype(dt)
+    return np.asarray(r).astype(dt, copy=False)
 
 
 def _widen(v: Any, dt: np.dtype) -> Any:
@@ -106,6 +108,10 @@ def _binary(fn: Callable[[Any, Any], Any]) -> Callable[[Instr, Env], Op]:
 
         def run(ch: Chunk, m: np.ndarray, full: bool) -> None:
             x, y = a(ch), b(ch)
+            if keep and type(x) is Sep and isinstance(y, np.generic) and y.dtype == x.core.lane.dtype:
+                # a separable index plus a uniform step: only the offset moves (separable.py)
+                ch.write(d, _result(Sep(x.core, fn(x.off, y)), dt), m, full)
+                return
             if not keep:
                 x, y = dense(x), dense(y)
             if ftz:

@@ -13,6 +13,7 @@ import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import cast
 
 import numpy as np
 
@@ -326,7 +327,14 @@ def _entry(module: Module, compiled: nvrtc.Compiled, kernel: str, base: str) -> 
 
 def _register_types(fn: Function) -> dict[str, str]:
     """Every register name the body uses -> its declared type (prefix declarations like
-    `.reg .b32 %r<33>` cover %r0..%r32)."""
+    `.reg .b32 %r<33>` cover %r0..%r32); worked out once per parsed function."""
+    found = fn.analyses.get("register_types")
+    if found is None:
+        found = fn.analyses["register_types"] = _declared_types(fn)
+    return cast(dict[str, str], found)
+
+
+def _declared_types(fn: Function) -> dict[str, str]:
     types: dict[str, str] = {}
     for name, t in fn.registers.items():
         if not name.startswith("%"):
