@@ -287,3 +287,26 @@ def test_tiled_matmul_without_its_second_barrier_races_on_the_ptx_engine() -> No
     assert f.kind == "shared_race"
     assert f.line == line_of("matmul_tiled.cu", "Nds[ty][tx] = Nd[")
     assert "write by warp 0 after a read" in str(info.value)
+
+
+@ptx_only
+def test_a_read_after_another_warps_unsynchronised_write_is_a_race_on_the_ptx_engine() -> None:
+    """Both accesses are whole-chunk and separable, so the store's shadow tags are deferred
+    (races.py: no earlier access of the interval overlaps it); the read of s[t + 32] overlaps
+    its bytes, which must bring the tags in: thread 0 (warp 0) reads word 32, written by
+    thread 32 of warp 1 with no barrier between (a RAW race, as racecheck reports it)."""
+    src = """
+    __global__ void k(float* out) {
+        __shared__ float s[96];
+        int t = threadIdx.x;
+        s[t] = t;
+        out[t] = s[t + 32];
+    }
+    """
+    with pytest.raises(KernelFault) as info:
+        run_kernel(src, "k", 1, 64, {"out": np.zeros(64, np.float32)}, H100, engine="ptx")
+    f = info.value.fault
+    assert f.kind == "shared_race"
+    assert (f.block, f.thread) == ((0, 0, 0), (0, 0, 0))
+    assert "read by warp 0 after a write by warp 1" in str(info.value)
+    assert "bytes 128..131" in str(info.value)

@@ -253,7 +253,7 @@ def build_ld(instr: Instr, env: Env) -> Op:
             if fast is not None:
                 plan, e = fast
                 if space == "shared":
-                    ch.races.access(ch, instr, plan.flat_bytes(e), plan.offsets(at), m, size, False, full=True)
+                    ch.races.read_planned(ch, instr, plan, e, at, m)
                 if dests[0] != "_":
                     ch.write(dests[0], plan.take(e), m, True, fresh=True)
                 _price_sep_access(ch, instr, plan, e, "load")

@@ -22,6 +22,7 @@ from perfcalc.sim.separable import Sep
 if TYPE_CHECKING:
     from perfcalc.sim.ptx.execute import Chunk
     from perfcalc.sim.ptx.parse import Instr
+    from perfcalc.sim.ptx.sep_access import AccessPlan
 
 _WARP_BITS = 32
 _WARP = (1 << _WARP_BITS) - 1
@@ -92,7 +93,7 @@ class SharedRaces:
         # into words and warps only when a write comes in the same interval (most intervals only
         # read: a tiled loop's body), so a read before any write costs nothing here. The arrays
         # are the access's own (never written to afterwards).
-        self.pending: list[tuple[np.ndarray | Sep, np.ndarray, int, int]] = []
+        self.pending: list[tuple[np.ndarray | Sep | tuple[AccessPlan, int], np.ndarray, int, int]] = []
         # whole-chunk separable writes of this interval not yet in wtag: each touched bytes no
         # earlier access of the interval touched (byte spans within a block, below) and no two
         # lanes of a block share a word, so it cannot have raced yet; its tags are written only
@@ -108,6 +109,21 @@ class SharedRaces:
         self.pending.clear()
         self.deferred.clear()
         self.span = self.deferred_span = None
+
+    def read_planned(self, ch: Chunk, instr: Instr, plan: AccessPlan, e: int, at: int, mask: np.ndarray) -> None:
+        """`access` for a whole-chunk planned read (sep_access.py) at element offset e, address
+        offset `at`: while no write of the interval is recorded, only its span and a pending
+        entry are noted (its byte indices made only if a write of the interval needs them)."""
+        if not self.enabled or plan.size < 4:
+            return
+        span = (plan.least + at, plan.most + at + plan.size)
+        if self.deferred and _overlaps(span, self.deferred_span):
+            self._record_deferred()
+        if self.wrote:
+            self.access(ch, instr, plan.flat_bytes(e), plan.offsets(at), mask, plan.size, False, full=True)
+            return
+        self.span = _cover(self.span, span)
+        self.pending.append(((plan, e), mask, plan.size, instr.line))
 
     def _record_deferred(self) -> None:
         """Write the tags of the deferred writes (checked when they happened)."""
@@ -203,6 +219,8 @@ class SharedRaces:
         """Turn this interval's pending reads into reader tags (several warps: _MANY)."""
         now = np.int64(self.epoch << _WARP_BITS)
         for flat, mask, size, line in self.pending:
+            if isinstance(flat, tuple):  # a planned read: (plan, element offset)
+                flat = flat[0].flat_bytes(flat[1])
             _, _, words, warp = _words(flat, mask, size)
             r = self.rtag[words]
             other = ((r >> _WARP_BITS) == self.epoch) & ((r & _WARP) != warp)

@@ -47,6 +47,8 @@ class AccessPlan:
         "low",
         "core",
         "pricing",
+        "least",
+        "most",
     )
 
     def __init__(self, space: str, view: np.ndarray, lo: int, hi: int, shift: int, core: Core, units: Core, flat: Core):
@@ -59,6 +61,8 @@ class AccessPlan:
         if space == "shared":
             self.bytes = Core(flat.b * self.size, flat.lane * self.size)
         self.pricing: Any = None  # the pricer's plan for `units` (pricing.py, Pricer.sep_plan)
+        bmin, bmax, lmin, lmax = core.bounds()
+        self.least, self.most = bmin + lmin, bmax + lmax  # of the Core's values (add v)
 
     def element(self, v: int) -> int | None:
         """The uniform element offset for address offset v, or None where a lane would be out of
