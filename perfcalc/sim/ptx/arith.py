@@ -40,11 +40,11 @@ def fma_f32(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
     only lanes with those bits zero are looked at, usually none. The common case is five passes
     over the lanes, in place where NumPy allows: widen, multiply, add, mask + minimum, narrow.
     """
-    if np.ndim(a) < np.ndim(b):
-        a, b = b, a  # the widest operand first, so the in-place product has the result's shape
+    if type(a) is not np.ndarray and type(b) is np.ndarray:
+        a, b = b, a  # an array first, so the in-place product has the result's shape
     s = np.array(a, dtype=np.float64)
     s *= b
-    if s.ndim >= np.ndim(c):
+    if s.ndim and (type(c) is not np.ndarray or c.shape == s.shape):
         s += c
     else:
         s = s + np.asarray(c, dtype=np.float64)

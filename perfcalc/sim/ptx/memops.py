@@ -76,11 +76,37 @@ def _sep_access(ch: Chunk, space: str, kept: Sep, v: int, dt: np.dtype[Any]) -> 
     return None if e is None else (plan, e)
 
 
-def _price_sep_access(ch: Chunk, instr: Instr, plan: AccessPlan, e: int, op: str) -> None:
-    """_price for a planned access (every lane active: every warp issues)."""
-    pricer = ch.env.pricer
-    pricer.site = instr.line
-    _add_counts(ch, instr, plan.space, op, plan.priced(pricer, e, op), ch.n // 32)
+class _Tally:
+    """Where one global or shared instruction's priced totals go: its line's counts (looked up
+    on first use; an instruction's closures live as long as its launch) and their slots."""
+
+    __slots__ = ("instr", "op", "counts", "slots", "warp_slot")
+
+    def __init__(self, instr: Instr, space: str, op: str):
+        self.instr, self.op = instr, op
+        self.counts: Any = None
+        load = op == "load"
+        if space == "global":
+            base = C.GLD_REQ if load else C.GST_REQ
+            self.slots: tuple[int, ...] = (base, base + 1, base + 2)
+            self.warp_slot: tuple[int, ...] = (C.instruction_slot("global_load" if load else "global_store"),)
+        else:
+            self.slots = (C.SLD_WF if load else C.SST_WF, C.BANK)
+            self.warp_slot = (C.SLD_REQ if load else C.SST_REQ, C.instruction_slot(f"shared_{op}"))
+
+    def add(self, ch: Chunk, plan: AccessPlan, e: int) -> None:
+        """Price a planned access (every lane active: every warp issues) and count it."""
+        pricer = ch.env.pricer
+        pricer.site = self.instr.line
+        totals = plan.priced(pricer, e, self.op)
+        counts = self.counts
+        if counts is None:
+            counts = self.counts = ch.env.site(self.instr.line, self.instr.inlined_at)
+        for slot, value in zip(self.slots, totals, strict=True):
+            counts[slot] += value
+        warps = ch.n // 32
+        for slot in self.warp_slot:
+            counts[slot] += warps
 
 
 def _check_priceable(instr: Instr, size: int) -> None:
@@ -243,6 +269,7 @@ def build_ld(instr: Instr, env: Env) -> Op:
         return _ld_const(instr, env, dests, t)
     read = address(instr.operands[1], env, "u64")
     via = address_register(instr.operands[1], env) if vec == 1 else None
+    tally = _Tally(instr, space, "load")
 
     def run(ch: Chunk, m: np.ndarray, full: bool, control: np.ndarray | None = None) -> None:
         kept = ch.seps.get(via[0]) if full and via is not None else None
@@ -256,7 +283,7 @@ def build_ld(instr: Instr, env: Env) -> Op:
                     ch.races.read_planned(ch, instr, plan, e, at, m)
                 if dests[0] != "_":
                     ch.write(dests[0], plan.take(e), m, True, fresh=True)
-                _price_sep_access(ch, instr, plan, e, "load")
+                tally.add(ch, plan, e)
                 return
         a = read(ch)
         if isinstance(a, Sep):
@@ -352,6 +379,7 @@ def build_st(instr: Instr, env: Env) -> Op:
     sources = [operand(s, t, env) for s in _regs(instr.operands[1])]
 
     via = address_register(instr.operands[0], env) if vec == 1 else None
+    tally = _Tally(instr, space, "store")
 
     def run(ch: Chunk, m: np.ndarray, full: bool, control: np.ndarray | None = None) -> None:
         kept = ch.seps.get(via[0]) if full and via is not None else None
@@ -364,7 +392,7 @@ def build_st(instr: Instr, env: Env) -> Op:
                 if space == "shared":
                     ch.races.access(ch, instr, plan.flat_bytes(e), plan.offsets(at), m, size, True, full=True)
                 plan.put(e, np.broadcast_to(np.asarray(sources[0](ch), dtype=dt), m.shape))
-                _price_sep_access(ch, instr, plan, e, "store")
+                tally.add(ch, plan, e)
                 return
         a = read(ch)
         if isinstance(a, Sep):
