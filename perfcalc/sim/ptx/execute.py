@@ -239,6 +239,14 @@ class Chunk:
             )
         return Sep(core, value)
 
+    def bind(self, name: str, value: np.ndarray) -> None:
+        """Make a fresh whole-chunk array of the register's storage dtype the register itself
+        (write's fast case, for callers that know both already)."""
+        self.stale.discard(name)
+        self.seps.pop(name, None)
+        self.flags.pop(name, None)
+        self.regs[name] = value
+
     def write(self, name: str, value: Any, mask: np.ndarray, full: bool, fresh: bool = False) -> None:
         """Set a register for the lanes of `mask` (`full`: every lane). `fresh`: `value` is a new
         array nothing else refers to (a load's gather, an fma's result), so a full write keeps

@@ -63,13 +63,21 @@ class _Resolved:
         self.whole = whole  # every lane of the chunk takes part (no masking needed)
 
 
-def _sep_access(ch: Chunk, space: str, kept: Sep, v: int, dt: np.dtype[Any]) -> tuple[AccessPlan, int] | None:
+def _sep_access(
+    ch: Chunk, space: str, kept: Sep, v: int, dt: np.dtype[Any], last: list[Any]
+) -> tuple[AccessPlan, int] | None:
     """The plan and element offset of a whole-chunk global or shared access through an address
     register kept separable (`kept` + immediate = Core + v), or None where the lane-by-lane path
-    must decide (a lane out of bounds, misaligned or wrapped: it reports)."""
+    must decide (a lane out of bounds, misaligned or wrapped: it reports). `last`: the
+    instruction's previous (Core, plan), which a loop finds again on every iteration."""
     if space not in ("global", "shared"):
         return None
-    plan = access_plan(ch, kept.core, space, dt, v)
+    core = kept.core
+    if last and last[0] is core:
+        plan = last[1]
+    else:
+        plan = access_plan(ch, core, space, dt, v)
+        last[:] = [core, plan]
     if plan is None:
         return None
     e = plan.element(v)
@@ -270,18 +278,23 @@ def build_ld(instr: Instr, env: Env) -> Op:
     read = address(instr.operands[1], env, "u64")
     via = address_register(instr.operands[1], env) if vec == 1 else None
     tally = _Tally(instr, space, "load")
+    last: list[Any] = []
 
     def run(ch: Chunk, m: np.ndarray, full: bool, control: np.ndarray | None = None) -> None:
         kept = ch.seps.get(via[0]) if full and via is not None else None
         if kept is not None:
             assert via is not None
             at = int(kept.off) + via[1]
-            fast = _sep_access(ch, space, kept, at, dt)
+            fast = _sep_access(ch, space, kept, at, dt, last)
             if fast is not None:
                 plan, e = fast
                 if space == "shared":
                     ch.races.read_planned(ch, instr, plan, e, at, m)
-                if dests[0] != "_":
+                if dests[0] == "_":
+                    pass
+                elif ch.storage_of(dests[0]) == dt:
+                    ch.bind(dests[0], plan.take(e))
+                else:
                     ch.write(dests[0], plan.take(e), m, True, fresh=True)
                 tally.add(ch, plan, e)
                 return
@@ -380,13 +393,14 @@ def build_st(instr: Instr, env: Env) -> Op:
 
     via = address_register(instr.operands[0], env) if vec == 1 else None
     tally = _Tally(instr, space, "store")
+    last: list[Any] = []
 
     def run(ch: Chunk, m: np.ndarray, full: bool, control: np.ndarray | None = None) -> None:
         kept = ch.seps.get(via[0]) if full and via is not None else None
         if kept is not None:
             assert via is not None
             at = int(kept.off) + via[1]
-            fast = _sep_access(ch, space, kept, at, dt)
+            fast = _sep_access(ch, space, kept, at, dt, last)
             if fast is not None:
                 plan, e = fast
                 if space == "shared":
