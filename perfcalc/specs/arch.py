@@ -6,6 +6,7 @@ can go from an attribute straight to the data file and its sources.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
@@ -121,8 +122,10 @@ _NULLABLE = {
 _FIELDS = [f.name for f in fields(Arch) if f.name not in _NOT_KEYS]
 
 
+@functools.lru_cache(maxsize=64)
 def display_file(source_file: str) -> str:
-    """A shipped device file as 'devices/cc_9_0.yaml'; a user's file as given."""
+    """A shipped device file as 'devices/cc_9_0.yaml'; a user's file as given (resolved once per
+    name: every launch names its device file in its limit checks)."""
     if not source_file:
         return "an Arch built in Python"
     path = Path(source_file)

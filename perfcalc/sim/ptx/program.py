@@ -379,19 +379,23 @@ def run_chunk(env: Env, steps: list[Step], block_ids: np.ndarray) -> None:
             mask = _merge(pc, mask, waiting)
             continue
         # barrier: every live thread of each block in `mask` must be here
-        blocks = mask.reshape(-1, width).any(axis=1)
-        expected = ch.live & np.repeat(blocks, width)
-        missing = expected & ~mask
-        if missing.any():
-            raise ch.fault(
-                "divergent_barrier",
-                step.instr,
-                missing,
-                "Barrier error: __syncthreads() (bar.sync) was reached by only part "
-                "of the block; this thread is elsewhere",
-            )
+        if facts.all():  # every lane of the chunk: every block is here, whole
+            arrived = ch.nblocks
+        else:
+            blocks = mask.reshape(-1, width).any(axis=1)
+            expected = ch.live & np.repeat(blocks, width)
+            missing = expected & ~mask
+            if missing.any():
+                raise ch.fault(
+                    "divergent_barrier",
+                    step.instr,
+                    missing,
+                    "Barrier error: __syncthreads() (bar.sync) was reached by only part "
+                    "of the block; this thread is elsewhere",
+                )
+            arrived = int(blocks.sum())
         ch.races.barrier()
-        counts[C.BARRIERS] += int(blocks.sum())
+        counts[C.BARRIERS] += arrived
         counts[C.instruction_slot("barrier")] += facts.nwarps()
         pc += 1
         mask = _merge(pc, mask, waiting)
