@@ -42,15 +42,23 @@ def sm_target(cc_number: int) -> str:
     return f"sm_{known[-1]}"
 
 
+# this process's reports by key (ptxas binary, target, PTX): a second launch reads no file
+_LOGS: dict[str, str] = {}
+
+
 def resource_log(ptx: str, sm: str, cache_dir: Path) -> str | None:
     """`ptxas -v`'s report for the PTX (cached), or None where ptxas is not installed or fails."""
     binary = ptxas_binary()
     if binary is None:
         return None
     key = hashlib.sha256(f"{binary}\n{sm}\n{ptx}".encode()).hexdigest()
+    seen = _LOGS.get(key)
+    if seen is not None:
+        return seen
     cached = cache_dir / f"{key}.ptxas.txt"
     if cached.is_file():
-        return cached.read_text()
+        found = _LOGS[key] = cached.read_text()
+        return found
     with tempfile.TemporaryDirectory() as tmp:
         src = Path(tmp) / "kernel.ptx"
         src.write_text(ptx)

@@ -69,6 +69,17 @@ def cache_dir() -> Path:
     return Path(base) / "perfcalc" / "ptx"
 
 
+# this process's compiles by cache key (the key holds the source, options, compiler version and
+# the user headers' text, so a changed header still recompiles): a second launch reads no file
+_COMPILED: dict[str, nvrtc.Compiled] = {}
+
+
+def _remember(key: str, compiled: nvrtc.Compiled) -> None:
+    if len(_COMPILED) >= 256:  # a long session of many files: start over rather than grow
+        _COMPILED.clear()
+    _COMPILED[key] = compiled
+
+
 def compile_cached(
     source: str, source_name: str, options: list[str], names: list[str], headers: dict[str, str] | None = None
 ) -> nvrtc.Compiled:
@@ -79,15 +90,21 @@ def compile_cached(
     key = hashlib.sha256(
         json.dumps([source, options, names, version, sorted((headers or {}).items()), included]).encode()
     ).hexdigest()
+    seen = _COMPILED.get(key)
+    if seen is not None:
+        return seen
     folder = cache_dir()
     path = folder / f"{key}.json"
     if path.is_file():
         try:
             data = json.loads(path.read_text())
-            return nvrtc.Compiled(data["ptx"], data["lowered"], "", data["compiler"], tuple(data["options"]))
+            found = nvrtc.Compiled(data["ptx"], data["lowered"], "", data["compiler"], tuple(data["options"]))
+            _remember(key, found)
+            return found
         except (OSError, ValueError, KeyError):
             pass
     compiled = nvrtc.compile_isolated(source, source_name, options, names, headers)
+    _remember(key, compiled)
     try:
         folder.mkdir(parents=True, exist_ok=True)
         tmp = path.with_suffix(f".{os.getpid()}.tmp")
