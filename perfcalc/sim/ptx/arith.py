@@ -37,17 +37,14 @@ def fma_f32(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
     rounding is odd'). The nudge can change the float32 only where s itself is a float32 value
     or a midpoint between two (an odd neighbour is neither, and no float64 lies between), and
     every such point has its low 28 mantissa bits zero (subnormal float32s: more of them); so
-    only lanes with those bits zero are looked at, usually none. The common case is five passes
-    over the lanes, in place where NumPy allows: widen, multiply, add, mask + minimum, narrow.
+    only lanes with those bits zero are looked at, usually none. The common case is four passes
+    over the lanes and one reduction: widening multiply, add in place, mask, minimum, narrow.
     """
-    if type(a) is not np.ndarray and type(b) is np.ndarray:
-        a, b = b, a  # an array first, so the in-place product has the result's shape
-    s = np.array(a, dtype=np.float64)
-    s *= b
-    if s.ndim and (type(c) is not np.ndarray or c.shape == s.shape):
+    s = np.multiply(a, b, dtype=np.float64)  # a new array (or scalar) of the product's shape
+    if type(s) is np.ndarray and s.ndim and (type(c) is not np.ndarray or c.shape == s.shape):
         s += c
     else:
-        s = s + np.asarray(c, dtype=np.float64)
+        s = np.array(s + np.asarray(c, dtype=np.float64))  # an array even where all are scalars
     bits = np.bitwise_and(s.view(np.int64), _LOW28)
     if bits.min() != 0:
         return s.astype(np.float32)
