@@ -26,6 +26,7 @@ from perfcalc.cli.common import (
     start_output,
     table_option,
 )
+from perfcalc.cli.name_values import defines
 from perfcalc.errors import InputError
 from perfcalc.expr import shorten
 
@@ -447,13 +448,7 @@ def _compiled_resources(
     from perfcalc.files import read_text
 
     text = read_text(source, "--source", latin1_fallback=True, error=Err)
-    defines: dict[str, Any] = {}
-    for item in define or []:
-        name, sep, value = item.partition("=")
-        if not name.strip().isidentifier():
-            raise Err(f"--define {item[:60]!r}: expected NAME or NAME=VALUE")
-        defines[name.strip()] = value if sep else None
-    ck = compile_kernel(text, kernel, arch, defines, str(source))
+    ck = compile_kernel(text, kernel, arch, defines(define, numbers_only=False), str(source))
     if ck.ptxas_log is None:
         raise Err(
             f"--source needs NVIDIA's ptxas to know the kernel's registers: pip install "

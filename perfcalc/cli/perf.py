@@ -44,7 +44,7 @@ def register(app: typer.Typer) -> None:
     app.command("roofline")(roofline)
 
 
-def _target(gpu: str | None, cc: str | None) -> tuple[Any, Any]:
+def gpu_target(gpu: str | None, cc: str | None) -> tuple[Any, Any]:
     """(Arch, Gpu | None) from --gpu / --cc (default: the default product); a product named in
     --cc brings its figures too."""
     return device_and_product(cc, gpu)
@@ -167,7 +167,7 @@ def matmul(
 
     start_output(output)
     engines = _engines(engine.value)
-    arch, product = _target(gpu, cc)
+    arch, product = gpu_target(gpu, cc)
     check_shape(width, tile, arch)
     params = {"Width": width, "TILE_WIDTH": tile}
     analysis = analyze_matmul(width, tile, arch, product, regs, catalog_counts(width, tile, arch), latency)
@@ -234,7 +234,7 @@ def _engines(engine: str) -> list[str]:
     return [chosen]
 
 
-def _kernel_params(kernels: list[str], param: list[str]) -> tuple[list[Any], dict[str, int]]:
+def kernel_params(kernels: list[str], param: list[str]) -> tuple[list[Any], dict[str, int]]:
     """Catalog specs and the --param overrides (each must belong to at least one kernel)."""
     from perfcalc.errors import InputError
     from perfcalc.specs.kernels import get_kernel
@@ -268,7 +268,9 @@ def _kernel_point(spec: Any, overrides: dict[str, int], arch: Any) -> tuple[Any,
     return (p.flops, moved), label
 
 
-def _launch_report(spec: Any, overrides: dict[str, int], product: Any, arch: Any, budget_s: float | None = None) -> Any:
+def catalog_launch_report(
+    spec: Any, overrides: dict[str, int], product: Any, arch: Any, budget_s: float | None = None
+) -> Any:
     """analysis.launch_report for a catalog kernel with the overrides that are its own."""
     from perfcalc.analysis.launch_report import analyze_catalog_kernel
     from perfcalc.analysis.sampling import DEFAULT_BUDGET_S
@@ -359,14 +361,14 @@ def _chart(gpu: str | None, kernels: list[str], param: list[str], intensities: l
     from perfcalc.model.roofline import roofline as build_roofline
     from perfcalc.report.perf_tables import ceilings_table, launch_reports_table, points_table, roofline_curve_table
 
-    arch, product = _target(gpu, None)
+    arch, product = gpu_target(gpu, None)
     roof = build_roofline(product, arch)
     points = [place(roof, x, f"I = {x:g}") for x in intensities]
     notes: list[str] = []
     predicted_tables, reports = [], []
     if kernels:
-        specs, overrides = _kernel_params(kernels, param)
-        reports = [_launch_report(spec, overrides, product, arch) for spec in specs]
+        specs, overrides = kernel_params(kernels, param)
+        reports = [catalog_launch_report(spec, overrides, product, arch) for spec in specs]
         predicted_tables.append(
             launch_reports_table(
                 reports,

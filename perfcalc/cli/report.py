@@ -10,7 +10,7 @@ from typing import Annotated, Any
 import typer
 
 from perfcalc.cli.common import DpiOption, MaxSecondsOption
-from perfcalc.cli.perf import GpuOption, _kernel_params, _launch_report, _target
+from perfcalc.cli.perf import GpuOption, catalog_launch_report, gpu_target, kernel_params
 
 
 def register(app: typer.Typer) -> None:
@@ -132,8 +132,8 @@ def report(
     from perfcalc.specs.kernels import catalog
 
     _check_directory(output)
-    arch, product = _target(gpu, None)
-    specs = _kernel_params(kernel, [])[0] if kernel else list(catalog().values())
+    arch, product = gpu_target(gpu, None)
+    specs = kernel_params(kernel, [])[0] if kernel else list(catalog().values())
     if times:
         from perfcalc.analysis.sampling import check_budget
 
@@ -151,7 +151,7 @@ def report(
         skipped = []
         for spec in specs:
             try:
-                reports.append(_launch_report(spec, dict(spec.realistic), product, arch, sample_budget))
+                reports.append(catalog_launch_report(spec, dict(spec.realistic), product, arch, sample_budget))
             except InputError as exc:  # e.g. a grid too large for CC 1.x
                 skipped.append(f"{spec.name} not timed at its realistic size: {exc}")
         return launch_reports_table(

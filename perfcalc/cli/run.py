@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated, Any
@@ -21,6 +20,7 @@ from perfcalc.cli.common import (
     start_output,
     table_option,
 )
+from perfcalc.cli.name_values import defines, name_values
 
 DEFAULT_REGISTERS = 32
 _REGS_HELP = (
@@ -32,47 +32,6 @@ _REGS_HELP = (
 def register(app: typer.Typer) -> None:
     app.command("run")(run)
     app.command("kernels")(kernels)
-
-
-def _name_values(items: list[str] | None, option: str) -> dict[str, int | float]:
-    """`NAME=VALUE` options -> dict; integers stay integers."""
-    from perfcalc.errors import InputError
-
-    out: dict[str, int | float] = {}
-    for item in items or []:
-        name, sep, text = item.partition("=")
-        name = name.strip()
-        if not sep or not name.isidentifier():
-            raise InputError(f"{option} {item[:60]!r}: expected NAME=VALUE, e.g. {option} Width=256")
-        if name in out:
-            raise InputError(f"{option} {name} is given twice ({out[name]} and {text[:40]}); give each name once")
-        try:
-            out[name] = int(text, 0)
-        except ValueError:
-            try:
-                out[name] = float(text)
-            except ValueError:
-                raise InputError(f"{option} {item[:60]!r}: {text[:40]!r} is not a number") from None
-            if not math.isfinite(out[name]):
-                raise InputError(f"{option} {item[:60]!r}: {text!r} is not a finite number") from None
-    return out
-
-
-def _defines(items: list[str] | None, engine: str) -> dict[str, Any]:
-    """-D NAME[=VALUE]: numbers for the C engine (its pre-pass substitutes numbers); any token
-    sequence for the PTX engine, which hands it to NVIDIA's preprocessor as nvcc would."""
-    from perfcalc.errors import InputError
-
-    if engine != "ptx":
-        return _name_values(items, "--define")
-    out: dict[str, Any] = {}
-    for item in items or []:
-        name, _sep, text = item.partition("=")
-        name = name.strip()
-        if not name.isidentifier() or "\n" in text or "\r" in text:
-            raise InputError(f"--define {item[:60]!r}: expected NAME or NAME=VALUE")
-        out[name] = text if _sep else None
-    return out
 
 
 def _dims(text: str | None, option: str) -> tuple[int, ...]:
@@ -268,7 +227,7 @@ def run(
         arch_cc = _cc_and_gpu(cc, one, each)
         if source is None:
             assert kernel_name is not None  # one of KERNEL and --source, checked above
-            docs.append(run_catalog(kernel_name, _name_values(param, "--param"), arch_cc, catalog_file, each))
+            docs.append(run_catalog(kernel_name, name_values(param, "--param"), arch_cc, catalog_file, each))
         else:
             docs.append(
                 run_source(
@@ -277,8 +236,8 @@ def run(
                     _dims(grid, "--grid"),
                     _dims(block, "--block"),
                     array or [],
-                    _name_values(param, "--param"),
-                    _defines(define, chosen),
+                    name_values(param, "--param"),
+                    defines(define, numbers_only=chosen != "ptx"),
                     dynamic_shared,
                     arch_cc,
                     each,
