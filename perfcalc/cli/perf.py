@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -25,8 +25,8 @@ from perfcalc.cli.common import (
 # inner product), measured at W=1024 (CC 1.0 and 9.0 alike) on the 2-core x86-64 sandbox
 # (benchmarks/bench_matmul.py, benchmarks/RESULTS.md). Used only to warn before a long simulation.
 SIM_SECONDS_PER_W3 = {"naive": 2.0e-9, "tiled": 2.5e-9}
-# The PTX engine's, measured at W = 256 (benchmarks/results_ptx_engine.md: 2.04 s and 1.81 s).
-PTX_SECONDS_PER_W3 = {"naive": 1.2e-7, "tiled": 1.1e-7}
+# The PTX engine's, measured at W = 1024 (benchmarks/results_ptx_engine.md: 4.36 s and 6.37 s).
+PTX_SECONDS_PER_W3 = {"naive": 4.1e-9, "tiled": 5.9e-9}
 WARN_ABOVE_S = 5.0
 REFUSE_ABOVE_S = 600.0  # beyond this a simulation is refused: use --no-simulate
 
@@ -37,6 +37,9 @@ GpuOption = Annotated[
 CcOption = Annotated[
     str | None, typer.Option("--cc", help="Compute capability (7.0, 70, sm_70), a product name, or a device YAML.")
 ]
+
+if TYPE_CHECKING:  # imported where used: the roofline model is not needed at start-up
+    from perfcalc.report.roofline_charts import RooflineChart
 
 
 def register(app: typer.Typer) -> None:
@@ -332,34 +335,35 @@ def roofline(
         raise InputError(f"--gpu repeats a product ({', '.join(str(k) for k in keys)}): name each once")
     charts = [_chart(key, kernel or [], param or [], intensity_values or []) for key in keys]
     if len(charts) == 1:
-        tables, data = charts[0]["tables"], charts[0]["data"]
+        tables, data = charts[0].tables, charts[0].data
     else:
-        tables, data = _compared(charts)
+        from perfcalc.report.roofline_charts import compared
+
+        tables, data = compared(charts)
     show(tables, fmt, output, data=data if fmt == Format.json else None, table=table)
     if plot is not None:
         from dataclasses import replace
 
         from perfcalc.report.roofline_plot import plot_roofline
 
-        def named(
-            chart: dict[str, Any], points: list[Any]
-        ) -> list[Any]:  # several products: each point says whose it is
-            return [replace(p, label=f"{p.label} on {chart['gpu']}") for p in points] if len(charts) > 1 else points
+        def named(chart: RooflineChart, points: list[Any]) -> list[Any]:  # several products: whose each is
+            return [replace(p, label=f"{p.label} on {chart.gpu}") for p in points] if len(charts) > 1 else points
 
         plot_roofline(
-            [c["roof"] for c in charts],
-            [p for c in charts for p in named(c, c["points"])],
+            [c.roof for c in charts],
+            [p for c in charts for p in named(c, c.points)],
             plot,
             dpi,
-            predicted=[q for c in charts for q in named(c, c["predicted_points"])],
+            predicted=[q for c in charts for q in named(c, c.predicted_points)],
         )
 
 
-def _chart(gpu: str | None, kernels: list[str], param: list[str], intensities: list[float]) -> dict[str, Any]:
+def _chart(gpu: str | None, kernels: list[str], param: list[str], intensities: list[float]) -> RooflineChart:
     """One product's roofline: its tables, its JSON document and what the figure draws."""
     from perfcalc.model.roofline import intensity, place
     from perfcalc.model.roofline import roofline as build_roofline
     from perfcalc.report.perf_tables import ceilings_table, launch_reports_table, points_table, roofline_curve_table
+    from perfcalc.report.roofline_charts import RooflineChart
 
     arch, product = gpu_target(gpu, None)
     roof = build_roofline(product, arch)
@@ -416,60 +420,4 @@ def _chart(gpu: str | None, kernels: list[str], param: list[str], intensities: l
         drawn = predicted_points(reports, predicted_tables[0].rows)
     else:
         drawn = []
-    return {
-        "gpu": product.key,
-        "roof": roof,
-        "tables": tables,
-        "data": data,
-        "points": points,
-        "predicted_points": drawn,
-    }
-
-
-def _compared(charts: list[dict[str, Any]]) -> tuple[list[Any], dict[str, Any]]:
-    """Several products: each table once, its rows from every product with a leading `gpu`."""
-    from perfcalc.report.table import Table
-
-    merged: dict[str, Table] = {}
-    for chart in charts:
-        for t in chart["tables"]:
-            rows = [{"gpu": chart["gpu"], **row} for row in t.rows]
-            if t.key not in merged:
-                merged[t.key] = Table(
-                    columns=["gpu", *t.columns],
-                    rows=rows,
-                    title=_without_product(t.title, chart) + f" ({', '.join(c['gpu'] for c in charts)})",
-                    headers=t.headers,
-                    notes=list(t.notes),
-                    name=t.key,
-                )
-                continue
-            into = merged[t.key]
-            into.rows += rows
-            into.columns = list(dict.fromkeys([*into.columns, *t.columns]))  # a ceiling only some have
-            into.notes += [n for n in t.notes if n not in into.notes]
-    data = {
-        "rooflines": [c["roof"] for c in charts],
-        **{
-            name: [{"gpu": c["gpu"], **_plain(row)} for c in charts for row in c["data"][name]]
-            for name in ("ceilings", "curve", "points", "predicted")
-        },
-    }
-    return list(merged.values()), data
-
-
-def _without_product(title: str, chart: dict[str, Any]) -> str:
-    """'Roofline ceilings of Tesla V100 (SXM2) (CC 7.0)' -> 'Roofline ceilings'."""
-    roof = chart["roof"]
-    for words in (f" of {roof.gpu_name} (CC {roof.cc})", f" of {roof.gpu_name}", f" on {roof.gpu_name}"):
-        title = title.replace(words, "")
-    return title
-
-
-def _plain(row: Any) -> dict[str, Any]:
-    """A row or a result dataclass as a plain dict (points are RooflinePoint objects)."""
-    from perfcalc.results import plain
-
-    value = plain(row)
-    assert isinstance(value, dict)
-    return value
+    return RooflineChart(product.key, roof, tables, data, points, drawn)
