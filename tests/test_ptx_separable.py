@@ -87,20 +87,18 @@ def test_the_tiled_matmul_takes_the_shortcut_for_every_access() -> None:
     ],
 )
 def test_a_gather_of_repeated_lanes_equals_the_full_gather(lane, shape) -> None:
-    """AccessPlan.take gathers a block's few distinct lanes once and spreads them where the lane
-    part repeats (sep_access._repetition); its values must be those of the full gather."""
+    """Core.take_at (sim/separable.py, both engines' loads) gathers a block's few distinct lanes
+    once and spreads them where the lane part repeats; its values must be the full gather's."""
     import numpy as np
 
-    from perfcalc.sim.ptx.sep_access import AccessPlan
     from perfcalc.sim.separable import Core
 
     t = np.arange(256, dtype=np.int64)
     core = Core(np.arange(0, 40 * 4096, 4096, dtype=np.int64), lane(t).astype(np.int64))
     view = np.random.default_rng(1).standard_normal(200_000).astype(np.float32)
-    plan = AccessPlan("global", view, 0, 10**6, 0, core, core, core)
-    assert plan.shape == shape
     rel, low = core.gather_base()
     for e in (0, 3, 17):
-        got = plan.take(e)
+        got = core.take_at(view, e)
         assert got.flags.c_contiguous and got.flags.writeable  # bound as a register as it is
         assert np.array_equal(got, view[low + e :].take(rel))
+    assert core.derived("repetition", lambda: None)[0] == shape  # the shape take_at used

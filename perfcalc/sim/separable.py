@@ -79,6 +79,24 @@ class Core:
 
         return self.derived("gather", make)
 
+    def take_at(self, view: np.ndarray, off: int) -> np.ndarray:
+        """view[b + lane + off] for every block and lane, a fresh array (the caller has
+        bounds-checked the indices): one gather with the cached int64 indices, or, where a
+        block's lanes repeat a few values -- runs of equal lanes (`Mds[ty][k]`) or one row of
+        lanes again and again (`Nds[k][tx]`) -- a gather of those few, spread over the lanes
+        (at 2^17 lanes 89 -> 42 us and 87 -> 66 us: benchmarks/results_ptx_engine.md)."""
+        rel, low = self.gather_base()
+        base = view[low + off :]
+        (kind, k), few = self.derived("repetition", lambda: _repetition(self, low))
+        if few is None:
+            return base.take(rel, mode="clip")
+        values = base.take(few, mode="clip")
+        if kind == "runs":
+            return np.repeat(values, k)
+        out = np.empty((self.b.size, self.lane.size // k, k), dtype=values.dtype)
+        out[...] = values.reshape(self.b.size, 1, k)
+        return out.reshape(-1)
+
     def derived(self, key: Hashable, make: Callable[[], _T]) -> _T:
         """A cached derived value (`make()` on a miss; a key always maps to one kind of value)."""
         hit = self.cache.get(key)
@@ -88,6 +106,23 @@ class Core:
             hit = make()
             self.cache[key] = hit
         return cast(_T, hit)
+
+
+def _repetition(core: Core, low: int) -> tuple[tuple[str, int], np.ndarray | None]:
+    """How a block's lane part repeats: ('runs', g) where each g consecutive lanes hold one
+    value, ('period', p) where the lanes repeat their first p; with the gather indices of those
+    few lanes in every block (relative to `low`, the full gather's smallest value, which they
+    contain), or None where nothing repeats enough to pay for the second step."""
+    lane = core.lane.astype(np.int64)
+    width = lane.size
+    b = core.b.astype(np.int64)
+    for g in (32, 16, 8, 4):
+        if width % g == 0 and width > g and bool((lane.reshape(-1, g) == lane[::g, None]).all()):
+            return ("runs", g), np.add.outer(b - low, lane[::g]).reshape(-1)
+    for p in (4, 8, 16, 32, 64):
+        if width % p == 0 and width >= 4 * p and bool((lane.reshape(-1, p) == lane[:p]).all()):
+            return ("period", p), np.add.outer(b - low, lane[:p]).reshape(-1)
+    return ("none", 0), None
 
 
 class Sep(np.lib.mixins.NDArrayOperatorsMixin):
@@ -155,8 +190,7 @@ class Sep(np.lib.mixins.NDArrayOperatorsMixin):
         caller has bounds-checked it). One gather from `view` shifted by the offset, with the
         Core's cached int64 indices, so an access in a loop builds no index array at all
         (one pass fewer than hand-written NumPy's `view.take(base + k)`)."""
-        rel, low = self.core.gather_base()
-        return view[low + int(self.off) :].take(rel, mode="clip")
+        return self.core.take_at(view, int(self.off))
 
     def bounds(self) -> tuple[int, int]:
         """(min, max) of b + lane + off without wrap-around, as Python ints."""

@@ -111,10 +111,10 @@ class SepLoad:
     """What a load through one separable index Core needs, derived once per (Core, array):
     the range of uniform offsets for which every lane is in bounds and no lane wrapped (the
     checks `_separable_index` makes), the pricing plan (pricing.Pricer.sep_plan) and the
-    gather indices of the storage (Core.gather_base). A load in a loop then costs a range
-    test, one dict hit for its price and one gather."""
+    Core whose cached indices gather from the storage (Core.take_at). A load in a loop then
+    costs a range test, one dict hit for its price and one gather."""
 
-    __slots__ = ("off_lo", "off_hi", "start", "totals", "quantum", "rel", "low", "flat")
+    __slots__ = ("off_lo", "off_hi", "start", "totals", "quantum", "flat", "gather")
 
     def __init__(self, core: Core, dtype: np.dtype[Any], n: int, plan: SepPlan, gather: Core, flat: Core | None = None):
         bmin, bmax, lmin, lmax = core.bounds()
@@ -122,8 +122,8 @@ class SepLoad:
         self.off_lo = max(lo_t - (bmin + lmin), -(bmin + lmin))
         self.off_hi = min(hi_t - (bmax + lmax), n - 1 - (bmax + lmax))
         self.start, self.totals, self.quantum = plan[3], plan[4], plan[5]
-        self.rel, self.low = gather.gather_base()
         self.flat = flat
+        self.gather = gather  # Core.take_at gathers through it
 
 
 def _checked_index(ctx: ChunkContext, idx: Value, n: int) -> Lanes:
@@ -296,7 +296,7 @@ class GlobalArray:
         counts[C.GLD_TX] += total[1]
         counts[C.GLD_B] += total[2]
         counts[_GLOBAL_LOAD] += ctx.mask.nwarps
-        return view[p.low + off :].take(p.rel, mode="clip")
+        return p.gather.take_at(view, off)
 
     def store(
         self, ctx: ChunkContext, idx: Value, value: Value, field: str | None, line: int, counts: list[int]
@@ -645,7 +645,7 @@ class SharedArray:
         counts[_SHARED_LOAD] += nwarps
         counts[C.BANK] += total[1]
         self.pending_reads.append((Sep(p.flat, np.int64(off)), ctx.all_lanes, line))
-        return self.storage[p.low + off :].take(p.rel, mode="clip")
+        return p.gather.take_at(self.storage, off)
 
     def _absorb_reads(self, ctx: ChunkContext) -> None:
         """Turn this interval's remembered reads into the reader shadow (several warps: MANY)."""

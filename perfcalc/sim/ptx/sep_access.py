@@ -49,8 +49,6 @@ class AccessPlan:
         "pricing",
         "least",
         "most",
-        "shape",
-        "few",
     )
 
     def __init__(self, space: str, view: np.ndarray, lo: int, hi: int, shift: int, core: Core, units: Core, flat: Core):
@@ -65,7 +63,6 @@ class AccessPlan:
         self.pricing: Any = None  # the pricer's plan for `units` (pricing.py, Pricer.sep_plan)
         bmin, bmax, lmin, lmax = core.bounds()
         self.least, self.most = bmin + lmin, bmax + lmax  # of the Core's values (add v)
-        self.shape, self.few = _repetition(flat, self.low)
 
     def element(self, v: int) -> int | None:
         """The uniform element offset for address offset v, or None where a lane would be out of
@@ -75,20 +72,8 @@ class AccessPlan:
         return None
 
     def take(self, e: int) -> np.ndarray:
-        """Every lane's value, a fresh array: one gather with the Core's cached indices, or, where
-        a block's lanes repeat a few elements (`Mds[ty][k]`: runs of equal lanes; `Nds[k][tx]`:
-        one row of lanes again and again), a gather of those few spread over the lanes."""
-        base = self.view[self.low + e :]
-        if self.few is None:
-            return base.take(self.rel, mode="clip")
-        values = base.take(self.few, mode="clip")
-        kind, k = self.shape
-        if kind == "runs":
-            return np.repeat(values, k)
-        nblocks = self.flat.b.size
-        out = np.empty((nblocks, self.flat.lane.size // k, k), dtype=values.dtype)
-        out[...] = values.reshape(nblocks, 1, k)
-        return out.reshape(-1)
+        """Every lane's value, a fresh array (Core.take_at: one gather, or a few spread)."""
+        return self.flat.take_at(self.view, e)
 
     def put(self, e: int, values: np.ndarray) -> None:
         """Store every lane's value (two lanes on one element: the higher lane's value stays)."""
@@ -123,23 +108,6 @@ class AccessPlan:
     def offsets(self, v: int) -> Sep:
         """Shared: each lane's byte offset in its block's window (the address itself)."""
         return Sep(self.core, np.int64(v).astype(self.core.lane.dtype))
-
-
-def _repetition(flat: Core, low: int) -> tuple[tuple[str, int], np.ndarray | None]:
-    """How a block's lane part repeats: ('runs', g) where each g consecutive lanes hold one
-    value, ('period', p) where the lanes repeat their first p; with the gather indices of the
-    few distinct lanes (relative to `low`, the same smallest value as the full gather's), or
-    None (no repetition worth the second step)."""
-    lane = flat.lane.astype(np.int64)
-    width = lane.size
-    b = flat.b.astype(np.int64)
-    for g in (32, 16, 8, 4):
-        if width % g == 0 and width > g and bool((lane.reshape(-1, g) == lane[::g, None]).all()):
-            return ("runs", g), np.add.outer(b - low, lane[::g]).reshape(-1)
-    for p in (4, 8, 16, 32, 64):
-        if width % p == 0 and width >= 4 * p and bool((lane.reshape(-1, p) == lane[:p]).all()):
-            return ("period", p), np.add.outer(b - low, lane[:p]).reshape(-1)
-    return ("none", 0), None
 
 
 def access_plan(ch: Chunk, core: Core, space: str, dtype: np.dtype[Any], v: int) -> AccessPlan | None:
