@@ -41,21 +41,32 @@ def bare_naive(m: np.ndarray, n: np.ndarray, w: int) -> np.ndarray:
     """Every thread's inner product, nothing counted, with no allocation inside the k loop: the
     index vectors, the two gathers and the product go into buffers made once (`out=`), so the
     floor pays for arithmetic and gathers only, not for malloc and page faults (issue #13: a
-    floor that allocated per step was slower than the simulator at large W)."""
+    floor that allocated per step was slower than the simulator at large W). A block's lanes
+    repeat values -- the 16 lanes of a row (tx) read one Md element, every row of a block reads
+    the same 16 Nd elements -- so each gathers only a block's distinct elements and spreads
+    them, as the simulator's loads do (Core.take_at) since 2026-11-24: the floor knows what the
+    simulator knows."""
     by, bx, ty, tx = layout(w)
     row = by * np.int32(TB) + ty
     col = bx * np.int32(TB) + tx
     wi = np.int32(w)
+    nblocks = (w // TB) ** 2
     acc = np.zeros(row.size, np.float32)
     row_w = row * wi
-    idx_m, idx_n = np.empty_like(row_w), np.empty_like(row_w)
+    rows_once = np.ascontiguousarray(row_w[::TB])  # one lane per run of TB lanes (tx = 0)
+    cols_once = np.ascontiguousarray(col.reshape(nblocks, TB, TB)[:, 0, :]).ravel()  # ty = 0
+    idx_m, idx_n = np.empty_like(rows_once), np.empty_like(cols_once)
+    few_m, few_n = np.empty(rows_once.size, np.float32), np.empty(cols_once.size, np.float32)
     a, b = np.empty(row.size, np.float32), np.empty(row.size, np.float32)
+    a_runs, b_rows = a.reshape(-1, TB), b.reshape(nblocks, TB, TB)
     for k in range(w):
         kk = np.int32(k)
-        np.add(row_w, kk, out=idx_m)
-        np.add(col, kk * wi, out=idx_n)
-        np.take(m, idx_m, out=a)
-        np.take(n, idx_n, out=b)
+        np.add(rows_once, kk, out=idx_m)
+        np.add(cols_once, kk * wi, out=idx_n)
+        np.take(m, idx_m, out=few_m)
+        np.take(n, idx_n, out=few_n)
+        a_runs[...] = few_m[:, None]
+        b_rows[...] = few_n.reshape(nblocks, 1, TB)
         np.multiply(a, b, out=a)
         np.add(acc, a, out=acc)
     p = np.empty(w * w, np.float32)
@@ -65,7 +76,9 @@ def bare_naive(m: np.ndarray, n: np.ndarray, w: int) -> np.ndarray:
 
 def bare_tiled(m: np.ndarray, n: np.ndarray, w: int) -> np.ndarray:
     """The tiled kernel the same way: per phase the two tile loads into flat per-block buffers,
-    then TILE multiply-adds from them, every index vector and temporary preallocated."""
+    then TILE multiply-adds from them, every index vector and temporary preallocated; the
+    shared reads gather a block's distinct elements once and spread them (Mds[ty][k]: one per
+    row of lanes; Nds[k][tx]: one row for all rows), as bare_naive's global reads."""
     by, bx, ty, tx = layout(w)
     row = by * np.int32(TB) + ty
     col = bx * np.int32(TB) + tx
@@ -77,10 +90,15 @@ def bare_tiled(m: np.ndarray, n: np.ndarray, w: int) -> np.ndarray:
     nds = np.zeros(nblocks * TB * TB, np.float32)
     row_base = block * (TB * TB) + ty.astype(np.int64) * TB  # Mds[ty][k] = row_base + k
     col_base = block * (TB * TB) + tx  # Nds[k][tx] = col_base + k*TB
+    rows_once = np.ascontiguousarray(row_base[::TB])  # tx = 0 of every row
+    cols_once = np.ascontiguousarray(col_base.reshape(nblocks, TB, TB)[:, 0, :]).ravel()  # ty = 0
     row_m = row * wi + tx  # Md[Row*Width + ph*TB + tx] = row_m + ph*TB
     col_n = col + ty * wi  # Nd[(ph*TB + ty)*Width + Col] = col_n + ph*TB*Width
-    idx_g, idx_s = np.empty_like(row_m), np.empty_like(row_base)
+    idx_g = np.empty_like(row_m)
+    idx_r, idx_c = np.empty_like(rows_once), np.empty_like(cols_once)
+    few_r, few_c = np.empty(rows_once.size, np.float32), np.empty(cols_once.size, np.float32)
     a, b = np.empty(row.size, np.float32), np.empty(row.size, np.float32)
+    a_runs, b_rows = a.reshape(-1, TB), b.reshape(nblocks, TB, TB)
     acc = np.zeros(row.size, np.float32)
     for ph in range(w // TB):
         np.add(row_m, np.int32(ph * TB), out=idx_g)
@@ -90,10 +108,12 @@ def bare_tiled(m: np.ndarray, n: np.ndarray, w: int) -> np.ndarray:
         np.take(n, idx_g, out=b)
         nds[mine] = b
         for k in range(TB):
-            np.add(row_base, k, out=idx_s)
-            np.take(mds, idx_s, out=a)
-            np.add(col_base, k * TB, out=idx_s)
-            np.take(nds, idx_s, out=b)
+            np.add(rows_once, k, out=idx_r)
+            np.take(mds, idx_r, out=few_r)
+            np.add(cols_once, k * TB, out=idx_c)
+            np.take(nds, idx_c, out=few_c)
+            a_runs[...] = few_r[:, None]
+            b_rows[...] = few_c.reshape(nblocks, 1, TB)
             np.multiply(a, b, out=a)
             np.add(acc, a, out=acc)
     p = np.empty(w * w, np.float32)
