@@ -186,7 +186,6 @@ class Chunk:
         self.shared = np.zeros(self.nblocks * max(env.shared_bytes, 16), dtype=np.uint8)
         self.races = SharedRaces(self.shared.size, max(env.shared_bytes, 16), width)
         self.live = np.tile(local < tpb, nblocks)
-        self._local: np.ndarray | None = None
 
     @functools.cached_property
     def shared_base(self) -> np.ndarray:
@@ -240,37 +239,33 @@ class Chunk:
         return Sep(core, value)
 
     def bind(self, name: str, value: np.ndarray) -> None:
-        """Make a fresh whole-chunk array of the register's storage dtype the register itself
-        (write's fast case, for callers that know both already)."""
+        """Make a fresh whole-chunk array of the register's storage dtype the register itself."""
+        self._drop_kept(name)
+        self.regs[name] = value
+
+    def _drop_kept(self, name: str) -> None:
+        """Forget a register's kept Sep or flag (its array is about to be the value)."""
         self.stale.discard(name)
         self.seps.pop(name, None)
         self.flags.pop(name, None)
-        self.regs[name] = value
 
     def write(self, name: str, value: Any, mask: np.ndarray, full: bool, fresh: bool = False) -> None:
         """Set a register for the lanes of `mask` (`full`: every lane). `fresh`: `value` is a new
         array nothing else refers to (a load's gather, an fma's result), so a full write keeps
-        it as the register instead of copying it."""
-        if type(value) is Sep and full and value.core.lane.dtype.itemsize == self.storage_of(name).itemsize:
-            self.flags.pop(name, None)
-            self.seps[name] = value
-            self.stale.add(name)
+        it as the register instead of copying it. A whole-register integer scalar or Sep is
+        kept as a Sep, a bool scalar as a flag (the array is brought up to date when read)."""
+        if (
+            full
+            and fresh
+            and type(value) is np.ndarray
+            and value.shape == (self.n,)
+            and value.dtype == self.storage_of(name)
+            and value.flags.c_contiguous
+            and value.flags.writeable
+        ):
+            self.bind(name, value)
             return
-        if type(value) is np.ndarray and value.ndim:
-            if (
-                full
-                and fresh
-                and value.shape == (self.n,)
-                and value.dtype == self.storage_of(name)
-                and value.flags.c_contiguous
-                and value.flags.writeable
-            ):
-                self.stale.discard(name)
-                self.seps.pop(name, None)
-                self.flags.pop(name, None)
-                self.regs[name] = value
-                return
-        elif full and not isinstance(value, Sep) and np.ndim(value) == 0:
+        if full and not isinstance(value, Sep) and (type(value) is not np.ndarray or value.ndim == 0):
             scalar = np.asarray(value)[()]
             if isinstance(scalar, np.generic) and scalar.dtype.kind in "iu":
                 value = self.uniform(scalar)
@@ -287,9 +282,7 @@ class Chunk:
                 return
             value = value.full()
         if full:  # the whole register is overwritten: a kept Sep or flag is simply dropped
-            self.stale.discard(name)
-            self.seps.pop(name, None)
-            self.flags.pop(name, None)
+            self._drop_kept(name)
             target = self.reg(name)
         else:
             target = self.reg(name)  # a kept Sep is materialised first: other lanes keep it
@@ -409,8 +402,7 @@ def predicate(text: str, env: Env) -> Callable[[Chunk], Guard]:
     negated = text.startswith("!")
     name = text[1:].strip() if negated else text
     if not (register_name(name) or name in env.reg_types):
-        inner = operand(text, "pred", env)
-        return lambda ch: inner(ch)
+        return operand(text, "pred", env)
 
     def read(ch: Chunk) -> Guard:
         flag = ch.flags.get(name)

@@ -63,25 +63,47 @@ class _Resolved:
         self.whole = whole  # every lane of the chunk takes part (no masking needed)
 
 
-def _sep_access(
-    ch: Chunk, space: str, kept: Sep, v: int, dt: np.dtype[Any], last: list[Any]
-) -> tuple[AccessPlan, int] | None:
+def _sep_access(ch: Chunk, space: str, kept: Sep, v: int, dt: np.dtype[Any]) -> tuple[AccessPlan, int] | None:
     """The plan and element offset of a whole-chunk global or shared access through an address
     register kept separable (`kept` + immediate = Core + v), or None where the lane-by-lane path
-    must decide (a lane out of bounds, misaligned or wrapped: it reports). `last`: the
-    instruction's previous (Core, plan), which a loop finds again on every iteration."""
+    must decide (a lane out of bounds, misaligned or wrapped: it reports)."""
     if space not in ("global", "shared"):
         return None
-    core = kept.core
-    if last and last[0] is core:
-        plan = last[1]
-    else:
-        plan = access_plan(ch, core, space, dt, v)
-        last[:] = [core, plan]
+    plan = access_plan(ch, kept.core, space, dt, v)
     if plan is None:
         return None
     e = plan.element(v)
     return None if e is None else (plan, e)
+
+
+class _Planned:
+    """A load's or store's whole-chunk fast path: its address register and immediate, the
+    instruction's last (Core, plan) pair (a loop finds it again on every iteration), and where
+    its priced totals go."""
+
+    __slots__ = ("space", "dt", "via", "last", "tally")
+
+    def __init__(self, instr: Instr, env: Env, address_text: str, space: str, dt: np.dtype[Any], vec: int, op: str):
+        self.space, self.dt = space, dt
+        self.via = address_register(address_text, env) if vec == 1 else None
+        self.last: tuple[Any, tuple[AccessPlan, int] | None] | None = None
+        self.tally = _Tally(instr, space, op)
+
+    def find(self, ch: Chunk, full: bool) -> tuple[AccessPlan, int, int] | None:
+        """(plan, element offset, address offset) where every lane takes part and the address
+        register is kept separable; None sends the access down the lane-by-lane path."""
+        kept = ch.seps.get(self.via[0]) if full and self.via is not None else None
+        if kept is None:
+            return None
+        assert self.via is not None
+        at = int(kept.off) + self.via[1]
+        last = self.last
+        if last is not None and last[0] is kept.core and last[1] is not None:
+            e = last[1][0].element(at)
+            return None if e is None else (last[1][0], e, at)
+        fast = _sep_access(ch, self.space, kept, at, self.dt)
+        self.last = (kept.core, fast)
+        return None if fast is None else (fast[0], fast[1], at)
 
 
 class _Tally:
@@ -276,28 +298,18 @@ def build_ld(instr: Instr, env: Env) -> Op:
     if space == "const":
         return _ld_const(instr, env, dests, t)
     read = address(instr.operands[1], env, "u64")
-    via = address_register(instr.operands[1], env) if vec == 1 else None
-    tally = _Tally(instr, space, "load")
-    last: list[Any] = []
+    planned = _Planned(instr, env, instr.operands[1], space, dt, vec, "load")
 
     def run(ch: Chunk, m: np.ndarray, full: bool, control: np.ndarray | None = None) -> None:
-        kept = ch.seps.get(via[0]) if full and via is not None else None
-        if kept is not None:
-            assert via is not None
-            at = int(kept.off) + via[1]
-            fast = _sep_access(ch, space, kept, at, dt, last)
-            if fast is not None:
-                plan, e = fast
-                if space == "shared":
-                    ch.races.read_planned(ch, instr, plan, e, at, m)
-                if dests[0] == "_":
-                    pass
-                elif ch.storage_of(dests[0]) == dt:
-                    ch.bind(dests[0], plan.take(e))
-                else:
-                    ch.write(dests[0], plan.take(e), m, True, fresh=True)
-                tally.add(ch, plan, e)
-                return
+        found = planned.find(ch, full)
+        if found is not None:
+            plan, e, at = found
+            if space == "shared":
+                ch.races.read_planned(ch, instr, plan, e, at, m)
+            if dests[0] != "_":
+                ch.write(dests[0], plan.take(e), m, True, fresh=True)
+            planned.tally.add(ch, plan, e)
+            return
         a = read(ch)
         if isinstance(a, Sep):
             a = a.full()
@@ -391,23 +403,17 @@ def build_st(instr: Instr, env: Env) -> Op:
     read = address(instr.operands[0], env, "u64")
     sources = [operand(s, t, env) for s in _regs(instr.operands[1])]
 
-    via = address_register(instr.operands[0], env) if vec == 1 else None
-    tally = _Tally(instr, space, "store")
-    last: list[Any] = []
+    planned = _Planned(instr, env, instr.operands[0], space, dt, vec, "store")
 
     def run(ch: Chunk, m: np.ndarray, full: bool, control: np.ndarray | None = None) -> None:
-        kept = ch.seps.get(via[0]) if full and via is not None else None
-        if kept is not None:
-            assert via is not None
-            at = int(kept.off) + via[1]
-            fast = _sep_access(ch, space, kept, at, dt, last)
-            if fast is not None:
-                plan, e = fast
-                if space == "shared":
-                    ch.races.access(ch, instr, plan.flat_bytes(e), plan.offsets(at), m, size, True, full=True)
-                plan.put(e, np.broadcast_to(np.asarray(sources[0](ch), dtype=dt), m.shape))
-                tally.add(ch, plan, e)
-                return
+        found = planned.find(ch, full)
+        if found is not None:
+            plan, e, at = found
+            if space == "shared":
+                ch.races.access(ch, instr, plan.flat_bytes(e), plan.offsets(at), m, size, True, full=True)
+            plan.put(e, np.broadcast_to(np.asarray(sources[0](ch), dtype=dt), m.shape))
+            planned.tally.add(ch, plan, e)
+            return
         a = read(ch)
         if isinstance(a, Sep):
             a = a.full()
