@@ -125,6 +125,18 @@ def _repetition(core: Core, low: int) -> tuple[tuple[str, int], np.ndarray | Non
     return ("none", 0), None
 
 
+def _direct(ufunc: np.ufunc, reflected: bool = False) -> Callable[[Sep, Value], Value]:
+    """A binary operator that applies the separable rule first (`_separable`) and NumPy's
+    ufunc, with its override dispatch, only where the rule does not apply."""
+
+    def op(self: Sep, other: Value) -> Value:
+        args = (other, self) if reflected else (self, other)
+        r = _separable(ufunc, args)
+        return ufunc(*args) if r is None else r
+
+    return op
+
+
 class Sep(np.lib.mixins.NDArrayOperatorsMixin):
     """An integer lane array stored as Core (per-block + per-lane parts) plus a uniform offset."""
 
@@ -247,21 +259,12 @@ class Sep(np.lib.mixins.NDArrayOperatorsMixin):
         return self.full().astype(dt)
 
     # the operators index arithmetic uses, without NumPy's override dispatch
-    def __add__(self, other: Value) -> Value:
-        r = _separable(np.add, (self, other))
-        return np.add(self, other) if r is None else r
-
-    def __radd__(self, other: Value) -> Value:
-        r = _separable(np.add, (other, self))
-        return np.add(other, self) if r is None else r
-
-    def __mul__(self, other: Value) -> Value:
-        r = _separable(np.multiply, (self, other))
-        return np.multiply(self, other) if r is None else r
-
-    def __rmul__(self, other: Value) -> Value:
-        r = _separable(np.multiply, (other, self))
-        return np.multiply(other, self) if r is None else r
+    __add__ = _direct(np.add)
+    __radd__ = _direct(np.add, reflected=True)
+    __sub__ = _direct(np.subtract)
+    __rsub__ = _direct(np.subtract, reflected=True)
+    __mul__ = _direct(np.multiply)
+    __rmul__ = _direct(np.multiply, reflected=True)
 
     def __array_ufunc__(self, ufunc: np.ufunc, method: str, *inputs: Value, **kwargs: Any) -> Value:
         if method == "__call__" and not kwargs:

@@ -6,6 +6,7 @@ predicate already applied) and writes its destination registers for those lanes 
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Callable
 from typing import Any, cast
 
@@ -91,6 +92,9 @@ def _post(instr: Instr, t: str) -> Callable[[np.ndarray], np.ndarray]:
     return post
 
 
+_OPERATORS: dict[Any, Callable[[Any, Any], Any]] = {np.add: operator.add, np.subtract: operator.sub}
+
+
 def _binary(fn: Callable[[Any, Any], Any]) -> Callable[[Instr, Env], Op]:
     def build(instr: Instr, env: Env) -> Op:
         t = type_of(instr)
@@ -106,12 +110,11 @@ def _binary(fn: Callable[[Any, Any], Any]) -> Callable[[Instr, Env], Op]:
         directed = _directed(instr) if t == "f32" else None
         ftz = NP[t].kind == "f" and "ftz" in instr.parts
 
+        # add/sub through Python's operators, so a Sep operand takes Sep's own (no ufunc dispatch)
+        apply = _OPERATORS.get(fn, fn) if keep else fn
+
         def run(ch: Chunk, m: np.ndarray, full: bool) -> None:
             x, y = a(ch), b(ch)
-            if keep and type(x) is Sep and isinstance(y, np.generic) and y.dtype == x.core.lane.dtype:
-                # a separable index plus a uniform step: only the offset moves (separable.py)
-                ch.write(d, _result(Sep(x.core, fn(x.off, y)), dt), m, full)
-                return
             if not keep:
                 x, y = dense(x), dense(y)
             if ftz:
@@ -119,7 +122,7 @@ def _binary(fn: Callable[[Any, Any], Any]) -> Callable[[Instr, Env], Op]:
             if directed:
                 v = arith.directed_f32(instr.base, directed, x, y)
             else:
-                v = _result(fn(x, y), dt)
+                v = _result(apply(x, y), dt)
                 if isinstance(v, Sep):
                     ch.write(d, v, m, full)
                     return
