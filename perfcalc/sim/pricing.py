@@ -135,15 +135,13 @@ class Pricer:
             if atomic is not None:
                 self.trace.contention.record(addr, mask, atomic)
 
-    def observe_sep(
-        self, sep: SeparableIndex, base: int, itemsize: int, size: int, act0: np.ndarray | None, op: str
+    def _observe_core(
+        self, core: SeparableCore, off: int, base: int, itemsize: int, size: int, act0: np.ndarray | None, op: str
     ) -> None:
-        """observe for a separable element index (lanes of every block of the chunk), for the
-        engine's paths that reuse a price without calling price_sep."""
+        """observe for a separable element index `core` + `off` (every block of the chunk)."""
         if self.trace is None:
             return
-        core = sep.core
-        full = base + (core.dense64() + int(sep.off)) * itemsize
+        full = base + (core.dense64() + off) * itemsize
         self.observe(full, None if act0 is None else np.tile(act0, core.b.size), size, op)
 
     def _quantum(self, space: str, size: int) -> int:
@@ -214,10 +212,27 @@ class Pricer:
         """price_blocks for a separable element index (separable.py) whose values are all in
         bounds: the lane pattern and the blocks' residue classes depend only on its Core and are
         computed once per Core; only the uniform offset changes from call to call."""
+        plan = self.sep_plan(space, sep.core, itemsize, size)
+        return self.planned_total(plan, space, sep.core, int(sep.off), base, itemsize, size, act0, op)
+
+    def planned_total(
+        self,
+        plan: SepPlan,
+        space: str,
+        core: SeparableCore,
+        off: int,
+        base: int,
+        itemsize: int,
+        size: int,
+        act0: np.ndarray | None,
+        op: str,
+    ) -> tuple[int, ...]:
+        """price_sep for `core` + `off` with the Core's plan (sep_plan) given, which a caller in
+        a loop keeps: each access is then one dict hit (plus the cache model's observation)."""
         if self.trace is not None and space == "global":
-            self.observe_sep(sep, base, itemsize, size, act0, op)
-        pattern, pbytes, pairs, start, totals, quantum = self.sep_plan(space, sep.core, itemsize, size)
-        first = base + (start + int(sep.off)) * itemsize
+            self._observe_core(core, off, base, itemsize, size, act0, op)
+        pattern, pbytes, pairs, start, totals, quantum = plan
+        first = base + (start + off) * itemsize
         active = None if act0 is None else act0.tobytes()
         # the chunk's total depends on nothing else: one dict hit per access in a loop
         tkey = (space, size, op, first % quantum, active)

@@ -110,18 +110,19 @@ def _separable_index(ctx: ChunkContext, idx: Sep, n: int) -> Lanes | None:
 class SepLoad:
     """What a load through one separable index Core needs, derived once per (Core, array):
     the range of uniform offsets for which every lane is in bounds and no lane wrapped (the
-    checks `_separable_index` makes), the pricing plan (pricing.Pricer.sep_plan) and the
-    Core whose cached indices gather from the storage (Core.take_at). A load in a loop then
-    costs a range test, one dict hit for its price and one gather."""
+    checks `_separable_index` makes), the pricing plan (Pricer.sep_plan, for
+    Pricer.planned_total) and the Core whose cached indices gather from the storage
+    (Core.take_at). A load in a loop then costs a range test, one dict hit for its price and
+    one gather."""
 
-    __slots__ = ("off_lo", "off_hi", "start", "totals", "quantum", "flat", "gather")
+    __slots__ = ("off_lo", "off_hi", "plan", "flat", "gather")
 
     def __init__(self, core: Core, dtype: np.dtype[Any], n: int, plan: SepPlan, gather: Core, flat: Core | None = None):
         bmin, bmax, lmin, lmax = core.bounds()
         lo_t, hi_t = _RANGE[dtype]
         self.off_lo = max(lo_t - (bmin + lmin), -(bmin + lmin))
         self.off_hi = min(hi_t - (bmax + lmax), n - 1 - (bmax + lmax))
-        self.start, self.totals, self.quantum = plan[3], plan[4], plan[5]
+        self.plan = plan
         self.flat = flat
         self.gather = gather  # Core.take_at gathers through it
 
@@ -278,20 +279,14 @@ class GlobalArray:
         pricer = ctx.run.pricer
 
         def make() -> SepLoad:
-            plan = pricer.sep_plan("global", core, self.itemsize, size)
-            return SepLoad(core, idx.dtype, self.n, plan, core)
+            return SepLoad(core, idx.dtype, self.n, pricer.sep_plan("global", core, self.itemsize, size), core)
 
         p = core.derived((self, field), make)
         off = int(idx.off)
         if not p.off_lo <= off <= p.off_hi:
             return None
         base = self.base + offset
-        first = base + (p.start + off) * self.itemsize
-        total = p.totals.get(("global", size, "load", first % p.quantum, None))
-        if total is None:
-            total = pricer.price_sep("global", idx, base, self.itemsize, size, None, "load")
-        else:  # the price is known; the cache model still needs the addresses
-            pricer.observe_sep(idx, base, self.itemsize, size, None, "load")
+        total = pricer.planned_total(p.plan, "global", core, off, base, self.itemsize, size, None, "load")
         counts[C.GLD_REQ] += total[0]
         counts[C.GLD_TX] += total[1]
         counts[C.GLD_B] += total[2]
@@ -635,10 +630,7 @@ class SharedArray:
         off = int(idx.off)
         if not p.off_lo <= off <= p.off_hi:
             return None
-        first = self.byte_offset + (p.start + off) * isz
-        total = p.totals.get(("shared", isz, "load", first % p.quantum, None))
-        if total is None:
-            total = pricer.price_sep("shared", idx, self.byte_offset, isz, isz, None, "load")
+        total = pricer.planned_total(p.plan, "shared", core, off, self.byte_offset, isz, isz, None, "load")
         nwarps = ctx.mask.nwarps
         counts[C.SLD_REQ] += nwarps
         counts[C.SLD_WF] += total[0]

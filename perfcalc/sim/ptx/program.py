@@ -298,8 +298,7 @@ def run_chunk(env: Env, steps: list[Step], block_ids: np.ndarray) -> None:
             if step.flops:
                 counts[C.FLOPS] += step.flops * mf.count()
             pc += 1
-            if waiting and pc in waiting:
-                mask = mask | waiting.pop(pc)
+            mask = _merge(pc, mask, waiting)
             continue
         if step.kind == "bra":
             guard = True if step.pred is None else step.pred(ch)

@@ -117,22 +117,24 @@ class SharedRaces:
         if not self.enabled or plan.size < 4:
             return
         span = (plan.least + at, plan.most + at + plan.size)
-        if self.deferred and _overlaps(span, self.deferred_span):
-            self._record_deferred()
+        self._meet_deferred(span)
         if self.wrote:
             self.access(ch, instr, plan.flat_bytes(e), plan.offsets(at), mask, plan.size, False, full=True)
             return
         self.span = _cover(self.span, span)
         self.pending.append(((plan, e), mask, plan.size, instr.line))
 
-    def _record_deferred(self) -> None:
-        """Write the tags of the deferred writes (checked when they happened)."""
+    def _meet_deferred(self, span: tuple[int, int]) -> None:
+        """Before an access that may touch the deferred writes' bytes: write their tags (they
+        were checked when they happened)."""
+        if not self.deferred or not _overlaps(span, self.deferred_span):
+            return
         now = np.int64(self.epoch << _WARP_BITS)
         for flat, mask, line in self.deferred:
             _, _, words, warp = _words(flat, mask, 4, full=True)
             self.wtag[words] = now | warp
             self.wline[words] = line
-            self.wrote = True
+        self.wrote = True
         self.deferred.clear()
         self.deferred_span = None
 
@@ -153,8 +155,7 @@ class SharedRaces:
         if not self.enabled or size < 4:
             return
         span = _span(offset, size)
-        if self.deferred and _overlaps(span, self.deferred_span):
-            self._record_deferred()
+        self._meet_deferred(span)
         if (
             write
             and full

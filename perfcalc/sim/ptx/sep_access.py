@@ -60,7 +60,7 @@ class AccessPlan:
         self.bytes: Core | None = None
         if space == "shared":
             self.bytes = Core(flat.b * self.size, flat.lane * self.size)
-        self.pricing: Any = None  # the pricer's plan for `units` (pricing.py, Pricer.sep_plan)
+        self.pricing: Any = None  # the pricer's plan for `units` (Pricer.sep_plan), on first use
         bmin, bmax, lmin, lmax = core.bounds()
         self.least, self.most = bmin + lmin, bmax + lmax  # of the Core's values (add v)
 
@@ -80,25 +80,15 @@ class AccessPlan:
         self.view[self.low + e :][self.rel] = values
 
     def priced(self, pricer: Any, e: int, op: str) -> tuple[int, ...]:
-        """The chunk's totals for element offset e: Pricer.price_sep's answer, read straight
-        from its per-Core totals when it has priced this alignment before (and no cache model
-        watches the addresses)."""
+        """The chunk's totals for element offset e (Pricer.planned_total with the plan kept
+        here: one dict hit in a loop)."""
+        if self.pricing is None:
+            self.pricing = pricer.sep_plan(self.space, self.units, self.size, self.size)
         base = self.shift if self.space == "global" else 0
-        if pricer.trace is None:
-            if self.pricing is None:
-                self.pricing = pricer.sep_plan(self.space, self.units, self.size, self.size)
-            _, _, _, start, totals, quantum = self.pricing
-            first = base + (start + e) * self.size
-            hit = totals.get((self.space, self.size, op, first % quantum, None))
-            if hit is not None:
-                return cast(tuple[int, ...], hit)
         return cast(
-            tuple[int, ...], pricer.price_sep(self.space, self.price_index(e), base, self.size, self.size, None, op)
+            tuple[int, ...],
+            pricer.planned_total(self.pricing, self.space, self.units, e, base, self.size, self.size, None, op),
         )
-
-    def price_index(self, e: int) -> Sep:
-        """The element index that pricing reads (global: heap elements; shared: block-local)."""
-        return Sep(self.units, np.int64(e))
 
     def flat_bytes(self, e: int) -> Sep:
         """Shared: each lane's byte index in the chunk's shared storage."""
