@@ -814,6 +814,9 @@ def test_report_under_a_file_size_limit_leaves_nothing(tmp_path):
     def limit() -> None:
         resource.setrlimit(resource.RLIMIT_FSIZE, (3000, 3000))
 
+    # matplotlib builds its font list once per machine (~/.cache/matplotlib); on a fresh machine
+    # that first write would fail under the limit too, with matplotlib's own warnings on stderr.
+    subprocess.run([sys.executable, "-c", "import matplotlib.font_manager"], check=True, capture_output=True)
     proc = subprocess.run(
         [sys.executable, "-m", "perfcalc", "report", "--gpu", "h100-sxm", "--no-times", "-o", "rep"],
         cwd=tmp_path,
