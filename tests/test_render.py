@@ -1,13 +1,19 @@
 """One renderer for every command: tables round, CSV and JSON stay exact."""
 
 import csv
+import importlib
 import io
 import json
 from dataclasses import dataclass
 
 import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from perfcalc.report import Table, render
+from perfcalc.report.text_table import text_table
+
+render_module = importlib.import_module("perfcalc.report.render")  # the package re-exports render()
 
 
 @dataclass(frozen=True)
@@ -76,3 +82,50 @@ def test_text_formats_translate_fractions_flags_and_none_csv_keeps_raw_values():
 def test_markdown_has_title_and_pipe_table():
     text = render(TABLE, "markdown")
     assert text.startswith("## T\n\n| name")
+
+
+# Cells as the commands make them (ASCII, 'µs', '×', source lines with indentation, empty
+# cells) and characters only tabulate may measure: a tab, a line break, an escape sequence,
+# a wide CJK character, a combining accent, the soft hyphen.
+_CELL = st.text(alphabet=st.sampled_from(list("ab 1.-_%()µ×°") + ["\t", "\n", "\x1b", "あ", "\u0301", "\u00ad"]))
+
+
+@given(
+    columns=st.integers(1, 4),
+    data=st.data(),
+    layout=st.sampled_from(["simple", "plain"]),
+    header_pad=st.sampled_from([0, 2]),
+)
+@settings(max_examples=300, deadline=None)
+def test_text_tables_are_drawn_exactly_as_tabulate_draws_them(columns, data, layout, header_pad):
+    """report/text_table.py draws the terminal's two layouts without importing tabulate
+    (issue #13: start-up); the output must be tabulate's own, character for character, for any
+    cells -- drawn here, or handed to tabulate where only tabulate can measure them."""
+    import tabulate
+
+    headers = data.draw(st.lists(_CELL, min_size=columns, max_size=columns))
+    rows = data.draw(st.lists(st.lists(_CELL, min_size=columns, max_size=columns), max_size=4))
+    saved = tabulate.MIN_PADDING
+    tabulate.MIN_PADDING = header_pad
+    try:
+        expected = tabulate.tabulate(
+            rows, headers=headers, tablefmt=layout, disable_numparse=True, preserve_whitespace=True
+        )
+    finally:
+        tabulate.MIN_PADDING = saved
+    assert render_module._tabulate(headers, rows, layout, header_pad) == expected
+    drawn = text_table(headers, rows, layout, header_pad)
+    assert drawn is None or drawn == expected
+
+
+def test_a_commands_table_is_drawn_without_tabulate():
+    """The occupancy answer's tables (ASCII, 'µs'-style Latin-1 signs) take the fast path, so a
+    command that prints one does not pay tabulate's import (issue #13)."""
+    headers, rows = ["limiter", "blocks", "time"], [["registers", "8", "97.09 µs"], ["warps ", "", "2 × 3"]]
+    assert text_table(headers, rows, "simple", 2) == (
+        "limiter    blocks    time\n"
+        "---------  --------  --------\n"
+        "registers  8         97.09 µs\n"
+        "warps                2 × 3"
+    )
+    assert text_table(["a"], [["x\ty"]], "simple", 2) is None  # a tab: tabulate's to draw

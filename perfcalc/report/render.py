@@ -11,6 +11,7 @@ from typing import Any
 
 from perfcalc.errors import InputError
 from perfcalc.report.table import Table
+from perfcalc.report.text_table import text_table
 from perfcalc.results import plain
 
 FORMATS = ("table", "csv", "json", "markdown")
@@ -104,6 +105,10 @@ _HEADER_PAD = 2  # and, by default, make a column at least its header plus two w
 def _tabulate(
     headers: Sequence[str], rows: Sequence[Sequence[str]], fmt: str, header_pad: int = _HEADER_PAD, **kw: Any
 ) -> str:
+    if not kw:  # no wrapping: the common layouts are drawn without importing tabulate
+        drawn = text_table(headers, rows, fmt, header_pad)
+        if drawn is not None:
+            return drawn
     import tabulate as tabulate_module
 
     saved = tabulate_module.MIN_PADDING
