@@ -2,7 +2,15 @@
 
 from __future__ import annotations
 
+from functools import cache
 from pathlib import Path
+
+
+@cache
+def _roots() -> tuple[Path, Path]:
+    """(the wheel's _data folder, the checkout's root): resolved once per process."""
+    here = Path(__file__).resolve()
+    return here.parents[1] / "_data", here.parents[2]
 
 
 def data_path(name: str) -> Path:
@@ -13,7 +21,8 @@ def data_path(name: str) -> Path:
     on disk (a wheel installs it so; nothing imports perfcalc from a zip), so its path is
     `__file__`'s: importlib.resources cost 6 ms of every start (it imports zipfile).
     """
-    packaged = Path(__file__).resolve().parents[1] / "_data" / name
+    wheel, checkout = _roots()
+    packaged = wheel / name
     if packaged.exists():
         return packaged
-    return Path(__file__).resolve().parents[2] / name
+    return checkout / name

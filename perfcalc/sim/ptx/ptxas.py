@@ -57,6 +57,8 @@ def resource_log(ptx: str, sm: str, cache_dir: Path) -> str | None:
         return seen
     cached = cache_dir / f"{key}.ptxas.txt"
     if cached.is_file():
+        if len(_LOGS) >= 256:  # a long session of many files: start over rather than grow (as run.py's)
+            _LOGS.clear()
         found = _LOGS[key] = cached.read_text()
         return found
     with tempfile.TemporaryDirectory() as tmp:
