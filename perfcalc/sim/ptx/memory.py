@@ -69,8 +69,8 @@ class Heap:
 
     def inside_one(self, low: int, high: int, size: int) -> bool:
         """Whether the byte addresses low..high (accesses of `size` bytes) lie in one array."""
-        idx = int(np.searchsorted(self._starts, np.uint64(low), side="right")) - 1
-        return idx >= 0 and high + size <= int(self._ends[idx])
+        region = self.region_at(low)
+        return region is not None and high + size <= region[1]
 
     def region_at(self, address: int) -> tuple[int, int] | None:
         """(first byte, end) of the array holding byte `address`, or None."""
