@@ -15,6 +15,7 @@ import subprocess
 import tempfile
 from functools import cache
 from pathlib import Path
+from typing import TypeVar
 
 PACKAGE = "nvidia-cuda-nvcc"
 # The real architectures ptxas 13 assembles for.
@@ -44,6 +45,17 @@ def sm_target(cc_number: int) -> str:
 
 # this process's reports by key (ptxas binary, target, PTX): a second launch reads no file
 _LOGS: dict[str, str] = {}
+MEMO_ENTRIES = 256
+_V = TypeVar("_V")
+
+
+def remember(memo: dict[str, _V], key: str, value: _V) -> _V:
+    """Keep `value` in a per-process memo; a long session of many files starts the memo over
+    at MEMO_ENTRIES rather than let it grow (the disk cache still holds everything)."""
+    if len(memo) >= MEMO_ENTRIES:
+        memo.clear()
+    memo[key] = value
+    return value
 
 
 def resource_log(ptx: str, sm: str, cache_dir: Path) -> str | None:
@@ -57,10 +69,7 @@ def resource_log(ptx: str, sm: str, cache_dir: Path) -> str | None:
         return seen
     cached = cache_dir / f"{key}.ptxas.txt"
     if cached.is_file():
-        if len(_LOGS) >= 256:  # a long session of many files: start over rather than grow (as run.py's)
-            _LOGS.clear()
-        found = _LOGS[key] = cached.read_text()
-        return found
+        return remember(_LOGS, key, cached.read_text())
     with tempfile.TemporaryDirectory() as tmp:
         src = Path(tmp) / "kernel.ptx"
         src.write_text(ptx)

@@ -43,7 +43,7 @@ from perfcalc.sim.ptx.hoststrip import (
 from perfcalc.sim.ptx.memory import Heap
 from perfcalc.sim.ptx.parse import Function, Module, parse_module
 from perfcalc.sim.ptx.program import compile_steps, run_chunk
-from perfcalc.sim.ptx.ptxas import resource_log, sm_target
+from perfcalc.sim.ptx.ptxas import remember, resource_log, sm_target
 from perfcalc.specs import Arch
 
 CHUNK_LANES = 1 << 17  # measured best of 2^15..2^18 on W = 512 matmuls (as the C engine's)
@@ -74,12 +74,6 @@ def cache_dir() -> Path:
 _COMPILED: dict[str, nvrtc.Compiled] = {}
 
 
-def _remember(key: str, compiled: nvrtc.Compiled) -> None:
-    if len(_COMPILED) >= 256:  # a long session of many files: start over rather than grow
-        _COMPILED.clear()
-    _COMPILED[key] = compiled
-
-
 def compile_cached(
     source: str, source_name: str, options: list[str], names: list[str], headers: dict[str, str] | None = None
 ) -> nvrtc.Compiled:
@@ -99,12 +93,10 @@ def compile_cached(
         try:
             data = json.loads(path.read_text())
             found = nvrtc.Compiled(data["ptx"], data["lowered"], "", data["compiler"], tuple(data["options"]))
-            _remember(key, found)
-            return found
+            return remember(_COMPILED, key, found)
         except (OSError, ValueError, KeyError):
             pass
-    compiled = nvrtc.compile_isolated(source, source_name, options, names, headers)
-    _remember(key, compiled)
+    compiled = remember(_COMPILED, key, nvrtc.compile_isolated(source, source_name, options, names, headers))
     try:
         folder.mkdir(parents=True, exist_ok=True)
         tmp = path.with_suffix(f".{os.getpid()}.tmp")
