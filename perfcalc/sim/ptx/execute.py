@@ -429,7 +429,13 @@ def operand(text: str, t: str, env: Env, sep_ok: bool = False) -> Reader:
     as a Sep is read as that Sep, or as a scalar where it is uniform."""
     text = text.strip()
     want = NP[t]
-    if sep_ok and NP[t].kind in "iu":
+    is_register = bool(register_name(text)) or text in env.reg_types
+
+    def read_array(ch: Chunk) -> Any:
+        found = ch.reg(text)
+        return found if found.dtype == want else as_type(found, t)
+
+    if sep_ok and want.kind in "iu":
         if text in _SEP_SPECIALS:
 
             def read_special(ch: Chunk) -> Any:
@@ -437,7 +443,7 @@ def operand(text: str, t: str, env: Env, sep_ok: bool = False) -> Reader:
                 return as_type(ch.special[text], t) if r is None else r
 
             return read_special
-        if register_name(text) or text in env.reg_types:
+        if is_register:
 
             def read(ch: Chunk) -> Any:
                 kept = ch.seps.get(text)
@@ -445,8 +451,7 @@ def operand(text: str, t: str, env: Env, sep_ok: bool = False) -> Reader:
                     r = sep_as(kept, t)
                     if r is not None:
                         return r
-                found = ch.reg(text)
-                return found if found.dtype == want else as_type(found, t)
+                return read_array(ch)
 
             return read
     if text.startswith("!"):
@@ -460,12 +465,7 @@ def operand(text: str, t: str, env: Env, sep_ok: bool = False) -> Reader:
         return lambda ch: -inner(ch)
     if text in SPECIAL_NAMES or text.split(".")[0] in ("%tid", "%ntid", "%ctaid", "%nctaid"):
         return lambda ch: as_type(ch.special[text], t)
-    if register_name(text) or text in env.reg_types:
-
-        def read_array(ch: Chunk) -> Any:
-            found = ch.reg(text)
-            return found if found.dtype == want else as_type(found, t)
-
+    if is_register:
         return read_array
     if text in env.symbols:
         value = as_type(np.asarray(env.symbols[text], dtype=np.uint64), t)[()]
