@@ -11,7 +11,7 @@ from typing import Any
 
 from perfcalc.errors import InputError
 from perfcalc.report.table import Table
-from perfcalc.report.text_table import text_table
+from perfcalc.report.text_table import GAP, column_widths, text_table
 from perfcalc.results import plain
 
 FORMATS = ("table", "csv", "json", "markdown")
@@ -86,7 +86,7 @@ def _render_table(tables: Sequence[Table], markdown: bool, width: int | None = N
             block.append(f"## {t.title}" if markdown else t.title)
             if markdown:
                 block.append("")
-        if width is not None and _table_width(_widths(headers, rows, _HEADER_PAD)) > width:
+        if width is not None and _table_width(column_widths(headers, rows, _HEADER_PAD)) > width:
             block.append(_narrow(t, headers, rows, width))
         else:
             block.append(_tabulate(headers, rows, _table_format(headers, markdown)))
@@ -98,7 +98,7 @@ def _render_table(tables: Sequence[Table], markdown: bool, width: int | None = N
 
 
 LONGEST_UNBROKEN = 30  # a word (an identifier, a path) longer than this may be broken
-_GAP = 2  # tabulate's "simple" and "plain" formats put two spaces between columns
+_GAP = len(GAP)  # tabulate's "simple" and "plain" formats put two spaces between columns
 _HEADER_PAD = 2  # and, by default, make a column at least its header plus two wide
 
 
@@ -138,7 +138,7 @@ def _narrow(t: Table, headers: list[str], rows: list[list[str]], width: int) -> 
     headers = [h.replace("_", " ") for h in headers]  # a key shown as a header wraps: 'naive predicted'
     fmt = _table_format(headers, False)
     widths = fitted_widths(headers, rows, width, header_pad=0)
-    natural = _widths(headers, rows, 0)
+    natural = column_widths(headers, rows, 0)
     if t.narrow and _table_width([w or n for w, n in zip(widths, natural, strict=True)]) > width:
         # still too wide once wrapped: the table's chosen columns, and a line saying what is left out
         keep = [i for i, c in enumerate(t.columns) if c in t.narrow]
@@ -167,10 +167,6 @@ def _narrow(t: Table, headers: list[str], rows: list[list[str]], width: int) -> 
     return "\n".join(out)
 
 
-def _widths(headers: Sequence[str], rows: Sequence[Sequence[str]], header_pad: int) -> list[int]:
-    return [max([len(h) + header_pad, *(len(r[i]) for r in rows)]) for i, h in enumerate(headers)]
-
-
 def fitted_widths(
     headers: Sequence[str], rows: Sequence[Sequence[str]], width: int, header_pad: int = _HEADER_PAD
 ) -> list[int | None]:
@@ -179,7 +175,7 @@ def fitted_widths(
     The widest columns give up characters first; text wraps at spaces, so no column goes below
     its longest word (at most LONGEST_UNBROKEN) or its header's longest word: numbers and
     identifiers stay whole, formulas, sources and source lines wrap."""
-    natural, floor = _widths(headers, rows, header_pad), []
+    natural, floor = column_widths(headers, rows, header_pad), []
     for i, header in enumerate(headers):
         words = [len(w) for r in rows for w in r[i].split()] or [0]
         floor.append(max([min(LONGEST_UNBROKEN, max(words)), *(len(w) + header_pad for w in header.split())]))

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 LAYOUTS = ("simple", "plain")
-_GAP = "  "  # both layouts separate columns by two spaces
+GAP = "  "  # both layouts separate columns by two spaces
 
 
 def _one_width_per_character(text: str) -> bool:
@@ -28,6 +28,11 @@ def drawable(cells: Iterable[str]) -> bool:
     return all(_one_width_per_character(c) for c in cells)
 
 
+def column_widths(headers: Sequence[str], rows: Sequence[Sequence[str]], header_pad: int) -> list[int]:
+    """tabulate's column widths: the widest cell, or the header plus `header_pad`."""
+    return [max([len(h) + header_pad, *(len(r[i]) for r in rows)]) for i, h in enumerate(headers)]
+
+
 def text_table(headers: Sequence[str], rows: Sequence[Sequence[str]], layout: str, header_pad: int) -> str | None:
     """The table as tabulate(rows, headers, tablefmt=layout, disable_numparse=True,
     preserve_whitespace=True) with MIN_PADDING = header_pad draws it, or None where only
@@ -40,13 +45,13 @@ def text_table(headers: Sequence[str], rows: Sequence[Sequence[str]], layout: st
         return None
     if not drawable(headers) or not all(drawable(r) for r in rows):
         return None
-    widths = [max([len(h) + header_pad, *(len(r[i]) for r in rows)]) for i, h in enumerate(headers)]
+    widths = column_widths(headers, rows, header_pad)
 
     def line(cells: Sequence[str]) -> str:
-        return _GAP.join(c.ljust(w) for c, w in zip(cells, widths, strict=True)).rstrip()
+        return GAP.join(c.ljust(w) for c, w in zip(cells, widths, strict=True)).rstrip()
 
     lines = [line(headers)]
     if layout == "simple":
-        lines.append(_GAP.join("-" * w for w in widths).rstrip())
+        lines.append(GAP.join("-" * w for w in widths).rstrip())
     lines.extend(line(r) for r in rows)
     return "\n".join(lines)
