@@ -48,20 +48,9 @@ def main() -> None:
             rng = np.random.default_rng(0)
             a = rng.standard_normal(w * w).astype(np.float32)
             b = rng.standard_normal(w * w).astype(np.float32)
-            p = np.zeros(w * w, np.float32)
-            args = {"Md": a, "Nd": b, "Pd": p, "Width": w}
 
-            def go(engine: str, src: str = src, w: int = w, args: dict = args) -> None:
-                run_kernel(
-                    src,
-                    "MatrixMulKernel",
-                    (w // 16, w // 16),
-                    (16, 16),
-                    args,
-                    "9.0",
-                    engine=engine,
-                    defines={"TILE_WIDTH": 16},
-                )
+            def go(engine: str, src: str = src, w: int = w, a: np.ndarray = a, b: np.ndarray = b) -> None:
+                launch_matmul(src, w, a, b, engine)
 
             for engine in ENGINES:
                 go(engine)  # warm-up: parse/compile caches
@@ -84,6 +73,14 @@ def main() -> None:
 
 
 ENGINES = ("source", "ptx")
+
+
+def launch_matmul(src: str, w: int, a: np.ndarray, b: np.ndarray, engine: str) -> None:
+    """One launch of a seeds' MatrixMulKernel (16 x 16 tiles) on W x W matrices a and b."""
+    args = {"Md": a, "Nd": b, "Pd": np.zeros(w * w, np.float32), "Width": w}
+    run_kernel(
+        src, "MatrixMulKernel", (w // 16, w // 16), (16, 16), args, "9.0", engine=engine, defines={"TILE_WIDTH": 16}
+    )
 
 
 def _repeats(w: int) -> int:
