@@ -25,16 +25,14 @@ import tempfile
 import timeit
 from collections.abc import Callable
 from functools import partial
-from pathlib import Path
 
 import numpy as np
 from _timing import best_of
-from bench_ptx_engine import launch_matmul
+from bench_ptx_engine import DATA, launch_matmul
 
 from perfcalc.sim.ptx import arith
 from perfcalc.sim.ptx.run import CHUNK_LANES
 
-DATA = Path(__file__).resolve().parents[1] / "tests" / "data" / "cuda"
 _LOW28 = np.int64((1 << 28) - 1)
 Fma = Callable[[np.ndarray, np.ndarray, np.ndarray], np.ndarray]
 
