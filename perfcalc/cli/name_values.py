@@ -5,11 +5,11 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from perfcalc.errors import InputError
+
 
 def name_values(items: list[str] | None, option: str) -> dict[str, int | float]:
     """`NAME=VALUE` options -> dict; integers stay integers."""
-    from perfcalc.errors import InputError
-
     out: dict[str, int | float] = {}
     for item in items or []:
         name, sep, text = item.partition("=")
@@ -33,8 +33,6 @@ def name_values(items: list[str] | None, option: str) -> dict[str, int | float]:
 def defines(items: list[str] | None, numbers_only: bool) -> dict[str, Any]:
     """-D NAME[=VALUE]: numbers only for the C engine (`numbers_only`: its pre-pass substitutes
     numbers); any token sequence where NVIDIA's preprocessor reads it, as nvcc would."""
-    from perfcalc.errors import InputError
-
     if numbers_only:
         return name_values(items, "--define")
     out: dict[str, Any] = {}
