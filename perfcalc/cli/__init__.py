@@ -30,6 +30,7 @@ from perfcalc.cli.guards import (
     checked,
     on_signal,
     one_line,
+    stop_behind,
 )
 from perfcalc.errors import PerfcalcError
 
@@ -57,9 +58,14 @@ class _ErrorBoundaryGroup(TyperGroup):
             _fail(exc.format_message())
         except MemoryError as exc:  # e.g. NumPy refusing a 40 GiB array for a huge simulation
             _fail(f"not enough memory on this machine: {str(exc) or 'an allocation failed'}; try smaller sizes")
-        except (KeyboardInterrupt, Stopped) as exc:  # Ctrl-C without main()'s handlers, too
-            stop = exc if isinstance(exc, Stopped) else Stopped(signal.SIGINT)
+        except KeyboardInterrupt:  # Ctrl-C without main()'s handlers
+            stop = Stopped(signal.SIGINT)
             _fail(stop.message, stop.exit_code)
+        except (Stopped, Exception) as exc:  # a signal, also one that a library wrapped
+            found = stop_behind(exc)
+            if found is None:
+                raise
+            _fail(found.message, found.exit_code)
 
 
 def _fail(message: str, code: int = 2) -> None:
@@ -134,7 +140,10 @@ def main() -> None:
             app(prog_name="perfcalc")
         finally:  # a signal during interpreter shutdown: the default action, not a late exception
             _default_signals()
-    except Stopped as stop:  # before or after a command ran, or while the handlers were reset
+    except (Stopped, Exception) as exc:  # before or after a command ran, or while the handlers were reset
+        stop = stop_behind(exc)
+        if stop is None:
+            raise
         _default_signals()
         typer.echo(f"error: {stop.message}", err=True)
         raise SystemExit(stop.exit_code) from None

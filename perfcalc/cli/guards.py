@@ -68,6 +68,20 @@ def on_signal(signum: int, frame: Any) -> None:
     raise Stopped(signum)
 
 
+def stop_behind(exc: BaseException | None) -> Stopped | None:
+    """The Stopped that `exc` is, or that caused it or was being handled when it arose: a signal
+    that lands in code which wraps exceptions still ends the command as a signal (Python 3.11
+    turns one raised inside a class's `__set_name__`, as while matplotlib is imported, into a
+    RuntimeError)."""
+    seen: set[int] = set()
+    while exc is not None and id(exc) not in seen:
+        if isinstance(exc, Stopped):
+            return exc
+        seen.add(id(exc))
+        exc = exc.__cause__ or exc.__context__
+    return None
+
+
 @functools.cache
 def _option_names(callback: Callable[..., Any]) -> dict[str, str]:
     """Parameter name -> the option as a user types it (`intensity_values` -> `--intensity`)."""
