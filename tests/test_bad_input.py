@@ -1118,8 +1118,10 @@ def test_a_compiler_crash_is_one_error_line(monkeypatch):
     from perfcalc.errors import CudaSyntaxError
     from perfcalc.sim.ptx import nvrtc
 
-    monkeypatch.setattr(nvrtc, "_CHILD", "import os, signal; os.kill(os.getpid(), signal.SIGSEGV)")
+    crash = [sys.executable, "-I", "-c", "import os, signal; os.kill(os.getpid(), signal.SIGSEGV)"]
+    monkeypatch.setattr(nvrtc, "child_command", lambda: crash)
     monkeypatch.setattr(nvrtc, "version", lambda: "13.0")
+    monkeypatch.setattr(nvrtc, "library_path", lambda: "libnvrtc.so")
     with pytest.raises(CudaSyntaxError, match=r"NVRTC 13.0 crashed \(SIGSEGV\) compiling k.cu"):
         nvrtc.compile_isolated("__global__ void k() {}", "k.cu", [], [])
 

@@ -16,13 +16,18 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-from perfcalc.errors import CudaSyntaxError, PerfcalcError
+from perfcalc.errors import CudaSyntaxError, InputError, PerfcalcError
+from perfcalc.sim.ptx import nvrtc_child
 
 PACKAGE = "nvidia-cuda-nvrtc"
 
 
 class CompilerUnavailable(PerfcalcError, RuntimeError):
     """NVRTC is not installed (or is the empty placeholder), so the PTX engine cannot run."""
+
+
+class CompileLimit(InputError):
+    """A compile ran past its time or memory limit: the source is too big, not wrong."""
 
 
 def _candidates() -> list[Path]:
@@ -41,8 +46,9 @@ def _candidates() -> list[Path]:
 
 
 @cache
-def library() -> ctypes.CDLL:
-    """The loaded libnvrtc; CompilerUnavailable naming the package when there is none."""
+def library_path() -> str:
+    """The path of the first loadable libnvrtc; CompilerUnavailable naming the package when
+    there is none (the compile child is given this path: it searches nothing itself)."""
     if os.environ.get("PERFCALC_NO_NVRTC"):
         raise CompilerUnavailable(
             f"the PTX engine needs NVIDIA's runtime compiler (pip install {PACKAGE}); it is "
@@ -50,36 +56,20 @@ def library() -> ctypes.CDLL:
         )
     for path in _candidates():
         try:
-            lib = ctypes.CDLL(str(path))
-        except OSError:
+            nvrtc_child.load(str(path))
+        except (OSError, AttributeError):
             continue
-        _declare(lib)
-        return lib
+        return str(path)
     raise CompilerUnavailable(
         f"the PTX engine needs NVIDIA's runtime compiler: pip install {PACKAGE} (Linux and "
         f"Windows; on macOS only an empty placeholder exists, use --engine source)"
     )
 
 
-def _declare(lib: ctypes.CDLL) -> None:
-    c = ctypes
-    lib.nvrtcCreateProgram.argtypes = [
-        c.POINTER(c.c_void_p),
-        c.c_char_p,
-        c.c_char_p,
-        c.c_int,
-        c.POINTER(c.c_char_p),
-        c.POINTER(c.c_char_p),
-    ]
-    lib.nvrtcCompileProgram.argtypes = [c.c_void_p, c.c_int, c.POINTER(c.c_char_p)]
-    lib.nvrtcGetPTXSize.argtypes = [c.c_void_p, c.POINTER(c.c_size_t)]
-    lib.nvrtcGetPTX.argtypes = [c.c_void_p, c.c_char_p]
-    lib.nvrtcGetProgramLogSize.argtypes = [c.c_void_p, c.POINTER(c.c_size_t)]
-    lib.nvrtcGetProgramLog.argtypes = [c.c_void_p, c.c_char_p]
-    lib.nvrtcAddNameExpression.argtypes = [c.c_void_p, c.c_char_p]
-    lib.nvrtcGetLoweredName.argtypes = [c.c_void_p, c.c_char_p, c.POINTER(c.c_char_p)]
-    lib.nvrtcDestroyProgram.argtypes = [c.POINTER(c.c_void_p)]
-    lib.nvrtcVersion.argtypes = [c.POINTER(c.c_int), c.POINTER(c.c_int)]
+@cache
+def library() -> ctypes.CDLL:
+    """The loaded libnvrtc, its signatures declared."""
+    return nvrtc_child.load(library_path())
 
 
 @functools.cache
@@ -125,80 +115,72 @@ class Compiled:
 def compile_to_ptx(
     source: str, name: str, options: list[str], name_expressions: list[str], headers: dict[str, str] | None = None
 ) -> Compiled:
-    """Compile `source` (host code already removed) with NVRTC; `headers` are in-memory files
-    `#include` finds by name. Errors become CudaSyntaxError carrying NVRTC's own first error
-    (file, line and message)."""
+    """Compile `source` (host code already removed) with NVRTC in this process; `headers` are
+    in-memory files `#include` finds by name. Errors become CudaSyntaxError carrying NVRTC's own
+    first error (file, line and message)."""
     lib = library()
-    prog = ctypes.c_void_p()
-    headers = headers or {}
-    count = len(headers)
-    contents = (ctypes.c_char_p * max(count, 1))(*(v.encode() for v in headers.values()))
-    names = (ctypes.c_char_p * max(count, 1))(*(k.encode() for k in headers))
-    _check(
-        lib,
-        lib.nvrtcCreateProgram(
-            ctypes.byref(prog),
-            source.encode(),
-            name.encode(),
-            count,
-            contents if count else None,
-            names if count else None,
-        ),
-        "nvrtcCreateProgram",
-    )
     try:
-        for expr in name_expressions:
-            _check(lib, lib.nvrtcAddNameExpression(prog, expr.encode()), "nvrtcAddNameExpression")
-        opts = (ctypes.c_char_p * len(options))(*(o.encode() for o in options))
-        status = lib.nvrtcCompileProgram(prog, len(options), opts)
-        log = _log(lib, prog)
-        if status != 0:
-            first = next((ln for ln in log.splitlines() if "error" in ln), log.strip()[:300])
-            raise CudaSyntaxError(f"NVRTC {version()} could not compile {name}: {first.strip()}")
-        size = ctypes.c_size_t()
-        lib.nvrtcGetPTXSize(prog, ctypes.byref(size))
-        buf = ctypes.create_string_buffer(size.value)
-        lib.nvrtcGetPTX(prog, buf)
-        lowered = {}
-        for expr in name_expressions:
-            out = ctypes.c_char_p()
-            if lib.nvrtcGetLoweredName(prog, expr.encode(), ctypes.byref(out)) == 0 and out.value:
-                lowered[expr] = out.value.decode()
-        return Compiled(buf.value.decode(), lowered, log, f"NVRTC {version()}", tuple(options))
-    finally:
-        lib.nvrtcDestroyProgram(ctypes.byref(prog))
+        out = nvrtc_child.compile_program(lib, source, name, options, name_expressions, headers or {})
+    except nvrtc_child.NvrtcFailure as exc:
+        raise CudaSyntaxError(str(exc)) from None
+    return Compiled(out["ptx"], out["lowered"], out["log"], f"NVRTC {version()}", tuple(options))
 
 
-def _log(lib: ctypes.CDLL, prog: ctypes.c_void_p) -> str:
-    size = ctypes.c_size_t()
-    lib.nvrtcGetProgramLogSize(prog, ctypes.byref(size))
-    buf = ctypes.create_string_buffer(max(size.value, 1))
-    lib.nvrtcGetProgramLog(prog, buf)
-    return buf.value.decode(errors="replace")
+# A compile's own limits, so a macro bomb, a 10**6-iteration `#pragma unroll` or an `#include`
+# of a FIFO inside NVRTC cannot hang or exhaust the machine (issue 36). --max-seconds lowers
+# the time; the address-space cap is generous for real files (the largest HeCBench compile
+# measured peaks far below it) and is what ends a preprocessor that expands without end.
+COMPILE_SECONDS = 300.0
+COMPILE_BYTES = 8 << 30
 
 
-def _check(lib: ctypes.CDLL, status: int, what: str) -> None:
-    if status != 0:
-        raise CudaSyntaxError(f"NVRTC {what} failed with status {status}")
+def child_command() -> list[str]:
+    """The compile child: this interpreter in isolated mode (`-I`: no working directory, no
+    PYTHONPATH, no user site-packages on its path) running the stdlib-only nvrtc_child.py."""
+    import sys
+
+    return [sys.executable, "-I", str(Path(nvrtc_child.__file__))]
 
 
 def compile_isolated(
-    source: str, name: str, options: list[str], name_expressions: list[str], headers: dict[str, str] | None = None
+    source: str,
+    name: str,
+    options: list[str],
+    name_expressions: list[str],
+    headers: dict[str, str] | None = None,
+    max_seconds: float | None = None,
+    max_bytes: int = COMPILE_BYTES,
 ) -> Compiled:
     """`compile_to_ptx` in a child process. NVRTC is NVIDIA's C++ compiler inside our process:
     on some malformed sources it crashes with SIGSEGV (found by the fuzzing suite on a mutated
     template functor), which would take perfcalc down with no message. In a child, a crash is
-    one error line naming the signal; the cost is a process start per compilation, and
-    compilations are cached (run.compile_cached)."""
+    one error line naming the signal, and the compile is bounded in time and memory; the cost
+    is a process start per compilation, and compilations are cached (run.compile_cached)."""
     import json
     import signal
     import subprocess
-    import sys
 
+    seconds = COMPILE_SECONDS if max_seconds is None else max(float(max_seconds), 0.001)
     request = json.dumps(
-        {"source": source, "name": name, "options": options, "names": name_expressions, "headers": headers or {}}
+        {
+            "library": library_path(),
+            "source": source,
+            "name": name,
+            "options": options,
+            "names": name_expressions,
+            "headers": headers or {},
+            "max_bytes": max_bytes,
+        }
     )
-    proc = subprocess.run([sys.executable, "-c", _CHILD], input=request, capture_output=True, text=True, check=False)
+    try:
+        proc = subprocess.run(
+            child_command(), input=request, capture_output=True, text=True, check=False, timeout=seconds
+        )
+    except subprocess.TimeoutExpired:
+        raise CompileLimit(
+            f"NVRTC {version()} did not finish compiling {name} within {seconds:g} s (the compile's time "
+            "limit; --max-seconds raises it): the source expands to more than the compiler can finish"
+        ) from None
     if proc.returncode < 0:
         signame = signal.Signals(-proc.returncode).name
         raise CudaSyntaxError(
@@ -208,26 +190,19 @@ def compile_isolated(
     try:
         reply = json.loads(proc.stdout)
     except ValueError:
+        reply = None
+    text = f"{proc.stderr} {reply.get('error', '') if isinstance(reply, dict) else ''}"
+    if (isinstance(reply, dict) and reply.get("memory")) or any(
+        sign in text for sign in ("MemoryError", "bad_alloc", "out of memory")
+    ):
+        raise CompileLimit(
+            f"NVRTC {version()} ran out of its {max_bytes >> 20} MiB memory limit compiling {name}: "
+            "the source expands to more than the compiler can hold"
+        )
+    if not isinstance(reply, dict):
         raise CudaSyntaxError(
             f"NVRTC {version()} failed compiling {name} (exit {proc.returncode}): {proc.stderr.strip()[-200:]}"
-        ) from None
+        )
     if "error" in reply:
-        error = CompilerUnavailable if reply.get("unavailable") else CudaSyntaxError
-        raise error(reply["error"])
-    return Compiled(reply["ptx"], reply["lowered"], reply["log"], reply["compiler"], tuple(reply["options"]))
-
-
-_CHILD = """
-import json, sys
-from perfcalc.sim.ptx import nvrtc
-r = json.loads(sys.stdin.read())
-try:
-    c = nvrtc.compile_to_ptx(r["source"], r["name"], r["options"], r["names"], r["headers"])
-    out = {"ptx": c.ptx, "lowered": c.lowered, "log": c.log, "compiler": c.compiler,
-           "options": list(c.options)}
-except nvrtc.CompilerUnavailable as exc:
-    out = {"error": str(exc), "unavailable": True}
-except Exception as exc:
-    out = {"error": str(exc)}
-sys.stdout.write(json.dumps(out))
-"""
+        raise CudaSyntaxError(str(reply["error"]))
+    return Compiled(reply["ptx"], reply["lowered"], reply["log"], f"NVRTC {reply['version']}", tuple(options))
