@@ -34,3 +34,8 @@ class CudaSyntaxError(PerfcalcError, ValueError):
 
 class KernelFault(PerfcalcError, RuntimeError):
     """A simulated kernel did something the hardware would fault on or hang at."""
+
+
+class PerfcalcNote(UserWarning):
+    """Something the user should know that did not stop the answer (a damaged cache entry was
+    rebuilt, say): a warning in the library, one `note:` line on stderr in the CLI."""

@@ -22,6 +22,7 @@ import pytest
 from perfcalc.errors import KernelFault
 from perfcalc.sim import run_kernel
 from perfcalc.sim.ptx import nvrtc
+from perfcalc.sim.ptx import run as ptx_run
 from perfcalc.sim.references import run_catalog_kernel
 from perfcalc.specs import get_arch
 from perfcalc.specs.counters import COUNTER_NAMES, PTX_ONLY_COUNTER_NAMES
@@ -256,7 +257,8 @@ def test_second_run_takes_the_compiled_ptx_from_the_cache(monkeypatch):
     def refuse(*_a, **_k):
         raise AssertionError("NVRTC was called again")
 
-    monkeypatch.setattr(nvrtc, "compile_to_ptx", refuse)
+    monkeypatch.setattr(nvrtc, "compile_isolated", refuse)
+    monkeypatch.setattr(ptx_run, "_COMPILED", {})  # the disk cache answers, as in a new process
     r = ptx(src, "MatrixMulKernel", (2, 2), (16, 16), args)
     assert r.counters.flops == 2 * w**3
 

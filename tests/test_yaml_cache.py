@@ -9,8 +9,20 @@ import os
 import subprocess
 import sys
 
+import pytest
+
+from perfcalc import diskcache
 from perfcalc.specs.registry import devices_dir
-from perfcalc.specs.yaml_load import _cache_file, cache_folder, read_mapping
+from perfcalc.specs.yaml_load import CACHE_FORMAT, CACHE_KIND, read_mapping
+
+
+def cache_folder():
+    return diskcache.root() / CACHE_KIND
+
+
+def _entry(text: str):
+    key = diskcache.digest((CACHE_FORMAT + "\0" + text).encode())
+    return cache_folder() / f"{key}.entry"
 
 PROBE = (
     "import json, sys\n"
@@ -59,10 +71,11 @@ def test_a_broken_cache_file_or_folder_falls_back_to_parsing(tmp_path, monkeypat
     path = tmp_path / "d.yaml"
     path.write_text("a: 1\n")
     text = path.read_text()
-    _cache_file(text).parent.mkdir(parents=True)
-    _cache_file(text).write_text("{not json")
-    assert read_mapping(path) == {"a": 1}
-    assert json.loads(_cache_file(text).read_text()) == {"a": 1}  # rewritten
+    _entry(text).parent.mkdir(parents=True)
+    _entry(text).write_text("{not json")
+    with pytest.warns(diskcache.CacheNote, match="not an entry of this perfcalc"):
+        assert read_mapping(path) == {"a": 1}
+    assert json.loads(_entry(text).read_bytes().partition(b"\n")[2]) == {"a": 1}  # rewritten
     blocker = tmp_path / "file-not-folder"
     blocker.write_text("x")
     monkeypatch.setenv("PERFCALC_CACHE_DIR", str(blocker))  # its data/ cannot be created

@@ -32,7 +32,7 @@ from perfcalc.cli.guards import (
     one_line,
     stop_behind,
 )
-from perfcalc.errors import PerfcalcError
+from perfcalc.errors import PerfcalcError, PerfcalcNote
 
 __all__ = ["Stopped", "app", "main", "on_signal"]
 
@@ -49,6 +49,7 @@ class _ErrorBoundaryGroup(TyperGroup):
                 # a NumPy RuntimeWarning (overflow, invalid value) announces a wrong number:
                 # it becomes the error it announces instead of a warning quoting our source
                 warnings.simplefilter("error", RuntimeWarning)
+                warnings.showwarning = _show_note
                 return super().invoke(ctx)
         except RuntimeWarning as exc:
             _fail(f"a calculation failed ({exc}); please report the command that caused it")
@@ -66,6 +67,24 @@ class _ErrorBoundaryGroup(TyperGroup):
             if found is None:
                 raise
             _fail(found.message, found.exit_code)
+
+
+_show_warning = warnings.showwarning
+
+
+def _show_note(
+    message: Warning | str,
+    category: type[Warning],
+    filename: str,
+    lineno: int,
+    file: typing.TextIO | None = None,
+    line: str | None = None,
+) -> None:
+    """A PerfcalcNote as one `note:` line on stderr; other warnings as Python shows them."""
+    if issubclass(category, PerfcalcNote):
+        typer.echo(f"note: {one_line(str(message))}", err=True)
+    else:
+        _show_warning(message, category, filename, lineno, file, line)
 
 
 def _fail(message: str, code: int = 2) -> None:

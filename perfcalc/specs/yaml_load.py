@@ -1,28 +1,28 @@
 """Read a YAML mapping and check its keys exactly: a typo is an error, not a silent default.
 
 The CLI reads a device file on every answer, and importing PyYAML and parsing cost ~20 ms of a
-0.2 s start (benchmarks/bench_cli_latency.py). So a file's parsed mapping is kept as JSON in the
-user's cache folder, keyed by the file's text (its length and two 32-bit checksums, CRC-32 and
-Adler-32, from zlib: hashlib's OpenSSL load alone cost 4 ms of every start): the next read of the
-same text loads the JSON and never imports yaml. Only mappings that JSON returns unchanged are kept (string
-keys, plain values); anything else, a missing or unwritable cache folder or an unreadable cache
-file just means the YAML is parsed again.
+0.2 s start (benchmarks/bench_cli_latency.py). So a file's parsed mapping is kept as JSON in
+perfcalc's cache (perfcalc/diskcache.py), keyed by the SHA-256 of the file's text: the next read of
+the same text loads the JSON and never imports yaml. A cryptographic key, because a weak checksum
+(the length, CRC-32 and Adler-32 of earlier versions) can be made to collide, and a user's own
+device file could then stand in for the shipped one of the same key (issue 36). Only mappings that
+JSON returns unchanged are kept (string keys, plain values); anything else, a missing or
+unwritable cache folder or a bad entry just means the YAML is parsed again.
 """
 
 from __future__ import annotations
 
-import json
 import math
-import os
-import zlib
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from perfcalc import diskcache
 from perfcalc.errors import SpecError
 from perfcalc.files import read_text
 
-CACHE_FORMAT = "perfcalc-yaml-1"  # part of every key: a new layout never reads an old file
+CACHE_FORMAT = "perfcalc-yaml-2"  # part of every key: a new layout never reads an old file
+CACHE_KIND = "data"
 
 
 # libyaml composes nested collections recursively: 25,000 levels of `[` crash the interpreter
@@ -37,10 +37,10 @@ MAX_NODES = 1_000_000
 def read_mapping(path: Path) -> dict[str, Any]:
     """Load a YAML file that must hold one mapping; errors name the file."""
     text = read_text(path, "data file", error=SpecError)
-    cache = _cache_file(text)
-    kept = _load_kept(cache)
+    key = diskcache.digest(f"{CACHE_FORMAT}\0{text}".encode())
+    kept = diskcache.read(CACHE_KIND, key, lambda value: isinstance(value, dict))
     if kept is not None:
-        return kept
+        return dict(kept)
     import yaml
 
     # libyaml's loader parses several times faster than the pure-Python one; both are "safe"
@@ -59,44 +59,9 @@ def read_mapping(path: Path) -> dict[str, Any]:
         raise SpecError(f"{path}{where}: not valid YAML ({problem})") from None
     if not isinstance(data, dict):
         raise SpecError(f"{path}: expected a mapping of keys, got {type(data).__name__}")
-    _keep(cache, data)
+    if _json_exact(data):
+        diskcache.write(CACHE_KIND, key, data)
     return data
-
-
-def cache_folder() -> Path:
-    """$PERFCALC_CACHE_DIR/data, else the user's cache folder (as the PTX cache)."""
-    override = os.environ.get("PERFCALC_CACHE_DIR")
-    if override:
-        return Path(override) / "data"
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "perfcalc" / "data"
-
-
-def _cache_file(text: str) -> Path:
-    data = f"{CACHE_FORMAT}\0{text}".encode()
-    digest = f"{len(data):x}-{zlib.crc32(data):08x}{zlib.adler32(data):08x}"
-    return cache_folder() / f"{digest}.json"
-
-
-def _load_kept(cache: Path) -> dict[str, Any] | None:
-    try:
-        data = json.loads(cache.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    return data if isinstance(data, dict) else None
-
-
-def _keep(cache: Path, data: dict[str, Any]) -> None:
-    """Write the mapping as JSON (atomically) if JSON gives it back unchanged; else nothing."""
-    if not _json_exact(data):
-        return
-    try:
-        cache.parent.mkdir(parents=True, exist_ok=True)
-        partial = cache.with_name(f"{cache.name}.{os.getpid()}.tmp")
-        partial.write_text(json.dumps(data), encoding="utf-8")
-        os.replace(partial, cache)
-    except OSError:
-        pass  # a read-only home or a full disk: the file is parsed again next time
 
 
 def _json_exact(value: Any) -> bool:

@@ -8,7 +8,6 @@ ptx-engine.md 2). It runs on the CPU; no GPU or driver is needed.
 
 from __future__ import annotations
 
-import hashlib
 import importlib.util
 import os
 import subprocess
@@ -17,17 +16,33 @@ from functools import cache
 from pathlib import Path
 from typing import TypeVar
 
+from perfcalc import diskcache
+from perfcalc.errors import InputError
+
 PACKAGE = "nvidia-cuda-nvcc"
 # The real architectures ptxas 13 assembles for.
 SM_TARGETS = (75, 80, 86, 87, 89, 90, 100, 103, 110, 120, 121)
 
 
+ENV = "PERFCALC_PTXAS"
+RUN_SECONDS = 120.0  # ptxas -v of the largest HeCBench kernel takes seconds
+
+
 @cache
 def ptxas_binary() -> Path | None:
-    """The wheel's ptxas, or None (then occupancy falls back to an assumed register count)."""
-    override = os.environ.get("PERFCALC_PTXAS")
-    if override:
-        return Path(override)
+    """The wheel's ptxas, or None (then occupancy falls back to an assumed register count).
+    $PERFCALC_PTXAS is checked like an option: an executable file, or one error line."""
+    override = os.environ.get(ENV)
+    if override is not None:
+        path = Path(override)
+        try:
+            usable = path.is_file() and os.access(path, os.X_OK)
+        except (OSError, ValueError):
+            usable = False
+        if not usable:
+            shown = override if len(override) <= 200 else override[:200] + "..."
+            raise InputError(f"{ENV}={shown!r} is not an executable file; point it at ptxas or unset it")
+        return path
     spec = importlib.util.find_spec("nvidia")
     for root in (spec.submodule_search_locations or []) if spec else []:
         for sub in ("cu13/bin/ptxas", "cu13/bin/ptxas.exe", "cuda_nvcc/bin/ptxas"):
@@ -58,33 +73,40 @@ def remember(memo: dict[str, _V], key: str, value: _V) -> _V:
     return value
 
 
-def resource_log(ptx: str, sm: str, cache_dir: Path) -> str | None:
-    """`ptxas -v`'s report for the PTX (cached), or None where ptxas is not installed or fails."""
+def _is_log(value: object) -> bool:
+    return isinstance(value, str)
+
+
+def resource_log(ptx: str, sm: str, cache_kind: str = "ptx") -> str | None:
+    """`ptxas -v`'s report for the PTX (cached in perfcalc's cache under `cache_kind`), or None
+    where ptxas is not installed or refuses the PTX. A ptxas that does not finish within
+    RUN_SECONDS is an error naming it."""
     binary = ptxas_binary()
     if binary is None:
         return None
-    key = hashlib.sha256(f"{binary}\n{sm}\n{ptx}".encode()).hexdigest()
+    key = diskcache.digest(f"perfcalc-ptxas-2\n{binary}\n{sm}\n{ptx}".encode())
     seen = _LOGS.get(key)
     if seen is not None:
         return seen
-    cached = cache_dir / f"{key}.ptxas.txt"
-    if cached.is_file():
-        return remember(_LOGS, key, cached.read_text())
+    kept = diskcache.read(cache_kind, key, _is_log)
+    if kept is not None:
+        return remember(_LOGS, key, str(kept))
     with tempfile.TemporaryDirectory() as tmp:
         src = Path(tmp) / "kernel.ptx"
         src.write_text(ptx)
-        done = subprocess.run(
-            [str(binary), f"-arch={sm}", "-v", "-o", str(Path(tmp) / "k.cubin"), str(src)],
-            capture_output=True,
-            text=True,
-            timeout=120,
-        )
+        try:
+            done = subprocess.run(
+                [str(binary), f"-arch={sm}", "-v", "-o", str(Path(tmp) / "k.cubin"), str(src)],
+                capture_output=True,
+                text=True,
+                timeout=RUN_SECONDS,
+            )
+        except subprocess.TimeoutExpired:
+            raise InputError(f"ptxas ({binary}) did not finish within {RUN_SECONDS:g} s") from None
+        except OSError as exc:
+            raise InputError(f"ptxas ({binary}) could not be started: {exc.strerror or exc}") from None
     if done.returncode != 0:
         return None
     log = done.stdout + done.stderr
-    try:
-        cache_dir.mkdir(parents=True, exist_ok=True)
-        cached.write_text(log)
-    except OSError:
-        pass
-    return log
+    diskcache.write(cache_kind, key, log)
+    return remember(_LOGS, key, log)

@@ -4,9 +4,7 @@ SimResult the C engine returns."""
 
 from __future__ import annotations
 
-import contextlib
 import functools
-import hashlib
 import json
 import os
 import re
@@ -17,6 +15,7 @@ from typing import cast
 
 import numpy as np
 
+from perfcalc import diskcache
 from perfcalc.errors import CudaSyntaxError, InputError
 from perfcalc.memory.cache_hierarchy import CacheHierarchy
 from perfcalc.sim.launch import (
@@ -31,7 +30,7 @@ from perfcalc.sim.launch import (
     validate_launch,
 )
 from perfcalc.sim.pricing import Pricer
-from perfcalc.sim.ptx import nvrtc
+from perfcalc.sim.ptx import includes, nvrtc
 from perfcalc.sim.ptx.execute import Env
 from perfcalc.sim.ptx.hoststrip import (
     HOST_HEADERS,
@@ -60,74 +59,88 @@ def compile_target(arch: Arch) -> str:
     return f"compute_{number}"
 
 
-def cache_dir() -> Path:
-    """PERFCALC_CACHE_DIR, else the user's cache folder."""
-    override = os.environ.get("PERFCALC_CACHE_DIR")
-    if override:
-        return Path(override)
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "perfcalc" / "ptx"
+COMPILE_FORMAT = "perfcalc-ptx-2"  # part of every key: a new layout never reads an old entry
+CACHE_KIND = "ptx"
 
 
-# this process's compiles by cache key (the key holds the source, options, compiler version and
-# the user headers' text, so a changed header still recompiles): a second launch reads no file
+# this process's compiles by cache key (the key holds every file the preprocessor can reach, so
+# a changed header still recompiles): a second launch reads no file
 _COMPILED: dict[str, nvrtc.Compiled] = {}
 
 
+def _is_compiled(value: object) -> bool:
+    """The shape of a stored compile: what nvrtc.Compiled needs, with the right types."""
+    if not isinstance(value, dict) or not isinstance(value.get("ptx"), str):
+        return False
+    lowered = value.get("lowered")
+    return (
+        isinstance(lowered, dict)
+        and all(isinstance(k, str) and isinstance(v, str) for k, v in lowered.items())
+        and isinstance(value.get("compiler"), str)
+    )
+
+
 def compile_cached(
-    source: str, source_name: str, options: list[str], names: list[str], headers: dict[str, str] | None = None
+    source: str,
+    source_name: str,
+    options: list[str],
+    names: list[str],
+    headers: dict[str, str] | None = None,
+    max_seconds: float | None = None,
 ) -> nvrtc.Compiled:
-    """NVRTC's PTX for (source, options, names, compiler version), cached on disk. The key also
-    holds the text of every user header the include directories hold that the source names."""
+    """NVRTC's PTX, cached on disk under a key of everything the compile reads: the source, its
+    name (NVRTC searches its folder for quoted includes), the options (include folders made
+    absolute by the caller), the names, the compiler version, the in-memory headers, and every
+    file the preprocessor can reach (perfcalc/sim/ptx/includes.py). A file whose includes cannot
+    all be resolved beforehand is compiled every time, never answered from the cache."""
     version = nvrtc.version()
-    included = _user_headers(source, options)
-    key = hashlib.sha256(
-        json.dumps([source, options, names, version, sorted((headers or {}).items()), included]).encode()
-    ).hexdigest()
+    deps = _dependencies(source, source_name, options)
+    key = diskcache.digest(
+        json.dumps(
+            [
+                COMPILE_FORMAT,
+                source,
+                source_name,
+                options,
+                names,
+                version,
+                sorted((headers or {}).items()),
+                deps.fingerprint(),
+            ]
+        ).encode()
+    )
+    if not deps.complete:
+        return nvrtc.compile_isolated(source, source_name, options, names, headers, max_seconds)
     seen = _COMPILED.get(key)
     if seen is not None:
         return seen
-    folder = cache_dir()
-    path = folder / f"{key}.json"
-    if path.is_file():
-        try:
-            data = json.loads(path.read_text())
-            found = nvrtc.Compiled(data["ptx"], data["lowered"], "", data["compiler"], tuple(data["options"]))
-            return remember(_COMPILED, key, found)
-        except (OSError, ValueError, KeyError):
-            pass
-    compiled = remember(_COMPILED, key, nvrtc.compile_isolated(source, source_name, options, names, headers))
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(f".{os.getpid()}.tmp")
-        tmp.write_text(
-            json.dumps(
-                {
-                    "ptx": compiled.ptx,
-                    "lowered": compiled.lowered,
-                    "compiler": compiled.compiler,
-                    "options": list(compiled.options),
-                }
-            )
-        )
-        os.replace(tmp, path)
-    except OSError:
-        pass  # an unwritable cache only costs the next compile
-    return compiled
+    data = diskcache.read(CACHE_KIND, key, _is_compiled)
+    if data is not None:
+        found = nvrtc.Compiled(data["ptx"], data["lowered"], "", data["compiler"], tuple(options))
+        return remember(_COMPILED, key, found)
+    compiled = nvrtc.compile_isolated(source, source_name, options, names, headers, max_seconds)
+    diskcache.write(CACHE_KIND, key, {"ptx": compiled.ptx, "lowered": compiled.lowered, "compiler": compiled.compiler})
+    return remember(_COMPILED, key, compiled)
 
 
-def _user_headers(source: str, options: list[str]) -> list[tuple[str, str]]:
-    """(name, text) of each quoted #include found in a -I directory (a change recompiles)."""
-    dirs = [o[2:] for o in options if o.startswith("-I")]
-    found = []
-    for name in re.findall(r'#\s*include\s*"([^"]+)"', source):
-        for d in dirs:
-            path = Path(d) / name
-            if path.is_file():
-                with contextlib.suppress(OSError):
-                    found.append((name, path.read_text(errors="replace")))
-                break
-    return found
+def _dependencies(source: str, source_name: str, options: list[str]) -> includes.Dependencies:
+    """What the preprocessor can reach from `source` under these options (see includes.py)."""
+    user_dirs = [Path(o[2:]) for o in options if o.startswith("-I")]
+    system = set(nvrtc.include_dirs())
+    defines = {}
+    for o in options:
+        if o.startswith("-D"):
+            name, eq, value = o[2:].partition("=")
+            defines[name] = value if eq else "1"
+    path = Path(source_name)
+    folder = path.resolve().parent if path.is_file() else Path.cwd()
+    return includes.dependencies(
+        source,
+        folder,
+        [d for d in user_dirs if str(d) not in system],
+        [Path(d) for d in nvrtc.include_dirs()],
+        defines,
+    )
 
 
 _SIGNATURE = (
@@ -209,11 +222,17 @@ def compile_kernel(
     options = [f"--gpu-architecture={target}", "-lineinfo", "-std=c++17", "-default-device"]
     for name, value in sorted((defines or {}).items()):
         options.append(f"-D{name}" if value is None or value == "" else f"-D{name}={value}")
-    here = Path(source_name).parent if source_name and not source_name.startswith("<") else None
-    options += [f"-I{d}" for d in (*include_dirs, *([str(here)] if here else []), *nvrtc.include_dirs())]
+    # a real file keeps its path as the program's name, so NVRTC searches its folder for quoted
+    # includes as nvcc does; every include folder is absolute, so the key names the folder meant
+    # whatever the working directory (issue 36)
+    real = bool(source_name) and not source_name.startswith("<") and Path(source_name).is_file()
+    here = [str(Path(source_name).resolve().parent)] if real else []
+    folders = [os.path.abspath(d) for d in include_dirs]
+    options += [f"-I{d}" for d in (*folders, *here, *nvrtc.include_dirs())]
     base = kernel.split("<")[0].strip().split("::")[-1]
     text = device.text if device is not None else source
-    compiled = compile_cached(text, Path(source_name).name or "kernel.cu", options, [kernel], HOST_HEADERS)
+    name = source_name if real else (Path(source_name).name or "kernel.cu")
+    compiled = compile_cached(text, name, options, [kernel], HOST_HEADERS)
     module = _parsed(compiled.ptx)
     fn = _entry(module, compiled, kernel, base)
     params = kernel_parameters(text, kernel)
@@ -222,7 +241,7 @@ def compile_kernel(
             f"kernel '{kernel}' has {len(params)} parameters in the source but {len(fn.params)} in the compiled PTX"
         )
     sm = sm_target(arch.cc_number)
-    log = resource_log(compiled.ptx, sm, cache_dir())
+    log = resource_log(compiled.ptx, sm, CACHE_KIND)
     return CompiledKernel(kernel, module, fn, params, compiled.compiler, target, log, sm)
 
 
