@@ -41,6 +41,8 @@ class Param:
     ptx_type: str  # u64, u32, f32, b8 (array), ...
     size: int
     align: int
+    pointee_space: str | None = None  # `.ptr .global`: the state space the pointer points into
+    pointee_align: int | None = None  # `.ptr .align 4`: the alignment the compiler assumes
 
 
 @dataclass(frozen=True)
@@ -119,7 +121,15 @@ _VAR = re.compile(
     r"\s*;"
 )
 _REG = re.compile(r"^\s*\.reg\s+\.(\w+)\s+(.+?)\s*;")
-_PARAM = re.compile(r"\.param\s+(?:\.align\s+(\d+)\s+)?\.(\w+)\s+([\w$]+)(?:\[(\d+)\])?")
+# `.param [.align N] .type [.ptr [.space] [.align N]] name [count]`: the `.ptr` attribute (with the
+# pointee's state space and alignment) is what NVRTC 13 writes for pointer parameters of kernels
+# compiled for CC 10.0 to 12.1 (PTX ISA, "Kernel Function Parameter Attribute: .ptr"); the
+# parameter itself stays a .u64 aligned as one.
+_PARAM = re.compile(
+    r"\.param\s+(?:\.align\s+(\d+)\s+)?\.(\w+)\s+"
+    r"(?:\.ptr\s+(?:\.(global|const|shared|local)\s+)?(?:\.align\s+(\d+)\s+)?)?"
+    r"([\w$]+)(?:\[(\d+)\])?"
+)
 
 
 def parse_module(ptx: str) -> Module:
@@ -193,9 +203,11 @@ def _param(text: str) -> Param:
     if m is None:
         raise CudaSyntaxError(f"cannot read the PTX parameter {text.strip()!r}")
     t = m.group(2)
-    count = int(m.group(4)) if m.group(4) else 1
+    count = int(m.group(6)) if m.group(6) else 1
     size = _TYPE_BYTES.get(t, 1) * count
-    return Param(m.group(3), t, size, int(m.group(1)) if m.group(1) else _TYPE_BYTES.get(t, 1))
+    align = int(m.group(1)) if m.group(1) else _TYPE_BYTES.get(t, 1)
+    pointee_align = int(m.group(4)) if m.group(4) else None
+    return Param(m.group(5), t, size, align, m.group(3), pointee_align)
 
 
 def _variables(text: str) -> list[Variable]:

@@ -46,17 +46,14 @@ from perfcalc.sim.ptx.ptxas import remember, resource_log, sm_target
 from perfcalc.specs import Arch
 
 CHUNK_LANES = 1 << 17  # measured best of 2^15..2^18 on W = 512 matmuls (as the C engine's)
-# The oldest and newest virtual architectures CUDA 13's NVRTC compiles for.
-_MIN_TARGET, _MAX_TARGET = 75, 120
 
 
 def compile_target(arch: Arch) -> str:
-    """compute_XY for the CC, within what NVRTC 13 accepts (the PTX is the same program; its
-    addresses are priced under the chosen CC's rules whatever the target)."""
-    number = min(max(arch.cc_number, _MIN_TARGET), _MAX_TARGET)
-    if number in (76, 77, 78, 79):
-        number = 75
-    return f"compute_{number}"
+    """compute_XY for the CC: the newest virtual architecture NVRTC 13 compiles for that is not
+    newer than the CC (compute_75 below 7.5: the PTX is the same program, and its addresses are
+    priced under the chosen CC's rules whatever the target). CC 10.0 to 12.1 get their own
+    targets, so the PTX is what NVRTC writes for them (`.ptr` parameters and all)."""
+    return f"compute_{sm_target(arch.cc_number)[3:]}"
 
 
 COMPILE_FORMAT = "perfcalc-ptx-2"  # part of every key: a new layout never reads an old entry

@@ -100,6 +100,9 @@ def immediate(text: str, ptx_type: str) -> np.generic:
     if f is not None:
         if want.kind == "f":
             return want.type(f)
+        width = 4 if text.lower().startswith("0f") else 8
+        if want.itemsize == width:  # `mov.b32 %r1, 0f00000000` (NVRTC 13 for sm_100+): the bits
+            return cast(np.generic, np.array(int(text[2:], 16), dtype=_BITS[width]).view(want)[()])
         raise CudaSyntaxError(f"float literal {text} used as {ptx_type}")
     try:
         value = int(text.rstrip("Uu"), 0)
