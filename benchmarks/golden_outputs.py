@@ -39,10 +39,15 @@ def main() -> None:
             raise SystemExit(f"{' '.join(command)}: exit {done.exit_code}: {done.output[-500:]}")
         outputs[" ".join(command)] = golden.normalise(done.stdout)
     corpus = golden.corpus_outputs() if nvrtc.available() else {}
-    print(f"{len(outputs)} commands and {len(corpus)} corpus launches in {time.monotonic() - start:.1f} s", file=sys.stderr)
+    print(
+        f"{len(outputs)} commands and {len(corpus)} corpus launches in {time.monotonic() - start:.1f} s",
+        file=sys.stderr,
+    )
     if args.write:
         golden.GOLDEN.parent.mkdir(parents=True, exist_ok=True)
-        golden.GOLDEN.write_text(json.dumps({"commit": args.write, "commands": outputs, "corpus": corpus}, indent=1, sort_keys=True) + "\n")
+        golden.GOLDEN.write_text(
+            json.dumps({"commit": args.write, "commands": outputs, "corpus": corpus}, indent=1, sort_keys=True) + "\n"
+        )
 
 
 if __name__ == "__main__":
