@@ -1,4 +1,4 @@
-"""PTX engine atomics on contended addresses: serialise_atomics (sim/ptx/memops.py) against the
+"""PTX engine atomics on contended addresses: serialise_atomics (sim/atomics.py) against the
 one-NumPy-step-per-round loop it replaced, same requests, same run; results must be identical.
 
     python benchmarks/bench_ptx_atomics.py
@@ -13,7 +13,8 @@ import time
 
 import numpy as np
 
-from perfcalc.sim.ptx.memops import _ATOMIC_OPS, requester_ranks, serialise_atomics
+from perfcalc.sim.atomics import ATOMIC_OPS as _ATOMIC_OPS
+from perfcalc.sim.atomics import requester_ranks, serialise_atomics
 
 
 def rounds(view: np.ndarray, idx: np.ndarray, v: np.ndarray, c: np.ndarray | None, op: str) -> np.ndarray:

@@ -1038,12 +1038,12 @@ def test_occupancy_plot_failure_removes_the_table(tmp_path, monkeypatch):
 
 def test_a_memory_error_without_detail_still_says_what(monkeypatch):
     """ "not enough memory on this machine: ; try smaller sizes" had an empty detail."""
-    from perfcalc.model import hints
+    from perfcalc.analysis import occupancy_answers
 
     def exhausted(*args, **kwargs):
         raise MemoryError()
 
-    monkeypatch.setattr(hints, "advise", exhausted)
+    monkeypatch.setattr(occupancy_answers, "advise", exhausted)
     fails(
         "occupancy",
         "--cc",

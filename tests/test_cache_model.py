@@ -11,7 +11,7 @@ import pytest
 
 from perfcalc.memory.cache import FULL_LINE, SectoredLRU
 from perfcalc.memory.cache_hierarchy import CacheConfig, CacheHierarchy
-from perfcalc.sim.launch import run_kernel
+from perfcalc.sim.engine import run_kernel
 from perfcalc.sim.ptx import nvrtc
 from perfcalc.specs import resolve_arch
 
@@ -223,7 +223,10 @@ def test_run_gpu_and_cc_must_agree():
 
     res = CliRunner().invoke(app, ["run", "matmul_naive", "--gpu", "h100-sxm", "--cc", "8.0"])
     assert res.exit_code == 2
-    assert res.output.strip() == ("error: --cc 8.0 is not --gpu h100-sxm's compute capability 9.0")
+    assert res.output.strip() == (
+        "error: --gpu h100-sxm is CC 9.0 (devices/products.yaml) but --cc 8.0 means CC 8.0; "
+        "give one of them, or a device file of CC 9.0"
+    )
 
 
 ATOMIC_SUM = r"""

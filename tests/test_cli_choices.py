@@ -10,7 +10,7 @@ from perfcalc.cli import app, choices
 from perfcalc.memory.inputs import OPS
 from perfcalc.memory.patterns import PATTERNS
 from perfcalc.model.occupancy_inputs import CACHE_CONFIGS
-from perfcalc.sim.launch import ENGINES
+from perfcalc.sim.engine import ENGINES
 from perfcalc.specs import get_arch
 
 runner = CliRunner()
@@ -90,7 +90,7 @@ def test_the_shell_completes_commands_and_choices():
 def test_one_default_device():
     """README "Which device": with neither --cc nor --gpu, the H100 SXM (its CC, 9.0, where a
     command needs only a CC's rules); coalesce and banks compare every family instead."""
-    from perfcalc.cli.common import DEFAULT_CC, DEFAULT_GPU
+    from perfcalc.defaults import DEFAULT_CC, DEFAULT_GPU
     from perfcalc.specs import get_gpu
 
     assert get_gpu(DEFAULT_GPU).cc == DEFAULT_CC == "9.0"

@@ -122,18 +122,18 @@ def test_matmul_bad_input_is_one_line(args, message):
 def test_matmul_warns_before_a_long_simulation(monkeypatch):
     """Issue #5: say on stderr how long the run will take before a long one. The execution core
     is replaced by a recorder here so the test stays fast; the estimate is the measured rate x
-    W^3 summed over both kernels (perfcalc/cli/perf.py SIM_SECONDS_PER_W3)."""
-    from perfcalc.cli import perf
+    W^3 summed over both kernels (perfcalc/analysis/perf_answers.py SIM_SECONDS_PER_W3)."""
+    from perfcalc.analysis import perf_answers
 
     calls = []
 
-    def fake_run(kernel, params, arch, engine="source"):
+    def fake_run(kernel, params, target, engine, regs, bar):
         calls.append(kernel)
-        return {"flops": 0}, "pass"
+        return {"flops": 0}, "pass", None
 
-    monkeypatch.setattr(perf, "_simulate", fake_run)
+    monkeypatch.setattr(perf_answers, "_counted", fake_run)
     result = _ok(["matmul", "--width", "2048", "--cc", "9.0", "--format", "json"])
-    expected = sum(rate * 2048**3 for rate in perf.SIM_SECONDS_PER_W3.values())
+    expected = sum(rate * 2048**3 for rate in perf_answers.SIM_SECONDS_PER_W3.values())
     assert f"about {expected:.0f} s" in result.stderr
     assert calls == ["matmul_naive", "matmul_tiled"]
 

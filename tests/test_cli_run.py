@@ -297,9 +297,9 @@ def test_progress_bar_only_on_a_terminal(monkeypatch):
     """CliRunner's stderr is no terminal, so no progress option is passed to the core there; on
     a terminal run_kernel gets the bar (tests/test_progress.py) as its progress callback."""
     monkeypatch.setattr(sys.stderr, "isatty", lambda: False, raising=False)
-    assert run_cli._progress_option() == {}
-    monkeypatch.setattr(run_cli, "_on_terminal", lambda: True)
-    assert isinstance(run_cli._progress_option()["progress"], Progress)
+    assert run_cli._progress() is None
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True, raising=False)
+    assert isinstance(run_cli._progress(), Progress)
 
 
 def test_real_subprocess():

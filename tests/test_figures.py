@@ -20,9 +20,9 @@ from perfcalc.specs import get_arch, get_gpu
 pytest.importorskip("matplotlib", reason="the 'plot' extra (matplotlib) is not installed")
 
 from perfcalc.model.occupancy import OccupancyInputs  # noqa: E402
+from perfcalc.model.occupancy_sweep import compute_sweep  # noqa: E402
 from perfcalc.report.figures import text_overlaps  # noqa: E402
 from perfcalc.report.occupancy_plot import sweeps_figure  # noqa: E402
-from perfcalc.report.occupancy_tables import compute_sweep  # noqa: E402
 from perfcalc.report.roofline_plot import SAME_ROOF, compute_label_groups, roofline_figure  # noqa: E402
 from perfcalc.report.units import giga_rate  # noqa: E402
 from perfcalc.specs import all_archs, all_gpus  # noqa: E402
@@ -140,7 +140,7 @@ def test_coalesce_plot_draws_each_familys_transactions(tmp_path):
     wide as its size (stride 2, 4-byte words: CC 1.0 32 x 32 B, 1.2 2 x 128 B, 5.0+ 8 x 32 B)."""
     import json
 
-    from perfcalc.cli.memory import _targets
+    from perfcalc.cli.memory_inputs import cc_targets
     from perfcalc.memory import global_access
     from perfcalc.memory.patterns import warp_pattern
     from perfcalc.report.coalesce_plot import coalesce_figure
@@ -149,7 +149,7 @@ def test_coalesce_plot_draws_each_familys_transactions(tmp_path):
     addresses, active = pattern.arrays()
     results = [
         (label, global_access(arch, addresses, 4, active))
-        for label, arch in _targets(None, False, "global_memory_family")
+        for label, arch in cc_targets(None, False, "global_memory_family")
     ]
     fig = coalesce_figure(pattern, results)
     assert len(fig.axes) == len(results)

@@ -1,4 +1,4 @@
-"""The PTX engine's atomic serialisation (sim/ptx/memops.serialise_atomics) against the
+"""The PTX engine's atomic serialisation (sim/atomics.serialise_atomics) against the
 definition it implements: requests to one element applied one at a time, in thread order.
 
 The reference below is that definition written as a plain Python loop; the engine takes faster
@@ -11,7 +11,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from perfcalc.sim.ptx.memops import _ATOMIC_OPS, serialise_atomics
+from perfcalc.sim.atomics import ATOMIC_OPS as _ATOMIC_OPS
+from perfcalc.sim.atomics import serialise_atomics
 
 
 def _reference(memory: np.ndarray, idx: np.ndarray, v: np.ndarray, c: np.ndarray | None, op: str) -> np.ndarray:

@@ -53,8 +53,21 @@ def _plant(folder: Path, marker: Path) -> None:
     [
         ["run", "copy_offset", "--engine", "ptx"],
         ["run", "matmul_tiled", "--engine", "ptx", "-p", "Width=32"],
-        ["run", "--source", "k.cu", "--kernel", "k", "--engine", "auto", "--grid", "1", "--block", "32",
-         "--array", "out=float32:32"],
+        [
+            "run",
+            "--source",
+            "k.cu",
+            "--kernel",
+            "k",
+            "--engine",
+            "auto",
+            "--grid",
+            "1",
+            "--block",
+            "32",
+            "--array",
+            "out=float32:32",
+        ],
         ["matmul", "--width", "32", "--engine", "ptx"],
     ],
     ids=["run-ptx", "run-catalog-ptx", "run-source-auto", "matmul-ptx"],
@@ -192,7 +205,7 @@ def test_an_unresolvable_include_is_compiled_every_time(tmp_path, monkeypatch):
     _write(tmp_path / "val.h", "#define VALUE 1\n")
     _write(
         tmp_path / "k.cu",
-        '#define STR(x) #x\n#define XSTR(x) STR(x)\n#include XSTR(val.h)\n' + KERNEL.format(value="VALUE"),
+        "#define STR(x) #x\n#define XSTR(x) STR(x)\n#include XSTR(val.h)\n" + KERNEL.format(value="VALUE"),
     )
     assert _run(tmp_path / "k.cu") == 1
     _write(tmp_path / "val.h", "#define VALUE 2\n")

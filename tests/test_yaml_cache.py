@@ -24,6 +24,7 @@ def _entry(text: str):
     key = diskcache.digest((CACHE_FORMAT + "\0" + text).encode())
     return cache_folder() / f"{key}.entry"
 
+
 PROBE = (
     "import json, sys\n"
     "from pathlib import Path\n"

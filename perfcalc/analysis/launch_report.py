@@ -102,15 +102,7 @@ class LaunchReport:
             "active_blocks_per_sm": self.active_blocks_per_sm,
             "limiters": list(self.limiters),
             "engine": self.engine,
-            "predicted_time_s": t.predicted_time_s,
-            "bound": t.bound,
-            "bound_detail": t.bound_detail,
-            "dram_bytes_read": t.dram_bytes_read,
-            "dram_bytes_written": t.dram_bytes_written,
-            "l1_hit_rate": t.l1_hit_rate,
-            "l2_hit_rate": t.l2_hit_rate,
-            "predicted_gflops": t.predicted_gflops,
-            "predicted_dram_gbs": t.predicted_dram_gbs,
+            **time_fields(t),
             "flops": self.counters.flops,
             "counters": self.counters.values(),
             "predicted": dict(self.predicted),
@@ -121,6 +113,21 @@ class LaunchReport:
             "result_check": None if self.result_check is None else plain(self.result_check),
             "time_terms": [{"name": x.name, "time_s": x.time_s, "formula": x.formula} for x in t.terms],
         }
+
+
+def time_fields(t: TimePrediction) -> dict[str, Any]:
+    """A prediction's figures under their JSON names (run's and roofline's documents)."""
+    return {
+        "predicted_time_s": t.predicted_time_s,
+        "bound": t.bound,
+        "bound_detail": t.bound_detail,
+        "dram_bytes_read": t.dram_bytes_read,
+        "dram_bytes_written": t.dram_bytes_written,
+        "l1_hit_rate": t.l1_hit_rate,
+        "l2_hit_rate": t.l2_hit_rate,
+        "predicted_gflops": t.predicted_gflops,
+        "predicted_dram_gbs": t.predicted_dram_gbs,
+    }
 
 
 def analyze_catalog_kernel(

@@ -105,7 +105,7 @@ app = typer.Typer(
 
 def _print_version(value: bool) -> None:
     if value:
-        from perfcalc import __version__
+        from perfcalc._version import __version__
 
         typer.echo(f"perfcalc {__version__}")
         raise typer.Exit()

@@ -8,6 +8,8 @@ from typing import Annotated, Any
 
 import typer
 
+from perfcalc.defaults import DEFAULT_CC, DEFAULT_GPU
+
 
 class Format(str, Enum):
     table = "table"
@@ -58,37 +60,7 @@ def start_output(output: str | Path | None) -> None:
         check_writable(output)
 
 
-# The one default device (README, "Which device"): with neither --cc nor --gpu, a command that
-# needs a product's figures uses this product, one that needs only a CC's rules uses its CC;
-# coalesce and banks, which compare CC families, show every family.
-DEFAULT_GPU = "h100-sxm"
-DEFAULT_CC = "9.0"  # DEFAULT_GPU's (a test checks they agree)
 DEFAULT_NOTE = f"default: {DEFAULT_GPU}, CC {DEFAULT_CC}"
-
-
-def device_and_product(cc: str | None, gpu: str | None, *, default_product: bool = True) -> tuple[Any, Any]:
-    """(Arch, Gpu or None) from --cc (a CC, a product or a device file) and --gpu (a product,
-    which brings its CC); both must agree. With neither, the default device: DEFAULT_GPU, or
-    only its CC (DEFAULT_CC) for a command that needs no product (`default_product=False`)."""
-    from perfcalc.errors import InputError
-    from perfcalc.specs import get_arch, get_gpu, resolve_device
-
-    if gpu is not None and cc is not None:
-        product = get_gpu(gpu)
-        arch, _ = resolve_device(cc)
-        if arch.cc != product.cc:
-            raise InputError(
-                f"--gpu {gpu} is CC {product.cc} "
-                f"({product.cited_file}) but --cc {cc} means CC "
-                f"{arch.cc}; give one of them"
-            )
-        return arch, product
-    if cc is not None:
-        return resolve_device(cc)
-    if gpu is None and not default_product:
-        return get_arch(DEFAULT_CC), None
-    product = get_gpu(gpu if gpu is not None else DEFAULT_GPU)
-    return get_arch(product.cc), product
 
 
 def show(tables: Any, fmt: Format, output: str | Path | None, data: Any = None, table: str | None = None) -> None:

@@ -125,7 +125,7 @@ def checked(callback: Callable[..., Any]) -> Callable[..., Any]:
         with all_or_nothing():
             if "max_seconds" not in kwargs:
                 return callback(**kwargs)
-            from perfcalc.sim.launch import time_limit  # every simulation the command runs
+            from perfcalc.limits import time_limit  # every simulation the command runs
 
             with time_limit(kwargs["max_seconds"]):
                 return callback(**kwargs)

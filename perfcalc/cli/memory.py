@@ -2,131 +2,47 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
-from perfcalc.cli.choices import AccessOp, AccessPattern, GlobalCache
+from perfcalc.cli.choices import AccessOp
 from perfcalc.cli.common import DpiOption, Format, FormatOption, OutputOption, show, start_output, table_option
+from perfcalc.cli.memory_inputs import (
+    CC,
+    Active,
+    AllCC,
+    BankMode,
+    BanksPlot,
+    Base,
+    Cache,
+    CoalescePlot,
+    Column,
+    FieldOffset,
+    Gpu,
+    Index,
+    Offset,
+    Op,
+    Pad,
+    Pattern,
+    Row,
+    Seed,
+    Segment,
+    ShowBanks,
+    ShowTransactions,
+    Stride,
+    StructSize,
+    TileWidth,
+    Word,
+    cc_or_gpu,
+    cc_targets,
+    warp_pattern_of,
+)
 
 
 def register(app: typer.Typer) -> None:
     app.command("coalesce")(coalesce)
     app.command("banks")(banks)
-
-
-Pattern = Annotated[
-    AccessPattern | None,
-    typer.Option(
-        "--pattern",
-        help="Which lanes read which elements (default: stride, or index when --index is given).",
-        case_sensitive=False,
-    ),
-]
-Stride = Annotated[int, typer.Option(help="Elements between neighbouring lanes.")]
-Word = Annotated[int, typer.Option(help="Bytes per lane access: 1, 2, 4, 8 or 16.")]
-Offset = Annotated[int, typer.Option(help="Shift the warp by this many elements (misalignment).")]
-Base = Annotated[int, typer.Option(help="Byte address of element 0 (cudaMalloc: 256-aligned).")]
-StructSize = Annotated[int | None, typer.Option(help="aos: struct size in bytes.")]
-FieldOffset = Annotated[int, typer.Option(help="aos: byte offset of the field in the struct.")]
-TileWidth = Annotated[int, typer.Option(help="tile-*: tile width in elements.")]
-Pad = Annotated[int, typer.Option(help="tile-*: padding elements per tile row (32x33: 1).")]
-Row = Annotated[int, typer.Option(help="tile-row: first row read.")]
-Column = Annotated[int, typer.Option(help="tile-column: first column read.")]
-Segment = Annotated[int, typer.Option(help="random: bytes the random words are drawn from.")]
-Seed = Annotated[int, typer.Option(help="permuted/random: random seed.")]
-Index = Annotated[
-    str | None, typer.Option(help="Element index of lane `lane` as an expression, e.g. 'lane*2+1' (never eval'd).")
-]
-Active = Annotated[
-    str | None, typer.Option(help="Active lanes as a hex mask, bit l = lane l (e.g. ffe7ffe7); default all 32.")
-]
-CC = Annotated[
-    str | None,
-    typer.Option(
-        "--cc", help="Compute capability (7.0, 70, sm_70), product or device file; default: every family (--all-cc)."
-    ),
-]
-Gpu = Annotated[str | None, typer.Option("--gpu", help="A GPU product (h100-sxm, v100, ...): its CC's rules.")]
-AllCC = Annotated[bool, typer.Option("--all-cc", help="One row per CC family (the default).")]
-Op = Annotated[AccessOp, typer.Option(help="A load or a store.", case_sensitive=False)]
-
-
-def _pattern(
-    pattern: Any,
-    word: int,
-    stride: int,
-    offset: int,
-    base: int,
-    struct_size: int | None,
-    field_offset: int,
-    tile_width: int,
-    pad: int,
-    row: int,
-    column: int,
-    segment: int,
-    seed: int,
-    index: str | None,
-    active: str | None,
-) -> Any:
-    from perfcalc.errors import InputError
-    from perfcalc.memory.patterns import warp_pattern
-
-    name = pattern.value if pattern is not None else ("index" if index else "stride")
-    if index and name != "index":
-        raise InputError(f"--index goes with --pattern index, not --pattern {name} (which would ignore it)")
-    return warp_pattern(
-        name,
-        word,
-        stride=stride,
-        offset=offset,
-        base=base,
-        struct_size=struct_size,
-        field_offset=field_offset,
-        tile_width=tile_width,
-        pad=pad,
-        row=row,
-        column=column,
-        segment=segment,
-        seed=seed,
-        index=index,
-        active=active,
-    )
-
-
-def _cc_or_gpu(cc: str | None, gpu: str | None) -> str | None:
-    """--gpu names a product, which brings its CC (and must agree with --cc when both are given)."""
-    if gpu is None:
-        return cc
-    from perfcalc.cli.common import device_and_product
-
-    device_and_product(cc, gpu)
-    return gpu
-
-
-def _targets(cc: str | None, all_cc: bool, family_key: str) -> list[tuple[str, Any]]:
-    """[(label, Arch)]: the one CC asked for, or the first CC of each family ('7.0-9.0')."""
-    from perfcalc.errors import InputError
-    from perfcalc.specs import all_archs, resolve_arch
-
-    if cc is not None:
-        if all_cc:
-            raise InputError("give either --cc or --all-cc, not both")
-        arch = resolve_arch(cc)
-        return [(arch.cc, arch)]
-    groups: list[list[Any]] = []
-    for arch in all_archs():
-        if groups and getattr(groups[-1][0], family_key) == getattr(arch, family_key):
-            groups[-1].append(arch)
-        else:
-            groups.append([arch])
-    return [(_span(g), g[0]) for g in groups]
-
-
-def _span(archs: list[Any]) -> str:
-    first, last = archs[0].cc, archs[-1].cc
-    return first if first == last else f"{first}-{last}"
 
 
 def coalesce(
@@ -148,26 +64,10 @@ def coalesce(
     cc: CC = None,
     gpu: Gpu = None,
     all_cc: AllCC = False,
-    cache: Annotated[
-        GlobalCache | None,
-        typer.Option(
-            help="2.x/3.x only: l1 (128-byte lines; 2.x default) or l2 (32-byte segments; 3.x default).",
-            case_sensitive=False,
-        ),
-    ] = None,
+    cache: Cache = None,
     op: Op = AccessOp.load,
-    show_transactions: Annotated[
-        bool, typer.Option("--show-transactions", help="List each request's transactions in issue order.")
-    ] = False,
-    plot: Annotated[
-        Path | None,
-        typer.Option(
-            "--plot",
-            help="Also draw lanes -> bytes -> transactions per CC family to FILE.png, .svg or .pdf "
-            "(needs perfcalc[plot]).",
-            dir_okay=False,
-        ),
-    ] = None,
+    show_transactions: ShowTransactions = False,
+    plot: CoalescePlot = None,
     dpi: DpiOption = 200,
     fmt: FormatOption = Format.table,
     output: OutputOption = None,
@@ -185,7 +85,7 @@ def coalesce(
         from perfcalc.report.figures import check_figure_path
 
         check_figure_path(plot)
-    pat = _pattern(
+    pat = warp_pattern_of(
         pattern,
         word,
         stride,
@@ -204,7 +104,7 @@ def coalesce(
     )
     addr, mask = pat.arrays()
     results = []
-    for label, arch in _targets(_cc_or_gpu(cc, gpu), all_cc, "global_memory_family"):
+    for label, arch in cc_targets(cc_or_gpu(cc, gpu), all_cc, "global_memory_family"):
         chosen = None if cache is None else cache.value
         mode = chosen if (cc is not None or arch.global_family.cache_modes) else None
         results.append((label, global_access(arch, addr, pat.word, mask, op=op.value, cache=mode)))
@@ -236,20 +136,10 @@ def banks(
     cc: CC = None,
     gpu: Gpu = None,
     all_cc: AllCC = False,
-    bank_mode: Annotated[
-        int | None, typer.Option(help="3.x only: bank width 4 (default) or 8 bytes (cudaDeviceSetSharedMemConfig).")
-    ] = None,
+    bank_mode: BankMode = None,
     op: Op = AccessOp.load,
-    show_banks: Annotated[bool, typer.Option("--show-banks", help="Also print the bank of every lane.")] = False,
-    plot: Annotated[
-        Path | None,
-        typer.Option(
-            "--plot",
-            help="Also draw banks x passes with each lane in its bank word, per CC family, to FILE.png, .svg "
-            "or .pdf (needs perfcalc[plot]).",
-            dir_okay=False,
-        ),
-    ] = None,
+    show_banks: ShowBanks = False,
+    plot: BanksPlot = None,
     dpi: DpiOption = 200,
     fmt: FormatOption = Format.table,
     output: OutputOption = None,
@@ -267,7 +157,7 @@ def banks(
         from perfcalc.report.figures import check_figure_path
 
         check_figure_path(plot)
-    pat = _pattern(
+    pat = warp_pattern_of(
         pattern,
         word,
         stride,
@@ -286,7 +176,7 @@ def banks(
     )
     addr, mask = pat.arrays()
     priced = []  # (label, arch, bank mode)
-    for label, arch in _targets(_cc_or_gpu(cc, gpu), all_cc, "shared_memory_family"):
+    for label, arch in cc_targets(cc_or_gpu(cc, gpu), all_cc, "shared_memory_family"):
         if cc is None and arch.shared_family.eight_byte_mode and bank_mode is None:
             # both Kepler modes side by side
             priced += [(f"{label} ({mode}-byte banks)", arch, mode) for mode in arch.bank_widths_bytes]

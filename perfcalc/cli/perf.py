@@ -15,20 +15,12 @@ from perfcalc.cli.common import (
     FormatOption,
     MaxSecondsOption,
     OutputOption,
-    device_and_product,
     show,
     start_output,
     table_option,
 )
 
-# Execution-core cost of the two seed kernels, seconds per W^3 (one thread-iteration of the
-# inner product), measured at W=1024 (CC 1.0 and 9.0 alike) on the 2-core x86-64 sandbox
-# (benchmarks/bench_matmul.py, benchmarks/RESULTS.md). Used only to warn before a long simulation.
-SIM_SECONDS_PER_W3 = {"naive": 2.0e-9, "tiled": 2.5e-9}
-# The PTX engine's, measured at W = 1024 (benchmarks/results_ptx_engine.md: 4.36 s and 6.37 s).
-PTX_SECONDS_PER_W3 = {"naive": 4.1e-9, "tiled": 5.9e-9}
 WARN_ABOVE_S = 5.0
-REFUSE_ABOVE_S = 600.0  # beyond this a simulation is refused: use --no-simulate
 
 GpuOption = Annotated[
     str | None,
@@ -47,44 +39,12 @@ def register(app: typer.Typer) -> None:
     app.command("roofline")(roofline)
 
 
-def gpu_target(gpu: str | None, cc: str | None) -> tuple[Any, Any]:
-    """(Arch, Gpu | None) from --gpu / --cc (default: the default product); a product named in
-    --cc brings its figures too."""
-    return device_and_product(cc, gpu)
+def gpu_target(gpu: str | None, cc: str | None) -> Any:
+    """The Target of --gpu / --cc (default: the default product); a product named in --cc
+    brings its figures too."""
+    from perfcalc.specs.target import resolve_target
 
-
-def _simulate(kernel: str, params: dict[str, int], arch: Any, engine: str = "source") -> tuple[dict[str, int], str]:
-    """Run a catalog kernel on the execution core: its counters and the result check."""
-    from perfcalc.sim.references import run_catalog_kernel
-    from perfcalc.specs.counters import COUNTER_NAMES
-    from perfcalc.specs.kernels import get_kernel
-
-    run = run_catalog_kernel(get_kernel(kernel), params, arch, engine=engine, progress=_bar(kernel, engine))
-    counters = {n: getattr(run.result.counters, n) for n in COUNTER_NAMES}
-    return counters, _verdict(run.result_check)
-
-
-def _simulate_on_product(
-    kernel: str, params: dict[str, int], arch: Any, engine: str, product: Any, regs: int
-) -> tuple[dict[str, int], str, Any]:
-    """Run a catalog kernel with the product's L1/L2 model, sampled when large
-    (analysis.launch_report): its counters (extrapolated), the result check (none when
-    sampled) and the time model's prediction."""
-    from perfcalc.analysis.launch_report import analyze_catalog_kernel
-    from perfcalc.specs.counters import COUNTER_NAMES
-    from perfcalc.specs.kernels import get_kernel
-
-    report = analyze_catalog_kernel(
-        get_kernel(kernel), params, product, arch, registers=regs, engine=engine, progress=_bar(kernel, engine)
-    )
-    counters = {n: getattr(report.counters, n) for n in COUNTER_NAMES}
-    if report.result_check is not None:
-        verdict = _verdict(report.result_check)
-    else:
-        verdict = (
-            f"not checked: {report.simulated_blocks} of {report.launch_blocks} blocks sampled, counts extrapolated"
-        )
-    return counters, verdict, report.time
+    return resolve_target(cc, gpu)
 
 
 def _bar(kernel: str, engine: str) -> Any:
@@ -92,20 +52,6 @@ def _bar(kernel: str, engine: str) -> Any:
     from perfcalc.cli.progress import Progress
 
     return Progress(f"simulating {kernel} ({engine})")
-
-
-def _verdict(check: Any) -> str:
-    if check.passed:
-        return "pass"
-    if check.unwritten:
-        return f"fail: {check.unwritten} output elements never written"
-    return f"fail: max relative error {check.max_rel_error:.3g} > tolerance {check.tolerance:g} {check.worst}".rstrip()
-
-
-def simulation_seconds(width: int, engines: tuple[str, ...] = ("source",)) -> float:
-    """Expected execution-core time for naive + tiled at this width (measured rates)."""
-    rates = {"source": SIM_SECONDS_PER_W3, "ptx": PTX_SECONDS_PER_W3}
-    return sum(rate * width**3 for e in engines for rate in rates[e].values())
 
 
 def matmul(
@@ -155,77 +101,40 @@ def matmul(
 
     Example: perfcalc matmul --width 1024 --tile 16 --gpu g80 --no-simulate
     """
-    from perfcalc.errors import InputError
-    from perfcalc.model.matmul import (
-        CATALOG_KERNELS,
-        VARIANTS,
-        analyze_matmul,
-        catalog_counts,
-        check_shape,
-        with_prediction,
-        with_simulation,
-    )
+    from perfcalc.analysis.perf_answers import REFUSE_ABOVE_S, engines_differ, simulation_seconds
+    from perfcalc.analysis.perf_answers import matmul as analyze_matmul
     from perfcalc.report.perf_tables import matmul_rows, matmul_tables
-    from perfcalc.specs.kernels import get_kernel
 
     start_output(output)
     engines = _engines(engine.value)
-    arch, product = gpu_target(gpu, cc)
-    check_shape(width, tile, arch)
-    params = {"Width": width, "TILE_WIDTH": tile}
-    analysis = analyze_matmul(width, tile, arch, product, regs, catalog_counts(width, tile, arch), latency)
-    if not no_simulate and product is not None:
-        for v in VARIANTS:
-            vregs = analysis.variant(v).registers_per_thread
-            runs = {e: _simulate_on_product(CATALOG_KERNELS[v], params, arch, e, product, vregs) for e in engines}
-            counters, verdict, timing = runs[engines[0]]
-            if any(not r[1].startswith(("pass", "not checked")) for r in runs.values()):
-                verdict = "; ".join(f"{e}: {r[1]}" for e, r in runs.items())
-            analysis = with_simulation(
-                analysis,
-                v,
-                counters,
-                verdict,
-                engines[0],
-                {e: r[0] for e, r in runs.items()} if len(engines) > 1 else None,
-            )
-            analysis = with_prediction(analysis, v, timing)
-    elif not no_simulate:
-        seconds = simulation_seconds(width, tuple(engines))
-        if seconds > REFUSE_ABOVE_S:
-            raise InputError(
-                f"simulating width {width} would take about {seconds:.0f} s on the execution core "
-                f"(limit {REFUSE_ABOVE_S:.0f} s, at the execution core's measured rate); "
-                "add --no-simulate for the analytic model alone"
-            )
-        if seconds > WARN_ABOVE_S:
+    target = gpu_target(gpu, cc)
+    seconds = simulation_seconds(width, tuple(engines))
+    if not no_simulate and target.gpu is None and seconds > WARN_ABOVE_S:
+        analyze_matmul(width, tile, target, simulate=False)  # a shape the device refuses fails first
+        if seconds <= REFUSE_ABOVE_S:
             typer.echo(
                 f"simulating naive and tiled at width {width} on the execution core: about "
                 f"{seconds:.0f} s at the benchmarked rate (on a terminal, the progress bar's ETA is measured "
                 "from this run's blocks; --no-simulate skips it)",
                 err=True,
             )
-        for v in VARIANTS:
-            checked = {e: _simulate(CATALOG_KERNELS[v], params, arch, e) for e in engines}
-            counters, verdict = checked[engines[0]]
-            if any(r[1] != "pass" for r in checked.values()):
-                verdict = "; ".join(f"{e}: {r[1]}" for e, r in checked.items())
-            analysis = with_simulation(
-                analysis,
-                v,
-                counters,
-                verdict,
-                engines[0],
-                {e: r[0] for e, r in checked.items()} if len(engines) > 1 else None,
-            )
+    analysis = analyze_matmul(
+        width,
+        tile,
+        target,
+        registers=regs,
+        latency_cycles=latency,
+        engines=engines,
+        simulate=not no_simulate,
+        bar=_bar,
+    )
     data = {"rows": matmul_rows(analysis)} if fmt == Format.json else None
-    why = {v: dict(get_kernel(CATALOG_KERNELS[v]).engines_differ) for v in VARIANTS}
-    show(matmul_tables(analysis, fmt.value, explain, why), fmt, output, data=data, table=table)
+    show(matmul_tables(analysis, fmt.value, explain, engines_differ()), fmt, output, data=data, table=table)
 
 
 def _engines(engine: str) -> list[str]:
     """--engine: the engines to count with, first the one whose counts the tables compare."""
-    from perfcalc.sim.launch import resolve_engine
+    from perfcalc.analysis.analyze import engine_choice as resolve_engine
 
     choice = engine.strip().lower()
     if choice == "both":
@@ -235,51 +144,6 @@ def _engines(engine: str) -> list[str]:
     if note:
         typer.echo(note, err=True)
     return [chosen]
-
-
-def kernel_params(kernels: list[str], param: list[str]) -> tuple[list[Any], dict[str, int]]:
-    """Catalog specs and the --param overrides (each must belong to at least one kernel)."""
-    from perfcalc.errors import InputError
-    from perfcalc.specs.kernels import get_kernel
-
-    specs = [get_kernel(k) for k in kernels]
-    overrides: dict[str, int] = {}
-    for text in param:
-        name, sep, value = text.partition("=")
-        try:
-            overrides[name.strip()] = int(value)
-        except ValueError:
-            sep = ""
-        if not sep:
-            raise InputError(f"--param {text!r}: expected NAME=INTEGER, e.g. Width=1024")
-        if not any(name.strip() in s.defaults for s in specs):
-            raise InputError(
-                f"--param {text!r}: no kernel given with --kernel has a parameter "
-                f"{name.strip()!r} (kernels.yaml params)"
-            )
-    return specs, overrides
-
-
-def _kernel_point(spec: Any, overrides: dict[str, int], arch: Any) -> tuple[Any, str]:
-    """A catalog kernel's flops and transaction bytes -> its intensity, with a label."""
-    from perfcalc.model.predict import predict
-
-    params = {k: v for k, v in overrides.items() if k in spec.defaults}
-    p = predict(spec, params, arch)
-    moved = p.global_load_bytes + p.global_store_bytes
-    label = spec.name + ("(" + ", ".join(f"{k}={v}" for k, v in p.params.items()) + ")" if p.params else "")
-    return (p.flops, moved), label
-
-
-def catalog_launch_report(
-    spec: Any, overrides: dict[str, int], product: Any, arch: Any, budget_s: float | None = None
-) -> Any:
-    """analysis.launch_report for a catalog kernel with the overrides that are its own."""
-    from perfcalc.analysis.launch_report import analyze_catalog_kernel
-    from perfcalc.analysis.sampling import DEFAULT_BUDGET_S
-
-    own = {k: v for k, v in overrides.items() if k in spec.defaults}
-    return analyze_catalog_kernel(spec, own, product, arch, budget_s=DEFAULT_BUDGET_S if budget_s is None else budget_s)
 
 
 def roofline(
@@ -360,19 +224,14 @@ def roofline(
 
 def _chart(gpu: str | None, kernels: list[str], param: list[str], intensities: list[float]) -> RooflineChart:
     """One product's roofline: its tables, its JSON document and what the figure draws."""
-    from perfcalc.model.roofline import intensity, place
-    from perfcalc.model.roofline import roofline as build_roofline
+    from perfcalc.analysis.perf_answers import roofline_answer
     from perfcalc.report.perf_tables import ceilings_table, launch_reports_table, points_table, roofline_curve_table
     from perfcalc.report.roofline_charts import RooflineChart
 
-    arch, product = gpu_target(gpu, None)
-    roof = build_roofline(product, arch)
-    points = [place(roof, x, f"I = {x:g}") for x in intensities]
-    notes: list[str] = []
-    predicted_tables, reports = [], []
+    answer = roofline_answer(gpu_target(gpu, None), kernels, param, intensities)
+    roof, product, reports = answer.roof, answer.target.product(), answer.reports
+    predicted_tables = []
     if kernels:
-        specs, overrides = kernel_params(kernels, param)
-        reports = [catalog_launch_report(spec, overrides, product, arch) for spec in specs]
         predicted_tables.append(
             launch_reports_table(
                 reports,
@@ -385,30 +244,17 @@ def _chart(gpu: str | None, kernels: list[str], param: list[str], intensities: l
                 ],
             )
         )
-        for spec in specs:
-            (flops, moved), label = _kernel_point(spec, overrides, arch)
-            if not flops:  # a copy or transpose has no place on a flops roofline
-                notes.append(
-                    f"{label}: no floating-point operations, so no point on the roofline "
-                    f"(it is bound by memory alone: {moved} bytes moved)."
-                )
-                continue
-            points.append(place(roof, intensity(flops, moved), label))
-        notes.append(
-            "Kernel intensity = predicted flops / bytes moved by the predicted global "
-            "transactions for this CC (DRAM traffic if no cache reuses them)."
-        )
     samples = [2.0**e for e in range(-4, 11)]
     ceilings, curve = ceilings_table(roof), roofline_curve_table(roof, samples)
     tables = [ceilings, curve]
-    if points or notes:
-        tables.append(points_table(points, notes))
+    if answer.points or answer.notes:
+        tables.append(points_table(answer.points, answer.notes))
     tables += predicted_tables
     data = {  # the roofline, then every table under its name (JSON = table)
         "roofline": roof,
         "ceilings": ceilings.rows,
         "curve": curve.rows,
-        "points": points,
+        "points": answer.points,
         # each launch's report with its table row (the roof there and the fraction of it)
         "predicted": [{**row, **r.to_dict()} for r, row in zip(reports, predicted_tables[0].rows, strict=True)]
         if kernels
@@ -420,4 +266,4 @@ def _chart(gpu: str | None, kernels: list[str], param: list[str], intensities: l
         drawn = predicted_points(reports, predicted_tables[0].rows)
     else:
         drawn = []
-    return RooflineChart(product.key, roof, tables, data, points, drawn)
+    return RooflineChart(product.key, roof, tables, data, answer.points, drawn)

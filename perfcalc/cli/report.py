@@ -10,52 +10,38 @@ from typing import Annotated, Any
 import typer
 
 from perfcalc.cli.common import DpiOption, MaxSecondsOption
-from perfcalc.cli.perf import GpuOption, catalog_launch_report, gpu_target, kernel_params
+from perfcalc.cli.perf import GpuOption, gpu_target
+
+ReportDirOption = Annotated[
+    str,
+    typer.Option(
+        "--output",
+        "-o",
+        help="Directory to write the tables, figures and index.md/index.html into (all of them, or none).",
+    ),
+]
+ReportKernelOption = Annotated[
+    list[str] | None,
+    typer.Option("--kernel", "-k", help="Catalog kernel to include (repeatable; default: every one)."),
+]
+WidthOption = Annotated[int, typer.Option("--width", help="Matrix width for the matmul table.")]
+TileOption = Annotated[int, typer.Option("--tile", help="TILE_WIDTH for the matmul table.")]
+TimesOption = Annotated[
+    bool,
+    typer.Option(
+        "--times/--no-times",
+        help="Also simulate each kernel at its realistic size (kernels.yaml 'realistic') for occupancy, "
+        "predicted time, bound and the per-kernel paragraphs (a few seconds each).",
+    ),
+]
+SampleBudgetOption = Annotated[
+    float,
+    typer.Option("--sample-budget", help="Seconds of simulation per kernel before a launch is sampled.", min=0.01),
+]
 
 
 def register(app: typer.Typer) -> None:
     app.command("report")(report)
-
-
-def _catalog_rows(roof: Any, arch: Any, specs: list[Any]) -> tuple[list[dict[str, Any]], list[str]]:
-    """Each kernel at its default parameters: predicted counts, intensity, bound, time."""
-    from perfcalc.model.predict import predict
-    from perfcalc.model.roofline import place
-    from perfcalc.model.timing import time_lower_bound
-
-    rows: list[dict[str, object]] = []
-    notes: list[str] = []
-    for spec in specs:
-        p = predict(spec, None, arch)
-        moved = p.global_load_bytes + p.global_store_bytes
-        point = place(roof, p.flops / moved, spec.name) if p.flops and moved else None
-        rows.append(
-            {
-                "kernel": spec.name,
-                "params": ", ".join(f"{k}={v}" for k, v in p.params.items()),
-                "flops": p.flops,
-                "global_load_elements": p.global_load_elements,
-                "cgma": p.cgma,
-                "global_load_requests": p.global_load_requests,
-                "global_load_transactions": p.global_load_transactions,
-                "transactions_per_request": (
-                    p.global_load_transactions / p.global_load_requests if p.global_load_requests else None
-                ),
-                "global_bytes_moved": moved,
-                "intensity_flop_per_byte": point.intensity_flop_per_byte if point else None,
-                "attainable_gflops": point.attainable_gflops if point else None,
-                "bound": point.bound if point else "memory (no flops)",
-                "roofline_time_s": time_lower_bound(p.flops, moved, roof.peak_gflops, roof.bandwidth_gbs),
-                "model_exact": p.exact,
-            }
-        )
-        notes.extend(p.notes)
-    notes.append(
-        "intensity and roofline_time_s use the bytes the predicted global transactions "
-        "move, priced as DRAM traffic: on GPUs with caches (CC >= 2.0) reuse can beat "
-        "them (lecture notes 003: GT 640 and GTX 780 timings)."
-    )
-    return rows, notes
 
 
 def _check_directory(output: str) -> None:
@@ -83,32 +69,12 @@ def _have_matplotlib() -> bool:
 
 def report(
     gpu: GpuOption = None,
-    output: Annotated[
-        str,
-        typer.Option(
-            "--output",
-            "-o",
-            help="Directory to write the tables, figures and index.md/index.html into (all of them, or none).",
-        ),
-    ] = "perfcalc-report",
-    kernel: Annotated[
-        list[str] | None,
-        typer.Option("--kernel", "-k", help="Catalog kernel to include (repeatable; default: every one)."),
-    ] = None,
-    width: Annotated[int, typer.Option("--width", help="Matrix width for the matmul table.")] = 1024,
-    tile: Annotated[int, typer.Option("--tile", help="TILE_WIDTH for the matmul table.")] = 16,
-    times: Annotated[
-        bool,
-        typer.Option(
-            "--times/--no-times",
-            help="Also simulate each kernel at its realistic size (kernels.yaml 'realistic') for occupancy, "
-            "predicted time, bound and the per-kernel paragraphs (a few seconds each).",
-        ),
-    ] = True,
-    sample_budget: Annotated[
-        float,
-        typer.Option("--sample-budget", help="Seconds of simulation per kernel before a launch is sampled.", min=0.01),
-    ] = 5.0,
+    output: ReportDirOption = "perfcalc-report",
+    kernel: ReportKernelOption = None,
+    width: WidthOption = 1024,
+    tile: TileOption = 16,
+    times: TimesOption = True,
+    sample_budget: SampleBudgetOption = 5.0,
     dpi: DpiOption = 200,
     max_seconds: MaxSecondsOption = 600.0,
 ) -> None:
@@ -116,11 +82,49 @@ def report(
 
     Example: perfcalc report --gpu v100 --output report/
     """
-    from perfcalc.errors import InputError
-    from perfcalc.model.matmul import analyze_matmul, catalog_counts, check_shape
-    from perfcalc.model.roofline import roofline as build_roofline
-    from perfcalc.report import render
+    from perfcalc.analysis.perf_answers import kernel_params, product_roofline
+    from perfcalc.analysis.perf_answers import matmul as analyze_matmul
+    from perfcalc.cli.progress import Progress
     from perfcalc.report.figures import check_dpi
+    from perfcalc.specs.kernels import catalog
+
+    _check_directory(output)
+    target = gpu_target(gpu, None)
+    specs = kernel_params(kernel, [])[0] if kernel else list(catalog().values())
+    if times:
+        from perfcalc.analysis.sampling import check_budget
+
+        check_budget(sample_budget)
+    analyze_matmul(width, tile, target, simulate=False)  # the shape, checked before any work
+    check_dpi(dpi)
+    roof = product_roofline(target)
+    reports: list[Any] = []
+    jobs = _jobs(target, roof, specs, (width, tile), sample_budget if times else None, reports)
+    figures = _have_matplotlib()
+    progress = Progress("report", total=len(jobs) + (1 + len(specs) if figures and times else 0), unit="steps")
+    files, sections = _table_files(jobs, progress)
+    _front_page(files, sections, reports, roof, target, figures, dpi, progress)
+    progress.close()  # kernels that could not launch leave steps undone: the bar must not stay
+
+    from perfcalc.report.output import make_directory, write_atomic
+
+    directory = make_directory(output)  # removed again if a file fails (all_or_nothing)
+    for file_name, content in files.items():
+        write_atomic(directory / file_name, content)
+    typer.echo(f"wrote {len(files)} files to {output}: index.html, index.md and {len(files) - 2} tables and figures")
+
+
+Job = tuple[str, Callable[[], tuple[Any, Any]]]
+
+
+def _jobs(
+    target: Any, roof: Any, specs: list[Any], shape: tuple[int, int], budget: float | None, reports: list[Any]
+) -> list[Job]:
+    """(file stem, a builder of its CSV table and its Markdown table); the Markdown one is the one
+    shown on the page. With a sample `budget`, the kernels are also timed (into `reports`)."""
+    from perfcalc.analysis.perf_answers import catalog_launch_report, catalog_rows
+    from perfcalc.analysis.perf_answers import matmul as analyze_matmul
+    from perfcalc.errors import InputError
     from perfcalc.report.perf_tables import (
         ceilings_table,
         kernels_table,
@@ -129,29 +133,18 @@ def report(
         matmul_side_by_side,
         roofline_curve_table,
     )
-    from perfcalc.specs.kernels import catalog
 
-    _check_directory(output)
-    arch, product = gpu_target(gpu, None)
-    specs = kernel_params(kernel, [])[0] if kernel else list(catalog().values())
-    if times:
-        from perfcalc.analysis.sampling import check_budget
-
-        check_budget(sample_budget)
-    check_shape(width, tile, arch)
-    check_dpi(dpi)
-    roof = build_roofline(product, arch)
-    reports: list[Any] = []
+    product = target.product()
 
     def kernels() -> Any:
-        rows, notes = _catalog_rows(roof, arch, specs)
+        rows, notes = catalog_rows(roof, target, specs)
         return kernels_table(rows, f"Catalog kernels on {product.name} (default parameters)", notes)
 
     def timed() -> Any:
         skipped = []
         for spec in specs:
             try:
-                reports.append(catalog_launch_report(spec, dict(spec.realistic), product, arch, sample_budget))
+                reports.append(catalog_launch_report(spec, dict(spec.realistic), target, budget))
             except InputError as exc:  # e.g. a grid too large for CC 1.x
                 skipped.append(f"{spec.name} not timed at its realistic size: {exc}")
         return launch_reports_table(
@@ -167,38 +160,30 @@ def report(
             ],
         )
 
-    matmul = analyze_matmul(width, tile, arch, product, None, catalog_counts(width, tile, arch))
-    # (file stem, CSV table, Markdown table); the Markdown one is the one shown on the page
-    jobs: list[tuple[str, Callable[[], tuple[Any, Any]]]] = [
+    matmul = analyze_matmul(shape[0], shape[1], target, simulate=False)
+    return [
         ("ceilings", lambda: (ceilings_table(roof),) * 2),
         ("roofline", lambda: (roofline_curve_table(roof, [2.0**e for e in range(-4, 11)]),) * 2),
         ("kernels", lambda: (kernels(),) * 2),
         ("matmul", lambda: (matmul_flat_table(matmul), matmul_side_by_side(matmul))),
-        *([("times", lambda: (timed(),) * 2)] if times else []),
+        *([("times", lambda: (timed(),) * 2)] if budget is not None else []),
     ]
-    figures = _have_matplotlib()
-    from perfcalc.cli.progress import Progress
 
-    progress = Progress("report", total=len(jobs) + (1 + len(specs) if figures and times else 0), unit="steps")
-    files: dict[str, str | bytes] = {}  # every file is built before the first is written: no partial report
-    sections = []
+
+def _table_files(jobs: list[Job], progress: Any) -> tuple[dict[str, str | bytes], list[Any]]:
+    """Every table as CSV and Markdown, built before the first file is written: no partial report."""
+    from perfcalc.report import render
     from perfcalc.report.report_index import ReportSection
 
+    files: dict[str, str | bytes] = {}
+    sections = []
     for stem, build in jobs:
         csv_table, md_table = build()
         files[f"{stem}.csv"] = render(csv_table, "csv")
         files[f"{stem}.md"] = render(md_table, "markdown")
         sections.append(ReportSection(stem, md_table))
         progress.step(stem)
-    _front_page(files, sections, reports, roof, arch, product, figures, dpi, progress)
-    progress.close()  # kernels that could not launch leave steps undone: the bar must not stay
-
-    from perfcalc.report.output import make_directory, write_atomic
-
-    directory = make_directory(output)  # removed again if a file fails (all_or_nothing)
-    for file_name, content in files.items():
-        write_atomic(directory / file_name, content)
-    typer.echo(f"wrote {len(files)} files to {output}: index.html, index.md and {len(files) - 2} tables and figures")
+    return files, sections
 
 
 def _front_page(
@@ -206,13 +191,13 @@ def _front_page(
     sections: list[Any],
     reports: list[Any],
     roof: Any,
-    arch: Any,
-    product: Any,
+    target: Any,
     figures: bool,
     dpi: int,
     progress: Any,
 ) -> None:
     """The figures (when matplotlib is installed) and index.md/index.html, added to `files`."""
+    arch, product = target.arch, target.product()
     from perfcalc.analysis.launch_advice import advise_launch
     from perfcalc.report.report_index import KernelEntry, ReportFigure, ReportPage, index_html, index_markdown
 
@@ -243,7 +228,7 @@ def _front_page(
                 ),
                 ReportFigure(f"lines-{r.kernel}", f"{r.kernel}: memory work per source line"),
             )
-            _add_figure(files, shown[0].stem, _occupancy_figure(r, arch, shown[0].title), dpi)
+            _add_figure(files, shown[0].stem, _occupancy_figure(r, target, shown[0].title), dpi)
             _add_figure(files, shown[1].stem, _lines_figure(r, shown[1].title), dpi)
             progress.step(f"{r.kernel} figures")
         kernels.append(KernelEntry(r.params, r.grid, r.block, advise_launch(r, arch), shown))
@@ -260,12 +245,12 @@ def _add_figure(files: dict[str, str | bytes], stem: str, fig: Any, dpi: int) ->
     files[f"{stem}.svg"] = figure_bytes(fig, "svg", dpi)
 
 
-def _occupancy_figure(r: Any, arch: Any, title: str) -> Any:
+def _occupancy_figure(r: Any, target: Any, title: str) -> Any:
     """The spreadsheet's three graphs at the launch's block size, registers and shared memory."""
+    from perfcalc.analysis.perf_answers import launch_sweeps
     from perfcalc.report.occupancy_plot import sweeps_figure
-    from perfcalc.report.occupancy_tables import compute_sweep
 
-    return sweeps_figure([compute_sweep(arch, r.occupancy_inputs, axis) for axis in ("block", "regs", "smem")], title)
+    return sweeps_figure(launch_sweeps(r, target), title)
 
 
 def _lines_figure(r: Any, title: str) -> Any:

@@ -14,8 +14,9 @@ from typing import Any
 
 from matplotlib.ticker import MaxNLocator
 
+from perfcalc.model.occupancy_sweep import Sweep
 from perfcalc.report.figures import DEFAULT_DPI, new_figure, save_figure
-from perfcalc.report.occupancy_tables import SWEEP_TITLES, SWEEP_UNITS, Sweep
+from perfcalc.report.occupancy_tables import SWEEP_TITLES, SWEEP_UNITS
 
 
 def sweeps_figure(sweeps: Sequence[Sweep], title: str) -> Any:

@@ -92,7 +92,31 @@ def roofline_figure(
                 label=f"{r.gpu_name}: DRAM {giga_rate(r.bandwidth_gbs, 'B/s')}, "
                 f"FP32 {giga_rate(r.peak_gflops, 'FLOPS')}",
             )
-    ridge = roofs[0].ridge_flop_per_byte
+    _draw_points(ax, points, predicted, roofs[0].ridge_flop_per_byte)
+    ax.set_xlim(x_lo, x_hi)
+    ax.set_ylim(y_lo, top * 3)
+    ax.set_xlabel("arithmetic intensity (flop/byte)")
+    ax.set_ylabel("GFLOPS (roofs: attainable; dots: predicted)")
+    names = roofs[0].gpu_name if single else ", ".join(r.gpu_name for r in roofs)
+    ax.set_title(f"Roofline: {names}" + (f" (CC {roofs[0].cc})" if single else ""))
+    ax.grid(True, which="major", linewidth=0.3)
+    # the slanted roofs and the kernels are named in a legend below the axes: labels written
+    # along the lines overlapped wherever two bandwidths are within a few times of each other
+    # (V100, H100), and a kernel's long name pushed the axes aside; on the chart a kernel is its number
+    ax.legend(
+        loc="upper center",
+        bbox_to_anchor=(0.5, -0.13),
+        ncol=1 if xs else len(memory),
+        fontsize=8,
+        frameon=False,
+    )
+    separate_labels(fig, [t for t in ax.texts if t.get_gid() == "point-label"])
+    return fig
+
+
+def _draw_points(ax: Any, points: Sequence[RooflinePoint], predicted: Sequence[PredictedPoint], ridge: float) -> None:
+    """Placed points as open circles at their roof, predicted ones as red dots below theirs,
+    each numbered on the chart and named in the legend."""
     number = 0
     for p in points:
         number += 1
@@ -119,25 +143,6 @@ def roofline_figure(
             label=f"{number}: {q.label}: predicted {giga_rate(q.predicted_gflops, 'FLOPS')}",
         )
         _label(ax, x, q.predicted_gflops, str(number), ridge)
-    ax.set_xlim(x_lo, x_hi)
-    ax.set_ylim(y_lo, top * 3)
-    ax.set_xlabel("arithmetic intensity (flop/byte)")
-    ax.set_ylabel("GFLOPS (roofs: attainable; dots: predicted)")
-    names = roofs[0].gpu_name if single else ", ".join(r.gpu_name for r in roofs)
-    ax.set_title(f"Roofline: {names}" + (f" (CC {roofs[0].cc})" if single else ""))
-    ax.grid(True, which="major", linewidth=0.3)
-    # the slanted roofs and the kernels are named in a legend below the axes: labels written
-    # along the lines overlapped wherever two bandwidths are within a few times of each other
-    # (V100, H100), and a kernel's long name pushed the axes aside; on the chart a kernel is its number
-    ax.legend(
-        loc="upper center",
-        bbox_to_anchor=(0.5, -0.13),
-        ncol=1 if xs else len(memory),
-        fontsize=8,
-        frameon=False,
-    )
-    separate_labels(fig, [t for t in ax.texts if t.get_gid() == "point-label"])
-    return fig
 
 
 def _draw_one(ax: Any, roof: Roofline, x_lo: float, x_hi: float, y_lo: float) -> None:

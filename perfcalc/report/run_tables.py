@@ -190,6 +190,24 @@ def kernel_detail_tables(spec: Any) -> list[Table]:
     ]
 
 
+def run_tables(doc: Mapping[str, Any]) -> list[Table]:
+    """Every table of one run's document (RunReport.to_dict()): summary, time and caches (on a
+    product), counters, per source line."""
+    from perfcalc.specs.counters import COUNTER_NAMES, SITE_COUNTER_NAMES
+
+    names = [n for n in doc["counters"] if n != "warp_instructions"] or list(COUNTER_NAMES)
+    tables = [
+        summary_table(doc),
+        counters_table(doc["counters"], doc["predicted"], names),
+        sites_table(doc["per_site"], SITE_COUNTER_NAMES),
+    ]
+    if doc.get("caches"):
+        tables[1:1] = [caches_table(doc["caches"]), cache_lines_table(doc["caches"])]
+    if doc.get("time"):
+        tables[1:1] = [time_table(doc)]
+    return tables
+
+
 def run_document(
     *,
     kernel: str,

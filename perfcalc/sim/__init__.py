@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from perfcalc.sim.counters import INSTRUCTION_KINDS, Counters
-from perfcalc.sim.launch import ENGINES, LaunchInfo, SimResult, run_kernel
+from perfcalc.sim.launch import LaunchInfo, SimResult
 from perfcalc.sim.safety import Fault
 from perfcalc.specs.counters import COUNTER_NAMES
 
@@ -32,7 +32,13 @@ __all__ = [
 
 
 def __getattr__(name: str) -> Any:
-    """The C front end's parser, loaded only when asked for (the PTX front end never loads it)."""
+    """run_kernel and the engines (sim/engine.py, which imports both front ends) and the C front
+    end's parser, loaded only when asked for: a front end importing this package's modules never
+    loads the other front end, and no import runs in a circle."""
+    if name in ("run_kernel", "ENGINES", "resolve_engine"):
+        from perfcalc.sim import engine
+
+        return getattr(engine, name)
     if name in ("ParsedSource", "parse_source"):
         from perfcalc.sim.csubset import frontend
 

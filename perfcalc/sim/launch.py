@@ -1,78 +1,32 @@
-"""What both front ends share about a launch: its validation against the Arch, the launch
-record, the result type, and `run_kernel`, which picks the front end (engine).
-
-Engines: "source" runs the CUDA C subset as written (sim/csubset/, pure Python, portable);
-"ptx" compiles the whole .cu file with NVIDIA's runtime compiler and runs the PTX as compiled
-(sim/ptx/); "auto" takes "ptx" where NVRTC is installed and working, else "source".
+"""The machine both front ends share about a launch: its validation against the Arch, the
+launch record, the result type, the time limit, and the loop over the grid's chunks. It imports
+no front end: sim/engine.py picks one and runs it (issue 29).
 """
 
 from __future__ import annotations
 
-import contextlib
-import math
 import time
-from collections.abc import Callable, Iterable, Iterator, Mapping
-from contextvars import ContextVar
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from perfcalc.errors import InputError
+from perfcalc.limits import current_limit, past_time_limit, time_limit_seconds
 from perfcalc.memory.cache_hierarchy import CacheHierarchy, CacheReport
 from perfcalc.results import Result
 from perfcalc.sim import heap_reuse
 from perfcalc.sim.counters import Counters, freeze, new_site_counts
 from perfcalc.sim.safety import Fault, FaultSignal
-from perfcalc.specs import Arch, as_arch
+from perfcalc.specs import Arch
 from perfcalc.specs.arch import display_file
+from perfcalc.specs.dims import launch_dims
 
-ENGINES = ("auto", "ptx", "source")
-
-# --- the time limit of a simulation ---------------------------------------------------------
-# A launch is refused before it starts when even 1 ns per thread (far below any kernel's cost
-# on NumPy) would pass the limit; after each chunk when the blocks so far project past it; and
-# inside any loop (every 1,024 iterations) once the limit has passed, which also ends a loop
-# that never finishes around a barrier, or nested loops each under the iteration cap, in
-# bounded time.
-DEFAULT_MAX_SECONDS = 600.0
-MIN_SECONDS_PER_THREAD = 1e-9
-_LIMIT: ContextVar[tuple[float, float] | None] = ContextVar("perfcalc_time_limit", default=None)
-
-
-def check_max_seconds(seconds: float) -> None:
-    if not (isinstance(seconds, (int, float)) and not isinstance(seconds, bool) and 0 < seconds < math.inf):
-        raise InputError(f"max_seconds = {seconds!r} must be a finite number of seconds > 0")
-
-
-@contextlib.contextmanager
-def time_limit(seconds: float | None) -> Iterator[None]:
-    """Simulations inside stop once `seconds` have passed (None: the enclosing limit, else
-    DEFAULT_MAX_SECONDS)."""
-    if seconds is None and _LIMIT.get() is not None:
-        yield
-        return
-    seconds = DEFAULT_MAX_SECONDS if seconds is None else seconds
-    check_max_seconds(seconds)
-    token = _LIMIT.set((time.monotonic(), float(seconds)))
-    try:
-        yield
-    finally:
-        _LIMIT.reset(token)
-
-
-def past_time_limit() -> bool:
-    """Has the current simulation's time limit passed? (cheap: loops call it)."""
-    limit = _LIMIT.get()
-    return limit is not None and time.monotonic() - limit[0] > limit[1]
-
-
-def time_limit_seconds() -> float:
-    limit = _LIMIT.get()
-    return DEFAULT_MAX_SECONDS if limit is None else limit[1]
+MIN_SECONDS_PER_THREAD = 1e-9  # see perfcalc/limits.py
 
 
 def _refuse_if_too_long(threads: int, blocks_done: int, nblocks: int, chunks_start: float) -> None:
-    limit = _LIMIT.get()
+    limit = current_limit()
     if limit is None:
         return
     start, seconds = limit
@@ -134,20 +88,8 @@ class SimResult(Result):
 
 
 def dims(value: object, what: str) -> tuple[int, int, int]:
-    if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
-        vals = [int(value)]
-    elif (
-        isinstance(value, (tuple, list))
-        and 1 <= len(value) <= 3
-        and all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in value)
-    ):
-        vals = [int(v) for v in value]
-    else:
-        raise InputError(f"{what} = {value!r}: give an int or a tuple of 1 to 3 ints")
-    for axis, v in zip("xyz", vals, strict=False):
-        if v < 1:
-            raise InputError(f"{what}.{axis} = {v} must be at least 1 (CUDA launch rule)")
-    return tuple(vals + [1] * (3 - len(vals)))  # type: ignore[return-value]
+    """A launch's grid or block as (x, y, z): the one parser of specs/dims.py."""
+    return launch_dims(value, what)
 
 
 def arch_file(arch: object) -> str:
@@ -176,21 +118,6 @@ def validate_launch(arch: Arch, grid: tuple[int, int, int], block: tuple[int, in
                 raise InputError(
                     f"grid.{axis} = {grid[i]} exceeds the limit {max_grid[i]} (max_grid_dim[{i}] in {src})"
                 )
-
-
-def resolve_engine(engine: str) -> tuple[str, str | None]:
-    """('ptx' | 'source', a one-line note or None) for an engine name ('auto' decides)."""
-    if engine not in ENGINES:
-        raise InputError(f"engine {str(engine)[:40]!r} is not one of {', '.join(ENGINES)}")
-    if engine != "auto":
-        return engine, None
-    from perfcalc.sim.ptx.nvrtc import CompilerUnavailable, library
-
-    try:
-        library()
-    except CompilerUnavailable as exc:
-        return "source", f"note: running the C-subset engine ({exc})"
-    return "ptx", None
 
 
 # run_kernel(caches=...): a model, or a function the engine calls with the kernel's static
@@ -266,115 +193,3 @@ def site_totals(site_counts: dict[int, list[int]]) -> tuple[dict[int, Counters],
     for c in per_site.values():
         total = total + c
     return per_site, total
-
-
-def run_kernel(
-    source: str,
-    kernel: str | None,
-    grid: object,
-    block: object,
-    args: dict[str, object],
-    arch: Arch | str,
-    dynamic_shared_memory_bytes: int = 0,
-    defines: Mapping[str, int | float | str] | None = None,
-    iteration_cap: int = 1_000_000,
-    cache: str | None = None,
-    bank_mode: int | None = None,
-    source_name: str = "<source>",
-    raise_on_fault: bool = True,
-    progress: Callable[[int, int], None] | None = None,
-    engine: str = "source",
-    include_dirs: tuple[str, ...] = (),
-    caches: CacheHierarchy | CacheFactory | None = None,
-    max_seconds: float | None = None,
-) -> SimResult:
-    """Run `kernel` of CUDA `source` for every thread of the launch, count, check for faults.
-
-    Pointer parameters are bound to the 1-D NumPy arrays in `args` and written in place;
-    scalar parameters and `__constant__` arrays are taken from `args` by name. `engine` is
-    "source" (the C subset as written), "ptx" (the whole file through NVRTC, as compiled) or
-    "auto". Faults raise KernelFault (one line, compute-sanitizer style) unless
-    `raise_on_fault` is False, in which case the run stops at the first fault and returns it.
-    With `caches` (memory.cache_hierarchy, or a CacheFactory), every global access also feeds
-    that L1/L2 model, the blocks run one wave per chunk, and the result carries its report.
-    `max_seconds` bounds the simulation (None: an enclosing `time_limit`, else 10 minutes): a
-    launch projected past it is refused (InputError), a loop still running then is a fault.
-    """
-    chosen, _note = resolve_engine(engine)
-    _check_run_arguments(source, kernel, dynamic_shared_memory_bytes, defines, bank_mode, chosen)
-    arch = as_arch(arch)
-    with time_limit(max_seconds):
-        if chosen == "ptx":
-            from perfcalc.sim.ptx.run import run_ptx
-
-            return run_ptx(
-                source,
-                kernel,
-                grid,
-                block,
-                args,
-                arch,
-                dynamic_shared_memory_bytes,
-                defines=defines,
-                iteration_cap=iteration_cap,
-                cache=cache,
-                bank_mode=bank_mode,
-                source_name=source_name,
-                raise_on_fault=raise_on_fault,
-                progress=progress,
-                include_dirs=include_dirs,
-                caches=caches,
-            )
-        from perfcalc.sim.csubset.run import run_csubset
-
-        return run_csubset(
-            source,
-            kernel,
-            grid,
-            block,
-            args,
-            arch,
-            dynamic_shared_memory_bytes,
-            defines,
-            iteration_cap,
-            cache,
-            bank_mode,
-            source_name,
-            raise_on_fault,
-            progress,
-            caches,
-        )
-
-
-def _check_run_arguments(
-    source: object,
-    kernel: object,
-    dynamic_shared_memory_bytes: object,
-    defines: object,
-    bank_mode: object,
-    engine: object,
-) -> None:
-    """The library's own checks, so a wrong type is an InputError naming the argument, never an
-    AttributeError from deep inside a front end."""
-    if not isinstance(source, str):
-        raise InputError(f"source must be the CUDA C text (a str), got {type(source).__name__}")
-    if not (kernel is None or (isinstance(kernel, str) and kernel.strip())):
-        raise InputError(
-            f"kernel must be the name of a __global__ function (or None for the file's only one), got {kernel!r}"
-        )
-    if isinstance(dynamic_shared_memory_bytes, bool) or not isinstance(dynamic_shared_memory_bytes, int):
-        raise InputError(f"dynamic_shared_memory_bytes = {dynamic_shared_memory_bytes!r} must be an int >= 0")
-    if bank_mode is not None and (
-        isinstance(bank_mode, bool) or not isinstance(bank_mode, int) or bank_mode not in (4, 8)
-    ):
-        raise InputError(f"bank_mode = {bank_mode!r} must be 4 or 8 (bytes per bank) or None")
-    if defines is not None and not isinstance(defines, dict):
-        raise InputError(f"defines must be a dict of NAME -> value, got {type(defines).__name__}")
-    for name, value in (defines or {}).items():
-        if not isinstance(name, str) or not name.isidentifier():
-            raise InputError(f"define name {name!r} is not an identifier")
-        if engine != "ptx" and isinstance(value, str) and any(c in value for c in ";{}#\n\\"):
-            raise InputError(
-                f"define {name}={value[:40]!r}: the source engine substitutes a value "
-                "or expression, not statements (';', braces, '#' or a newline)"
-            )

@@ -44,3 +44,24 @@ class FaultSignal(KernelFault):
     def __init__(self, fault: Fault):
         super().__init__(fault.message)
         self.fault = fault
+
+
+def fault_signal(
+    kind: str,
+    kernel: str,
+    source_name: str,
+    line: int,
+    block: tuple[int, int, int],
+    thread: tuple[int, int, int],
+    what: str,
+    array: str | None = None,
+    index: int | None = None,
+) -> FaultSignal:
+    """The one fault record both front ends raise: kernel, file:line, thread and block in one
+    line, as compute-sanitizer words it."""
+    message = (
+        f"{what} in kernel '{kernel}' at {source_name}:{line} "
+        f"by thread ({thread[0]},{thread[1]},{thread[2]}) "
+        f"in block ({block[0]},{block[1]},{block[2]})"
+    )
+    return FaultSignal(Fault(kind, kernel, source_name, line, array, block, thread, index, message))

@@ -15,6 +15,18 @@ from perfcalc.specs.arch import Arch
 from perfcalc.specs.registry import devices_dir
 from perfcalc.specs.yaml_load import read_mapping
 
+# the per-event rates measured on a GPU (ns; null where no GPU of the CC was measured)
+_MEASURED_NS = (
+    "block_dispatch_ns",
+    "atomic_combined_request_ns",
+    "atomic_float_lane_ns",
+    "atomic_exchange_lane_ns",
+    "shared_atomic_int_lane_ns",
+    "shared_atomic_cas_lane_ns",
+    "shared_atomic_float_lane_ns",
+    "constant_request_ns",
+)
+
 _KEYS = (
     "issue_per_sm_per_clock_by_major",
     "l1_bytes_per_sm_per_clock",
@@ -29,28 +41,9 @@ _KEYS = (
     "shared_latency_cycles",
     "launch_overhead_s",
     "int_divide_instructions",
-    "block_dispatch_ns",
-    "atomic_combined_request_ns",
-    "atomic_float_lane_ns",
-    "atomic_exchange_lane_ns",
-    "shared_atomic_int_lane_ns",
-    "shared_atomic_cas_lane_ns",
-    "shared_atomic_float_lane_ns",
-    "constant_request_ns",
+    *_MEASURED_NS,
     "store_merge_lines",
     "sources",
-)
-
-# the per-event rates measured on a GPU (ns; null where no GPU of the CC was measured)
-_MEASURED_NS = (
-    "block_dispatch_ns",
-    "atomic_combined_request_ns",
-    "atomic_float_lane_ns",
-    "atomic_exchange_lane_ns",
-    "shared_atomic_int_lane_ns",
-    "shared_atomic_cas_lane_ns",
-    "shared_atomic_float_lane_ns",
-    "constant_request_ns",
 )
 
 

@@ -58,6 +58,27 @@ _MATH2 = {
 }
 
 
+# CUDA's atomic functions: the machine's operation and the element kinds CUDA declares them for
+ATOMICS = {
+    "atomicAdd": ("add", ("signed", "unsigned", "float")),
+    "atomicSub": ("add", ("signed", "unsigned")),
+    "atomicExch": ("exch", ("signed", "unsigned", "float")),
+    "atomicMin": ("min", ("signed", "unsigned")),
+    "atomicMax": ("max", ("signed", "unsigned")),
+    "atomicInc": ("inc", ("unsigned",)),
+    "atomicDec": ("dec", ("unsigned",)),
+    "atomicCAS": ("cas", ("signed", "unsigned")),
+    "atomicAnd": ("and", ("signed", "unsigned")),
+    "atomicOr": ("or", ("signed", "unsigned")),
+    "atomicXor": ("xor", ("signed", "unsigned")),
+}
+
+
+def _type_decl(t: T.CType) -> c_ast.TypeDecl:
+    """A C type name as pycparser spells it in a cast, `(unsigned int)x`."""
+    return c_ast.TypeDecl(None, [], None, c_ast.IdentifierType(t.name.split()))
+
+
 class CallsMixin(CompilerState):
     """KernelCompiler's call part."""
 
@@ -70,8 +91,8 @@ class CallsMixin(CompilerState):
             raise self.err("__syncthreads() must be a statement of its own", n)
         if name == "__syncwarp":
             return E(None, lambda ctx: None, None, False)  # lockstep: warps are in sync
-        if name == "atomicAdd":
-            return self._atomic_add(n, args)
+        if name in ATOMICS:
+            return self._atomic(n, name, args)
         if name == "__ldg":  # read-only data cache load: the same load for the counters
             if len(args) != 1 or not (
                 isinstance(args[0], c_ast.UnaryOp) and args[0].op == "&" and isinstance(args[0].expr, c_ast.ArrayRef)
@@ -147,26 +168,37 @@ class CallsMixin(CompilerState):
 
         return E(t, call, None, all(a.pure for a in cargs))
 
-    def _atomic_add(self, n: c_ast.FuncCall, args: list[c_ast.Node]) -> E:
-        if len(args) != 2 or not (isinstance(args[0], c_ast.UnaryOp) and args[0].op == "&"):
-            raise self.unsupported("atomicAdd form", n, "write atomicAdd(&array[index], value)")
-        target = args[0].expr
-        sym, idx, fld, t = self._resolve_store(target)
+    def _atomic(self, n: c_ast.FuncCall, name: str, args: list[c_ast.Node]) -> E:
+        """atomicAdd/Sub/Exch/Min/Max/Inc/Dec/CAS/And/Or/Xor(&array[index], value[, new]): the
+        shared machine's read-modify-write (sim/atomics.py), in thread order."""
+        op, kinds = ATOMICS[name]
+        wanted = 3 if op == "cas" else 2
+        if len(args) != wanted or not (isinstance(args[0], c_ast.UnaryOp) and args[0].op == "&"):
+            form = "&array[index], compare, value" if op == "cas" else "&array[index], value"
+            raise self.unsupported(f"{name} form", n, f"write {name}({form})")
+        sym, idx, fld, t = self._resolve_store(args[0].expr)
         if not isinstance(t, T.CType):
-            raise self.unsupported("atomicAdd on a struct", n)
-        value = cast(self._arith(self.expr(args[1]), n), t)
+            raise self.unsupported(f"{name} on a struct", n)
+        kind = "float" if t.is_float else ("unsigned" if not t.signed else "signed")
+        if kind not in kinds:
+            raise self.unsupported(f"{name} on {t.name}", n, f"CUDA's {name} takes {' or '.join(kinds)} elements")
+        operands = list(args[1:])
+        if name == "atomicSub":  # what the compiler writes: an add of the negated value
+            operands[0] = c_ast.UnaryOp("-", c_ast.Cast(c_ast.Typename(None, [], None, _type_decl(t)), operands[0]))
+        values = [cast(self._arith(self.expr(a), n), t) for a in operands]
         counts = self.counts(n)
-        key = sym.key
-        line = n.coord.line
-        idf, vf = idx.f, value.f
+        key, line = sym.key, n.coord.line
+        idf, vf = idx.f, values[0].f
+        cf = values[1].f if len(values) > 1 else None
         aslot = C.instruction_slot("atomic")
 
         def atomic(ctx: ChunkContext) -> object:
             mem = writable(ctx.mems[key])
             i = idf(ctx)
             v = vf(ctx)
+            c = None if cf is None else cf(ctx)
             counts[aslot] += ctx.mask.nwarps
-            return mem.atomic_add(ctx, i, v, fld, line, counts)
+            return mem.atomic(ctx, i, v, c, op, fld, line, counts)
 
         return E(t, atomic, None, False)
 

@@ -28,7 +28,7 @@ from perfcalc.sim.csubset.ir import (
     to_index,
     type_name,
 )
-from perfcalc.sim.csubset.memories import global_array, with_structs, writable
+from perfcalc.sim.csubset.memories import global_array, readable, with_structs, writable
 from perfcalc.sim.separable import Value, dense
 
 
@@ -173,7 +173,7 @@ class ExpressionsMixin(CompilerState):
         idf = idx.f
 
         def load(ctx: ChunkContext) -> Value:
-            return ctx.mems[key].load(ctx, idf(ctx), fld, line, counts)
+            return readable(ctx.mems[key]).load(ctx, idf(ctx), fld, line, counts)
 
         return E(t, load, None, False)
 

@@ -8,12 +8,12 @@ from __future__ import annotations
 import numpy as np
 from pycparser import c_ast
 
+from perfcalc.limits import past_time_limit, time_limit_seconds
 from perfcalc.sim import counters as C
 from perfcalc.sim.csubset.compiler_state import CompilerState, Stmt
 from perfcalc.sim.csubset.context import ChunkContext, LoopFrame
 from perfcalc.sim.csubset.ctypes_struct import StructType
 from perfcalc.sim.csubset.ir import Var, cast, type_name
-from perfcalc.sim.launch import past_time_limit, time_limit_seconds
 
 
 class StatementsMixin(CompilerState):

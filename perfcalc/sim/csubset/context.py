@@ -13,19 +13,28 @@ every counter needs them.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, TypeAlias
+from typing import Protocol
 
 import numpy as np
 
 from perfcalc.sim.pricing import Pricer
-from perfcalc.sim.safety import Fault, FaultSignal
+from perfcalc.sim.safety import FaultSignal, fault_signal
 from perfcalc.sim.separable import Sep, Value
 from perfcalc.specs import Arch
 
-if TYPE_CHECKING:  # memories.py builds on this module
-    from perfcalc.sim.csubset.memories import ConstantArray, GlobalArray, SharedArray
 
-    MemoryArray: TypeAlias = GlobalArray | SharedArray | ConstantArray
+class BoundArray(Protocol):
+    """An array a chunk reaches by compiled key: memories.py's GlobalArray, SharedArray or
+    ConstantArray (memories.py builds on this module, so it is named here by what it has;
+    memories.readable and its siblings narrow it back)."""
+
+    name: str
+
+
+class ChunkSharedArray(Protocol):
+    """A chunk's __shared__ array, as a barrier sees it (memories.SharedArray)."""
+
+    def barrier(self) -> None: ...
 
 
 @dataclass
@@ -121,8 +130,8 @@ class ChunkContext:
         self.empty = Mask(np.zeros(self.nlanes, dtype=bool), 0, 0)
         self.mask = self.full
         self.slots: list[Value] = []  # variables and scalar parameters, by compiled slot
-        self.mems: list[MemoryArray] = []  # arrays by compiled key (run.py binds them)
-        self.shared_arrays: list[SharedArray] = []  # this chunk's __shared__ arrays
+        self.mems: list[BoundArray] = []  # arrays by compiled key (run.py binds them)
+        self.shared_arrays: list[ChunkSharedArray] = []  # this chunk's __shared__ arrays
         self.loops: list[LoopFrame] = []
         self.funcs: list[FunctionFrame] = []
         self.kernel_frame = FunctionFrame()
@@ -196,23 +205,4 @@ class ChunkContext:
     ) -> FaultSignal:
         """A FaultSignal whose one-line message names kernel, line, block and thread."""
         block, thread = self.thread_of(lane)
-        run = self.run
-        where = f"{run.source_name}:{line}"
-        msg = (
-            f"{what} in kernel '{run.kernel_name}' at {where} "
-            f"by thread ({thread[0]},{thread[1]},{thread[2]}) "
-            f"in block ({block[0]},{block[1]},{block[2]})"
-        )
-        return FaultSignal(
-            Fault(
-                kind,
-                run.kernel_name,
-                run.source_name,
-                line,
-                array,
-                block,
-                thread,
-                index,
-                msg,
-            )
-        )
+        return fault_signal(kind, self.run.kernel_name, self.run.source_name, line, block, thread, what, array, index)

@@ -32,7 +32,8 @@ from perfcalc.memory.atomic_contention import atomic_kind
 from perfcalc.memory.lanes import distinct_per_warp
 from perfcalc.memory.shared_atomics import serial_steps
 from perfcalc.sim import counters as C
-from perfcalc.sim.csubset.context import ChunkContext
+from perfcalc.sim.atomics import atomic_rmw
+from perfcalc.sim.csubset.context import BoundArray, ChunkContext
 from perfcalc.sim.csubset.ctypes_struct import StructType
 from perfcalc.sim.pricing import SepPlan
 from perfcalc.sim.separable import _RANGE, Core, Sep, Value, dense
@@ -326,15 +327,18 @@ class GlobalArray:
         for f in self.fields:
             self.store(ctx, idx, value[f], f, line, counts)
 
-    def atomic_add(
+    def atomic(
         self,
         ctx: ChunkContext,
         idx: Value,
         value: Value,
+        compare: Value | None,
+        op: str,
         field: str | None,
         line: int,
         counts: list[int] | None = None,
     ) -> Value:
+        """atomicAdd, atomicExch, atomicCAS, ... (sim/atomics.py's `op`) on one element per lane."""
         view, offset, size = self.view(field)
         lanes = _checked_index(ctx, idx, self.n)
         if lanes.bad is not None:
@@ -348,39 +352,36 @@ class GlobalArray:
                 ctx.mask.arr,
                 size,
                 "atomic",
-                atomic_kind("add", view.dtype.kind == "f"),
+                atomic_kind(op, view.dtype.kind == "f"),
             )
-        return atomic_add_lanes(ctx, view, lanes.safe, value)
+        return atomic_lanes(ctx, view, lanes.safe, value, compare, op)
 
 
 def _single_access(st: StructType) -> bool:
     return bool(getattr(st, "vector", False)) and getattr(st, "size", 0) in (8, 16)
 
 
-def atomic_add_lanes(ctx: ChunkContext, view: np.ndarray, safe: np.ndarray | int, value: Value) -> Value:
-    """atomicAdd for the active lanes in lane order; returns each lane's old value.
-
-    The memory update is np.add.at (exact with duplicate indices, execution.md §2.5); old
-    values of lanes hitting the same element are the running sum in lane order (computed in
-    float64 for floats, so they may differ from sequential float32 sums in the last bit)."""
-    value = dense(value)
+def atomic_lanes(
+    ctx: ChunkContext, view: np.ndarray, safe: np.ndarray | int, value: Value, compare: Value | None, op: str
+) -> Value:
+    """An atomic for the active lanes, one at a time per element in lane order (sim/atomics.py,
+    the PTX engine's own); returns each lane's old value."""
     lanes = np.flatnonzero(ctx.active_arr())
-    idx = safe[lanes] if isinstance(safe, np.ndarray) else np.full(lanes.size, safe, np.int64)
-    vals = value[lanes] if isinstance(value, np.ndarray) else np.full(lanes.size, value)
-    vals = vals.astype(view.dtype)
-    order = np.argsort(idx, kind="stable")
-    si, sv = idx[order], vals[order]
-    wide = np.float64 if view.dtype.kind == "f" else np.int64
-    csum = np.cumsum(sv.astype(wide))
-    start = np.ones(si.size, dtype=bool)
-    start[1:] = si[1:] != si[:-1]
-    group_first = np.maximum.accumulate(np.where(start, np.arange(si.size), 0))
-    before = csum - sv.astype(wide) - (csum[group_first] - sv[group_first].astype(wide))
-    old_sorted = (view[si].astype(wide) + before).astype(view.dtype)
-    np.add.at(view, idx, vals)
+    index = safe[lanes] if isinstance(safe, np.ndarray) else np.full(lanes.size, safe, np.int64)
     out = np.zeros(ctx.nlanes, dtype=view.dtype)
-    out[lanes[order]] = old_sorted
+    if lanes.size == 0:
+        return out
+    vals = _lanes_of(value, lanes, view.dtype)
+    cmp = None if compare is None else _lanes_of(compare, lanes, view.dtype)
+    out[lanes] = atomic_rmw(view, index.astype(np.int64), lanes, vals, cmp, op)
     return out
+
+
+def _lanes_of(value: Value, lanes: np.ndarray, dtype: np.dtype[Any]) -> np.ndarray:
+    value = dense(value)
+    if isinstance(value, np.ndarray):
+        return np.asarray(value[lanes]).astype(dtype)
+    return np.full(lanes.size, value).astype(dtype)
 
 
 def _injective(lanes: Lanes) -> bool:
@@ -713,11 +714,13 @@ class SharedArray:
             lanes_hit[np.flatnonzero(act)[clash]] = True
             raise self._race(ctx, lanes_hit, flat, line, line, int(back[clash][0] & _WARP_FIELD), "write", "write")
 
-    def atomic_add(
+    def atomic(
         self,
         ctx: ChunkContext,
         idx: Value,
         value: Value,
+        compare: Value | None,
+        op: str,
         field: str | None,
         line: int,
         counts: list[int] | None = None,
@@ -726,9 +729,9 @@ class SharedArray:
         flat = dense(self._flat_lanes(ctx, lanes))
         if counts is not None:
             flat_all = np.broadcast_to(np.asarray(flat, dtype=np.int64), (ctx.nlanes,))
-            cls, steps = serial_steps("add", self.storage.dtype.kind == "f", True, flat_all, ctx.active_arr())
+            cls, steps = serial_steps(op, self.storage.dtype.kind == "f", True, flat_all, ctx.active_arr())
             counts[C.SHARED_ATOMIC_SLOT[cls]] += steps
-        return atomic_add_lanes(ctx, self.storage, flat, value)
+        return atomic_lanes(ctx, self.storage, flat, value, compare, op)
 
     def barrier(self) -> None:
         self.pending_reads.clear()
@@ -737,19 +740,25 @@ class SharedArray:
 MemoryArray = GlobalArray | SharedArray | ConstantArray
 
 
-def writable(mem: MemoryArray) -> GlobalArray | SharedArray:
+def readable(mem: BoundArray) -> MemoryArray:
+    """A chunk's bound array as the class it is (context.BoundArray names it by its name only)."""
+    assert isinstance(mem, (GlobalArray, SharedArray, ConstantArray)), mem.name
+    return mem
+
+
+def writable(mem: BoundArray) -> GlobalArray | SharedArray:
     """`mem` as an array a kernel may store to (the compiler refuses stores to __constant__)."""
-    assert not isinstance(mem, ConstantArray), mem.name
+    assert isinstance(mem, (GlobalArray, SharedArray)), mem.name
     return mem
 
 
-def with_structs(mem: MemoryArray) -> GlobalArray | ConstantArray:
+def with_structs(mem: BoundArray) -> GlobalArray | ConstantArray:
     """`mem` as an array of structs (the compiler refuses struct elements in __shared__)."""
-    assert not isinstance(mem, SharedArray), mem.name
+    assert isinstance(mem, (GlobalArray, ConstantArray)), mem.name
     return mem
 
 
-def global_array(mem: MemoryArray) -> GlobalArray:
+def global_array(mem: BoundArray) -> GlobalArray:
     """`mem` as a global array (struct stores go to pointer parameters only)."""
     assert isinstance(mem, GlobalArray), mem.name
     return mem

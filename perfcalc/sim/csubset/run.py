@@ -167,7 +167,7 @@ def run_csubset(
     """Run `kernel` (None: the file's only __global__ function) of CUDA C `source` on NumPy for
     every thread of the launch and count.
 
-    The source engine behind `perfcalc.sim.launch.run_kernel` (which documents the
+    The source engine behind `perfcalc.sim.engine.run_kernel` (which documents the
     arguments). `progress`, if given, is called as progress(blocks_done, blocks_total) after
     each chunk of blocks.
     """

@@ -30,7 +30,7 @@ from perfcalc.sim.ptx.memory import (
 from perfcalc.sim.ptx.parse import Function, Instr
 from perfcalc.sim.ptx.races import SharedRaces
 from perfcalc.sim.ptx.values import NP, as_type, immediate, register_name, storage_dtype
-from perfcalc.sim.safety import Fault, FaultSignal
+from perfcalc.sim.safety import FaultSignal, fault_signal
 from perfcalc.sim.separable import Core, Sep
 
 Step = Callable[["Chunk", np.ndarray], None]
@@ -320,24 +320,7 @@ class Chunk:
         tx, ty, tz = (int(self.special_sep[k].lane[lane % width]) for k in _THREAD_INDEX)
         block, thread = (bx, by, bz), (tx, ty, tz)
         env = self.env
-        line = instr.line
-        msg = (
-            f"{what} in kernel '{env.kernel}' at {env.source_name}:{line} by thread "
-            f"({thread[0]},{thread[1]},{thread[2]}) in block ({block[0]},{block[1]},{block[2]})"
-        )
-        return FaultSignal(
-            Fault(
-                kind,
-                env.kernel,
-                env.source_name,
-                line,
-                array,
-                block,
-                thread,
-                index,
-                msg,
-            )
-        )
+        return fault_signal(kind, env.kernel, env.source_name, instr.line, block, thread, what, array, index)
 
 
 _DTYPE_TYPE = {

@@ -10,8 +10,8 @@ from typing import Any, cast
 import numpy as np
 
 from perfcalc.errors import CudaSyntaxError
+from perfcalc.limits import past_time_limit, time_limit_seconds
 from perfcalc.sim import counters as C
-from perfcalc.sim.launch import past_time_limit, time_limit_seconds
 from perfcalc.sim.ptx.contract import NOP, contract
 from perfcalc.sim.ptx.execute import Chunk, Env, Guard, guarded, operand, predicate, warps_with
 from perfcalc.sim.ptx.instructions import BUILDERS, NOOPS, PACKED_HALF, flop_weight

@@ -13,14 +13,25 @@ one word for a race).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 
+from perfcalc.sim.safety import FaultSignal
 from perfcalc.sim.separable import Sep
 
+
+class Chunk(Protocol):
+    """What the race shadow needs of execute.Chunk (which builds on this module)."""
+
+    n: int
+
+    def fault(
+        self, kind: str, instr: Instr, lanes: np.ndarray, what: str, array: str | None = None, index: int | None = None
+    ) -> FaultSignal: ...
+
+
 if TYPE_CHECKING:
-    from perfcalc.sim.ptx.execute import Chunk
     from perfcalc.sim.ptx.parse import Instr
     from perfcalc.sim.ptx.sep_access import AccessPlan
 

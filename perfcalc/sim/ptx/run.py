@@ -218,7 +218,7 @@ def compile_kernel(
     target = compile_target(arch)
     options = [f"--gpu-architecture={target}", "-lineinfo", "-std=c++17", "-default-device"]
     for name, value in sorted((defines or {}).items()):
-        options.append(f"-D{name}" if value is None or value == "" else f"-D{name}={value}")
+        options.append(f"-D{name}" if value is None else f"-D{name}={value}")  # -DX= is X empty, as in nvcc
     # a real file keeps its path as the program's name, so NVRTC searches its folder for quoted
     # includes as nvcc does; every include folder is absolute, so the key names the folder meant
     # whatever the working directory (issue 36)
@@ -260,7 +260,7 @@ def run_ptx(
     include_dirs: tuple[str, ...] = (),
     caches: CacheHierarchy | CacheFactory | None = None,
 ) -> SimResult:
-    """Run `kernel` as NVRTC compiles it (see perfcalc.sim.launch.run_kernel for arguments)."""
+    """Run `kernel` as NVRTC compiles it (see perfcalc.sim.engine.run_kernel for arguments)."""
     if not isinstance(args, dict):
         raise InputError("args must be a dict of parameter name -> array or number")
     if not isinstance(dynamic_shared_memory_bytes, int) or dynamic_shared_memory_bytes < 0:

@@ -13,14 +13,21 @@ offset outside the range goes the lane-by-lane way, which reports what is wrong.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, cast
+from typing import Any, Protocol, cast
 
 import numpy as np
 
 from perfcalc.sim.separable import Core, Sep
 
-if TYPE_CHECKING:
-    from perfcalc.sim.ptx.execute import Chunk
+
+class Chunk(Protocol):
+    """What an access plan needs of execute.Chunk (which builds on this module)."""
+
+    env: Any
+    shared: np.ndarray
+
+    def shared_block_elements(self, size: int) -> np.ndarray: ...
+
 
 PRICEABLE = (1, 2, 4, 8, 16)  # access sizes some CC's rules price
 

@@ -1,0 +1,125 @@
+"""Which front end runs a kernel, and `run_kernel`, the one entry to the execution core.
+
+Engines: "source" runs the CUDA C subset as written (sim/csubset/, pure Python, portable);
+"ptx" compiles the whole .cu file with NVIDIA's runtime compiler and runs the PTX as compiled
+(sim/ptx/); "auto" takes "ptx" where NVRTC is installed and working, else "source". The front
+ends import the shared machine (sim/launch.py); only this module imports the front ends.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from perfcalc.errors import InputError
+from perfcalc.limits import time_limit
+from perfcalc.memory.cache_hierarchy import CacheHierarchy
+from perfcalc.sim.launch import CacheFactory, SimResult
+from perfcalc.specs import Arch, as_arch
+
+ENGINES = ("auto", "ptx", "source")
+
+
+def resolve_engine(engine: str) -> tuple[str, str | None]:
+    """('ptx' | 'source', a one-line note or None) for an engine name ('auto' decides)."""
+    if engine not in ENGINES:
+        raise InputError(f"engine {str(engine)[:40]!r} is not one of {', '.join(ENGINES)}")
+    if engine != "auto":
+        return engine, None
+    from perfcalc.sim.ptx.nvrtc import CompilerUnavailable, library
+
+    try:
+        library()
+    except CompilerUnavailable as exc:
+        return "source", f"note: running the C-subset engine ({exc})"
+    return "ptx", None
+
+
+def run_kernel(
+    source: str,
+    kernel: str | None,
+    grid: object,
+    block: object,
+    args: dict[str, object],
+    arch: Arch | str,
+    dynamic_shared_memory_bytes: int = 0,
+    defines: Mapping[str, int | float | str] | None = None,
+    iteration_cap: int = 1_000_000,
+    cache: str | None = None,
+    bank_mode: int | None = None,
+    source_name: str = "<source>",
+    raise_on_fault: bool = True,
+    progress: Callable[[int, int], None] | None = None,
+    engine: str = "source",
+    include_dirs: tuple[str, ...] = (),
+    caches: CacheHierarchy | CacheFactory | None = None,
+    max_seconds: float | None = None,
+) -> SimResult:
+    """Run `kernel` of CUDA `source` for every thread of the launch, count, check for faults.
+
+    Pointer parameters are bound to the 1-D NumPy arrays in `args` and written in place;
+    scalar parameters and `__constant__` arrays are taken from `args` by name. `engine` is
+    "source" (the C subset as written), "ptx" (the whole file through NVRTC, as compiled) or
+    "auto". Faults raise KernelFault (one line, compute-sanitizer style) unless
+    `raise_on_fault` is False, in which case the run stops at the first fault and returns it.
+    With `caches` (memory.cache_hierarchy, or a CacheFactory), every global access also feeds
+    that L1/L2 model, the blocks run one wave per chunk, and the result carries its report.
+    `max_seconds` bounds the simulation (None: an enclosing `time_limit`, else 10 minutes): a
+    launch projected past it is refused (InputError), a loop still running then is a fault.
+    """
+    chosen, _note = resolve_engine(engine)
+    _check_run_arguments(source, kernel, dynamic_shared_memory_bytes, defines, bank_mode, chosen)
+    arch = as_arch(arch)
+    shared: dict[str, Any] = {
+        "dynamic_shared_memory_bytes": dynamic_shared_memory_bytes,
+        "defines": defines,
+        "iteration_cap": iteration_cap,
+        "cache": cache,
+        "bank_mode": bank_mode,
+        "source_name": source_name,
+        "raise_on_fault": raise_on_fault,
+        "progress": progress,
+        "caches": caches,
+    }
+    with time_limit(max_seconds):
+        if chosen == "ptx":
+            from perfcalc.sim.ptx.run import run_ptx
+
+            return run_ptx(source, kernel, grid, block, args, arch, include_dirs=include_dirs, **shared)
+        from perfcalc.sim.csubset.run import run_csubset
+
+        return run_csubset(source, kernel, grid, block, args, arch, **shared)
+
+
+def _check_run_arguments(
+    source: object,
+    kernel: object,
+    dynamic_shared_memory_bytes: object,
+    defines: object,
+    bank_mode: object,
+    engine: object,
+) -> None:
+    """The library's own checks, so a wrong type is an InputError naming the argument, never an
+    AttributeError from deep inside a front end."""
+    if not isinstance(source, str):
+        raise InputError(f"source must be the CUDA C text (a str), got {type(source).__name__}")
+    if not (kernel is None or (isinstance(kernel, str) and kernel.strip())):
+        raise InputError(
+            f"kernel must be the name of a __global__ function (or None for the file's only one), got {kernel!r}"
+        )
+    if isinstance(dynamic_shared_memory_bytes, bool) or not isinstance(dynamic_shared_memory_bytes, int):
+        raise InputError(f"dynamic_shared_memory_bytes = {dynamic_shared_memory_bytes!r} must be an int >= 0")
+    if bank_mode is not None and (
+        isinstance(bank_mode, bool) or not isinstance(bank_mode, int) or bank_mode not in (4, 8)
+    ):
+        raise InputError(f"bank_mode = {bank_mode!r} must be 4 or 8 (bytes per bank) or None")
+    if defines is not None and not isinstance(defines, dict):
+        raise InputError(f"defines must be a dict of NAME -> value, got {type(defines).__name__}")
+    for name, value in (defines or {}).items():
+        if not isinstance(name, str) or not name.isidentifier():
+            raise InputError(f"define name {name!r} is not an identifier")
+        if engine != "ptx" and isinstance(value, str) and any(c in value for c in ";{}#\n\\"):
+            raise InputError(
+                f"define {name}={value[:40]!r}: the source engine substitutes a value "
+                "or expression, not statements (';', braces, '#' or a newline)"
+            )
