@@ -91,7 +91,7 @@ def _repeats(w: int) -> int:
 _FRESH = """
 import time
 from pathlib import Path
-from perfcalc.sim.ptx.run import compile_kernel
+from perfcalc.sim.ptx.compile import compile_kernel
 from perfcalc.specs import get_arch
 src, arch = Path({path!r}).read_text(), get_arch("9.0")
 start = time.perf_counter()

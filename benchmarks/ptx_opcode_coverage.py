@@ -20,9 +20,9 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 import corpus  # noqa: E402
 
+from perfcalc.sim.ptx.compile import compile_kernel  # noqa: E402
 from perfcalc.sim.ptx.instructions import BUILDERS, NOOPS, PACKED_HALF  # noqa: E402
 from perfcalc.sim.ptx.program import REFUSED  # noqa: E402
-from perfcalc.sim.ptx.run import compile_kernel  # noqa: E402
 from perfcalc.specs import get_arch  # noqa: E402
 
 _TYPES = re.compile(r"^(?:[usbf](?:8|16|32|64)|f16x2|bf16x2|bf16|pred|v[248])$")

@@ -42,7 +42,7 @@ _LAZY = {
     "devices": "perfcalc.api",
     "product": "perfcalc.api",
     "products": "perfcalc.api",
-    "demangle": "perfcalc.model.demangle",
+    "demangle": "perfcalc.specs.demangle",
     "get_arch": "perfcalc.specs",
     "Arch": "perfcalc.specs",
     "Gpu": "perfcalc.specs",

@@ -386,6 +386,8 @@ def test_exponential_macros_are_refused_in_bounded_time(tmp_path):
     )
     fails_in_subprocess(
         "run",
+        "--engine",
+        "source",
         "--source",
         str(path),
         "--kernel",
@@ -410,6 +412,8 @@ def test_a_2000_deep_define_chain_is_refused_by_name(tmp_path):
     )
     fails(
         "run",
+        "--engine",
+        "source",
         "--source",
         str(path),
         "--kernel",
@@ -433,6 +437,8 @@ def test_two_definitions_of_one_kernel_are_refused(tmp_path):
     )
     fails(
         "run",
+        "--engine",
+        "source",
         "--source",
         str(path),
         "--kernel",
@@ -461,6 +467,8 @@ def test_nesting_past_the_source_engines_limit_is_one_line(tmp_path, name, body)
     path.write_text("__global__ void k(float *x) { " + body + " }\n")
     fails(
         "run",
+        "--engine",
+        "source",
         "--source",
         str(path),
         "--kernel",
@@ -484,6 +492,8 @@ def test_a_500_deep_device_call_chain_is_one_line(tmp_path):
     )
     fails(
         "run",
+        "--engine",
+        "source",
         "--source",
         str(path),
         "--kernel",
@@ -587,6 +597,8 @@ def test_a_shared_array_whose_size_overflows_is_refused_as_too_big(tmp_path):
     )
     fails(
         "run",
+        "--engine",
+        "source",
         "--source",
         str(path),
         "--kernel",
@@ -686,6 +698,8 @@ def test_a_bool_kernel_parameter_takes_0_or_1(tmp_path):
     """A `bool` parameter was a ValueError from np.iinfo; C converts 1 to true, 2 is refused."""
     args = [
         "run",
+        "--engine",
+        "source",
         "--source",
         _scalars_source(tmp_path),
         "--kernel",

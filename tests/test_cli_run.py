@@ -167,6 +167,8 @@ def test_endless_loop_of_seed_003_is_caught(tmp_path):
     )
     result = invoke(
         "run",
+        "--engine",
+        "source",
         "--source",
         src,
         "--kernel",
@@ -193,6 +195,8 @@ def test_missing_barrier_race_is_one_line_exit_2(tmp_path):
     )
     result = invoke(
         "run",
+        "--engine",
+        "source",
         "--source",
         src,
         "--kernel",
@@ -218,6 +222,8 @@ def test_partial_barrier_is_one_line_exit_2(tmp_path):
     )
     result = invoke(
         "run",
+        "--engine",
+        "source",
         "--source",
         src,
         "--kernel",
@@ -336,7 +342,7 @@ def test_source_engine_runs_a_files_only_kernel_without_kernel(tmp_path):
     """#8 item 2: with no --kernel and one kernel in the file, that one (the C engine too)."""
     args = ["--grid", "4", "--block", "128", "--dynamic-shared", "1024"]
     args += ["--array", "input=float32:1024", "--array", "output=float32:4", "-f", "json"]
-    source = ["run", "--source", "tests/data/cuda/reduce_fixed.cu"]
+    source = ["run", "--engine", "source", "--source", "tests/data/cuda/reduce_fixed.cu"]
     named = json.loads(CliRunner().invoke(app, [*source, "--kernel", "reduceSeed", *args]).stdout)
     only = CliRunner().invoke(app, [*source, *args])
     assert only.exit_code == 0, only.stderr
@@ -344,7 +350,8 @@ def test_source_engine_runs_a_files_only_kernel_without_kernel(tmp_path):
     two = tmp_path / "two.cu"
     two.write_text("__global__ void a(float* x) { x[0] = 1; }\n__global__ void b(float* x) { x[0] = 2; }\n")
     result = CliRunner().invoke(
-        app, ["run", "--source", str(two), "--grid", "1", "--block", "1", "--array", "x=float32:1"]
+        app,
+        ["run", "--engine", "source", "--source", str(two), "--grid", "1", "--block", "1", "--array", "x=float32:1"],
     )
     assert result.exit_code == 2
     assert result.stderr == f"error: {two} has 2 __global__ functions (a, b): name the one to run\n"

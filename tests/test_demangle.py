@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from perfcalc.model import demangle as demangle_module
-from perfcalc.model.demangle import demangle, demangler_used, why_mangled
-from perfcalc.model.demangle_fallback import demangle_builtin
+from perfcalc.specs import demangle as demangle_module
+from perfcalc.specs.demangle import demangle, demangler_used, why_mangled
+from perfcalc.specs.demangle_fallback import demangle_builtin
 
 RECORDED = Path(__file__).parent / "data" / "demangle" / "c++filt.tsv"
 

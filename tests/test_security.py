@@ -18,8 +18,8 @@ import numpy as np
 import pytest
 
 from perfcalc.sim import run_kernel
+from perfcalc.sim.ptx import compile as ptx_run
 from perfcalc.sim.ptx import nvrtc
-from perfcalc.sim.ptx import run as ptx_run
 from perfcalc.specs import get_arch
 
 needs_nvrtc = pytest.mark.skipif(not nvrtc.available(), reason="NVRTC (pip install nvidia-cuda-nvrtc) is not installed")

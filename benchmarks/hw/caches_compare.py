@@ -40,7 +40,7 @@ from perfcalc.analysis.caches import cache_model  # noqa: E402
 from perfcalc.model.occupancy import OccupancyInputs  # noqa: E402
 from perfcalc.model.ptxas import entry_resources  # noqa: E402
 from perfcalc.sim.engine import run_kernel  # noqa: E402
-from perfcalc.sim.ptx.run import compile_kernel  # noqa: E402
+from perfcalc.sim.ptx.compile import compile_kernel  # noqa: E402
 from perfcalc.specs import get_gpu, resolve_arch  # noqa: E402
 
 

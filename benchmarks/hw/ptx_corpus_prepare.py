@@ -23,15 +23,11 @@ sys.path.insert(0, str(ROOT / "tests"))
 import corpus  # noqa: E402
 
 from perfcalc.sim.ptx import nvrtc  # noqa: E402
+from perfcalc.sim.ptx.compile import compile_cached, compile_target  # noqa: E402
 from perfcalc.sim.ptx.hoststrip import HOST_HEADERS, choose_kernel, strip_host  # noqa: E402
+from perfcalc.sim.ptx.kernels import find_entry, kernel_parameters  # noqa: E402
 from perfcalc.sim.ptx.parse import parse_module  # noqa: E402
-from perfcalc.sim.ptx.run import (  # noqa: E402
-    _entry,
-    _scalar_bytes,
-    compile_cached,
-    compile_target,
-    kernel_parameters,
-)
+from perfcalc.sim.ptx.run import _scalar_bytes  # noqa: E402
 from perfcalc.specs import get_arch  # noqa: E402
 
 
@@ -88,8 +84,7 @@ def prepare(out: Path, entries: list[dict], save_inputs: bool = True) -> None:
         options += [f"-I{Path(source_name).parent}"] + [f"-I{d}" for d in nvrtc.include_dirs()]
         compiled = compile_cached(device.text, Path(source_name).name, options, [kernel], HOST_HEADERS)
         module = parse_module(compiled.ptx)
-        base = kernel.split("<")[0].strip().split("::")[-1]
-        fn = _entry(module, compiled, kernel, base)
+        fn = find_entry(module, kernel, compiled.lowered)
         ptx_file = out / f"{name}.ptx"
         ptx_file.write_text(compiled.ptx)
         log = subprocess.run(

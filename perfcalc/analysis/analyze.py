@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -78,6 +78,8 @@ class RunOptions:
     iteration_cap: int = 1_000_000
     exact: bool = False
     progress: Progress | None = field(default=None, compare=False)
+    compiler: str | None = None  # the PTX engine's route: auto, nvcc, nvrtc (sim/ptx/toolchain.py)
+    nvcc: str | None = None  # a user's own nvcc (else $PERFCALC_NVCC, $CUDA_HOME, the wheel's)
 
 
 def engine_choice(engine: str) -> tuple[str, str | None]:
@@ -91,15 +93,7 @@ def analyze(
     """Predict (catalog kernels), run, check, count, and time the launch on every Target."""
     options = options or RunOptions()
     chosen, _note = resolve_engine(options.engine)
-    options = RunOptions(
-        chosen,
-        options.cache,
-        options.bank_mode,
-        options.registers,
-        options.iteration_cap,
-        options.exact,
-        options.progress,
-    )
+    options = replace(options, engine=chosen)
     every = (targets,) if isinstance(targets, Target) else tuple(targets)
     if not every:
         raise InputError("analyze needs at least one Target")
@@ -129,6 +123,7 @@ def _catalog_run(k: CatalogKernel, target: Target, options: RunOptions) -> Targe
         "iteration_cap": options.iteration_cap,
         "engine": options.engine,
         "progress": options.progress,
+        **_compile_options(options),
     }
     report: LaunchReport | None = None
     if target.gpu is not None:
@@ -190,6 +185,7 @@ def _source_run(k: SourceKernel, target: Target, options: RunOptions) -> TargetR
         "iteration_cap": options.iteration_cap,
         "engine": options.engine,
         "include_dirs": tuple(k.include_dirs),
+        **_compile_options(options),
     }
     dyn = k.dynamic_shared_memory_bytes
     report: LaunchReport | None = None
@@ -236,7 +232,7 @@ def _source_run(k: SourceKernel, target: Target, options: RunOptions) -> TargetR
         check=None,
         tolerance=None,
         prediction=None,
-        sites=_site_rows(text, result.per_site, None, result.inlined),
+        sites=_site_rows(_lines_text(text, k.path, result), result.per_site, None, result.inlined),
         notes=(["no reference and no model for a user source: counters only"], []),
     )
 
@@ -298,6 +294,24 @@ def _target_run(
     )
 
 
+def _compile_options(options: RunOptions) -> dict[str, Any]:
+    """How the PTX engine compiles (only where it runs, so the C engine is never asked)."""
+    if options.engine != "ptx":
+        return {}
+    return {"compiler": options.compiler, "nvcc": options.nvcc}
+
+
+def _lines_text(text: str, path: Path, result: SimResult) -> str:
+    """The text of the file the counts are kept at: the source, or the file it includes that
+    defines the kernel (a Rodinia-style kernel.cu)."""
+    own = result.source_file
+    if not own or Path(own) == path.resolve() or not Path(own).is_file():
+        return text
+    from perfcalc.files import read_text
+
+    return read_text(own, "the kernel's file", latin1_fallback=True)
+
+
 def _check_registers(arch: Arch, regs: int) -> None:
     """Refuse a --regs value the occupancy step would refuse, before a long run, not after."""
     limit = arch.max_registers_per_thread
@@ -336,7 +350,8 @@ def _engine_notes(result: SimResult) -> list[str]:
     return [
         f"counted by the PTX engine on the code {result.compiler} produced: counts follow "
         f"the compiled code (kept-in-register values, merged loads, predicated branches), "
-        f"so they can differ from the source-level model"
+        f"so they can differ from the source-level model",
+        *result.compile_notes,
     ]
 
 

@@ -144,9 +144,12 @@ def analyze_catalog_kernel(
     bank_mode: int | None = None,
     iteration_cap: int = 1_000_000,
     progress: Callable[[int, int], None] | None = None,
+    compiler: str | None = None,
+    nvcc: str | None = None,
 ) -> LaunchReport:
     """Predict, run (sampled when large) and time a catalog kernel on `gpu`; `cache`,
-    `bank_mode`, `iteration_cap` go to the execution core, `progress` to the whole run."""
+    `bank_mode`, `iteration_cap`, `compiler`, `nvcc` go to the execution core, `progress` to
+    the whole run."""
     params = resolve_params(spec, overrides)
     grid, block, dyn = launch_geometry(spec, params)
     threads = math.prod(block)
@@ -167,6 +170,7 @@ def analyze_catalog_kernel(
                 cache=cache,
                 bank_mode=bank_mode,
                 iteration_cap=iteration_cap,
+                **({"compiler": compiler, "nvcc": nvcc} if engine == "ptx" else {}),
                 **({"progress": progress} if sample is None and progress is not None else {}),
             )
         )

@@ -77,8 +77,8 @@ def compiled_kernel(
 ) -> tuple[KernelResources, ...]:
     """ptxas's report for the kernel of a .cu file compiled as the PTX engine compiles it."""
     from perfcalc.files import read_text
+    from perfcalc.sim.ptx.compile import compile_kernel
     from perfcalc.sim.ptx.ptxas import PACKAGE
-    from perfcalc.sim.ptx.run import compile_kernel
 
     text = read_text(source, "--source", latin1_fallback=True)
     ck = compile_kernel(text, kernel, target.arch, dict(defines), str(source))

@@ -56,7 +56,7 @@ class CacheConfig(str, Enum):
 
 
 class RunEngine(str, Enum):
-    """sim/launch.ENGINES."""
+    """sim/engine.ENGINES."""
 
     source = "source"
     ptx = "ptx"
@@ -70,3 +70,11 @@ class MatmulEngine(str, Enum):
     ptx = "ptx"
     auto = "auto"
     both = "both"
+
+
+class Compiler(str, Enum):
+    """sim/ptx/toolchain.ROUTES: how the PTX engine compiles a file."""
+
+    auto = "auto"
+    nvcc = "nvcc"
+    nvrtc = "nvrtc"

@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from perfcalc.cli.choices import GlobalCache, RunEngine
+from perfcalc.cli.choices import Compiler, GlobalCache, RunEngine
 from perfcalc.defaults import DEFAULT_CC
 
 DEFAULT_REGISTERS = 32  # analysis.launch_report.ASSUMED_REGISTERS (a test checks they agree)
@@ -85,13 +85,34 @@ IterationCapOption = Annotated[
     int, typer.Option("--iteration-cap", help="Loop iterations after which a loop counts as endless (a fault).")
 ]
 RunEngineOption = Annotated[
-    RunEngine,
+    RunEngine | None,
     typer.Option(
         "--engine",
         help="source: the CUDA C subset as written (portable); ptx: the file as NVIDIA's "
-        "compiler compiles it (needs the nvidia-cuda-nvrtc wheel); auto: ptx where NVRTC "
-        "works, else source.",
+        "compiler compiles it (needs the cuda extra); auto: ptx where NVRTC works, else source. "
+        "[default: source for a catalog kernel (the lecture notes' C, as the model counts it), auto for --source]",
         case_sensitive=False,
+        show_default=False,
+    ),
+]
+CompilerOption = Annotated[
+    Compiler | None,
+    typer.Option(
+        "--compiler",
+        help="How the PTX engine compiles: nvcc with the host compiler, as the file's own build does; "
+        "nvrtc (no host compiler needed: host code blanked); auto: nvcc where g++/clang++ and nvcc are "
+        "installed [default: $PERFCALC_COMPILER, else auto].",
+        case_sensitive=False,
+        show_default=False,
+    ),
+]
+NvccOption = Annotated[
+    str | None,
+    typer.Option(
+        "--nvcc",
+        metavar="PATH",
+        help="Your own nvcc (CUDA 12.x or 13.x; its folder works too) [default: $PERFCALC_NVCC, "
+        "$CUDA_HOME/bin/nvcc, else the nvidia-cuda-nvcc wheel's].",
     ),
 ]
 ExactOption = Annotated[

@@ -27,6 +27,7 @@ from perfcalc.cli.options import (
     BlockOption,
     CatalogOption,
     CcOption,
+    CompilerOption,
     DefineOption,
     DynamicSharedOption,
     ExactOption,
@@ -36,6 +37,7 @@ from perfcalc.cli.options import (
     IncludeOption,
     IterationCapOption,
     KernelOption,
+    NvccOption,
     ParamOption,
     RegsOption,
     RunEngineOption,
@@ -74,7 +76,9 @@ def run(
     bank_mode: BankModeOption = None,
     regs: RegsOption = DEFAULT_REGISTERS,
     iteration_cap: IterationCapOption = 1_000_000,
-    engine: RunEngineOption = RunEngine.source,
+    engine: RunEngineOption = None,
+    compiler: CompilerOption = None,
+    nvcc: NvccOption = None,
     exact: ExactOption = False,
     max_seconds: MaxSecondsOption = 600.0,
     plot: RunPlotOption = None,
@@ -94,7 +98,8 @@ def run(
 
     start_output(output)
     _check_kind(kernel_name, source, catalog_file, kernel, grid, block, array, define, dynamic_shared)
-    chosen, engine_note = engine_choice(engine.value)
+    default = RunEngine.source if source is None else RunEngine.auto  # a real .cu needs no option
+    chosen, engine_note = engine_choice((engine or default).value)
     if engine_note:
         typer.echo(engine_note, err=True)
     if include and chosen != "ptx":
@@ -111,7 +116,15 @@ def run(
     what: Any = _kernel(kernel_name, catalog_file, params, source, kernel, grid, block, array, chosen, define, include)
     what = what if source is None else _with_source_options(what, dynamic_shared)
     options = RunOptions(
-        chosen, None if cache is None else cache.value, bank_mode, regs, iteration_cap, exact, _progress()
+        chosen,
+        None if cache is None else cache.value,
+        bank_mode,
+        regs,
+        iteration_cap,
+        exact,
+        _progress(),
+        None if compiler is None else compiler.value,
+        nvcc,
     )
     report = analyze(what, targets, options)
     if plot is not None:

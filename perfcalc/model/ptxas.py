@@ -22,9 +22,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from perfcalc.errors import InputError
-from perfcalc.model.demangle import demangle
 from perfcalc.results import Result
 from perfcalc.specs.cc import ComputeCapability
+from perfcalc.specs.demangle import demangle
 
 # Quotes may arrive as typographic ones when a log was pasted through a forum or a word processor.
 _ENTRY = re.compile(

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from perfcalc.errors import InputError
+from perfcalc.errors import CudaSyntaxError, InputError
 from perfcalc.limits import time_limit
 from perfcalc.memory.cache_hierarchy import CacheHierarchy
 from perfcalc.sim.launch import CacheFactory, SimResult
@@ -26,8 +26,11 @@ def resolve_engine(engine: str) -> tuple[str, str | None]:
         raise InputError(f"engine {str(engine)[:40]!r} is not one of {', '.join(ENGINES)}")
     if engine != "auto":
         return engine, None
+    from perfcalc.sim.ptx import toolchain
     from perfcalc.sim.ptx.nvrtc import CompilerUnavailable, library
 
+    if toolchain.route() is not None:  # nvcc with a host compiler: the PTX engine needs no NVRTC
+        return "ptx", None
     try:
         library()
     except CompilerUnavailable as exc:
@@ -54,6 +57,8 @@ def run_kernel(
     include_dirs: tuple[str, ...] = (),
     caches: CacheHierarchy | CacheFactory | None = None,
     max_seconds: float | None = None,
+    compiler: str | None = None,
+    nvcc: str | None = None,
 ) -> SimResult:
     """Run `kernel` of CUDA `source` for every thread of the launch, count, check for faults.
 
@@ -64,7 +69,9 @@ def run_kernel(
     `raise_on_fault` is False, in which case the run stops at the first fault and returns it.
     With `caches` (memory.cache_hierarchy, or a CacheFactory), every global access also feeds
     that L1/L2 model, the blocks run one wave per chunk, and the result carries its report.
-    `max_seconds` bounds the simulation (None: an enclosing `time_limit`, else 10 minutes): a
+    `compiler` ("auto", "nvcc", "nvrtc"; None: $PERFCALC_COMPILER, else auto) and `nvcc` (a path)
+    choose how the PTX engine compiles (sim/ptx/toolchain.py). `max_seconds` bounds the
+    simulation (None: an enclosing `time_limit`, else 10 minutes): a
     launch projected past it is refused (InputError), a loop still running then is a fault.
     """
     chosen, _note = resolve_engine(engine)
@@ -85,10 +92,34 @@ def run_kernel(
         if chosen == "ptx":
             from perfcalc.sim.ptx.run import run_ptx
 
-            return run_ptx(source, kernel, grid, block, args, arch, include_dirs=include_dirs, **shared)
+            return run_ptx(
+                source,
+                kernel,
+                grid,
+                block,
+                args,
+                arch,
+                include_dirs=include_dirs,
+                compiler=compiler,
+                nvcc=nvcc,
+                **shared,
+            )
         from perfcalc.sim.csubset.run import run_csubset
 
-        return run_csubset(source, kernel, grid, block, args, arch, **shared)
+        try:
+            return run_csubset(source, kernel, grid, block, args, arch, **shared)
+        except CudaSyntaxError as exc:
+            raise _suggest_ptx(exc) from None
+
+
+def _suggest_ptx(exc: CudaSyntaxError) -> CudaSyntaxError:
+    """The C engine's refusal, saying where the whole file runs (issue 30)."""
+    text = str(exc)
+    if "--engine ptx" in text:
+        return exc
+    first, newline, rest = text.partition("\n")
+    hint = "; the C-subset engine reads the lecture notes' C: --engine ptx (or auto) runs the whole file as compiled"
+    return CudaSyntaxError(first + hint + newline + rest)
 
 
 def _check_run_arguments(

@@ -80,6 +80,10 @@ class SimResult(Result):
     # call-site line -> counters of the code inlined there from __device__ functions (PTX
     # engine; the same work is in per_site at the function's own lines, so not in the total)
     inlined: dict[int, Counters] = field(default_factory=dict)
+    # the file whose lines `per_site` counts at (PTX engine: the one defining the kernel, which
+    # may be a file the source includes; "" for the source itself) and what compiling it took
+    source_file: str = ""
+    compile_notes: tuple[str, ...] = ()
 
     @property
     def instructions(self) -> dict[str, int]:

@@ -41,6 +41,7 @@ class Dependencies:
     system: dict[str, str] = field(default_factory=dict)  # absolute path -> "size:mtime_ns"
     missing: set[str] = field(default_factory=set)  # names searched and not found
     complete: bool = True
+    spelled: dict[str, str] = field(default_factory=dict)  # a user file's name as #included -> path
 
     def fingerprint(self) -> list[object]:
         """A JSON-able, order-independent description for the cache key."""
@@ -131,6 +132,7 @@ class _Scan:
             path = d / name
             info = _regular(path)
             if info is not None:
+                self.deps.spelled.setdefault(name, str(path.resolve()))
                 self._user_file(path.resolve(), info)
                 return
         for d in self.system_dirs:

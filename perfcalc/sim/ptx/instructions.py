@@ -571,6 +571,24 @@ def build_bfe(instr: Instr, env: Env) -> Op:
     return run
 
 
+def build_bmsk(instr: Instr, env: Env) -> Op:
+    """bmsk.mode.b32 d, a, b: a mask of b ones starting at bit a (PTX ISA 9.7.1 `bmsk`): .clamp
+    takes a and b up to 32, .wrap takes them modulo 32; bits past 31 fall off."""
+    d = _dst(instr)
+    pos = operand(instr.operands[1], "u32", env)
+    ln = operand(instr.operands[2], "u32", env)
+    wrap = "wrap" in instr.parts
+
+    def run(ch: Chunk, m: np.ndarray, full: bool) -> None:
+        p = np.asarray(pos(ch)).astype(np.uint64)
+        n = np.asarray(ln(ch)).astype(np.uint64)
+        p, n = (p & np.uint64(31), n & np.uint64(31)) if wrap else (np.minimum(p, 32), np.minimum(n, 32))
+        mask = (((np.uint64(1) << n) - np.uint64(1)) << p) & np.uint64(0xFFFFFFFF)
+        ch.write(d, mask.astype(np.uint32), m, full)
+
+    return run
+
+
 def build_bfi(instr: Instr, env: Env) -> Op:
     t = type_of(instr)
     d = _dst(instr)
@@ -846,6 +864,7 @@ BUILDERS: dict[str, Callable[[Instr, Env], Op]] = {
     "cvta": build_cvta,
     "bfe": build_bfe,
     "bfi": build_bfi,
+    "bmsk": build_bmsk,
     "prmt": build_prmt,
     "shfl": build_shfl,
     "vote": build_vote,

@@ -132,9 +132,12 @@ _PARAM = re.compile(
 )
 
 
-def parse_module(ptx: str) -> Module:
-    """The whole PTX text -> entries, device functions and module-level variables."""
+def parse_module(ptx: str, main_file: str | None = None) -> Module:
+    """The whole PTX text -> entries, device functions and module-level variables. Counts are
+    kept at the lines of `main_file` (the path the PTX's `.file` names; NVRTC's program, file 1,
+    when not given): code inlined from other files counts at the line that called it."""
     files = {int(n): name for n, name in _FILE.findall(ptx)}
+    main = next((n for n, name in files.items() if main_file is not None and name == main_file), MAIN_FILE)
     version = _directive(ptx, "version")
     target = _directive(ptx, "target")
     text = _COMMENT.sub("", ptx)
@@ -153,7 +156,7 @@ def parse_module(ptx: str) -> Module:
         body_end = _matching(text, body_start, "{", "}")
         fn = Function(match.group(3), match.group(1) == "entry", files=files)
         fn.params = [_param(p) for p in _split_top(params) if p.strip()]
-        _parse_body(fn, text[body_start + 1 : body_end], ptx)
+        _parse_body(fn, text[body_start + 1 : body_end], ptx, main)
         functions[fn.name] = fn
         pos = body_end + 1
     module_vars.extend(_variables(text[pos:]))
@@ -239,10 +242,10 @@ def _variable(m: re.Match[str]) -> Variable:
     )
 
 
-_INSTR = re.compile(r"^(?:@(!?)(%[\w$]+)\s+)?([a-z][\w.]*)\s*(.*)$", re.S)
+_INSTR = re.compile(r"^(?:@(!?)(%?[A-Za-z_$][\w$]*)\s+)?([a-z][\w.]*)\s*(.*)$", re.S)
 
 
-def _parse_body(fn: Function, body: str, original: str) -> None:
+def _parse_body(fn: Function, body: str, original: str, main: int = MAIN_FILE) -> None:
     line, col, inlined = 0, 0, None
     for raw in _statements(body):
         stmt = raw.strip()
@@ -251,12 +254,15 @@ def _parse_body(fn: Function, body: str, original: str) -> None:
         if re.match(r"\.loc\s", stmt):
             m = _LOC.match(stmt)
             if m:
-                line, col = int(m.group(2)), int(m.group(3))
-                inlined = int(m.group(5)) if m.group(5) else None
-                if int(m.group(1)) != MAIN_FILE:
-                    # code from an included header: counted at the line of the user's file
-                    # that called it (or line 0 when the PTX does not say)
-                    line, col = (inlined or 0), 0
+                at_main = m.group(4) is not None and int(m.group(4)) == main
+                inlined = int(m.group(5)) if m.group(5) and at_main else None
+                if int(m.group(1)) == main:
+                    line, col = int(m.group(2)), int(m.group(3))
+                else:
+                    # code from an included header (nvcc names CUDA's headers; NVRTC does not):
+                    # counted at the line of the user's file that called it, where the PTX says,
+                    # else at the user's line last seen
+                    line, col, inlined = (inlined if inlined is not None else line), 0, None
             continue
         label = re.match(r"^([\w$]+):\s*(.*)$", stmt, re.S)
         if label and not stmt.startswith("."):

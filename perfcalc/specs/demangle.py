@@ -15,7 +15,7 @@ import functools
 import shutil
 import subprocess
 
-from perfcalc.model.demangle_fallback import MAX_MANGLED, demangle_builtin
+from perfcalc.specs.demangle_fallback import MAX_MANGLED, demangle_builtin
 
 _INSTALL_HINT = "no C++ demangler found: install a C++ runtime (libstdc++) or put c++filt on PATH"
 
