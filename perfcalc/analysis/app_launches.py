@@ -1,0 +1,146 @@
+"""One launch of a whole program (issue 31), run, counted and timed: what `perfcalc app` reports
+per launch, like a row of Nsight Compute's.
+
+The launch runs over the program's own device memory (sim/ptx/arena.py), exactly, every block:
+the program reads its results. On a product, the same run feeds the product's L1/L2 model and
+the time model gives the launch's time and bound (which the program's own event timers then
+read). Occupancy uses ptxas's allocation for the kernel.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from perfcalc.analysis.caches import cache_model_factory
+from perfcalc.analysis.timing import run_time
+from perfcalc.model.occupancy import OccupancyResult, occupancy
+from perfcalc.model.ptxas import KernelResources, entry_resources
+from perfcalc.model.time_model import TimePrediction
+from perfcalc.results import Result, plain
+from perfcalc.sim.launch import SimResult
+from perfcalc.sim.ptx.arena import Arena, ArenaLaunch, run_in_arena
+from perfcalc.sim.ptx.compile import CompiledKernel
+from perfcalc.specs.demangle import demangle
+from perfcalc.specs.target import Target
+
+ASSUMED_REGISTERS = 32  # where ptxas is not installed (analysis/launch_report.py says the same)
+
+
+@dataclass(frozen=True)
+class LaunchRecord(Result):
+    """One launch: the kernel as C++ names it, its geometry, registers and occupancy, what the
+    engine counted, and on a product its predicted time and bound; `fault` the compute-sanitizer
+    style line where the launch faulted (the program then sees the error)."""
+
+    index: int
+    kernel: str
+    entry: str
+    short_name: str
+    grid: tuple[int, int, int]
+    block: tuple[int, int, int]
+    dynamic_shared_memory_bytes: int
+    registers_per_thread: int
+    registers_source: str
+    occupancy: float
+    active_blocks_per_sm: int
+    limiters: tuple[str, ...]
+    counters: dict[str, Any]
+    gpu: str | None
+    predicted_time_s: float | None
+    bound: str | None
+    fault: str | None
+    l2_hit_rate: float | None = None
+    dram_bytes: int | None = None
+    sim: SimResult | None = field(default=None, repr=False, compare=False)
+    time: TimePrediction | None = field(default=None, repr=False, compare=False)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {f: plain(getattr(self, f)) for f in self.__dataclass_fields__ if f not in ("sim", "time")}
+
+
+def short_name(kernel: str) -> str:
+    """A kernel as Nsight Compute's short names show it: `DeviceRadixSortSingleTileKernel<...>`
+    for a CUB kernel whose whole name runs to hundreds of characters."""
+    head = kernel.split("(")[0] if "<" not in kernel.split("(")[0] else kernel
+    depth, cut = 0, len(head)
+    for i, ch in enumerate(head):
+        if ch == "<":
+            if depth == 0:
+                cut = min(cut, i)
+            depth += 1
+        elif ch == ">":
+            depth -= 1
+    whole = head.split("::")[-1].strip() if "<" not in head else head[: head.rfind(">") + 1]
+    if len(whole) <= 40 and "::" not in whole:
+        return whole
+    base = head[:cut].split("::")[-1].strip()
+    return base + ("<...>" if cut < len(head) else "")
+
+
+def resources(ck: CompiledKernel) -> KernelResources | None:
+    """ptxas's registers and static shared memory for the kernel (None without ptxas)."""
+    return entry_resources(ck.ptxas_log, ck.fn.name)
+
+
+def launch_occupancy(ck: CompiledKernel, target: Target, block_threads: int, dynamic: int) -> OccupancyResult:
+    found = resources(ck)
+    regs = found.registers_per_thread if found is not None else ASSUMED_REGISTERS
+    static = found.static_shared_memory_bytes if found is not None else 0
+    return occupancy(
+        target.arch, block_threads, regs, static_shared_memory_bytes=static, dynamic_shared_memory_bytes=dynamic
+    )
+
+
+def run_launch(
+    index: int,
+    launch: ArenaLaunch,
+    arena: Arena,
+    target: Target,
+    source_name: str,
+    iteration_cap: int = 1_000_000,
+    progress: Callable[[int, int], None] | None = None,
+) -> LaunchRecord:
+    """Run one launch of the program exactly over its memory; count, and time it on the
+    Target's product where it names one."""
+    ck = launch.kernel
+    threads = math.prod(launch.block)
+    found = resources(ck)
+    regs = found.registers_per_thread if found is not None else ASSUMED_REGISTERS
+    gpu = target.gpu
+    factory = (
+        None
+        if gpu is None
+        else cache_model_factory(gpu, target.arch, threads, regs, launch.dynamic_shared_memory_bytes)
+    )
+    result = run_in_arena(launch, arena, target.arch, source_name, iteration_cap, factory, progress)
+    occ = launch_occupancy(ck, target, threads, launch.dynamic_shared_memory_bytes)
+    fault = result.faults[0].message if result.faults else None
+    time = None
+    if gpu is not None and fault is None and result.caches is not None:
+        time = run_time(result, int(occ.active_blocks_per_sm), gpu, target.arch)
+    return LaunchRecord(
+        index=index,
+        kernel=demangle(ck.fn.name) or ck.fn.name,
+        entry=ck.fn.name,
+        short_name=short_name(ck.kernel),
+        grid=launch.grid,
+        block=launch.block,
+        dynamic_shared_memory_bytes=launch.dynamic_shared_memory_bytes,
+        registers_per_thread=regs,
+        registers_source="ptxas" if found is not None else "assumed",
+        occupancy=float(occ.occupancy),
+        active_blocks_per_sm=int(occ.active_blocks_per_sm),
+        limiters=tuple(occ.limiters),
+        counters=result.counters.values(),
+        gpu=None if gpu is None else gpu.key,
+        predicted_time_s=None if time is None else time.predicted_time_s,
+        bound=None if time is None else time.bound,
+        fault=fault,
+        l2_hit_rate=None if time is None else time.l2_hit_rate,
+        dram_bytes=None if time is None else time.dram_bytes_read + time.dram_bytes_written,
+        sim=result,
+        time=time,
+    )

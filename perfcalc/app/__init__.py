@@ -1,0 +1,160 @@
+"""Whole CUDA programs run as they are (issue 31): `perfcalc app prog.cu -- args`, and
+`perfcalc.app(files, args)` in the library.
+
+build.py builds the program as its build does against perfcalc's CUDA runtime stand-in;
+session.py runs its main() in a child process and serves its GPU: every launch on the PTX engine
+over the program's own memory, counted and (on a product) timed. The result is an AppReport: the
+program's exit status and output, one LaunchRecord per counted launch, and a summary per kernel
+like Nsight Systems' kernel summary.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import tempfile
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from perfcalc.analysis.app_launches import LaunchRecord
+from perfcalc.errors import InputError
+from perfcalc.results import Result, plain
+
+__all__ = ["AppReport", "KernelSummary", "app"]
+
+
+@dataclass(frozen=True)
+class KernelSummary(Result):
+    """One kernel over the whole run: calls, predicted time in total and as a share."""
+
+    kernel: str
+    calls: int
+    total_time_s: float | None
+    share: float | None
+    average_time_s: float | None
+
+
+@dataclass(frozen=True)
+class AppReport(Result):
+    """A whole program's run on the modelled GPU."""
+
+    files: tuple[str, ...]
+    args: tuple[str, ...]
+    exit_status: int
+    compiler: str
+    cc: str
+    gpu: str | None
+    launches: tuple[LaunchRecord, ...]
+    kernels: tuple[KernelSummary, ...]
+    uncounted_launches: int
+    seconds: float
+    stdout: str | None = None
+    stderr: str | None = None
+    notes: tuple[str, ...] = field(default_factory=tuple)
+
+    @property
+    def predicted_time_s(self) -> float | None:
+        times = [r.predicted_time_s for r in self.launches]
+        return None if not times or any(t is None for t in times) else sum(t for t in times if t is not None)
+
+    def to_dict(self) -> dict[str, Any]:
+        doc = {f: plain(getattr(self, f)) for f in self.__dataclass_fields__}
+        doc["predicted_time_s"] = self.predicted_time_s
+        return doc
+
+
+def summarise(launches: Sequence[LaunchRecord]) -> tuple[KernelSummary, ...]:
+    """Per kernel, in order of predicted time (then calls): Nsight Systems' kernel summary."""
+    by: dict[str, list[LaunchRecord]] = {}
+    for r in launches:
+        by.setdefault(r.short_name, []).append(r)
+    timed = all(r.predicted_time_s is not None for r in launches) and bool(launches)
+    total = sum(r.predicted_time_s or 0.0 for r in launches) if timed else None
+    rows = []
+    for name, rs in by.items():
+        t = sum(r.predicted_time_s or 0.0 for r in rs) if timed else None
+        rows.append(
+            KernelSummary(
+                name,
+                len(rs),
+                t,
+                None if t is None or not total else t / total,
+                None if t is None else t / len(rs),
+            )
+        )
+    return tuple(sorted(rows, key=lambda k: (-(k.total_time_s or 0.0), -k.calls, k.kernel)))
+
+
+def app(
+    files: Sequence[str],
+    args: Sequence[str] = (),
+    gpu: str | None = None,
+    cc: str | None = None,
+    include_dirs: Sequence[str] = (),
+    defines: Sequence[str] = (),
+    kernel: str | None = None,
+    launch_skip: int = 0,
+    launch_count: int | None = None,
+    max_seconds: float = 600.0,
+    cwd: str | None = None,
+    nvcc: str | None = None,
+    capture: bool = True,
+    on_launch: Callable[[int, str], None] | None = None,
+    stdout_to_stderr: bool = False,
+) -> AppReport:
+    """Build the program from `files` (its .cu, .cpp and .c sources, with -I `include_dirs` and
+    -D `defines` as `NAME` or `NAME=VALUE`), run its main() with `args` on the modelled GPU
+    (`gpu`: a product, which also times every launch; else `cc`'s rules, default CC 9.0), and
+    report every launch. `kernel` (a regex), `launch_skip` and `launch_count` select the launches
+    counted, as Nsight Compute's --kernel-name, --launch-skip and --launch-count do; every launch
+    runs. `capture`: keep the program's stdout and stderr in the report (else they pass through,
+    its stdout to perfcalc's stderr with `stdout_to_stderr`, so a JSON on stdout stays clean)."""
+    from perfcalc.analysis.programs import compile_target, route
+    from perfcalc.app.build import build
+    from perfcalc.app.session import Selection, run_program
+    from perfcalc.specs.target import resolve_target
+
+    if isinstance(files, str) or not files:
+        raise InputError("files must be a list of the program's source files (.cu, .cpp, .c)")
+    if launch_skip < 0 or (launch_count is not None and launch_count < 1):
+        raise InputError("launch_skip must be >= 0 and launch_count >= 1")
+    tools = route("nvcc", nvcc)
+    assert tools is not None  # route("nvcc") raises where it cannot build
+    target = resolve_target(cc, gpu, default_product=False)
+    flags = tuple(d if d.startswith("-D") else f"-D{d}" for d in defines)
+    program = build(list(files), tools, compile_target(target.arch), tuple(include_dirs), flags, cwd=cwd)
+    selection = Selection(kernel, launch_skip, launch_count)
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        passed = (None, 2 if stdout_to_stderr else None, None)
+        streams = (subprocess.DEVNULL, out, err) if capture else passed
+        outcome = run_program(program, args, target, selection, max_seconds, cwd, on_launch, streams=streams)
+        texts = [_read(f) if capture else None for f in (out, err)]
+    notes = []
+    if gpu is None:
+        notes.append("no --gpu: launches are counted, not timed (cudaEventElapsedTime reads 0)")
+    else:
+        notes.append(
+            f"cudaEventElapsedTime in the program reads the predicted time of the launches between its events "
+            f"on {target.name}, not a measurement"
+        )
+    return AppReport(
+        tuple(os.path.relpath(u.path, cwd or ".") for u in program.units),
+        tuple(args),
+        outcome.exit_status,
+        program.compiler,
+        target.cc,
+        None if target.gpu is None else target.gpu.key,
+        tuple(outcome.launches),
+        summarise(outcome.launches),
+        outcome.uncounted,
+        outcome.seconds,
+        texts[0],
+        texts[1],
+        tuple(notes),
+    )
+
+
+def _read(f: Any) -> str:
+    f.seek(0)
+    return str(f.read().decode(errors="replace"))

@@ -1,0 +1,112 @@
+"""`perfcalc app FILE.cu [more files] [-I DIR] [-D NAME=VALUE] [--gpu PRODUCT] -- ARGS`: the whole
+program run as it is on the modelled GPU, like `ncu ./prog args` (issue 31)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from perfcalc.cli.common import Format, FormatOption, MaxSecondsOption, OutputOption, show, start_output, table_option
+from perfcalc.cli.options import CcOption, NvccOption
+
+FilesArgument = Annotated[
+    list[str],
+    typer.Argument(
+        metavar="FILES... [-- ARGS...]",
+        help="The program's .cu (and .cpp, .c) files; after `--`, the arguments its main() gets.",
+    ),
+]
+IncludeOption = Annotated[
+    list[Path] | None, typer.Option("--include-dir", "-I", help="Header folder.", file_okay=False)
+]
+DefineOption = Annotated[list[str] | None, typer.Option("--define", "-D", help="NAME or NAME=VALUE, as nvcc takes it.")]
+AppGpuOption = Annotated[
+    str | None,
+    typer.Option("--gpu", help="Product to model (its caches and time for every launch); without it, counts only."),
+]
+KernelRegexOption = Annotated[
+    str | None, typer.Option("--kernel", help="Count only launches of kernels whose name matches this regex.")
+]
+SkipOption = Annotated[int, typer.Option("--launch-skip", help="Count from the (N+1)-th selected launch.", min=0)]
+CountOption = Annotated[int | None, typer.Option("--launch-count", help="Count this many selected launches.", min=1)]
+
+
+def register(app: typer.Typer) -> None:
+    app.command("app", context_settings={"allow_extra_args": True, "ignore_unknown_options": True})(run_app)
+
+
+def run_app(
+    ctx: typer.Context,
+    files: FilesArgument,
+    include: IncludeOption = None,
+    define: DefineOption = None,
+    gpu: AppGpuOption = None,
+    cc: CcOption = None,
+    kernel: KernelRegexOption = None,
+    launch_skip: SkipOption = 0,
+    launch_count: CountOption = None,
+    nvcc: NvccOption = None,
+    max_seconds: MaxSecondsOption = 600.0,
+    fmt: FormatOption = Format.table,
+    output: OutputOption = None,
+    table: Annotated[str | None, table_option("launches, kernels")] = None,
+) -> None:
+    """Run a whole CUDA program on the modelled GPU: its own main(), its own data, every launch
+    counted (and timed with --gpu).
+
+    Example: perfcalc app softmax.cu --gpu h100-sxm -- 1024 4096
+    """
+    import sys
+
+    from perfcalc.app import app as run_program
+    from perfcalc.report.app_tables import kernels_table, launches_table
+
+    start_output(output)
+    sources, args = _split(files, list(ctx.args))
+    progress = _progress() if sys.stderr.isatty() else None
+    report = run_program(
+        sources,
+        args,
+        gpu,
+        cc,
+        [str(d) for d in include or ()],
+        list(define or ()),
+        kernel,
+        launch_skip,
+        launch_count,
+        max_seconds,
+        nvcc=nvcc,
+        capture=False,
+        on_launch=progress,
+        stdout_to_stderr=fmt != Format.table and output in (None, "-"),
+    )
+    if progress is not None:
+        typer.echo("", err=True)
+    show([launches_table(report), kernels_table(report)], fmt, output, data=report, table=table)
+    if report.exit_status != 0:
+        typer.echo(f"note: the program exited with status {report.exit_status} (its own failure)", err=True)
+
+
+def _split(files: list[str], extra: list[str]) -> tuple[list[str], list[str]]:
+    """Source files before `--`, the program's arguments after it (typer hands over what it
+    does not know as extra arguments)."""
+    words = [*files, *extra]
+    if "--" in words:
+        at = words.index("--")
+        return words[:at], words[at + 1 :]
+    sources = [w for w in words if Path(w).suffix in (".cu", ".cpp", ".cc", ".cxx", ".c")]
+    return sources, [w for w in words if w not in sources]
+
+
+def _progress() -> Callable[[int, str], None]:
+    """A progress line per launch, the kernel's name on it (a terminal only)."""
+    import sys
+
+    def line(index: int, kernel: str) -> None:
+        sys.stderr.write(f"\r\x1b[Klaunch {index}: {kernel[:80]}")
+        sys.stderr.flush()
+
+    return line

@@ -1,0 +1,100 @@
+"""`perfcalc app`'s tables: one row per counted launch (Nsight Compute's view) and one per kernel
+over the run (Nsight Systems' kernel summary)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from perfcalc.report.table import Table
+
+LAUNCH_COLUMNS = [
+    "index",
+    "kernel",
+    "grid",
+    "block",
+    "dynamic_shared_memory_bytes",
+    "registers_per_thread",
+    "occupancy",
+    "limiters",
+    "global_load_requests",
+    "global_load_transactions",
+    "global_store_requests",
+    "global_store_transactions",
+    "shared_load_wavefronts",
+    "bank_conflicts",
+    "flops",
+    "predicted_time_s",
+    "bound",
+]
+HEADERS = {
+    "index": "#",
+    "dynamic_shared_memory_bytes": "dyn smem (B)",
+    "registers_per_thread": "regs",
+    "global_load_requests": "ld req",
+    "global_load_transactions": "ld sectors",
+    "global_store_requests": "st req",
+    "global_store_transactions": "st sectors",
+    "shared_load_wavefronts": "shared ld wavefronts",
+    "predicted_time_s": "predicted time",
+}
+
+
+def _dims(d: Any) -> str:
+    x, y, z = d
+    return f"{x}" if y == z == 1 else (f"{x}x{y}" if z == 1 else f"{x}x{y}x{z}")
+
+
+def launches_table(report: Any) -> Table:
+    rows = []
+    for r in report.launches:
+        rows.append(
+            {
+                "index": r.index,
+                "kernel": r.short_name,
+                "grid": _dims(r.grid),
+                "block": _dims(r.block),
+                "dynamic_shared_memory_bytes": r.dynamic_shared_memory_bytes,
+                "registers_per_thread": r.registers_per_thread,
+                "occupancy": r.occupancy,
+                "limiters": ", ".join(r.limiters),
+                **{k: r.counters.get(k) for k in LAUNCH_COLUMNS if k in r.counters},
+                "predicted_time_s": r.predicted_time_s,
+                "bound": r.bound or ("fault: " + r.fault if r.fault else None),
+            }
+        )
+    notes = list(report.notes)
+    if report.uncounted_launches:
+        notes.append(f"{report.uncounted_launches} more launches ran exactly but are not counted (--kernel/--launch-*)")
+    return Table(
+        LAUNCH_COLUMNS,
+        rows,
+        title=f"Launches of {' '.join(report.files)} on {report.gpu or 'CC ' + report.cc}",
+        headers=HEADERS,
+        notes=notes,
+        name="launches",
+        main=True,
+        percent=("occupancy",),
+        none_text={"predicted_time_s": "- (no --gpu)", "bound": "-"},
+    )
+
+
+def kernels_table(report: Any) -> Table:
+    rows = [
+        {
+            "kernel": k.kernel,
+            "calls": k.calls,
+            "total_time_s": k.total_time_s,
+            "share": k.share,
+            "average_time_s": k.average_time_s,
+        }
+        for k in report.kernels
+    ]
+    return Table(
+        ["kernel", "calls", "total_time_s", "share", "average_time_s"],
+        rows,
+        title="Kernels over the run (predicted)",
+        headers={"total_time_s": "total time", "average_time_s": "average time"},
+        name="kernels",
+        percent=("share",),
+        notes=[f"the program exited with status {report.exit_status}"],
+    )

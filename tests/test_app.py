@@ -1,0 +1,129 @@
+"""`perfcalc app`: whole programs written here (tests/data/cuda_app/), run as they are (issue 31).
+
+Each program checks its own result and prints PASS; the expected counts are derived in each test
+from the program's launch (warps x requests, Maxwell+ sectors per warp: reference/memory.md 1.5),
+and the event timer's expected value is the sum of the launches' own predicted times.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from perfcalc.cli import app as cli
+from perfcalc.sim.ptx import toolchain
+
+DATA = Path(__file__).parent / "data" / "cuda_app"
+pytestmark = [
+    pytest.mark.skipif(toolchain.route("auto") is None, reason="needs nvcc (cuda extra) and a host C++ compiler"),
+    pytest.mark.usefixtures("ptx_cache"),
+]
+
+
+def run(name: str, *args: str, **options):  # type: ignore[no-untyped-def]
+    import perfcalc.app
+
+    return perfcalc.app.app([name], args, cwd=str(DATA), **options)
+
+
+def test_one_launch_counts_what_the_warps_do():
+    report = run("vector_add.cu", "1000")
+    assert report.exit_status == 0 and report.stdout.strip() == "PASS"
+    (launch,) = report.launches
+    assert launch.kernel == "add(float const*, float const*, float*, int)"
+    assert (launch.grid, launch.block) == ((4, 1, 1), (256, 1, 1))
+    warps = 4 * 256 // 32  # every warp issues, the last one with 8 of 32 lanes active
+    assert launch.counters["global_load_requests"] == 2 * warps
+    assert launch.counters["global_store_requests"] == warps
+    # 1000 floats each read twice and written once: 31 full warps of 4 sectors, one of 1
+    assert launch.counters["global_load_transactions"] == 2 * (31 * 4 + 1)
+    assert launch.registers_source == "ptxas"
+
+
+def test_many_launches_over_iterations_and_the_kernel_summary():
+    report = run("iterations.cu", "4096", "32", gpu="h100-sxm")
+    assert report.exit_status == 0 and "PASS" in report.stdout
+    assert len(report.launches) == 64
+    calls = {k.kernel: k.calls for k in report.kernels}
+    assert calls == {"step": 32, "swap_back": 32}
+    assert sum(k.share for k in report.kernels) == pytest.approx(1.0)
+    assert report.predicted_time_s == pytest.approx(sum(r.predicted_time_s for r in report.launches))
+
+
+def test_nsight_compute_style_selection():
+    report = run("iterations.cu", "4096", "32", kernel="^step", launch_skip=2, launch_count=5)
+    assert [r.short_name for r in report.launches] == ["step"] * 5
+    assert [r.index for r in report.launches] == [4, 6, 8, 10, 12]  # step is every other launch
+    assert report.uncounted_launches == 64 - 5
+    assert "PASS" in report.stdout  # every launch ran: the program's result is right
+
+
+def test_event_timing_reads_the_prediction():
+    report = run("events.cu", gpu="h100-sxm")
+    printed = float(re.search(r"elapsed ([\d.e-]+) ms", report.stdout).group(1))
+    predicted = sum(r.predicted_time_s for r in report.launches) * 1e3
+    assert len(report.launches) == 3
+    assert printed == pytest.approx(predicted, rel=1e-6)  # the program's float, 7 digits
+
+
+@pytest.mark.parametrize("name", ["constant_symbol.cu", "managed.cu", "cooperative.cu"])
+def test_the_programs_own_check_passes(name):
+    report = run(name)
+    assert report.exit_status == 0, report.stderr
+    assert "PASS" in report.stdout
+
+
+def test_occupancy_api_answers_as_perfcalc_does():
+    import perfcalc
+
+    report = run("cooperative.cu", gpu="h100-sxm")
+    blocks = int(re.search(r"(\d+) blocks per SM x 132 SMs", report.stdout).group(1))
+    (launch,) = report.launches
+    expected = perfcalc.occupancy("9.0", 128, launch.registers_per_thread).active_blocks_per_sm
+    assert blocks == expected and launch.grid == (expected * 132, 1, 1)
+
+
+@pytest.mark.slow
+def test_thrust_sort_and_reduce_run_their_cub_kernels():
+    report = run("thrust_sort.cu")
+    assert report.exit_status == 0 and "PASS" in report.stdout, report.stdout
+    names = " ".join(r.kernel for r in report.launches)
+    assert "DeviceRadixSort" in names and "DeviceReduce" in names
+
+
+def test_a_library_with_no_source_is_refused_by_name():
+    from perfcalc.app.build import BuildError
+
+    with pytest.raises(BuildError, match=r"cublas_v2.h \(cuBLAS"):
+        run("uses_cublas.cu")
+
+
+def test_a_crash_in_host_code_is_the_programs_failure():
+    report = run("host_crash.cu")
+    assert report.exit_status == -11  # SIGSEGV
+    assert "before the crash" in report.stdout
+    assert len(report.launches) == 1
+
+
+def test_the_cli_passes_the_output_through_and_writes_json(tmp_path):
+    out = tmp_path / "r.json"
+    done = CliRunner().invoke(cli, ["app", str(DATA / "vector_add.cu"), "-o", str(out), "--", "500"])
+    assert done.exit_code == 0, done.output
+    doc = json.loads(out.read_text())
+    assert doc["exit_status"] == 0 and doc["args"] == ["500"] and len(doc["launches"]) == 1
+    assert doc["launches"][0]["grid"] == [2, 1, 1]
+
+
+def test_a_second_run_pays_no_compile(monkeypatch):
+    run("managed.cu")
+    from perfcalc.app import build
+
+    def refuse(*_a, **_k):
+        raise AssertionError("compiled again")
+
+    monkeypatch.setattr(build, "run_bounded", refuse)
+    assert "PASS" in run("managed.cu").stdout
