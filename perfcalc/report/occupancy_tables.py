@@ -443,7 +443,7 @@ def waves_table(found: Any, product: Any) -> Table:
 
 def mangled_notes(kernels: Any) -> list[str]:
     """Why a kernel's name is shown mangled, once per name (model/demangle.py)."""
-    from perfcalc.model.demangle import why_mangled
+    from perfcalc.specs.demangle import why_mangled
 
     notes = []
     for name in dict.fromkeys(k.name for k in kernels):
