@@ -233,12 +233,13 @@ def _serve(
     from perfcalc.limits import time_limit
 
     channel.sock.settimeout(1.0)
-    with time_limit(max(deadline - time.monotonic(), 0.001)):
+    limit = max(deadline - time.monotonic(), 0.001)
+    with time_limit(limit):
         while True:
             if time.monotonic() > deadline:
                 _kill(proc)
                 raise ProgramFailed(
-                    f"the program ran past --max-seconds ({deadline - time.monotonic():.0f} s left): "
+                    f"the program ran past its time limit (--max-seconds {limit:g}) and was stopped: "
                     "give it smaller arguments"
                 )
             try:

@@ -120,9 +120,31 @@ def _function_part(demangled: str) -> str:
     return re.sub(r"^void\s+", "", name.strip())
 
 
+# typedefs a launch may spell that the demangler prints as what they stand for (CUDA's
+# cuda_fp16.h/cuda_bf16.h and <cstdint> on LP64 Linux)
+_ALIASES = {
+    "half": "__half",
+    "half2": "__half2",
+    "nv_bfloat16": "__nv_bfloat16",
+    "nv_bfloat162": "__nv_bfloat162",
+    "int8_t": "signed char",
+    "uint8_t": "unsigned char",
+    "int16_t": "short",
+    "uint16_t": "unsigned short",
+    "int32_t": "int",
+    "uint32_t": "unsigned int",
+    "int64_t": "long",
+    "uint64_t": "unsigned long",
+    "size_t": "unsigned long",
+}
+_ALIAS = re.compile(r"\b(" + "|".join(_ALIASES) + r")\b")
+
+
 def _squeezed(name: str) -> str:
-    """A name with spelling differences C++ ignores removed: blanks, integer literal suffixes and
-    casts the demangler prints (`k<256u>`, `k<(char)1>` are `k<256>`, `k<1>`)."""
+    """A name with spelling differences C++ ignores removed: blanks, typedefs CUDA's headers
+    define, integer literal suffixes and casts the demangler prints (`k<256u>`, `k<(char)1>` are
+    `k<256>`, `k<1>`; `k<half>` is `k<__half>`)."""
+    name = _ALIAS.sub(lambda m: _ALIASES[m.group(1)], name)
     name = re.sub(r"\s+", "", name)
     name = re.sub(r"\((?:unsigned)?(?:int|char|short|long|longlong|bool)\)(?=-?\d)", "", name)
     return re.sub(r"(?<=\d)(?:[uU](?:ll|LL|l|L)?|(?:ll|LL|l|L)[uU]?)(?=[,>])", "", name)
