@@ -37,7 +37,7 @@ from perfcalc.errors import PerfcalcError, PerfcalcNote
 __all__ = ["Stopped", "app", "main", "on_signal"]
 
 # Each module defines `register(app)`; add a module here to add its commands.
-COMMAND_MODULES = ("devices", "occupancy", "perf", "report", "run", "program", "memory", "schema")
+COMMAND_MODULES = ("devices", "occupancy", "perf", "report", "run", "program", "tune", "memory", "schema")
 
 
 class _ErrorBoundaryGroup(TyperGroup):
