@@ -152,6 +152,7 @@ def main() -> None:
     command = invoked_command(sys.argv[1:])
     if command is not None:
         app.registered_commands = [info for info in app.registered_commands if info.name == command]
+    _check_completion_environment()
     try:
         try:
             signal.signal(signal.SIGTERM, on_signal)
@@ -159,6 +160,12 @@ def main() -> None:
             app(prog_name="perfcalc")
         finally:  # a signal during interpreter shutdown: the default action, not a late exception
             _default_signals()
+    except OSError as exc:
+        if not {"--install-completion", "--show-completion"} & set(sys.argv):
+            raise
+        _default_signals()  # typer writes the shell's start-up file: a HOME that is a file, say
+        typer.echo(f"error: cannot install shell completion: {exc.strerror}: {exc.filename}", err=True)
+        raise SystemExit(2) from None
     except (Stopped, Exception) as exc:  # before or after a command ran, or while the handlers were reset
         stop = stop_behind(exc)
         if stop is None:
@@ -166,6 +173,21 @@ def main() -> None:
         _default_signals()
         typer.echo(f"error: {stop.message}", err=True)
         raise SystemExit(stop.exit_code) from None
+
+
+def _check_completion_environment() -> None:
+    """The shell's completion request (click reads COMP_WORDS and COMP_CWORD when
+    _PERFCALC_COMPLETE is set) checked like an option: one line, exit 2, never a traceback."""
+    if not os.environ.get("_PERFCALC_COMPLETE"):
+        return
+    words, cword = os.environ.get("COMP_WORDS"), os.environ.get("COMP_CWORD", "")
+    if words is None or not cword.isdigit() or len(words) > 100_000:
+        typer.echo(
+            f"error: shell completion needs COMP_WORDS and a whole-number COMP_CWORD (got {cword[:20]!r}); "
+            "the shell sets them, see `perfcalc --install-completion`",
+            err=True,
+        )
+        raise SystemExit(2)
 
 
 def _default_signals() -> None:

@@ -29,7 +29,7 @@ Pad = Annotated[int, typer.Option(help="tile-*: padding elements per tile row (3
 Row = Annotated[int, typer.Option(help="tile-row: first row read.")]
 Column = Annotated[int, typer.Option(help="tile-column: first column read.")]
 Segment = Annotated[int, typer.Option(help="random: bytes the random words are drawn from.")]
-Seed = Annotated[int, typer.Option(help="permuted/random: random seed.")]
+Seed = Annotated[int, typer.Option(help="permuted/random: random seed (0 to 2**63-1).", min=0, max=2**63 - 1)]
 Index = Annotated[
     str | None, typer.Option(help="Element index of lane `lane` as an expression, e.g. 'lane*2+1' (never eval'd).")
 ]

@@ -110,7 +110,7 @@ def report(
 
     directory = make_directory(output)  # removed again if a file fails (all_or_nothing)
     for file_name, content in files.items():
-        write_atomic(directory / file_name, content)
+        write_atomic(directory / file_name, content, follow_link=False)  # a planted link is replaced
     typer.echo(f"wrote {len(files)} files to {output}: index.html, index.md and {len(files) - 2} tables and figures")
 
 

@@ -26,15 +26,17 @@ _PENDING: ContextVar[list[tuple[str, Path]] | None] = ContextVar("perfcalc_pendi
 _CREATED: ContextVar[list[Path] | None] = ContextVar("perfcalc_created", default=None)
 
 
-def check_writable(path: str | Path) -> Path:
+def check_writable(path: str | Path, follow_link: bool = True) -> Path:
     """Fail before any work is done when the output path cannot be written; return the path
-    the bytes will go to (a symlink's target)."""
+    the bytes will go to: a symlink's target where the user named the link (`-o link.csv`, as a
+    shell's `>` does), the link itself (replaced, never written through) where perfcalc names
+    the file (a report's files inside the folder the user named; issue 36)."""
     text = os.fspath(path)
     if not text:
         raise OutputError("cannot write to an empty path: name a file")
     if text.endswith(("/", os.sep)) and not os.path.isdir(text):
         raise OutputError(f"cannot write {text!r}: a name ending in '/' must be an existing directory")
-    target = Path(os.path.realpath(text)) if os.path.islink(text) else Path(text)
+    target = Path(os.path.realpath(text)) if follow_link and os.path.islink(text) else Path(text)
     for part in target.parts:
         if len(os.fsencode(part)) > NAME_MAX:
             raise OutputError(
@@ -43,13 +45,13 @@ def check_writable(path: str | Path) -> Path:
             )
     parent = target.parent if str(target.parent) else Path(".")
     try:
-        info = os.stat(target) if os.path.lexists(target) else None
+        info = (os.stat(target) if follow_link else os.lstat(target)) if os.path.lexists(target) else None
         parent_ok = parent.is_dir()
     except OSError as exc:
         raise OutputError(f"cannot write {_short(text)}: {exc.strerror or exc}") from None
     if info is not None and stat.S_ISDIR(info.st_mode):
         raise OutputError(f"cannot write {_short(text)}: it is a directory")
-    if info is not None and not stat.S_ISREG(info.st_mode):
+    if info is not None and not stat.S_ISREG(info.st_mode) and not stat.S_ISLNK(info.st_mode):
         raise OutputError(
             f"cannot write {_short(text)}: it is not a regular file (a FIFO, device or socket); --output writes files"
         )
@@ -142,14 +144,14 @@ def make_directory(path: str | Path) -> Path:
     return directory
 
 
-def write_atomic(path: str | Path, text: str | bytes) -> None:
+def write_atomic(path: str | Path, text: str | bytes, follow_link: bool = True) -> None:
     """Write to a temporary file beside `path`, then rename it into place (at the end of an
     `all_or_nothing` block, if one is open).
 
     The file gets the mode a plain `open()` would give it (an existing file keeps its own), not
     the 0600 of the temporary.
     """
-    target = check_writable(path)
+    target = check_writable(path, follow_link)
     tmp = None
     try:
         with _signals_held():  # a signal inside mkstemp would leave a file no name points to

@@ -315,7 +315,32 @@ class UserArray:
     path: str | None = None
 
 
+# C and CUDA spellings of the element types (issue 35: `--array A=float:N` is what a CUDA
+# programmer types); the sizes are those of every platform CUDA supports (LP64, and LLP64 for
+# Windows where `long` is 4 bytes: it is left out rather than guessed)
+C_TYPES = {
+    "float": "float32",
+    "double": "float64",
+    "half": "float16",
+    "__half": "float16",
+    "char": "int8",
+    "signed char": "int8",
+    "unsigned char": "uint8",
+    "short": "int16",
+    "unsigned short": "uint16",
+    "int": "int32",
+    "unsigned": "uint32",
+    "unsigned int": "uint32",
+    "long long": "int64",
+    "unsigned long long": "uint64",
+    "size_t": "uint64",
+    **{f"{s}int{b}_t": f"{s}int{b}" for s in ("", "u") for b in (8, 16, 32, 64)},
+}
+MAX_ARRAY_BYTES = 1 << 40  # 1 TiB: past any machine's memory; a bigger count is a typo
+
+
 def _user_dtype(text: str, dtype: str) -> np.dtype:
+    dtype = C_TYPES.get(" ".join(dtype.split()), dtype)
     if dtype in ELEMENT_TYPES:
         return ELEMENT_TYPES[dtype].numpy_dtype()
     m = _BYTES.match(dtype)
@@ -323,7 +348,8 @@ def _user_dtype(text: str, dtype: str) -> np.dtype:
         return np.dtype((np.void, int(m.group(1))))
     raise InputError(
         f"--array {text[:80]!r}: dtype {dtype[:40]!r} is not one of "
-        f"{', '.join(ELEMENT_TYPES)} or bytesN (an opaque N-byte record, N <= 4096)"
+        f"{', '.join(ELEMENT_TYPES)}, their C names (float, unsigned char, __half, ...) "
+        f"or bytesN (an opaque N-byte record, N <= 4096)"
     )
 
 
@@ -334,7 +360,8 @@ def parse_array_option(text: str) -> UserArray:
         raise InputError(f"--array {text[:80]!r}: expected NAME=DTYPE:ELEMENTS (e.g. A=float32:1024) or NAME=@FILE.npy")
     if rest.startswith("@"):
         return UserArray(name, path=rest[1:])
-    dtype, sep2, count = rest.partition(":")
+    dtype, sep2, count = rest.rpartition(":")
+    dtype = C_TYPES.get(" ".join(dtype.split()), dtype)
     if not sep2:
         raise InputError(f"--array {text[:80]!r}: expected NAME=DTYPE:ELEMENTS, e.g. A=float32:1024")
     _user_dtype(text, dtype)
@@ -343,7 +370,13 @@ def parse_array_option(text: str) -> UserArray:
     except ValueError:
         raise InputError(f"--array {text!r}: element count {count!r} is not an integer") from None
     if n <= 0:
-        raise InputError(f"--array {text!r}: element count must be positive")
+        raise InputError(f"--array {text[:80]!r}: element count must be positive")
+    size = _user_dtype(text, dtype).itemsize
+    if n * size > MAX_ARRAY_BYTES:
+        raise InputError(
+            f"--array {text[:80]!r}: {n:.3g} elements of {size} bytes is over the limit of "
+            f"{MAX_ARRAY_BYTES >> 30} GiB for one array"
+        )
     return UserArray(name, dtype, n)
 
 

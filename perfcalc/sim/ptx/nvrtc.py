@@ -54,10 +54,16 @@ def library_path() -> str:
             f"the PTX engine needs NVIDIA's runtime compiler (pip install {PACKAGE}); it is "
             f"switched off here (PERFCALC_NO_NVRTC is set)"
         )
+    override = os.environ.get("PERFCALC_NVRTC")
     for path in _candidates():
         try:
             nvrtc_child.load(str(path))
         except (OSError, AttributeError):
+            if override and str(path) == override:  # a variable the user set is checked like an option
+                raise CompilerUnavailable(
+                    f"PERFCALC_NVRTC={override[:200]!r} is not a loadable NVRTC library "
+                    f"(libnvrtc.so*); point it at one or unset it"
+                ) from None
             continue
         return str(path)
     raise CompilerUnavailable(

@@ -1,0 +1,92 @@
+"""The cases of issue 36's adversarial sweep (and issue 35's C type names) as regression tests:
+each is exit 2 with one `error:` line naming the value and the limit, or the right answer.
+
+Every case runs through a fresh interpreter (`python -m perfcalc`), as the sweep ran them."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from test_bad_input import fails_in_subprocess, one_error
+
+KERNEL = (
+    "__global__ void scale(float* x, int n) {\n"
+    "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "    if (i < n) x[i] *= 2.0f;\n"
+    "}\n"
+)
+
+
+def _run(*args: str, cwd: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "perfcalc", *args], cwd=cwd, capture_output=True, text=True, timeout=120, env=env
+    )
+
+
+def test_a_negative_seed_is_one_line(tmp_path: Path) -> None:
+    fails_in_subprocess("coalesce", "--pattern", "random", "--seed", "-1", cwd=tmp_path, fragments=("--seed", "-1"))
+
+
+def test_an_array_past_any_memory_is_refused_before_numpy_sees_it(tmp_path: Path) -> None:
+    (tmp_path / "k.cu").write_text(KERNEL)
+    huge = "x=float4:1000000000000000000000000000000"
+    fails_in_subprocess(
+        "run", "--source", "k.cu", "--grid", "1", "--block", "32", "--array", huge, "-p", "n=32",
+        cwd=tmp_path, fragments=("1e+30 elements of 16 bytes", "1024 GiB"),
+    )  # fmt: skip
+
+
+def test_c_type_names_are_numpys_on_every_cuda_platform(tmp_path: Path) -> None:
+    """float is IEEE binary32 and unsigned char 8 bits on every platform CUDA supports (CUDA C++
+    Programming Guide, 'C++ Language Support'): the runs are the same run."""
+    (tmp_path / "k.cu").write_text(KERNEL)
+    outputs = []
+    for dtype in ("float", "float32"):
+        args = ("run", "--source", "k.cu", "--grid", "1", "--block", "32", "--array", f"x={dtype}:32", "-p", "n=32")
+        done = _run(*args, "-f", "json", cwd=tmp_path)
+        assert done.returncode == 0, done.stderr
+        outputs.append(json.loads(done.stdout)["counters"])
+    assert outputs[0] == outputs[1] and outputs[0]["global_load_requests"] == 1
+
+
+def test_perfcalc_nvrtc_that_is_not_nvrtc_is_named(tmp_path: Path) -> None:
+    (tmp_path / "k.cu").write_text(KERNEL)
+    (tmp_path / "libfake.so").write_bytes(b"not a library")
+    env = dict(os.environ, PERFCALC_NVRTC=str(tmp_path / "libfake.so"))
+    done = _run(
+        "run", "--source", "k.cu", "--grid", "1", "--block", "32", "--array", "x=float32:32", "-p", "n=32",
+        "--engine", "ptx", "--compiler", "nvrtc", cwd=tmp_path, env=env,
+    )  # fmt: skip
+    assert done.returncode == 2 and one_error(done.stderr), done.stderr
+    assert "PERFCALC_NVRTC=" in done.stderr and "libfake.so" in done.stderr
+
+
+def test_shell_completion_with_a_broken_environment_is_one_line(tmp_path: Path) -> None:
+    for extra in ({"COMP_CWORD": "abc", "COMP_WORDS": "perfcalc"}, {"COMP_CWORD": "1"}):
+        env = {k: v for k, v in os.environ.items() if k not in ("COMP_WORDS", "COMP_CWORD")}
+        env |= {"_PERFCALC_COMPLETE": "complete_bash", **extra}
+        done = _run(cwd=tmp_path, env=env)
+        assert done.returncode == 2 and one_error(done.stderr), done.stderr
+        assert "COMP_CWORD" in done.stderr
+
+
+def test_install_completion_with_home_a_file_is_one_line(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    home.write_text("a file, not a folder")
+    done = _run("--install-completion", "bash", cwd=tmp_path, env=dict(os.environ, HOME=str(home)))
+    assert done.returncode == 2 and one_error(done.stderr), done.stderr
+    assert home.read_text() == "a file, not a folder"
+
+
+def test_a_report_replaces_a_planted_link_and_writes_nothing_outside_its_folder(tmp_path: Path) -> None:
+    folder = tmp_path / "rep"
+    folder.mkdir()
+    (folder / "index.html").symlink_to(tmp_path / "victim.txt")
+    done = _run("report", "--gpu", "h100-sxm", "--no-times", "--output", "rep/", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert not (tmp_path / "victim.txt").exists()
+    assert not (folder / "index.html").is_symlink() and "<html" in (folder / "index.html").read_text()
