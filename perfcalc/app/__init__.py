@@ -15,6 +15,7 @@ import subprocess
 import tempfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from perfcalc.analysis.app_launches import LaunchRecord
@@ -131,9 +132,10 @@ def app(
         outcome = run_program(program, args, target, selection, max_seconds, cwd, on_launch, streams=streams)
         texts = [_read(f) if capture else None for f in (out, err)]
     notes = []
+    timed = any("cudaEventElapsedTime" in Path(u.path).read_text(errors="replace") for u in program.units)
     if gpu is None:
-        notes.append("no --gpu: launches are counted, not timed (cudaEventElapsedTime reads 0)")
-    else:
+        notes.append("no --gpu: launches are counted, not timed" + (" (cudaEventElapsedTime reads 0)" if timed else ""))
+    elif timed:
         notes.append(
             f"cudaEventElapsedTime in the program reads the predicted time of the launches between its events "
             f"on {target.name}, not a measurement"

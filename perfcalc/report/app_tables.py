@@ -35,6 +35,7 @@ HEADERS = {
     "global_store_requests": "st req",
     "global_store_transactions": "st sectors",
     "shared_load_wavefronts": "shared ld wavefronts",
+    "bank_conflicts": "bank conflicts",
     "predicted_time_s": "predicted time",
 }
 
