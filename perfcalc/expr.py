@@ -263,13 +263,16 @@ class _Evaluator:
             finite, biggest = math.isfinite(value), 0
         elif isinstance(value, int):
             finite, biggest = True, abs(value)
+        elif isinstance(value, complex):  # (-8) ** (1/3): Python's power gives a complex root
+            raise InputError(f"expression {shorten(self.text)} produces a complex number ({value:.3g})")
         else:
             return
         if not finite:
             raise InputError(f"expression {shorten(self.text)} produces a value that is not finite")
         if biggest > MAX_MAGNITUDE:
+            size = f"{biggest:.3g}" if biggest < 1e300 else f"a {int(biggest).bit_length()}-bit number"
             raise InputError(
-                f"expression {shorten(self.text)} produces {biggest:.3g}, beyond "
+                f"expression {shorten(self.text)} produces {size}, beyond "
                 f"the limit of 2**63 - 1 (a signed 64-bit integer)"
             )
 

@@ -90,3 +90,36 @@ def test_a_report_replaces_a_planted_link_and_writes_nothing_outside_its_folder(
     assert done.returncode == 0, done.stderr
     assert not (tmp_path / "victim.txt").exists()
     assert not (folder / "index.html").is_symlink() and "<html" in (folder / "index.html").read_text()
+
+
+# --- issue 37: what the old adversarial sweep still found ---
+
+
+def test_index_expressions_that_leave_the_integers_are_one_line(tmp_path: Path) -> None:
+    fails_in_subprocess("coalesce", "--index", "(-8)**(1/3)", "--cc", "7.0", cwd=tmp_path, fragments=("complex",))
+    fails_in_subprocess("coalesce", "--index", "9" * 4000, "--cc", "7.0", cwd=tmp_path, fragments=("2**63 - 1",))
+    fails_in_subprocess("coalesce", "--index", "", "--cc", "7.0", cwd=tmp_path, fragments=("--index ''",))
+
+
+def test_a_report_folder_name_past_the_file_system_limit_is_one_line(tmp_path: Path) -> None:
+    fails_in_subprocess(
+        "report", "--gpu", "h100-sxm", "--no-times", "--output", "r" * 5000, cwd=tmp_path, fragments=("255",)
+    )
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_library_arguments_of_the_wrong_type_are_perfcalcs_own_errors() -> None:
+    import numpy as np
+    import pytest
+
+    from perfcalc import InputError, run_kernel
+    from perfcalc.model.occupancy import occupancy_grid
+
+    source = "__global__ void k(float* a) { a[0] = 1.0f; }"
+    for bad in (None, -1, 1.5, True, [], {}):
+        with pytest.raises(InputError, match="source_name"):
+            run_kernel(source, "k", 1, 32, {"a": np.zeros(1, np.float32)}, "7.0", source_name=bad)  # type: ignore[arg-type]
+    with pytest.raises(InputError, match="empty"):
+        occupancy_grid("7.0", 256, registers_per_thread=[])
+    with pytest.raises(InputError, match="broadcast"):
+        occupancy_grid("7.0", [128, 256], registers_per_thread=[32, 48, 64])

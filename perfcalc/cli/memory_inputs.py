@@ -98,6 +98,8 @@ def warp_pattern_of(
     from perfcalc.errors import InputError
     from perfcalc.memory.patterns import warp_pattern
 
+    if index is not None and not index.strip():
+        raise InputError("--index '': give an expression of the lane, e.g. --index 'lane*2+1'")
     name = pattern.value if pattern is not None else ("index" if index else "stride")
     if index and name != "index":
         raise InputError(f"--index goes with --pattern index, not --pattern {name} (which would ignore it)")

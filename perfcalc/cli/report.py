@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any
@@ -49,6 +50,11 @@ def _check_directory(output: str) -> None:
 
     if not output:
         raise OutputError("cannot write to an empty path: name a directory")
+    from perfcalc.report.output import NAME_MAX
+
+    longest = max((len(os.fsencode(part)) for part in Path(output).parts), default=0)
+    if longest > NAME_MAX:
+        raise OutputError(f"cannot create {output[:40]}...: a name of {longest} bytes, over the limit of {NAME_MAX}")
     if Path(output).exists() and not Path(output).is_dir():
         raise OutputError(f"cannot write the report into {output}: it is a file, not a directory")
     if not Path(output).parent.is_dir():

@@ -218,6 +218,13 @@ def occupancy_grid(
     regs = inputs.as_int_array(registers_per_thread, "registers per thread")
     static = inputs.as_int_array(static_shared_memory_bytes, "static shared memory")
     dynamic = inputs.as_int_array(dynamic_shared_memory_bytes, "dynamic shared memory")
+    try:
+        np.broadcast(blocks, regs, static, dynamic)
+    except ValueError:
+        shapes = ", ".join(str(a.shape) for a in (blocks, regs, static, dynamic))
+        raise InputError(
+            f"block size, registers and shared memory arrays have shapes {shapes}, which do not broadcast together"
+        ) from None
     inputs.check_block_size(arch, blocks, upper=check_launch)
     inputs.check_registers(arch, regs, upper=check_launch)
     inputs.check_shared_memory(arch, static, dynamic, upper=check_launch)

@@ -30,6 +30,8 @@ def as_int_array(value: Any, what: str) -> np.ndarray:
         array = np.asarray(value)
     except (TypeError, ValueError):
         raise InputError(f"{what} must be a whole number, got {value!r}") from None
+    if array.size == 0:
+        raise InputError(f"{what} is empty ({value!r}); give a number or a non-empty array of them")
     if array.dtype == bool or not (np.issubdtype(array.dtype, np.integer) or np.issubdtype(array.dtype, np.floating)):
         raise InputError(f"{what} must be a whole number, got {value!r}")
     if np.issubdtype(array.dtype, np.floating):

@@ -76,6 +76,7 @@ def run_kernel(
     """
     chosen, _note = resolve_engine(engine)
     _check_run_arguments(source, kernel, dynamic_shared_memory_bytes, defines, bank_mode, chosen)
+    _check_run_options(source_name, iteration_cap, raise_on_fault, include_dirs, args)
     arch = as_arch(arch)
     shared: dict[str, Any] = {
         "dynamic_shared_memory_bytes": dynamic_shared_memory_bytes,
@@ -120,6 +121,23 @@ def _suggest_ptx(exc: CudaSyntaxError) -> CudaSyntaxError:
     first, newline, rest = text.partition("\n")
     hint = "; the C-subset engine reads the lecture notes' C: --engine ptx (or auto) runs the whole file as compiled"
     return CudaSyntaxError(first + hint + newline + rest)
+
+
+def _check_run_options(
+    source_name: object, iteration_cap: object, raise_on_fault: object, include_dirs: object, args: object
+) -> None:
+    """The rest of run_kernel's arguments, checked at the entry (issue 37: None, -1, 1.5, [] for
+    source_name ended in AttributeError from inside)."""
+    if not isinstance(source_name, str):
+        raise InputError(f"source_name = {source_name!r} must be a str (the name errors quote)")
+    if isinstance(iteration_cap, bool) or not isinstance(iteration_cap, int) or iteration_cap < 1:
+        raise InputError(f"iteration_cap = {iteration_cap!r} must be an int >= 1")
+    if not isinstance(raise_on_fault, bool):
+        raise InputError(f"raise_on_fault = {raise_on_fault!r} must be True or False")
+    if not isinstance(include_dirs, (tuple, list)) or not all(isinstance(d, str) for d in include_dirs):
+        raise InputError(f"include_dirs = {include_dirs!r} must be a tuple of folder names (str)")
+    if not isinstance(args, dict) or not all(isinstance(k, str) for k in args):
+        raise InputError(f"args must be a dict of parameter name -> array or number, got {type(args).__name__}")
 
 
 def _check_run_arguments(

@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Device side of issues 31, 32 and 34 (one `run` call, .hw_hecbench carried; made here by
+# hecbench_prepare.py). Results accumulate in .hw_out (an ignored folder kept on the warm
+# machine between calls) and come back as one archive, $OUT/$LABEL.tgz.
+#   STEP=first   the three tune sweeps timed (tune_on_gpu.py) while the HeCBench programs build,
+#                then Nsight Compute over the perfcalc-sized arguments until BUDGET seconds
+#   STEP=more    Nsight Compute goes on where the last call stopped (small, then full arguments)
+set -u
+cd "$(dirname "$0")/../.."
+export PYTHONUNBUFFERED=1
+LABEL=${LABEL:-h100}
+BUDGET=${BUDGET:-420}
+mkdir -p .hw_out/hecbench
+nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,clocks.sm,clocks.max.mem --format=csv,noheader > .hw_out/gpu.txt
+ncu --version | tail -1 >> .hw_out/gpu.txt
+nvcc --version | tail -2 >> .hw_out/gpu.txt
+if [ "${STEP:-first}" = more ]; then
+  python3 benchmarks/hw/hecbench_on_gpu.py build .hw_hecbench .hw_out/hecbench --budget "${BUILD_BUDGET:-120}" > .hw_out/build2.log 2>&1
+fi
+if [ "${STEP:-first}" = first ]; then
+  python3 benchmarks/hw/launch_floor_on_gpu.py .hw_out/floor > .hw_out/floor.log 2>&1
+  ncu --clock-control none --print-units base --csv --metrics gpu__time_duration.sum -k regex:empty -c 40 --log-file .hw_out/floor/ncu.csv \
+    python3 benchmarks/hw/launch_floor_on_gpu.py .hw_out/floor --profile >> .hw_out/floor.log 2>&1
+  echo "launch floor: $(tail -n 2 .hw_out/floor.log | head -c 400)"
+  if [ "${TUNE:-1}" = 1 ]; then
+    python3 benchmarks/hw/tune_on_gpu.py .hw_out/tune > .hw_out/tune.log 2>&1 &
+  fi
+  python3 benchmarks/hw/hecbench_on_gpu.py build .hw_hecbench .hw_out/hecbench --budget "${BUILD_BUDGET:-200}" > .hw_out/build.log 2>&1
+  echo "built: $(grep -c '"rc": 0' .hw_out/hecbench/build.jsonl) of $(wc -l < .hw_out/hecbench/build.jsonl)"
+  wait
+  tail -n 4 .hw_out/tune.log 2>/dev/null
+fi
+python3 benchmarks/hw/hecbench_on_gpu.py profile .hw_hecbench .hw_out/hecbench --which small --budget "$((BUDGET - SECONDS))" | tail -n 3
+if [ "${FULL:-0}" = 1 ]; then
+  python3 benchmarks/hw/hecbench_on_gpu.py profile .hw_hecbench .hw_out/hecbench --which full --budget "$((BUDGET + ${FULL_EXTRA:-0} - SECONDS))" | tail -n 3
+fi
+echo "profiled: $(ls .hw_out/hecbench/small 2>/dev/null | wc -l) small, $(ls .hw_out/hecbench/full 2>/dev/null | wc -l) full"
+tar czf "$OUT/$LABEL.tgz" -C .hw_out .
+ls -la "$OUT"
