@@ -1,0 +1,98 @@
+"""Here, before the GPU run of issues 31 and 32: the HeCBench programs `perfcalc app` ran, copied
+(sources only, no data) into a folder to carry, with what to run on the GPU.
+
+    python benchmarks/hw/hecbench_prepare.py PATH-TO-A-HECBENCH-CHECKOUT .hw_hecbench
+
+Reads benchmarks/results_corpus_app.csv (benchmarks/corpus_app.py --write). For each program that
+passed there: its folder's files under 1 MiB, the folders its files name as `../NAME/` (the suite
+shares headers between versions) and `src/include`. `manifest.json` lists, per program, the
+executable its Makefile's `run` target starts and two argument lists: `small`, the ones perfcalc
+ran (so every launch can be compared one to one), and `full`, the Makefile's own (GPU-sized; the
+time model's >= 1 ms regime), where every file they name is in the checkout.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+RESULTS = HERE.parent / "results_corpus_app.csv"
+LARGEST = 1 << 20
+
+
+def run_command(program: Path) -> list[str] | None:
+    """The words of the Makefile's `run` command (`./main ARGS`)."""
+    done = subprocess.run(["make", "-n", "run"], cwd=program, capture_output=True, text=True, timeout=60)
+    for line in reversed(done.stdout.splitlines()):
+        try:
+            words = shlex.split(line)
+        except ValueError:
+            continue
+        if words and words[0].startswith("./"):
+            return words
+    return None
+
+
+def copy_program(src: Path, out: Path) -> set[str]:
+    """Copy a program's small files; the sibling folders they name."""
+    siblings: set[str] = set()
+    for f in src.rglob("*"):
+        if not f.is_file() or f.stat().st_size > LARGEST or f.suffix in (".o", ".dvc"):
+            continue
+        target = out / f.relative_to(src.parent)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(f, target)
+        if f.suffix in (".cu", ".cuh", ".h", ".hpp", ".cpp", ".c", "") or f.name == "Makefile":
+            text = f.read_text(errors="replace")
+            siblings |= set(re.findall(r"\.\./([\w+.-]+)/", text))
+    return siblings
+
+
+def main() -> None:
+    checkout, out = Path(sys.argv[1]).resolve(), Path(sys.argv[2])
+    if out.exists():
+        shutil.rmtree(out)
+    (out / "src").mkdir(parents=True)
+    with open(RESULTS, newline="") as f:
+        rows = [r for r in csv.DictReader(f) if r["outcome"] == "passed"]
+    manifest, wanted = [], {"include"}
+    for row in rows:
+        folder = checkout / "src" / row["program"]
+        words = run_command(folder)
+        if words is None:
+            continue
+        wanted |= copy_program(folder, out / "src")
+        full = words[1:]
+        files = [a for a in full if "/" in a]
+        for a in {*files, *[w for w in shlex.split(row["args"]) if "/" in w]}:
+            named = (folder / a).resolve()
+            if named.is_file() and named.stat().st_size <= 16 * LARGEST:
+                target = out / "src" / named.relative_to(checkout / "src")
+                target.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy2(named, target)
+        manifest.append(
+            {
+                "program": row["program"],
+                "executable": words[0],
+                "small": shlex.split(row["args"]),
+                "full": full if all((folder / a).exists() for a in files) else None,
+            }
+        )
+    for name in sorted(wanted - {"data"}):  # data: only the files the arguments name, above
+        folder = checkout / "src" / name
+        if folder.is_dir() and not (out / "src" / name).exists():
+            copy_program(folder, out / "src")
+    (out / "manifest.json").write_text(json.dumps(manifest, indent=1))
+    size = sum(f.stat().st_size for f in out.rglob("*") if f.is_file())
+    print(f"{len(manifest)} programs, {size / 2**20:.1f} MiB -> {out}")
+
+
+if __name__ == "__main__":
+    main()
