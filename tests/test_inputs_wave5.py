@@ -123,3 +123,19 @@ def test_library_arguments_of_the_wrong_type_are_perfcalcs_own_errors() -> None:
         occupancy_grid("7.0", 256, registers_per_thread=[])
     with pytest.raises(InputError, match="broadcast"):
         occupancy_grid("7.0", [128, 256], registers_per_thread=[32, 48, 64])
+
+
+def test_unknown_names_suggest_the_close_known_ones(tmp_path: Path) -> None:
+    """Issue 35: `--gpu 4090` listed every product but not the one meant."""
+    fails_in_subprocess(
+        "occupancy",
+        "--gpu",
+        "4090",
+        "--block",
+        "256",
+        "--regs",
+        "32",
+        cwd=tmp_path,
+        fragments=("did you mean rtx4090?",),
+    )
+    fails_in_subprocess("run", "matmul_tild", cwd=tmp_path, fragments=("did you mean matmul_tiled",))

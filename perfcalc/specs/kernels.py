@@ -488,7 +488,11 @@ def get_kernel(name: str, catalog_file: str | Path | None = None) -> KernelSpec:
     kernels = catalog() if catalog_file is None else load_kernel_file(catalog_file)
     if name not in kernels:
         where = "kernels.yaml" if catalog_file is None else str(catalog_file)
-        raise InputError(f"unknown kernel {name!r} in {where}; known: {', '.join(kernels)}")
+        from perfcalc.suggest import did_you_mean
+
+        raise InputError(
+            f"unknown kernel {name!r}{did_you_mean(str(name), kernels)} in {where}; known: {', '.join(kernels)}"
+        )
     return kernels[name]
 
 

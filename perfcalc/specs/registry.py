@@ -52,8 +52,11 @@ def _get_arch(cc: str | float | int | ComputeCapability) -> Arch:
         shown = repr(cc if isinstance(cc, (str, int, float)) else str(cc))[:60]
         renamed = RENUMBERED.get(name or "")
         why = f" (CUDA 13 renumbered CC {name} as {renamed}: use {renamed})" if renamed else ""
+        from perfcalc.suggest import did_you_mean
+
+        hint = "" if why else did_you_mean(str(cc), known_ccs())
         raise UnknownDeviceError(
-            f"unknown compute capability {shown}{why}; known: {', '.join(known_ccs())} "
+            f"unknown compute capability {shown}{why}{hint}; known: {', '.join(known_ccs())} "
             f"(accepted spellings: {ACCEPTED_SPELLINGS})"
         )
     return load_arch_file(devices_dir() / f"{ComputeCapability.parse(name).file_stem}.yaml")
@@ -112,8 +115,11 @@ def get_gpu(name: str) -> Gpu:
     """The product a name means (or a user's product file); an unknown name lists the known keys."""
     gpu = find_gpu(name)
     if gpu is None:
+        from perfcalc.suggest import did_you_mean
+
         raise UnknownDeviceError(
-            f"unknown GPU {name!r}; known: {', '.join(known_gpus())} (or give a compute capability such as 7.0)"
+            f"unknown GPU {name!r}{did_you_mean(str(name), known_gpus())}; known: {', '.join(known_gpus())} "
+            "(or give a compute capability such as 7.0)"
         )
     return gpu
 

@@ -23,6 +23,7 @@ from perfcalc.sim.ptx.parse import Function, Instr
 REFUSED = {
     "mma": "tensor-core mma",
     "wgmma": "Hopper wgmma",
+    "wmma": "tensor-core wmma (nvcuda::wmma)",
     "cp": "asynchronous copies (cp.async/TMA)",
     "tex": "textures",
     "tld4": "textures",
