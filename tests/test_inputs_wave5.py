@@ -139,3 +139,40 @@ def test_unknown_names_suggest_the_close_known_ones(tmp_path: Path) -> None:
         fragments=("did you mean rtx4090?",),
     )
     fails_in_subprocess("run", "matmul_tild", cwd=tmp_path, fragments=("did you mean matmul_tiled",))
+
+
+SPIN = """
+__global__ void spin(const int* flag, int* out) {
+    int i = 0;
+    while (flag[0] == 0) { i = i ^ 0; }
+    out[threadIdx.x] = i;
+}
+__global__ void count(int* out, int n) {
+    int s = 0;
+    for (int i = 0; i < n; ++i) s += i & 3;
+    out[threadIdx.x] = s;
+}
+"""
+
+
+def test_an_endless_loop_is_recognised_by_its_repeated_state_within_seconds(tmp_path: Path) -> None:
+    """Issue 36: a spin on a flag nobody sets ran to the 600 s default; the state after an
+    iteration equals the state before it and nothing was written, so it can never end."""
+    import numpy as np
+
+    (tmp_path / "spin.cu").write_text(SPIN)
+    np.save(tmp_path / "zeros.npy", np.zeros(1, np.int32))
+    base = ("run", "--source", "spin.cu", "--grid", "1", "--block", "32", "--engine", "ptx", "--array", "out=int32:32")
+    stderr = fails_in_subprocess(
+        *base,
+        "--kernel",
+        "spin",
+        "--array",
+        "flag=@zeros.npy",
+        cwd=tmp_path,
+        fragments=("Loop never ends", "spin.cu:4"),
+    )
+    assert "1025 iterations" in stderr
+    # a long loop whose counter changes is not a repeat (20,000 iterations, past the checks at 1,024 and 2,048...)
+    done = _run(*base, "--kernel", "count", "-p", "n=20000", "-f", "json", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr

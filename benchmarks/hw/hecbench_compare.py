@@ -150,6 +150,7 @@ def main() -> None:
     parser.add_argument("launches", type=Path)
     parser.add_argument("--which", default="small")
     parser.add_argument("--label", default="H100")
+    parser.add_argument("--bands", default=None, help="write the test half's error bands for this product key")
     args = parser.parse_args()
     rows, tally = compare(args.run, args.launches, args.which)
     if rows:
@@ -178,6 +179,48 @@ def main() -> None:
         total, equal = total + len(got), equal + sum(got)
         print(f"| {counter} | {sum(got)} of {len(got)} | {100 * sum(got) / max(len(got), 1):.1f} % |")
     print(f"| all ten | {equal} of {total} | {100 * equal / max(total, 1):.1f} % |")
+    if args.bands:
+        write_bands(args.bands, [r for r in rows if r["half"] == "test" and r.get("ratio")])
+
+
+def write_bands(gpu: str, rows: list[dict[str, Any]]) -> None:
+    """devices/time_accuracy.yaml's rows for `gpu`: per bound and predicted size class (and pooled),
+    the 90th percentile and median of |predicted / measured - 1| over the test half."""
+    import yaml
+
+    def row(bound: str, size: str, chosen: list[dict[str, Any]]) -> dict[str, Any]:
+        errors = sorted(abs(r["ratio"] - 1) for r in chosen)
+        p90 = errors[min(len(errors) - 1, math.ceil(0.9 * len(errors)) - 1)]
+        return {
+            "bound": bound,
+            "size": size,
+            "p90": round(p90, 3),
+            "median": round(statistics.median(errors), 3),
+            "launches": len(errors),
+        }
+
+    for r in rows:
+        r["psize"] = size_class(r["predicted_s"])
+    found = [row("any", "any", rows)]
+    for size in ("< 20 us", "20 us - 1 ms", ">= 1 ms"):
+        part = [r for r in rows if r["psize"] == size]
+        if part:
+            found.append(row("any", size, part))
+        for bound in sorted({r["bound"] for r in part}):
+            found.append(row(bound, size, [r for r in part if r["bound"] == bound]))
+    path = HERE.parents[1] / "devices" / "time_accuracy.yaml"
+    data = yaml.safe_load(path.read_text()) if path.is_file() else None
+    data = data or {"source": "", "bands": {}}
+    data["bands"][gpu] = found
+    data["source"] = (
+        "benchmarks/hw/hecbench_compare.py --bands: the time model against Nsight Compute's "
+        "gpu__time_duration on the test half of the HeCBench launches (benchmarks/hw/hecbench_split.csv)"
+    )
+    path.write_text(
+        "# Written by benchmarks/hw/hecbench_compare.py --bands; read by perfcalc/specs/accuracy.py\n"
+        + yaml.safe_dump(data, sort_keys=False, width=120)
+    )
+    print(f"wrote {len(found)} bands for {gpu} to {path}")
 
 
 if __name__ == "__main__":

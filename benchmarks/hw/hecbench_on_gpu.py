@@ -46,6 +46,7 @@ METRICS = ",".join(
     ]
     + [f"smsp__sass_thread_inst_executed_op_{p}{op}_pred_on.sum" for p in "fd" for op in ("add", "mul", "fma")]
 )
+TIME_ONLY = ",".join(METRICS.split(",")[:7])  # time, registers, geometry, DRAM bytes, L2 hit rate
 LAUNCHES = 50
 
 
@@ -85,7 +86,7 @@ def build(root: Path, results: Path, budget: float) -> None:
             out.flush()
 
 
-def profile(root: Path, results: Path, which: str, budget: float) -> None:
+def profile(root: Path, results: Path, which: str, budget: float, metrics: str = METRICS) -> None:
     manifest = json.loads((root / "manifest.json").read_text())
     built = {}
     if (results / "build.jsonl").is_file():
@@ -106,7 +107,7 @@ def profile(root: Path, results: Path, which: str, budget: float) -> None:
                 print(f"budget spent; {name} and after left for the next call")
                 return
             command = ["ncu", "--clock-control", "none", "--cache-control", "all", "--print-units", "base"]
-            command += ["--metrics", METRICS, "--csv"]
+            command += ["--metrics", metrics, "--csv"]
             command += ["--log-file", str(csv_file), "-c", str(LAUNCHES), entry["executable"], *args]
             t0 = time.monotonic()
             try:
@@ -129,12 +130,14 @@ def main() -> None:
     parser.add_argument("results", type=Path)
     parser.add_argument("--which", default="small", choices=("small", "full"))
     parser.add_argument("--budget", type=float, default=480.0)
+    parser.add_argument("--time-only", action="store_true", help="time, DRAM and L2 only (fewer replays)")
     args = parser.parse_args()
     args.results.mkdir(parents=True, exist_ok=True)
     if args.step == "build":
         build(args.root.resolve(), args.results.resolve(), args.budget)
     else:
-        profile(args.root.resolve(), args.results.resolve(), args.which, args.budget)
+        chosen = TIME_ONLY if args.time_only else METRICS
+        profile(args.root.resolve(), args.results.resolve(), args.which, args.budget, chosen)
 
 
 if __name__ == "__main__":

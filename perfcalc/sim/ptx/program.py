@@ -256,6 +256,36 @@ class _Waits:
         return self.each
 
 
+def _state_repeats(
+    ch: Chunk,
+    pc: int,
+    iteration: int,
+    writes: int,
+    mask: np.ndarray,
+    waiting: dict[int, np.ndarray],
+    seen: dict[int, tuple[int, int, bytes]],
+) -> bool:
+    """At a loop's back edge, every 1,024th iteration: whether the whole chunk's state (masks,
+    every register of every lane, shared and local memory) is what it was one iteration before,
+    with no store or atomic run since. The chunk's blocks run alone (other blocks run before or
+    after them), so global memory cannot change either: the loop repeats that iteration forever
+    (issue 36: an endless loop recognised in seconds, not at --max-seconds)."""
+    import hashlib
+
+    h = hashlib.blake2b(mask.tobytes(), digest_size=16)
+    for at in sorted(waiting):
+        h.update(at.to_bytes(8, "little", signed=True) + waiting[at].tobytes())
+    for name in sorted(set(ch.regs) | set(ch.seps) | set(ch.flags)):
+        h.update(name.encode() + ch.reg(name).tobytes())
+    h.update(ch.shared.tobytes())
+    if "local" in ch.__dict__:
+        h.update(ch.local.tobytes())
+    digest = h.digest()
+    before = seen.get(pc)
+    seen[pc] = (iteration, writes, digest)
+    return before is not None and before[0] == iteration - 1 and before[1] == writes and before[2] == digest
+
+
 def run_chunk(env: Env, steps: list[Step], block_ids: np.ndarray) -> None:
     """Every thread of these blocks through the program (raises FaultSignal on a fault)."""
     ch = Chunk(env, block_ids)
@@ -268,6 +298,8 @@ def run_chunk(env: Env, steps: list[Step], block_ids: np.ndarray) -> None:
     width = ch.warps_per_block * 32
     # a warp that waited on one side of a divergent branch does not wait again on the other
     waits = _Waits(ch.n // 32)
+    writes = 0  # stores and atomics run with an active lane: a loop that writes is not a repeat
+    repeats: dict[int, tuple[int, int, bytes]] = {}
     while True:
         if facts.mask is not mask:
             facts = _Facts(mask)
@@ -294,6 +326,8 @@ def run_chunk(env: Env, steps: list[Step], block_ids: np.ndarray) -> None:
                 counts[step.slot] += facts.nwarps()
             if step.memory:  # run with no active lane too: its requests are counted as issued
                 step.run(ch, m, mf.all(), mask)  # type: ignore[misc]
+                if step.inst_kind != "load" and mf.any():
+                    writes += 1
             elif mf.any():
                 step.run(ch, m, mf.all())  # type: ignore[misc]
             if step.flops:
@@ -323,6 +357,16 @@ def run_chunk(env: Env, steps: list[Step], block_ids: np.ndarray) -> None:
                         step.instr,
                         taken,
                         f"Loop ran more than {env.iteration_cap} iterations (the iteration cap): the kernel would hang",
+                    )
+                if back_edges[pc] & 1023 in (0, 1) and _state_repeats(
+                    ch, pc, back_edges[pc], writes, mask, waiting, repeats
+                ):
+                    raise ch.fault(
+                        "endless_loop",
+                        step.instr,
+                        taken,
+                        f"Loop never ends: after {back_edges[pc]} iterations an iteration changed no register, "
+                        "predicate or shared value of any thread and wrote no memory, so every later one repeats it",
                     )
                 if not back_edges[pc] & 1023 and past_time_limit():
                     raise ch.fault(

@@ -1,0 +1,307 @@
+"""Run every program of a public corpus as it is, through `perfcalc app` (issue 31).
+
+    python benchmarks/corpus_app.py PATH-TO-A-HECBENCH-CHECKOUT [--jobs 2] [--only REGEX]
+        [--seconds 60] [--gpu h100-sxm] [--write]
+
+For each program `src/*-cuda/` of the HeCBench suite (github zjin-lcf/HeCBench, BSD-3-Clause): its
+sources and flags from its Makefile (`make -n -B`, as benchmarks/corpus_compile.py reads them), its
+arguments from the Makefile's `run` target (`make -n run`), or from benchmarks/corpus_app_args.yaml
+where that table gives smaller ones for the CPU; then `perfcalc.app` runs its main() in the program's
+folder (it reads its data files from there) within `--seconds`. Outcomes: passed (exit 0, and
+"PASS" printed where the program prints PASS or FAIL), failed (its own check failed or it exited
+non-zero), refused (perfcalc refused it by name: the class is counted), out of time, no data (an
+argument names a data file the checkout holds only as a DVC/LFS pointer; not counted). Per program:
+the outcome, the launches and the simulated seconds; only figures are written
+(benchmarks/results_corpus_app.md and .csv), never the suite's code.
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import csv
+import json
+import os
+import re
+import shlex
+import subprocess
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+import yaml
+
+HERE = Path(__file__).resolve().parent
+ARGS = HERE / "corpus_app_args.yaml"
+sys.path.insert(0, str(HERE))
+
+from corpus_compile import _commit, _flags  # noqa: E402
+
+from perfcalc.app import AppReport  # noqa: E402
+
+
+def sources_and_flags(program: Path) -> tuple[list[str], list[str], list[str], str | None]:
+    """(sources, -I folders, -D defines) from `make -n -B`, and why there are none."""
+    done = subprocess.run(["make", "-n", "-B"], cwd=program, capture_output=True, text=True, timeout=60)
+    sources: list[str] = []
+    includes: list[str] = []
+    defines: list[str] = []
+    for line in done.stdout.splitlines():
+        try:
+            words = shlex.split(line)
+        except ValueError:
+            continue
+        if "-c" not in words:
+            continue
+        found = [w for w in words if re.search(r"\.(cu|cpp|cc|c)$", w)]
+        inc, dfs, _extra = _flags(words[1:], str(program))
+        sources += [f for f in found if f not in sources]
+        includes += [i for i in inc if i not in includes]
+        defines += [f"-D{n}" + ("" if v is None else f"={v}") for n, v in dfs if f"-D{n}" not in defines]
+    if not sources:
+        return [], [], [], "its Makefile printed no compile command here"
+    return sources, includes, defines, None
+
+
+def makefile_arguments(program: Path) -> list[str] | None:
+    """The arguments of the Makefile's `run` target (sized for a GPU)."""
+    done = subprocess.run(["make", "-n", "run"], cwd=program, capture_output=True, text=True, timeout=60)
+    for line in reversed(done.stdout.splitlines()):
+        try:
+            words = shlex.split(line) if line.strip() else []
+        except ValueError:
+            continue
+        if words and words[0].startswith("./"):
+            return words[1:]
+    return None
+
+
+def scaled(args: list[str], factor: int) -> list[str]:
+    """The Makefile's arguments made smaller for the CPU: every whole number of 100 or more
+    divided by `factor` (a power of two stays one; a multiple of 32 stays one), others kept."""
+    out = []
+    for a in args:
+        if not re.fullmatch(r"\d+", a) or int(a) < 100:
+            out.append(a)
+            continue
+        n = int(a)
+        if n & (n - 1) == 0:
+            m = max(n // factor, 1)
+        else:
+            m = max(n // factor, 1)
+            if n % 32 == 0:
+                m = max(m // 32 * 32, 32)
+        out.append(str(m))
+    return out
+
+
+def candidate_arguments(program: Path, table: dict[str, object]) -> list[list[str]]:
+    """The table's arguments for the program where it has them; else the Makefile's made 64 and
+    then 1024 times smaller (GPU-sized runs take hours on the engine)."""
+    given = table.get(program.name)
+    if given is not None:
+        return [shlex.split(str(given))]
+    found = makefile_arguments(program)
+    if found is None:
+        return []
+    tries = [scaled(found, 64), scaled(found, 1024)]
+    return [t for i, t in enumerate(tries) if t not in tries[:i]]
+
+
+def run_one(program: str, gpu: str | None, seconds: float) -> dict[str, object]:
+    from perfcalc.errors import PerfcalcError
+
+    folder = Path(program)
+    table = yaml.safe_load(ARGS.read_text()) if ARGS.is_file() else {}
+    row: dict[str, object] = {"program": folder.name}
+    start = time.monotonic()
+    try:
+        sources, includes, defines, why = sources_and_flags(folder)
+        tries = candidate_arguments(folder, table or {})
+        absent = [a for a in (tries[0] if tries else []) if _names_a_file(a) and not (folder / a).exists()]
+        if absent:
+            row.update(outcome="no data", reason="its data file is not in the checkout", message=absent[0])
+            return row
+        if why is not None or not tries:
+            row.update(outcome="refused", reason=why or "no `run` target to take arguments from")
+            return row
+        report = _first_that_finishes(sources, tries, gpu, includes, defines, seconds, folder)
+    except PerfcalcError as exc:
+        message = " ".join(str(exc).split())
+        timed_out = "time limit" in message or "past its limit" in message or "would take about" in message
+        row.update(
+            outcome="out of time" if timed_out else "refused", reason=reason_class(message), message=message[:300]
+        )
+        return row
+    finally:
+        row["seconds"] = round(time.monotonic() - start, 2)
+    assert isinstance(report, AppReport)
+    text = (report.stdout or "") + (report.stderr or "")
+    checked = re.search(r"\b(PASS|FAIL)", text)
+    passed = report.exit_status == 0 and (checked is None or "FAIL" not in text)
+    tail = [ln for ln in text.strip().splitlines() if ln.strip()][-1:] or [""]
+    row.update(
+        message="" if passed else tail[0][:200],
+        outcome="passed" if passed else "failed",
+        checked=checked is not None,
+        exit_status=report.exit_status,
+        launches=len(report.launches),
+        kernels=len(report.kernels),
+        predicted_time_s=report.predicted_time_s,
+        args=" ".join(report.args),
+        launch_rows=[_launch_row(folder.name, launch) for launch in report.launches[:LAUNCHES_KEPT]],
+    )
+    return row
+
+
+LAUNCHES_KEPT = 50  # per program: what the GPU run profiles (ncu -c 50) and compares
+COUNTERS = (
+    "global_load_requests",
+    "global_load_transactions",
+    "global_store_requests",
+    "global_store_transactions",
+    "shared_load_requests",
+    "shared_load_wavefronts",
+    "shared_store_requests",
+    "shared_store_wavefronts",
+    "bank_conflicts",
+    "flops",
+)
+
+
+def _launch_row(program: str, launch: object) -> dict[str, object]:
+    """What the hardware comparison needs of one launch: its kernel, geometry, the ten counters
+    of the PTX corpus comparison, the predicted time and bound."""
+    d = launch.to_dict()  # type: ignore[attr-defined]
+    counters = d.get("counters") or {}
+    return {
+        "program": program,
+        "index": d["index"],
+        "kernel": d["short_name"],
+        "grid": d["grid"],
+        "block": d["block"],
+        "registers": d["registers_per_thread"],
+        "counters": {k: counters.get(k) for k in COUNTERS},
+        "predicted_time_s": d["predicted_time_s"],
+        "bound": d["bound"],
+        "l2_hit_rate": d["l2_hit_rate"],
+        "dram_bytes": d["dram_bytes"],
+    }
+
+
+def _first_that_finishes(
+    sources: list[str],
+    tries: list[list[str]],
+    gpu: str | None,
+    includes: list[str],
+    defines: list[str],
+    seconds: float,
+    folder: Path,
+) -> object:
+    """The run with the first arguments that finish within `seconds` (the last try's error)."""
+    from perfcalc.app import app
+    from perfcalc.app.session import ProgramFailed
+
+    for i, args in enumerate(tries):
+        try:
+            return app(sources, args, gpu, None, includes, defines, max_seconds=seconds, cwd=str(folder))
+        except ProgramFailed:
+            if i == len(tries) - 1:
+                raise
+    raise AssertionError("no arguments to try")
+
+
+def _names_a_file(word: str) -> bool:
+    """Whether a program argument names a file (a path, or a name with an extension)."""
+    return "/" in word or bool(re.fullmatch(r"[\w.+-]+\.[A-Za-z][\w]{0,5}", word))
+
+
+def reason_class(message: str) -> str:
+    for fragment, name in (
+        ("a library with no source", "calls a library with no source (cuBLAS, cuRAND, ...)"),
+        ("does not implement", "calls a CUDA runtime function the stand-in does not implement"),
+        ("is not implemented by the PTX engine", "a PTX instruction the engine does not implement"),
+        ("does not compile", "does not compile here"),
+        ("not installed here", "includes a header not installed here"),
+    ):
+        if fragment in message:
+            return name
+    return "other: " + re.sub(r'"[^"]*"|\d+', "N", message)[:80]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("checkout", type=Path)
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    parser.add_argument("--only", default=None)
+    parser.add_argument("--seconds", type=float, default=60.0)
+    parser.add_argument("--gpu", default="h100-sxm")
+    parser.add_argument("--write", action="store_true")
+    parser.add_argument("--programs", type=Path, default=None, help="a file of program names, one per line")
+    parser.add_argument("--suffix", default="", help="written as results_corpus_app{SUFFIX}.md, .csv, _launches.jsonl")
+    args = parser.parse_args()
+    programs = sorted(
+        str(p) for p in (args.checkout.resolve() / "src").iterdir() if p.name.endswith("-cuda") and p.is_dir()
+    )
+    if args.only:
+        programs = [p for p in programs if re.search(args.only, Path(p).name)]
+    if args.programs:
+        wanted = set(args.programs.read_text().split())
+        programs = [p for p in programs if Path(p).name in wanted]
+    start = time.monotonic()
+    with ProcessPoolExecutor(args.jobs) as pool:
+        rows = list(pool.map(run_one, programs, [args.gpu] * len(programs), [args.seconds] * len(programs)))
+    report = summary(args.checkout, rows, time.monotonic() - start, args)
+    print(report)
+    if args.write:
+        results, table, launches = (
+            HERE / f"results_corpus_app{args.suffix}{ext}" for ext in (".md", ".csv", "_launches.jsonl")
+        )
+        results.write_text(report)
+        keys = ["program", "outcome", "checked", "exit_status", "launches", "kernels", "predicted_time_s"]
+        keys += ["seconds", "args", "reason", "message"]
+        with open(table, "w", newline="") as f:
+            writer = csv.DictWriter(f, keys, extrasaction="ignore")
+            writer.writeheader()
+            writer.writerows(rows)
+        with open(launches, "w") as f:
+            for r in rows:
+                for launch in r.get("launch_rows") or []:  # type: ignore[union-attr]
+                    f.write(json.dumps(launch, default=str) + "\n")
+
+
+def summary(checkout: Path, rows: list[dict[str, object]], took: float, args: argparse.Namespace) -> str:
+    import platform
+
+    outcomes = collections.Counter(str(r["outcome"]) for r in rows)
+    n = len(rows)
+    lines = [
+        "# HeCBench run whole through `perfcalc app` (`python benchmarks/corpus_app.py`)",
+        "",
+        f"Checkout: {checkout.name} at {_commit(checkout)}; {n} programs. Modelled GPU: {args.gpu}; "
+        f"{args.seconds:g} s per program; {platform.machine()}, {os.cpu_count()} cores; {took:.0f} s in all.",
+        "",
+        "| outcome | programs | share |",
+        "|---|---|---|",
+    ]
+    for name in ("passed", "failed", "refused", "out of time", "no data"):
+        lines.append(f"| {name} | {outcomes.get(name, 0)} | {100 * outcomes.get(name, 0) / max(n, 1):.1f} % |")
+    checked = sum(1 for r in rows if r["outcome"] == "passed" and r.get("checked"))
+    runnable = n - outcomes.get("no data", 0)
+    lines += [
+        "",
+        f"Of the {runnable} programs whose data the checkout holds, {outcomes.get('passed', 0)} passed "
+        f"({100 * outcomes.get('passed', 0) / max(runnable, 1):.1f} %).",
+    ]
+    lines += ["", f"Of the passed programs, {checked} print PASS/FAIL and passed their own check.", ""]
+    lines += ["## Refusals and time-outs by reason", "", "| reason | programs |", "|---|---|"]
+    reasons = collections.Counter(str(r.get("reason")) for r in rows if r["outcome"] in ("refused", "out of time"))
+    lines += [f"| {k} | {v} |" for k, v in reasons.most_common()]
+    lines += ["", "## Failed: the last line each printed", "", "| program | last line |", "|---|---|"]
+    lines += [f"| {r['program']} | {str(r.get('message', ''))[:100]} |" for r in rows if r["outcome"] == "failed"]
+    return "\n".join(lines) + "\n"
+
+
+if __name__ == "__main__":
+    main()
