@@ -70,3 +70,33 @@ def matmul(width: int = 1024, tile: int = 16, gpu: Gpu | str = "g80", registers:
     arch = as_arch(chosen)
     check_shape(width, tile, arch)
     return analyze_matmul(width, tile, arch, chosen, registers, catalog_counts(width, tile, arch))
+
+
+def predict_time(
+    source: str | Path,
+    kernel: str | None,
+    grid: object,
+    block: object,
+    gpu: Gpu | str = "h100-sxm",
+    arrays: tuple[str, ...] | list[str] = (),
+    params: dict[str, Any] | None = None,
+    defines: dict[str, Any] | None = None,
+    engine: str = "auto",
+) -> Any:
+    """The predicted time of one launch of `kernel` in the CUDA file `source` on a product, with
+    its bound and every term (the `TimePrediction` that `perfcalc run --source --gpu` shows):
+    arrays as `--array` takes them (`"x=float32:1024"`), scalars by name in `params`."""
+    from perfcalc.analysis.analyze import RunOptions, SourceKernel, analyze
+    from perfcalc.specs.target import resolve_target
+
+    if not isinstance(source, (str, Path)):
+        raise InputError(f"source must be the path of a .cu file, got {type(source).__name__}")
+    if isinstance(arrays, str) or not all(isinstance(a, str) for a in arrays):
+        raise InputError("arrays must be a list of NAME=DTYPE:COUNT or NAME=@FILE.npy texts")
+    kernel_spec = SourceKernel(
+        Path(source), kernel, grid, block, tuple(arrays), dict(params or {}), dict(defines or {})
+    )
+    run = analyze(kernel_spec, resolve_target(None, gpu), RunOptions(engine)).run
+    if run.launch_report is None:
+        raise InputError(f"no time for {gpu}: a time needs a GPU product")
+    return run.launch_report.time
