@@ -101,7 +101,6 @@ def run_here(sweep: dict[str, Any], gpus: list[str], workers: int | None, result
     scalars = {
         n: str(sweep["scalars"][a]) for a, n in zip(sweep["args"], arg_names, strict=True) if a not in sweep["arrays"]
     }
-    scalars |= {k: str(v) for k, v in sweep["scalars"].items() if k not in scalars}
     spec = Sweep(
         str(ROOT / sweep["file"]),
         sweep["kernel"],
@@ -110,6 +109,7 @@ def run_here(sweep: dict[str, Any], gpus: list[str], workers: int | None, result
         tuple(gpus),
         arrays,
         scalars,
+        constants={k: str(v) for k, v in sweep["scalars"].items()},  # N, for the expressions
     )
     space = space_from([f"{k}={','.join(map(str, v))}" for k, v in sweep["axes"].items()])
     results.mkdir(parents=True, exist_ok=True)

@@ -176,3 +176,17 @@ def test_a_space_file_gives_the_same_points_as_the_options(tmp_path: Path) -> No
     assert from_file == from_options
     # BM/TM >= 8 keeps (16,1) (16,2) (32,1) (32,2) (32,4): 16/4 = 4 is dropped
     assert [(p["BM"], p["TM"]) for p in from_file] == [(16, 1), (16, 2), (32, 1), (32, 2), (32, 4)]
+
+
+@pytest.mark.slow
+def test_let_names_a_size_for_the_expressions_that_is_no_kernel_argument() -> None:
+    """The corpus's templated matmul takes wA and wB, not N: --let N=64 sizes the grid and arrays
+    without being passed to the kernel (a -p N would be refused: no such parameter)."""
+    source = ROOT / "tests" / "data" / "cuda_corpus" / "matmul_template.cu"
+    command = [*PERFCALC, "tune", str(source), "--kernel", "MatrixMulCUDA<BLOCK>", "--space", "BLOCK=8,16"]
+    command += ["--let", "N=64", "--grid", "N/BLOCK,N/BLOCK", "--block", "BLOCK,BLOCK", "-p", "wA=N", "-p", "wB=N"]
+    command += [f"--array={a}=float32:N*N" for a in "CAB"] + ["--gpu", "h100-sxm", "--backend", "serial", "-f", "csv"]
+    done = subprocess.run(command, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    rows = list(csv.DictReader(io.StringIO(done.stdout)))
+    assert [(r["BLOCK"], r["status"]) for r in rows] == [("8", "ok"), ("16", "ok")]

@@ -14,8 +14,15 @@ mkdir -p .hw_out/hecbench
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,clocks.sm,clocks.max.mem --format=csv,noheader > .hw_out/gpu.txt
 ncu --version | tail -1 >> .hw_out/gpu.txt
 nvcc --version | tail -2 >> .hw_out/gpu.txt
-if [ -n "${SCALING:-}" ]; then  # perfcalc tune's worker curve on this machine's cores, beside the profiling
+if [ -n "${SCALING:-}${SWEEPS:-}" ]; then  # perfcalc itself on this machine's CPUs, beside the profiling
   python3 -m pip install -q --no-index --no-deps --no-compile --target /tmp/site .whl/*.whl > .hw_out/pip.log 2>&1
+fi
+if [ -n "${SWEEPS:-}" ]; then  # the three tune sweeps predicted (resumable: .hw_out/tune_results/*.jsonl)
+  (PYTHONPATH=/tmp/site:. PERFCALC_COMPILER=nvcc PERFCALC_NVCC="$(command -v nvcc)" PERFCALC_CACHE_DIR=/tmp/pc-cache \
+     timeout "${SWEEPS_SECONDS:-480}" python3 benchmarks/tune_sweeps.py --workers "$SWEEPS" \
+     --results .hw_out/tune_results > .hw_out/sweeps.log 2>&1) &
+fi
+if [ -n "${SCALING:-}" ]; then  # perfcalc tune's worker curve on this machine's cores
   (cd benchmarks && PYTHONPATH=/tmp/site:.. PERFCALC_COMPILER=nvcc PERFCALC_NVCC="$(command -v nvcc)" \
      PERFCALC_CACHE_DIR=/tmp/pc-cache timeout "${SCALING_SECONDS:-480}" python3 bench_tune_scaling.py --workers "$SCALING" \
      > ../.hw_out/scaling.log 2>&1) &
@@ -41,7 +48,7 @@ if [ "${FULL:-0}" = 1 ]; then
   python3 benchmarks/hw/hecbench_on_gpu.py profile .hw_hecbench .hw_out/hecbench --which full --budget "$((BUDGET + ${FULL_EXTRA:-0} - SECONDS))" ${TIME_ONLY:+--time-only} | tail -n 3
 fi
 wait
-tail -n 12 .hw_out/scaling.log 2>/dev/null
+tail -n 12 .hw_out/scaling.log .hw_out/sweeps.log 2>/dev/null
 echo "profiled: $(ls .hw_out/hecbench/small 2>/dev/null | wc -l) small, $(ls .hw_out/hecbench/full 2>/dev/null | wc -l) full"
 tar czf "$OUT/$LABEL.tgz" -C .hw_out .
 ls -la "$OUT"

@@ -43,6 +43,10 @@ ExprArrayOption = Annotated[
 ExprParamOption = Annotated[
     list[str] | None, typer.Option("--param", "-p", help="NAME=EXPRESSION: a scalar argument of the kernel.")
 ]
+LetOption = Annotated[
+    list[str] | None,
+    typer.Option("--let", help="NAME=EXPRESSION: a name for the other expressions only (not a kernel argument)."),
+]
 ExprDefineOption = Annotated[
     list[str] | None, typer.Option("--define", "-D", help="NAME=VALUE for the compiler; axes' names are replaced.")
 ]
@@ -90,6 +94,7 @@ def tune(
     block: ExprBlockOption = "256",
     array: ExprArrayOption = None,
     param: ExprParamOption = None,
+    let: LetOption = None,
     define: ExprDefineOption = None,
     dynamic_shared: ExprSharedOption = "0",
     include: IncludeDirOption = None,
@@ -143,6 +148,7 @@ def tune(
         dynamic_shared,
         tuple(str(d) for d in include or ()),
         None if compiler is None else compiler.value,
+        _pairs(let, "--let"),
     )
     _check_source(source)
     progress = _progress if sys.stderr.isatty() else None

@@ -40,12 +40,13 @@ class Sweep:
     dynamic_shared: str = "0"
     include_dirs: tuple[str, ...] = ()
     compiler: str | None = None
+    constants: Mapping[str, str] = field(default_factory=dict)  # names for the expressions only (--let)
 
     def fingerprint(self, names: tuple[str, ...]) -> str:
         """Names this sweep in a results file: the request, the space's names and the source's bytes."""
         request: tuple[object, ...] = (self.kernel, self.grid, self.block, self.gpus, self.arrays)
         request += (sorted(self.scalars.items()), sorted(self.defines.items()), self.dynamic_shared)
-        request += (self.include_dirs, self.compiler, names)
+        request += (self.include_dirs, self.compiler, names, sorted(self.constants.items()))
         parts = [repr(request), Path(self.source).read_bytes().hex()]
         return hashlib.sha256("\0".join(parts).encode()).hexdigest()[:16]
 
@@ -113,6 +114,7 @@ def _launch(sweep: Sweep, point: Point) -> object:
     from perfcalc.analysis.analyze import SourceKernel
 
     numbers: dict[str, Any] = {k: v for k, v in point.items() if not isinstance(v, str)}
+    numbers = {**{k: _number(v, numbers, f"--let {k}") for k, v in sweep.constants.items()}, **numbers}
     scalars = {k: _number(v, numbers, f"-p {k}") for k, v in sweep.scalars.items()}
     numbers = {**scalars, **numbers}
     defines: dict[str, Any] = {k: _define_value(v) for k, v in point.items()}
@@ -135,15 +137,21 @@ def check_sweep(sweep: Sweep, point: Point) -> None:
     unknown name, a syntax error): a mistake in the command, not a configuration that fails."""
     from perfcalc.expr import names_in
 
-    known = set(point) | set(sweep.scalars)
-    texts = [*sweep.grid.split(","), *sweep.block.split(","), sweep.dynamic_shared, *sweep.scalars.values()]
+    known = set(point) | set(sweep.scalars) | set(sweep.constants)
+    texts = [
+        *sweep.constants.values(),
+        *sweep.grid.split(","),
+        *sweep.block.split(","),
+        sweep.dynamic_shared,
+        *sweep.scalars.values(),
+    ]
     texts += [a.partition("=")[2].rpartition(":")[2] for a in sweep.arrays if ":" in a and "=@" not in a]
     for text in texts:
         unknown = sorted(names_in(text) - known)
         if unknown:
             raise InputError(
                 f"expression {shorten(text)!r}: unknown name {unknown[0]!r} "
-                f"(known: the axes and -p names {', '.join(sorted(known))})"
+                f"(known: the axes, -p and --let names {', '.join(sorted(known))})"
             )
 
 
