@@ -176,3 +176,24 @@ def test_an_endless_loop_is_recognised_by_its_repeated_state_within_seconds(tmp_
     # a long loop whose counter changes is not a repeat (20,000 iterations, past the checks at 1,024 and 2,048...)
     done = _run(*base, "--kernel", "count", "-p", "n=20000", "-f", "json", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
+
+
+def test_an_array_of_another_element_type_than_the_parameter_is_refused_with_both_named(tmp_path: Path) -> None:
+    """Issue 36: a float64, big-endian or int32 .npy for a float* was read as float32 bytes."""
+    import numpy as np
+
+    (tmp_path / "k.cu").write_text(KERNEL)
+    for name, array, fragment in (
+        ("f64", np.ones(32), "a float64 array for the float* parameter x, whose elements are float32"),
+        ("be", np.ones(32, ">f4"), "not this machine's byte order"),
+        ("i32", np.ones(32, np.int32), "a int32 array for the float* parameter x"),
+    ):
+        np.save(tmp_path / f"{name}.npy", array)
+        fails_in_subprocess(
+            "run", "--source", "k.cu", "--grid", "1", "--block", "32", "--array", f"x=@{name}.npy", "-p", "n=32",
+            "--engine", "ptx", cwd=tmp_path, fragments=(fragment,),
+        )  # fmt: skip
+    np.save(tmp_path / "f32.npy", np.ones(32, np.float32))
+    args = ("--grid", "1", "--block", "32", "--array", "x=@f32.npy", "-p", "n=32", "--engine", "ptx")
+    done = _run("run", "--source", "k.cu", *args, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
