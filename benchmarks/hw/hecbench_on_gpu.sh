@@ -38,13 +38,15 @@ if [ "${STEP:-first}" = first ]; then
   if [ "${TUNE:-1}" = 1 ]; then
     python3 benchmarks/hw/tune_on_gpu.py .hw_out/tune > .hw_out/tune.log 2>&1 &
   fi
-  python3 benchmarks/hw/hecbench_on_gpu.py build .hw_hecbench .hw_out/hecbench --budget "${BUILD_BUDGET:-200}" > .hw_out/build.log 2>&1
-  echo "built: $(grep -c '"rc": 0' .hw_out/hecbench/build.jsonl) of $(wc -l < .hw_out/hecbench/build.jsonl)"
+  if [ "${HECBENCH:-1}" = 1 ]; then
+    python3 benchmarks/hw/hecbench_on_gpu.py build .hw_hecbench .hw_out/hecbench --budget "${BUILD_BUDGET:-200}" > .hw_out/build.log 2>&1
+    echo "built: $(grep -c '"rc": 0' .hw_out/hecbench/build.jsonl) of $(wc -l < .hw_out/hecbench/build.jsonl)"
+  fi
   wait
   tail -n 4 .hw_out/tune.log 2>/dev/null
 fi
-python3 benchmarks/hw/hecbench_on_gpu.py profile .hw_hecbench .hw_out/hecbench --which small --budget "$((BUDGET - SECONDS))" ${TIME_ONLY:+--time-only} | tail -n 3
-if [ "${FULL:-0}" = 1 ]; then
+[ "${HECBENCH:-1}" = 1 ] && python3 benchmarks/hw/hecbench_on_gpu.py profile .hw_hecbench .hw_out/hecbench --which small --budget "$((BUDGET - SECONDS))" ${TIME_ONLY:+--time-only} | tail -n 3
+if [ "${HECBENCH:-1}" = 1 ] && [ "${FULL:-0}" = 1 ]; then
   python3 benchmarks/hw/hecbench_on_gpu.py profile .hw_hecbench .hw_out/hecbench --which full --budget "$((BUDGET + ${FULL_EXTRA:-0} - SECONDS))" ${TIME_ONLY:+--time-only} | tail -n 3
 fi
 wait

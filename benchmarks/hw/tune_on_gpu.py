@@ -6,7 +6,7 @@ configuration perfcalc picks can be compared with the one the GPU itself finds f
 Kernels and spaces are those of benchmarks/tune_sweeps.py (read from there, so both sides
 sweep the same points): the example tiled GEMM (examples/tune/gemm_tiled.cu, five axes), the
 corpus's templated matmul (BLOCK_SIZE) and its two-pass reduction's first kernel (blockSize).
-Each configuration is compiled by CuPy (NVRTC, -D per axis or the template argument), checked
+A second call goes on where a first stopped (its rows kept). Each configuration is compiled by CuPy (NVRTC, -D per axis or the template argument), checked
 against a NumPy/CuPy reference, and timed with CUDA events: 3 warm-ups, then the median of 20
 launches, each after a 256 MiB buffer is written so it starts with its inputs out of the L2 (the
 time model predicts a launch from cold caches). Writes OUT_DIR/tune_times.json.
@@ -72,6 +72,9 @@ def main() -> None:
     out = Path(sys.argv[1])
     budget = float(sys.argv[2]) if len(sys.argv) > 2 else 330.0
     out.mkdir(parents=True, exist_ok=True)
+    done_before = out / "tune_times.json"
+    kept = json.loads(done_before.read_text())["rows"] if done_before.is_file() else []
+    have = {(r["sweep"], r["point"]): r for r in kept if not r["status"].startswith("not timed")}
     rows = []
     started = time.monotonic()
     for sweep in sorted(SWEEPS, key=lambda s: len(points_of(s))):  # the small sweeps whole first
@@ -79,6 +82,9 @@ def main() -> None:
         scalars = dict(sweep["scalars"])
         device, host = arrays_for(sweep, scalars)
         for index, point in enumerate(points_of(sweep)):
+            if (sweep["name"], index) in have:  # timed by an earlier call
+                rows.append(have[(sweep["name"], index)])
+                continue
             if time.monotonic() - started > budget:
                 rows.append({"sweep": sweep["name"], "point": index, **point, "status": "not timed: budget spent"})
                 continue
