@@ -6,7 +6,8 @@ configuration perfcalc picks can be compared with the one the GPU itself finds f
 Kernels and spaces are those of benchmarks/tune_sweeps.py (read from there, so both sides
 sweep the same points): the example tiled GEMM (examples/tune/gemm_tiled.cu, five axes), the
 corpus's templated matmul (BLOCK_SIZE) and its two-pass reduction's first kernel (blockSize).
-A second call goes on where a first stopped (its rows kept). Each configuration is compiled by CuPy (NVRTC, -D per axis or the template argument), checked
+A second call goes on where a first stopped (its rows kept). Each configuration is compiled by
+CuPy (NVRTC, -D per axis or the template argument), checked
 against a NumPy/CuPy reference, and timed with CUDA events: 3 warm-ups, then the median of 20
 launches, each after a 256 MiB buffer is written so it starts with its inputs out of the L2 (the
 time model predicts a launch from cold caches). Writes OUT_DIR/tune_times.json.
