@@ -32,6 +32,13 @@ from tune_sweeps import SWEEPS, launch_of, points_of  # noqa: E402
 FLUSH = cp.empty(64 << 20, dtype=cp.float32)  # 256 MiB, over 5x the H100's and H200's L2
 
 
+def device_code(text: str) -> str:
+    """The file without its main() and host headers: NVRTC compiles device code only (the
+    corpus files end with a main that launches the kernel once)."""
+    text = text[: text.index("int main")] if "int main" in text else text
+    return "\n".join(ln for ln in text.splitlines() if not ln.startswith("#include"))
+
+
 def timed(kernel: cp.RawKernel, grid: tuple[int, ...], block: tuple[int, ...], args: tuple, shared: int) -> list[float]:
     start, stop = cp.cuda.Event(), cp.cuda.Event()
     for _ in range(3):
@@ -79,7 +86,7 @@ def main() -> None:
     rows = []
     started = time.monotonic()
     for sweep in sorted(SWEEPS, key=lambda s: len(points_of(s))):  # the small sweeps whole first
-        source = (ROOT / sweep["file"]).read_text()
+        source = device_code((ROOT / sweep["file"]).read_text())
         scalars = dict(sweep["scalars"])
         device, host = arrays_for(sweep, scalars)
         for index, point in enumerate(points_of(sweep)):

@@ -24,6 +24,7 @@ from perfcalc.analysis.launch_report import (
     analyze_source_kernel,
 )
 from perfcalc.analysis.run_report import ModelSummary, Registers, RunReport, SiteRow, TargetRun
+from perfcalc.analysis.sampling import DEFAULT_BUDGET_S
 from perfcalc.errors import InputError
 from perfcalc.model.occupancy import occupancy
 from perfcalc.model.predict import Prediction, predict
@@ -80,6 +81,7 @@ class RunOptions:
     progress: Progress | None = field(default=None, compare=False)
     compiler: str | None = None  # the PTX engine's route: auto, nvcc, nvrtc (sim/ptx/toolchain.py)
     nvcc: str | None = None  # a user's own nvcc (else $PERFCALC_NVCC, $CUDA_HOME, the wheel's)
+    budget_s: float = DEFAULT_BUDGET_S  # seconds of simulation a sampled launch may take (sampling.py)
 
 
 def engine_choice(engine: str) -> tuple[str, str | None]:
@@ -202,6 +204,7 @@ def _source_run(k: SourceKernel, target: Target, options: RunOptions) -> TargetR
             registers=options.registers,
             dynamic_shared_memory_bytes=dyn,
             exact=options.exact,
+            budget_s=options.budget_s,
             progress=options.progress,
             **run_options,
         )

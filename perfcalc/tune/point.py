@@ -41,12 +41,13 @@ class Sweep:
     include_dirs: tuple[str, ...] = ()
     compiler: str | None = None
     constants: Mapping[str, str] = field(default_factory=dict)  # names for the expressions only (--let)
+    budget_s: float = 1.0  # simulation seconds per prediction (sampling.py); run's default is 5
 
     def fingerprint(self, names: tuple[str, ...]) -> str:
         """Names this sweep in a results file: the request, the space's names and the source's bytes."""
         request: tuple[object, ...] = (self.kernel, self.grid, self.block, self.gpus, self.arrays)
         request += (sorted(self.scalars.items()), sorted(self.defines.items()), self.dynamic_shared)
-        request += (self.include_dirs, self.compiler, names, sorted(self.constants.items()))
+        request += (self.include_dirs, self.compiler, names, sorted(self.constants.items()), self.budget_s)
         parts = [repr(request), Path(self.source).read_bytes().hex()]
         return hashlib.sha256("\0".join(parts).encode()).hexdigest()[:16]
 
@@ -68,7 +69,8 @@ def run_point(sweep: Sweep, index: int, point: Point) -> list[dict[str, Any]]:
         target = resolve_target(None, gpu)
         try:
             with time_limit(None):
-                run = analyze(kernel, target, RunOptions("ptx", compiler=sweep.compiler)).run
+                options = RunOptions("ptx", compiler=sweep.compiler, budget_s=sweep.budget_s)
+                run = analyze(kernel, target, options).run
         except PerfcalcError as exc:
             status = "cannot launch" if _is_launch_limit(exc) else "failed"
             rows.append(base | _row(target.name, status, note=_line(exc)))
