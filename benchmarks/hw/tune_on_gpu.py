@@ -82,7 +82,7 @@ def main() -> None:
     out.mkdir(parents=True, exist_ok=True)
     done_before = out / "tune_times.json"
     kept = json.loads(done_before.read_text())["rows"] if done_before.is_file() else []
-    have = {(r["sweep"], r["point"]): r for r in kept if not r["status"].startswith("not timed")}
+    have = {(r["sweep"], r["point"]): r for r in kept if r["status"] in ("ok", "cannot launch")}
     rows = []
     started = time.monotonic()
     for sweep in sorted(SWEEPS, key=lambda s: len(points_of(s))):  # the small sweeps whole first
