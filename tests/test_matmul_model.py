@@ -158,6 +158,8 @@ def test_seed_matmuls_on_h100_within_20_percent(width):
     from typer.testing import CliRunner
 
     from perfcalc.cli import app
+    from perfcalc.specs import get_arch
+    from perfcalc.specs.timing import timing_rates
 
     runs = json.loads(
         (Path(__file__).resolve().parents[1] / "benchmarks" / "hw" / "time_run_h100" / "times.json").read_text()
@@ -168,4 +170,6 @@ def test_seed_matmuls_on_h100_within_20_percent(width):
     for row in json.loads(res.stdout)["rows"]:
         case = f"matmul_{row['variant']}(TILE_WIDTH=16,Width={width})"
         assert row["time_basis"] == "simulated"
-        assert row["predicted_time_s"] == pytest.approx(measured[case], rel=0.20), case
+        # the H100's times are CUDA events around each launch: their latency is part of them
+        events = timing_rates(get_arch("9.0")).event_latency_s
+        assert row["predicted_time_s"] + events == pytest.approx(measured[case], rel=0.20), case

@@ -40,6 +40,7 @@ _KEYS = (
     "l1_latency_cycles",
     "shared_latency_cycles",
     "launch_overhead_s",
+    "event_latency_s",
     "int_divide_instructions",
     *_MEASURED_NS,
     "store_merge_lines",
@@ -63,9 +64,12 @@ class TimingRates:
     l2_latency_cycles: float | None
     l1_latency_cycles: float | None
     shared_latency_cycles: float | None
-    launch_overhead_s: float
+    launch_overhead_s: float  # the GPU's own time for an empty launch (what Nsight Compute times)
     int_divide_instructions: float
     sources: tuple[str, ...]
+    # what CUDA events around one launch add to the GPU's own time (the host's launch latency):
+    # added where a prediction is compared with event timings, never to the prediction itself
+    event_latency_s: float = 0.0
     # seconds-per-event rates measured on a GPU of the CC (None: not measured for it)
     block_dispatch_ns: float | None = None  # an SM taking one more block
     atomic_combined_request_ns: float | None = None  # one warp's integer reduction, one sector
@@ -146,6 +150,7 @@ def timing_rates(arch: Arch) -> TimingRates:
         l1_latency_cycles=_positive(merged["l1_latency_cycles"], "l1_latency_cycles"),
         shared_latency_cycles=_positive(merged["shared_latency_cycles"], "shared_latency_cycles"),
         launch_overhead_s=float(merged["launch_overhead_s"]),
+        event_latency_s=float(merged.get("event_latency_s") or 0.0),
         int_divide_instructions=_positive(merged["int_divide_instructions"], "int_divide_instructions") or 1.0,
         sources=sources,
         **{k: _positive(merged.get(k), k) for k in _MEASURED_NS},
