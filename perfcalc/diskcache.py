@@ -69,7 +69,10 @@ def root() -> Path:
             raise InputError(f"{ENV} is empty or holds a NUL byte; give a folder path or unset it")
         if len(override) > MAX_PATH:
             raise InputError(f"{ENV} is {len(override)} characters long; the limit is {MAX_PATH}")
-        return Path(override)
+        if not os.path.isabs(os.path.expanduser(override)):
+            # a relative folder would put a cache into every folder perfcalc is run from
+            raise InputError(f"{ENV}={override[:80]!r} is a relative path; give an absolute folder or unset it")
+        return Path(os.path.expanduser(override))
     import platformdirs
 
     return Path(platformdirs.user_cache_dir("perfcalc", appauthor=False))

@@ -100,6 +100,7 @@ class Case:
     fifo: tuple[str, ...] = ()
     dirs: tuple[str, ...] = ()
     links: dict[str, str] = field(default_factory=dict)  # name -> what it points to
+    env: dict[str, str] = field(default_factory=dict)  # environment variables set for the command
 
 
 @dataclass
@@ -160,7 +161,7 @@ def run_case(case: Case, bound_s: int = BOUND_S) -> Outcome:
             start = time.monotonic()
             try:
                 with _alarm(bound_s):
-                    result = CliRunner().invoke(app, case.argv)
+                    result = CliRunner().invoke(app, case.argv, env=case.env or None)
             except _Hang:
                 return Outcome(False, f"hang: over {bound_s} s", time.monotonic() - start)
             seconds = time.monotonic() - start
@@ -747,7 +748,54 @@ def run_library_call(call: Callable[[], object], bound_s: int = BOUND_S) -> Outc
     return Outcome(True, "ok", time.monotonic() - start)
 
 
+_ENV_VARS = ("PERFCALC_CACHE_DIR", "PERFCALC_PTXAS", "PERFCALC_NVRTC", "PERFCALC_NVCC", "PERFCALC_COMPILER")
+_SCALE = (
+    b"__global__ void scale(float* x, int n) { int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) x[i] *= 2; }\n"
+)
+
+
+def environment_case(rng: random.Random) -> Case:
+    """Issue 36: every environment variable perfcalc reads, set to a nasty value (or a file of
+    the wrong kind: a folder, a FIFO, a text file), under a command that reads it."""
+    name = rng.choice(_ENV_VARS)
+    pick = rng.random()
+    files, dirs, fifo = {"k.cu": _SCALE, "text.txt": b"not a program\n"}, ("folder",), ()
+    if pick < 0.5:
+        value = _value(rng)
+    elif pick < 0.7:
+        value = rng.choice(["folder", "text.txt", "k.cu", "missing/path", "/dev/null"])
+    elif pick < 0.8:
+        value, fifo = "pipe", ("pipe",)
+    else:
+        value = rng.choice(["auto", "nvcc", "nvrtc", "NVCC", "gcc", ""])
+    argv = ["run", "--source", "k.cu", "--grid", "1", "--block", "32", "--array", "x=float32:32", "-p", "n=32"]
+    argv += ["--engine", rng.choice(["ptx", "auto"]), "--max-seconds", "20"]
+    value = value.replace("\x00", "")  # the OS refuses NUL in the environment before perfcalc sees it
+    return Case(argv, files=files, dirs=dirs, fifo=fifo, env={name: value})
+
+
+_TUNE_GOOD = ["BLOCK=32,64", "BLOCK=32..64:*2", "U=1,2"]
+
+
+def tune_case(rng: random.Random) -> Case:
+    """perfcalc tune with nasty axes, constraints and launch expressions (issue 34's surface)."""
+    axes = [rng.choice(_TUNE_GOOD) if rng.random() < 0.5 else f"{rng.choice(['BLOCK', 'U', ''])}={_value(rng)}"]
+    argv = ["tune", "k.cu", "--kernel", "scale", "--gpu", rng.choice(["h100-sxm", "l4", _value(rng)])]
+    for axis in axes:
+        argv += ["--space", axis]
+    if rng.random() < 0.3:
+        argv += ["--where", rng.choice(["BLOCK >= 32", _value(rng)])]
+    argv += ["--grid", rng.choice(["n/BLOCK", "1", _value(rng)]), "--block", rng.choice(["BLOCK", "32", _value(rng)])]
+    argv += ["--let", "n=64", "-p", rng.choice(["n=n", "n=64", f"n={_value(rng)}"])]
+    argv += ["--array", rng.choice(["x=float32:n", "x=float32:64", f"x={_value(rng)}"]), "--backend", "serial"]
+    if rng.random() < 0.2:
+        argv += ["--workers", _value(rng)]
+    return Case(argv, files={"k.cu": _SCALE})
+
+
 CLASSES: dict[str, Callable[[random.Random], Case]] = {
+    "environment variables": environment_case,
+    "tune spaces": tune_case,
     "cli options": cli_case,
     "device files": device_case,
     "product files": product_case,
