@@ -301,7 +301,7 @@ class StatementsMixin(CompilerState):
                         lane,
                         f"Loop did not finish after {cap} iterations (iteration_cap): the kernel would hang",
                     )
-                if not it & 1023 and past_time_limit():
+                if not it & 63 and past_time_limit():
                     lane = ctx.first_lane(ctx.active_arr(lm))
                     ctx.loops.pop()
                     raise ctx.fault(
