@@ -27,7 +27,7 @@ import shlex
 import subprocess
 import sys
 import time
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
 
 import yaml
@@ -250,8 +250,26 @@ def main() -> None:
         wanted = set(args.programs.read_text().split())
         programs = [p for p in programs if Path(p).name in wanted]
     start = time.monotonic()
-    with ProcessPoolExecutor(args.jobs) as pool:
-        rows = list(pool.map(run_one, programs, [args.gpu] * len(programs), [args.seconds] * len(programs)))
+    # each program's row is appended as it finishes: a run that stops goes on where it was
+    progress = HERE / f".corpus_app{args.suffix}.progress.jsonl"
+    done = {}
+    if progress.is_file():
+        for line in progress.read_text().splitlines():
+            try:
+                row = json.loads(line)
+            except ValueError:
+                continue  # a line cut short
+            done[row["program"]] = row
+    todo = [p for p in programs if Path(p).name not in done]
+    print(f"{len(done)} programs read back from {progress.name}, {len(todo)} to run", file=sys.stderr)
+    with ProcessPoolExecutor(args.jobs) as pool, open(progress, "a") as log:
+        futures = {pool.submit(run_one, p, args.gpu, args.seconds): p for p in todo}
+        for future in as_completed(futures):
+            row = future.result()
+            done[str(row["program"])] = row
+            log.write(json.dumps(row, default=str) + "\n")
+            log.flush()
+    rows = [done[Path(p).name] for p in programs]
     report = summary(args.checkout, rows, time.monotonic() - start, args)
     print(report)
     if args.write:
