@@ -1,7 +1,7 @@
 """Here, before the GPU run of issues 31 and 32: the HeCBench programs `perfcalc app` ran, copied
 (sources only, no data) into a folder to carry, with what to run on the GPU.
 
-    python benchmarks/hw/hecbench_prepare.py PATH-TO-A-HECBENCH-CHECKOUT .hw_hecbench
+    python benchmarks/hw/hecbench_prepare.py PATH-TO-A-HECBENCH-CHECKOUT .hw_hecbench [--partial]
 
 Reads benchmarks/results_corpus_app.csv (benchmarks/corpus_app.py --write). For each program that
 passed there: its folder's files under 1 MiB, the folders its files name as `../NAME/` (the suite
@@ -60,8 +60,13 @@ def main() -> None:
     if out.exists():
         shutil.rmtree(out)
     (out / "src").mkdir(parents=True)
-    with open(RESULTS, newline="") as f:
-        rows = [r for r in csv.DictReader(f) if r["outcome"] == "passed"]
+    progress = HERE.parent / ".corpus_app.progress.jsonl"  # a run still going: the rows so far
+    if len(sys.argv) > 3 and sys.argv[3] == "--partial" and progress.is_file():
+        rows = [json.loads(ln) for ln in progress.read_text().splitlines() if ln.strip()]
+        rows = [r for r in rows if r["outcome"] == "passed"]
+    else:
+        with open(RESULTS, newline="") as f:
+            rows = [r for r in csv.DictReader(f) if r["outcome"] == "passed"]
     manifest, wanted = [], {"include"}
     for row in rows:
         folder = checkout / "src" / row["program"]
