@@ -49,6 +49,8 @@ UNITS = {"ns": 1e-9, "nsecond": 1e-9, "us": 1e-6, "usecond": 1e-6, "ms": 1e-3, "
 
 def ncu_launches(path: Path) -> list[dict[str, Any]]:
     """Per launch in order: kernel name and metric -> value (time in seconds)."""
+    if not path.is_file():
+        return []
     text = path.read_text(errors="replace")
     if '"ID"' not in text:
         return []
@@ -102,40 +104,49 @@ def compare(
         ours[row["program"]].append(row)
     split = read_split()
     rows, tally = [], {"programs profiled": 0, "programs matched": 0, "programs unmatched": 0}
-    for path in sorted((run / which).glob("*.csv")):
-        program = path.stem
-        theirs = ncu_launches(path)
-        if not theirs or program not in ours:
+    names = sorted({p.name.split(".")[0] for p in (run / which).glob("*.csv")})
+    for program in names:
+        timed = ncu_launches(run / which / f"{program}.time.csv")
+        counted = ncu_launches(run / which / f"{program}.counters.csv")
+        if not (timed or counted) or program not in ours:
             continue
         tally["programs profiled"] += 1
         mine = sorted(ours[program], key=lambda r: r["index"])
-        n = min(len(mine), len(theirs))
-        if n == 0 or any(base_name(mine[i]["kernel"]) != base_name(theirs[i]["kernel"]) for i in range(n)):
+        n = min(len(mine), max(len(timed), len(counted)))
+        names_gpu = [(timed[i] if i < len(timed) else counted[i])["kernel"] for i in range(n)]
+        if n == 0 or any(base_name(mine[i]["kernel"]) != base_name(names_gpu[i]) for i in range(n)):
             tally["programs unmatched"] += 1
             continue
         tally["programs matched"] += 1
-        for m, t in zip(mine[:n], theirs[:n], strict=True):
+        for i, m in enumerate(mine[:n]):
             row: dict[str, Any] = {"program": program, "half": split.get(program, "?"), "index": m["index"]}
             row |= {
                 "kernel": m["kernel"],
                 "grid": "x".join(map(str, m["grid"])),
                 "block": "x".join(map(str, m["block"])),
             }
+            t = timed[i] if i < len(timed) else {}
             measured = t.get("gpu__time_duration.sum")
             predicted = m["predicted_time_s"] + shift if m["predicted_time_s"] else None
             row |= {"measured_s": measured, "predicted_s": predicted, "bound": m["bound"]}
             if measured and predicted:
                 row["ratio"] = predicted / measured
                 row["size"] = size_class(measured)
+            c = counted[i] if i < len(counted) else None
             for counter, metrics in NCU.items():
                 # flops: an FMA counts two, an add or a multiply one (as perfcalc counts them)
-                hw = sum(t.get(x, 0.0) * (2 if x.endswith("fma_pred_on.sum") else 1) for x in metrics)
-                row[f"{counter}_gpu"] = int(hw)
+                hw = (
+                    None
+                    if c is None
+                    else int(sum(c.get(x, 0.0) * (2 if x.endswith("fma_pred_on.sum") else 1) for x in metrics))
+                )
+                row[f"{counter}_gpu"] = hw
                 row[f"{counter}_perfcalc"] = m["counters"].get(counter)
-                row[f"{counter}_equal"] = m["counters"].get(counter) == int(hw)
-            row["dram_bytes_gpu"] = int(t.get("dram__bytes_read.sum", 0) + t.get("dram__bytes_write.sum", 0))
+                row[f"{counter}_equal"] = None if hw is None else m["counters"].get(counter) == hw
+            if t:
+                row["dram_bytes_gpu"] = int(t.get("dram__bytes_read.sum", 0) + t.get("dram__bytes_write.sum", 0))
+                row["l2_hit_gpu"] = t.get("lts__t_sector_hit_rate.pct", math.nan) / 100
             row["dram_bytes_perfcalc"] = m["dram_bytes"]
-            row["l2_hit_gpu"] = t.get("lts__t_sector_hit_rate.pct", math.nan) / 100
             row["l2_hit_perfcalc"] = m["l2_hit_rate"]
             rows.append(row)
     return rows, tally
@@ -168,7 +179,7 @@ def main() -> None:
     rows, tally = compare(args.run, args.launches, args.which, args.overhead_was)
     if rows:
         with open(args.run / f"comparison_{args.which}.csv", "w", newline="") as f:
-            writer = csv.DictWriter(f, list(rows[0]))
+            writer = csv.DictWriter(f, list(dict.fromkeys(k for r in rows for k in r)))
             writer.writeheader()
             writer.writerows(rows)
     print(f"{args.label}, {args.which} arguments: " + ", ".join(f"{k} {v}" for k, v in tally.items()))
@@ -188,7 +199,7 @@ def main() -> None:
     print("|---|---|---|")
     total = equal = 0
     for counter in NCU:
-        got = [r[f"{counter}_equal"] for r in rows if r[f"{counter}_perfcalc"] is not None]
+        got = [r[f"{counter}_equal"] for r in rows if r[f"{counter}_equal"] is not None]
         total, equal = total + len(got), equal + sum(got)
         print(f"| {counter} | {sum(got)} of {len(got)} | {100 * sum(got) / max(len(got), 1):.1f} % |")
     print(f"| all ten | {equal} of {total} | {100 * equal / max(total, 1):.1f} % |")

@@ -47,7 +47,8 @@ METRICS = ",".join(
     + [f"smsp__sass_thread_inst_executed_op_{p}{op}_pred_on.sum" for p in "fd" for op in ("add", "mul", "fma")]
 )
 TIME_ONLY = ",".join(METRICS.split(",")[:7])  # time, registers, geometry, DRAM bytes, L2 hit rate
-LAUNCHES = 50
+COUNTERS = ",".join(METRICS.split(",")[1:4] + METRICS.split(",")[7:])  # registers, geometry, the ten
+LAUNCHES = {"time": 20, "counters": 10}  # per program: the first launches (ncu -c)
 
 
 def build(root: Path, results: Path, budget: float) -> None:
@@ -62,7 +63,7 @@ def build(root: Path, results: Path, budget: float) -> None:
             return json.dumps({"program": entry["program"], "rc": -1, "seconds": 0, "log": "not built: budget spent"})
         try:
             done = subprocess.run(
-                ["make", "-j2", "ARCH=sm_90", "CC=nvcc"],
+                ["make", "-j1", "ARCH=sm_90", "CC=nvcc"],
                 cwd=folder,
                 env=env,
                 capture_output=True,
@@ -79,14 +80,17 @@ def build(root: Path, results: Path, budget: float) -> None:
     log = results / "build.jsonl"
     kept = [ln for ln in (log.read_text().splitlines() if log.is_file() else []) if '"rc": 0' in ln]
     built = {json.loads(ln)["program"] for ln in kept}
-    with ThreadPoolExecutor(8) as pool, open(log, "w") as out:
+    with ThreadPoolExecutor(16) as pool, open(log, "w") as out:
         out.write("".join(ln + "\n" for ln in kept))
         for line in pool.map(one, [e for e in manifest if e["program"] not in built]):
             out.write(line + "\n")
             out.flush()
 
 
-def profile(root: Path, results: Path, which: str, budget: float, metrics: str = METRICS) -> None:
+def profile(root: Path, results: Path, which: str, budget: float, kind: str = "time") -> None:
+    """`kind` time: gpu__time_duration, DRAM bytes, L2 hit rate (two passes a launch); counters:
+    the ten counters (more passes, fewer launches). Output RESULTS/WHICH/PROGRAM.KIND.csv."""
+    metrics = TIME_ONLY if kind == "time" else COUNTERS
     manifest = json.loads((root / "manifest.json").read_text())
     built = {}
     if (results / "build.jsonl").is_file():
@@ -100,7 +104,7 @@ def profile(root: Path, results: Path, which: str, budget: float, metrics: str =
         for entry in manifest:
             args = entry[which]
             name = entry["program"]
-            csv_file = folder_out / f"{name}.csv"
+            csv_file = folder_out / f"{name}.{kind}.csv"
             if args is None or not built.get(name) or csv_file.exists():
                 continue
             if time.monotonic() - start > budget:
@@ -108,7 +112,7 @@ def profile(root: Path, results: Path, which: str, budget: float, metrics: str =
                 return
             command = ["ncu", "--clock-control", "none", "--cache-control", "all", "--print-units", "base"]
             command += ["--metrics", metrics, "--csv"]
-            command += ["--log-file", str(csv_file), "-c", str(LAUNCHES), entry["executable"], *args]
+            command += ["--log-file", str(csv_file), "-c", str(LAUNCHES[kind]), entry["executable"], *args]
             t0 = time.monotonic()
             try:
                 done = subprocess.run(command, cwd=root / "src" / name, capture_output=True, text=True, timeout=90)
@@ -116,7 +120,8 @@ def profile(root: Path, results: Path, which: str, budget: float, metrics: str =
             except subprocess.TimeoutExpired:
                 rc, tail = 124, "timed out after 90 s"
             csv_file.touch()
-            row = {"program": name, "which": which, "rc": rc, "seconds": round(time.monotonic() - t0, 1), "tail": tail}
+            row = {"program": name, "which": which, "kind": kind, "rc": rc, "seconds": round(time.monotonic() - t0, 1)}
+            row["tail"] = tail
             log.write(json.dumps(row) + "\n")
             log.flush()
             print(name, rc, row["seconds"], flush=True)
@@ -130,14 +135,13 @@ def main() -> None:
     parser.add_argument("results", type=Path)
     parser.add_argument("--which", default="small", choices=("small", "full"))
     parser.add_argument("--budget", type=float, default=480.0)
-    parser.add_argument("--time-only", action="store_true", help="time, DRAM and L2 only (fewer replays)")
+    parser.add_argument("--kind", default="time", choices=("time", "counters"))
     args = parser.parse_args()
     args.results.mkdir(parents=True, exist_ok=True)
     if args.step == "build":
         build(args.root.resolve(), args.results.resolve(), args.budget)
     else:
-        chosen = TIME_ONLY if args.time_only else METRICS
-        profile(args.root.resolve(), args.results.resolve(), args.which, args.budget, chosen)
+        profile(args.root.resolve(), args.results.resolve(), args.which, args.budget, args.kind)
 
 
 if __name__ == "__main__":
