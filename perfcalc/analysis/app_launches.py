@@ -54,6 +54,7 @@ class LaunchRecord(Result):
     fault: str | None
     l2_hit_rate: float | None = None
     dram_bytes: int | None = None
+    error_band: str | None = None  # the measured band of such predictions (specs/accuracy.py)
     sim: SimResult | None = field(default=None, repr=False, compare=False)
     time: TimePrediction | None = field(default=None, repr=False, compare=False)
 
@@ -141,6 +142,7 @@ def run_launch(
         fault=fault,
         l2_hit_rate=None if time is None else time.l2_hit_rate,
         dram_bytes=None if time is None else time.dram_bytes_read + time.dram_bytes_written,
+        error_band=None if time is None or time.error_band is None else time.error_band.text(),
         sim=result,
         time=time,
     )

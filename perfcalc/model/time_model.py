@@ -53,6 +53,7 @@ from dataclasses import dataclass
 
 from perfcalc.errors import InputError
 from perfcalc.results import Result
+from perfcalc.specs.accuracy import ErrorBand, error_band
 from perfcalc.specs.arch import Arch
 from perfcalc.specs.gpu import Gpu
 from perfcalc.specs.timing import TimingRates, dram_latency_at
@@ -119,6 +120,9 @@ class TimePrediction(Result):
     dram_bytes_written: int
     l1_hit_rate: float | None
     l2_hit_rate: float | None
+    # how far to trust it: the measured errors of held-back launches of the same bound and size
+    # on this product (devices/time_accuracy.yaml); None where the product was never measured
+    error_band: ErrorBand | None = None
 
 
 def _check(work: KernelWork) -> None:
@@ -343,6 +347,7 @@ def predict_time(work: KernelWork, gpu: Gpu, arch: Arch, rates: TimingRates) -> 
         dram_bytes_written=work.dram_bytes_written,
         l1_hit_rate=work.l1_hit_rate,
         l2_hit_rate=work.l2_hit_rate,
+        error_band=error_band(gpu.key, top.name, total),
     )
 
 

@@ -25,6 +25,7 @@ LAUNCH_COLUMNS = [
     "flops",
     "predicted_time_s",
     "bound",
+    "error_band",
 ]
 HEADERS = {
     "index": "#",
@@ -37,6 +38,7 @@ HEADERS = {
     "shared_load_wavefronts": "shared ld wavefronts",
     "bank_conflicts": "bank conflicts",
     "predicted_time_s": "predicted time",
+    "error_band": "how sure (held-back launches)",
 }
 
 
@@ -61,6 +63,7 @@ def launches_table(report: Any) -> Table:
                 **{k: r.counters.get(k) for k in LAUNCH_COLUMNS if k in r.counters},
                 "predicted_time_s": r.predicted_time_s,
                 "bound": r.bound or ("fault: " + r.fault if r.fault else None),
+                "error_band": r.error_band,
             }
         )
     notes = list(report.notes)
@@ -75,7 +78,7 @@ def launches_table(report: Any) -> Table:
         name="launches",
         main=True,
         percent=("occupancy",),
-        none_text={"predicted_time_s": "- (no --gpu)", "bound": "-"},
+        none_text={"predicted_time_s": "- (no --gpu)", "bound": "-", "error_band": "-"},
     )
 
 

@@ -316,7 +316,8 @@ def time_table(doc: Mapping[str, Any]) -> Table:
         {
             "item": "predicted time",
             "time_s": doc["predicted_time_s"],
-            "formula": f"launch overhead {seconds(t['launch_overhead_s'])} + the largest term; {doc['bound_detail']}",
+            "formula": f"launch overhead {seconds(t['launch_overhead_s'])} + the largest term; {doc['bound_detail']}"
+            + (f"; {t['error_band']['text']}" if t.get("error_band") else ""),
         }
     ]
     rows += [{"item": x["name"], "time_s": x["time_s"], "formula": x["formula"]} for x in t["terms"]]

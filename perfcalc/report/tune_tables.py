@@ -14,10 +14,10 @@ def points_table(report: Any) -> Table:
         columns,
         [dict(r) for r in report.rows],
         title=f"{report.points} points x {len(report.gpus)} products (predicted)",
-        headers={"time_s": "predicted time"},
+        headers={"time_s": "predicted time", "error_band": "±"},
         name="points",
         main=True,
-        percent=("occupancy",),
+        percent=("occupancy", "error_band"),
         none_text={"time_s": "-", "bound": "-", "note": ""},
     )
 
@@ -34,16 +34,22 @@ def best_table(report: Any) -> Table:
                 "bound": b.bound,
                 "runner_up": b.runner_up,
                 "margin": b.margin,
+                "error_band": b.error_band,
                 "launched": b.launched,
             }
         )
     return Table(
-        ["gpu", "point", "configuration", "time_s", "bound", "runner_up", "margin", "launched"],
+        ["gpu", "point", "configuration", "time_s", "bound", "runner_up", "margin", "error_band", "launched"],
         rows,
         title="Best configuration per product",
-        headers={"time_s": "predicted time", "runner_up": "runner-up", "launched": "points run"},
+        headers={
+            "time_s": "predicted time",
+            "runner_up": "runner-up",
+            "launched": "points run",
+            "error_band": "± (90 % of held-back launches)",
+        },
         name="best",
-        percent=("margin",),
+        percent=("margin", "error_band"),
         notes=[
             "margin: how much slower the runner-up point is predicted to be; a margin inside the time "
             "model's error (benchmarks/RESULTS.md) means both points are worth timing on the GPU"

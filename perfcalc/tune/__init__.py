@@ -19,7 +19,7 @@ from perfcalc.tune.space import Space, space_from
 
 __all__ = ["Best", "Space", "Sweep", "TuneReport", "run_point", "space_from", "tune"]
 
-COLUMNS = ("point", "gpu", "status", "time_s", "bound", "occupancy", "registers", "limiters", "note")
+COLUMNS = ("point", "gpu", "status", "time_s", "bound", "error_band", "occupancy", "registers", "limiters", "note")
 
 
 @dataclass(frozen=True)
@@ -34,6 +34,7 @@ class Best:
     runner_up: int | None
     margin: float | None
     launched: int  # points that could launch and ran on this product
+    error_band: float | None = None  # 90 % of held-back launches like this one were within it
 
 
 @dataclass(frozen=True)
@@ -129,4 +130,5 @@ def _best(rows: Sequence[dict[str, Any]], gpu: str, names: tuple[str, ...]) -> B
         None if second is None else second["point"],
         None if second is None else second["time_s"] / first["time_s"] - 1,
         len(ran),
+        first.get("error_band"),
     )

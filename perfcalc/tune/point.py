@@ -84,6 +84,7 @@ def run_point(sweep: Sweep, index: int, point: Point) -> list[dict[str, Any]]:
                 "ok",
                 time_s=None if time is None else time.predicted_time_s,
                 bound=None if time is None else time.bound,
+                error_band=None if time is None or time.error_band is None else time.error_band.p90,
                 occupancy=run.occupancy.occupancy,
                 registers=run.registers.per_thread,
                 limiters=" ".join(run.occupancy.limiters),
@@ -93,7 +94,7 @@ def run_point(sweep: Sweep, index: int, point: Point) -> list[dict[str, Any]]:
 
 
 def _row(gpu: str, status: str, **values: Any) -> dict[str, Any]:
-    row = {"gpu": gpu, "status": status, "time_s": None, "bound": None, "occupancy": None}
+    row = {"gpu": gpu, "status": status, "time_s": None, "bound": None, "error_band": None, "occupancy": None}
     row |= {"registers": None, "limiters": None, "note": None}
     row.update(values)
     return row
