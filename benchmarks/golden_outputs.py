@@ -22,6 +22,11 @@ import golden  # noqa: E402
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--write", metavar="COMMIT", help="write tests/data/golden/outputs.json for COMMIT")
+    parser.add_argument(
+        "--commands-changed",
+        metavar="WHY",
+        help="rewrite the commands' answers only (the corpus's are kept), recording why in `regenerated`",
+    )
     args = parser.parse_args()
     from typer.testing import CliRunner
 
@@ -38,6 +43,17 @@ def main() -> None:
         if done.exit_code != 0:
             raise SystemExit(f"{' '.join(command)}: exit {done.exit_code}: {done.output[-500:]}")
         outputs[" ".join(command)] = golden.normalise(done.stdout)
+    if args.commands_changed:
+        kept = json.loads(golden.GOLDEN.read_text())
+        before = kept["commands"]
+        changed = sorted(k for k in outputs if outputs[k] != before.get(k))
+        print(f"{len(changed)} of {len(outputs)} commands' answers changed", file=sys.stderr)
+        for key in changed:
+            print(f"  {key}: {', '.join(_changed_paths(before[key], outputs[key])[:8])}")
+        kept["commands"] = outputs
+        kept.setdefault("regenerated", []).append({"commands": changed, "why": args.commands_changed})
+        golden.GOLDEN.write_text(json.dumps(kept, indent=1, sort_keys=True) + "\n")
+        return
     corpus = golden.corpus_outputs() if nvrtc.available() else {}
     print(
         f"{len(outputs)} commands and {len(corpus)} corpus launches in {time.monotonic() - start:.1f} s",
@@ -48,6 +64,15 @@ def main() -> None:
         golden.GOLDEN.write_text(
             json.dumps({"commit": args.write, "commands": outputs, "corpus": corpus}, indent=1, sort_keys=True) + "\n"
         )
+
+
+def _changed_paths(a: object, b: object, at: str = "") -> list[str]:
+    """Where two JSON values differ (dotted paths), for the record of a regeneration."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        return [p for k in sorted(set(a) | set(b)) for p in _changed_paths(a.get(k), b.get(k), f"{at}.{k}")]
+    if isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
+        return [p for i, (x, y) in enumerate(zip(a, b, strict=True)) for p in _changed_paths(x, y, f"{at}[{i}]")]
+    return [] if a == b else [at or "."]
 
 
 if __name__ == "__main__":
