@@ -31,10 +31,15 @@ if [ "${STEP:-first}" = more ]; then
   python3 benchmarks/hw/hecbench_on_gpu.py build .hw_hecbench .hw_out/hecbench --budget "${BUILD_BUDGET:-120}" > .hw_out/build2.log 2>&1
 fi
 if [ "${STEP:-first}" = first ]; then
+  if [ "${FLOOR:-1}" = 1 ]; then
   python3 benchmarks/hw/launch_floor_on_gpu.py .hw_out/floor > .hw_out/floor.log 2>&1
   ncu --clock-control none --print-units base --csv --metrics gpu__time_duration.sum -k regex:empty -c 40 --log-file .hw_out/floor/ncu.csv \
     python3 benchmarks/hw/launch_floor_on_gpu.py .hw_out/floor --profile >> .hw_out/floor.log 2>&1
   echo "launch floor: $(tail -n 2 .hw_out/floor.log | head -c 400)"
+  fi
+  if [ ! -f .hw_out/tune/tune_times.json ] && [ -f "${TUNE_SEED:-none}" ]; then  # rows timed by an earlier machine
+    mkdir -p .hw_out/tune && cp "$TUNE_SEED" .hw_out/tune/tune_times.json
+  fi
   if [ "${TUNE:-1}" = 1 ]; then
     python3 benchmarks/hw/tune_on_gpu.py .hw_out/tune > .hw_out/tune.log 2>&1 &
   fi
