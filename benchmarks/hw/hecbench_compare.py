@@ -71,7 +71,7 @@ def ncu_launches(path: Path) -> list[dict[str, Any]]:
 
 
 def base_name(name: str) -> str:
-    """A kernel's name without its parameter list, template arguments or spaces."""
+    """A kernel's name without its return type, parameter list, template arguments or namespace."""
     name = re.sub(r"\(.*\)\s*$", "", name.strip())
     depth, out = 0, []
     for ch in name:
@@ -79,7 +79,9 @@ def base_name(name: str) -> str:
         if depth == 0:
             out.append(ch)
         depth -= ch == ">"
-    return "".join(out).replace(" ", "").rsplit("::", 1)[-1]
+    # Nsight Compute spells a template kernel with its return type ("void adam<float>(...)")
+    words = "".join(out).split()
+    return (words[-1] if words else "").rsplit("::", 1)[-1]
 
 
 def size_class(seconds: float) -> str:

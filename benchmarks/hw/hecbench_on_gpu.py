@@ -78,7 +78,13 @@ def build(root: Path, results: Path, budget: float) -> None:
         )
 
     log = results / "build.jsonl"
-    kept = [ln for ln in (log.read_text().splitlines() if log.is_file() else []) if '"rc": 0' in ln]
+    executables = {e["program"]: root / "src" / e["program"] / e["executable"] for e in manifest}
+    # A build counts only while its executable is still there: a carried folder replaces the last call's.
+    kept = [
+        ln
+        for ln in (log.read_text().splitlines() if log.is_file() else [])
+        if '"rc": 0' in ln and executables.get(json.loads(ln)["program"], root / "-").is_file()
+    ]
     built = {json.loads(ln)["program"] for ln in kept}
     with ThreadPoolExecutor(16) as pool, open(log, "w") as out:
         out.write("".join(ln + "\n" for ln in kept))

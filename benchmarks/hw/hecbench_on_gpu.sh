@@ -42,12 +42,13 @@ if [ "${STEP:-first}" = first ]; then
   fi
   if [ "${TUNE:-1}" = 1 ]; then
     python3 benchmarks/hw/tune_on_gpu.py .hw_out/tune > .hw_out/tune.log 2>&1 &
+    TUNE_PID=$!
   fi
   if [ "${HECBENCH:-1}" = 1 ]; then
     python3 benchmarks/hw/hecbench_on_gpu.py build .hw_hecbench .hw_out/hecbench --budget "${BUILD_BUDGET:-200}" > .hw_out/build.log 2>&1
     echo "built: $(grep -c '"rc": 0' .hw_out/hecbench/build.jsonl) of $(wc -l < .hw_out/hecbench/build.jsonl)"
   fi
-  wait
+  [ -n "${TUNE_PID:-}" ] && wait "$TUNE_PID"  # not the sweeps: they go on beside the profiling
   tail -n 4 .hw_out/tune.log 2>/dev/null
 fi
 if [ "${HECBENCH:-1}" = 1 ]; then  # times first (cheap), then the ten counters while time is left
