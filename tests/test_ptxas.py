@@ -179,3 +179,33 @@ def test_every_demangled_test_name_agrees_with_cxxfilt():
     for name, theirs in zip(names, out.stdout.splitlines(), strict=True):
         ours = demangle(name)
         assert ours == theirs or (ours is None and theirs == name), name
+
+
+def test_toolkit_ptxas_is_used_without_the_wheel(tmp_path, monkeypatch):
+    """A CUDA toolkit's ptxas (beside $PERFCALC_NVCC, else on PATH) reports the registers where
+    the nvidia-cuda-nvcc wheel is absent; before, such a machine fell back to 32 registers for
+    every kernel (seen on the H100 machine's tune sweep: 32 where the GPU allocated 40-72)."""
+    import importlib.util
+
+    from perfcalc.sim.ptx import ptxas
+
+    real_find_spec = importlib.util.find_spec
+    monkeypatch.setattr(
+        importlib.util, "find_spec", lambda name, *a: None if name == "nvidia" else real_find_spec(name, *a)
+    )
+    monkeypatch.delenv("PERFCALC_PTXAS", raising=False)
+    monkeypatch.delenv("PERFCALC_NVCC", raising=False)
+    on_path = tmp_path / "path" / "ptxas"
+    beside = tmp_path / "toolkit" / "bin" / "ptxas"
+    for tool in (on_path, beside, beside.with_name("nvcc")):
+        tool.parent.mkdir(parents=True, exist_ok=True)
+        tool.write_text("#!/bin/sh\n")
+        tool.chmod(0o755)
+    find = ptxas.ptxas_binary.__wrapped__
+    monkeypatch.setenv("PATH", str(on_path.parent))
+    assert find() == on_path
+    monkeypatch.setenv("PERFCALC_NVCC", str(beside.with_name("nvcc")))
+    assert find() == beside
+    monkeypatch.setenv("PATH", str(tmp_path / "empty"))
+    monkeypatch.delenv("PERFCALC_NVCC")
+    assert find() is None

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import shutil
 import subprocess
 import tempfile
 from functools import cache
@@ -30,7 +31,8 @@ RUN_SECONDS = 120.0  # ptxas -v of the largest HeCBench kernel takes seconds
 
 @cache
 def ptxas_binary() -> Path | None:
-    """The wheel's ptxas, or None (then occupancy falls back to an assumed register count).
+    """The wheel's ptxas, else the CUDA toolkit's, or None (then occupancy falls back to an assumed
+    register count).
     $PERFCALC_PTXAS is checked like an option: an executable file, or one error line."""
     override = os.environ.get(ENV)
     if override is not None:
@@ -49,7 +51,14 @@ def ptxas_binary() -> Path | None:
             candidate = Path(root) / sub
             if candidate.is_file():
                 return candidate
-    return None
+    # No wheel: an installed CUDA toolkit's ptxas (beside $PERFCALC_NVCC, else on PATH), as a CUDA
+    # programmer's own `nvcc -Xptxas -v` would use; one that refuses the PTX falls back as before.
+    nvcc = os.environ.get("PERFCALC_NVCC")
+    beside = Path(nvcc).with_name("ptxas") if nvcc else None
+    if beside is not None and beside.is_file() and os.access(beside, os.X_OK):
+        return beside
+    found = shutil.which("ptxas")
+    return Path(found) if found else None
 
 
 def sm_target(cc_number: int) -> str:
