@@ -187,6 +187,12 @@ def _launch_row(program: str, launch: object) -> dict[str, object]:
         "bound": d["bound"],
         "l2_hit_rate": d["l2_hit_rate"],
         "dram_bytes": d["dram_bytes"],
+        # what the time model was given and what each of its terms came to, for the calibration
+        # half's analysis without running the programs again
+        "active_blocks_per_sm": d["active_blocks_per_sm"],
+        "instructions": dict(getattr(getattr(launch, "sim", None), "instructions", None) or {}),
+        "waves": getattr(getattr(launch, "time", None), "waves", None),
+        "terms": {t.name: t.time_s for t in getattr(getattr(launch, "time", None), "terms", ())},
     }
 
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import itertools
 import json
+import statistics
 import time
 from pathlib import Path
 from typing import Any
@@ -142,6 +143,52 @@ def compare(report: Any, sweep: dict[str, Any], hw_rows: list[dict[str, Any]], g
     }
 
 
+def rows_on_file(results: Path, sweep: dict[str, Any]) -> list[dict[str, Any]]:
+    """The rows a (possibly unfinished) sweep's results file holds, without running anything."""
+    lines = (results / f"{sweep['name']}.jsonl").read_text().splitlines()[1:]
+    return [row for line in lines for row in json.loads(line)["rows"]]
+
+
+def compare_on_file(rows: list[dict[str, Any]], sweep: dict[str, Any], hw_rows: list[dict[str, Any]], gpu: str) -> dict:
+    """compare()'s figures over the points predicted so far, with how well the predicted order
+    follows the measured one (Spearman's rank correlation) and the time error."""
+    measured = {r["point"]: r["median_s"] for r in hw_rows if r["sweep"] == sweep["name"] and r["status"] == "ok"}
+    predicted = {r["point"]: r["time_s"] for r in rows if r["gpu"] == gpu and r["status"] == "ok"}
+    both = sorted(set(measured) & set(predicted))
+    pick = min(both, key=lambda p: predicted[p])
+    best_all = min(measured, key=lambda p: measured[p])
+    best_both = min(both, key=lambda p: measured[p])
+
+    def ranks(values: list[float]) -> list[int]:
+        order = sorted(range(len(values)), key=lambda i: values[i])
+        out = [0] * len(values)
+        for k, i in enumerate(order):
+            out[i] = k
+        return out
+
+    a, b, n = ranks([predicted[p] for p in both]), ranks([measured[p] for p in both]), len(both)
+    ratios = [predicted[p] / measured[p] for p in both]
+    return {
+        "sweep": sweep["name"],
+        "points": len(points_of(sweep)),
+        "points_measured": len(measured),
+        "points_predicted_and_measured": n,
+        "pick": pick,
+        "pick_values": {k: v for k, v in hw_rows_point(hw_rows, sweep, pick).items() if k in sweep["axes"]},
+        "pick_measured_over_best_measured": measured[pick] / measured[best_all],
+        "pick_measured_over_best_of_predicted_points": measured[pick] / measured[best_both],
+        "measured_best": best_all,
+        "measured_best_values": {
+            k: v for k, v in hw_rows_point(hw_rows, sweep, best_all).items() if k in sweep["axes"]
+        },
+        "measured_best_predicted_over_measured": predicted.get(best_all, float("nan")) / measured[best_all],
+        "pick_rank_on_gpu": sorted(both, key=lambda p: measured[p]).index(pick) + 1,
+        "spearman": 1 - 6 * sum((x - y) ** 2 for x, y in zip(a, b, strict=True)) / (n * (n * n - 1)),
+        "median_time_error": statistics.median(abs(x - 1) for x in ratios),
+        "within_1.5x": sum(1 / 1.5 <= x <= 1.5 for x in ratios) / n,
+    }
+
+
 def hw_rows_point(rows: list[dict[str, Any]], sweep: dict[str, Any], point: int) -> dict[str, Any]:
     return next(r for r in rows if r["sweep"] == sweep["name"] and r["point"] == point)
 
@@ -153,11 +200,19 @@ def main() -> None:
     parser.add_argument("--only", default=None)
     parser.add_argument("--results", type=Path, default=HERE / "tune_results")
     parser.add_argument("--hw", type=Path, default=None)
+    parser.add_argument(
+        "--on-file", action="store_true", help="with --hw: compare the rows the results files hold, run nothing"
+    )
     args = parser.parse_args()
     gpus = args.gpu or ["h100-sxm", "h200", "l4"]
     hw = json.loads(args.hw.read_text())["rows"] if args.hw else None
     for sweep in SWEEPS:
         if args.only and sweep["name"] != args.only:
+            continue
+        if args.on_file:
+            if hw is not None and (args.results / f"{sweep['name']}.jsonl").is_file():
+                rows = rows_on_file(args.results, sweep)
+                print(json.dumps(compare_on_file(rows, sweep, hw, "h100-sxm"), indent=1))
             continue
         report, took = run_here(sweep, gpus, args.workers, args.results)
         print(
