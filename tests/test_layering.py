@@ -168,3 +168,23 @@ def test_presentation_libraries_stay_in_their_layers():
         if layer(name) > LAYERS.index("report"):
             wrong += [(name, lib) for lib in ("tabulate", "rich", "matplotlib") if lib in used]
     assert wrong == []
+
+
+def test_front_end_functions_and_command_modules_stay_short():
+    """Issue 29's size rules, so a command does not grow back into the 200-line functions it
+    replaced: no function of cli/ or report/ over 80 lines, no command module over 300."""
+    package = PACKAGE
+    long_functions = []
+    for layer in ("cli", "report"):
+        for path in sorted((package / layer).glob("*.py")):
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                    length = (node.end_lineno or node.lineno) - node.lineno + 1
+                    if length > 80:
+                        long_functions.append(f"{layer}/{path.name}:{node.name} {length} lines")
+    long_commands = [
+        f"cli/{p.name} {n} lines"
+        for p in sorted((package / "cli").glob("*.py"))
+        if (n := len(p.read_text(encoding="utf-8").splitlines())) > 300
+    ]
+    assert long_functions == [] and long_commands == []

@@ -81,6 +81,18 @@ def register(app: typer.Typer) -> None:
     app.command("tune")(tune)
 
 
+def _products(gpu: list[str]) -> tuple[str, ...]:
+    """The --gpu products, each named once; an unknown one fails before any work."""
+    from perfcalc.errors import InputError
+    from perfcalc.specs.target import resolve_target
+
+    if not gpu:
+        raise InputError("give at least one --gpu PRODUCT to tune for (see `perfcalc devices`)")
+    if len(set(gpu)) != len(gpu):
+        raise InputError(f"--gpu repeats a product ({', '.join(gpu)}): name each once")
+    return tuple(resolve_target(None, g).name for g in gpu)
+
+
 def tune(
     source: SourceArgument,
     kernel: Annotated[
@@ -116,18 +128,12 @@ def tune(
     """
     import sys
 
-    from perfcalc.errors import InputError
     from perfcalc.report.tune_tables import best_table, points_table
-    from perfcalc.specs.target import resolve_target
     from perfcalc.tune import Sweep, space_from
     from perfcalc.tune import tune as run_tune
 
     start_output(output)
-    if not gpu:
-        raise InputError("give at least one --gpu PRODUCT to tune for (see `perfcalc devices`)")
-    if len(set(gpu)) != len(gpu):
-        raise InputError(f"--gpu repeats a product ({', '.join(gpu)}): name each once")
-    names = tuple(resolve_target(None, g).name for g in gpu)  # unknown products fail before any work
+    names = _products(gpu)
     if plot is not None:
         from perfcalc.report.figures import check_dpi, check_figure_path
 
