@@ -142,7 +142,7 @@ def run_launch(
         fault=fault,
         l2_hit_rate=None if time is None else time.l2_hit_rate,
         dram_bytes=None if time is None else time.dram_bytes_read + time.dram_bytes_written,
-        error_band=None if time is None or time.error_band is None else time.error_band.text(),
+        error_band=None if time is None or time.error_band is None else time.error_band.text,
         sim=result,
         time=time,
     )

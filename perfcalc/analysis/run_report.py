@@ -190,7 +190,7 @@ class TargetRun(Result):
             **time_fields(t),
             "time": {
                 "launch_overhead_s": t.launch_overhead_s,
-                "error_band": None if t.error_band is None else {**vars(t.error_band), "text": t.error_band.text()},
+                "error_band": None if t.error_band is None else vars(t.error_band),
                 "waves": t.waves,
                 "terms": [{"name": x.name, "time_s": x.time_s, "formula": x.formula} for x in t.terms],
                 "omitted": list(t.omitted),

@@ -31,10 +31,12 @@ class ErrorBand:
     launches: int
     bound: str  # the bound it is taken over ("any" when pooled)
     size: str  # the size class ("any" when pooled)
+    text: str = ""  # the band in words, as tables show it (filled from the fields)
 
-    def text(self) -> str:
+    def __post_init__(self) -> None:
         what = ", ".join(x for x in (self.bound, self.size) if x != "any") or "all launches"
-        return f"±{100 * self.p90:.0f} % ({what}: 90 % of {self.launches} held-back launches within)"
+        words = f"±{100 * self.p90:.0f} % ({what}: 90 % of {self.launches} held-back launches within)"
+        object.__setattr__(self, "text", words)
 
 
 def size_class(seconds: float) -> str:
