@@ -77,7 +77,10 @@ def test_shell_completion_with_a_broken_environment_is_one_line(tmp_path: Path) 
 def test_install_completion_with_home_a_file_is_one_line(tmp_path: Path) -> None:
     home = tmp_path / "home"
     home.write_text("a file, not a folder")
-    done = _run("--install-completion", "bash", cwd=tmp_path, env=dict(os.environ, HOME=str(home)))
+    # typer reads the shell from the process tree unless told not to; the test names bash so that
+    # it does not depend on the shell that started pytest (`sh` is one typer refuses)
+    env = dict(os.environ, HOME=str(home), _TYPER_COMPLETE_TEST_DISABLE_SHELL_DETECTION="1")
+    done = _run("--install-completion", "bash", cwd=tmp_path, env=env)
     assert done.returncode == 2 and one_error(done.stderr), done.stderr
     assert home.read_text() == "a file, not a folder"
 
