@@ -194,18 +194,21 @@ def _work(waits: int | None) -> KernelWork:
 
 def test_latency_term_charges_waits_not_loads():
     """With no DRAM queueing the latency term is waves x (waits per warp x DRAM latency + the
-    block's own 64 wavefronts) / clock (model/time_model.py docstring): one wave, so one wait
+    block's own 64 wavefronts + the warp's 32 instructions x the dependent-issue latency, the
+    Programming Guide's 4 cycles) / clock (model/time_model.py docstring): one wave, so one wait
     for the eight loads costs one latency, and no count given means one wait per load."""
     gpu, rates = get_gpu("h100-sxm"), timing_rates(H100_ARCH)
     idle = dataclasses.replace(rates, dram_queue_ns=None)
     clock = gpu.peak_clock_mhz * 1e6
     latency = rates.dram_latency_ns * 1e-9 * clock
     per_warp = 132 * 8 * 8
+    own = 64 + 32 * 4.0  # wavefronts + instructions x cycles
+    assert rates.dependent_issue_cycles == 4.0
 
     def term(waits: int | None) -> float:
         prediction = predict_time(_work(waits), gpu, H100_ARCH, idle)
         return next(t.time_s for t in prediction.terms if t.name == "memory latency")
 
-    assert term(None) == pytest.approx((8 * latency + 64) / clock)
+    assert term(None) == pytest.approx((8 * latency + own) / clock)
     assert term(8 * per_warp) == pytest.approx(term(None))
-    assert term(per_warp) == pytest.approx((latency + 64) / clock)
+    assert term(per_warp) == pytest.approx((latency + own) / clock)

@@ -301,3 +301,14 @@ def test_atomic_rates_match_the_microbenchmarks():
             key = f"global_all_lanes_one_address_{op}"
             if key in a:
                 assert a[key]["ns_per_operation"] == pytest.approx(RATES.atomic_exchange_lane_ns, rel=0.03)
+
+
+def test_dependent_issue_latency_only_where_the_guide_gives_it():
+    """devices/timing.yaml: the Programming Guide's 4 cycles a dependent arithmetic instruction
+    for CC 7.x, taken for later majors; none for the CCs before 7.0 (nothing measured checks the
+    guide's 22 and 11 cycles there), so their predictions are as before."""
+    from perfcalc.specs import get_arch
+    from perfcalc.specs.timing import timing_rates
+
+    assert [timing_rates(get_arch(cc)).dependent_issue_cycles for cc in ("7.0", "9.0", "12.0")] == [4.0] * 3
+    assert [timing_rates(get_arch(cc)).dependent_issue_cycles for cc in ("1.0", "3.5", "6.1")] == [None] * 3

@@ -31,7 +31,7 @@ Latency term (Little's law, Volkov 2016, reference/perfmodel.md b4): a warp wait
 global and shared loads, and for its block's own L1/shared wavefronts, which the block's warps put
 through one data pipe at one a clock; the resident warps of an SM wait side by side, so the SM
 needs waves x (global-load waits per warp x mean global latency + shared loads per warp x shared
-latency + wavefronts per block),
+latency + wavefronts per block + warp instructions per warp x the dependent-issue latency),
 waves = ceil(B / (blocks per SM x SMs)), mean global latency = L1 hit rate x L1 latency + L1 misses
 x (L2 latency, or the DRAM latency for the share that DRAM serves). The DRAM latency rises with the
 DRAM's utilization U (devices/timing.yaml: idle latency + queue x U / (1 - U), measured), and U is
@@ -40,6 +40,9 @@ below the DRAM-bandwidth term and approaches it as the DRAM saturates. A warp wa
 loads it issued before their first use (the PTX engine counts these waits on the compiled code:
 sim/ptx/load_waits.py), so an unrolled loop's batch of loads costs one latency; where the
 compiled order is unknown (the source engine) each load is a wait of its own, an upper estimate.
+The dependent-issue latency (devices/timing.yaml, the Programming Guide's 4 cycles from CC 7.x on)
+charges each of a warp's instructions for waiting on the one before it, as a warp with no
+instruction-level parallelism does: what bounds launches of a few long-running warps.
 
 Every rate is from devices/timing.yaml (sources there) or the product (devices/products.yaml);
 nothing is fitted to a kernel.
@@ -307,9 +310,14 @@ def predict_time(work: KernelWork, gpu: Gpu, arch: Arch, rates: TimingRates) -> 
         + work.shared_wavefronts * arch.shared_family.cycles_per_wavefront
     ) / work.blocks
 
+    # a warp's own instructions in series, each waiting for the one before it (no ILP assumed)
+    dependent = rates.dependent_issue_cycles or 0.0
+    issued_per_warp = issued / warps
+
     def chain_s(utilization: float) -> float:
         lat = mean_load_latency_cycles(work, rates, clock, utilization)
-        return waves * (loads_per_warp * lat + shared_per_warp * shared_lat + block_wf) / clock
+        own = loads_per_warp * lat + shared_per_warp * shared_lat + block_wf + issued_per_warp * dependent
+        return waves * own / clock
 
     latency_s = _fixed_point(read_s + write_s if rates.dram_queue_ns else 0.0, chain_s)
     u = (read_s + write_s) / latency_s if latency_s > 0 and rates.dram_queue_ns else 0.0
@@ -320,7 +328,9 @@ def predict_time(work: KernelWork, gpu: Gpu, arch: Arch, rates: TimingRates) -> 
             latency_s,
             f"{waves} waves x ({loads_per_warp:.6g} global-load waits per warp x "
             f"{latency:.4g} cycles mean latency + {shared_per_warp:.6g} shared loads x "
-            f"{shared_lat:g} cycles + {block_wf:.6g} wavefronts of the block's own) / "
+            f"{shared_lat:g} cycles + {block_wf:.6g} wavefronts of the block's own"
+            + (f" + {issued_per_warp:.6g} instructions per warp x {dependent:g} cycles" if dependent else "")
+            + ") / "
             f"{gpu.peak_clock_mhz:g} MHz; {wait_rule}; DRAM latency at "
             f"{100 * u:.0f} % DRAM utilization",
         )

@@ -29,6 +29,7 @@ _MEASURED_NS = (
 
 _KEYS = (
     "issue_per_sm_per_clock_by_major",
+    "dependent_issue_cycles_by_major",
     "l1_bytes_per_sm_per_clock",
     "l2_bytes_per_sm_per_clock",
     "dram_read_efficiency",
@@ -81,6 +82,8 @@ class TimingRates:
     shared_atomic_float_lane_ns: float | None = None
     constant_request_ns: float | None = None
     store_merge_lines: int | None = None  # the L1's store merging limit (cache model)
+    # cycles a warp's instruction waits for the one it depends on (None: not sourced for the CC)
+    dependent_issue_cycles: float | None = None
 
 
 def _lines(value: object) -> int | None:
@@ -155,4 +158,7 @@ def timing_rates(arch: Arch) -> TimingRates:
         sources=sources,
         **{k: _positive(merged.get(k), k) for k in _MEASURED_NS},
         store_merge_lines=_lines(merged.get("store_merge_lines")),
+        dependent_issue_cycles=_positive(
+            (merged.get("dependent_issue_cycles_by_major") or {}).get(arch.major), "dependent_issue_cycles_by_major"
+        ),
     )
