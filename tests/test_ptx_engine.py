@@ -453,3 +453,45 @@ def test_inlined_device_code_counts_at_its_line_and_at_the_call_site():
     assert r.per_site[5].global_load_requests == r.inlined[11].global_load_requests == 64
     assert r.per_site[5].global_load_transactions == 64 * 4
     assert r.counters.global_load_requests == 64 * 2 + 64  # a[i], b[i] (8 bytes), s[i]
+
+
+def test_programmatic_dependent_launch_runs_as_the_launches_are_ordered():
+    """griddepcontrol.wait waits for the grid this one depends on to finish and its writes to be
+    seen (PTX ISA, griddepcontrol); the engine runs launches one after another, so the wait has
+    nothing to wait for and launch_dependents nothing to start: both execute, the result is the
+    plain kernel's (HeCBench's nosync, remap, scan3, sortKV and tsne were refused before)."""
+    src = """
+    __global__ void scale(float *x, int n) {
+        asm volatile("griddepcontrol.wait;" ::: "memory");
+        int i = blockIdx.x * blockDim.x + threadIdx.x;
+        if (i < n) x[i] = 2.0f * x[i] + 1.0f;
+        asm volatile("griddepcontrol.launch_dependents;");
+    }
+    """
+    x = np.arange(100, dtype=np.float32)
+    ptx(src, "scale", 4, 32, {"x": x, "n": 100})
+    assert np.array_equal(x, 2.0 * np.arange(100, dtype=np.float32) + 1.0)
+
+
+def test_block_reductions_at_a_barrier():
+    """__syncthreads_count / _and / _or (bar.red.popc / and / or, PTX ISA): every thread of a
+    block gets the block's count of threads whose predicate holds, and whether all / any do.
+    Block b of 96 threads: thread t's predicate is t < 10 * b + 1, so block b counts 10 * b + 1."""
+    src = """
+    __global__ void votes(int *count, int *all, int *any, int *none) {
+        int t = threadIdx.x, b = blockIdx.x;
+        int i = b * blockDim.x + t;
+        int on = t < 10 * b + 1;
+        count[i] = __syncthreads_count(on);
+        all[i] = __syncthreads_and(on || b == 2);
+        any[i] = __syncthreads_or(on);
+        none[i] = __syncthreads_or(t > 1000);
+    }
+    """
+    arrays = {k: np.full(3 * 96, -1, np.int32) for k in ("count", "all", "any", "none")}
+    ptx(src, "votes", 3, 96, arrays)
+    block = np.repeat(np.arange(3), 96)
+    assert np.array_equal(arrays["count"], 10 * block + 1)
+    assert np.array_equal(arrays["all"], (block == 2).astype(np.int32))
+    assert np.array_equal(arrays["any"], np.ones(3 * 96, np.int32))
+    assert np.array_equal(arrays["none"], np.zeros(3 * 96, np.int32))

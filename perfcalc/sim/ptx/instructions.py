@@ -888,6 +888,10 @@ NOOPS = (
     "discard",
     "applypriority",
     "createpolicy",
+    # programmatic dependent launch: `.wait` waits for the grids this one depends on, which the
+    # engine has always finished (it runs launches one after another); `.launch_dependents` only
+    # lets the next grid start early
+    "griddepcontrol",
 )
 
 

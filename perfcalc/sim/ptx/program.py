@@ -33,7 +33,6 @@ REFUSED = {
     "stmatrix": "stmatrix",
     "tcgen05": "Blackwell tensor memory",
     "mbarrier": "mbarrier objects",
-    "griddepcontrol": "programmatic dependent launch",
     "elect": "elect.sync",
     "setmaxnreg": "setmaxnreg",
 }
@@ -113,8 +112,12 @@ def _step(instr: Instr, env: Env) -> Step:
     if base in ("bar", "barrier"):
         if "warp" in instr.parts:
             return Step(instr, "op", run=lambda ch, m, full: None, pred=pred)
+        if "red" in instr.parts:
+            return Step(instr, "bar", pred=pred, inst_kind="barrier", run=_barrier_reduction(instr, env))
         if len(instr.parts) > 1 and instr.parts[1] not in ("sync", "cta", "aligned"):
-            raise CudaSyntaxError(f"{instr.opcode} at line {instr.line}: only bar.sync / barrier.sync are implemented")
+            raise CudaSyntaxError(
+                f"{instr.opcode} at line {instr.line}: only bar.sync / barrier.sync and bar.red are implemented"
+            )
         if len(instr.operands) > 1:
             raise CudaSyntaxError(
                 f"{instr.opcode} at line {instr.line}: barriers with a thread count are not implemented"
@@ -438,11 +441,38 @@ def run_chunk(env: Env, steps: list[Step], block_ids: np.ndarray) -> None:
                     "of the block; this thread is elsewhere",
                 )
             arrived = int(blocks.sum())
+        if step.run is not None:  # bar.red: the block's reduction, given to every thread
+            step.run(ch, mask, width, facts.all())
         ch.races.barrier()
         counts[C.BARRIERS] += arrived
         counts[C.instruction_slot("barrier")] += facts.nwarps()
         pc += 1
         mask = _merge(pc, mask, waiting)
+
+
+def _barrier_reduction(instr: Instr, env: Env) -> Callable[[Chunk, np.ndarray, int, bool], None]:
+    """bar.red.{popc.u32, and.pred, or.pred} d, a{, b}, {!}c (__syncthreads_count/_and/_or): once
+    the block has arrived, d of every thread is the block's count of threads whose c is on, or
+    whether all / any of them have it on (PTX ISA, bar.red). A thread count (b) is refused."""
+    ops = [p for p in instr.parts if p in ("popc", "and", "or")]
+    if len(ops) != 1 or len(instr.operands) != 3:
+        raise CudaSyntaxError(
+            f"{instr.opcode} at line {instr.line}: only bar.red.popc/and/or with a whole block are implemented"
+        )
+    op, d = ops[0], instr.operands[0].strip()
+    c = predicate(instr.operands[2], env)
+
+    def run(ch: Chunk, mask: np.ndarray, width: int, full: bool) -> None:
+        on = guarded(mask, c(ch)).reshape(-1, width)
+        if op == "popc":
+            value: np.ndarray = on.sum(axis=1).astype(np.uint32)
+        elif op == "and":
+            value = np.asarray((on | ~mask.reshape(-1, width)).all(axis=1))
+        else:
+            value = np.asarray(on.any(axis=1))
+        ch.write(d, np.repeat(value, width), mask, full)
+
+    return run
 
 
 def _wait(waiting: dict[int, np.ndarray], pc: int, mask: np.ndarray) -> None:
