@@ -70,7 +70,7 @@ def test_event_timing_reads_the_prediction():
     assert printed == pytest.approx(predicted, rel=1e-6)  # the program's float, 7 digits
 
 
-@pytest.mark.parametrize("name", ["constant_symbol.cu", "managed.cu", "cooperative.cu"])
+@pytest.mark.parametrize("name", ["constant_symbol.cu", "managed.cu", "cooperative.cu", "struct_param.cu"])
 def test_the_programs_own_check_passes(name):
     report = run(name)
     assert report.exit_status == 0, report.stderr

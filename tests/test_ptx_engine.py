@@ -495,3 +495,15 @@ def test_block_reductions_at_a_barrier():
     assert np.array_equal(arrays["all"], (block == 2).astype(np.int32))
     assert np.array_equal(arrays["any"], np.ones(3 * 96, np.int32))
     assert np.array_equal(arrays["none"], np.zeros(3 * 96, np.int32))
+
+
+def test_kernel_parameters_share_one_param_space():
+    """execute.param_layout: each parameter at a 16-byte boundary in declaration order, so an
+    address taken of one (`mov.b64 %rd, k_param_0`) and read through (ld.param [%rd]) lands in
+    its bytes; tests/test_app.py runs a program that does it (struct_param.cu)."""
+    from perfcalc.sim.ptx.execute import param_layout
+
+    starts, image = param_layout({"a": b"\x01" * 40, "b": b"\x02" * 4})
+    assert starts == {"a": 0, "b": 48}
+    assert image[:40].tolist() == [1] * 40 and image[40:48].tolist() == [0] * 8 and image[48:52].tolist() == [2] * 4
+    assert len(image) == 64  # padded to whole 16-byte words, so a u64 or v4 read can view it

@@ -453,8 +453,26 @@ def operand(text: str, t: str, env: Env, sep_ok: bool = False) -> Reader:
     if text in env.symbols:
         value = as_type(np.asarray(env.symbols[text], dtype=np.uint64), t)[()]
         return lambda ch: value
+    if text in env.params:  # a kernel parameter's address in the param space (`mov.b64 %rd1, k_param_0`)
+        where = as_type(np.asarray(param_layout(env.params)[0][text], dtype=np.uint64), t)[()]
+        return lambda ch: where
     imm = immediate(text, t)
     return lambda ch: imm
+
+
+def param_layout(params: dict[str, bytes]) -> tuple[dict[str, int], np.ndarray]:
+    """The kernel's parameters in one param space, each at a 16-byte boundary in declaration
+    order: where each starts, and the bytes. A kernel that indexes a by-value struct parameter
+    takes its address and reads through it with ld.param (CUDA 12's param-space addressing)."""
+    starts, size = {}, 0
+    for name, raw in params.items():
+        size = -(-size // 16) * 16
+        starts[name] = size
+        size += len(raw)
+    image = np.zeros(max(-(-size // 16) * 16, 16), dtype=np.uint8)  # whole 16-byte words: any view
+    for name, raw in params.items():
+        image[starts[name] : starts[name] + len(raw)] = np.frombuffer(raw, dtype=np.uint8)
+    return starts, image
 
 
 SPECIAL_NAMES = (

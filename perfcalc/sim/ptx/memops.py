@@ -22,7 +22,7 @@ from perfcalc.memory.lanes import distinct_per_warp
 from perfcalc.memory.shared_atomics import serial_steps
 from perfcalc.sim import counters as C
 from perfcalc.sim.atomics import ATOMIC_OPS, serialise_atomics
-from perfcalc.sim.ptx.execute import Chunk, Env, address, address_register, operand, warps_with
+from perfcalc.sim.ptx.execute import Chunk, Env, address, address_register, operand, param_layout, warps_with
 from perfcalc.sim.ptx.instructions import Op, type_of
 from perfcalc.sim.ptx.memory import LOCAL_WINDOW, SHARED_WINDOW, gather, scatter
 from perfcalc.sim.ptx.parse import Instr
@@ -337,7 +337,9 @@ def _ld_param(instr: Instr, env: Env, dests: list[str], t: str) -> Op:
                 ch.write(d, zero, mk, full)
 
         return run_ret
-    if m is None or m.group(1) not in env.params:
+    if m is None:
+        return _ld_param_through_register(instr, env, dests, t)
+    if m.group(1) not in env.params:
         raise CudaSyntaxError(
             f"{instr.opcode} at line {instr.line}: parameter address {instr.operands[1]!r} is not a kernel parameter"
         )
@@ -353,6 +355,32 @@ def _ld_param(instr: Instr, env: Env, dests: list[str], t: str) -> Op:
     def run(ch: Chunk, mk: np.ndarray, full: bool, control: np.ndarray | None = None) -> None:
         for d, v in zip(dests, values, strict=True):
             ch.write(d, v, mk, full)
+
+    return run
+
+
+def _ld_param_through_register(instr: Instr, env: Env, dests: list[str], t: str) -> Op:
+    """ld.param at an address in a register: a by-value parameter indexed at run time, read from
+    the param space as execute.param_layout lays it out (its address came from `mov %rd, k_param_N`)."""
+    read = address(instr.operands[1], env, "u64")
+    image = param_layout(env.params)[1]
+    dt = NP[t]
+
+    def run(ch: Chunk, m: np.ndarray, full: bool, control: np.ndarray | None = None) -> None:
+        off = np.broadcast_to(np.asarray(read(ch), dtype=np.uint64), m.shape).astype(np.int64)
+        outside = m & ((off < 0) | (off + dt.itemsize * len(dests) > len(image)))
+        if outside.any():
+            raise ch.fault(
+                "out_of_bounds",
+                instr,
+                outside,
+                f"Invalid parameter read of size {dt.itemsize} bytes: outside the kernel's parameters",
+            )
+        crooked = m & (off % dt.itemsize != 0)
+        if crooked.any():
+            raise ch.fault("misaligned", instr, crooked, f"Misaligned parameter read of size {dt.itemsize} bytes")
+        for k, d in enumerate(dests):
+            ch.write(d, gather(image, off + k * dt.itemsize, dt, m, full), m, full)
 
     return run
 
