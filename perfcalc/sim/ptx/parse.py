@@ -120,7 +120,7 @@ _VAR = re.compile(
     r"\s+(?:\.align\s+(\d+)\s+)?\.(\w+)\s+([\w$]+)(?:\[(\d*)\])?(?:\s*=\s*\{([^}]*)\})?"
     r"\s*;"
 )
-_REG = re.compile(r"^\s*\.reg\s+\.(\w+)\s+(.+?)\s*;")
+_REG = re.compile(r"^\s*\.reg\s*\.(\w+)\s+(.+?)\s*;")
 # `.param [.align N] .type [.ptr [.space] [.align N]] name [count]`: the `.ptr` attribute (with the
 # pointee's state space and alignment) is what NVRTC 13 writes for pointer parameters of kernels
 # compiled for CC 10.0 to 12.1 (PTX ISA, "Kernel Function Parameter Attribute: .ptr"); the
