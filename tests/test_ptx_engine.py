@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from perfcalc.errors import KernelFault
+from perfcalc.errors import CudaSyntaxError, KernelFault
 from perfcalc.sim import run_kernel
 from perfcalc.sim.ptx import compile as ptx_run
 from perfcalc.sim.ptx import nvrtc
@@ -507,3 +507,44 @@ def test_kernel_parameters_share_one_param_space():
     assert starts == {"a": 0, "b": 48}
     assert image[:40].tolist() == [1] * 40 and image[40:48].tolist() == [0] * 8 and image[48:52].tolist() == [2] * 4
     assert len(image) == 64  # padded to whole 16-byte words, so a u64 or v4 read can view it
+
+
+def test_set_gives_the_comparison_as_a_number():
+    """set.CmpOp.dtype.stype (PTX ISA, set): all ones or 0 for an integer destination, 1.0 or 0.0
+    for a float one, f16 included (0x3C00 is half's 1.0): cuda_fp16's hexp2 uses set.eq.f16.f16
+    this way (HeCBench's crossEntropy and mxfp4 were refused before)."""
+    src = """
+    __global__ void cmp(const float *a, const float *b, unsigned *gt, float *lt, unsigned short *eq, int n) {
+        int i = threadIdx.x;
+        if (i >= n) return;
+        unsigned r; float f; unsigned short h;
+        asm("set.gt.u32.f32 %0, %1, %2;" : "=r"(r) : "f"(a[i]), "f"(b[i]));
+        asm("set.lt.f32.s32 %0, %1, %2;" : "=f"(f) : "r"(i), "r"(2));
+        unsigned short x = __half_as_ushort(__float2half(a[i])), y = __half_as_ushort(__float2half(b[i]));
+        asm("{.reg.b16 p;\\n set.eq.f16.f16 p, %1, %2;\\n mov.b16 %0, p;}" : "=h"(h) : "h"(x), "h"(y));
+        gt[i] = r; lt[i] = f; eq[i] = h;
+    }
+    """
+    a = np.array([1.0, 2.0, 3.0, np.nan], np.float32)
+    b = np.array([1.0, 1.0, 4.0, 0.0], np.float32)
+    out = {"gt": np.zeros(4, np.uint32), "lt": np.zeros(4, np.float32), "eq": np.zeros(4, np.uint16)}
+    ptx("#include <cuda_fp16.h>\n" + src, "cmp", 1, 32, {"a": a, "b": b, **out, "n": 4})
+    assert out["gt"].tolist() == [0, 0xFFFFFFFF, 0, 0]  # NaN compares false (ordered gt)
+    assert out["lt"].tolist() == [1.0, 1.0, 0.0, 0.0]  # i < 2
+    assert out["eq"].tolist() == [0x3C00, 0, 0, 0]
+
+
+def test_bfloat16_arithmetic_is_refused_not_miscomputed():
+    """A bfloat16 register holds the upper 16 bits of a float32 (cuda_bf16.h); the engine does not
+    emulate bfloat16 instructions, so cvt.rn.bf16.f32 is refused by name. Before, it converted by
+    value as if bf16 were an integer: __float2bfloat16(3.3f) read back as 3.0, -4.0 as 0."""
+    src = """
+    #include <cuda_bf16.h>
+    __global__ void round_trip(const float *x, float *y) {
+        int i = threadIdx.x;
+        y[i] = __bfloat162float(__float2bfloat16(x[i]));
+    }
+    """
+    x = np.array([3.3] * 32, np.float32)
+    with pytest.raises(CudaSyntaxError, match="bfloat16 is not emulated"):
+        ptx(src, "round_trip", 1, 32, {"x": x, "y": np.zeros(32, np.float32)})

@@ -389,6 +389,35 @@ def build_setp(instr: Instr, env: Env) -> Op:
     return run
 
 
+def build_set(instr: Instr, env: Env) -> Op:
+    """set.CmpOp{.BoolOp}{.ftz}.dtype.stype d, a, b{, {!}c} (PTX ISA, set): the comparison as a
+    number: 1.0 / 0.0 for a float dtype (f32, f16), all ones / 0 for an integer one. Packed
+    halves (f16x2) and bf16 results are refused by name."""
+    types = [p for p in instr.parts[1:] if p in NP]
+    if len(types) != 2 or types[0] not in ("u32", "s32", "f32", "f16") or types[1] in ("f16x2", "bf16x2", "bf16"):
+        raise CudaSyntaxError(
+            f"PTX instruction {instr.opcode} at line {instr.line} is not implemented by the PTX engine"
+        )
+    dtype, stype = NP[types[0]], types[1]
+    cmp_op = instr.parts[1]
+    bool_op = instr.parts[2] if instr.parts[2] in ("and", "or", "xor") else None
+    d = _dst(instr)
+    a, b = (operand(o, stype, env) for o in instr.operands[1:3])
+    c = operand(instr.operands[3], "pred", env) if bool_op else None
+    combine = {"and": np.logical_and, "or": np.logical_or, "xor": np.logical_xor}
+    on = dtype.type(1.0) if dtype.kind == "f" else np.array(-1).astype(dtype)[()]
+    off = dtype.type(0)
+
+    def run(ch: Chunk, m: np.ndarray, full: bool) -> None:
+        with np.errstate(invalid="ignore"):
+            r = np.broadcast_to(arith.compare(cmp_op, dense(a(ch)), dense(b(ch))), m.shape)
+        if c is not None and bool_op is not None:
+            r = combine[bool_op](r, c(ch))
+        ch.write(d, np.where(r, on, off).astype(dtype), m, full)
+
+    return run
+
+
 def build_selp(instr: Instr, env: Env) -> Op:
     t = type_of(instr)
     d = _dst(instr)
@@ -858,6 +887,7 @@ BUILDERS: dict[str, Callable[[Instr, Env], Op]] = {
     "shl": build_shift,
     "shr": build_shift,
     "setp": build_setp,
+    "set": build_set,
     "selp": build_selp,
     "mov": build_mov,
     "cvt": build_cvt,

@@ -139,6 +139,8 @@ def _step(instr: Instr, env: Env) -> Step:
         return Step(instr, "op", run=build_atom(instr, env), pred=pred, memory=True, inst_kind="atomic")
     if instr.opcode.startswith(NOOPS) or base in NOOPS:
         return Step(instr, "op", run=lambda ch, m, full: None, pred=pred)
+    if "bf16" in instr.parts:  # registers hold bfloat16 bits; no instruction here reads them as numbers
+        raise CudaSyntaxError(f"{instr.opcode} at line {instr.line}: bfloat16 is not emulated")
     if any(p in ("f16x2", "bf16x2") for p in instr.parts) and base in PACKED_HALF:
         kind, flops = flop_weight(instr)
         return Step(instr, "op", run=PACKED_HALF[base](instr, env), pred=pred, inst_kind="fp32")
