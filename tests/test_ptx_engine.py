@@ -548,3 +548,24 @@ def test_bfloat16_arithmetic_is_refused_not_miscomputed():
     x = np.array([3.3] * 32, np.float32)
     with pytest.raises(CudaSyntaxError, match="bfloat16 is not emulated"):
         ptx(src, "round_trip", 1, 32, {"x": x, "y": np.zeros(32, np.float32)})
+
+
+def test_dp4a_sums_the_products_of_four_byte_pairs():
+    """__dp4a (dp4a.s32.s32 / dp4a.u32.u32, PTX ISA): c + sum of a's and b's byte products, bytes
+    signed for int and unsigned for unsigned; expected values computed here byte by byte."""
+    src = """
+    __global__ void dots(const int *a, const int *b, const int *c, int *s, unsigned *u) {
+        int i = threadIdx.x;
+        s[i] = __dp4a(a[i], b[i], c[i]);
+        u[i] = __dp4a((unsigned)a[i], (unsigned)b[i], (unsigned)c[i]);
+    }
+    """
+    rng = np.random.default_rng(4)
+    a, b, c = (rng.integers(-(2**31), 2**31, 32, dtype=np.int64).astype(np.int32) for _ in range(3))
+    s, u = np.zeros(32, np.int32), np.zeros(32, np.uint32)
+    ptx(src, "dots", 1, 32, {"a": a, "b": b, "c": c, "s": s, "u": u})
+    sa, sb = a.view(np.int8).reshape(32, 4).astype(np.int64), b.view(np.int8).reshape(32, 4).astype(np.int64)
+    ua, ub = a.view(np.uint8).reshape(32, 4).astype(np.int64), b.view(np.uint8).reshape(32, 4).astype(np.int64)
+    want_s = ((c.astype(np.int64) + (sa * sb).sum(axis=1)) & 0xFFFFFFFF).astype(np.uint32).view(np.int32)
+    want_u = ((c.view(np.uint32).astype(np.int64) + (ua * ub).sum(axis=1)) & 0xFFFFFFFF).astype(np.uint32)
+    assert np.array_equal(s, want_s) and np.array_equal(u, want_u)

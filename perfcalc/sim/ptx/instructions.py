@@ -418,6 +418,30 @@ def build_set(instr: Instr, env: Env) -> Op:
     return run
 
 
+def build_dp4a(instr: Instr, env: Env) -> Op:
+    """dp4a.atype.btype d, a, b, c (PTX ISA, dp4a): c plus the four products of a's and b's
+    bytes, each byte sign-extended for .s32 and zero-extended for .u32; 32-bit, wrapping."""
+    types = [p for p in instr.parts[1:] if p in ("u32", "s32")]
+    if len(types) != 2:
+        raise CudaSyntaxError(f"{instr.opcode} at line {instr.line}: dp4a needs two of .u32/.s32")
+    d = _dst(instr)
+    a, b = (operand(o, "u32", env) for o in instr.operands[1:3])
+    c = operand(instr.operands[3], "u32", env)
+    lanes = [np.int8 if t == "s32" else np.uint8 for t in types]
+
+    def bytes_of(v: Any, kind: Any, shape: tuple[int, ...]) -> np.ndarray:
+        raw = np.ascontiguousarray(np.broadcast_to(np.asarray(v, dtype=np.uint32), shape))
+        return raw.view(np.uint8).reshape(*shape, 4).view(kind).astype(np.int64)
+
+    def run(ch: Chunk, m: np.ndarray, full: bool) -> None:
+        x, y = bytes_of(dense(a(ch)), lanes[0], m.shape), bytes_of(dense(b(ch)), lanes[1], m.shape)
+        acc = np.broadcast_to(np.asarray(dense(c(ch)), dtype=np.uint32), m.shape).astype(np.int64)
+        total = acc + (x * y).sum(axis=-1)
+        ch.write(d, (total & 0xFFFFFFFF).astype(np.uint32), m, full)
+
+    return run
+
+
 def build_selp(instr: Instr, env: Env) -> Op:
     t = type_of(instr)
     d = _dst(instr)
@@ -888,6 +912,7 @@ BUILDERS: dict[str, Callable[[Instr, Env], Op]] = {
     "shr": build_shift,
     "setp": build_setp,
     "set": build_set,
+    "dp4a": build_dp4a,
     "selp": build_selp,
     "mov": build_mov,
     "cvt": build_cvt,
