@@ -107,3 +107,26 @@ def test_each_csv_is_one_frame_and_each_figure_is_in_the_json(argv, tables):
                 for x in _numbers(cell):
                     near = [y for y in in_json if math.isclose(x, y, rel_tol=1e-9, abs_tol=1e-12)]
                     assert near, f"{' '.join(argv)} --table {name}: {column} = {x} is not in the JSON"
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["run", "copy_offset", "--gpu", "h100-sxm", "--table", "time"],
+        ["run", "copy_offset", "--gpu", "h100-sxm"],
+        ["matmul", "--width", "256", "--gpu", "h100-sxm"],
+    ],
+    ids=" ".join,
+)
+def test_a_table_spells_microseconds_one_way(argv):
+    """Issue 35: no table mixes unit spellings. Times print as µs (report/units.py); the bound's
+    detail ("limited by ... (x µs of y µs)") and the error band's size class ("< 20 µs") did
+    print "us" beside them."""
+    import re
+
+    from typer.testing import CliRunner
+
+    done = CliRunner().invoke(app, argv)
+    assert done.exit_code == 0, done.output
+    assert "µs" in done.stdout
+    assert re.findall(r"\d us\b|< 20 us\b", done.stdout) == []

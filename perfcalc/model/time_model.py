@@ -439,4 +439,4 @@ def _detail(top: Term, work: KernelWork, gpu: Gpu, total: float) -> str:
             f"limited by the FP32 pipe: {work.flops / top.time_s / 1e12:.3g} TFLOP/s of "
             f"{gpu.peak_fp32_gflops / 1000:.3g}"
         )
-    return f"limited by {top.name} ({top.time_s * 1e6:.4g} us of {total * 1e6:.4g} us)"
+    return f"limited by {top.name} ({top.time_s * 1e6:.4g} µs of {total * 1e6:.4g} µs)"

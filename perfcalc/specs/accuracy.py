@@ -34,7 +34,8 @@ class ErrorBand:
     text: str = ""  # the band in words, as tables show it (filled from the fields)
 
     def __post_init__(self) -> None:
-        what = ", ".join(x for x in (self.bound, self.size) if x != "any") or "all launches"
+        # the size classes are keyed "< 20 us" in devices/time_accuracy.yaml; shown as tables show times
+        what = ", ".join(x for x in (self.bound, self.size.replace(" us", " µs")) if x != "any") or "all launches"
         words = f"±{100 * self.p90:.0f} % ({what}: 90 % of {self.launches} held-back launches within)"
         object.__setattr__(self, "text", words)
 
