@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import subprocess
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -93,6 +94,12 @@ def build(root: Path, results: Path, budget: float) -> None:
             out.flush()
 
 
+def _without_banners(text: str) -> str:
+    """A program's output without the author/licence banner some programs print first (the logs
+    are committed; the programs' own text is not)."""
+    return "\n".join(ln for ln in text.split("\n") if not re.search(r"copyright|licen[cs]e", ln, re.I))
+
+
 def profile(root: Path, results: Path, which: str, budget: float, kind: str = "time") -> None:
     """`kind` time: gpu__time_duration, DRAM bytes, L2 hit rate (two passes a launch); counters:
     the ten counters (more passes, fewer launches). Output RESULTS/WHICH/PROGRAM.KIND.csv."""
@@ -127,7 +134,7 @@ def profile(root: Path, results: Path, which: str, budget: float, kind: str = "t
                 rc, tail = 124, "timed out after 90 s"
             csv_file.touch()
             row = {"program": name, "which": which, "kind": kind, "rc": rc, "seconds": round(time.monotonic() - t0, 1)}
-            row["tail"] = tail
+            row["tail"] = _without_banners(tail)
             log.write(json.dumps(row) + "\n")
             log.flush()
             print(name, rc, row["seconds"], flush=True)
