@@ -156,25 +156,13 @@ def run_one(program: str, gpu: str | None, seconds: float) -> dict[str, object]:
 
 
 LAUNCHES_KEPT = 50  # per program: what the GPU run profiles (ncu -c 50) and compares
-COUNTERS = (
-    "global_load_requests",
-    "global_load_transactions",
-    "global_store_requests",
-    "global_store_transactions",
-    "shared_load_requests",
-    "shared_load_wavefronts",
-    "shared_store_requests",
-    "shared_store_wavefronts",
-    "bank_conflicts",
-    "flops",
-)
 
 
 def _launch_row(program: str, launch: object) -> dict[str, object]:
-    """What the hardware comparison needs of one launch: its kernel, geometry, the ten counters
-    of the PTX corpus comparison, the predicted time and bound."""
+    """What the hardware comparison needs of one launch: its kernel, geometry, counters, the
+    predicted time and bound."""
     d = launch.to_dict()  # type: ignore[attr-defined]
-    counters = d.get("counters") or {}
+    sim, time_ = launch.sim, launch.time  # type: ignore[attr-defined]  # None where it faulted
     return {
         "program": program,
         "index": d["index"],
@@ -182,7 +170,7 @@ def _launch_row(program: str, launch: object) -> dict[str, object]:
         "grid": d["grid"],
         "block": d["block"],
         "registers": d["registers_per_thread"],
-        "counters": {k: counters.get(k) for k in COUNTERS},
+        "counters": d.get("counters") or {},  # all of them; the GPU comparison picks its ten
         "predicted_time_s": d["predicted_time_s"],
         "bound": d["bound"],
         "l2_hit_rate": d["l2_hit_rate"],
@@ -190,9 +178,9 @@ def _launch_row(program: str, launch: object) -> dict[str, object]:
         # what the time model was given and what each of its terms came to, for the calibration
         # half's analysis without running the programs again
         "active_blocks_per_sm": d["active_blocks_per_sm"],
-        "instructions": dict(getattr(getattr(launch, "sim", None), "instructions", None) or {}),
-        "waves": getattr(getattr(launch, "time", None), "waves", None),
-        "terms": {t.name: t.time_s for t in getattr(getattr(launch, "time", None), "terms", ())},
+        "instructions": dict(sim.instructions) if sim is not None else {},
+        "waves": time_.waves if time_ is not None else None,
+        "terms": {t.name: t.time_s for t in time_.terms} if time_ is not None else {},
     }
 
 
