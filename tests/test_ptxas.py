@@ -182,9 +182,9 @@ def test_every_demangled_test_name_agrees_with_cxxfilt():
 
 
 def test_toolkit_ptxas_is_used_without_the_wheel(tmp_path, monkeypatch):
-    """A CUDA toolkit's ptxas (beside $PERFCALC_NVCC, else on PATH) reports the registers where
-    the nvidia-cuda-nvcc wheel is absent; before, such a machine fell back to 32 registers for
-    every kernel (seen on the H100 machine's tune sweep: 32 where the GPU allocated 40-72)."""
+    """A CUDA toolkit's ptxas (beside the nvcc perfcalc compiles with, else on PATH) reports the
+    registers where the nvidia-cuda-nvcc wheel is absent; before, such a machine fell back to 32
+    registers for every kernel (seen on the H100 machine's tune sweep: 32 where the GPU allocated 40-72)."""
     import importlib.util
 
     from perfcalc.sim.ptx import ptxas
@@ -195,6 +195,7 @@ def test_toolkit_ptxas_is_used_without_the_wheel(tmp_path, monkeypatch):
     )
     monkeypatch.delenv("PERFCALC_PTXAS", raising=False)
     monkeypatch.delenv("PERFCALC_NVCC", raising=False)
+    monkeypatch.delenv("CUDA_HOME", raising=False)
     on_path = tmp_path / "path" / "ptxas"
     beside = tmp_path / "toolkit" / "bin" / "ptxas"
     for tool in (on_path, beside, beside.with_name("nvcc")):

@@ -51,10 +51,13 @@ def ptxas_binary() -> Path | None:
             candidate = Path(root) / sub
             if candidate.is_file():
                 return candidate
-    # No wheel: an installed CUDA toolkit's ptxas (beside $PERFCALC_NVCC, else on PATH), as a CUDA
-    # programmer's own `nvcc -Xptxas -v` would use; one that refuses the PTX falls back as before.
-    nvcc = os.environ.get("PERFCALC_NVCC")
-    beside = Path(nvcc).with_name("ptxas") if nvcc else None
+    # No wheel: an installed CUDA toolkit's ptxas (beside the nvcc perfcalc would compile with,
+    # else on PATH), as a CUDA programmer's own `nvcc -Xptxas -v` would use; one that refuses the
+    # PTX falls back as before.
+    from perfcalc.sim.ptx.toolchain import nvcc_path
+
+    nvcc = nvcc_path()
+    beside = nvcc.with_name("ptxas") if nvcc is not None else None
     if beside is not None and beside.is_file() and os.access(beside, os.X_OK):
         return beside
     found = shutil.which("ptxas")
