@@ -61,6 +61,13 @@ class Env:
     # work is also in `counts` at the function's own lines; kept apart so totals count it once)
     inlined: dict[int, list[int]] = field(default_factory=dict)
     _tees: dict[tuple[int, int], _Tee] = field(default_factory=dict)
+    _param_space: tuple[dict[str, int], np.ndarray] | None = None
+
+    def param_space(self) -> tuple[dict[str, int], np.ndarray]:
+        """param_layout of this launch's parameters, laid out once."""
+        if self._param_space is None:
+            self._param_space = param_layout(self.params)
+        return self._param_space
 
     def site(self, line: int, inlined_at: int | None = None) -> Any:
         """The counts to add to for an instruction at `line` (inlined at `inlined_at`: what is
@@ -454,7 +461,7 @@ def operand(text: str, t: str, env: Env, sep_ok: bool = False) -> Reader:
         value = as_type(np.asarray(env.symbols[text], dtype=np.uint64), t)[()]
         return lambda ch: value
     if text in env.params:  # a kernel parameter's address in the param space (`mov.b64 %rd1, k_param_0`)
-        where = as_type(np.asarray(param_layout(env.params)[0][text], dtype=np.uint64), t)[()]
+        where = as_type(np.asarray(env.param_space()[0][text], dtype=np.uint64), t)[()]
         return lambda ch: where
     imm = immediate(text, t)
     return lambda ch: imm

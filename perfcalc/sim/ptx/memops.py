@@ -22,7 +22,7 @@ from perfcalc.memory.lanes import distinct_per_warp
 from perfcalc.memory.shared_atomics import serial_steps
 from perfcalc.sim import counters as C
 from perfcalc.sim.atomics import ATOMIC_OPS, serialise_atomics
-from perfcalc.sim.ptx.execute import Chunk, Env, address, address_register, operand, param_layout, warps_with
+from perfcalc.sim.ptx.execute import Chunk, Env, address, address_register, operand, warps_with
 from perfcalc.sim.ptx.instructions import Op, type_of
 from perfcalc.sim.ptx.memory import LOCAL_WINDOW, SHARED_WINDOW, gather, scatter
 from perfcalc.sim.ptx.parse import Instr
@@ -361,9 +361,9 @@ def _ld_param(instr: Instr, env: Env, dests: list[str], t: str) -> Op:
 
 def _ld_param_through_register(instr: Instr, env: Env, dests: list[str], t: str) -> Op:
     """ld.param at an address in a register: a by-value parameter indexed at run time, read from
-    the param space as execute.param_layout lays it out (its address came from `mov %rd, k_param_N`)."""
+    the param space as Env.param_space lays it out (its address came from `mov %rd, k_param_N`)."""
     read = address(instr.operands[1], env, "u64")
-    image = param_layout(env.params)[1]
+    image = env.param_space()[1]
     dt = NP[t]
 
     def run(ch: Chunk, m: np.ndarray, full: bool, control: np.ndarray | None = None) -> None:
