@@ -121,28 +121,6 @@ def run_here(sweep: dict[str, Any], gpus: list[str], workers: int | None, result
     return report, took
 
 
-def compare(report: Any, sweep: dict[str, Any], hw_rows: list[dict[str, Any]], gpu: str) -> dict[str, Any]:
-    """perfcalc's pick for `gpu` against the GPU's measured best over the same points."""
-    measured = {r["point"]: r["median_s"] for r in hw_rows if r["sweep"] == sweep["name"] and r["status"] == "ok"}
-    best_hw = min(measured, key=lambda p: measured[p])
-    pick = next(b for b in report.best if b.gpu == gpu)
-    predicted = {r["point"]: r["time_s"] for r in report.rows if r["gpu"] == gpu and r["status"] == "ok"}
-    both = sorted(set(measured) & set(predicted))
-    rank = sorted(both, key=lambda p: measured[p]).index(pick.point) + 1 if pick.point in measured else None
-    return {
-        "sweep": sweep["name"],
-        "points_measured": len(measured),
-        "points_predicted": len(predicted),
-        "pick": pick.point,
-        "pick_values": pick.values,
-        "measured_best": best_hw,
-        "measured_best_values": {k: v for k, v in hw_rows_point(hw_rows, sweep, best_hw).items() if k in sweep["axes"]},
-        "pick_measured_over_best": measured.get(pick.point, float("nan")) / measured[best_hw],
-        "pick_rank_on_gpu": rank,
-        "predicted_over_measured_at_pick": pick.time_s / measured[pick.point] if pick.point in measured else None,
-    }
-
-
 def rows_on_file(results: Path, sweep: dict[str, Any]) -> list[dict[str, Any]]:
     """The rows a (possibly unfinished) sweep's results file holds, without running anything."""
     lines = (results / f"{sweep['name']}.jsonl").read_text().splitlines()[1:]
@@ -150,7 +128,8 @@ def rows_on_file(results: Path, sweep: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def compare_on_file(rows: list[dict[str, Any]], sweep: dict[str, Any], hw_rows: list[dict[str, Any]], gpu: str) -> dict:
-    """compare()'s figures over the points predicted so far, with how well the predicted order
+    """perfcalc's pick for `gpu` against the GPU's measured best, over the points both have (a
+    finished sweep, or what an unfinished results file holds), with how well the predicted order
     follows the measured one (Spearman's rank correlation) and the time error."""
     measured = {r["point"]: r["median_s"] for r in hw_rows if r["sweep"] == sweep["name"] and r["status"] == "ok"}
     predicted = {r["point"]: r["time_s"] for r in rows if r["gpu"] == gpu and r["status"] == "ok"}
@@ -224,7 +203,7 @@ def main() -> None:
                 f"runner-up +{(b.margin or 0) * 100:.1f} %",
             )
         if hw is not None:
-            print("  vs H100:", json.dumps(compare(report, sweep, hw, "h100-sxm")))
+            print("  vs H100:", json.dumps(compare_on_file(list(report.rows), sweep, hw, "h100-sxm")))
 
 
 if __name__ == "__main__":
