@@ -21,12 +21,18 @@ import csv
 import json
 import math
 import statistics
+import sys
 from collections import defaultdict
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-CLOCK_HZ = 1.98e9  # H100 SXM peak clock (devices/products.yaml)
-OVERHEAD_S = 2.224e-6  # devices/timing.yaml launch_overhead_s
+sys.path.insert(0, str(HERE.parents[1]))
+
+from perfcalc.specs import get_arch, get_gpu  # noqa: E402
+from perfcalc.specs.timing import timing_rates  # noqa: E402
+
+CLOCK_HZ = get_gpu("h100-sxm").peak_clock_mhz * 1e6
+OVERHEAD_S = timing_rates(get_arch("9.0")).launch_overhead_s
 
 
 def size_class(seconds: float) -> str:
