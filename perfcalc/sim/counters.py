@@ -5,8 +5,9 @@ for the simulator, the model and the reports). The execution core adds one thing
 
 * ``warp_instructions``: C-level operations executed per warp with >= 1 active lane, by kind
   (``fp32``, ``fp64``, ``int``, ``int_divide`` (integer / and % by a divisor that is not a
-  compile-time constant: many machine instructions each), ``global_load``, ``global_store``, ``shared_load``,
-  ``shared_store``, ``constant_load``, ``atomic``, ``barrier``, ``branch``, ``call``): a
+  compile-time constant: many machine instructions each), ``global_load``, ``global_store``,
+  ``shared_load``, ``shared_store``, ``constant_load``, ``atomic``, ``barrier``, ``branch``,
+  ``call``, ``tensor_<input>_k<K>`` (the HMMA/IMMA machine instructions of mma / wmma.mma)): a
   source-level approximation of the SASS instruction mix, not the compiler's exact count.
 """
 
@@ -14,7 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from perfcalc.specs.counters import COUNTER_NAMES, CounterSet
+from perfcalc.specs.counters import COUNTER_NAMES, TENSOR_KINDS, CounterSet
 
 INSTRUCTION_KINDS = (
     "fp32",
@@ -30,6 +31,7 @@ INSTRUCTION_KINDS = (
     "barrier",
     "branch",
     "call",
+    *TENSOR_KINDS,
 )
 (
     GLD_REQ,

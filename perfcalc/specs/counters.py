@@ -136,5 +136,16 @@ COUNTER_NAMES: tuple[str, ...] = tuple(c.name for c in COUNTERS)
 # Counters that need the compiled order of instructions: the PTX engine counts them, the source
 # engine leaves them 0 (its consumers fall back to a rule of their own: analysis/timing.py).
 PTX_ONLY_COUNTER_NAMES: tuple[str, ...] = ("global_load_waits",)
+
+# The tensor-core machine instructions (HMMA/IMMA m16n8kK) an mma.sync or wmma.mma becomes, by
+# input width and K: counted per warp by the PTX engine, priced by devices/timing.yaml.
+TENSOR_KINDS: tuple[str, ...] = (
+    "tensor_16bit_k16",
+    "tensor_16bit_k8",
+    "tensor_tf32_k8",
+    "tensor_tf32_k4",
+    "tensor_int8_k32",
+    "tensor_int8_k16",
+)
 # The memory counters the analytic model predicts per access site (source line).
 SITE_COUNTER_NAMES: tuple[str, ...] = tuple(c.name for c in COUNTERS if c.per_site)

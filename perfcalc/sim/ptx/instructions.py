@@ -495,6 +495,11 @@ def build_mov(instr: Instr, env: Env) -> Op:
 
 
 def build_cvt(instr: Instr, env: Env) -> Op:
+    from perfcalc.sim.ptx import lowprec
+
+    low = lowprec.build_cvt(instr, env)
+    if low is not None:
+        return low
     parts = instr.parts
     if "f16x2" in parts and len(instr.operands) == 3:  # cvt.rn.f16x2.f32 d, a, b: a high, b low
         d = _dst(instr)

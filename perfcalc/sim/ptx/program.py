@@ -16,20 +16,19 @@ from perfcalc.sim.ptx.contract import NOP, contract
 from perfcalc.sim.ptx.execute import Chunk, Env, Guard, guarded, operand, predicate, warps_with
 from perfcalc.sim.ptx.instructions import BUILDERS, NOOPS, PACKED_HALF, flop_weight
 from perfcalc.sim.ptx.load_waits import is_global_load, wait_points
+from perfcalc.sim.ptx.lowprec import build_bf16_arith
+from perfcalc.sim.ptx.matrix_memops import build_cp_async, build_ldmatrix, build_wmma_memory
 from perfcalc.sim.ptx.memops import build_atom, build_ld, build_st
 from perfcalc.sim.ptx.parse import Function, Instr
+from perfcalc.sim.ptx.tensor import build_mma, build_wmma_mma
 
 # Refused by name (issue #8): things this engine does not execute.
 REFUSED = {
-    "mma": "tensor-core mma",
     "wgmma": "Hopper wgmma",
-    "wmma": "tensor-core wmma (nvcuda::wmma)",
-    "cp": "asynchronous copies (cp.async/TMA)",
     "tex": "textures",
     "tld4": "textures",
     "suld": "surfaces",
     "sust": "surfaces",
-    "ldmatrix": "ldmatrix",
     "stmatrix": "stmatrix",
     "tcgen05": "Blackwell tensor memory",
     "mbarrier": "mbarrier objects",
@@ -56,6 +55,7 @@ class Step:
     global_load: bool = False
     counts: Any = None  # its source line's counts, looked up on first execution
     slot: int = -1  # counts index of its instruction kind (-1: not counted there)
+    weight: int = 1  # machine instructions of that kind per warp (a wmma.mma is several HMMA)
 
 
 def compile_steps(env: Env) -> list[Step]:
@@ -131,6 +131,9 @@ def _step(instr: Instr, env: Env) -> Step:
         raise CudaSyntaxError(
             f"{REFUSED[base]} ({instr.opcode}) at line {instr.line} are not executed by the PTX engine"
         )
+    tensor = _tensor_step(instr, env, pred)
+    if tensor is not None:
+        return tensor
     if base == "ld" or base == "ldu":
         return Step(instr, "op", run=build_ld(instr, env), pred=pred, memory=True, inst_kind="load")
     if base == "st":
@@ -139,8 +142,12 @@ def _step(instr: Instr, env: Env) -> Step:
         return Step(instr, "op", run=build_atom(instr, env), pred=pred, memory=True, inst_kind="atomic")
     if instr.opcode.startswith(NOOPS) or base in NOOPS:
         return Step(instr, "op", run=lambda ch, m, full: None, pred=pred)
-    if "bf16" in instr.parts:  # registers hold bfloat16 bits; no instruction here reads them as numbers
-        raise CudaSyntaxError(f"{instr.opcode} at line {instr.line}: bfloat16 is not emulated")
+    if "bf16" in instr.parts or "bf16x2" in instr.parts:
+        bf16 = build_bf16_arith(instr, env) if base != "cvt" else None
+        if bf16 is not None:
+            return Step(instr, "op", run=bf16, pred=pred, inst_kind="fp32")
+        if base not in ("cvt", "mov", "ld", "st"):
+            raise CudaSyntaxError(f"{instr.opcode} at line {instr.line}: this bfloat16 operation is not emulated")
     if any(p in ("f16x2", "bf16x2") for p in instr.parts) and base in PACKED_HALF:
         kind, flops = flop_weight(instr)
         return Step(instr, "op", run=PACKED_HALF[base](instr, env), pred=pred, inst_kind="fp32")
@@ -155,6 +162,27 @@ def _step(instr: Instr, env: Env) -> Step:
     return Step(
         instr, "op", run=BUILDERS[base](instr, env), pred=pred, flops=flops, flop_kind=kind, inst_kind=kind_name
     )
+
+
+def _tensor_step(instr: Instr, env: Env, pred: Callable[[Chunk], Guard] | None) -> Step | None:
+    """mma.sync, wmma, ldmatrix and cp.async (tensor.py, matrix_memops.py), or None."""
+    base = instr.base
+    if base == "mma":
+        run, kind, weight = build_mma(instr, env)
+        return Step(instr, "op", run=run, pred=pred, inst_kind=kind, weight=weight)
+    if base == "wmma" and instr.parts[1] == "mma":
+        run, kind, weight = build_wmma_mma(instr, env)
+        return Step(instr, "op", run=run, pred=pred, inst_kind=kind, weight=weight)
+    if base == "wmma" and instr.parts[1] in ("load", "store"):
+        kind = "load" if instr.parts[1] == "load" else "store"
+        return Step(instr, "op", run=build_wmma_memory(instr, env), pred=pred, memory=True, inst_kind=kind)
+    if base == "ldmatrix":
+        return Step(instr, "op", run=build_ldmatrix(instr, env), pred=pred, memory=True, inst_kind="load")
+    if base == "cp" and len(instr.parts) > 1 and instr.parts[1] == "async":
+        return Step(instr, "op", run=build_cp_async(instr, env), pred=pred, memory=True, inst_kind="store")
+    if base in ("cp", "wmma"):
+        raise CudaSyntaxError(f"{instr.opcode} at line {instr.line} is not executed by the PTX engine")
+    return None
 
 
 _INT_TYPES = ("s16", "u16", "s32", "u32", "s64", "u64")
@@ -328,7 +356,7 @@ def run_chunk(env: Env, steps: list[Step], block_ids: np.ndarray) -> None:
             m = mask if step.pred is None else guarded(mask, step.pred(ch))
             mf = facts if m is mask else _Facts(m)
             if step.slot >= 0:
-                counts[step.slot] += facts.nwarps()
+                counts[step.slot] += facts.nwarps() * step.weight
             if step.memory:  # run with no active lane too: its requests are counted as issued
                 step.run(ch, m, mf.all(), mask)  # type: ignore[misc]
                 if step.inst_kind != "load" and mf.any():
