@@ -6,6 +6,7 @@ from __future__ import annotations
 from perfcalc.model.time_model import KernelWork, TimePrediction, predict_time
 from perfcalc.sim.launch import SimResult
 from perfcalc.specs.arch import Arch
+from perfcalc.specs.counters import TENSOR_KINDS
 from perfcalc.specs.gpu import Gpu
 from perfcalc.specs.timing import timing_rates
 
@@ -53,6 +54,7 @@ def kernel_work(result: SimResult, active_blocks_per_sm: int) -> KernelWork:
         atomic_hot_lines=rep.atomic_hot_lines if rep is not None else (),
         shared_atomic_steps=(c.shared_atomic_int_steps, c.shared_atomic_cas_steps, c.shared_atomic_float_steps),
         constant_extra_requests=max(0, c.constant_requests - kinds.get("constant_load", 0)),
+        tensor_instructions=tuple((k, n) for k, n in kinds.items() if k in TENSOR_KINDS and n),
     )
 
 

@@ -93,6 +93,8 @@ class KernelWork:
     # times a warp waits for its global loads (loads issued together wait once); None: one
     # wait per load, as where the compiled order of loads and uses is not known
     global_load_waits: int | None = None
+    # tensor-core machine instructions (HMMA/IMMA) by kind (specs/counters.py TENSOR_KINDS)
+    tensor_instructions: tuple[tuple[str, int], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -126,6 +128,36 @@ class TimePrediction(Result):
     # how far to trust it: the measured errors of held-back launches of the same bound and size
     # on this product (devices/time_accuracy.yaml); None where the product was never measured
     error_band: ErrorBand | None = None
+
+
+def _tensor_term(
+    work: KernelWork,
+    rates: TimingRates,
+    arch: Arch,
+    sms: int,
+    clock: float,
+    busiest: float,
+    per_sm: str,
+    omitted: list[str],
+) -> list[Term]:
+    """The tensor pipe: each HMMA/IMMA instruction keeps its sub-partition's pipe busy for the
+    kind's cycles (devices/timing.yaml); the SM's sub-partitions work side by side."""
+    known = [(k, n) for k, n in work.tensor_instructions if k in rates.tensor_pipe_cycles]
+    unknown = [k for k, _ in work.tensor_instructions if k not in rates.tensor_pipe_cycles]
+    if unknown:
+        omitted.append(f"tensor pipe for {', '.join(unknown)} (no sourced cycles for CC {arch.cc})")
+    if not known:
+        return []
+    parts = arch.sub_partitions
+    cycles = sum(n * rates.tensor_pipe_cycles[k] for k, n in known)
+    shown = " + ".join(f"{n} {k[len('tensor_') :]} x {rates.tensor_pipe_cycles[k]:g}" for k, n in known)
+    return [
+        Term(
+            "tensor pipe",
+            cycles / (parts * sms * clock) * busiest,
+            f"({shown}) cycles / {parts} sub-partitions {per_sm}",
+        )
+    ]
 
 
 def _check(work: KernelWork) -> None:
@@ -268,6 +300,8 @@ def predict_time(work: KernelWork, gpu: Gpu, arch: Arch, rates: TimingRates) -> 
             f"{work.fp32_warp_instructions} warp instructions x 32 / {lanes} lanes per SM per clock {per_sm}",
         )
     )
+    if work.tensor_instructions:
+        terms.extend(_tensor_term(work, rates, arch, sms, clock, busiest, per_sm, omitted))
     if work.fp64_warp_instructions:
         if gpu.fp64_results_per_sm_per_clock:
             r64 = gpu.fp64_results_per_sm_per_clock

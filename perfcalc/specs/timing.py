@@ -6,12 +6,13 @@ that CC, and the time model leaves that term out (and says so) rather than guess
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
 
 from perfcalc.errors import SpecError
 from perfcalc.specs.arch import Arch
+from perfcalc.specs.counters import TENSOR_KINDS
 from perfcalc.specs.registry import devices_dir
 from perfcalc.specs.yaml_load import read_mapping
 
@@ -30,6 +31,7 @@ _MEASURED_NS = (
 _KEYS = (
     "issue_per_sm_per_clock_by_major",
     "dependent_issue_cycles_by_major",
+    "tensor_pipe_cycles_by_major",
     "l1_bytes_per_sm_per_clock",
     "l2_bytes_per_sm_per_clock",
     "dram_read_efficiency",
@@ -84,6 +86,8 @@ class TimingRates:
     store_merge_lines: int | None = None  # the L1's store merging limit (cache model)
     # cycles a warp's instruction waits for the one it depends on (None: not sourced for the CC)
     dependent_issue_cycles: float | None = None
+    # tensor-pipe cycles per HMMA/IMMA machine instruction, by counters kind (empty: not sourced)
+    tensor_pipe_cycles: dict[str, float] = field(default_factory=dict)
 
 
 def _lines(value: object) -> int | None:
@@ -161,4 +165,15 @@ def timing_rates(arch: Arch) -> TimingRates:
         dependent_issue_cycles=_positive(
             (merged.get("dependent_issue_cycles_by_major") or {}).get(arch.major), "dependent_issue_cycles_by_major"
         ),
+        tensor_pipe_cycles=_tensor_cycles((merged.get("tensor_pipe_cycles_by_major") or {}).get(arch.major)),
     )
+
+
+def _tensor_cycles(table: object) -> dict[str, float]:
+    if table is None:
+        return {}
+    if not isinstance(table, dict) or set(table) - set(TENSOR_KINDS):
+        raise SpecError(
+            f"devices/timing.yaml: tensor_pipe_cycles_by_major takes kinds {', '.join(TENSOR_KINDS)}, got {table!r}"
+        )
+    return {k: float(_positive(v, f"tensor_pipe_cycles_by_major {k}") or 0.0) for k, v in table.items()}
