@@ -166,8 +166,16 @@ def _source_run(k: SourceKernel, target: Target, options: RunOptions) -> TargetR
     from perfcalc.files import read_text
 
     arch = target.arch
+    triton = str(k.path).endswith(".py")
+    if triton:  # its block (32 x num_warps) and shared memory are what Triton compiles
+        from perfcalc.sim.ptx.triton_run import triton_launch
+
+        options = replace(options, engine="triton")
+        probe = {**dict(make_user_arrays([parse_array_option(a) for a in k.arrays])), **k.scalars}
+        threads, shared = triton_launch(k.path, k.kernel or "", probe, arch)
+        k = replace(k, block=k.block or threads, dynamic_shared_memory_bytes=shared)
     grid, block = dims_as_given(k.grid, "--grid"), dims_as_given(k.block, "--block")
-    text = read_text(k.path, "--source", latin1_fallback=True)
+    text = read_text(k.path, "--triton" if triton else "--source", latin1_fallback=True)
     specs = [parse_array_option(a) for a in k.arrays]
     names = [s.name for s in specs]
     twice = sorted({n for n in names if names.count(n) > 1} | (set(names) & set(k.scalars)))

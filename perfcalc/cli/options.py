@@ -40,6 +40,15 @@ SourceOption = Annotated[
     typer.Option("--source", help="Run your own CUDA C file instead of a catalog kernel.", dir_okay=False),
 ]
 KernelOption = Annotated[str | None, typer.Option("--kernel", help="__global__ function in --source.")]
+TritonOption = Annotated[
+    str | None,
+    typer.Option(
+        "--triton",
+        metavar="FILE.py::KERNEL",
+        help="Run a @triton.jit kernel instead (needs perfcalc[triton]; no GPU): --grid is its program "
+        "grid, -p its scalars, constexprs and num_warps/num_stages, --array its tensors.",
+    ),
+]
 GridOption = Annotated[str | None, typer.Option("--grid", help="Grid for --source: 64, 64,64, 64x64 or (64,64,1).")]
 BlockOption = Annotated[str | None, typer.Option("--block", help="Block for --source: 256, 16,16, 16x16 or (16,16,1).")]
 ArrayOption = Annotated[

@@ -43,6 +43,7 @@ from perfcalc.cli.options import (
     RunEngineOption,
     RunPlotOption,
     SourceOption,
+    TritonOption,
 )
 
 RUN_TABLES = (
@@ -65,6 +66,7 @@ def run(
     param: ParamOption = None,
     catalog_file: CatalogOption = None,
     source: SourceOption = None,
+    triton: TritonOption = None,
     kernel: KernelOption = None,
     grid: GridOption = None,
     block: BlockOption = None,
@@ -90,16 +92,19 @@ def run(
     """Run a kernel on the execution core, check its result, compare its counters with the model.
 
     Examples: perfcalc run matmul_tiled --cc 2.0 --param Width=128;
-    perfcalc run --source k.cu --kernel scale --grid 4 --block 256 --array x=float32:1024 -p n=1024
+    perfcalc run --source k.cu --kernel scale --grid 4 --block 256 --array x=float32:1024 -p n=1024;
+    perfcalc run --triton add.py::add --grid 4 --array x_ptr=float32:1000 ... -p n=1000 -p BLOCK=256
     """
     from perfcalc.analysis.analyze import RunOptions, analyze, engine_choice
     from perfcalc.errors import InputError
     from perfcalc.specs.target import resolve_targets
 
     start_output(output)
+    if triton is not None:
+        source, kernel = _triton_reference(triton, source, kernel, define, include, engine)
     _check_kind(kernel_name, source, catalog_file, kernel, grid, block, array, define, dynamic_shared)
     default = RunEngine.source if source is None else RunEngine.auto  # a real .cu needs no option
-    chosen, engine_note = engine_choice((engine or default).value)
+    chosen, engine_note = engine_choice((engine or default).value) if triton is None else ("triton", None)
     if engine_note:
         typer.echo(engine_note, err=True)
     if include and chosen != "ptx":
@@ -130,6 +135,20 @@ def run(
     if plot is not None:
         _plot(report, plot, dpi)
     _show_report(report, fmt, output, table)
+
+
+def _triton_reference(
+    triton: str, source: Any, kernel: Any, define: Any, include: Any, engine: Any
+) -> tuple[Path, str]:
+    """--triton FILE.py::KERNEL as the file and kernel to run (what goes with it checked)."""
+    from perfcalc.errors import InputError
+    from perfcalc.sim.ptx.triton_run import split_reference
+
+    if source is not None or kernel is not None:
+        raise InputError("--triton FILE.py::KERNEL names the file and the kernel: leave out --source and --kernel")
+    if define or include or engine is not None:
+        raise InputError("--define, --include-dir and --engine go with --source (Triton compiles the Python file)")
+    return split_reference(triton)
 
 
 def _check_kind(kernel_name: Any, source: Any, catalog_file: Any, *source_only: Any) -> None:
@@ -166,8 +185,9 @@ def _kernel(
     if source is None:
         assert name is not None  # one of KERNEL and --source, checked before
         return CatalogKernel(name, params, catalog_file)
+    triton = str(source).endswith(".py")
     for value, option in ((grid, "--grid"), (block, "--block")):
-        if value is None:
+        if value is None and not (triton and option == "--block"):  # a Triton block is 32 x num_warps
             raise InputError(f"{option} is required with --source (e.g. {option} 16,16)")
     return SourceKernel(
         source,

@@ -2,7 +2,9 @@
 
 Engines: "source" runs the CUDA C subset as written (sim/csubset/, pure Python, portable);
 "ptx" compiles the whole .cu file with NVIDIA's runtime compiler and runs the PTX as compiled
-(sim/ptx/); "auto" takes "ptx" where NVRTC is installed and working, else "source". The front
+(sim/ptx/); "triton" compiles a @triton.jit function of a Python file (`source_name`) with Triton
+and runs its PTX the same way; "auto" takes "ptx" where NVRTC is installed and working, else
+"source". The front
 ends import the shared machine (sim/launch.py); only this module imports the front ends.
 """
 
@@ -17,14 +19,14 @@ from perfcalc.memory.cache_hierarchy import CacheHierarchy
 from perfcalc.sim.launch import CacheFactory, SimResult
 from perfcalc.specs import Arch, as_arch
 
-ENGINES = ("auto", "ptx", "source")
+ENGINES = ("auto", "ptx", "source", "triton")
 
 
 def resolve_engine(engine: str) -> tuple[str, str | None]:
     """('ptx' | 'source', a one-line note or None) for an engine name ('auto' decides)."""
     if engine not in ENGINES:
         raise InputError(f"engine {str(engine)[:40]!r} is not one of {', '.join(ENGINES)}")
-    if engine != "auto":
+    if engine != "auto":  # "triton": `source` is a Python file's text, compiled by Triton (ptx/triton_run.py)
         return engine, None
     from perfcalc.sim.ptx import toolchain
     from perfcalc.sim.ptx.nvrtc import CompilerUnavailable, library
@@ -90,6 +92,25 @@ def run_kernel(
         "caches": caches,
     }
     with time_limit(max_seconds):
+        if chosen == "triton":
+            from perfcalc.sim.ptx.triton_run import run_triton
+
+            if kernel is None:
+                raise InputError("a Triton run names its kernel (FILE.py::KERNEL)")
+            return run_triton(
+                source_name,
+                kernel,
+                grid,
+                block,
+                args,
+                arch,
+                iteration_cap=iteration_cap,
+                cache=cache,
+                bank_mode=bank_mode,
+                raise_on_fault=raise_on_fault,
+                progress=progress,
+                caches=caches,
+            )
         if chosen == "ptx":
             from perfcalc.sim.ptx.run import run_ptx
 

@@ -1,0 +1,158 @@
+"""`perfcalc run --triton FILE.py::KERNEL` (issue 33 point 4): Triton kernels written here
+(tests/data/triton/) compiled without a GPU and run on the PTX engine.
+
+Expected values: the H100's outputs and Nsight Compute counters for the same cubins launched
+with the same inputs (benchmarks/hw/triton_prepare.py, triton_on_h100.sh; raw files in
+benchmarks/hw/triton_run/), NumPy references, and Triton's JIT specialisation rules. Skipped,
+with the reason, where Triton is not installed (it is an optional extra: perfcalc[triton]).
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from perfcalc.cli import app as cli
+from perfcalc.errors import InputError
+from perfcalc.sim.ptx.triton_run import triton_available
+
+ROOT = Path(__file__).resolve().parents[1]
+HW = ROOT / "benchmarks" / "hw"
+TRITON = ROOT / "tests" / "data" / "triton"
+needs_triton = pytest.mark.skipif(
+    not triton_available(), reason="Triton is not installed (pip install perfcalc[triton])"
+)
+sys.path.insert(0, str(HW))
+
+
+def _case(name: str) -> dict:
+    from triton_prepare import cases
+
+    return next(c for c in cases() if c["name"] == name)
+
+
+def _run(name: str) -> tuple[dict, object]:
+    from perfcalc.sim.ptx.triton_run import run_triton
+    from perfcalc.specs import get_arch
+
+    case = _case(name)
+    args = {k: (v.copy() if isinstance(v, np.ndarray) else v) for k, v in case["args"].items()}
+    result = run_triton(TRITON / case["file"], case["kernel"], case["grid"], None, args, get_arch("9.0"))
+    return args, result
+
+
+@needs_triton
+@pytest.mark.parametrize(("name", "out"), [("vector_add", "out_ptr"), ("matmul", "c_ptr")])
+def test_outputs_equal_the_h100_bit_for_bit(name: str, out: str) -> None:
+    """matmul is tl.dot: Triton's sm_80 code (cp.async, ldmatrix, mma.sync) run by the engine with
+    the H100's tensor-core arithmetic, equal to the H100 running the same code, all 65,536 values."""
+    args, _ = _run(name)
+    want = np.load(HW / "triton_run" / "outputs.npz")[f"{name}::{out}"]
+    assert args[out].tobytes() == want.tobytes()
+
+
+@needs_triton
+@pytest.mark.parametrize(("name", "out", "ulps"), [("softmax", "y_ptr", 5), ("attention", "o_ptr", 10**5)])
+def test_approximate_functions_are_where_outputs_differ(name: str, out: str, ulps: int) -> None:
+    """softmax and attention use ex2.approx and div.full (MUFU.EX2, MUFU.RCP on the H100), which
+    the engine computes correctly rounded: measured, at most 5 float32 units in the last place
+    apart for softmax; attention's f16 P amplifies a one-unit difference of an exponential into
+    a rounding of P (the run's maximum, 95,374 units, is 0.6 % of a value near 0)."""
+    args, _ = _run(name)
+    want = np.load(HW / "triton_run" / "outputs.npz")[f"{name}::{out}"]
+    diff = np.abs(args[out].view(np.int32).astype(np.int64) - want.view(np.int32).astype(np.int64))
+    assert diff.max() <= ulps
+    assert np.allclose(args[out], want, rtol=1e-2, atol=1e-2)
+
+
+@needs_triton
+@pytest.mark.parametrize("name", ["vector_add", "matmul", "softmax", "reduction"])
+def test_global_and_tensor_counters_equal_nsight_compute(name: str) -> None:
+    """Global requests and sectors, loads and stores, and tensor-pipe instructions per launch."""
+    sys.path.insert(0, str(HW))
+    from ptx_corpus_compare import ncu_values
+    from triton_prepare import cases
+
+    index = [c["name"] for c in cases()].index(name)
+    hw = ncu_values(HW / "triton_run" / "ncu.csv")[index]
+    _, result = _run(name)
+    c = result.counters  # type: ignore[attr-defined]
+    assert c.global_load_requests == hw["l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"]
+    assert c.global_load_transactions == hw["l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"]
+    assert c.global_store_requests == hw["l1tex__t_requests_pipe_lsu_mem_global_op_st.sum"]
+    assert c.global_store_transactions == hw["l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum"]
+    tensor = sum(n for k, n in c.warp_instructions.items() if k.startswith("tensor_"))
+    assert tensor == hw["smsp__inst_executed_pipe_tensor.sum"]
+
+
+@needs_triton
+def test_the_jit_specialisation_is_derived_from_the_arguments() -> None:
+    """As Triton's JIT: an int of 1 becomes a constant, one divisible by 16 gets tt.divisibility,
+    arrays (256-byte aligned) are marked divisible by 16, floats are not specialised."""
+    from perfcalc.sim.ptx.triton_run import _jit_function, _signature
+
+    fn = _jit_function(TRITON / "vector_add.py", "add")
+    x = np.zeros(4, np.float32)
+    sig, constants, attrs = _signature(fn, {"x_ptr": x, "y_ptr": x, "out_ptr": x, "n": 1, "BLOCK": 256})
+    assert sig == {"x_ptr": "*fp32", "y_ptr": "*fp32", "out_ptr": "*fp32", "n": "constexpr", "BLOCK": "constexpr"}
+    assert constants == {"n": 1, "BLOCK": 256}
+    sig, _, attrs = _signature(fn, {"x_ptr": x, "y_ptr": x, "out_ptr": x, "n": 32, "BLOCK": 256})
+    assert sig["n"] == "i32" and attrs[(3,)] == [["tt.divisibility", 16]] and (0,) in attrs
+    sig, _, attrs = _signature(fn, {"x_ptr": x, "y_ptr": x, "out_ptr": x, "n": 33, "BLOCK": 256})
+    assert sig["n"] == "i32" and (3,) not in attrs
+
+
+@needs_triton
+def test_cli_runs_a_triton_kernel_and_reports_its_lines() -> None:
+    runner = CliRunner()
+    r = runner.invoke(
+        cli,
+        [
+            "run",
+            "--triton",
+            f"{TRITON / 'vector_add.py'}::add",
+            "--grid",
+            "4",
+            *("--array", "x_ptr=float32:1000", "--array", "y_ptr=float32:1000", "--array", "out_ptr=float32:1000"),
+            *("-p", "n=1000", "-p", "BLOCK=256", "-p", "num_warps=2", "--format", "json"),
+        ],
+    )
+    assert r.exit_code == 0, r.output
+    import json
+
+    doc = json.loads(r.stdout)
+    assert doc["launch"]["block"] == [64]  # num_warps=2: 64 threads a program
+    # n = 1000 is not a multiple of 16, so the JIT gives no divisibility and the masked loads stay
+    # scalar: BLOCK 256 / 64 threads = 4 loads per thread, per array, in each of the 8 warps
+    assert doc["counters"]["global_load_requests"] == 2 * 8 * 4
+    lines = {s["code"]: s for s in doc["per_site"]}  # counts at the Python source's own lines
+    assert lines["x = tl.load(x_ptr + offs, mask=mask)"]["counters"]["global_load_requests"] == 8 * 4
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (["--triton", "nofile.py"], "FILE.py::KERNEL"),
+        (["--triton", "nofile.py::k", "--grid", "1"], "no file"),
+        (["--triton", f"{TRITON / 'vector_add.py'}::nope", "--grid", "1"], "no @triton.jit function 'nope'"),
+        (["--triton", f"{TRITON / 'vector_add.py'}::add", "--grid", "1", "--source", "k.cu"], "leave out --source"),
+    ],
+)
+def test_bad_triton_input_is_one_line_and_exit_2(args: list[str], says: str) -> None:
+    if not triton_available() and "::" in args[1] and "nofile" not in args[1] and "--source" not in args:
+        pytest.skip("Triton is not installed: the file cannot be imported")
+    r = CliRunner().invoke(cli, ["run", *args])
+    assert r.exit_code == 2
+    assert says in r.output and "Traceback" not in r.output
+
+
+def test_without_triton_the_error_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
+    from perfcalc.sim.ptx import triton_run
+
+    monkeypatch.setattr(triton_run, "triton_available", lambda: False)
+    with pytest.raises(InputError, match=r"perfcalc\[triton\]"):
+        triton_run._jit_function(TRITON / "vector_add.py", "add")
