@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from perfcalc.errors import CudaSyntaxError, KernelFault
+from perfcalc.errors import KernelFault
 from perfcalc.sim import run_kernel
 from perfcalc.sim.ptx import compile as ptx_run
 from perfcalc.sim.ptx import nvrtc
@@ -534,10 +534,12 @@ def test_set_gives_the_comparison_as_a_number():
     assert out["eq"].tolist() == [0x3C00, 0, 0, 0]
 
 
-def test_bfloat16_arithmetic_is_refused_not_miscomputed():
-    """A bfloat16 register holds the upper 16 bits of a float32 (cuda_bf16.h); the engine does not
-    emulate bfloat16 instructions, so cvt.rn.bf16.f32 is refused by name. Before, it converted by
-    value as if bf16 were an integer: __float2bfloat16(3.3f) read back as 3.0, -4.0 as 0."""
+def test_bfloat16_round_trip_is_the_upper_half_of_float32_rounded_to_nearest_even():
+    """A bfloat16 is the upper 16 bits of a float32 (cuda_bf16.h); __float2bfloat16 rounds to
+    nearest, ties to even. Expected values derived here from the bit pattern: 3.3f = 0x40533333
+    -> 0x4053 (3.296875); 1 + 2**-8 (a tie) -> 1.0 (even); 1 + 3 * 2**-8 (a tie) -> 1 + 2**-6;
+    -4.0 stays -4.0. (Once the engine converted by value as if bf16 were an integer: 3.3 read
+    back as 3.0 and -4.0 as 0; then it refused bf16 by name; now it emulates it.)"""
     src = """
     #include <cuda_bf16.h>
     __global__ void round_trip(const float *x, float *y) {
@@ -545,9 +547,10 @@ def test_bfloat16_arithmetic_is_refused_not_miscomputed():
         y[i] = __bfloat162float(__float2bfloat16(x[i]));
     }
     """
-    x = np.array([3.3] * 32, np.float32)
-    with pytest.raises(CudaSyntaxError, match="bfloat16 is not emulated"):
-        ptx(src, "round_trip", 1, 32, {"x": x, "y": np.zeros(32, np.float32)})
+    x = np.array([3.3, 1 + 2.0**-8, 1 + 3 * 2.0**-8, -4.0] * 8, np.float32)
+    y = np.zeros(32, np.float32)
+    ptx(src, "round_trip", 1, 32, {"x": x, "y": y})
+    assert y[:4].tolist() == [3.296875, 1.0, 1 + 2.0**-6, -4.0]
 
 
 def test_dp4a_sums_the_products_of_four_byte_pairs():

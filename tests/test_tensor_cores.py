@@ -140,6 +140,10 @@ BIT_EXACT = {  # program: arguments of the H100 run (tensor_on_h100.sh's small s
     "wmma_gemm": ("64",),  # nvcuda::wmma f16 (col-major B, scaled fragment), bf16, tf32
     "mma_int8_tf32": ("64",),
     "half2_fp8": ("65536",),  # half2 arithmetic, e4m3 / e5m2 quantise and dequantise
+    "sgemm_cp_async": ("100",),  # cp.async.ca double buffering, src-size zero fill at the edges
+    "mma_shapes": ("256",),  # m16n8k8 f16/bf16, m16n8k4 tf32, m16n8k16 s8, u8 x s8 .satfinite
+    "bf16_elementwise": ("65536",),  # bf16x2 fma/mul/add/sub/max/min/neg/abs, cvt .rn and .rz
+    "wmma_int8": ("64",),  # s8 and u8 wmma with int32 accumulators
 }
 
 

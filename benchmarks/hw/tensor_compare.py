@@ -1,7 +1,7 @@
 """Here, after tensor_on_h100.sh: the tensor-core corpus (tests/data/cuda/tensor/) run whole by
 `perfcalc app` against the H100's outputs, Nsight Compute counters, registers and times.
 
-    python benchmarks/hw/tensor_compare.py [benchmarks/hw/tensor_run] [--gpu h100-sxm] [--no-times]
+    python benchmarks/hw/tensor_compare.py [benchmarks/hw/tensor_run] [--gpu h100-sxm] [--no-times] [PROGRAM...]
 
 Writes outputs.csv (per program: bytes compared, elements equal), counters.csv (per launch and
 counter: H100, perfcalc, equal) and times.csv (per launch at the realistic size: H100, perfcalc's
@@ -35,14 +35,18 @@ CASES = {
     "bf16_norms": (["64", "1024"], ["4096", "4096"], 2),
     "half2_fp8": (["65536"], ["16777216"], 2),
     "flash_attention": (["256"], ["4096"], 4),
+    "sgemm_cp_async": (["100"], ["2048"], 4),
+    "mma_shapes": (["256"], ["256"], 4),
+    "bf16_elementwise": (["65536"], ["16777216"], 2),
+    "wmma_int8": (["64"], ["2048"], 4),
 }
 TENSOR_METRIC = "smsp__inst_executed_pipe_tensor.sum"
 COUNTERS = (*NCU, "tensor_instructions")
 
 
-def perfcalc_counts(counters: dict) -> dict[str, float]:
+def perfcalc_counts(counters: dict, kinds: dict[str, int]) -> dict[str, float]:
     out = {k: float(counters.get(k, 0)) for k in NCU}
-    out["tensor_instructions"] = float(counters.get("warp_instructions", {}).get("tensor", 0))
+    out["tensor_instructions"] = float(sum(n for k, n in kinds.items() if k.startswith("tensor_")))
     return out
 
 
@@ -52,9 +56,11 @@ def h100_counts(metrics: dict[str, float]) -> dict[str, float]:
     return out
 
 
-def main(run: Path, gpu: str, with_times: bool) -> None:
+def main(run: Path, gpu: str, with_times: bool, only: set[str]) -> None:
     outputs, counters, times = [], [], []
     for name, (small, large, esize) in CASES.items():
+        if only and name not in only:
+            continue
         source = str(CORPUS / f"{name}.cu")
         with tempfile.TemporaryDirectory() as tmp:
             out = Path(tmp) / "out.bin"
@@ -66,24 +72,26 @@ def main(run: Path, gpu: str, with_times: bool) -> None:
         outputs.append((name, len(theirs), b.size, equal, mine == theirs))
         h100 = ncu_values(run / f"ncu_small_{name}.csv")
         for launch, metrics in zip(report.launches, h100, strict=True):
-            ours, hw = perfcalc_counts(launch.counters), h100_counts(metrics)
+            kinds = launch.sim.counters.warp_instructions if launch.sim is not None else {}
+            ours, hw = perfcalc_counts(launch.counters, kinds), h100_counts(metrics)
             regs_hw = metrics.get("launch__registers_per_thread", 0.0)
             for k in COUNTERS:
                 counters.append((name, launch.short_name, k, hw[k], ours[k], hw[k] == ours[k]))
-            counters.append(
-                (name, launch.short_name, "registers", regs_hw, launch.registers_per_thread, regs_hw == launch.registers_per_thread)
-            )
+            regs = launch.registers_per_thread
+            counters.append((name, launch.short_name, "registers", regs_hw, regs, regs_hw == regs))
         if not with_times:
             continue
-        timed = app([source], ["/dev/null", *large], gpu=gpu)
+        timed = app([source], ["/dev/null", *large], gpu=gpu, max_seconds=3600)
         for launch, metrics in zip(timed.launches, ncu_values(run / f"ncu_large_{name}.csv"), strict=True):
             measured = metrics["gpu__time_duration.sum"] * 1e-9
             predicted = launch.predicted_time_s or float("nan")
             times.append((name, launch.short_name, " ".join(large), measured, predicted, predicted / measured))
-    _write(run / "outputs.csv", ("program", "bytes", "elements", "equal elements", "bit for bit"), outputs)
-    _write(run / "counters.csv", ("program", "kernel", "counter", "h100", "perfcalc", "equal"), counters)
+    suffix = "" if not only else "_" + "_".join(sorted(only))  # a part of the corpus: its own times
+    if not only:
+        _write(run / "outputs.csv", ("program", "bytes", "elements", "equal elements", "bit for bit"), outputs)
+        _write(run / "counters.csv", ("program", "kernel", "counter", "h100", "perfcalc", "equal"), counters)
     if with_times:
-        _write(run / "times.csv", ("program", "kernel", "size", "h100 s", "perfcalc s", "ratio"), times)
+        _write(run / f"times{suffix}.csv", ("program", "kernel", "size", "h100 s", "perfcalc s", "ratio"), times)
     _summary(outputs, counters, times)
 
 
@@ -96,8 +104,10 @@ def _write(path: Path, header: tuple[str, ...], rows: list[tuple]) -> None:
 
 def _summary(outputs: list[tuple], counters: list[tuple], times: list[tuple]) -> None:
     bitwise = sum(1 for o in outputs if o[4])
-    print(f"outputs: {bitwise}/{len(outputs)} programs bit for bit; elements equal "
-          f"{sum(o[3] for o in outputs)}/{sum(o[2] for o in outputs)}")
+    print(
+        f"outputs: {bitwise}/{len(outputs)} programs bit for bit; elements equal "
+        f"{sum(o[3] for o in outputs)}/{sum(o[2] for o in outputs)}"
+    )
     for o in outputs:
         print(f"  {o[0]}: {o[3]}/{o[2]} elements equal")
     pairs = [c for c in counters if c[2] != "registers"]
@@ -123,4 +133,7 @@ if __name__ == "__main__":
     args = [a for a in sys.argv[1:] if not a.startswith("--")]
     gpu = sys.argv[sys.argv.index("--gpu") + 1] if "--gpu" in sys.argv else "h100-sxm"
     args = [a for a in args if a != gpu]
-    main(Path(args[0]) if args else ROOT / "benchmarks" / "hw" / "tensor_run", gpu, "--no-times" not in sys.argv)
+    only = {a for a in args if a in CASES}
+    folders = [a for a in args if a not in CASES]
+    run = Path(folders[0]) if folders else ROOT / "benchmarks" / "hw" / "tensor_run"
+    main(run, gpu, "--no-times" not in sys.argv, only)

@@ -142,13 +142,15 @@ def _triton_reference(
 ) -> tuple[Path, str]:
     """--triton FILE.py::KERNEL as the file and kernel to run (what goes with it checked)."""
     from perfcalc.errors import InputError
-    from perfcalc.sim.ptx.triton_run import split_reference
 
     if source is not None or kernel is not None:
         raise InputError("--triton FILE.py::KERNEL names the file and the kernel: leave out --source and --kernel")
     if define or include or engine is not None:
         raise InputError("--define, --include-dir and --engine go with --source (Triton compiles the Python file)")
-    return split_reference(triton)
+    path, sep, name = triton.partition("::")
+    if not sep or not name or not path.endswith(".py"):
+        raise InputError(f"--triton {triton[:200]!r}: give FILE.py::KERNEL (the @triton.jit function in a Python file)")
+    return Path(path), name
 
 
 def _check_kind(kernel_name: Any, source: Any, catalog_file: Any, *source_only: Any) -> None:

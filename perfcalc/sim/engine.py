@@ -19,14 +19,16 @@ from perfcalc.memory.cache_hierarchy import CacheHierarchy
 from perfcalc.sim.launch import CacheFactory, SimResult
 from perfcalc.specs import Arch, as_arch
 
-ENGINES = ("auto", "ptx", "source", "triton")
+ENGINES = ("auto", "ptx", "source")  # the user's choices; "triton" is chosen by --triton
 
 
 def resolve_engine(engine: str) -> tuple[str, str | None]:
     """('ptx' | 'source', a one-line note or None) for an engine name ('auto' decides)."""
+    if engine == "triton":  # `source` is a Python file's text, compiled by Triton (ptx/triton_run.py)
+        return engine, None
     if engine not in ENGINES:
         raise InputError(f"engine {str(engine)[:40]!r} is not one of {', '.join(ENGINES)}")
-    if engine != "auto":  # "triton": `source` is a Python file's text, compiled by Triton (ptx/triton_run.py)
+    if engine != "auto":
         return engine, None
     from perfcalc.sim.ptx import toolchain
     from perfcalc.sim.ptx.nvrtc import CompilerUnavailable, library

@@ -11,15 +11,13 @@ issued, so commit_group / wait_group / wait_all have nothing left to wait for; a
 reads the data only after its wait, and sees the same values. For the time model a warp's
 wait_group / wait_all is one wait for global data (the copies issued before it overlap).
 
-wmma.load/store: the fragment layout of `nvcuda::wmma` is unspecified by the PTX ISA, so the
-engine keeps its own (lane l's element e is the matrix's row-major element l + 32e, repeated
-when the fragment has more registers than the tile has elements per lane); load, mma and store
-agree on it, and an element-wise operation on a fragment is layout-free, as CUDA requires.
+wmma.load/store: in the fragment layout of fragments.py (the mma fragments ptxas uses); load,
+mma and store agree on it, and an element-wise operation on a fragment is layout-free, as CUDA
+requires.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 
 import numpy as np
@@ -27,6 +25,7 @@ import numpy as np
 from perfcalc.errors import CudaSyntaxError
 from perfcalc.sim import counters as C
 from perfcalc.sim.ptx.execute import Chunk, Env, address, operand, warps_with
+from perfcalc.sim.ptx.fragments import operand_dims, wmma_layout, wmma_tile
 from perfcalc.sim.ptx.memops import _price, _regs, _resolve, _space
 from perfcalc.sim.ptx.memory import gather, scatter
 from perfcalc.sim.ptx.parse import Instr
@@ -141,28 +140,7 @@ def build_cp_async(instr: Instr, env: Env) -> Op:
 
 
 # --- wmma ------------------------------------------------------------------------------------
-_WMMA_SHAPE = re.compile(r"^m(\d+)n(\d+)k(\d+)$")
 _ESIZE = {"f16": 2, "bf16": 2, "f32": 4, "tf32": 4, "s32": 4, "s8": 1, "u8": 1, "f64": 8}
-
-
-def wmma_tile(instr: Instr) -> tuple[int, int, int]:
-    shape = next((_WMMA_SHAPE.match(p) for p in instr.parts if _WMMA_SHAPE.match(p)), None)
-    if shape is None:
-        raise CudaSyntaxError(f"{instr.opcode} at line {instr.line} names no mMnNkK shape")
-    mm, nn, kk = (int(x) for x in shape.groups())
-    return mm, nn, kk
-
-
-def fragment_positions(rows: int, cols: int, elements: int) -> tuple[np.ndarray, np.ndarray]:
-    """(row, col), each (32 lanes, elements): where lane l's fragment element e sits."""
-    unique = rows * cols // 32
-    flat = _LANE[:, None] + 32 * (np.arange(elements)[None, :] % unique)
-    return flat // cols, flat % cols
-
-
-def operand_dims(which: str, tile: tuple[int, int, int]) -> tuple[int, int]:
-    mm, nn, kk = tile
-    return {"a": (mm, kk), "b": (kk, nn), "c": (mm, nn), "d": (mm, nn)}[which]
 
 
 def _wmma_type(instr: Instr) -> str:
@@ -172,9 +150,26 @@ def _wmma_type(instr: Instr) -> str:
     return t
 
 
+def _groups(rows: np.ndarray, cols: np.ndarray, unique: int, col_major: bool, esize: int) -> list[list[int]]:
+    """The fragment's distinct elements in runs that are adjacent in memory in every lane (one
+    access each, at most 8 bytes: what ptxas loads or stores with one instruction)."""
+    groups: list[list[int]] = []
+    for e in range(unique):
+        if groups:
+            last = groups[-1][-1]
+            dr, dc = rows[:, e] - rows[:, last], cols[:, e] - cols[:, last]
+            next_to = (dr == 1).all() and (dc == 0).all() if col_major else (dr == 0).all() and (dc == 1).all()
+            if next_to and (len(groups[-1]) + 1) * esize <= 8:
+                groups[-1].append(e)
+                continue
+        groups.append([e])
+    return groups
+
+
 def build_wmma_memory(instr: Instr, env: Env) -> Op:
     """wmma.load.{a,b,c}.sync.aligned.layout.shape{.ss}.type r, [p]{, stride} and
-    wmma.store.d.sync.aligned.layout.shape{.ss}.type [p], r{, stride}."""
+    wmma.store.d.sync.aligned.layout.shape{.ss}.type [p], r{, stride}, in the fragment layout of
+    fragments.py; elements adjacent in memory move in one access, as ptxas's code does."""
     store = instr.parts[1] == "store"
     which = instr.parts[2]
     tile = wmma_tile(instr)
@@ -183,15 +178,16 @@ def build_wmma_memory(instr: Instr, env: Env) -> Op:
     col_major = "col" in instr.parts
     rows, cols = operand_dims(which, tile)
     regs = _regs(instr.operands[1] if store else instr.operands[0])
-    per_reg = 4 // esize if t not in ("tf32",) else 1
+    per_reg = 4 // esize if t != "tf32" else 1
     elements = len(regs) * per_reg
-    r_of, c_of = fragment_positions(rows, cols, elements)
+    r_of, c_of = wmma_layout(which, tile, t, elements)
+    unique = min(elements, rows * cols // 32)
+    groups = _groups(r_of, c_of, unique, col_major, esize)
     space = _space(instr)
     where = address(instr.operands[0] if store else instr.operands[1], env, "u64")
     if len(instr.operands) < 3:
         raise CudaSyntaxError(f"{instr.opcode} at line {instr.line}: wmma without a stride operand is not implemented")
     stride = operand(instr.operands[2], "u32", env)
-    unique = min(elements, rows * cols // 32)
     sources = [operand(r, "b32", env) for r in regs] if store else []
     dt = np.dtype({1: np.uint8, 2: np.uint16, 4: np.uint32}[esize])
 
@@ -207,17 +203,23 @@ def build_wmma_memory(instr: Instr, env: Env) -> Op:
         if store:
             words = np.stack([np.broadcast_to(np.asarray(dense(s(ch))).view(np.uint32), (ch.n,)) for s in sources], 1)
             values = words.view(dt).reshape(ch.n, -1) if esize < 4 else words
-            for e in range(unique):
-                for res, mask, price_addr in _resolve(ch, instr, space, offsets(ch, e), m, esize, "write"):
-                    scatter(res.storage, res.offset, np.ascontiguousarray(values[:, e]), mask, res.whole)
-                    _price(ch, instr, res.space, price_addr, esize, mask, ctl, "store", res.whole)
+            for g in groups:
+                size = esize * len(g)
+                for res, mask, price_addr in _resolve(ch, instr, space, offsets(ch, g[0]), m, size, "write"):
+                    for k, e in enumerate(g):
+                        scatter(
+                            res.storage, res.offset + k * esize, np.ascontiguousarray(values[:, e]), mask, res.whole
+                        )
+                    _price(ch, instr, res.space, price_addr, size, mask, ctl, "store", res.whole)
             return
         loaded: np.ndarray = np.zeros((ch.n, elements), dtype=dt)
-        for e in range(unique):
-            for res, mask, price_addr in _resolve(ch, instr, space, offsets(ch, e), m, esize, "read"):
-                v = gather(res.storage, res.offset, dt, mask, res.whole)
-                loaded[:, e] = np.where(mask, v, loaded[:, e])
-                _price(ch, instr, res.space, price_addr, esize, mask, ctl, "load", res.whole)
+        for g in groups:
+            size = esize * len(g)
+            for res, mask, price_addr in _resolve(ch, instr, space, offsets(ch, g[0]), m, size, "read"):
+                for k, e in enumerate(g):
+                    v = gather(res.storage, res.offset + k * esize, dt, mask, res.whole)
+                    loaded[:, e] = np.where(mask, v, loaded[:, e])
+                _price(ch, instr, res.space, price_addr, size, mask, ctl, "load", res.whole)
         for e in range(unique, elements):  # a fragment with more registers repeats its elements
             loaded[:, e] = loaded[:, e % unique]
         packed = loaded.view(np.uint32) if esize < 4 else loaded

@@ -16,13 +16,12 @@ import numpy as np
 from perfcalc.errors import CudaSyntaxError
 from perfcalc.sim.ptx import tensor_numerics as numerics
 from perfcalc.sim.ptx.execute import Chunk, Env, operand, warps_with
+from perfcalc.sim.ptx.fragments import a_map, b_map, c_map, operand_dims, wmma_layout, wmma_tile
 from perfcalc.sim.ptx.parse import Instr
 from perfcalc.sim.separable import dense
 
 Op = Callable[[Chunk, np.ndarray, bool], None]
 _SHAPE = re.compile(r"^m(\d+)n(\d+)k(\d+)$")
-_LANE = np.arange(32)
-_G, _T = _LANE >> 2, _LANE & 3  # groupID, threadID_in_group
 
 
 def _regs(text: str) -> list[str]:
@@ -30,64 +29,6 @@ def _regs(text: str) -> list[str]:
     if not text.startswith("{"):
         return [text]
     return [s.strip() for s in text.strip("{}").split(",")]
-
-
-def _i(n: int) -> np.ndarray:
-    return np.arange(n)[None, :]
-
-
-def _a_map(k: int, t: str) -> tuple[np.ndarray, np.ndarray]:
-    """(rows, cols), each (32 lanes, elements): where lane l's element i of A sits."""
-    g, tg = _G[:, None], _T[:, None]
-    if t in ("f16", "bf16") and k == 16:
-        i = _i(8)
-        return g + 8 * ((i >> 1) & 1), tg * 2 + (i & 1) + 8 * (i >> 2)
-    if t in ("f16", "bf16") and k == 8:
-        i = _i(4)
-        return g + 8 * (i >> 1), tg * 2 + (i & 1)
-    if t == "tf32" and k == 8:
-        i = _i(4)
-        return g + 8 * (i & 1), tg + 4 * (i >> 1)
-    if t == "tf32" and k == 4:
-        i = _i(2)
-        return g + 8 * i, tg + 0 * i
-    if t in ("s8", "u8") and k == 32:
-        i = _i(16)
-        return g + 8 * ((i >> 2) & 1), tg * 4 + (i & 3) + 16 * (i >> 3)
-    if t in ("s8", "u8") and k == 16:
-        i = _i(8)
-        return g + 8 * (i >> 2), tg * 4 + (i & 3)
-    raise KeyError((k, t))
-
-
-def _b_map(k: int, t: str) -> tuple[np.ndarray, np.ndarray]:
-    """(rows = k, cols = n) of lane l's element i of B."""
-    g, tg = _G[:, None], _T[:, None]
-    if t in ("f16", "bf16") and k == 16:
-        i = _i(4)
-        return tg * 2 + (i & 1) + 8 * (i >> 1), g + 0 * i
-    if t in ("f16", "bf16") and k == 8:
-        i = _i(2)
-        return tg * 2 + i, g + 0 * i
-    if t == "tf32" and k == 8:
-        i = _i(2)
-        return tg + 4 * i, g + 0 * i
-    if t == "tf32" and k == 4:
-        i = _i(1)
-        return tg + 0 * i, g + 0 * i
-    if t in ("s8", "u8") and k == 32:
-        i = _i(8)
-        return tg * 4 + (i & 3) + 16 * (i >> 2), g + 0 * i
-    if t in ("s8", "u8") and k == 16:
-        i = _i(4)
-        return tg * 4 + i, g + 0 * i
-    raise KeyError((k, t))
-
-
-def _c_map() -> tuple[np.ndarray, np.ndarray]:
-    """(rows, cols) of lane l's element i of C and D (m16n8, every type)."""
-    i = _i(4)
-    return _G[:, None] + 8 * (i >> 1), _T[:, None] * 2 + (i & 1)
 
 
 _WIDTH = {"f16": 16, "bf16": 16, "tf32": 32, "f32": 32, "s32": 32, "s8": 8, "u8": 8}
@@ -134,8 +75,8 @@ def build_mma(instr: Instr, env: Env) -> tuple[Op, str, int]:
     if (mm, nn) != (16, 8) or atype != btype and {atype, btype} != {"s8", "u8"}:
         raise CudaSyntaxError(f"{what}: only m16n8 shapes with one input type are implemented")
     try:
-        a_rows, a_cols = _a_map(kk, atype)
-        b_rows, b_cols = _b_map(kk, btype)
+        a_rows, a_cols = a_map(kk, atype)
+        b_rows, b_cols = b_map(kk, btype)
     except KeyError:
         raise CudaSyntaxError(f"{what}: shape m{mm}n{nn}k{kk} on {atype} is not an mma.sync form") from None
     integer = atype in ("s8", "u8")
@@ -149,7 +90,7 @@ def build_mma(instr: Instr, env: Env) -> tuple[Op, str, int]:
     read_a = [operand(r, "b32", env) for r in a_regs]
     read_b = [operand(r, "b32", env) for r in b_regs]
     read_c = [operand(r, "b32", env) for r in c_regs]
-    c_rows, c_cols = _c_map()
+    c_rows, c_cols = c_map()
 
     def words(ch: Chunk, readers: list[Callable[[Chunk], object]]) -> list[np.ndarray]:
         return [np.broadcast_to(np.asarray(dense(r(ch))).view(np.uint32), (ch.n,)) for r in readers]
@@ -197,8 +138,6 @@ def build_wmma_mma(instr: Instr, env: Env) -> tuple[Op, str, int]:
     """wmma.mma.sync.aligned.alayout.blayout.shape.dtype{.atype.btype}.ctype d, a, b, c, in the
     fragment layout of matrix_memops.py (load, mma and store agree on it): its run, and the
     machine instructions it becomes (m16n8 tiles of K 16, or 4 for tf32, as ptxas lowers it)."""
-    from perfcalc.sim.ptx.matrix_memops import fragment_positions, operand_dims, wmma_tile
-
     tile = wmma_tile(instr)
     types = [p for p in instr.parts[instr.parts.index(next(p for p in instr.parts if _SHAPE.match(p))) + 1 :]]
     types = [p for p in types if p in _PER_REG]
@@ -224,7 +163,7 @@ def build_wmma_mma(instr: Instr, env: Env) -> tuple[Op, str, int]:
     maps = {}
     for which, regs, t in (("a", a_regs, atype), ("b", b_regs, atype), ("c", c_regs, ctype), ("d", d_regs, dtype)):
         rows, cols = operand_dims(which, tile)
-        maps[which] = (rows, cols, *fragment_positions(rows, cols, len(regs) * _PER_REG[t]))
+        maps[which] = (rows, cols, *wmma_layout(which, tile, t, len(regs) * _PER_REG[t]))
     readers = {w: [operand(r, "b32", env) for r in regs] for w, regs in (("a", a_regs), ("b", b_regs), ("c", c_regs))}
     kinds = {"a": atype, "b": atype, "c": ctype}
 

@@ -72,14 +72,6 @@ def triton_available() -> bool:
     return importlib.util.find_spec("triton") is not None
 
 
-def split_reference(text: str) -> tuple[Path, str]:
-    """FILE.py::KERNEL -> (path, kernel)."""
-    path, sep, kernel = str(text).partition("::")
-    if not sep or not kernel or not path.endswith(".py"):
-        raise InputError(f"--triton {text!r}: give FILE.py::KERNEL (the @triton.jit function in a Python file)")
-    return Path(path), kernel
-
-
 def _jit_function(path: Path, kernel: str) -> Any:
     if not path.is_file():
         raise InputError(f"--triton: no file {str(path)[:200]!r}")

@@ -7,8 +7,9 @@ import triton.language as tl
 
 
 @triton.jit
-def attention(q_ptr, k_ptr, v_ptr, o_ptr, n_ctx, sm_scale, HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr,
-              BLOCK_N: tl.constexpr):
+def attention(
+    q_ptr, k_ptr, v_ptr, o_ptr, n_ctx, sm_scale, HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr
+):
     start_m = tl.program_id(0)
     offs_m = start_m * BLOCK_M + tl.arange(0, BLOCK_M)
     offs_n = tl.arange(0, BLOCK_N)
