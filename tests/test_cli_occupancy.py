@@ -459,3 +459,52 @@ def test_ptxas_log_piped_in_as_dash():
     )
     empty = runner.invoke(app, ["occupancy", "--ptxas", "-", "--block", "256"], input="")
     assert empty.exit_code == 2 and "standard input" in empty.stderr
+
+
+def test_several_gpus_are_one_tidy_frame_with_a_gpu_column(tmp_path):
+    """Issue 35: occupancy on three products, its CSV one pandas frame with a gpu column and
+    numeric columns. Expected values from the register file: 256 threads x 64 registers = 16384
+    registers a block, 65536 per SM -> 4 blocks, 32 warps: 32/64 = 50 % on CC 9.0 and 10.0,
+    32/48 on CC 8.9 (48 warps per SM)."""
+    import pandas as pd
+
+    out = tmp_path / "occ.csv"
+    r = runner.invoke(
+        app,
+        [
+            "occupancy",
+            "--gpu",
+            "h100-sxm",
+            "--gpu",
+            "b200",
+            "--gpu",
+            "rtx4090",
+            "--block",
+            "256",
+            "--regs",
+            "64",
+            "-o",
+            str(out),
+        ],
+    )
+    assert r.exit_code == 0, r.output
+    frame = pd.read_csv(out)
+    assert frame["gpu"].tolist() == ["h100-sxm", "b200", "rtx4090"]
+    assert frame["occupancy"].tolist() == pytest.approx([0.5, 0.5, 32 / 48])
+    assert frame["active_warps_per_sm"].tolist() == [32, 32, 32]
+    for column in ("occupancy", "active_blocks_per_sm", "active_warps_per_sm", "sm_count", "max_warps_per_sm"):
+        assert pd.api.types.is_numeric_dtype(frame[column]), column
+
+
+@pytest.mark.parametrize(
+    ("extra", "says"),
+    [
+        (["--gpu", "h100-sxm"], "is given twice"),
+        (["--gpu", "b200", "--cc", "9.0"], "leave out --cc"),
+        (["--gpu", "b200", "--suggest"], "leave out --cc, --source, --ptxas, --sweep, --plot and --suggest"),
+    ],
+)
+def test_several_gpus_refuse_what_needs_one(extra, says):
+    r = runner.invoke(app, ["occupancy", "--gpu", "h100-sxm", "--block", "256", "--regs", "64", *extra])
+    assert r.exit_code == 2
+    assert says in r.output and "Traceback" not in r.output

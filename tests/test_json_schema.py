@@ -25,6 +25,8 @@ runner = CliRunner()
 MORE_FORMS = [
     ["occupancy", "--cc", "7.0", "--block", "256", "--regs", "32"],
     ["occupancy", "--cc", "9.0", "--regs", "40", "--suggest", "--gpu", "h100-sxm"],
+    # several products: one row per GPU (issue 35)
+    ["occupancy", "--gpu", "h100-sxm", "--gpu", "b200", "--block", "256", "--regs", "64", "--grid", "1000"],
     ["coalesce", "--cc", "9.0", "--stride", "1"],
     ["banks", "--cc", "7.0", "--pattern", "tile-column", "--tile-width", "32", "--pad", "1"],
     ["run", "copy_offset", "-p", "n=4096", "--gpu", "h100-sxm", "--engine", "ptx"],

@@ -69,6 +69,14 @@ def occupancy(
     Example: perfcalc occupancy --cc 7.0 --block 256 --regs 32
     """
     start_output(output)
+    gpus = list(gpu or [])
+    alone = (cc, source, ptxas, plot)
+    if len(gpus) > 1 and (any(x is not None for x in alone) or sweep or suggest):
+        raise InputError(
+            "several --gpu compare one configuration (--block, --regs, --smem, --grid): leave out --cc, "
+            "--source, --ptxas, --sweep, --plot and --suggest, or give one --gpu"
+        )
+    gpu_one = gpus[0] if len(gpus) == 1 else None
     threads, registers = parse_count(block, "--block"), parse_count(regs, "--regs")
     axes = parse_sweeps(sweep)
     if plot is not None:
@@ -95,7 +103,7 @@ def occupancy(
             raise InputError("--regs, --smem and --ptxas come from compiling --source; leave them out")
         if axes or plot is not None:
             raise InputError("--sweep and --plot work on --regs/--smem; use them without --source")
-        kernels, cc = compiled_resources(source, kernel, define, cc, gpu)
+        kernels, cc = compiled_resources(source, kernel, define, cc, gpu_one)
         ptxas_command(None, cc, threads, suggest, settings, fmt, output, table, kernels=kernels)
         return
     if ptxas is not None:
@@ -109,8 +117,11 @@ def occupancy(
             raise InputError("--gpu and --grid work on one configuration; leave them out with --ptxas")
         ptxas_command(ptxas, cc, threads, suggest, settings, fmt, output, table)
         return
-    arch, product = _device(cc, gpu)
     grid_blocks = _grid_blocks(grid)
+    if len(gpus) > 1:
+        _per_gpu(gpus, grid_blocks, threads, registers, settings)(fmt, output, table)
+        return
+    arch, product = _device(cc, gpu_one)
     _single_or_sweeps(
         arch, product, grid_blocks, threads, registers, settings, dynamic_spec, (suggest, axes, plot, dpi, show_limits)
     )(fmt, output, table)
@@ -154,6 +165,33 @@ def _single_or_sweeps(
     elif grid_blocks is not None:
         raise InputError("--grid works on one configuration: leave out --suggest and --sweep")
     return lambda fmt, output, table: _show(sections, fmt, output, table)
+
+
+def _per_gpu(
+    gpus: list[str], grid_blocks: int | None, threads: int | None, registers: int | None, settings: Any
+) -> Any:
+    """One configuration on several products: a tidy table, one row per GPU (issue 35)."""
+    from perfcalc.analysis.occupancy_answers import configuration, grid_waves
+    from perfcalc.report.occupancy_tables import gpus_table, occupancy_document
+    from perfcalc.report.render import to_jsonable
+
+    block = _checked_block(threads, "")
+    regs = require(registers, "--regs", "(registers per thread, from ptxas -v), or give --ptxas FILE")
+    docs = []
+    for name in gpus:
+        arch, product = _device(None, name)
+        doc = {
+            "gpu": product.key,
+            "sm_count": product.sm_count,
+            **occupancy_document(arch, configuration(arch, block, regs, settings)),
+        }
+        if grid_blocks is not None:
+            doc["waves"] = to_jsonable(grid_waves(grid_blocks, doc["active_blocks_per_sm"], product))
+        docs.append(doc)
+    twice = sorted({d["gpu"] for d in docs if [e["gpu"] for e in docs].count(d["gpu"]) > 1})
+    if twice:
+        raise InputError(f"--gpu {twice[0]} is given twice; give each product once")
+    return lambda fmt, output, table: show([gpus_table(docs)], fmt, output, data={"gpus": docs}, table=table)
 
 
 def _device(cc: str | None, gpu: str | None) -> tuple[Any, Any]:

@@ -83,11 +83,12 @@ SuggestOpt = Annotated[
     ),
 ]
 GpuOpt = Annotated[
-    str | None,
+    list[str] | None,
     typer.Option(
         "--gpu",
         metavar="GPU",
-        help="A GPU product (b200, rtx5090) or product YAML: its CC, SM count for --grid and --suggest.",
+        help="A GPU product (b200, rtx5090) or product YAML: its CC, SM count for --grid and --suggest. "
+        "Repeat it to compare products: one row per GPU.",
     ),
 ]
 GridOpt = Annotated[

@@ -392,6 +392,9 @@ def command_forms() -> dict[str, dict[str, dict[str, Any]]]:
             ),
             "ptxas": _document({"block_size": _INTEGER, "notes": _word("notes"), "kernels": _array(ptxas_kernel)}),
             "ptxas_suggest": _document({"notes": _word("notes"), "kernels": _array(ptxas_suggestion)}),
+            "gpus": _document(
+                {"gpus": _array(_vocab_object("gpu", "sm_count", "cc", "inputs", "occupancy", "limiters"))}
+            ),
         },
         "matmul": {"rows": _document({"rows": _rows("gpu", "cc", *MATMUL_ROW_KEYS)})},
         "roofline": {

@@ -561,3 +561,50 @@ def ptxas_suggestion_document(found: Sequence[tuple[Any, Arch, Any]], notes: Seq
         "notes": list(notes),
         "kernels": [{"kernel": to_jsonable(k), "cc": arch.cc, "suggestion": to_jsonable(s)} for k, arch, s in found],
     }
+
+
+def gpus_table(docs: list[dict[str, Any]]) -> Table:
+    """One configuration on several products (occupancy --gpu A --gpu B): a tidy table, one row
+    per GPU, raw values (occupancy a fraction; its text formats print a percent)."""
+    first = docs[0]["inputs"]
+    rows = []
+    for d in docs:
+        row = {
+            "gpu": d["gpu"],
+            "cc": d["cc"],
+            "sm_count": d["sm_count"],
+            "occupancy": d["occupancy"],
+            "active_blocks_per_sm": d["active_blocks_per_sm"],
+            "active_warps_per_sm": d["active_warps_per_sm"],
+            "max_warps_per_sm": d["device_limits"]["max_warps_per_sm"],
+            "limiters": ", ".join(d["limiters"]),
+        }
+        if "waves" in d:
+            row.update(waves=d["waves"]["waves"], tail_fill=d["waves"]["tail_fill"])
+        rows.append(row)
+    headers = {
+        "gpu": "GPU",
+        "cc": "CC",
+        "sm_count": "SMs",
+        "occupancy": "occupancy",
+        "active_blocks_per_sm": "active blocks / SM",
+        "active_warps_per_sm": "active warps / SM",
+        "max_warps_per_sm": "max warps / SM",
+        "limiters": "limited by",
+        "waves": "waves",
+        "tail_fill": "last wave full",
+    }
+    title = (
+        f"Occupancy of {first['block_size']} threads, {first['registers_per_thread']} registers, "
+        f"{first['static_shared_memory_bytes'] + first['dynamic_shared_memory_bytes']} B shared memory per block"
+    )
+    return Table(
+        list(rows[0]),
+        rows,
+        title=title,
+        headers=headers,
+        name="gpus",
+        main=True,
+        percent=("occupancy", "tail_fill"),
+        context={k: first[k] for k in ("block_size", "registers_per_thread", "static_shared_memory_bytes")},
+    )
