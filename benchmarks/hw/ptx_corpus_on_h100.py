@@ -1,5 +1,7 @@
-"""On the GPU machine: launch every corpus kernel once from the cubins ptx_corpus_prepare.py made,
-with its exact parameter bytes and inputs, and save every array afterwards.
+"""On the GPU machine: launch every corpus kernel once from the cubins ptx_corpus_prepare.py made
+(or triton_prepare.py: a parameter with "make" has its array made here, seeded, and a
+"timed_only" launch's arrays are not saved), with its exact parameter bytes and inputs, and save
+every array afterwards.
 
 Only the CUDA driver API through ctypes (no compiler): the H100 runs the same PTX, assembled by
 the same ptxas version, as the PTX engine simulates. Writes outputs.npz and registers.json to the
@@ -79,6 +81,7 @@ def main(src: Path, out: Path, repeats: int = 0) -> None:
     cu, _dev = open_device()
     launches = json.loads((src / "launches.json").read_text())
     inputs = np.load(src / "inputs.npz")
+    rng = np.random.default_rng(0)
     results: dict[str, np.ndarray] = {}
     registers = {}
     timings: dict[str, list[float]] = {}
@@ -98,7 +101,11 @@ def main(src: Path, out: Path, repeats: int = 0) -> None:
         holders, device = [], {}
         for p in launch["params"]:
             if "array" in p:
-                host = np.ascontiguousarray(inputs[f"{name}::{p['array']}"])
+                if "make" in p:  # a timed-only launch's input, made here (seeded)
+                    how, dtype, count = p["make"]
+                    host = np.zeros(count, dtype) if how == "zeros" else rng.standard_normal(count).astype(dtype)
+                else:
+                    host = np.ascontiguousarray(inputs[f"{name}::{p['array']}"])
                 dptr = ctypes.c_uint64()
                 check(cu.cuMemAlloc_v2(ctypes.byref(dptr), ctypes.c_size_t(max(host.nbytes, 1))), "alloc")
                 check(
@@ -126,9 +133,11 @@ def main(src: Path, out: Path, repeats: int = 0) -> None:
                 repeats,
             )
         for arr, (dptr, host) in device.items():
-            back = np.empty_like(host)
-            check(cu.cuMemcpyDtoH_v2(back.ctypes.data_as(ctypes.c_void_p), dptr, ctypes.c_size_t(host.nbytes)), "DtoH")
-            results[f"{name}::{arr}"] = back
+            if not launch.get("timed_only"):  # a large launch run for Nsight Compute's time only
+                back = np.empty_like(host)
+                size = ctypes.c_size_t(host.nbytes)
+                check(cu.cuMemcpyDtoH_v2(back.ctypes.data_as(ctypes.c_void_p), dptr, size), "DtoH")
+                results[f"{name}::{arr}"] = back
             cu.cuMemFree_v2(dptr)
         cu.cuModuleUnload(mod)
         print(f"{name}: ok, {regs.value} registers", flush=True)

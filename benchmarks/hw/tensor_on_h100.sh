@@ -24,15 +24,7 @@ for c in $CASES; do
   "/tmp/tb/$name" "$R/$name.bin" ${small//,/ } > "$R/$name.txt" 2>&1
   echo "$name build+run rc=$? $(tail -n 1 "$R/$name.txt")"
 done
-M=launch__registers_per_thread,l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum
-M=$M,l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum,l1tex__t_requests_pipe_lsu_mem_global_op_st.sum
-M=$M,l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum,smsp__inst_executed_op_shared_ld.sum
-M=$M,smsp__inst_executed_op_shared_st.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum
-M=$M,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum
-M=$M,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum
-M=$M,smsp__sass_thread_inst_executed_op_fadd_pred_on.sum,smsp__sass_thread_inst_executed_op_fmul_pred_on.sum
-M=$M,smsp__sass_thread_inst_executed_op_ffma_pred_on.sum,smsp__sass_branch_targets_threads_divergent.sum
-M=$M,gpu__time_duration.sum
+. benchmarks/hw/ncu_counters.sh  # M: the ten counters' metrics and the time
 T=gpu__time_duration.sum
 for x in smsp__inst_executed_pipe_tensor smsp__inst_executed_pipe_tensor_op_hmma smsp__inst_executed_pipe_tensor_op_imma \
   sm__inst_executed_pipe_tensor_op_hmma sm__inst_executed_pipe_tensor_op_imma smsp__inst_executed_op_ldgsts \

@@ -9,20 +9,12 @@ R=/tmp/triton_run
 rm -rf "$R"; mkdir -p "$R"
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader > "$R/gpu.txt"
 ncu --version | tail -1 >> "$R/gpu.txt"
-python3 benchmarks/hw/triton_on_h100.py .hw_triton "$R" > "$R/plain.log" 2>&1
+python3 benchmarks/hw/ptx_corpus_on_h100.py .hw_triton "$R" > "$R/plain.log" 2>&1
 echo "plain rc=$? $(grep -c ': ok' "$R/plain.log") ok"; tail -n 3 "$R/plain.log"
-M=launch__registers_per_thread,l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum
-M=$M,l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum,l1tex__t_requests_pipe_lsu_mem_global_op_st.sum
-M=$M,l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum,smsp__inst_executed_op_shared_ld.sum
-M=$M,smsp__inst_executed_op_shared_st.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum
-M=$M,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum
-M=$M,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum
-M=$M,smsp__sass_thread_inst_executed_op_fadd_pred_on.sum,smsp__sass_thread_inst_executed_op_fmul_pred_on.sum
-M=$M,smsp__sass_thread_inst_executed_op_ffma_pred_on.sum,smsp__sass_branch_targets_threads_divergent.sum
+. benchmarks/hw/ncu_counters.sh  # M: the ten counters' metrics and the time
 M=$M,smsp__inst_executed_pipe_tensor.sum,smsp__inst_executed_op_ldgsts.sum,smsp__inst_executed_op_ldsm.sum
-M=$M,gpu__time_duration.sum
 mkdir -p /tmp/triton_out
 ncu --clock-control none --print-units base --csv --metrics "$M" --log-file "$R/ncu.csv" \
-  python3 benchmarks/hw/triton_on_h100.py .hw_triton /tmp/triton_out > "$R/ncu_run.log" 2>&1
+  python3 benchmarks/hw/ptx_corpus_on_h100.py .hw_triton /tmp/triton_out > "$R/ncu_run.log" 2>&1
 echo "ncu rc=$? rows=$(grep -c gpu__time_duration "$R/ncu.csv")"
 tar czf "$OUT/triton_run.tgz" -C /tmp triton_run

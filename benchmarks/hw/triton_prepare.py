@@ -6,7 +6,8 @@ inputs and parameter bytes written in ptx_corpus_on_h100.py's format.
     python benchmarks/hw/triton_prepare.py .hw_triton
 
 The folder (ignored by git) travels with `device run --carry .hw_triton`; triton_on_h100.sh runs
-it there (no Triton on the GPU machine: the driver API launches the cubins).
+it there with ptx_corpus_on_h100.py (no Triton on the GPU machine: the driver API launches
+the cubins).
 """
 
 from __future__ import annotations
@@ -180,6 +181,7 @@ def main(folder: Path) -> None:
                 "file": case["file"],
                 "kernel": case["kernel"],
                 "notes": list(tk.notes),
+                "timed_only": case["name"].endswith("_large"),
             }
         )
         print(case["name"], ck.compiler, ck.module.target, tk.num_warps, "warps", tk.shared_bytes, "B shared")
