@@ -11,6 +11,7 @@ from __future__ import annotations
 import io
 import json
 import math
+import re
 
 import pandas as pd
 import pytest
@@ -130,3 +131,27 @@ def test_a_table_spells_microseconds_one_way(argv):
     assert done.exit_code == 0, done.output
     assert "µs" in done.stdout
     assert re.findall(r"\d us\b|< 20 us\b", done.stdout) == []
+
+
+def _headerless_columns(text: str) -> list[str]:
+    """Columns of the text tables in `text` whose header is blank: under each header line comes
+    a rule of dash runs, one per column; a run with only spaces above it has no header."""
+    lines = text.splitlines()
+    found = []
+    for above, rule in zip(lines, lines[1:]):
+        if not rule.strip() or set(rule.strip()) - {"-", " "} or "  " not in rule.strip():
+            continue
+        for run in re.finditer(r"-+", rule):
+            if not above[run.start() : run.end()].strip():
+                found.append(f"{above!r} over {rule!r} at column {run.start()}")
+    return found
+
+
+@pytest.mark.parametrize(("argv", "tables"), COMMANDS, ids=lambda v: " ".join(v)[:50] if isinstance(v, list) else "")
+def test_no_text_table_has_a_column_without_a_header(argv, tables):
+    """Issue 35: `limiter  blocks/SM  ----` printed a flag column with no header."""
+    from typer.testing import CliRunner
+
+    done = CliRunner().invoke(app, [*argv, "--format", "table"])
+    assert done.exit_code == 0, done.output
+    assert _headerless_columns(done.stdout) == []

@@ -221,7 +221,7 @@ def occupancy_tables(arch: Arch, advice: Advice) -> list[Table]:
             ["limiter", "blocks_per_sm", "is_limiter"],
             limiter_rows(result),
             title="Blocks per SM by each limit",
-            headers={"blocks_per_sm": "blocks/SM", "is_limiter": ""},
+            headers={"blocks_per_sm": "blocks/SM", "is_limiter": "limiting"},
             name="block_limits",
             **SHOWN,
         ),
@@ -304,7 +304,7 @@ def sweep_table(sweep: Sweep) -> Table:
         ["from", "to", "active_blocks_per_sm", "active_warps_per_sm", "occupancy", "limiters", "current"],
         rows,
         title=SWEEP_TITLES[sweep.axis],
-        headers={**RESULT_HEADERS, "from": f"{SWEEP_UNITS[sweep.axis]} from", "to": "to", "current": ""},
+        headers={**RESULT_HEADERS, "from": f"{SWEEP_UNITS[sweep.axis]} from", "to": "to", "current": "current"},
         name=f"sweep_{SWEEP_COLUMNS[sweep.axis]}",
         **SHOWN,
     )
@@ -377,7 +377,7 @@ def suggestion_tables(
         }
         for i, c in enumerate(suggestion.ranking)
     ]
-    headers = {**RESULT_HEADERS, "block_size": "block size", "current": "", "min_grid_size": "min grid size (blocks)"}
+    headers = {**RESULT_HEADERS, "block_size": "block size", "current": "current", "min_grid_size": "min grid size (blocks)"}
     return [
         Table(
             list(pick),

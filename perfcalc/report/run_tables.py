@@ -346,7 +346,7 @@ def time_table(doc: Mapping[str, Any]) -> Table:
         rows=rows,
         title=f"time on {doc['gpu']} (the time model)",
         name="time",
-        headers={"item": "", "time_s": "time", "formula": "formula / inputs"},
+        headers={"item": "term", "time_s": "time", "formula": "formula / inputs"},
     )
 
 
