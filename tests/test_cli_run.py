@@ -355,3 +355,22 @@ def test_source_engine_runs_a_files_only_kernel_without_kernel(tmp_path):
     )
     assert result.exit_code == 2
     assert result.stderr == f"error: {two} has 2 __global__ functions (a, b): name the one to run\n"
+
+
+def test_several_gpus_are_one_tidy_frame_with_a_gpu_column(tmp_path):
+    """Issue 35: run on two products, its CSV one pandas frame, one row per GPU, numeric columns,
+    the counters kept. copy_offset with n = 65536, offset 1: 2048 warps each read 32 floats
+    starting one element off a 128-byte line, so 5 sectors a request (reference/memory.md 1.5)."""
+    import pandas as pd
+
+    out = tmp_path / "run.csv"
+    r = CliRunner().invoke(
+        app, ["run", "copy_offset", "-p", "n=65536", "--gpu", "h100-sxm", "--gpu", "a100", "-o", str(out)]
+    )
+    assert r.exit_code == 0, r.output
+    frame = pd.read_csv(out)
+    assert frame["gpu"].tolist() == ["h100-sxm", "a100"]
+    assert frame["global_load_requests"].tolist() == [2048, 2048]
+    assert frame["global_load_transactions"].tolist() == [5 * 2048, 5 * 2048]
+    for column in ("occupancy", "predicted_time_s", "l2_hit_rate", "dram_bytes_read"):
+        assert pd.api.types.is_numeric_dtype(frame[column]), column

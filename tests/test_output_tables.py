@@ -138,7 +138,7 @@ def _headerless_columns(text: str) -> list[str]:
     a rule of dash runs, one per column; a run with only spaces above it has no header."""
     lines = text.splitlines()
     found = []
-    for above, rule in zip(lines, lines[1:]):
+    for above, rule in zip(lines, lines[1:], strict=False):
         if not rule.strip() or set(rule.strip()) - {"-", " "} or "  " not in rule.strip():
             continue
         for run in re.finditer(r"-+", rule):

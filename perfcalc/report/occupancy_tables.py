@@ -377,7 +377,12 @@ def suggestion_tables(
         }
         for i, c in enumerate(suggestion.ranking)
     ]
-    headers = {**RESULT_HEADERS, "block_size": "block size", "current": "current", "min_grid_size": "min grid size (blocks)"}
+    headers = {
+        **RESULT_HEADERS,
+        "block_size": "block size",
+        "current": "current",
+        "min_grid_size": "min grid size (blocks)",
+    }
     return [
         Table(
             list(pick),

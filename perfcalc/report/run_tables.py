@@ -351,29 +351,40 @@ def time_table(doc: Mapping[str, Any]) -> Table:
 
 
 def gpu_comparison_table(docs: Sequence[Mapping[str, Any]]) -> Table:
-    """The same launch on several products (run --gpu A --gpu B): one column per product, one
-    row per quantity (raw values; the text formats add units and percent by each row's key)."""
+    """The same launch on several products (run --gpu A --gpu B): a tidy table, one row per
+    product with its counters, time and caches (raw values; CSV loads as one frame with a gpu
+    column, issue 35)."""
+    counters = (
+        "global_load_requests",
+        "global_load_transactions",
+        "global_store_transactions",
+        "shared_load_wavefronts",
+        "bank_conflicts",
+    )
     quantities: list[tuple[str, str, Callable[[Mapping[str, Any]], Any]]] = [
-        ("cc", "compute capability", lambda d: d["cc"]),
+        ("cc", "CC", lambda d: d["cc"]),
         ("occupancy", "occupancy", lambda d: d["occupancy"]["occupancy"] if d.get("occupancy") else None),
         ("predicted_time_s", "predicted time", lambda d: d["predicted_time_s"]),
-        ("bound_detail", "bound", lambda d: d["bound_detail"]),
+        ("bound", "bound", lambda d: d.get("bound")),
         ("predicted_gflops", "predicted rate", lambda d: d["predicted_gflops"]),
         ("predicted_dram_gbs", "predicted DRAM bandwidth", lambda d: d["predicted_dram_gbs"]),
         ("dram_bytes_read", "DRAM bytes read", lambda d: d["dram_bytes_read"]),
         ("dram_bytes_written", "DRAM bytes written", lambda d: d["dram_bytes_written"]),
         ("l1_hit_rate", "L1 hit rate (loads)", lambda d: d["l1_hit_rate"]),
         ("l2_hit_rate", "L2 hit rate", lambda d: d["l2_hit_rate"]),
+        *[(c, c.replace("_", " "), lambda d, c=c: d["counters"].get(c)) for c in counters],
     ]
     names = [d["gpu"] for d in docs]
-    rows = [{"quantity": label, **{d["gpu"]: get(d) for d in docs}} for _key, label, get in quantities]
+    rows = [{"gpu": d["gpu"], **{key: get(d) for key, _label, get in quantities}} for d in docs]
     params = ", ".join(f"{k}={v}" for k, v in docs[0]["params"].items())
     return Table(
-        columns=["quantity", *names],
+        columns=["gpu", *(key for key, _label, _get in quantities)],
         rows=rows,
         title=f"{docs[0]['kernel']} ({params}) on {', '.join(names)}",
+        headers={"gpu": "GPU", **{key: label for key, label, _get in quantities}},
         name="gpus",
-        row_keys=tuple(key for key, _label, _get in quantities),
+        main=True,
         percent=("occupancy", "l1_hit_rate", "l2_hit_rate"),
-        notes=sorted({n for d in docs for n in d["notes"] if n.startswith("sampled")}),
+        notes=[f"{d['gpu']}: {n}" for d in docs for n in d["notes"] if n.startswith("sampled")],
+        narrow=("gpu", "cc", "occupancy", "predicted_time_s", "bound", "l2_hit_rate"),
     )
