@@ -72,9 +72,16 @@ def show(tables: Any, fmt: Format, output: str | Path | None, data: Any = None, 
 
     if output == "-":
         output = None
-    if output is not None and fmt == Format.table:
-        fmt = _SUFFIX_FORMATS.get(Path(output).suffix.lower(), fmt)
+    fmt = effective_format(fmt, output)
     emit(render(tables, fmt.value, data, table, width=terminal_width() if output is None else None), output)
+
+
+def effective_format(fmt: Format, output: str | Path | None) -> Format:
+    """The format a command's output takes: a file named x.csv, x.json or x.md with the default
+    format gets that format (a command that shapes its tables by format asks here first)."""
+    if output is not None and output != "-" and fmt == Format.table:
+        return _SUFFIX_FORMATS.get(Path(output).suffix.lower(), fmt)
+    return fmt
 
 
 class _Layout:

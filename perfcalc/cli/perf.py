@@ -15,6 +15,7 @@ from perfcalc.cli.common import (
     FormatOption,
     MaxSecondsOption,
     OutputOption,
+    effective_format,
     show,
     start_output,
     table_option,
@@ -22,9 +23,17 @@ from perfcalc.cli.common import (
 
 WARN_ABOVE_S = 5.0
 
-GpuOption = Annotated[
+OneGpuOption = Annotated[
     str | None,
     typer.Option("--gpu", help=f"GPU product (g80, v100, h100-sxm, ...; see 'perfcalc devices') [{DEFAULT_NOTE}]."),
+]
+GpuOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--gpu",
+        help=f"GPU product (g80, v100, h100-sxm, ...; see 'perfcalc devices') [{DEFAULT_NOTE}]; repeat it to "
+        "compare products (CSV: one row per product and variant).",
+    ),
 ]
 CcOption = Annotated[
     str | None, typer.Option("--cc", help="Compute capability (7.0, 70, sm_70), a product name, or a device YAML.")
@@ -103,33 +112,54 @@ def matmul(
     """
     from perfcalc.analysis.perf_answers import REFUSE_ABOVE_S, engines_differ, simulation_seconds
     from perfcalc.analysis.perf_answers import matmul as analyze_matmul
+    from perfcalc.errors import InputError
     from perfcalc.report.perf_tables import matmul_rows, matmul_tables
 
     start_output(output)
     engines = _engines(engine.value)
-    target = gpu_target(gpu, cc)
-    seconds = simulation_seconds(width, tuple(engines))
-    if not no_simulate and target.gpu is None and seconds > WARN_ABOVE_S:
-        analyze_matmul(width, tile, target, simulate=False)  # a shape the device refuses fails first
-        if seconds <= REFUSE_ABOVE_S:
-            typer.echo(
-                f"simulating naive and tiled at width {width} on the execution core: about "
-                f"{seconds:.0f} s at the benchmarked rate (on a terminal, the progress bar's ETA is measured "
-                "from this run's blocks; --no-simulate skips it)",
-                err=True,
+    gpus = list(gpu or [])
+    if len(gpus) > 1 and cc is not None:
+        raise InputError("several --gpu each bring their CC: leave out --cc, or give one --gpu")
+    if len({g.lower() for g in gpus}) < len(gpus):
+        twice = next(g for g in gpus if gpus.count(g) > 1)
+        raise InputError(f"--gpu {twice} is given twice; give each product once")
+    shape = effective_format(fmt, output).value
+    analyses = []
+    names: list[str | None] = [*gpus] or [None]
+    for name in names:
+        target = gpu_target(name, cc)
+        seconds = simulation_seconds(width, tuple(engines))
+        if not no_simulate and target.gpu is None and seconds > WARN_ABOVE_S:
+            analyze_matmul(width, tile, target, simulate=False)  # a shape the device refuses fails first
+            if seconds <= REFUSE_ABOVE_S:
+                typer.echo(
+                    f"simulating naive and tiled at width {width} on the execution core: about "
+                    f"{seconds:.0f} s at the benchmarked rate (on a terminal, the progress bar's ETA is measured "
+                    "from this run's blocks; --no-simulate skips it)",
+                    err=True,
+                )
+        analyses.append(
+            analyze_matmul(
+                width,
+                tile,
+                target,
+                registers=regs,
+                latency_cycles=latency,
+                engines=engines,
+                simulate=not no_simulate,
+                bar=_bar,
             )
-    analysis = analyze_matmul(
-        width,
-        tile,
-        target,
-        registers=regs,
-        latency_cycles=latency,
-        engines=engines,
-        simulate=not no_simulate,
-        bar=_bar,
-    )
-    data = {"rows": matmul_rows(analysis)} if fmt == Format.json else None
-    show(matmul_tables(analysis, fmt.value, explain, engines_differ()), fmt, output, data=data, table=table)
+        )
+    rows = [row for a in analyses for row in matmul_rows(a)]
+    data = {"rows": rows} if fmt == Format.json else None
+    tables = [matmul_tables(a, shape, explain, engines_differ()) for a in analyses]
+    if len(tables) > 1 and shape == "csv":  # one frame: every product's variant rows under one header
+        first = tables[0][0]
+        first.rows = [r for t in tables for r in t[0].rows]
+        shown = [first, *[t for per in tables for t in per[1:]]]
+    else:
+        shown = [t for per in tables for t in per]
+    show(shown, fmt, output, data=data, table=table)
 
 
 def _engines(engine: str) -> list[str]:

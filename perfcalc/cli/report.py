@@ -11,7 +11,7 @@ from typing import Annotated, Any
 import typer
 
 from perfcalc.cli.common import DpiOption, MaxSecondsOption
-from perfcalc.cli.perf import GpuOption, gpu_target
+from perfcalc.cli.perf import OneGpuOption, gpu_target
 
 ReportDirOption = Annotated[
     str,
@@ -74,7 +74,7 @@ def _have_matplotlib() -> bool:
 
 
 def report(
-    gpu: GpuOption = None,
+    gpu: OneGpuOption = None,
     output: ReportDirOption = "perfcalc-report",
     kernel: ReportKernelOption = None,
     width: WidthOption = 1024,
