@@ -69,13 +69,7 @@ def occupancy(
     Example: perfcalc occupancy --cc 7.0 --block 256 --regs 32
     """
     start_output(output)
-    gpus = list(gpu or [])
-    alone = (cc, source, ptxas, plot)
-    if len(gpus) > 1 and (any(x is not None for x in alone) or sweep or suggest):
-        raise InputError(
-            "several --gpu compare one configuration (--block, --regs, --smem, --grid): leave out --cc, "
-            "--source, --ptxas, --sweep, --plot and --suggest, or give one --gpu"
-        )
+    gpus = _gpus(gpu, (cc, source, ptxas, plot), bool(sweep) or suggest)
     gpu_one = gpus[0] if len(gpus) == 1 else None
     threads, registers = parse_count(block, "--block"), parse_count(regs, "--regs")
     axes = parse_sweeps(sweep)
@@ -165,6 +159,17 @@ def _single_or_sweeps(
     elif grid_blocks is not None:
         raise InputError("--grid works on one configuration: leave out --suggest and --sweep")
     return lambda fmt, output, table: _show(sections, fmt, output, table)
+
+
+def _gpus(gpu: list[str] | None, one_device: tuple[Any, ...], sweep_or_suggest: bool) -> list[str]:
+    """The --gpu products; several compare one configuration, so what needs one device is refused."""
+    gpus = list(gpu or [])
+    if len(gpus) > 1 and (any(x is not None for x in one_device) or sweep_or_suggest):
+        raise InputError(
+            "several --gpu compare one configuration (--block, --regs, --smem, --grid): leave out --cc, "
+            "--source, --ptxas, --sweep, --plot and --suggest, or give one --gpu"
+        )
+    return gpus
 
 
 def _per_gpu(

@@ -110,8 +110,7 @@ def matmul(
 
     Example: perfcalc matmul --width 1024 --tile 16 --gpu g80 --no-simulate
     """
-    from perfcalc.analysis.perf_answers import REFUSE_ABOVE_S, engines_differ, simulation_seconds
-    from perfcalc.analysis.perf_answers import matmul as analyze_matmul
+    from perfcalc.analysis.perf_answers import engines_differ
     from perfcalc.errors import InputError
     from perfcalc.report.perf_tables import matmul_rows, matmul_tables
 
@@ -124,32 +123,9 @@ def matmul(
         twice = next(g for g in gpus if gpus.count(g) > 1)
         raise InputError(f"--gpu {twice} is given twice; give each product once")
     shape = effective_format(fmt, output).value
-    analyses = []
+    settings = (width, tile, regs, latency, engines, not no_simulate)
     names: list[str | None] = [*gpus] or [None]
-    for name in names:
-        target = gpu_target(name, cc)
-        seconds = simulation_seconds(width, tuple(engines))
-        if not no_simulate and target.gpu is None and seconds > WARN_ABOVE_S:
-            analyze_matmul(width, tile, target, simulate=False)  # a shape the device refuses fails first
-            if seconds <= REFUSE_ABOVE_S:
-                typer.echo(
-                    f"simulating naive and tiled at width {width} on the execution core: about "
-                    f"{seconds:.0f} s at the benchmarked rate (on a terminal, the progress bar's ETA is measured "
-                    "from this run's blocks; --no-simulate skips it)",
-                    err=True,
-                )
-        analyses.append(
-            analyze_matmul(
-                width,
-                tile,
-                target,
-                registers=regs,
-                latency_cycles=latency,
-                engines=engines,
-                simulate=not no_simulate,
-                bar=_bar,
-            )
-        )
+    analyses = [_matmul_on(name, cc, settings) for name in names]
     rows = [row for a in analyses for row in matmul_rows(a)]
     data = {"rows": rows} if fmt == Format.json else None
     tables = [matmul_tables(a, shape, explain, engines_differ()) for a in analyses]
@@ -160,6 +136,28 @@ def matmul(
     else:
         shown = [t for per in tables for t in per]
     show(shown, fmt, output, data=data, table=table)
+
+
+def _matmul_on(name: str | None, cc: str | None, settings: tuple[Any, ...]) -> Any:
+    """The seed's matmul analysis on one product (or --cc), announcing a long simulation first."""
+    from perfcalc.analysis.perf_answers import REFUSE_ABOVE_S, simulation_seconds
+    from perfcalc.analysis.perf_answers import matmul as analyze_matmul
+
+    width, tile, regs, latency, engines, simulate = settings
+    target = gpu_target(name, cc)
+    seconds = simulation_seconds(width, tuple(engines))
+    if simulate and target.gpu is None and seconds > WARN_ABOVE_S:
+        analyze_matmul(width, tile, target, simulate=False)  # a shape the device refuses fails first
+        if seconds <= REFUSE_ABOVE_S:
+            typer.echo(
+                f"simulating naive and tiled at width {width} on the execution core: about "
+                f"{seconds:.0f} s at the benchmarked rate (on a terminal, the progress bar's ETA is measured "
+                "from this run's blocks; --no-simulate skips it)",
+                err=True,
+            )
+    return analyze_matmul(
+        width, tile, target, registers=regs, latency_cycles=latency, engines=engines, simulate=simulate, bar=_bar
+    )
 
 
 def _engines(engine: str) -> list[str]:

@@ -355,10 +355,9 @@ def _rows(*required: str) -> dict[str, Any]:
     return _array(_vocab_object(*required))
 
 
-def command_forms() -> dict[str, dict[str, dict[str, Any]]]:
-    """Per command, its JSON forms (name -> schema)."""
-    from perfcalc.report.perf_tables import MATMUL_ROW_KEYS
-
+def _occupancy_forms() -> dict[str, dict[str, Any]]:
+    """occupancy's JSON forms: one configuration, a suggestion, sweeps, several sections, ptxas
+    kernels, several GPUs."""
     occ = _vocab_object("cc", "inputs", "occupancy", "limiters", "block_limits", "hints")
     suggestion = _vocab_object("cc", "block_size", "occupancy", "ranking")
     sweeps = _document(
@@ -368,6 +367,24 @@ def command_forms() -> dict[str, dict[str, dict[str, Any]]]:
     ptxas_kernel = _document({"kernel": _ref("KernelResources"), "occupancy": occ})
     per_kernel = _vocab_object("block_size", "occupancy", "ranking")
     ptxas_suggestion = _document({"kernel": _ref("KernelResources"), "cc": _word("cc"), "suggestion": per_kernel})
+    return {
+        "single": occ,
+        "suggest": suggestion,
+        "sweeps": sweeps,
+        "sections": _document(
+            {"occupancy": occ, "waves": waves, "sweeps": sweeps, "suggestion": suggestion},
+            optional=("occupancy", "waves", "sweeps", "suggestion"),
+        ),
+        "ptxas": _document({"block_size": _INTEGER, "notes": _word("notes"), "kernels": _array(ptxas_kernel)}),
+        "ptxas_suggest": _document({"notes": _word("notes"), "kernels": _array(ptxas_suggestion)}),
+        "gpus": _document({"gpus": _array(_vocab_object("gpu", "sm_count", "cc", "inputs", "occupancy", "limiters"))}),
+    }
+
+
+def command_forms() -> dict[str, dict[str, dict[str, Any]]]:
+    """Per command, its JSON forms (name -> schema)."""
+    from perfcalc.report.perf_tables import MATMUL_ROW_KEYS
+
     curve_row: dict[str, Any] = {
         "type": "object",
         "properties": {"intensity_flop_per_byte": _NUMBER},
@@ -382,20 +399,7 @@ def command_forms() -> dict[str, dict[str, dict[str, Any]]]:
             "show_cc": _ref("Arch"),
             "show_product": _ref("Gpu"),
         },
-        "occupancy": {
-            "single": occ,
-            "suggest": suggestion,
-            "sweeps": sweeps,
-            "sections": _document(
-                {"occupancy": occ, "waves": waves, "sweeps": sweeps, "suggestion": suggestion},
-                optional=("occupancy", "waves", "sweeps", "suggestion"),
-            ),
-            "ptxas": _document({"block_size": _INTEGER, "notes": _word("notes"), "kernels": _array(ptxas_kernel)}),
-            "ptxas_suggest": _document({"notes": _word("notes"), "kernels": _array(ptxas_suggestion)}),
-            "gpus": _document(
-                {"gpus": _array(_vocab_object("gpu", "sm_count", "cc", "inputs", "occupancy", "limiters"))}
-            ),
-        },
+        "occupancy": _occupancy_forms(),
         "matmul": {"rows": _document({"rows": _rows("gpu", "cc", *MATMUL_ROW_KEYS)})},
         "roofline": {
             "chart": _document(
