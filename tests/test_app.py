@@ -127,3 +127,16 @@ def test_a_second_run_pays_no_compile(monkeypatch):
 
     monkeypatch.setattr(build, "run_bounded", refuse)
     assert "PASS" in run("managed.cu").stdout
+
+
+def test_a_faulting_launch_is_a_sticky_error_the_program_sees():
+    """CUDA Programming Guide, Error Checking: an illegal memory access corrupts the context; every
+    later runtime call returns the error (a sticky one: cudaGetLastError does not clear it). The
+    program checks only cudaMemcpy, so it fails with its own exit status, reported as its failure."""
+    report = run("fault_sticky.cu")
+    assert report.exit_status == 1
+    assert report.stdout.strip() == (
+        "copy: cudaErrorIllegalAddress; last error: cudaErrorIllegalAddress, then cudaErrorIllegalAddress"
+    )
+    (launch,) = report.launches
+    assert launch.fault is not None and "out of bounds" in launch.fault

@@ -62,6 +62,9 @@ struct State {
   std::map<const void *, std::string> symbols;  // host shadow of a __device__ variable -> name
   std::map<std::string, std::string> props;
   cudaError_t last_error = cudaSuccess;
+  // a launch that faulted leaves the context unusable, as on the GPU: every later call that
+  // synchronises or copies returns this error, and cudaGetLastError keeps returning it
+  cudaError_t sticky = cudaSuccess;
   double predicted_now = 0.0;  // seconds of predicted GPU time so far
   std::vector<Config> configs;
   cudaDeviceProp device_props;
@@ -322,7 +325,8 @@ cudaError_t launch(const void *fun, dim3 grid, dim3 block, void **args, size_t s
     S().predicted_now += seconds;
     return cudaSuccess;
   }
-  return fail(reply.size() && reply[0] == 'T' ? cudaErrorLaunchTimeout : cudaErrorIllegalAddress);
+  S().sticky = reply.size() && reply[0] == 'T' ? cudaErrorLaunchTimeout : cudaErrorIllegalAddress;
+  return fail(S().sticky);
 }
 
 std::string query(char type, const std::string &entry, uint64_t a, uint64_t b) {
@@ -440,6 +444,7 @@ cudaError_t cudaFree(void *p) {
 cudaError_t cudaFreeHost(void *p) { return cudaFree(p); }
 cudaError_t cudaFreeAsync(void *p, cudaStream_t) { return cudaFree(p); }
 cudaError_t cudaMemcpy(void *dst, const void *src, size_t n, cudaMemcpyKind) {
+  if (S().sticky) return fail(S().sticky);
   if (n) memmove(dst, src, n);
   return cudaSuccess;
 }
@@ -448,6 +453,7 @@ cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t n, cudaMemcpyKind
 }
 cudaError_t cudaMemcpy2D(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height,
                          cudaMemcpyKind) {
+  if (S().sticky) return fail(S().sticky);
   for (size_t r = 0; r < height; ++r)
     memmove(static_cast<char *>(dst) + r * dpitch, static_cast<const char *>(src) + r * spitch, width);
   return cudaSuccess;
@@ -457,6 +463,7 @@ cudaError_t cudaMemcpy2DAsync(void *dst, size_t dpitch, const void *src, size_t 
   return cudaMemcpy2D(dst, dpitch, src, spitch, width, height, k);
 }
 cudaError_t cudaMemset(void *p, int v, size_t n) {
+  if (S().sticky) return fail(S().sticky);
   memset(p, v, n);
   return cudaSuccess;
 }
@@ -534,7 +541,7 @@ cudaError_t cudaGetDeviceFlags(unsigned int *f) {
   return cudaSuccess;
 }
 cudaError_t cudaDeviceReset(void) { return cudaSuccess; }
-cudaError_t cudaDeviceSynchronize(void) { return cudaSuccess; }
+cudaError_t cudaDeviceSynchronize(void) { return S().sticky ? fail(S().sticky) : cudaSuccess; }
 cudaError_t cudaInitDevice(int, unsigned int, unsigned int) { return cudaSuccess; }
 cudaError_t cudaFree0(void) { return cudaSuccess; }
 cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *p, int) {
@@ -609,7 +616,7 @@ cudaError_t cudaRuntimeGetVersion(int *v) {
 }
 cudaError_t cudaGetLastError(void) {
   cudaError_t e = S().last_error;
-  S().last_error = cudaSuccess;
+  S().last_error = S().sticky;  // a sticky error is not cleared
   return e;
 }
 cudaError_t cudaPeekAtLastError(void) { return S().last_error; }
@@ -631,6 +638,7 @@ const char *cudaGetErrorName(cudaError_t e) {
     case cudaSuccess: return "cudaSuccess";
     case cudaErrorMemoryAllocation: return "cudaErrorMemoryAllocation";
     case cudaErrorIllegalAddress: return "cudaErrorIllegalAddress";
+    case cudaErrorLaunchTimeout: return "cudaErrorLaunchTimeout";
     default: return "cudaErrorUnknown";
   }
 }
@@ -644,7 +652,7 @@ cudaError_t cudaStreamCreate(cudaStream_t *s) {
 cudaError_t cudaStreamCreateWithFlags(cudaStream_t *s, unsigned int) { return cudaStreamCreate(s); }
 cudaError_t cudaStreamCreateWithPriority(cudaStream_t *s, unsigned int, int) { return cudaStreamCreate(s); }
 cudaError_t cudaStreamDestroy(cudaStream_t) { return cudaSuccess; }
-cudaError_t cudaStreamSynchronize(cudaStream_t) { return cudaSuccess; }
+cudaError_t cudaStreamSynchronize(cudaStream_t) { return S().sticky ? fail(S().sticky) : cudaSuccess; }
 cudaError_t cudaStreamQuery(cudaStream_t) { return cudaSuccess; }
 cudaError_t cudaStreamWaitEvent(cudaStream_t, cudaEvent_t, unsigned int) { return cudaSuccess; }
 cudaError_t cudaDeviceGetStreamPriorityRange(int *lo, int *hi) {
@@ -669,7 +677,7 @@ cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t) {
   return cudaSuccess;
 }
 cudaError_t cudaEventRecordWithFlags(cudaEvent_t e, cudaStream_t s, unsigned int) { return cudaEventRecord(e, s); }
-cudaError_t cudaEventSynchronize(cudaEvent_t) { return cudaSuccess; }
+cudaError_t cudaEventSynchronize(cudaEvent_t) { return S().sticky ? fail(S().sticky) : cudaSuccess; }
 cudaError_t cudaEventQuery(cudaEvent_t) { return cudaSuccess; }
 cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t a, cudaEvent_t b) {
   *ms = static_cast<float>((reinterpret_cast<CUevent_st *>(b)->at - reinterpret_cast<CUevent_st *>(a)->at) * 1e3);
