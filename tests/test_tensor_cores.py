@@ -144,6 +144,10 @@ BIT_EXACT = {  # program: arguments of the H100 run (tensor_on_h100.sh's small s
     "mma_shapes": ("256",),  # m16n8k8 f16/bf16, m16n8k4 tf32, m16n8k16 s8, u8 x s8 .satfinite
     "bf16_elementwise": ("65536",),  # bf16x2 fma/mul/add/sub/max/min/neg/abs, cvt .rn and .rz
     "wmma_int8": ("64",),  # s8 and u8 wmma with int32 accumulators
+    "ldmatrix_variants": ("8",),  # .x1/.x2/.x4, plain and .trans: the lane maps themselves
+    "cp_async_sizes": ("16",),  # 4- and 8-byte .ca, 16-byte .cg with every src-size 0..16
+    "lowprec_conversions": (),  # every fp8 code decoded; ties, subnormals, inf, NaN encoded
+    "wmma_shapes": ("64",),  # m32n8k16 (float) and m8n32k16 (half accumulators)
 }
 
 

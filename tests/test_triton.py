@@ -46,10 +46,23 @@ def _run(name: str) -> tuple[dict, object]:
 
 
 @needs_triton
-@pytest.mark.parametrize(("name", "out"), [("vector_add", "out_ptr"), ("matmul", "c_ptr")])
+@pytest.mark.parametrize(
+    ("name", "out"),
+    [
+        ("vector_add", "out_ptr"),
+        ("matmul", "c_ptr"),
+        ("matmul_bf16", "c_ptr"),
+        ("dot_tf32", "c_ptr"),
+        ("cumsum", "y_ptr"),
+        ("cumsum", "j_ptr"),
+        ("bias_relu_bf16", "y_ptr"),
+    ],
+)
 def test_outputs_equal_the_h100_bit_for_bit(name: str, out: str) -> None:
-    """matmul is tl.dot: Triton's sm_80 code (cp.async, ldmatrix, mma.sync) run by the engine with
-    the H100's tensor-core arithmetic, equal to the H100 running the same code, all 65,536 values."""
+    """matmul, matmul_bf16 and dot_tf32 are tl.dot: Triton's sm_80 code (cp.async, ldmatrix,
+    mma.sync in f16, bf16, tf32) run by the engine with the H100's tensor-core arithmetic, equal
+    to the H100 running the same code; cumsum's float scan order and bias_relu_bf16's bf16
+    conversions too."""
     args, _ = _run(name)
     want = np.load(HW / "triton_run" / "outputs.npz")[f"{name}::{out}"]
     assert args[out].tobytes() == want.tobytes()

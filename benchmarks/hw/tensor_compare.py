@@ -39,6 +39,10 @@ CASES = {
     "mma_shapes": (["256"], ["256"], 4),
     "bf16_elementwise": (["65536"], ["16777216"], 2),
     "wmma_int8": (["64"], ["2048"], 4),
+    "ldmatrix_variants": (["8"], ["8192"], 4),
+    "cp_async_sizes": (["16"], ["8192"], 4),
+    "lowprec_conversions": ([], [], 4),
+    "wmma_shapes": (["64"], ["4096"], 4),
 }
 TENSOR_METRIC = "smsp__inst_executed_pipe_tensor.sum"
 COUNTERS = (*NCU, "tensor_instructions")

@@ -17,6 +17,8 @@ grep -iE "tensor|ldgsts|ldsm" /tmp/tb/metrics.txt > "$R/tensor_metric_names.txt"
 # name, then the arguments after OUT.bin for the small (checked) run and the large (timed) run
 CASES="mma_probe:2048:2048 mma_gemm:128:2048 wmma_gemm:64:2048 mma_int8_tf32:64:2048 bf16_norms:64,1024:4096,4096 half2_fp8:65536:16777216 flash_attention:256:4096"
 CASES="$CASES sgemm_cp_async:100:2048 mma_shapes:256:256 bf16_elementwise:65536:16777216 wmma_int8:64:2048"
+CASES="$CASES ldmatrix_variants:8:8192 cp_async_sizes:16:8192 lowprec_conversions:: wmma_shapes:64:4096"
+CASES=${ONLY:-$CASES}  # ONLY="name:small:large ...": those programs alone
 for c in $CASES; do
   IFS=: read -r name small large <<< "$c"
   nvcc -arch=sm_90 -O3 -lineinfo -o "/tmp/tb/$name" "tests/data/cuda/tensor/$name.cu" > "$R/$name.build.txt" 2>&1

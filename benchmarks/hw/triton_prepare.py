@@ -34,6 +34,11 @@ def cases() -> list[dict]:
     def f32(*shape: int) -> np.ndarray:
         return rng.standard_normal(shape).astype(np.float32).ravel()
 
+    def bf16(*shape: int) -> np.ndarray:  # bfloat16 bit patterns of normal values
+        from perfcalc.sim.ptx.tensor_numerics import bf16_bits
+
+        return bf16_bits(rng.standard_normal(shape).astype(np.float32)).ravel()
+
     out = []
     for tag, n in (("", 10_000), ("_large", 1 << 24)):
         out.append(
@@ -125,6 +130,76 @@ def cases() -> list[dict]:
                     "HEAD_DIM": 64,
                     "BLOCK_M": 64,
                     "BLOCK_N": 64,
+                },
+            )
+        )
+    for tag, n in (("", 128), ("_large", 2048)):
+        out.append(
+            dict(
+                name="matmul_bf16" + tag,
+                file="matmul_bf16.py",
+                kernel="matmul_bf16",
+                grid=(n // 64, n // 64),
+                args={
+                    "a_ptr": bf16(n, n),
+                    "b_ptr": bf16(n, n),
+                    "c_ptr": np.zeros(n * n, np.uint16),
+                    "M": n,
+                    "N": n,
+                    "K": n,
+                    "BLOCK_M": 64,
+                    "BLOCK_N": 64,
+                    "BLOCK_K": 32,
+                },
+            )
+        )
+        out.append(
+            dict(
+                name="dot_tf32" + tag,
+                file="dot_tf32.py",
+                kernel="dot_tf32",
+                grid=(n // 64, n // 64),
+                args={
+                    "a_ptr": f32(n, n),
+                    "b_ptr": f32(n, n),
+                    "c_ptr": np.zeros(n * n, np.float32),
+                    "K": n,
+                    "N": n,
+                    "BLOCK": 64,
+                    "BLOCK_K": 32,
+                },
+            )
+        )
+    for tag, rows in (("", 16), ("_large", 65536)):
+        out.append(
+            dict(
+                name="cumsum" + tag,
+                file="cumsum.py",
+                kernel="cumsum",
+                grid=(rows,),
+                args={
+                    "x_ptr": f32(rows, 256),
+                    "i_ptr": rng.integers(-100, 100, rows * 256).astype(np.int32),
+                    "y_ptr": np.zeros(rows * 256, np.float32),
+                    "j_ptr": np.zeros(rows * 256, np.int32),
+                    "BLOCK": 256,
+                },
+            )
+        )
+    for tag, n in (("", 10_000), ("_large", 1 << 24)):
+        out.append(
+            dict(
+                name="bias_relu_bf16" + tag,
+                file="bias_relu_bf16.py",
+                kernel="bias_relu_bf16",
+                grid=(-(-n // 1024),),
+                args={
+                    "x_ptr": bf16(n),
+                    "b_ptr": bf16(64),
+                    "y_ptr": np.zeros(n, np.uint16),
+                    "n": n,
+                    "n_bias": 64,
+                    "BLOCK": 1024,
                 },
             )
         )

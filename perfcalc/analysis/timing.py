@@ -43,7 +43,9 @@ def kernel_work(result: SimResult, active_blocks_per_sm: int) -> KernelWork:
         global_load_waits=c.global_load_waits if result.engine == "ptx" else None,
         global_wavefronts=wavefronts,
         shared_wavefronts=c.shared_load_wavefronts + c.shared_store_wavefronts,
-        shared_load_requests=c.shared_load_requests,
+        # the shared loads a warp waits for: LDS and LDSM (ldmatrix, which Nsight Compute's
+        # shared-load requests leave out; both are in the shared_load instruction kind)
+        shared_load_requests=max(c.shared_load_requests, kinds.get("shared_load", 0)),
         l2_bytes=l2_bytes,
         l2_read_bytes=l2_read,
         dram_bytes_read=dram_r,

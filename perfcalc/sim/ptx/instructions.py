@@ -564,7 +564,8 @@ def build_cvta(instr: Instr, env: Env) -> Op:
     t = type_of(instr)
     d = _dst(instr)
     a = operand(instr.operands[1], t, env, sep_ok=True)
-    window = SHARED_WINDOW if "shared" in parts else LOCAL_WINDOW if "local" in parts else 0
+    spaces = {p.split("::")[0] for p in parts}  # cvta.to.shared::cta as cvta.to.shared
+    window = SHARED_WINDOW if "shared" in spaces else LOCAL_WINDOW if "local" in spaces else 0
     to = "to" in parts
 
     def run(ch: Chunk, m: np.ndarray, full: bool) -> None:

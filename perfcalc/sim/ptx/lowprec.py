@@ -73,11 +73,14 @@ def encode(v: np.ndarray, f: Format, satfinite: bool) -> np.ndarray:
     frac = np.where(normal, np.ldexp(a, f.mbits - e) - (1 << f.mbits), np.ldexp(a, f.mbits - f.emin)).astype(np.int64)
     bits = (sign << (f.ebits + f.mbits)) | (exp_field << f.mbits) | frac
     top = (1 << f.ebits) - 1
+    # a NaN result is the canonical one the H100 writes: sign 0, every exponent and fraction bit
+    # set (bf16 0x7FFF, fp8 0x7F: benchmarks/hw/tensor_run/lowprec_conversions.bin)
+    canonical_nan = (top << f.mbits) | ((1 << f.mbits) - 1)
     if f.has_inf:
         inf_bits = (sign << (f.ebits + f.mbits)) | (top << f.mbits)
-        nan_bits = inf_bits | (1 << (f.mbits - 1))
-    else:  # E4M3: overflow without .satfinite and NaN both give NaN
-        inf_bits = nan_bits = (sign << (f.ebits + f.mbits)) | (top << f.mbits) | ((1 << f.mbits) - 1)
+        nan_bits = np.full_like(sign, canonical_nan)
+    else:  # E4M3: overflow without .satfinite gives NaN too
+        inf_bits = nan_bits = np.full_like(sign, canonical_nan)
     bits = np.where(big, inf_bits, bits)
     bits = np.where(nan, nan_bits, bits)
     return bits.astype(np.uint16)
@@ -198,12 +201,17 @@ def build_cvt(instr: Instr, env: Env) -> Op | None:
 
         def from_fp8(ch: Chunk, m: np.ndarray, full: bool) -> None:
             w = np.broadcast_to(np.asarray(dense(src(ch))), m.shape).astype(np.uint32)
-            lo = decode(w & np.uint32(0xFF), f).astype(np.float16).view(np.uint16).astype(np.uint32)
-            hi = decode((w >> np.uint32(8)) & np.uint32(0xFF), f).astype(np.float16).view(np.uint16).astype(np.uint32)
+            lo, hi = (_half_bits(decode((w >> np.uint32(s)) & np.uint32(0xFF), f)) for s in (0, 8))
             ch.write(d, (hi << np.uint32(16)) | lo, m, full)
 
         return from_fp8
     raise CudaSyntaxError(f"{what}: this conversion is not implemented")
+
+
+def _half_bits(v: np.ndarray) -> np.ndarray:
+    """float64 values (exact halves) as float16 bit patterns; NaN as the H100's canonical 0x7FFF."""
+    bits = v.astype(np.float16).view(np.uint16).astype(np.uint32)
+    return np.where(np.isnan(v), np.uint32(0x7FFF), bits)
 
 
 def _fma(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:

@@ -60,7 +60,7 @@ def build_ldmatrix(instr: Instr, env: Env) -> Op:
             for w in range(4):
                 word = gather(res.storage, res.offset + 4 * w, np.dtype(np.uint32), mask, res.whole)
                 rows[:, w] = np.where(mask, word, rows[:, w])
-            _price(ch, instr, res.space, price_addr, 16, mask, control if control is not None else m, "load")
+            _price_ldsm(ch, instr, price_addr, mask, control if control is not None else m)
         per_warp = rows.reshape(-1, 32, 4)  # (warps, addressing lane = 8j + r, word)
         t = np.arange(32)
         for j, d in enumerate(dests):
@@ -74,6 +74,18 @@ def build_ldmatrix(instr: Instr, env: Env) -> Op:
             ch.write(d, np.ascontiguousarray(value).reshape(-1), m, full)
 
     return run
+
+
+def _price_ldsm(ch: Chunk, instr: Instr, offsets: np.ndarray, mask: np.ndarray, control: np.ndarray) -> None:
+    """An ldmatrix's shared wavefronts and bank conflicts, priced as 16-byte reads of the rows its
+    lanes address. It is LDSM, not LDS: Nsight Compute counts it in smsp__inst_executed_op_ldsm,
+    not in the shared-load requests (benchmarks/hw/tensor_run: 48 LDSM, 0 shared loads)."""
+    ch.env.pricer.site = instr.line
+    wave, conflicts = ch.env.pricer.price_rows("shared", offsets, 16, mask, "load")
+    counts = ch.env.site(instr.line, instr.inlined_at)
+    counts[C.SLD_WF] += wave
+    counts[C.BANK] += conflicts
+    counts[C.instruction_slot("shared_load")] += int(warps_with(control).sum())
 
 
 def build_cp_async(instr: Instr, env: Env) -> Op:

@@ -242,7 +242,8 @@ def _variable(m: re.Match[str]) -> Variable:
     )
 
 
-_INSTR = re.compile(r"^(?:@(!?)(%?[A-Za-z_$][\w$]*)\s+)?([a-z][\w.]*)\s*(.*)$", re.S)
+# an opcode's parts may carry a qualifier after '::' (st.shared::cta, ld.global.L1::evict_last)
+_INSTR = re.compile(r"^(?:@(!?)(%?[A-Za-z_$][\w$]*)\s+)?([a-z][\w.]*(?:::[\w.:]+)*)\s*(.*)$", re.S)
 
 
 def _parse_body(fn: Function, body: str, original: str, main: int = MAIN_FILE) -> None:

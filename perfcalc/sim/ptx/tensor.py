@@ -158,7 +158,9 @@ def build_wmma_mma(instr: Instr, env: Env) -> tuple[Op, str, int]:
     machine_k = 4 if atype == "tf32" else None
     mm, nn, kk = tile
     step_k = machine_k or 16
-    count = -(-mm // 16) * -(-nn // 8) * -(-kk // step_k)
+    # m16n8 tiles of the output (m8n32 is computed transposed, as m32n8: 2 tiles, as the H100
+    # counts), each one instruction per step of K
+    count = max(1, mm * nn // 128) * -(-kk // step_k)
     d_regs, a_regs, b_regs, c_regs = (_regs(o) for o in instr.operands[:4])
     maps = {}
     for which, regs, t in (("a", a_regs, atype), ("b", b_regs, atype), ("c", c_regs, ctype), ("d", d_regs, dtype)):
