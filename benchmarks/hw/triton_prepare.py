@@ -35,9 +35,9 @@ def cases() -> list[dict]:
         return rng.standard_normal(shape).astype(np.float32).ravel()
 
     def bf16(*shape: int) -> np.ndarray:  # bfloat16 bit patterns of normal values
-        from perfcalc.sim.ptx.tensor_numerics import bf16_bits
+        from perfcalc.sim.ptx.lowprec import bf16_round
 
-        return bf16_bits(rng.standard_normal(shape).astype(np.float32)).ravel()
+        return bf16_round(rng.standard_normal(shape).astype(np.float32).astype(np.float64)).ravel()
 
     out = []
     for tag, n in (("", 10_000), ("_large", 1 << 24)):

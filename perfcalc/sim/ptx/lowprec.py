@@ -37,6 +37,7 @@ class Format:
 BF16 = Format(7, -126, float(np.float32(3.3895313892515355e38)), 127, 8, True)
 E4M3 = Format(3, -6, 448.0, 7, 4, False)
 E5M2 = Format(2, -14, 57344.0, 15, 5, True)
+TF32 = Format(10, -126, float(np.finfo(np.float32).max), 127, 8, True)  # float32's range, 10 fraction bits
 FP8 = {"e4m3": E4M3, "e5m2": E5M2}
 
 
@@ -155,7 +156,7 @@ def build_cvt(instr: Instr, env: Env) -> Op | None:
 
         def tf32(ch: Chunk, m: np.ndarray, full: bool) -> None:
             x = values(ch, m)[0]
-            bits = np.asarray(quantize(x, Format(10, -126, 3.4e38, 127, 8, True), mode), dtype=np.float32)
+            bits = np.asarray(quantize(x, TF32, mode), dtype=np.float32)
             ch.write(d, bits.view(np.uint32), m, full)
 
         return tf32
@@ -254,8 +255,7 @@ def build_bf16_arith(instr: Instr, env: Env) -> Op | None:
                 r = fn(*xs)
             if relu:
                 r = np.where(r < 0, 0.0, r)
-            bits = bf16_round(r, mode) if instr.base not in ("neg", "abs", "min", "max") else bf16_round(r)
-            out |= bits.astype(np.uint32) << np.uint32(shift)
+            out |= bf16_round(r, mode).astype(np.uint32) << np.uint32(shift)  # neg/abs/min/max: exact
         ch.write(d, out if packed else out.astype(np.uint16), m, full)
 
     return run

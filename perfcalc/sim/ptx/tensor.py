@@ -16,6 +16,7 @@ from perfcalc.errors import CudaSyntaxError
 from perfcalc.sim.ptx import tensor_numerics as numerics
 from perfcalc.sim.ptx.execute import Chunk, Env, operand, warps_with
 from perfcalc.sim.ptx.fragments import a_map, b_map, c_map, operand_dims, wmma_layout, wmma_tile
+from perfcalc.sim.ptx.lowprec import bf16_decode
 from perfcalc.sim.ptx.memops import _regs
 from perfcalc.sim.ptx.parse import Instr
 from perfcalc.sim.separable import dense
@@ -36,7 +37,7 @@ def _elements(words: list[np.ndarray], t: str) -> np.ndarray:
     if t == "f16":
         return bits.astype(np.uint16).view(np.float16).astype(np.float64)
     if t == "bf16":
-        return numerics.bf16_value(bits.astype(np.uint16))
+        return bf16_decode(bits)
     if t == "tf32":
         return numerics.tf32_value(bits)
     if t == "f32":

@@ -10,8 +10,8 @@ the sum is rounded once: toward zero for a float32 result, to nearest-even for a
 K longer than the block is accumulated block after block, each result the next one's C.
 
 This module is that model written from the published parameters (no code taken), vectorised
-over any leading shape; `benchmarks/hw/tensor_numerics/` holds the H100's own outputs it is
-checked against.
+over any leading shape; `benchmarks/hw/tensor_run/` holds the H100's own outputs it is checked
+against.
 """
 
 from __future__ import annotations
@@ -141,17 +141,3 @@ def matmul(
 def tf32_value(bits: np.ndarray) -> np.ndarray:
     """The tf32 a tensor core reads from a 32-bit register: its low 13 fraction bits ignored."""
     return (np.asarray(bits, dtype=np.uint32) & np.uint32(0xFFFFE000)).view(np.float32).astype(np.float64)
-
-
-def bf16_value(bits: np.ndarray) -> np.ndarray:
-    """A bfloat16 (raw 16-bit pattern) as a float64."""
-    return (np.asarray(bits, dtype=np.uint16).astype(np.uint32) << np.uint32(16)).view(np.float32).astype(np.float64)
-
-
-def bf16_bits(v: np.ndarray) -> np.ndarray:
-    """float32 values rounded to nearest-even bfloat16 bit patterns (NaN stays a quiet NaN)."""
-    x = np.asarray(v, dtype=np.float32).view(np.uint32).astype(np.uint64)
-    rounded = (x + np.uint64(0x7FFF) + ((x >> np.uint64(16)) & np.uint64(1))) >> np.uint64(16)
-    nan = np.isnan(np.asarray(v, dtype=np.float32))
-    out = np.where(nan, (x >> np.uint64(16)) | np.uint64(0x40), rounded)
-    return out.astype(np.uint16)
