@@ -171,7 +171,9 @@ def _source_run(k: SourceKernel, target: Target, options: RunOptions) -> TargetR
         from perfcalc.sim.ptx.triton_run import triton_launch
 
         options = replace(options, engine="triton")
-        probe = {**dict(make_user_arrays([parse_array_option(a) for a in k.arrays])), **k.scalars}
+        # the compile needs the arrays' types only: one element each
+        one = [replace(s, count=1) if s.dtype else s for s in map(parse_array_option, k.arrays)]
+        probe = {**dict(make_user_arrays(one)), **k.scalars}
         threads, shared = triton_launch(k.path, k.kernel or "", probe, arch)
         k = replace(k, block=k.block or threads, dynamic_shared_memory_bytes=shared)
     grid, block = dims_as_given(k.grid, "--grid"), dims_as_given(k.block, "--block")

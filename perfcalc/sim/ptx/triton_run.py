@@ -13,6 +13,7 @@ compiled for sm_80 instead (mma.sync, cp.async), and the run says so.
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import re
 import sys
@@ -20,6 +21,7 @@ import warnings
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import numpy as np
@@ -77,16 +79,7 @@ def _jit_function(path: Path, kernel: str) -> Any:
         raise InputError(f"--triton: no file {str(path)[:200]!r}")
     if not triton_available():
         raise InputError("Triton is not installed: pip install 'perfcalc[triton]' (Triton compiles without a GPU)")
-    name = f"perfcalc_triton_{abs(hash(str(path.resolve())))}"
-    spec = importlib.util.spec_from_file_location(name, path)
-    if spec is None or spec.loader is None:
-        raise InputError(f"--triton: {path} cannot be imported as a Python module")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module  # Triton reads the function's source through its module
-    try:
-        spec.loader.exec_module(module)
-    except Exception as exc:  # the user's file failed: its failure, in one line
-        raise InputError(f"--triton: importing {path} failed: {type(exc).__name__}: {exc}") from None
+    module = _module(str(path.resolve()), path.stat().st_mtime_ns)
     fn = getattr(module, kernel, None)
     if fn is None or not hasattr(fn, "arg_names") or not hasattr(fn, "params"):
         found = sorted(k for k, v in vars(module).items() if hasattr(v, "arg_names") and hasattr(v, "params"))
@@ -94,6 +87,23 @@ def _jit_function(path: Path, kernel: str) -> Any:
             f"--triton: {path} has no @triton.jit function {kernel!r} (it has: {', '.join(found) or 'none'})"
         )
     return fn
+
+
+@functools.lru_cache(maxsize=16)
+def _module(path: str, mtime_ns: int) -> ModuleType:
+    """The user's file imported once per version (a run reads it for the launch, the compile and
+    each sampled pass): Triton reads a function's source through its module."""
+    name = f"perfcalc_triton_{abs(hash(path))}"
+    spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None or spec.loader is None:
+        raise InputError(f"--triton: {path} cannot be imported as a Python module")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    try:
+        spec.loader.exec_module(module)
+    except Exception as exc:  # the user's file failed: its failure, in one line
+        raise InputError(f"--triton: importing {path} failed: {type(exc).__name__}: {exc}") from None
+    return module
 
 
 def _signature(fn: Any, args: Mapping[str, object]) -> tuple[dict[str, str], dict[str, object], dict[Any, Any]]:
@@ -132,14 +142,47 @@ def _signature(fn: Any, args: Mapping[str, object]) -> tuple[dict[str, str], dic
 def compile_triton(
     path: Path, kernel: str, args: Mapping[str, object], arch: Arch, options: Mapping[str, int]
 ) -> TritonKernel:
-    """Compile the kernel for `arch` (or sm_80, see the module docstring) as its JIT would."""
+    """Compile the kernel for `arch` (or sm_80, see the module docstring) as its JIT would, once
+    per file version and specialisation."""
+    fn = _jit_function(path, kernel)
+    signature, constants, attrs = _signature(fn, args)
+    wanted = {k: int(v) for k, v in options.items()}
+    key = (
+        str(path.resolve()),
+        path.stat().st_mtime_ns,
+        kernel,
+        repr(sorted(signature.items())),
+        repr(sorted(constants.items())),
+        repr(sorted(attrs.items())),
+        arch.cc,
+        repr(sorted(wanted.items())),
+    )
+    found = _COMPILED.get(key)
+    if found is None:
+        found = _COMPILED[key] = _compiled(fn, path, kernel, (signature, constants, attrs), arch, wanted)
+        while len(_COMPILED) > 32:
+            _COMPILED.pop(next(iter(_COMPILED)))
+    return found
+
+
+# compiled kernels by file version, kernel, specialisation, target and options: a run compiles
+# once for its launch shape and once more for nothing in its sampled passes
+_COMPILED: dict[tuple[Any, ...], TritonKernel] = {}
+
+
+def _compiled(
+    fn: Any,
+    path: Path,
+    kernel: str,
+    specialisation: tuple[dict[str, str], dict[str, object], dict[Any, Any]],
+    arch: Arch,
+    wanted: dict[str, int],
+) -> TritonKernel:
     import triton
     from triton.backends.compiler import GPUTarget
     from triton.compiler import ASTSource
 
-    fn = _jit_function(path, kernel)
-    signature, constants, attrs = _signature(fn, args)
-    wanted = {k: int(v) for k, v in options.items()}
+    signature, constants, attrs = specialisation
     notes: list[str] = []
 
     def build(capability: int) -> Any:
