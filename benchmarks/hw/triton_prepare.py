@@ -16,6 +16,7 @@ import json
 import subprocess
 import sys
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -39,6 +40,13 @@ def cases() -> list[dict]:
 
         return bf16_round(rng.standard_normal(shape).astype(np.float32).astype(np.float64)).ravel()
 
+    def gemm(name: str, kernel: str, n: int, make: Callable[..., np.ndarray], out_type: type) -> dict:
+        """C = A @ B of n x n in 64 x 64 tiles (A, then B drawn: the order keeps the inputs)."""
+        a, b = make(n, n), make(n, n)
+        args = {"a_ptr": a, "b_ptr": b, "c_ptr": np.zeros(n * n, out_type), "M": n, "N": n, "K": n}
+        args.update(BLOCK_M=64, BLOCK_N=64, BLOCK_K=32)
+        return dict(name=name, file=f"{kernel}.py", kernel=kernel, grid=(n // 64, n // 64), args=args)
+
     out = []
     for tag, n in (("", 10_000), ("_large", 1 << 24)):
         out.append(
@@ -51,25 +59,7 @@ def cases() -> list[dict]:
             )
         )
     for tag, n in (("", 256), ("_large", 2048)):
-        out.append(
-            dict(
-                name="matmul" + tag,
-                file="matmul.py",
-                kernel="matmul",
-                grid=(n // 64, n // 64),
-                args={
-                    "a_ptr": f16(n, n),
-                    "b_ptr": f16(n, n),
-                    "c_ptr": np.zeros(n * n, np.float32),
-                    "M": n,
-                    "N": n,
-                    "K": n,
-                    "BLOCK_M": 64,
-                    "BLOCK_N": 64,
-                    "BLOCK_K": 32,
-                },
-            )
-        )
+        out.append(gemm("matmul" + tag, "matmul", n, f16, np.float32))
     for tag, rows in (("", 128), ("_large", 8192)):
         out.append(
             dict(
@@ -134,25 +124,7 @@ def cases() -> list[dict]:
             )
         )
     for tag, n in (("", 128), ("_large", 2048)):
-        out.append(
-            dict(
-                name="matmul_bf16" + tag,
-                file="matmul_bf16.py",
-                kernel="matmul_bf16",
-                grid=(n // 64, n // 64),
-                args={
-                    "a_ptr": bf16(n, n),
-                    "b_ptr": bf16(n, n),
-                    "c_ptr": np.zeros(n * n, np.uint16),
-                    "M": n,
-                    "N": n,
-                    "K": n,
-                    "BLOCK_M": 64,
-                    "BLOCK_N": 64,
-                    "BLOCK_K": 32,
-                },
-            )
-        )
+        out.append(gemm("matmul_bf16" + tag, "matmul_bf16", n, bf16, np.uint16))
         out.append(
             dict(
                 name="dot_tf32" + tag,
