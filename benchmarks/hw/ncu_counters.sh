@@ -1,5 +1,6 @@
 # Sourced by the device scripts: M = the Nsight Compute metrics behind perfcalc's ten counters
-# (ptx_corpus_compare.py's NCU map), registers, divergent branches and the kernel's time.
+# (ptx_corpus_compare.py's NCU map, fp64 flops included), registers, divergent branches, global
+# load instructions and the kernel's time.
 M=launch__registers_per_thread,l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum
 M=$M,l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum,l1tex__t_requests_pipe_lsu_mem_global_op_st.sum
 M=$M,l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum,smsp__inst_executed_op_shared_ld.sum
@@ -7,5 +8,7 @@ M=$M,smsp__inst_executed_op_shared_st.sum,l1tex__data_pipe_lsu_wavefronts_mem_sh
 M=$M,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum
 M=$M,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum
 M=$M,smsp__sass_thread_inst_executed_op_fadd_pred_on.sum,smsp__sass_thread_inst_executed_op_fmul_pred_on.sum
-M=$M,smsp__sass_thread_inst_executed_op_ffma_pred_on.sum,smsp__sass_branch_targets_threads_divergent.sum
+M=$M,smsp__sass_thread_inst_executed_op_ffma_pred_on.sum,smsp__sass_thread_inst_executed_op_dadd_pred_on.sum
+M=$M,smsp__sass_thread_inst_executed_op_dmul_pred_on.sum,smsp__sass_thread_inst_executed_op_dfma_pred_on.sum
+M=$M,smsp__sass_branch_targets_threads_divergent.sum,smsp__inst_executed_op_global_ld.sum
 M=$M,gpu__time_duration.sum
