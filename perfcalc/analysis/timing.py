@@ -45,7 +45,7 @@ def kernel_work(result: SimResult, active_blocks_per_sm: int) -> KernelWork:
         shared_wavefronts=c.shared_load_wavefronts + c.shared_store_wavefronts,
         # the shared loads a warp waits for: LDS and LDSM (ldmatrix, which Nsight Compute's
         # shared-load requests leave out; both are in the shared_load instruction kind)
-        shared_load_requests=max(c.shared_load_requests, kinds.get("shared_load", 0)),
+        shared_load_requests=kinds.get("shared_load", c.shared_load_requests),
         l2_bytes=l2_bytes,
         l2_read_bytes=l2_read,
         dram_bytes_read=dram_r,
