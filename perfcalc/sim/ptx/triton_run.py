@@ -291,8 +291,12 @@ def run_triton(
     rest, given = _split_options(Path(path), kernel, args, launch_options)
     tk = compile_triton(Path(path), kernel, rest, arch, given)
     threads = 32 * tk.num_warps
-    if block is not None and dims(block, "block") != (threads, 1, 1):
-        raise InputError(f"--block {block}: a Triton program of num_warps={tk.num_warps} runs {threads} threads")
+    shape = None if block is None else dims(block, "block")
+    if shape is not None and shape != (threads, 1, 1):
+        raise InputError(
+            f"--block of {shape[0] * shape[1] * shape[2]} threads: a Triton program of num_warps={tk.num_warps} "
+            f"runs {threads} threads (leave --block out)"
+        )
     g = dims(grid, "grid")
     programs = g[0] * g[1] * g[2]
     bound = {k: v for k, v in rest.items() if k in tk.arguments}
