@@ -101,7 +101,25 @@ def jobs_of(program: Path) -> tuple[list[Job], str | None]:
     # a .cu file another one #includes (Rodinia's main.cu + kernel.cu) is built through that one
     included = {m for p in every for m in re.findall(r'#\s*include\s*"([^"]+\.cu)"', p.read_text(errors="replace"))}
     files = [str(p.relative_to(program)) for p in every if p.name not in {Path(i).name for i in included}]
-    return [Job(program.name, folder, f, (folder,), (), (), False) for f in files], why or "make printed no nvcc -c"
+    defines = tuple(script_defines(program))
+    return [
+        Job(program.name, folder, f, (folder,), defines, (), False) for f in files
+    ], why or "make printed no nvcc -c"
+
+
+def script_defines(program: Path) -> list[tuple[str, str | None]]:
+    """The -D flags a program's Python script passes to the PyTorch extension build that compiles
+    its .cu files (`load(..., extra_cuda_cflags=[..., f'-DNAME={VALUE}'])`), the script's own
+    `VALUE = literal` lines filled in: such a program's Makefile only runs the script."""
+    found: list[tuple[str, str | None]] = []
+    for script in sorted(program.glob("*.py")):
+        text = script.read_text(errors="replace")
+        values = dict(re.findall(r"^(\w+)\s*=\s*([\w.+-]+)\s*$", text, re.M))
+        for flags in re.findall(r"extra_cuda_cflags\s*=\s*\[([^\]]*)\]", text):
+            for name, value in re.findall(r"f?['\"]-D(\w+)(?:=([^'\"]*))?['\"]", flags):
+                value = re.sub(r"\{(\w+)\}", lambda m, known=values: known.get(m.group(1), m.group(0)), value)
+                found.append((name, value or None))
+    return found
 
 
 def compile_job(job: Job, compiler: str | None) -> dict[str, object]:
@@ -124,6 +142,7 @@ def compile_job(job: Job, compiler: str | None) -> dict[str, object]:
     except PerfcalcError as exc:
         message = " ".join(str(exc).split())
         row.update(outcome="refused", refusal=refusal_class(message), message=message[:300])
+        row["nvcc_alone"] = nvcc_alone(job)
     else:
         bases = {base_name(k) for k in built.kernels}
         squeezed = {_squeezed(k.split("::")[-1]) for k in built.kernels}
@@ -145,6 +164,26 @@ def compile_job(job: Job, compiler: str | None) -> dict[str, object]:
         )
     row["seconds"] = round(time.monotonic() - start, 2)
     return row
+
+
+def nvcc_alone(job: Job) -> str:
+    """The same nvcc and host compiler on the file as its own flags give them, without perfcalc
+    (no stand-in headers, no blanking, no pre-included header): "compiles", or its first error.
+    A refusal where this fails too is the compiler's, not perfcalc's."""
+    from perfcalc.sim.ptx import toolchain
+
+    tools = toolchain.route(None)
+    if tools is None:
+        return "no nvcc here"
+    flags = [f"-I{d}" for d in job.include_dirs] + [
+        f"-D{k}" + (f"={v}" if v is not None else "") for k, v in job.defines
+    ]
+    command = [str(tools.nvcc), "-ptx", "-arch=compute_90", "-ccbin", str(tools.host), *job.extra, *flags, job.file]
+    done = subprocess.run(command + ["-o", os.devnull], cwd=job.folder, capture_output=True, text=True, timeout=300)
+    if done.returncode == 0:
+        return "compiles"
+    errors = [ln for ln in (done.stdout + done.stderr).splitlines() if "error" in ln]
+    return "fails: " + " ".join((errors or ["(no message)"])[0].split())[:160]
 
 
 _BUILTIN = {
@@ -175,7 +214,7 @@ def refusal_class(message: str) -> str:
         if fragment in message:
             return name
     m = re.search(r"(?:error|catastrophic error): (.*)", message)
-    text = m.group(1) if m else message
+    text = m.group(1) if m else re.sub(r"^nvcc could not compile \S+: ", "", message)
     text = re.sub(r'"[^"]*"', '"..."', text)
     return "other: " + text[:90]
 
@@ -208,7 +247,15 @@ def main() -> None:
         RESULTS.write_text(report)
         with open(TABLE, "w", newline="") as f:
             keys = ["program", "file", "from_makefile", "outcome", "compiler", "kernels", "defined"]
-            keys += ["missing_kernels", "missing_instantiations", "mended", "refusal", "message", "seconds"]
+            keys += [
+                "missing_kernels",
+                "missing_instantiations",
+                "mended",
+                "refusal",
+                "message",
+                "nvcc_alone",
+                "seconds",
+            ]
             writer = csv.DictWriter(f, keys, extrasaction="ignore")
             writer.writeheader()
             writer.writerows(rows)
@@ -270,6 +317,19 @@ def summary(
     ]
     for name, count in collections.Counter(str(r["refusal"]) for r in refused).most_common():
         lines.append(f"| {name} | {count} |")
+    alone = [str(r.get("nvcc_alone", "")) for r in refused]
+    header = sum(1 for a in alone if "No such file" in a or "cannot open source file" in a)
+    same = sum(1 for a in alone if a.startswith("fails")) - header
+    lines += [
+        "",
+        "The same nvcc on each refused file with the file's own flags and nothing of perfcalc's (no stand-in, "
+        f"no blanking): {same} of {len(refused)} fail with an error of their own (nvcc refuses the code itself), "
+        f"{header} stop at a header not installed here (perfcalc stood it in and the code after it still needed "
+        f"it), {sum(1 for a in alone if a == 'compiles')} compile.",
+    ]
+    lines += [
+        f"- compiles without perfcalc: {r['program']}/{r['file']}" for r in refused if r.get("nvcc_alone") == "compiles"
+    ]
     if missing:
         lines += ["", "## Compiled files missing a kernel", ""]
         lines += [

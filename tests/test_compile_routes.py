@@ -174,3 +174,16 @@ def test_the_corpus_counts_the_same_through_nvcc():
     for name, entry in kept.items():
         assert found[name]["counters"] == entry["counters"], name
         assert found[name]["outputs"] == entry["outputs"], name
+
+
+@pytest.mark.skipif(not HAVE_NVCC, reason="no nvcc wheel or host C++ compiler")
+def test_a_missing_library_call_is_blanked_alone_so_a_deduced_launch_still_instantiates(ptx_cache):
+    """The library's statements go, the launch beside them stays: `halve<double>` exists only
+    because `check<double>` calls `launch_halve(d, n)`, and it halves each element."""
+    path = DATA / "library_beside_launch.cu"
+    x = _ramp("float64")
+    result = run_kernel(path.read_text(), "halve", 2, 128, {"x": x, "n": N}, "9.0", engine="ptx", source_name=str(path))
+    assert not result.faults
+    np.testing.assert_array_equal(x, _ramp("float64") / 2)
+    assert any("vendor_blas.h" in note for note in result.compile_notes)
+

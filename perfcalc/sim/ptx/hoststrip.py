@@ -383,13 +383,15 @@ def choose_kernel(source: DeviceSource, requested: str | None) -> str:
     return launched[0] if launched else requested
 
 
-def host_span_at(text: str, line: int) -> tuple[int, int, str, tuple[str, ...]] | None:
-    """The bytes to blank for a compile error at `line` (1-based) in host code: the inside of the
-    innermost host function's body holding it (the whole function where the error is in its
-    head, e.g. a parameter of a type from a header that is not installed), or a whole host
-    declaration, type or alias at file scope; with the function's name and the template kernels
-    its launches name (to keep instantiating them). None where the line is in device code or
-    nowhere blankable."""
+def host_span_at(text: str, line: int, whole_body: bool = False) -> tuple[int, int, str, tuple[str, ...]] | None:
+    """The bytes to blank for a compile error at `line` (1-based) in host code: the statement of a
+    host function holding it (`whole_body`: the inside of the function's body; the whole function
+    where the error is in its head, e.g. a parameter of a type from a header that is not
+    installed), or a whole host declaration, type or alias at file scope; with the function's name
+    and the template kernels its launches name (to keep instantiating them). Blanking a statement
+    rather than the body keeps the body's other statements, and so the launches and host template
+    calls that instantiate kernels (a cuBLAS call beside a launch of `k` with deduced arguments).
+    None where the line is in device code or nowhere blankable."""
     src = text.encode("utf-8", errors="surrogateescape")
     tree = _parser().parse(src)
     row = line - 1
@@ -406,6 +408,9 @@ def host_span_at(text: str, line: int) -> tuple[int, int, str, tuple[str, ...]] 
             # function goes, e.g. a parameter of a type from a header that is not installed
             whole = func.parent if func.parent is not None and func.parent.type == "template_declaration" else func
             return whole.start_byte, whole.end_byte, name, ()
+        part = None if whole_body else _statement_at(body, row)
+        if part is not None:
+            return part.start_byte, part.end_byte, name, tuple(k for k in _launches(part, src) if "<" in k)
         kept = tuple(k for k in _launches(body, src) if "<" in k)
         return body.start_byte + 1, body.end_byte - 1, name, kept
     decl = _innermost(tree.root_node, row, _FILE_SCOPE)
@@ -420,7 +425,29 @@ def host_span_at(text: str, line: int) -> tuple[int, int, str, tuple[str, ...]] 
 
 
 # what may be blanked at file scope when a compile error is in it (and nothing in it is device code)
-_FILE_SCOPE = ("declaration", "type_definition", "alias_declaration", "struct_specifier", "class_specifier")
+_FILE_SCOPE = (
+    "declaration",
+    "type_definition",
+    "alias_declaration",
+    "namespace_alias_definition",
+    "struct_specifier",
+    "class_specifier",
+)
+
+
+def _statement_at(body: Any, row: int) -> Any:
+    """The innermost statement of a block inside `body` whose lines hold `row` (a declaration,
+    an expression, a loop...), or None."""
+    found, deepest, stack = None, -1, [(body, 0)]
+    while stack:
+        n, depth = stack.pop()
+        for c in n.children:
+            if not (c.start_point[0] <= row <= c.end_point[0]) or c.type in ("{", "}", "comment"):
+                continue
+            if n.type == "compound_statement" and c.type != "compound_statement" and depth > deepest:
+                found, deepest = c, depth
+            stack.append((c, depth + 1))
+    return found
 
 
 def _innermost(node: Any, row: int, kinds: tuple[str, ...]) -> Any:

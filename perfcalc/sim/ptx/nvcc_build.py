@@ -6,9 +6,11 @@ step at a time, and said:
 - a header that is not installed (cuBLAS's, MPI's, a profiler's) gets an empty stand-in; if the
   device code then needs a name from it, the compile is refused naming the header and the name;
 - an error inside a host function (an API removed in CUDA 13, a name from a stood-in header) blanks
-  that function's body, in a private copy of the file, keeping its declaration and every kernel
-  template its launches name (`(void)&k<T>;` stays where the launch was, so the instantiation
-  the program makes is still made); a host declaration at file scope that fails is blanked whole.
+  the statement holding it, in a private copy of the file (so the launches and template calls
+  beside it still instantiate their kernels), and the function's whole body where statements
+  alone do not get there; every kernel template a blanked launch names stays instantiated
+  (`(void)&k<T>;` stays where the launch was); a host declaration at file scope that fails is
+  blanked whole.
 What is left is device code nvcc cannot compile: refused by name (texture references, ...), or
 with nvcc's own first error. The copies keep every line where it was, so line numbers, and the
 PTX's `.file` names (mapped back), are the user's.
@@ -28,6 +30,7 @@ from perfcalc.errors import CudaSyntaxError, InputError
 from perfcalc.sim.ptx.toolchain import Toolchain, run_bounded
 
 MAX_ATTEMPTS = 30
+NARROW_MENDS = 40  # statements blanked one by one before whole function bodies are
 COMPILE_SECONDS = 300.0
 COMPILE_BYTES = 8 << 30
 _MISSING = re.compile(r'(?:fatal error: ([^\s:]+): No such file or directory|cannot open source file "([^"]+)")')
@@ -224,6 +227,10 @@ def _mend(work: _Work, log: str, main: Path) -> bool:
             continue
         if _blank_host_code(work, original, line):
             mended = True
+    if mended and main.is_file() and main not in work.copies:
+        # compiled from its copy too, so that its `#include "dir/header.h"` (looked up beside the
+        # including file before any -I) finds the changed copy of a header, not the original
+        work.copies[main] = main.read_text(encoding="utf-8", errors="surrogateescape")
     return mended
 
 
@@ -240,13 +247,19 @@ def _blank_host_code(work: _Work, original: Path, line: int) -> bool:
     text = work.copies.get(original)
     if text is None:
         text = original.read_text(encoding="utf-8", errors="surrogateescape")
-    span = host_span_at(text, line)
-    if span is None:
-        return False
-    start, end, name, kept = span
+    lines = text.splitlines()
+    if 0 < line <= len(lines) and not lines[line - 1].strip():
+        return False  # blanked by an earlier error of this round (one statement, two errors)
     data = text.encode("utf-8", errors="surrogateescape")
-    if not data[start:end].strip() or (start, end) in work.spans.get(original, set()):
-        return False  # blanked already for an earlier error in the same function
+    done = work.spans.get(original, set())
+    # the statement first; its function's body where statements alone have not been enough
+    spans = (
+        host_span_at(text, line, whole) for whole in ((False, True) if len(work.blanked) < NARROW_MENDS else (True,))
+    )
+    span = next((s for s in spans if s is not None and data[s[0] : s[1]].strip() and (s[0], s[1]) not in done), None)
+    if span is None:
+        return False  # nothing there to blank, or blanked already for an earlier error
+    start, end, name, kept = span
     work.spans.setdefault(original, set()).add((start, end))
     middle = bytes(b if b in (10, 13) else 32 for b in data[start:end])
     if kept:  # the kernel templates the blanked launches named, still instantiated here (no
@@ -285,7 +298,7 @@ def summary(built: Built) -> list[str]:
     return notes
 
 
-CACHE_FORMAT = "perfcalc-nvcc-3"
+CACHE_FORMAT = "perfcalc-nvcc-7"
 
 
 def _is_built(value: object) -> bool:
