@@ -187,3 +187,23 @@ def test_a_missing_library_call_is_blanked_alone_so_a_deduced_launch_still_insta
     np.testing.assert_array_equal(x, _ramp("float64") / 2)
     assert any("vendor_blas.h" in note for note in result.compile_notes)
 
+
+@pytest.mark.skipif(not HAVE_NVCC, reason="no nvcc wheel or host C++ compiler")
+def test_a_fault_in_a_kernel_defined_in_a_header_names_the_header_and_its_line(ptx_cache):
+    """nvcc's PTX names only the header (file 1) when the .cu file has no device code of its own;
+    the write past the end is line 7 of the header, the line a sanitizer would name."""
+    path = DATA / "kernel_only_in_header.cu"
+    result = run_kernel(
+        path.read_text(),
+        "past_end",
+        1,
+        64,
+        {"data": np.zeros(64, "f4"), "n": 64},
+        "9.0",
+        engine="ptx",
+        source_name=str(path),
+        raise_on_fault=False,
+    )
+    assert result.faults, "the last thread writes data[64], one past the end"
+    fault = result.faults[0]
+    assert fault.source_name.endswith("kernel_only_in_header.cuh") and fault.line == 7, fault.message

@@ -67,6 +67,9 @@ class Function:
     body: list[Instr] = field(default_factory=list)
     labels: dict[str, int] = field(default_factory=dict)
     files: dict[int, str] = field(default_factory=dict)
+    # the file its line numbers are in, where that is not the compiled file itself (a kernel
+    # defined in a header that the file includes, with no code of the file's own inlined)
+    source_file: str | None = None
     branch_tables: dict[str, list[str]] = field(default_factory=dict)  # brx.idx targets
     # what the executor derives from the body alone (contraction, wait points), kept with it:
     # a parsed module is cached per PTX text, so a second launch derives nothing again
@@ -156,7 +159,13 @@ def parse_module(ptx: str, main_file: str | None = None) -> Module:
         body_end = _matching(text, body_start, "{", "}")
         fn = Function(match.group(3), match.group(1) == "entry", files=files)
         fn.params = [_param(p) for p in _split_top(params) if p.strip()]
-        _parse_body(fn, text[body_start + 1 : body_end], ptx, main)
+        home = main
+        if main_file is not None and main_file not in files.values():
+            # nothing of the compiled file itself is in the PTX: the kernel's lines are its header's
+            first = _LOC.search(text, body_start, body_end)
+            home = int(first.group(1)) if first else main
+            fn.source_file = files.get(home)
+        _parse_body(fn, text[body_start + 1 : body_end], ptx, home)
         functions[fn.name] = fn
         pos = body_end + 1
     module_vars.extend(_variables(text[pos:]))

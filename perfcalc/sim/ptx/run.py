@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import cast
 
 import numpy as np
@@ -110,7 +111,7 @@ def execute(
     env = Env(
         fn,
         ck.kernel,
-        launch.source_name,
+        _fault_file(ck, launch.source_name),
         g,
         b,
         heap,
@@ -393,3 +394,12 @@ def _variable_bytes(name: str, value: object) -> bytes:
             f"__device__ variable, got {type(value).__name__}"
         )
     return np.asarray(value, dtype=np.float32 if isinstance(value, float) else np.int32).tobytes()
+
+
+def _fault_file(ck: CompiledKernel, source_name: str) -> str:
+    """The file a fault names: the one the kernel's lines are in where that is not the file as
+    the user named it (a kernel defined in a header the file includes), else the user's name."""
+    if ck.fn.source_file:  # the PTX holds none of the compiled file's own lines
+        return ck.fn.source_file
+    own = ck.source_file
+    return own if own and Path(own) != Path(source_name).resolve() else source_name
