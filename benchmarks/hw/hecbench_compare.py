@@ -205,6 +205,11 @@ def main() -> None:
         total, equal = total + len(got), equal + sum(got)
         print(f"| {counter} | {sum(got)} of {len(got)} | {100 * sum(got) / max(len(got), 1):.1f} % |")
     print(f"| all ten | {equal} of {total} | {100 * equal / max(total, 1):.1f} % |")
+    # a launch perfcalc stopped (a race, a barrier fault) did not run on both
+    ran = [r[f"{c}_equal"] for r in rows if r["predicted_s"] is not None for c in NCU if r[f"{c}_equal"] is not None]
+    print(
+        f"| all ten, launches perfcalc ran to the end | {sum(ran)} of {len(ran)} | {100 * sum(ran) / max(len(ran), 1):.1f} % |"
+    )
     if args.bands:
         write_bands(args.bands, [r for r in rows if r["half"] == "test" and r.get("ratio")])
 

@@ -5,6 +5,7 @@
 #   STEP=first   the three tune sweeps timed (tune_on_gpu.py) while the HeCBench programs build,
 #                then Nsight Compute over the perfcalc-sized arguments until BUDGET seconds
 #   STEP=more    Nsight Compute goes on where the last call stopped (small, then full arguments)
+#   TIMES=0      the ten counters only (the times were measured by an earlier call)
 set -u
 cd "$(dirname "$0")/../.."
 export PYTHONUNBUFFERED=1
@@ -52,8 +53,8 @@ if [ "${STEP:-first}" = first ]; then
   tail -n 4 .hw_out/tune.log 2>/dev/null
 fi
 if [ "${HECBENCH:-1}" = 1 ]; then  # times first (cheap), then the ten counters while time is left
-  python3 benchmarks/hw/hecbench_on_gpu.py profile .hw_hecbench .hw_out/hecbench --which small --kind time \
-    --budget "$((BUDGET - SECONDS))" | tail -n 2
+  [ "${TIMES:-1}" = 1 ] && python3 benchmarks/hw/hecbench_on_gpu.py profile .hw_hecbench .hw_out/hecbench \
+    --which small --kind time --budget "$((BUDGET - SECONDS))" | tail -n 2
   [ "${COUNTERS:-1}" = 1 ] && python3 benchmarks/hw/hecbench_on_gpu.py profile .hw_hecbench .hw_out/hecbench \
     --which small --kind counters --budget "$((BUDGET - SECONDS))" | tail -n 2
 fi
