@@ -207,9 +207,8 @@ def main() -> None:
     print(f"| all ten | {equal} of {total} | {100 * equal / max(total, 1):.1f} % |")
     # a launch perfcalc stopped (a race, a barrier fault) did not run on both
     ran = [r[f"{c}_equal"] for r in rows if r["predicted_s"] is not None for c in NCU if r[f"{c}_equal"] is not None]
-    print(
-        f"| all ten, launches perfcalc ran to the end | {sum(ran)} of {len(ran)} | {100 * sum(ran) / max(len(ran), 1):.1f} % |"
-    )
+    share = 100 * sum(ran) / max(len(ran), 1)
+    print(f"| all ten, launches perfcalc ran to the end | {sum(ran)} of {len(ran)} | {share:.1f} % |")
     if args.bands:
         write_bands(args.bands, [r for r in rows if r["half"] == "test" and r.get("ratio")])
 
