@@ -956,9 +956,34 @@ NOOPS = (
 )
 
 
+# Flops Nsight Compute counts for one PTX instruction that ptxas expands into a sequence, per
+# thread on normal operands (the fast path; a slow path for denormals, infinities or overflow is
+# not counted): measured on an H100 (sm_90) by benchmarks/hw/sass_flops_on_gpu.py, raw files in
+# benchmarks/hw/sass_flops_h100/ (FFMA/DFMA 2, FADD/FMUL/DADD/DMUL 1; div.rn.f64 includes one
+# FFMA of its own). Keyed by opcode, rounding or approximation, type; .ftz counts the same
+# except where listed. Forms measured as 0 (ex2/lg2/rsqrt/tanh.approx, sqrt.approx) are absent.
+SASS_FLOPS: dict[tuple[str, str, str], int] = {
+    ("div", "rn", "f32"): 10,  # MUFU.RCP + 5 FFMA
+    ("div", "full", "f32"): 1,  # MUFU.RCP + FMUL
+    ("div", "approx", "f32"): 1,
+    ("rcp", "rn", "f32"): 5,  # 2 FFMA + FADD
+    ("rcp", "approx", "f32"): 2,  # denormal scaling FMULs; .ftz: none (below)
+    ("sqrt", "rn", "f32"): 6,  # MUFU.RSQ + 2 FFMA + 2 FMUL
+    ("sin", "approx", "f32"): 1,  # range reduction FMUL before MUFU.SIN
+    ("cos", "approx", "f32"): 1,
+    ("div", "rn", "f64"): 17,  # 7 DFMA + DMUL, and an FFMA
+    ("rcp", "rn", "f64"): 10,  # 5 DFMA
+    ("sqrt", "rn", "f64"): 13,  # 5 DFMA + 3 DMUL
+    ("rsqrt", "approx", "f64"): 8,  # 3 DFMA + 2 DMUL
+}
+_SASS_FLOPS_FTZ_NONE = {("rcp", "approx", "f32")}  # .ftz drops the denormal scaling
+
+
 def flop_weight(instr: Instr) -> tuple[str | None, int]:
     """(instruction kind, flops per thread) as Nsight Compute counts them: FADD/FMUL 1, FFMA 2,
-    and the same for double (smsp__sass_thread_inst_executed_op_{f,d}{add,mul,fma})."""
+    and the same for double (smsp__sass_thread_inst_executed_op_{f,d}{add,mul,fma}); an
+    instruction ptxas expands into FFMA/FMUL sequences (division, sqrt, reciprocal) counts the
+    sequence's flops (SASS_FLOPS)."""
     try:
         t = type_of(instr)
     except CudaSyntaxError:
@@ -970,7 +995,11 @@ def flop_weight(instr: Instr) -> tuple[str | None, int]:
         return kind, 1
     if instr.base in ("fma", "mad"):
         return kind, 2
-    return kind, 0
+    mode = next((m for m in ("rn", "full", "approx") if m in instr.parts), "")
+    key = (instr.base, mode, t)
+    if key in _SASS_FLOPS_FTZ_NONE and "ftz" in instr.parts:
+        return kind, 0
+    return kind, SASS_FLOPS.get(key, 0)
 
 
 def active_warps(m: np.ndarray) -> int:
