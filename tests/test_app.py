@@ -140,3 +140,20 @@ def test_a_faulting_launch_is_a_sticky_error_the_program_sees():
     )
     (launch,) = report.launches
     assert launch.fault is not None and "out of bounds" in launch.fault
+
+
+def test_a_refused_configuration_is_not_sticky():
+    """CUDA Runtime API: cudaErrorInvalidConfiguration is returned for the bad launch alone; the
+    next launch fills all 256 ints with 7 and the copy back succeeds."""
+    report = run("bad_configuration.cu")
+    assert report.exit_status == 0
+    assert report.stdout.strip() == "cudaErrorInvalidConfiguration cudaSuccess 7"
+
+
+def test_a_static_device_table_of_cudas_math_headers_is_placed_as_the_driver_does():
+    """sin(double) reads __cudart_sin_cos_coeffs, which no host code registers; the 64 sines
+    are within 1e-15 of the host's (CUDA Math API: sin has 2 ulp error, ~2.2e-16 here)."""
+    report = run("double_sine.cu")
+    assert report.exit_status == 0 and report.stdout.strip() == "PASS"
+    (launch,) = report.launches
+    assert launch.fault is None

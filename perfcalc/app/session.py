@@ -313,7 +313,7 @@ def _launch(
         arena.allocations = [body.take("<QQ") for _ in range(count)]  # type: ignore[misc]
     ck = kernels.get(name)
     if ck is None:
-        return b"F" + f"no compiled kernel {name}".encode()
+        return b"D" + f"no compiled kernel {name}".encode()
     index = len(outcome.launches) + outcome.uncounted
     if on_launch is not None:
         on_launch(index, ck.kernel)
@@ -326,8 +326,8 @@ def _launch(
             ck.source_file,
             iteration_cap,
         )
-    except InputError as exc:  # a launch the device refuses (too many threads, too much shared)
-        return b"F" + str(exc).encode()
+    except InputError as exc:  # a launch the device refuses (too many threads, too much shared):
+        return b"C" + str(exc).encode()  # cudaErrorInvalidConfiguration, not sticky
     if selection.wants(ck.kernel):
         outcome.launches.append(record)
     else:

@@ -70,6 +70,7 @@ struct State {
   cudaDeviceProp device_props;
   bool props_ready = false;
   bool started = false;
+  bool module_variables = false;  // the variables no registration named are placed (first launch)
 };
 State &S() {
   static State *state = new State();  // never destroyed: atexit handlers may still call in
@@ -294,11 +295,31 @@ void fill_props() {
   S().device_props.reservedSharedMemPerBlock = static_cast<size_t>(prop("reservedSharedMemPerBlock", 1024));
 }
 
+// The module's variables the program's host code never registered (a `static __device__` one,
+// CUDA's own __cudart_sin_cos_coeffs behind sin/cos): the driver places every variable of a module
+// when it loads it, so they are placed here before the first launch, with their initial bytes.
+void place_module_variables() {
+  if (S().module_variables) return;
+  S().module_variables = true;
+  for (auto &entry : S().variables) {
+    VarInfo &v = entry.second;
+    if (v.device) continue;
+    v.device = static_cast<char *>(device_alloc(v.size ? v.size : 1));
+    if (!v.device) die("no device memory left for __device__ variable %s", entry.first.c_str());
+    memcpy(v.device, v.init.data(), v.init.size() < v.size ? v.init.size() : v.size);
+    Message m('V');
+    m.text(entry.first).put<uint64_t>(reinterpret_cast<uintptr_t>(v.device)).put<uint64_t>(v.size);
+    m.send();
+  }
+}
+
 // A launch: parameters packed at their alignments, the allocation table when it changed, the
-// S().variables' addresses; perfcalc answers "K" + predicted seconds, or "F" + the fault's line.
+// S().variables' addresses; perfcalc answers "K" + predicted seconds, "F" + the fault's line, or
+// "C" / "D" + why the device refused the launch (its configuration, a kernel it does not have).
 cudaError_t launch(const void *fun, dim3 grid, dim3 block, void **args, size_t shared, cudaStream_t stream) {
   std::lock_guard<std::recursive_mutex> guard(S().lock);
   start();
+  place_module_variables();
   const std::string *entry = entry_of(fun);
   if (!entry) die("a kernel was launched that no compiled file registered");
   auto k = S().kernels.find(*entry);
@@ -325,7 +346,11 @@ cudaError_t launch(const void *fun, dim3 grid, dim3 block, void **args, size_t s
     S().predicted_now += seconds;
     return cudaSuccess;
   }
-  S().sticky = reply.size() && reply[0] == 'T' ? cudaErrorLaunchTimeout : cudaErrorIllegalAddress;
+  // a launch the device refuses before it runs (its configuration, a kernel it does not have)
+  // fails alone, as on a GPU; a fault while it ran leaves the context unusable (sticky)
+  if (reply.size() && reply[0] == 'C') return fail(cudaErrorInvalidConfiguration);
+  if (reply.size() && reply[0] == 'D') return fail(cudaErrorInvalidDeviceFunction);
+  S().sticky = cudaErrorIllegalAddress;
   return fail(S().sticky);
 }
 
@@ -630,6 +655,7 @@ const char *cudaGetErrorString(cudaError_t e) {
     case cudaErrorInvalidSymbol: return "invalid device symbol";
     case cudaErrorInvalidDevice: return "invalid device ordinal";
     case cudaErrorInvalidConfiguration: return "invalid configuration argument";
+    case cudaErrorInvalidDeviceFunction: return "invalid device function";
     default: return "unknown error";
   }
 }
@@ -639,6 +665,11 @@ const char *cudaGetErrorName(cudaError_t e) {
     case cudaErrorMemoryAllocation: return "cudaErrorMemoryAllocation";
     case cudaErrorIllegalAddress: return "cudaErrorIllegalAddress";
     case cudaErrorLaunchTimeout: return "cudaErrorLaunchTimeout";
+    case cudaErrorInvalidValue: return "cudaErrorInvalidValue";
+    case cudaErrorInvalidSymbol: return "cudaErrorInvalidSymbol";
+    case cudaErrorInvalidDevice: return "cudaErrorInvalidDevice";
+    case cudaErrorInvalidConfiguration: return "cudaErrorInvalidConfiguration";
+    case cudaErrorInvalidDeviceFunction: return "cudaErrorInvalidDeviceFunction";
     default: return "cudaErrorUnknown";
   }
 }
