@@ -142,6 +142,15 @@ def test_a_faulting_launch_is_a_sticky_error_the_program_sees():
     assert launch.fault is not None and "out of bounds" in launch.fault
 
 
+def test_a_race_is_reported_and_run_through_as_on_a_gpu():
+    """A whole program is not stopped by a shared-memory race (a GPU is not; racecheck reports
+    it): 8 warps write the same 2.0 into `scale`, each block sums 256 x 1.0 x 2.0 = 512."""
+    report = run("benign_race.cu")
+    assert report.exit_status == 0 and report.stdout.strip() == "PASS"
+    (launch,) = report.launches
+    assert launch.fault is None and launch.race is not None and "Race on __shared__" in launch.race
+
+
 def test_a_refused_configuration_is_not_sticky():
     """CUDA Runtime API: cudaErrorInvalidConfiguration is returned for the bad launch alone; the
     next launch fills all 256 ints with 7 and the copy back succeeds."""

@@ -33,7 +33,8 @@ ASSUMED_REGISTERS = 32  # where ptxas is not installed (analysis/launch_report.p
 class LaunchRecord(Result):
     """One launch: the kernel as C++ names it, its geometry, registers and occupancy, what the
     engine counted, and on a product its predicted time and bound; `fault` the compute-sanitizer
-    style line where the launch faulted (the program then sees the error)."""
+    style line where the launch faulted (the program then sees the error); `race` the first
+    shared-memory race it ran through, as a GPU does (compute-sanitizer's racecheck reports it)."""
 
     index: int
     kernel: str
@@ -53,6 +54,7 @@ class LaunchRecord(Result):
     bound: str | None
     fault: str | None
     l2_hit_rate: float | None = None
+    race: str | None = None  # the first shared-memory race, which the launch ran through
     dram_bytes: int | None = None
     error_band: str | None = None  # the measured band of such predictions (specs/accuracy.py)
     sim: SimResult | None = field(default=None, repr=False, compare=False)
@@ -140,6 +142,7 @@ def run_launch(
         predicted_time_s=None if time is None else time.predicted_time_s,
         bound=None if time is None else time.bound,
         fault=fault,
+        race=result.races[0].message if result.races else None,
         l2_hit_rate=None if time is None else time.l2_hit_rate,
         dram_bytes=None if time is None else time.dram_bytes_read + time.dram_bytes_written,
         error_band=None if time is None or time.error_band is None else time.error_band.text,

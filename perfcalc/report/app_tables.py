@@ -67,6 +67,11 @@ def launches_table(report: Any) -> Table:
             }
         )
     notes = list(report.notes)
+    raced = {r.short_name: r for r in reversed(report.launches) if r.race}  # each kernel's first
+    notes += [
+        f"launch {r.index} ran through a race, as a GPU does (compute-sanitizer's racecheck reports it): {r.race}"
+        for r in sorted(raced.values(), key=lambda r: r.index)
+    ]
     if report.uncounted_launches:
         notes.append(f"{report.uncounted_launches} more launches ran exactly but are not counted (--kernel/--launch-*)")
     return Table(

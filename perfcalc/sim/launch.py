@@ -84,6 +84,8 @@ class SimResult(Result):
     # may be a file the source includes; "" for the source itself) and what compiling it took
     source_file: str = ""
     compile_notes: tuple[str, ...] = ()
+    # shared-memory races a run that goes on through them kept (whole programs): the first
+    races: tuple[Fault, ...] = ()
 
     @property
     def instructions(self) -> dict[str, int]:

@@ -117,7 +117,8 @@ def run_in_arena(
     progress: Callable[[int, int], None] | None = None,
 ) -> SimResult:
     """Run one of the program's launches over its device memory; a fault is returned in the
-    result (the program then sees the error, as on a GPU), never raised."""
+    result (the program then sees the error, as on a GPU), never raised. A shared-memory race
+    does not stop it (a GPU runs through one): it is kept in the result's `races`."""
     ck = launch.kernel
     validate_launch(arch, launch.grid, launch.block)
     heap = ArenaHeap(arena)
@@ -130,6 +131,12 @@ def run_in_arena(
                 raise InputError(f"the program did not register the __device__ variable {v.name} of kernel {ck.kernel}")
             symbols[v.name] = found[0]
     how = Launch(
-        launch.grid, launch.block, launch.dynamic_shared_memory_bytes, iteration_cap, None, None, source_name, False
+        launch.grid,
+        launch.block,
+        launch.dynamic_shared_memory_bytes,
+        iteration_cap,
+        source_name=source_name,
+        raise_on_fault=False,
+        race_faults=False,
     )
     return execute(ck, how, arch, heap, params, symbols, (shared_bytes, local_bytes), progress, caches)

@@ -30,7 +30,7 @@ from perfcalc.sim.ptx.memory import (
 from perfcalc.sim.ptx.parse import Function, Instr
 from perfcalc.sim.ptx.races import SharedRaces
 from perfcalc.sim.ptx.values import NP, as_type, immediate, register_name, storage_dtype
-from perfcalc.sim.safety import FaultSignal, fault_signal
+from perfcalc.sim.safety import Fault, FaultSignal, fault_signal
 from perfcalc.sim.separable import Core, Sep
 
 Step = Callable[["Chunk", np.ndarray], None]
@@ -60,6 +60,11 @@ class Env:
     # call-site line -> counts of the code inlined there from a __device__ function (the same
     # work is also in `counts` at the function's own lines; kept apart so totals count it once)
     inlined: dict[int, list[int]] = field(default_factory=dict)
+    # a shared-memory race stops the launch as a fault (compute-sanitizer's view), or, where
+    # False (a whole program, which a GPU runs through a race), is kept in `races` and the
+    # launch goes on
+    race_faults: bool = True
+    races: list[Fault] = field(default_factory=list)
     _tees: dict[tuple[int, int], _Tee] = field(default_factory=dict)
     _param_space: tuple[dict[str, int], np.ndarray] | None = None
 
@@ -318,6 +323,14 @@ class Chunk:
         return found
 
     # ---- faults ----------------------------------------------------------------------------
+    def race_found(self, signal: FaultSignal) -> bool:
+        """Keep a race (the launch's first) instead of stopping, where the launch says so."""
+        if self.env.race_faults:
+            return False
+        if not self.env.races:
+            self.env.races.append(signal.fault)
+        return True
+
     def fault(
         self, kind: str, instr: Instr, lanes: np.ndarray, what: str, array: str | None = None, index: int | None = None
     ) -> FaultSignal:

@@ -30,6 +30,8 @@ class Chunk(Protocol):
         self, kind: str, instr: Instr, lanes: np.ndarray, what: str, array: str | None = None, index: int | None = None
     ) -> FaultSignal: ...
 
+    def race_found(self, signal: FaultSignal) -> bool: ...
+
 
 if TYPE_CHECKING:
     from perfcalc.sim.ptx.parse import Instr
@@ -265,7 +267,7 @@ class SharedRaces:
         lanes = np.zeros(ch.n, dtype=bool)
         lanes[lane] = True
         start = int(offset[lane])
-        raise ch.fault(
+        signal = ch.fault(
             "shared_race",
             instr,
             lanes,
@@ -273,3 +275,6 @@ class SharedRaces:
             f"{mine} after a {before} by {who} at line {int(lines[k])} with no "
             f"__syncthreads() between",
         )
+        if not ch.race_found(signal):
+            raise signal
+        self.enabled = False  # kept: this chunk runs on unchecked (its first race is the report)

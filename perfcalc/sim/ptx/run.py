@@ -89,6 +89,7 @@ class Launch:
     bank_mode: int | None = None
     source_name: str = "<source>"
     raise_on_fault: bool = True
+    race_faults: bool = True  # False: a shared-memory race is reported and the launch goes on
 
 
 def execute(
@@ -122,6 +123,7 @@ def execute(
         Pricer(arch, launch.cache, launch.bank_mode),
         launch.iteration_cap,
         reg_types=_register_types(fn),
+        race_faults=launch.race_faults,
     )
     model = make_caches(caches, shared_bytes - dyn, ck.ptxas_log, fn.name)
     env.pricer.trace = model
@@ -148,6 +150,7 @@ def execute(
         inlined=site_totals(env.inlined)[0],
         source_file=ck.source_file,
         compile_notes=ck.notes,
+        races=tuple(env.races),
     )
 
 
