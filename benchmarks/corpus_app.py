@@ -288,11 +288,14 @@ def summary(checkout: Path, rows: list[dict[str, object]], took: float, args: ar
 
     outcomes = collections.Counter(str(r["outcome"]) for r in rows)
     n = len(rows)
+    # each program's own wall time, summed: the same whether the run was resumed or not
+    spent = sum(float(r.get("seconds") or 0) for r in rows)  # type: ignore[arg-type]
     lines = [
         "# HeCBench run whole through `perfcalc app` (`python benchmarks/corpus_app.py`)",
         "",
         f"Checkout: {checkout.name} at {_commit(checkout)}; {n} programs. Modelled GPU: {args.gpu}; "
-        f"{args.seconds:g} s per program; {platform.machine()}, {os.cpu_count()} cores; {took:.0f} s in all.",
+        f"{args.seconds:g} s per program; {platform.machine()}, {os.cpu_count()} cores; {spent:.0f} s of program runs "
+        f"({args.jobs} at a time; this invocation {took:.0f} s).",
         "",
         "| outcome | programs | share |",
         "|---|---|---|",
