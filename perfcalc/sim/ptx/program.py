@@ -191,7 +191,7 @@ _INT_TYPES = ("s16", "u16", "s32", "u32", "s64", "u64")
 # Calls of CUDA's own device-runtime functions that NVRTC leaves in the PTX.
 _PRINTF = ("vprintf",)
 _ASSERT = ("__assertfail", "__assert_fail")
-_CUDA_SLOW_PATH = "__internal_"  # CUDA's math headers' out-of-line slow paths (trig reduction)
+_CUDA_OUT_OF_LINE = "__internal_"  # CUDA's math headers' out-of-line functions
 
 
 def _call(instr: Instr, pred: Callable[[Chunk], Guard] | None) -> Step:
@@ -201,13 +201,13 @@ def _call(instr: Instr, pred: Callable[[Chunk], Guard] | None) -> Step:
         return Step(instr, "op", run=lambda ch, m, full: None, pred=pred, inst_kind="call")
     if target in _ASSERT:
         return Step(instr, "assert", pred=pred, inst_kind="call")
-    if target.startswith(_CUDA_SLOW_PATH):
-        # CUDA's math library calls its slow path (huge trig arguments) out of line, and almost
-        # never takes it: refused only if a lane gets there
+    if target.startswith(_CUDA_OUT_OF_LINE):
+        # CUDA's math library calls some of its code out of line: the slow path of trig functions
+        # (huge arguments, almost never taken), pow's core: refused only if a lane gets there
         def reached(ch: Chunk, m: np.ndarray, full: bool) -> None:
             raise CudaSyntaxError(
-                f"a lane reached CUDA's math-library slow path {target} at line {instr.line} (an argument "
-                "beyond the fast path's range), a call the PTX engine does not execute"
+                f"a lane reached {target} at line {instr.line}, a function of CUDA's math library that "
+                "it calls out of line; the PTX engine does not execute calls"
             )
 
         return Step(instr, "op", run=reached, pred=pred, inst_kind="call")
