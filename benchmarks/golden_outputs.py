@@ -19,6 +19,18 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 import golden  # noqa: E402
 
 
+def _corpus_changed(why: str) -> None:
+    kept = json.loads(golden.GOLDEN.read_text())
+    before, found = kept["corpus"], golden.corpus_outputs()
+    changed = sorted(k for k in found if found[k] != before.get(k))
+    print(f"{len(changed)} of {len(found)} corpus launches changed", file=sys.stderr)
+    for key in changed:
+        print(f"  {key}: {', '.join(_changed_paths(before.get(key, {}), found[key])[:8])}")
+    kept["corpus"] = found
+    kept.setdefault("regenerated", []).append({"corpus": changed, "why": why})
+    golden.GOLDEN.write_text(json.dumps(kept, indent=1, sort_keys=True) + "\n")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--write", metavar="COMMIT", help="write tests/data/golden/outputs.json for COMMIT")
@@ -27,7 +39,15 @@ def main() -> None:
         metavar="WHY",
         help="rewrite the commands' answers only (the corpus's are kept), recording why in `regenerated`",
     )
+    parser.add_argument(
+        "--corpus-changed",
+        metavar="WHY",
+        help="rewrite the PTX corpus's counters and outputs only (the commands' are kept), recording why",
+    )
     args = parser.parse_args()
+    if args.corpus_changed:
+        _corpus_changed(args.corpus_changed)
+        return
     from typer.testing import CliRunner
 
     import perfcalc

@@ -40,21 +40,13 @@ def ptx(src, kernel, grid, block, args, arch=H100, **kw):
     return run_kernel(src, kernel, grid, block, args, arch, engine="ptx", **kw)
 
 
-# Where the compiled code branches differently from the source (and why).
-COMPILED_BRANCHES = {
-    # the guarded load `(start + t < n) ? in[start + t] : 0.0f` becomes a branch around the load
-    # in PTX (a divergent one in the partial last block); the C engine compiles ?: to a select.
-    "reduce_interleaved": {"divergent_branches"},
-    "reduce_sequential": {"divergent_branches"},
-}
-
-
 @pytest.mark.parametrize("name", sorted(catalog()))
 @pytest.mark.parametrize("cc", ["9.0", "2.0"])
 def test_catalog_runs_on_the_ptx_engine(name, cc):
     """Every catalog kernel: result check passes, and every counter equals the C engine's except
-    where the compiler changes the branch structure (listed above, with the reason) and those
-    only the PTX engine counts (specs/counters.py)."""
+    where kernels.yaml says why they differ (`engines_differ`: a branch the compiler makes, a
+    division the GPU counts as its SASS sequence's flops) and those only the PTX engine counts
+    (specs/counters.py)."""
     spec = catalog()[name]
     arch = get_arch(cc)
     src = run_catalog_kernel(spec, None, arch, engine="source")
@@ -66,7 +58,7 @@ def test_catalog_runs_on_the_ptx_engine(name, cc):
         for n in COUNTER_NAMES
         if n not in PTX_ONLY_COUNTER_NAMES and getattr(src.result.counters, n) != getattr(out.result.counters, n)
     }
-    assert differ <= COMPILED_BRANCHES.get(name, set()), {
+    assert differ <= {counter for counter, _why in spec.engines_differ}, {
         n: (getattr(src.result.counters, n), getattr(out.result.counters, n)) for n in differ
     }
 

@@ -27,8 +27,6 @@ pytestmark = [
     pytest.mark.usefixtures("ptx_cache"),
 ]
 CCS = ["7.0", "8.0", "8.6", "8.9", "9.0", "10.0", "10.3", "11.0", "12.0", "12.1"]
-# the compiler branches around a guarded load where the C engine selects (test_ptx_engine.py)
-COMPILED_BRANCHES = {"reduce_interleaved": {"divergent_branches"}, "reduce_sequential": {"divergent_branches"}}
 CORPUS_TEN = [
     "vec_add",
     "float4_copy",
@@ -63,7 +61,7 @@ def test_catalog_kernel_at_every_cc(name, cc):
         for n in COUNTER_NAMES
         if n not in PTX_ONLY_COUNTER_NAMES and getattr(src.result.counters, n) != getattr(out.result.counters, n)
     }
-    assert differ <= COMPILED_BRANCHES.get(name, set()), {
+    assert differ <= {counter for counter, _why in spec.engines_differ}, {
         n: (getattr(src.result.counters, n), getattr(out.result.counters, n)) for n in differ
     }
 
