@@ -353,7 +353,8 @@ def _compiled(
         )
     sm = sm_target(arch.cc_number)
     log = resource_log(ptx, sm, CACHE_KIND)
-    return CompiledKernel(kernel, module, fn, params, compiler, target, log, sm, source_file, tuple(notes))
+    own = fn.source_file or source_file  # a header's, where the PTX holds none of the file's lines
+    return CompiledKernel(kernel, module, fn, params, compiler, target, log, sm, own, tuple(notes))
 
 
 def _instantiated(ptx: str, kernel: str) -> bool:
@@ -413,5 +414,6 @@ def program_kernels(units: list[tuple[str, str]], arch: Arch, compiler: str) -> 
         names = entry_names(module)
         for fn in module.functions.values():
             if fn.is_entry:
-                found[fn.name] = CompiledKernel(names[fn.name], module, fn, [], compiler, target, log, sm, path, ())
+                own = fn.source_file or path  # a header's, where the PTX holds none of the file's lines
+                found[fn.name] = CompiledKernel(names[fn.name], module, fn, [], compiler, target, log, sm, own, ())
     return found

@@ -400,9 +400,8 @@ def _variable_bytes(name: str, value: object) -> bytes:
 
 
 def _fault_file(ck: CompiledKernel, source_name: str) -> str:
-    """The file a fault names: the one the kernel's lines are in where that is not the file as
-    the user named it (a kernel defined in a header the file includes), else the user's name."""
-    if ck.fn.source_file:  # the PTX holds none of the compiled file's own lines
-        return ck.fn.source_file
+    """The file a fault names: the one the kernel's lines are in (`ck.source_file`) where that is
+    not the file as the user named it (a kernel defined in a header the file includes), else the
+    user's name as given."""
     own = ck.source_file
     return own if own and Path(own) != Path(source_name).resolve() else source_name
