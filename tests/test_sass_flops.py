@@ -21,7 +21,7 @@ from perfcalc.sim.ptx import nvrtc
 
 HW = Path(__file__).resolve().parents[1] / "benchmarks" / "hw"
 sys.path.insert(0, str(HW))
-from sass_flops_on_gpu import FORMS, N  # noqa: E402
+from sass_flops_on_gpu import FORMS, N, probe_kernel  # noqa: E402
 
 pytestmark = pytest.mark.skipif(not nvrtc.available(), reason="NVRTC (pip install nvidia-cuda-nvrtc) is not installed")
 
@@ -40,15 +40,7 @@ MEASURED = _measured()
 
 @pytest.mark.parametrize(("name", "op", "type_", "operands"), FORMS, ids=[f[0] for f in FORMS])
 def test_flops_per_thread_equal_the_h100s(name, op, type_, operands):
-    c, reg = ("float", "f") if type_ == "f32" else ("double", "d")
-    ins = f'"{reg}"(a[i])' + (f', "{reg}"(b[i])' if operands == 2 else "")
-    regs = "%0, %1" + (", %2" if operands == 2 else "")
-    source = (
-        f'extern "C" __global__ void probe(const {c} *a, const {c} *b, {c} *out, int n) {{\n'
-        "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
-        f'  if (i < n) {{ {c} r; asm volatile("{op} {regs};" : "={reg}"(r) : {ins}); out[i] = r; }}\n'
-        "}\n"
-    )
+    source = probe_kernel("probe", op, type_, operands)
     dtype = np.float32 if type_ == "f32" else np.float64
     a = 1 + (np.arange(64) % 1000 / 1000).astype(dtype)
     args = {"a": a, "b": a[::-1].copy(), "out": np.zeros(64, dtype), "n": 64}

@@ -55,18 +55,22 @@ FORMS = [
 N = 1 << 15
 
 
+def probe_kernel(name: str, op: str, type_: str, operands: int) -> str:
+    """One probe: `op` (inline PTX, so ptxas decides its SASS) on a[i] (and b[i]), stored to out[i]."""
+    c, reg = ("float", "f") if type_ == "f32" else ("double", "d")
+    ins = f'"{reg}"(a[i])' + (f', "{reg}"(b[i])' if operands == 2 else "")
+    regs = "%0, %1" + (", %2" if operands == 2 else "")
+    return (
+        f'extern "C" __global__ void {name}(const {c} *a, const {c} *b, {c} *out, int n) {{\n'
+        "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+        f'  if (i < n) {{ {c} r; asm volatile("{op} {regs};" : "={reg}"(r) : {ins}); out[i] = r; }}\n'
+        "}"
+    )
+
+
 def source() -> str:
     out = ["#include <cstdio>", "#include <cuda_runtime.h>"]
-    for name, op, t, k in FORMS:
-        c, reg = ("float", "f") if t == "f32" else ("double", "d")
-        ins = '"' + reg + '"(a[i])' + (', "' + reg + '"(b[i])' if k == 2 else "")
-        operands = "%0, %1" + (", %2" if k == 2 else "")
-        out.append(
-            f'extern "C" __global__ void {name}(const {c} *a, const {c} *b, {c} *out, int n) {{\n'
-            f"  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
-            f'  if (i < n) {{ {c} r; asm volatile("{op} {operands};" : "={reg}"(r) : {ins}); out[i] = r; }}\n'
-            f"}}"
-        )
+    out += [probe_kernel(*form) for form in FORMS]
     out.append("template <typename T> static T *filled(int n, int seed) {")
     out.append("  T *h = new T[n]; for (int i = 0; i < n; ++i) h[i] = T(1) + T((i * 37 + seed) % 1000) / T(1000);")
     out.append("  T *d; cudaMalloc(&d, n * sizeof(T)); cudaMemcpy(d, h, n * sizeof(T), cudaMemcpyHostToDevice);")
