@@ -19,15 +19,17 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 import golden  # noqa: E402
 
 
-def _corpus_changed(why: str) -> None:
+def _rewrite(section: str, found: dict[str, object], what: str, why: str) -> None:
+    """Replace one section of the golden file (the other is kept), listing what changed and
+    recording why in `regenerated`."""
     kept = json.loads(golden.GOLDEN.read_text())
-    before, found = kept["corpus"], golden.corpus_outputs()
+    before = kept[section]
     changed = sorted(k for k in found if found[k] != before.get(k))
-    print(f"{len(changed)} of {len(found)} corpus launches changed", file=sys.stderr)
+    print(f"{len(changed)} of {len(found)} {what} changed", file=sys.stderr)
     for key in changed:
         print(f"  {key}: {', '.join(_changed_paths(before.get(key, {}), found[key])[:8])}")
-    kept["corpus"] = found
-    kept.setdefault("regenerated", []).append({"corpus": changed, "why": why})
+    kept[section] = found
+    kept.setdefault("regenerated", []).append({section: changed, "why": why})
     golden.GOLDEN.write_text(json.dumps(kept, indent=1, sort_keys=True) + "\n")
 
 
@@ -46,7 +48,7 @@ def main() -> None:
     )
     args = parser.parse_args()
     if args.corpus_changed:
-        _corpus_changed(args.corpus_changed)
+        _rewrite("corpus", golden.corpus_outputs(), "corpus launches", args.corpus_changed)
         return
     from typer.testing import CliRunner
 
@@ -64,15 +66,7 @@ def main() -> None:
             raise SystemExit(f"{' '.join(command)}: exit {done.exit_code}: {done.output[-500:]}")
         outputs[" ".join(command)] = golden.normalise(done.stdout)
     if args.commands_changed:
-        kept = json.loads(golden.GOLDEN.read_text())
-        before = kept["commands"]
-        changed = sorted(k for k in outputs if outputs[k] != before.get(k))
-        print(f"{len(changed)} of {len(outputs)} commands' answers changed", file=sys.stderr)
-        for key in changed:
-            print(f"  {key}: {', '.join(_changed_paths(before[key], outputs[key])[:8])}")
-        kept["commands"] = outputs
-        kept.setdefault("regenerated", []).append({"commands": changed, "why": args.commands_changed})
-        golden.GOLDEN.write_text(json.dumps(kept, indent=1, sort_keys=True) + "\n")
+        _rewrite("commands", outputs, "commands' answers", args.commands_changed)
         return
     corpus = golden.corpus_outputs() if nvrtc.available() else {}
     print(
