@@ -241,7 +241,8 @@ def _error_places(log: str) -> list[tuple[str, int]]:
 
 
 def _blank_host_code(work: _Work, original: Path, line: int) -> bool:
-    """Blank the host function body (or host declaration) holding `line` in the file's copy."""
+    """Blank the host statement holding `line` in the file's copy (its function's body where
+    statements have not been enough, or a host declaration at file scope)."""
     from perfcalc.sim.ptx.hoststrip import host_span_at
 
     text = work.copies.get(original)
@@ -252,11 +253,12 @@ def _blank_host_code(work: _Work, original: Path, line: int) -> bool:
         return False  # blanked by an earlier error of this round (one statement, two errors)
     data = text.encode("utf-8", errors="surrogateescape")
     done = work.spans.get(original, set())
-    # the statement first; its function's body where statements alone have not been enough
-    spans = (
-        host_span_at(text, line, whole) for whole in ((False, True) if len(work.blanked) < NARROW_MENDS else (True,))
-    )
-    span = next((s for s in spans if s is not None and data[s[0] : s[1]].strip() and (s[0], s[1]) not in done), None)
+    span = None
+    for whole_body in (False, True) if len(work.blanked) < NARROW_MENDS else (True,):
+        found = host_span_at(text, line, whole_body)
+        if found is not None and data[found[0] : found[1]].strip() and found[:2] not in done:
+            span = found
+            break
     if span is None:
         return False  # nothing there to blank, or blanked already for an earlier error
     start, end, name, kept = span
