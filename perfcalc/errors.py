@@ -36,6 +36,21 @@ class KernelFault(PerfcalcError, RuntimeError):
     """A simulated kernel did something the hardware would fault on or hang at."""
 
 
+def interruption_behind(exc: BaseException) -> BaseException | None:
+    """The KeyboardInterrupt or other non-Exception (the CLI's signal) that `exc` was raised
+    from or while handling, or None. A C extension whose import is interrupted reports it as an
+    ImportError (pybind11's "initialization failed", raised from the interruption): an optional
+    package that "failed to import" that way was interrupted, not missing."""
+    seen: set[int] = set()
+    link: BaseException | None = exc
+    while link is not None and id(link) not in seen:
+        if not isinstance(link, Exception):
+            return link
+        seen.add(id(link))
+        link = link.__cause__ or link.__context__
+    return None
+
+
 class PerfcalcNote(UserWarning):
     """Something the user should know that did not stop the answer (a damaged cache entry was
     rebuilt, say): a warning in the library, one `note:` line on stderr in the CLI."""

@@ -64,7 +64,11 @@ class Stopped(BaseException):
         self.message = f"{verb} ({self.name}); no partial output was left"
 
 
+RECEIVED: list[int] = []  # every signal on_signal handled, even one a library then swallowed
+
+
 def on_signal(signum: int, frame: Any) -> None:
+    RECEIVED.append(signum)
     raise Stopped(signum)
 
 

@@ -12,7 +12,7 @@ import io
 from pathlib import Path
 from typing import Any
 
-from perfcalc.errors import InputError, OutputError
+from perfcalc.errors import InputError, OutputError, interruption_behind
 from perfcalc.report.output import check_writable, write_atomic
 
 FORMATS = {".png": "png", ".svg": "svg", ".pdf": "pdf"}
@@ -29,7 +29,10 @@ def matplotlib_module() -> Any:
     """matplotlib itself, or one line naming the extra to install."""
     try:
         import matplotlib
-    except ImportError:
+    except ImportError as exc:
+        interrupted = interruption_behind(exc)  # a signal during the import: not "not installed"
+        if interrupted is not None:
+            raise interrupted from None
         raise OutputError(f"--plot needs matplotlib, which is not installed: {INSTALL_HINT}") from None
     return matplotlib
 
