@@ -16,6 +16,11 @@ class InputError(PerfcalcError, ValueError):
     """A value the user gave is out of range or malformed."""
 
 
+class TimeLimitExceeded(InputError):
+    """A simulation passed, or would pass, its time limit (--max-seconds): in a whole program
+    the run ends out of time, never as an error the program is told of and may ignore."""
+
+
 class UnknownDeviceError(PerfcalcError, LookupError):
     """A compute capability or GPU product that perfcalc has no data for."""
 

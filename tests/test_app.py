@@ -159,6 +159,16 @@ def test_a_refused_configuration_is_not_sticky():
     assert report.stdout.strip() == "cudaErrorInvalidConfiguration cudaSuccess 7"
 
 
+def test_a_launch_past_the_time_limit_ends_the_run_out_of_time():
+    """HeCBench's shuffle printed FAIL after a 60 s run: its launches that would pass the limit
+    were answered cudaErrorInvalidConfiguration, which it never checks, and it went on. A run
+    out of time ends out of time (the estimate, 2^32 threads at 1 ns each, is in the module)."""
+    from perfcalc.app.session import ProgramFailed
+
+    with pytest.raises(ProgramFailed, match=r"past its time limit in launch 0 \(touch\): .*about 4.29 s"):
+        run("too_long.cu", max_seconds=3)
+
+
 def test_a_static_device_table_of_cudas_math_headers_is_placed_as_the_driver_does():
     """sin(double) reads __cudart_sin_cos_coeffs, which no host code registers; the 64 sines
     are within 1e-15 of the host's (CUDA Math API: sin has 2 ulp error, ~2.2e-16 here)."""

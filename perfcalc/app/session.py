@@ -26,7 +26,7 @@ from typing import Any
 from perfcalc.analysis.app_launches import LaunchRecord, launch_occupancy, resources, run_launch
 from perfcalc.analysis.programs import Arena, ArenaLaunch, CompiledKernel, program_kernels
 from perfcalc.app.build import Program
-from perfcalc.errors import InputError, PerfcalcError
+from perfcalc.errors import InputError, PerfcalcError, TimeLimitExceeded
 from perfcalc.specs.target import Target
 
 ARENA_BYTES = 64 << 30  # virtual: the file is sparse, only what the program writes takes space
@@ -326,8 +326,12 @@ def _launch(
             ck.source_file,
             iteration_cap,
         )
+    except TimeLimitExceeded as exc:  # the run's limit, not the launch's fault: the run ends
+        raise ProgramFailed(_out_of_time(index, ck.kernel, str(exc).split("; use")[0])) from None
     except InputError as exc:  # a launch the device refuses (too many threads, too much shared):
         return b"C" + str(exc).encode()  # cudaErrorInvalidConfiguration, not sticky
+    if record.sim is not None and record.sim.faults and record.sim.faults[0].kind == "time_limit":
+        raise ProgramFailed(_out_of_time(index, ck.kernel, record.fault or ""))
     if selection.wants(ck.kernel):
         outcome.launches.append(record)
     else:
@@ -335,3 +339,7 @@ def _launch(
     if record.fault is not None:
         return b"F" + record.fault.encode()
     return b"K" + struct.pack("<d", record.predicted_time_s or 0.0)
+
+
+def _out_of_time(index: int, kernel: str, why: str) -> str:
+    return f"the program ran past its time limit in launch {index} ({kernel}): {why}; give it smaller arguments"

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from perfcalc.errors import InputError
+from perfcalc.errors import InputError, TimeLimitExceeded
 from perfcalc.limits import current_limit, past_time_limit, time_limit_seconds
 from perfcalc.memory.cache_hierarchy import CacheHierarchy, CacheReport
 from perfcalc.results import Result
@@ -38,7 +38,7 @@ def _refuse_if_too_long(threads: int, blocks_done: int, nblocks: int, chunks_sta
         estimate = (chunks_start - start) + elapsed / blocks_done * nblocks
         basis = f"{elapsed:.3g} s for the first {blocks_done} of {nblocks} blocks"
     if estimate > seconds:
-        raise InputError(
+        raise TimeLimitExceeded(
             f"simulating this launch would take about {estimate:.3g} s ({basis}), "
             f"over the limit of {seconds:g} s (--max-seconds / max_seconds); use a "
             "smaller launch, or --gpu to simulate a sample of the blocks"
@@ -175,7 +175,7 @@ def run_chunks(
                 if done and whole:
                     _refuse_if_too_long(0, done, nblocks, chunks_start)
                 elif done and past_time_limit():
-                    raise InputError(
+                    raise TimeLimitExceeded(
                         f"the simulation passed its limit of {time_limit_seconds():g} "
                         f"s (--max-seconds / max_seconds) after {done} blocks"
                     )
