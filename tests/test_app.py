@@ -151,6 +151,21 @@ def test_a_race_is_reported_and_run_through_as_on_a_gpu():
     assert launch.fault is None and launch.race is not None and "Race on __shared__" in launch.race
 
 
+def test_a_write_just_past_an_allocation_is_reported_and_run_through_as_on_a_gpu():
+    """HeCBench's bezier-surface and convolution1D pass on an H100 (benchmarks/hw/
+    hecbench_failed_h100/) and failed here: a write one row past an allocation faulted. The
+    driver maps device memory in 2 MiB pages, so a GPU runs through it; 64 MiB past the end
+    nothing is mapped and the launch faults (cudaErrorIllegalAddress, sticky)."""
+    report = run("overrun.cu")
+    assert report.exit_status == 0
+    assert report.stdout.strip() == "PASS cudaErrorIllegalAddress"
+    first, second = report.launches
+    assert first.fault is None and first.overrun is not None
+    assert "cudaMalloc #0[400] (byte offset 400, 0 element(s) past the end" in first.overrun
+    assert "by thread (100,0,0)" in first.overrun
+    assert second.fault is not None and "out of bounds" in second.fault
+
+
 def test_a_refused_configuration_is_not_sticky():
     """CUDA Runtime API: cudaErrorInvalidConfiguration is returned for the bad launch alone; the
     next launch fills all 256 ints with 7 and the copy back succeeds."""

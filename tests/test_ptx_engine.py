@@ -175,6 +175,32 @@ def test_warp_shuffle_reduction_and_ballot():
     assert np.array_equal(votes, want.astype(np.uint32))
 
 
+def test_a_32_bit_shared_address_plus_a_negative_offset_wraps_at_32_bits():
+    """HeCBench's convolution1D (tiled, cached) faulted at shared offset 2^32: nvcc folds the
+    `- mask_width / 2` of `tile[threadIdx.x + j - 2]` into `ld.shared.f64 [%r+-16]`, and the
+    engine added the offset in 64 bits. The hardware adds at the register's 32 bits. Expected:
+    the same 5-point sum NumPy gives over each 64-element tile (neighbours outside it are 0)."""
+    src = """
+    __global__ void conv(const double* in, double* out) {
+        __shared__ double tile[64];
+        int i = blockIdx.x * blockDim.x + threadIdx.x;
+        tile[threadIdx.x] = in[i];
+        __syncthreads();
+        double s = 0;
+        for (int j = 0; j < 5; j++) {
+            int k = (int)threadIdx.x + j - 2;
+            if (k >= 0 && k < 64) s += tile[threadIdx.x + j - 2] * (j + 1);
+        }
+        out[i] = s;
+    }"""
+    x = np.arange(256, dtype=np.float64)
+    out = np.zeros(256)
+    ptx(src, "conv", 4, 64, {"in": x, "out": out})
+    padded = np.pad(x.reshape(4, 64), ((0, 0), (2, 2)))
+    want = sum(padded[:, j : j + 64] * (j + 1) for j in range(5)).ravel()
+    assert np.array_equal(out, want)
+
+
 def test_atomics_on_global_and_shared_memory():
     """A shared-memory histogram merged into global memory with atomicAdd: exact counts."""
     src = """

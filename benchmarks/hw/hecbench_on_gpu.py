@@ -3,6 +3,7 @@ and run each under Nsight Compute, every launch up to 50 per program.
 
     python3 benchmarks/hw/hecbench_on_gpu.py build   .hw_hecbench RESULTS
     python3 benchmarks/hw/hecbench_on_gpu.py profile .hw_hecbench RESULTS --which small|full [--budget S]
+        [--kind time|counters|plain]   (plain: no profiler, the program's own output and exit status)
 
 build: each program's own Makefile with ARCH=sm_90 (its -O3 and flags as published) and
 NVCC_APPEND_FLAGS=-lineinfo, eight at a time. profile: `ncu --clock-control none` (the card's own
@@ -49,7 +50,7 @@ METRICS = ",".join(
 )
 TIME_ONLY = ",".join(METRICS.split(",")[:7])  # time, registers, geometry, DRAM bytes, L2 hit rate
 COUNTERS = ",".join(METRICS.split(",")[1:4] + METRICS.split(",")[7:])  # registers, geometry, the ten
-LAUNCHES = {"time": 20, "counters": 10}  # per program: the first launches (ncu -c)
+LAUNCHES = {"time": 20, "counters": 10, "plain": 0}  # per program: the first launches (ncu -c)
 
 
 def build(root: Path, results: Path, budget: float) -> None:
@@ -103,7 +104,7 @@ def _without_banners(text: str) -> str:
 def profile(root: Path, results: Path, which: str, budget: float, kind: str = "time") -> None:
     """`kind` time: gpu__time_duration, DRAM bytes, L2 hit rate (two passes a launch); counters:
     the ten counters (more passes, fewer launches). Output RESULTS/WHICH/PROGRAM.KIND.csv."""
-    metrics = TIME_ONLY if kind == "time" else COUNTERS
+    metrics = TIME_ONLY if kind in ("time", "plain") else COUNTERS
     manifest = json.loads((root / "manifest.json").read_text())
     built = {}
     if (results / "build.jsonl").is_file():
@@ -126,12 +127,17 @@ def profile(root: Path, results: Path, which: str, budget: float, kind: str = "t
             command = ["ncu", "--clock-control", "none", "--cache-control", "all", "--print-units", "base"]
             command += ["--metrics", metrics, "--csv"]
             command += ["--log-file", str(csv_file), "-c", str(LAUNCHES[kind]), entry["executable"], *args]
+            if kind == "plain":
+                command = [entry["executable"], *args]
             t0 = time.monotonic()
             try:
-                done = subprocess.run(command, cwd=root / "src" / name, capture_output=True, text=True, timeout=90)
+                limit = 30 if kind == "plain" else 90
+                done = subprocess.run(command, cwd=root / "src" / name, capture_output=True, text=True, timeout=limit)
                 rc, tail = done.returncode, (done.stdout + done.stderr)[-1500:]
             except subprocess.TimeoutExpired:
-                rc, tail = 124, "timed out after 90 s"
+                rc, tail = 124, f"timed out after {limit} s"
+            except OSError as exc:  # the manifest's executable is not one (a Makefile's odd `run`)
+                rc, tail = 127, f"not started: {exc}"
             csv_file.touch()
             row = {"program": name, "which": which, "kind": kind, "rc": rc, "seconds": round(time.monotonic() - t0, 1)}
             row["tail"] = _without_banners(tail)
@@ -148,7 +154,7 @@ def main() -> None:
     parser.add_argument("results", type=Path)
     parser.add_argument("--which", default="small", choices=("small", "full"))
     parser.add_argument("--budget", type=float, default=480.0)
-    parser.add_argument("--kind", default="time", choices=("time", "counters"))
+    parser.add_argument("--kind", default="time", choices=("time", "counters", "plain"))
     args = parser.parse_args()
     args.results.mkdir(parents=True, exist_ok=True)
     if args.step == "build":

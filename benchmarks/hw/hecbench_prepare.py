@@ -2,6 +2,7 @@
 (sources only, no data) into a folder to carry, with what to run on the GPU.
 
     python benchmarks/hw/hecbench_prepare.py PATH-TO-A-HECBENCH-CHECKOUT .hw_hecbench [--partial]
+        [--outcome failed]   (the programs whose own check failed under perfcalc: does the GPU pass it?)
 
 Reads benchmarks/results_corpus_app.csv (benchmarks/corpus_app.py --write). For each program that
 passed there: its folder's files under 1 MiB, the folders its files name as `../NAME/` (the suite
@@ -61,12 +62,13 @@ def main() -> None:
         shutil.rmtree(out)
     (out / "src").mkdir(parents=True)
     progress = HERE.parent / ".corpus_app.progress.jsonl"  # a run still going: the rows so far
-    if len(sys.argv) > 3 and sys.argv[3] == "--partial" and progress.is_file():
+    outcome = sys.argv[sys.argv.index("--outcome") + 1] if "--outcome" in sys.argv else "passed"
+    if "--partial" in sys.argv and progress.is_file():
         rows = [json.loads(ln) for ln in progress.read_text().splitlines() if ln.strip()]
-        rows = [r for r in rows if r["outcome"] == "passed"]
+        rows = [r for r in rows if r["outcome"] == outcome]
     else:
         with open(RESULTS, newline="") as f:
-            rows = [r for r in csv.DictReader(f) if r["outcome"] == "passed"]
+            rows = [r for r in csv.DictReader(f) if r["outcome"] == outcome]
     manifest, wanted = [], {"include"}
     for row in rows:
         folder = checkout / "src" / row["program"]

@@ -55,6 +55,7 @@ class LaunchRecord(Result):
     fault: str | None
     l2_hit_rate: float | None = None
     race: str | None = None  # the first shared-memory race, which the launch ran through
+    overrun: str | None = None  # the first access past its allocation into mapped memory, ditto
     dram_bytes: int | None = None
     error_band: str | None = None  # the measured band of such predictions (specs/accuracy.py)
     sim: SimResult | None = field(default=None, repr=False, compare=False)
@@ -143,6 +144,7 @@ def run_launch(
         bound=None if time is None else time.bound,
         fault=fault,
         race=result.races[0].message if result.races else None,
+        overrun=result.overruns[0].message if result.overruns else None,
         l2_hit_rate=None if time is None else time.l2_hit_rate,
         dram_bytes=None if time is None else time.dram_bytes_read + time.dram_bytes_written,
         error_band=None if time is None or time.error_band is None else time.error_band.text,

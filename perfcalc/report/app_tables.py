@@ -72,6 +72,12 @@ def launches_table(report: Any) -> Table:
         f"launch {r.index} ran through a race, as a GPU does (compute-sanitizer's racecheck reports it): {r.race}"
         for r in sorted(raced.values(), key=lambda r: r.index)
     ]
+    overran = {r.short_name: r for r in reversed(report.launches) if r.overrun}
+    notes += [
+        f"launch {r.index} ran through an access past its allocation into memory the GPU has mapped, as a GPU "
+        f"does (compute-sanitizer's memcheck reports it): {r.overrun}"
+        for r in sorted(overran.values(), key=lambda r: r.index)
+    ]
     if report.uncounted_launches:
         notes.append(f"{report.uncounted_launches} more launches ran exactly but are not counted (--kernel/--launch-*)")
     return Table(

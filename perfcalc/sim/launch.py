@@ -86,6 +86,8 @@ class SimResult(Result):
     compile_notes: tuple[str, ...] = ()
     # shared-memory races a run that goes on through them kept (whole programs): the first
     races: tuple[Fault, ...] = ()
+    # accesses just past an allocation into memory a GPU has mapped, run through (whole programs)
+    overruns: tuple[Fault, ...] = ()
 
     @property
     def instructions(self) -> dict[str, int]:

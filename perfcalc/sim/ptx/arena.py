@@ -26,6 +26,8 @@ from perfcalc.sim.ptx.parse import Param
 from perfcalc.sim.ptx.run import Launch, _layout, execute
 from perfcalc.specs import Arch
 
+GPU_PAGE = 2 << 20  # bytes: the granularity in which the CUDA driver maps cudaMalloc'd memory
+
 
 class Arena:
     """The shared file of device memory, mapped here; `base` is where the program mapped it."""
@@ -73,6 +75,18 @@ class ArenaHeap(Heap):
             self.regions.append(Region(name or f"cudaMalloc #{i}", address, nbytes, None, 1, True))
         self._starts = np.array([r.address for r in self.regions], dtype=np.uint64)
         self._ends = np.array([r.address + r.nbytes for r in self.regions], dtype=np.uint64)
+        pages = [np.arange(r.address // GPU_PAGE, -(-(r.address + r.nbytes) // GPU_PAGE)) for r in self.regions]
+        self._pages = np.unique(np.concatenate(pages)) if pages else np.zeros(0, dtype=np.int64)
+
+    def mapped(self, addr: np.ndarray, mask: np.ndarray, size: int) -> bool:
+        """Every masked access inside a 2 MiB page that holds part of an allocation (the driver
+        maps device memory in such pages, so a GPU runs through an access just past an array,
+        where compute-sanitizer's memcheck reports it) and inside this arena's bytes."""
+        a = addr[mask].astype(np.int64)
+        if not len(a) or int(a.min()) < self.base or int(a.max()) + size > self.base + len(self.bytes):
+            return False
+        first, last = a // GPU_PAGE, (a + size - 1) // GPU_PAGE
+        return bool(np.isin(first, self._pages).all() and np.isin(last, self._pages).all())
 
     def seal(self) -> None:  # the program's bytes are the heap already
         pass

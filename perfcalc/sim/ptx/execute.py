@@ -65,6 +65,9 @@ class Env:
     # launch goes on
     race_faults: bool = True
     races: list[Fault] = field(default_factory=list)
+    # with race_faults False, also a global access past its allocation that stays inside the
+    # device memory a GPU has mapped there (Heap.mapped): kept here, the access goes on
+    overruns: list[Fault] = field(default_factory=list)
     _tees: dict[tuple[int, int], _Tee] = field(default_factory=dict)
     _param_space: tuple[dict[str, int], np.ndarray] | None = None
 
@@ -331,6 +334,15 @@ class Chunk:
             self.env.races.append(signal.fault)
         return True
 
+    def overrun_found(self, signal: FaultSignal) -> bool:
+        """Keep an access past its allocation into mapped memory (the launch's first) instead of
+        stopping, where the launch runs through what a GPU runs through (a whole program)."""
+        if self.env.race_faults:
+            return False
+        if not self.env.overruns:
+            self.env.overruns.append(signal.fault)
+        return True
+
     def fault(
         self, kind: str, instr: Instr, lanes: np.ndarray, what: str, array: str | None = None, index: int | None = None
     ) -> FaultSignal:
@@ -532,6 +544,15 @@ def address(text: str, env: Env, width: str) -> Callable[[Chunk], Any]:
         raise CudaSyntaxError(f"cannot read the PTX address {text!r}")
     base, offset = m.group(1).strip(), m.group(2)
     off = np.uint64(int(offset.replace(" ", ""), 0) & (2**64 - 1)) if offset else np.uint64(0)
+    negative = bool(offset) and int(offset.replace(" ", ""), 0) < 0
+    if negative and env.reg_types.get(base, "")[-2:] == "32":
+        # a 32-bit address (shared, local) plus a negative offset wraps at 32 bits, as the
+        # hardware adds them: [%r+-16] with %r = 16 is address 0, not 2^32
+        def read32(ch: Chunk) -> Any:
+            r = ch.reg(base)
+            return (r.astype(np.uint64) + off) & np.uint64(0xFFFFFFFF)
+
+        return read32
     if register_name(base) or base in env.reg_types:
 
         def read(ch: Chunk) -> Any:

@@ -213,13 +213,15 @@ def _resolve(
                 if outside.any():
                     lane = int(np.flatnonzero(outside)[0])
                     name, what = heap.describe(int(a[lane]), size)
-                    raise ch.fault(
+                    signal = ch.fault(
                         "out_of_bounds",
                         instr,
                         outside,
                         f"Invalid __global__ {op} of size {size} bytes: {what} is out of bounds",
                         name,
                     )
+                    if not (heap.mapped(a, outside, size) and ch.overrun_found(signal)):
+                        raise signal
             out.append(
                 (
                     _Resolved(heap.bytes, (a - np.uint64(heap.base)).astype(np.int64), sp, whole),

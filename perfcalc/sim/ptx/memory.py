@@ -92,6 +92,12 @@ class Heap:
             active = addr[mask] if not mask.all() else addr
         return self.inside_one(int(active.min()), int(active.max()), size)
 
+    def mapped(self, addr: np.ndarray, mask: np.ndarray, size: int) -> bool:
+        """Whether every masked access lies in memory the GPU has mapped although it is past
+        its array (a whole program's device memory: ArenaHeap); arrays given to one launch
+        have nothing around them."""
+        return False
+
     def locate(self, addr: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
         """(region index or -1, in-bounds) of each byte address for an access of `size` bytes."""
         idx = np.searchsorted(self._starts, addr, side="right").astype(np.int64) - 1

@@ -151,6 +151,7 @@ def execute(
         source_file=ck.source_file,
         compile_notes=ck.notes,
         races=tuple(env.races),
+        overruns=tuple(env.overruns),
     )
 
 
