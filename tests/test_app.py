@@ -152,10 +152,11 @@ def test_a_race_is_reported_and_run_through_as_on_a_gpu():
 
 
 def test_a_write_just_past_an_allocation_is_reported_and_run_through_as_on_a_gpu():
-    """HeCBench's bezier-surface and convolution1D pass on an H100 (benchmarks/hw/
-    hecbench_failed_h100/) and failed here: a write one row past an allocation faulted. The
-    driver maps device memory in 2 MiB pages, so a GPU runs through it; 64 MiB past the end
-    nothing is mapped and the launch faults (cudaErrorIllegalAddress, sticky)."""
+    """HeCBench's bezier-surface passes on an H100 (benchmarks/hw/hecbench_failed_h100/) and
+    failed here: a write one row past an allocation faulted. The driver maps device memory in
+    2 MiB pages, so a GPU runs through it (overrun.cu on an H100: PASS, and memcheck reports
+    the write, benchmarks/hw/barriers_overrun_h100/); a read through a null pointer faults
+    there and here (cudaErrorIllegalAddress, sticky)."""
     report = run("overrun.cu")
     assert report.exit_status == 0
     assert report.stdout.strip() == "PASS cudaErrorIllegalAddress"
@@ -164,6 +165,25 @@ def test_a_write_just_past_an_allocation_is_reported_and_run_through_as_on_a_gpu
     assert "cudaMalloc #0[400] (byte offset 400, 0 element(s) past the end" in first.overrun
     assert "by thread (100,0,0)" in first.overrun
     assert second.fault is not None and "out of bounds" in second.fault
+
+
+def test_threads_that_return_before_a_barrier_release_it_as_on_an_h100():
+    """HeCBench's wyllie (a barrier in a loop whose trip count differs by thread) failed here
+    and passes on an H100. early_exit_barrier.cu is that shape: on an H100 it prints PASS and
+    synccheck reports nothing (benchmarks/hw/barriers_overrun_h100/gpu_runs.txt), so nothing
+    is kept as a race either."""
+    report = run("early_exit_barrier.cu")
+    assert report.exit_status == 0 and report.stdout.strip() == "PASS cudaSuccess"
+    (launch,) = report.launches
+    assert launch.fault is None and launch.race is None
+
+
+def test_threads_at_two_barriers_run_through_and_are_reported():
+    """two_barriers.cu: the H100 prints PASS; synccheck reports a barrier error (same file)."""
+    report = run("two_barriers.cu")
+    assert report.exit_status == 0 and report.stdout.strip() == "PASS cudaSuccess"
+    (launch,) = report.launches
+    assert launch.fault is None and "different __syncthreads()" in (launch.race or "")
 
 
 def test_a_refused_configuration_is_not_sticky():

@@ -246,10 +246,24 @@ def test_out_of_bounds_names_the_parameter_element_line_block_and_thread():
     assert "input[512]" in str(ptx_fault.value) and "'convolve'" in str(ptx_fault.value)
 
 
-def test_barrier_in_divergent_code_is_reported():
+def test_a_barrier_the_rest_of_the_block_exits_past_runs_as_on_an_h100():
+    """partial_barrier.cu on an H100 (benchmarks/hw/barriers_overrun_h100/gpu_runs.txt): no
+    error, synccheck reports nothing, data[0] = 63 and data[31] = 32 (buf[63 - i], every buf
+    element stored before the barrier); warp 1's data is left as it was."""
     text = (DATA / "partial_barrier.cu").read_text()
-    with pytest.raises(KernelFault, match="Barrier error") as err:
-        ptx(text, "partialBarrier", 1, 64, {"data": np.ones(64, np.float32)})
+    data = np.arange(64, dtype=np.float32)
+    result = ptx(text, "partialBarrier", 1, 64, {"data": data})
+    assert result.faults == ()
+    assert np.array_equal(data, np.concatenate([np.arange(63, 31, -1), np.arange(32, 64)]).astype(np.float32))
+
+
+def test_threads_at_different_barriers_are_synccheck_s_barrier_error():
+    """Half the block at one __syncthreads(), half at another: synccheck on an H100 reports
+    "Barrier error detected. Divergent thread(s) in block" (the same file); the hardware goes
+    on, which a whole program does (tests/test_app.py)."""
+    text = (Path(__file__).parent / "data" / "cuda_app" / "two_barriers.cu").read_text().split("int main")[0]
+    with pytest.raises(KernelFault, match="different __syncthreads") as err:
+        ptx(text, "mirror", 4, 256, {"out": np.zeros(1024, np.int32)})
     assert err.value.fault.kind == "divergent_barrier"
 
 

@@ -34,7 +34,8 @@ class LaunchRecord(Result):
     """One launch: the kernel as C++ names it, its geometry, registers and occupancy, what the
     engine counted, and on a product its predicted time and bound; `fault` the compute-sanitizer
     style line where the launch faulted (the program then sees the error); `race` the first
-    shared-memory race it ran through, as a GPU does (compute-sanitizer's racecheck reports it)."""
+    shared-memory race or divergent barrier it ran through, as a GPU does (compute-sanitizer's
+    racecheck or synccheck reports it); `overrun` the first access just past an allocation."""
 
     index: int
     kernel: str
@@ -54,7 +55,7 @@ class LaunchRecord(Result):
     bound: str | None
     fault: str | None
     l2_hit_rate: float | None = None
-    race: str | None = None  # the first shared-memory race, which the launch ran through
+    race: str | None = None  # the first shared-memory race or divergent barrier, which the launch ran through
     overrun: str | None = None  # the first access past its allocation into mapped memory, ditto
     dram_bytes: int | None = None
     error_band: str | None = None  # the measured band of such predictions (specs/accuracy.py)

@@ -69,7 +69,8 @@ def launches_table(report: Any) -> Table:
     notes = list(report.notes)
     raced = {r.short_name: r for r in reversed(report.launches) if r.race}  # each kernel's first
     notes += [
-        f"launch {r.index} ran through a race, as a GPU does (compute-sanitizer's racecheck reports it): {r.race}"
+        f"launch {r.index} ran through a race or a divergent barrier, as a GPU does (compute-sanitizer's "
+        f"racecheck or synccheck reports it): {r.race}"
         for r in sorted(raced.values(), key=lambda r: r.index)
     ]
     overran = {r.short_name: r for r in reversed(report.launches) if r.overrun}

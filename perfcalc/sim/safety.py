@@ -3,8 +3,10 @@ array, block, thread and the offending index.
 
 Kinds (compute-sanitizer tool in brackets): ``out_of_bounds`` [memcheck], ``shared_race``
 (read-after-write, write-after-read or write-after-write between different warps of a block
-with no ``__syncthreads()`` between) [racecheck], ``divergent_barrier`` (a ``__syncthreads()``
-reached by only part of a block's live threads) [synccheck], ``iteration_cap`` (a loop that
+with no ``__syncthreads()`` between) [racecheck], ``divergent_barrier`` (threads of a block waiting at
+different ``__syncthreads()``, or one that the rest of the block never reaches and never exits
+past: a hang; the source engine also refuses one reached by part of the block, which the PTX
+engine runs as an H100 does) [synccheck], ``iteration_cap`` (a loop that
 runs past the cap: a kernel that would hang), ``endless_loop`` (a loop proven never to end:
 its condition reads only variables the loop never assigns, and nothing breaks out of it),
 ``time_limit`` (a loop still running when the simulation's time limit passed, `max_seconds`:

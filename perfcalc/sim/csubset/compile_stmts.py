@@ -411,7 +411,8 @@ class StatementsMixin(CompilerState):
                         lane,
                         f"Barrier error: __syncthreads() reached by {int(a2[b].sum())} of "
                         f"{int(l2[b].sum())} live threads of the block (divergent code); "
-                        "this thread did not reach it",
+                        "this thread did not reach it, and the source engine cannot tell whether "
+                        "it exits first (a GPU then goes on): --engine ptx runs it as a GPU does",
                     )
                 counts[C.BARRIERS] += int(np.count_nonzero(reached))
             ctx.epoch += 1

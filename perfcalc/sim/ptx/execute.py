@@ -60,9 +60,9 @@ class Env:
     # call-site line -> counts of the code inlined there from a __device__ function (the same
     # work is also in `counts` at the function's own lines; kept apart so totals count it once)
     inlined: dict[int, list[int]] = field(default_factory=dict)
-    # a shared-memory race stops the launch as a fault (compute-sanitizer's view), or, where
-    # False (a whole program, which a GPU runs through a race), is kept in `races` and the
-    # launch goes on
+    # a shared-memory race or a barrier part of a block reaches stops the launch as a fault
+    # (compute-sanitizer's view), or, where False (a whole program, which a GPU runs through
+    # both), is kept in `races` and the launch goes on
     race_faults: bool = True
     races: list[Fault] = field(default_factory=list)
     # with race_faults False, also a global access past its allocation that stays inside the

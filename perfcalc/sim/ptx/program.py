@@ -344,12 +344,25 @@ def run_chunk(env: Env, steps: list[Step], block_ids: np.ndarray) -> None:
     waits = _Waits(ch.n // 32)
     writes = 0  # stores and atomics run with an active lane: a loop that writes is not a repeat
     repeats: dict[int, tuple[int, int, bytes]] = {}
+    # lanes held at a barrier part of their block has not reached (a whole program: see _park)
+    parked: dict[int, np.ndarray] = {}
     while True:
         if facts.mask is not mask:
             facts = _Facts(mask)
         if pc >= nsteps or not facts.any():
             if pc >= nsteps:
                 ch.live &= ~mask
+            if not waiting and parked:
+                _release(ch, parked, width, waiting, steps)
+                if not waiting:  # held at barriers that the rest of their blocks never reach
+                    at = min(parked)
+                    raise ch.fault(
+                        "divergent_barrier",
+                        steps[at].instr,
+                        parked[at],
+                        "Barrier error: __syncthreads() (bar.sync) waits for threads of the block "
+                        "that wait at another barrier: the block would hang",
+                    )
             if not waiting:
                 break
             pc = min(waiting)
@@ -473,14 +486,26 @@ def run_chunk(env: Env, steps: list[Step], block_ids: np.ndarray) -> None:
             blocks = mask.reshape(-1, width).any(axis=1)
             expected = ch.live & np.repeat(blocks, width)
             missing = expected & ~mask
-            if missing.any():
-                raise ch.fault(
-                    "divergent_barrier",
-                    step.instr,
-                    missing,
-                    "Barrier error: __syncthreads() (bar.sync) was reached by only part "
-                    "of the block; this thread is elsewhere",
-                )
+            if missing.any() and parked:  # lanes held at a barrier count as arrived (barrier 0 is one)
+                missing &= ~_held(ch, parked)
+            if missing.any() or parked:
+                if step.run is not None or not waiting and missing.any():  # bar.red, or a hang
+                    raise ch.fault(
+                        "divergent_barrier",
+                        step.instr,
+                        missing if missing.any() else mask,
+                        "Barrier error: __syncthreads() (bar.sync) was reached by only part "
+                        "of the block; this thread is elsewhere",
+                    )
+                _wait(parked, pc, mask)
+                counts[C.instruction_slot("barrier")] += facts.nwarps()
+                _release(ch, parked, width, waiting, steps)
+                if not waiting:  # nothing can move: the loop's top reports the hang
+                    mask = np.zeros_like(mask)
+                    continue
+                pc = min(waiting)
+                mask = waiting.pop(pc)
+                continue
             arrived = int(blocks.sum())
         if step.run is not None:  # bar.red: the block's reduction, given to every thread
             step.run(ch, mask, width, facts.all())
@@ -514,6 +539,61 @@ def _barrier_reduction(instr: Instr, env: Env) -> Callable[[Chunk, np.ndarray, i
         ch.write(d, np.repeat(value, width), mask, full)
 
     return run
+
+
+def _release(
+    ch: Chunk, parked: dict[int, np.ndarray], width: int, waiting: dict[int, np.ndarray], steps: list[Step]
+) -> None:
+    """Let the blocks whose every live lane is held at a barrier go on past it (every lane to
+    the instruction after the barrier it waits at); the rest stay held.
+
+    Lanes are held where part of their block reached a barrier and the rest runs on, as on a
+    GPU: bar.sync waits for every thread of the block that has not exited, at whichever
+    bar.sync 0 it reaches. Measured on an H100 (benchmarks/hw/barriers_overrun_h100/): threads
+    that exit without reaching it let the block go on and compute-sanitizer's synccheck reports
+    nothing; threads waiting at different barrier instructions go on too, and synccheck reports
+    "Divergent thread(s) in block": a fault here, or, in a whole program (race_faults False),
+    kept with the launch's races and run through."""
+    held = _held(ch, parked)
+    live = ch.live.reshape(-1, width)
+    whole = ~(live & ~held.reshape(-1, width)).any(axis=1)
+    if not whole.any():
+        return
+    go = np.repeat(whole, width)
+    places = sum(((parked[at] & go).reshape(-1, width).any(axis=1)).astype(np.int64) for at in parked)
+    split = np.asarray(places) > 1
+    if split.any():
+        lanes = np.repeat(split, width)
+        at = max(k for k in parked if (parked[k] & lanes).any())  # the later barrier's lanes
+        signal = ch.fault(
+            "divergent_barrier",
+            steps[at].instr,
+            parked[at] & lanes,
+            "Barrier error: threads of the block wait at different __syncthreads() (bar.sync) "
+            "instructions (compute-sanitizer's synccheck: divergent thread(s) in block)",
+        )
+        if not ch.race_found(signal):
+            raise signal
+    for at in list(parked):
+        free = parked[at] & go
+        if free.any():
+            _wait(waiting, at + 1, free)
+            counts = steps[at].counts
+            if counts is not None:
+                counts[C.BARRIERS] += int(free.reshape(-1, width).any(axis=1).sum())
+            rest = parked[at] & ~go
+            if rest.any():
+                parked[at] = rest
+            else:
+                del parked[at]
+    ch.races.barrier()
+
+
+def _held(ch: Chunk, parked: dict[int, np.ndarray]) -> np.ndarray:
+    held = np.zeros_like(ch.live)
+    for m in parked.values():
+        held |= m
+    return held
 
 
 def _wait(waiting: dict[int, np.ndarray], pc: int, mask: np.ndarray) -> None:
