@@ -247,7 +247,7 @@ def test_out_of_bounds_names_the_parameter_element_line_block_and_thread():
 
 
 def test_a_barrier_the_rest_of_the_block_exits_past_runs_as_on_an_h100():
-    """partial_barrier.cu on an H100 (benchmarks/hw/barriers_overrun_h100/gpu_runs.txt): no
+    """partial_barrier.cu on an H100 (benchmarks/hw/barriers_overrun_h100/gpu_runs_partial_barrier.txt): no
     error, synccheck reports nothing, data[0] = 63 and data[31] = 32 (buf[63 - i], every buf
     element stored before the barrier); warp 1's data is left as it was."""
     text = (DATA / "partial_barrier.cu").read_text()
