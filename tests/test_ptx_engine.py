@@ -201,6 +201,48 @@ def test_a_32_bit_shared_address_plus_a_negative_offset_wraps_at_32_bits():
     assert np.array_equal(out, want)
 
 
+def test_a_32_bit_shared_address_below_the_array_plus_its_offset_wraps_at_32_bits():
+    """HeCBench's nw: nvcc keeps `s + 4 * (35 - 16 * tx)` in a 32-bit register (below the array
+    for tx >= 3, i.e. past 2^32 as unsigned) and reads [%r+68]; the hardware's 32-bit add lands
+    inside the array, the engine's 64-bit add did not. Expected: the anti-diagonal wavefront of
+    a 17 x 17 alignment score, recomputed here in plain Python."""
+    src = """
+    __global__ void score(int* out, const int* ref, int pen) {
+        __shared__ int s[17 * 17];
+        int tx = threadIdx.x;
+        for (int i = tx; i < 17 * 17; i += 16) s[i] = (i < 17 ? -i : i % 17 == 0 ? -(i / 17) : 0) * pen;
+        __syncthreads();
+        for (int m = 0; m < 16; m++) {
+            if (tx <= m) {
+                int x = tx + 1, y = m - tx + 1;
+                s[x + y * 17] = max(s[(x - 1) + (y - 1) * 17] + ref[(y - 1) * 16 + x - 1],
+                                    max(s[(x - 1) + y * 17] - pen, s[x + (y - 1) * 17] - pen));
+            }
+            __syncthreads();
+        }
+        for (int m = 14; m >= 0; m--) {
+            if (tx <= m) {
+                int x = tx + 16 - m, y = 16 - tx;
+                s[x + y * 17] = max(s[(x - 1) + (y - 1) * 17] + ref[(y - 1) * 16 + x - 1],
+                                    max(s[(x - 1) + y * 17] - pen, s[x + (y - 1) * 17] - pen));
+            }
+            __syncthreads();
+        }
+        for (int i = tx; i < 17 * 17; i += 16) out[i] = s[i];
+    }"""
+    ref = np.random.default_rng(5).integers(-4, 5, 256).astype(np.int32)
+    out = np.zeros(289, np.int32)
+    ptx(src, "score", 1, 16, {"out": out, "ref": ref, "pen": 10})
+    want = [[0] * 17 for _ in range(17)]
+    for k in range(1, 17):
+        want[0][k] = want[k][0] = -10 * k
+    for y in range(1, 17):
+        for x in range(1, 17):
+            r = int(ref[(y - 1) * 16 + x - 1])
+            want[y][x] = max(want[y - 1][x - 1] + r, want[y][x - 1] - 10, want[y - 1][x] - 10)
+    assert out.reshape(17, 17).tolist() == want
+
+
 def test_atomics_on_global_and_shared_memory():
     """A shared-memory histogram merged into global memory with atomicAdd: exact counts."""
     src = """

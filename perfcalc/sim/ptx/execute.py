@@ -544,16 +544,11 @@ def address(text: str, env: Env, width: str) -> Callable[[Chunk], Any]:
         raise CudaSyntaxError(f"cannot read the PTX address {text!r}")
     base, offset = m.group(1).strip(), m.group(2)
     off = np.uint64(int(offset.replace(" ", ""), 0) & (2**64 - 1)) if offset else np.uint64(0)
-    negative = bool(offset) and int(offset.replace(" ", ""), 0) < 0
-    if negative and env.reg_types.get(base, "")[-2:] == "32":
-        # a 32-bit address (shared, local) plus a negative offset wraps at 32 bits, as the
-        # hardware adds them: [%r+-16] with %r = 16 is address 0, not 2^32
-        def read32(ch: Chunk) -> Any:
-            r = ch.reg(base)
-            return (r.astype(np.uint64) + off) & np.uint64(0xFFFFFFFF)
-
-        return read32
     if register_name(base) or base in env.reg_types:
+        # a 32-bit address register (shared, local) plus its offset wraps at 32 bits, as the
+        # hardware adds them: [%r+68] with %r = -64 is address 4, [%r+-16] with %r = 16 is 0
+        wrap = bool(offset) and env.reg_types.get(base, "")[-2:] == "32"
+        low32 = np.uint64(0xFFFFFFFF)
 
         def read(ch: Chunk) -> Any:
             kept = ch.seps.get(base)
@@ -561,10 +556,11 @@ def address(text: str, env: Env, width: str) -> Callable[[Chunk], Any]:
                 # as the array path: the register's storage type, then zero-extended to 64 bits
                 stored = kept.astype(ch.storage_of(base))
                 u = stored.astype(np.uint64) if isinstance(stored, Sep) else None
-                if isinstance(u, Sep):
+                if isinstance(u, Sep) and (not wrap or u.bounds()[1] + int(off) <= 0xFFFFFFFF):
                     return u + off
             r = ch.reg(base)
-            return (r.astype(np.uint64) if r.dtype != np.uint64 else r) + off
+            total = (r.astype(np.uint64) if r.dtype != np.uint64 else r) + off
+            return total & low32 if wrap else total
 
         return read
     if base in env.symbols:
