@@ -186,6 +186,15 @@ def test_threads_at_two_barriers_run_through_and_are_reported():
     assert launch.fault is None and "different __syncthreads()" in (launch.race or "")
 
 
+def test_a_copy_from_a_null_pointer_is_refused_and_not_sticky():
+    """HeCBench's lulesh crashed here (memmove from NULL in the stand-in) and runs on an H100.
+    null_copy.cu on an H100 prints "cudaErrorInvalidValue cudaErrorInvalidValue cudaSuccess 5"
+    (benchmarks/hw/barriers_overrun_h100/gpu_runs_null_copy.txt)."""
+    report = run("null_copy.cu")
+    assert report.exit_status == 0
+    assert report.stdout.strip() == "cudaErrorInvalidValue cudaErrorInvalidValue cudaSuccess 5"
+
+
 def test_a_refused_configuration_is_not_sticky():
     """CUDA Runtime API: cudaErrorInvalidConfiguration is returned for the bad launch alone; the
     next launch fills all 256 ints with 7 and the copy back succeeds."""

@@ -470,6 +470,7 @@ cudaError_t cudaFreeHost(void *p) { return cudaFree(p); }
 cudaError_t cudaFreeAsync(void *p, cudaStream_t) { return cudaFree(p); }
 cudaError_t cudaMemcpy(void *dst, const void *src, size_t n, cudaMemcpyKind) {
   if (S().sticky) return fail(S().sticky);
+  if (n && (!dst || !src)) return fail(cudaErrorInvalidValue);  // CUDA refuses a null pointer, not sticky
   if (n) memmove(dst, src, n);
   return cudaSuccess;
 }
@@ -479,6 +480,7 @@ cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t n, cudaMemcpyKind
 cudaError_t cudaMemcpy2D(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height,
                          cudaMemcpyKind) {
   if (S().sticky) return fail(S().sticky);
+  if (width && height && (!dst || !src)) return fail(cudaErrorInvalidValue);
   for (size_t r = 0; r < height; ++r)
     memmove(static_cast<char *>(dst) + r * dpitch, static_cast<const char *>(src) + r * spitch, width);
   return cudaSuccess;
@@ -489,6 +491,7 @@ cudaError_t cudaMemcpy2DAsync(void *dst, size_t dpitch, const void *src, size_t 
 }
 cudaError_t cudaMemset(void *p, int v, size_t n) {
   if (S().sticky) return fail(S().sticky);
+  if (n && !p) return fail(cudaErrorInvalidValue);
   memset(p, v, n);
   return cudaSuccess;
 }
