@@ -313,9 +313,46 @@ def summary(checkout: Path, rows: list[dict[str, object]], took: float, args: ar
     lines += ["## Refusals and time-outs by reason", "", "| reason | programs |", "|---|---|"]
     reasons = collections.Counter(str(r.get("reason")) for r in rows if r["outcome"] in ("refused", "out of time"))
     lines += [f"| {k} | {v} |" for k, v in reasons.most_common()]
-    lines += ["", "## Failed: the last line each printed", "", "| program | last line |", "|---|---|"]
-    lines += [f"| {r['program']} | {str(r.get('message', ''))[:100]} |" for r in rows if r["outcome"] == "failed"]
+    gpu = _gpu_outcomes()
+    failed = [r for r in rows if r["outcome"] == "failed"]
+    also = [r for r in failed if gpu.get((str(r["program"]), str(r.get("args", "")))) is False]
+    lines += [
+        "",
+        "## Failed: the last line each printed",
+        "",
+        f"{len(also)} of the {len(failed)} fail on an H100 too, built by their own Makefile and run with the "
+        f"same arguments (benchmarks/hw/hecbench_failed_h100/: {GPU_RUNS_NOTE}): the program's failure with "
+        "these arguments, not perfcalc's.",
+        "",
+        "| program | last line | on the H100, same arguments |",
+        "|---|---|---|",
+    ]
+    verdict = {True: "passes", False: "fails too", None: "not run"}
+    lines += [
+        f"| {r['program']} | {str(r.get('message', ''))[:100]} | "
+        f"{verdict[gpu.get((str(r['program']), str(r.get('args', ''))))]} |"
+        for r in failed
+    ]
     return "\n".join(lines) + "\n"
+
+
+GPU_RUNS = HERE / "hw" / "hecbench_failed_h100" / "failed"
+GPU_RUNS_NOTE = "the programs that failed here in an earlier run, arguments in arguments.json"
+
+
+def _gpu_outcomes() -> dict[tuple[str, str], bool]:
+    """(program, arguments) -> whether the H100 run with those arguments passed: exit 0 and
+    no FAIL printed."""
+    runs, arguments = GPU_RUNS / "runs_small.jsonl", GPU_RUNS / "arguments.json"
+    if not runs.is_file() or not arguments.is_file():
+        return {}
+    given = json.loads(arguments.read_text())
+    out: dict[tuple[str, str], bool] = {}
+    for line in runs.read_text().splitlines():
+        row = json.loads(line)
+        if row["program"] in given and not row["tail"].startswith("not started"):  # a Makefile's odd `run`
+            out[(row["program"], given[row["program"]])] = row["rc"] == 0 and not re.search(r"\bFAIL", row["tail"])
+    return out
 
 
 if __name__ == "__main__":
