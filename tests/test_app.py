@@ -195,6 +195,12 @@ def test_a_copy_from_a_null_pointer_is_refused_and_not_sticky():
     assert report.stdout.strip() == "cudaErrorInvalidValue cudaErrorInvalidValue cudaSuccess 5"
 
 
+def test_host_code_with_openmp_builds_as_its_makefile_does():
+    """openmp_host.cu links only with -fopenmp (omp_get_max_threads); 2 * (0 + ... + 63) = 4032."""
+    report = run("openmp_host.cu")
+    assert report.exit_status == 0 and report.stdout.strip() == "4032 1"
+
+
 def test_a_refused_configuration_is_not_sticky():
     """CUDA Runtime API: cudaErrorInvalidConfiguration is returned for the bad launch alone; the
     next launch fills all 256 ints with 7 and the copy back succeeds."""
