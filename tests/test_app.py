@@ -201,6 +201,12 @@ def test_host_code_with_openmp_builds_as_its_makefile_does():
     assert report.exit_status == 0 and report.stdout.strip() == "4032 1"
 
 
+def test_the_stream_ordered_allocators_default_pool():
+    """mempool.cu: the pool calls succeed (CUDA Runtime API) and the async allocation holds 3s."""
+    report = run("mempool.cu")
+    assert report.exit_status == 0 and report.stdout.strip() == "cudaSuccess cudaSuccess 3"
+
+
 def test_a_refused_configuration_is_not_sticky():
     """CUDA Runtime API: cudaErrorInvalidConfiguration is returned for the bad launch alone; the
     next launch fills all 256 ints with 7 and the copy back succeeds."""

@@ -468,6 +468,15 @@ cudaError_t cudaFree(void *p) {
 }
 cudaError_t cudaFreeHost(void *p) { return cudaFree(p); }
 cudaError_t cudaFreeAsync(void *p, cudaStream_t) { return cudaFree(p); }
+// The stream-ordered allocator's pool: one per device, a handle with nothing behind it (every
+// allocation comes from the arena, in order); its attributes are accepted and not kept.
+cudaError_t cudaDeviceGetDefaultMemPool(cudaMemPool_t *pool, int device) {
+  static char the_pool;
+  if (device != 0) return fail(cudaErrorInvalidDevice);
+  *pool = reinterpret_cast<cudaMemPool_t>(&the_pool);
+  return cudaSuccess;
+}
+cudaError_t cudaMemPoolSetAttribute(cudaMemPool_t, enum cudaMemPoolAttr, void *) { return cudaSuccess; }
 cudaError_t cudaMemcpy(void *dst, const void *src, size_t n, cudaMemcpyKind) {
   if (S().sticky) return fail(S().sticky);
   if (n && (!dst || !src)) return fail(cudaErrorInvalidValue);  // CUDA refuses a null pointer, not sticky
