@@ -243,6 +243,57 @@ def test_a_32_bit_shared_address_below_the_array_plus_its_offset_wraps_at_32_bit
     assert out.reshape(17, 17).tolist() == want
 
 
+def test_directed_rounding_to_float_types():
+    """cvt.rm/.rp/.rz to f32 and f64 (HeCBench's intrinsics-cast was refused): float32 spacing is
+    2 at 2^24, so 2^24 + 1 rounds down to 2^24 and up to 2^24 + 2; float64 spacing is 2 at 2^53;
+    0.1 lies between the float32s 0.099999994 and 0.10000000149 (IEEE 754 binary32)."""
+    src = """
+    __global__ void k(const int* i, const long long* l, const double* d, float* f, double* g) {
+        f[0] = __int2float_rd(i[0]); f[1] = __int2float_ru(i[0]); f[2] = __int2float_rz(i[0]);
+        f[3] = __int2float_rd(i[1]); f[4] = __int2float_ru(i[1]); f[5] = __int2float_rz(i[1]);
+        f[6] = __double2float_rd(d[0]); f[7] = __double2float_ru(d[0]); f[8] = __double2float_rz(d[0]);
+        g[0] = __ll2double_rd(l[0]); g[1] = __ll2double_ru(l[0]); g[2] = __ll2double_rz(l[0]);
+    }"""
+    f, g = np.zeros(9, np.float32), np.zeros(3)
+    args = {
+        "i": np.array([2**24 + 1, -(2**24) - 1], np.int32),
+        "l": np.array([2**53 + 1], np.int64),
+        "d": np.array([0.1]),
+        "f": f,
+        "g": g,
+    }
+    ptx(src, "k", 1, 1, args)
+    t24, t53 = float(2**24), float(2**53)
+    assert f.tolist() == [
+        t24,
+        t24 + 2,
+        t24,
+        -t24 - 2,
+        -t24,
+        -t24,
+        0.099999994039535522,
+        0.10000000149011612,
+        0.099999994039535522,
+    ]
+    assert g.tolist() == [t53, t53 + 2, t53]
+
+
+def test_bf16_floor_and_ceil():
+    """cvt.rmi/.rpi.bf16.bf16 (hfloor, hceil; HeCBench's mxfp4 was refused): -2.5 floors to -3
+    and ceils to -2; 1.5 to 1 and 2; 300 is already an integer (bf16 steps by 2 there)."""
+    src = """
+    #include <cuda_bf16.h>
+    __global__ void k(const float* x, float* lo, float* hi) {
+        __nv_bfloat16 b = __float2bfloat16(x[threadIdx.x]);
+        lo[threadIdx.x] = __bfloat162float(hfloor(b));
+        hi[threadIdx.x] = __bfloat162float(hceil(b));
+    }"""
+    x = np.array([-2.5, 1.5, 300.0], np.float32)
+    lo, hi = np.zeros(3, np.float32), np.zeros(3, np.float32)
+    ptx(src, "k", 1, 3, {"x": x, "lo": lo, "hi": hi})
+    assert lo.tolist() == [-3.0, 1.0, 300.0] and hi.tolist() == [-2.0, 2.0, 300.0]
+
+
 def test_atomics_on_global_and_shared_memory():
     """A shared-memory histogram merged into global memory with atomicAdd: exact counts."""
     src = """

@@ -525,7 +525,8 @@ def build_cvt(instr: Instr, env: Env) -> Op:
     a = operand(instr.operands[1], st_name, env, sep_ok=plain_int)
     irnd = next((p for p in parts if p in ("rni", "rzi", "rmi", "rpi")), None)
     frnd = next((p for p in parts if p in _ROUNDING), None)
-    if frnd in FLOAT_ROUNDING_REFUSED and dkind == "f":
+    directed = frnd if frnd in FLOAT_ROUNDING_REFUSED and dkind == "f" else None
+    if directed is not None and skind == "f" and NP[st_name].itemsize <= NP[dt_name].itemsize:
         raise CudaSyntaxError(f"{instr.opcode} at line {instr.line}: directed rounding to a float type is not emulated")
 
     def run(ch: Chunk, m: np.ndarray, full: bool) -> None:
@@ -548,6 +549,8 @@ def build_cvt(instr: Instr, env: Env) -> Op:
                     info.min,
                     info.max,
                 ).astype(NP[dt_name])
+            elif directed is not None:
+                v = directed_round(x, NP[dt_name], directed)
             else:
                 v = x.astype(NP[dt_name])
             if sat and dkind == "f":
@@ -555,6 +558,28 @@ def build_cvt(instr: Instr, env: Env) -> Op:
         ch.write(d, v, m, full)
 
     return run
+
+
+def directed_round(x: np.ndarray, dt: np.dtype[Any] | type, mode: str) -> np.ndarray:
+    """`x` (an integer, or a wider float) to float type `dt` rounded toward -inf (rm), +inf (rp)
+    or zero (rz), as cvt.rm/.rp/.rz do: NumPy's nearest value, moved one step where it lies on
+    the wrong side of the exact value (compared exactly: floats widened, integers as integers)."""
+    r = x.astype(dt)
+    if x.dtype.kind == "f":
+        back = r.astype(x.dtype)
+        above, below = back > x, back < x
+    elif x.dtype.itemsize <= 4:  # every int32 is exact in float64
+        wide = r.astype(np.float64)
+        above, below = wide > x, wide < x
+    else:  # 64-bit integers: the rounded value as an integer, where it is one in range
+        limit = float(np.iinfo(x.dtype).max) + 1.0  # 2^63 or 2^64, exact as a float
+        out = r.astype(np.float64) >= limit
+        whole = np.where(out, 0, r).astype(x.dtype)
+        above = out | (~out & (whole > x))
+        below = ~out & (whole < x)
+    toward = {"rm": -np.inf, "rp": np.inf, "rz": 0.0}[mode]
+    step = {"rm": above, "rp": below, "rz": (x > 0) & above | (x < 0) & below}[mode]
+    return np.where(step, np.nextafter(r, np.asarray(toward, dtype=r.dtype)), r).astype(dt)
 
 
 def build_cvta(instr: Instr, env: Env) -> Op:

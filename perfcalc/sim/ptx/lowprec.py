@@ -171,6 +171,17 @@ def build_cvt(instr: Instr, env: Env) -> Op | None:
             ch.write(d, (hi << np.uint32(16)) | lo, m, full)
 
         return to_bf16
+    integral = next((r for r in ("rni", "rzi", "rmi", "rpi") if r in parts), None)
+    if dst_t == "bf16" and src_t == "bf16" and integral is not None:  # cvt.rmi.bf16.bf16: floor, ...
+        rounding = {"rni": np.rint, "rzi": np.trunc, "rmi": np.floor, "rpi": np.ceil}[integral]
+
+        def to_integer(ch: Chunk, m: np.ndarray, full: bool) -> None:
+            # an integer of a bf16's magnitude is a bf16 (8 significant bits cover every one
+            # below 2^8, and from 2^8 up every bf16 is an integer): the encoding is exact
+            x = values(ch, m)[0]
+            ch.write(d, bf16_round(rounding(x), "rn"), m, full)
+
+        return to_integer
     if dst_t in ("f32", "f16") and src_t == "bf16":
 
         def from_bf16(ch: Chunk, m: np.ndarray, full: bool) -> None:
