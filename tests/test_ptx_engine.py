@@ -294,6 +294,23 @@ def test_bf16_floor_and_ceil():
     assert lo.tolist() == [-3.0, 1.0, 300.0] and hi.tolist() == [-2.0, 2.0, 300.0]
 
 
+def test_bf16_to_and_from_integers_are_values_not_bits():
+    """__bfloat162int_rn and __int2bfloat16_rn (HeCBench's mxfp4 failed its BF16 check): the
+    integer nearest the value, ties to even (2.5 -> 2, -3.5 -> -4), NaN -> 0 (cvt.rni of a NaN);
+    and 7 -> 7.0, 257 -> 256 (bf16 has 8 significant bits: 257 ties between 256 and 258, even 256)."""
+    src = """
+    #include <cuda_bf16.h>
+    __global__ void k(const float* x, const int* n, int* i, float* b) {
+        i[threadIdx.x] = __bfloat162int_rn(__float2bfloat16(x[threadIdx.x]));
+        b[threadIdx.x] = __bfloat162float(__int2bfloat16_rn(n[threadIdx.x]));
+    }"""
+    x = np.array([2.5, -3.5, np.nan], np.float32)
+    n = np.array([7, 257, -1], np.int32)
+    i, b = np.zeros(3, np.int32), np.zeros(3, np.float32)
+    ptx(src, "k", 1, 3, {"x": x, "n": n, "i": i, "b": b})
+    assert i.tolist() == [2, -4, 0] and b.tolist() == [7.0, 256.0, -1.0]
+
+
 def test_atomics_on_global_and_shared_memory():
     """A shared-memory histogram merged into global memory with atomicAdd: exact counts."""
     src = """

@@ -125,13 +125,45 @@ def _mode(instr: Instr) -> str:
     return "rn"
 
 
+INTS = ("s8", "s16", "s32", "s64", "u8", "u16", "u32", "u64")
+
+
+def _bf16_int(instr: Instr, env: Env, dst_t: str, src_t: str) -> Op:
+    """cvt between bf16 and an integer type: __bfloat162int_rn and kin (the value, not the bits:
+    rounded to an integer by .rni/.rzi/.rmi/.rpi, saturated to the type, NaN to 0, as cvt
+    from f16 is), and __int2bfloat16_rn (one rounding to bf16)."""
+    from perfcalc.sim.ptx import arith
+    from perfcalc.sim.ptx.values import NP
+
+    d = instr.operands[0].strip()
+    if dst_t in INTS:
+        src = operand(instr.operands[1], "b16", env)
+        irnd = next((r for r in ("rni", "rzi", "rmi", "rpi") if r in instr.parts), "rzi")
+
+        def to_int(ch: Chunk, m: np.ndarray, full: bool) -> None:
+            x = bf16_decode(_u32(src, ch, m.shape) & np.uint32(0xFFFF))
+            ch.write(d, arith.float_to_int(x, irnd, dst_t), m, full)
+
+        return to_int
+    src = operand(instr.operands[1], src_t, env)
+    mode = _mode(instr)
+
+    def from_int(ch: Chunk, m: np.ndarray, full: bool) -> None:
+        x = np.broadcast_to(np.asarray(dense(src(ch))), m.shape).astype(NP[src_t])
+        ch.write(d, bf16_round(x.astype(np.float64), mode), m, full)
+
+    return from_int
+
+
 def build_cvt(instr: Instr, env: Env) -> Op | None:
     """cvt to or from bf16, bf16x2, tf32, e4m3x2, e5m2x2 (None: not one of these)."""
     parts = instr.parts
-    types = [p for p in parts[1:] if p in ("bf16", "bf16x2", "tf32", "e4m3x2", "e5m2x2", "f32", "f16", "f16x2")]
+    types = [p for p in parts[1:] if p in ("bf16", "bf16x2", "tf32", "e4m3x2", "e5m2x2", "f32", "f16", "f16x2", *INTS)]
     if not any(t in ("bf16", "bf16x2", "tf32", "e4m3x2", "e5m2x2") for t in types) or len(types) != 2:
         return None
     dst_t, src_t = types
+    if "bf16" in types and (dst_t in INTS or src_t in INTS):
+        return _bf16_int(instr, env, dst_t, src_t)
     d = instr.operands[0].strip()
     mode = _mode(instr)
     sat = "satfinite" in parts
