@@ -311,6 +311,24 @@ def test_bf16_to_and_from_integers_are_values_not_bits():
     assert i.tolist() == [2, -4, 0] and b.tolist() == [7.0, 256.0, -1.0]
 
 
+def test_packed_half_comparison_as_numbers():
+    """__hgt2 is set.gt.f16x2.f16x2 (HeCBench's relu was refused): each half 1.0 where a > b,
+    else 0.0, so v * (v > 0) is ReLU with IEEE's -0.0 for negative inputs (-1 x 0 = -0)."""
+    src = """
+    #include <cuda_fp16.h>
+    __global__ void k(const float* x, float* o) {
+        int i = threadIdx.x;
+        __half2 v = __floats2half2_rn(x[2 * i], x[2 * i + 1]);
+        __half2 r = __hmul2(v, __hgt2(v, __float2half2_rn(0.0f)));
+        o[2 * i] = __low2float(r);
+        o[2 * i + 1] = __high2float(r);
+    }"""
+    x = np.array([-1.0, 2.0, 3.5, -0.25, 0.0, 7.0], np.float32)
+    o = np.zeros(6, np.float32)
+    ptx(src, "k", 1, 3, {"x": x, "o": o})
+    assert o.tolist() == [0.0, 2.0, 3.5, 0.0, 0.0, 7.0] and np.signbit(o).tolist() == [1, 0, 0, 1, 0, 0]
+
+
 def test_atomics_on_global_and_shared_memory():
     """A shared-memory histogram merged into global memory with atomicAdd: exact counts."""
     src = """

@@ -391,9 +391,12 @@ def build_setp(instr: Instr, env: Env) -> Op:
 
 def build_set(instr: Instr, env: Env) -> Op:
     """set.CmpOp{.BoolOp}{.ftz}.dtype.stype d, a, b{, {!}c} (PTX ISA, set): the comparison as a
-    number: 1.0 / 0.0 for a float dtype (f32, f16), all ones / 0 for an integer one. Packed
-    halves (f16x2) and bf16 results are refused by name."""
+    number: 1.0 / 0.0 for a float dtype (f32, f16), all ones / 0 for an integer one; with
+    packed halves (f16x2) each half compared apart (a half 1.0 / 0.0, or 0xFFFF / 0 in an
+    integer dtype). bf16 results are refused by name."""
     types = [p for p in instr.parts[1:] if p in NP]
+    if len(types) == 2 and types[1] == "f16x2" and types[0] in ("f16x2", "u32", "s32"):
+        return _set_f16x2(instr, env, types[0])
     if len(types) != 2 or types[0] not in ("u32", "s32", "f32", "f16") or types[1] in ("f16x2", "bf16x2", "bf16"):
         raise CudaSyntaxError(
             f"PTX instruction {instr.opcode} at line {instr.line} is not implemented by the PTX engine"
@@ -414,6 +417,29 @@ def build_set(instr: Instr, env: Env) -> Op:
         if c is not None and bool_op is not None:
             r = combine[bool_op](r, c(ch))
         ch.write(d, np.where(r, on, off).astype(dtype), m, full)
+
+    return run
+
+
+def _set_f16x2(instr: Instr, env: Env, dtype: str) -> Op:
+    cmp_op = instr.parts[1]
+    bool_op = instr.parts[2] if instr.parts[2] in ("and", "or", "xor") else None
+    d = _dst(instr)
+    a, b = (operand(o, "b32", env) for o in instr.operands[1:3])
+    c = operand(instr.operands[3], "pred", env) if bool_op else None
+    combine = {"and": np.logical_and, "or": np.logical_or, "xor": np.logical_xor}
+    on = np.float16(1.0).view(np.uint16) if dtype == "f16x2" else np.uint16(0xFFFF)
+
+    def halves(v: Any, shape: tuple[int, ...]) -> np.ndarray:
+        return np.ascontiguousarray(np.broadcast_to(np.asarray(dense(v), dtype=np.uint32), shape)).view(np.float16)
+
+    def run(ch: Chunk, m: np.ndarray, full: bool) -> None:
+        with np.errstate(invalid="ignore"):
+            r = arith.compare(cmp_op, halves(a(ch), m.shape), halves(b(ch), m.shape))
+        if c is not None and bool_op is not None:
+            r = combine[bool_op](r, np.repeat(np.broadcast_to(c(ch), m.shape), 2))
+        bits = np.where(r, on, np.uint16(0)).astype(np.uint16)
+        ch.write(d, np.ascontiguousarray(bits).view(np.uint32), m, full)
 
     return run
 
