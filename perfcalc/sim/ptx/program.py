@@ -344,7 +344,7 @@ def run_chunk(env: Env, steps: list[Step], block_ids: np.ndarray) -> None:
     waits = _Waits(ch.n // 32)
     writes = 0  # stores and atomics run with an active lane: a loop that writes is not a repeat
     repeats: dict[int, tuple[int, int, bytes]] = {}
-    # lanes held at a barrier part of their block has not reached (a whole program: see _park)
+    # lanes held at a barrier that part of their block has not reached yet (see _release)
     parked: dict[int, np.ndarray] = {}
     while True:
         if facts.mask is not mask:
