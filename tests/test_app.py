@@ -195,8 +195,9 @@ def test_a_copy_from_a_null_pointer_is_refused_and_not_sticky():
     assert report.stdout.strip() == "cudaErrorInvalidValue cudaErrorInvalidValue cudaSuccess 5"
 
 
-def test_host_code_with_openmp_builds_as_its_makefile_does():
-    """openmp_host.cu links only with -fopenmp (omp_get_max_threads); 2 * (0 + ... + 63) = 4032."""
+def test_host_code_that_calls_openmp_links():
+    """openmp_host.cu calls omp_get_max_threads, which links only with libgomp; its pragmas run
+    one thread at a time (no -fopenmp) and the sum is 2 * (0 + ... + 63) = 4032 either way."""
     report = run("openmp_host.cu")
     assert report.exit_status == 0 and report.stdout.strip() == "4032 1"
 

@@ -1,5 +1,5 @@
-// Host code with OpenMP (written for perfcalc's tests; 36 HeCBench Makefiles pass -fopenmp):
-// it links only where the build passes -fopenmp, and the reduction is exact in any thread count.
+// Host code with OpenMP (written for perfcalc's tests; HeCBench's openmp calls omp_* functions):
+// it links only with OpenMP's runtime, and the reduction is exact in any thread count.
 #include <cstdio>
 #include <omp.h>
 
