@@ -212,6 +212,8 @@ def _names_a_file(word: str) -> bool:
 
 
 def reason_class(message: str) -> str:
+    if "past its time limit" in message or "would take about" in message:
+        return "ran past the time limit (--seconds): a launch, or the whole program"
     for fragment, name in (
         ("a library with no source", "calls a library with no source (cuBLAS, cuRAND, ...)"),
         ("does not implement", "calls a CUDA runtime function the stand-in does not implement"),
@@ -311,7 +313,11 @@ def summary(checkout: Path, rows: list[dict[str, object]], took: float, args: ar
     ]
     lines += ["", f"Of the passed programs, {checked} print PASS/FAIL and passed their own check.", ""]
     lines += ["## Refusals and time-outs by reason", "", "| reason | programs |", "|---|---|"]
-    reasons = collections.Counter(str(r.get("reason")) for r in rows if r["outcome"] in ("refused", "out of time"))
+    reasons = collections.Counter(
+        reason_class(str(r.get("message"))) if r["outcome"] == "out of time" else str(r.get("reason"))
+        for r in rows
+        if r["outcome"] in ("refused", "out of time")
+    )
     lines += [f"| {k} | {v} |" for k, v in reasons.most_common()]
     gpu = _gpu_outcomes()
     failed = [r for r in rows if r["outcome"] == "failed"]
