@@ -329,6 +329,50 @@ def test_packed_half_comparison_as_numbers():
     assert o.tolist() == [0.0, 2.0, 3.5, 0.0, 0.0, 7.0] and np.signbit(o).tolist() == [1, 0, 0, 1, 0, 0]
 
 
+def test_a_noinline_device_function_is_inlined_per_call_site():
+    """A __noinline__ function called twice (its parameters and result through .param space, a
+    loop and an early return inside): each call gets its own copy of the body. Expected: the
+    same float32 arithmetic in NumPy (a*k + b is one fma on the GPU: computed in float64 and
+    rounded once, which is exact here for these small values)."""
+    src = """
+    __device__ __noinline__ float sum_to(float a, float b, int n) {
+        if (a < 0.0f) return -1.0f;
+        float s = 0.0f;
+        for (int k = 0; k < n; k++) s += a * k + b;
+        return s;
+    }
+    __global__ void k(const float* x, float* y) {
+        int i = threadIdx.x;
+        y[i] = sum_to(x[i], 1.0f, i % 5) + sum_to(2.0f, x[i], 3);
+    }"""
+    x = np.linspace(-2, 5, 64).astype(np.float32)
+    y = np.zeros(64, np.float32)
+    ptx(src, "k", 1, 64, {"x": x, "y": y})
+
+    def sum_to(a: np.float32, b: np.float32, n: int) -> np.float32:
+        if a < 0:
+            return np.float32(-1)
+        s = np.float32(0)
+        for k in range(n):
+            s = np.float32(s + np.float32(np.float64(a) * k + np.float64(b)))
+        return s
+
+    want = [sum_to(x[i], np.float32(1), i % 5) + sum_to(np.float32(2), x[i], 3) for i in range(64)]
+    assert y.tolist() == np.array(want, np.float32).tolist()
+
+
+def test_pow_in_double_runs_cudas_out_of_line_core():
+    """CUDA's pow(double) calls __internal_accurate_pow out of line (7 HeCBench programs reached
+    it and were refused). CUDA's documented maximum error for pow is 2 ulp (CUDA C++ Programming
+    Guide, double-precision mathematical functions)."""
+    src = "__global__ void k(const double* x, double* y) { int i = threadIdx.x; y[i] = pow(x[i], 2.5); }"
+    x = np.array([1.0, 2.0, 3.7, 0.5, 10.0, 1e-3, 7.25, 100.0])
+    y = np.zeros(8)
+    ptx(src, "k", 1, 8, {"x": x, "y": y})
+    want = x**2.5
+    assert np.all(np.abs(y - want) <= 2 * np.spacing(want))
+
+
 def test_atomics_on_global_and_shared_memory():
     """A shared-memory histogram merged into global memory with atomicAdd: exact counts."""
     src = """
