@@ -24,8 +24,9 @@ from perfcalc.sim.ptx.hoststrip import (
     choose_kernel,
     strip_host,
 )
+from perfcalc.sim.ptx.inline import parse_program
 from perfcalc.sim.ptx.kernels import base_name, defines_kernel, entry_names, find_entry, kernel_parameters
-from perfcalc.sim.ptx.parse import Function, Module, parse_module
+from perfcalc.sim.ptx.parse import Function, Module
 from perfcalc.sim.ptx.ptxas import remember, resource_log, sm_target
 from perfcalc.specs import Arch
 
@@ -142,10 +143,11 @@ class CompiledKernel:
 
 @functools.lru_cache(maxsize=16)
 def _parsed(ptx: str, main_file: str | None = None) -> Module:
-    """parse_module, once per PTX text in a process (the C engine's compile is cached the same
-    way): a Module is only read after parsing, and a second run of a kernel then pays neither
-    NVRTC (disk cache) nor the parse (3 ms for the seeds' matmul)."""
-    return parse_module(ptx, main_file)
+    """parse_program (parse_module, calls inlined), once per PTX text in a process (the C
+    engine's compile is cached the same way): a Module is only read after parsing, and a second
+    run of a kernel then pays neither NVRTC (disk cache) nor the parse (3 ms for the seeds'
+    matmul)."""
+    return parse_program(ptx, main_file)
 
 
 def compile_kernel(
@@ -408,7 +410,7 @@ def program_kernels(units: list[tuple[str, str]], arch: Arch, compiler: str) -> 
     sm = sm_target(arch.cc_number)
     found: dict[str, CompiledKernel] = {}
     for path, ptx in units:
-        module = parse_module(ptx, path)
+        module = parse_program(ptx, path)
         log = resource_log(ptx, sm, CACHE_KIND)
         target = module.target or sm
         names = entry_names(module)

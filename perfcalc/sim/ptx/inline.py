@@ -16,10 +16,18 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from perfcalc.sim.ptx.parse import Function, Instr, Module
+from perfcalc.sim.ptx.parse import Function, Instr, Module, parse_module
 
 MAX_DEPTH = 4  # nested calls inlined; deeper (recursion) stays a call
 _PARAM_ADDR = re.compile(r"^\[\s*([\w$]+)\s*(?:\+\s*(-?\d+))?\s*\]$")
+
+
+def parse_program(ptx: str, main_file: str | None = None) -> Module:
+    """parse_module, then every call of a function the module defines inlined: the form the
+    executor runs."""
+    module = parse_module(ptx, main_file)
+    inline_calls(module)
+    return module
 
 
 def inline_calls(module: Module) -> None:

@@ -169,11 +169,7 @@ def parse_module(ptx: str, main_file: str | None = None) -> Module:
         functions[fn.name] = fn
         pos = body_end + 1
     module_vars.extend(_variables(text[pos:]))
-    module = Module(version, target, functions, module_vars, files)
-    from perfcalc.sim.ptx.inline import inline_calls  # it builds on this module's types
-
-    inline_calls(module)
-    return module
+    return Module(version, target, functions, module_vars, files)
 
 
 def _directive(ptx: str, name: str) -> str:

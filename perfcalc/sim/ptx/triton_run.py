@@ -30,8 +30,8 @@ from perfcalc.errors import InputError
 from perfcalc.memory.cache_hierarchy import CacheHierarchy
 from perfcalc.sim.launch import CacheFactory, SimResult, dims
 from perfcalc.sim.ptx.compile import CACHE_KIND, CompiledKernel
+from perfcalc.sim.ptx.inline import parse_program
 from perfcalc.sim.ptx.memory import Heap
-from perfcalc.sim.ptx.parse import parse_module
 from perfcalc.sim.ptx.ptxas import resource_log, sm_target
 from perfcalc.sim.ptx.run import Launch, _bind, _layout, execute
 from perfcalc.specs import Arch
@@ -206,7 +206,7 @@ def _compiled(
         )
     ptx = compiled.asm["ptx"]
     meta = compiled.metadata
-    module = parse_module(ptx, str(path))
+    module = parse_program(ptx, str(path))
     entry = module.functions.get(meta.name)
     if entry is None:
         raise InputError(f"Triton's PTX for {kernel} has no entry {meta.name}")
