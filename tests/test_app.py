@@ -208,6 +208,13 @@ def test_the_stream_ordered_allocators_default_pool():
     assert report.exit_status == 0 and report.stdout.strip() == "cudaSuccess cudaSuccess 3"
 
 
+def test_a_pitched_3d_allocation():
+    """malloc3d.cu: cudaMalloc3D's rows are `pitch` bytes apart, each element where the CUDA
+    Runtime API's cudaPitchedPtr puts it; the program checks all 600 and prints PASS."""
+    report = run("malloc3d.cu")
+    assert report.exit_status == 0 and report.stdout.strip() == "PASS"
+
+
 def test_a_refused_configuration_is_not_sticky():
     """CUDA Runtime API: cudaErrorInvalidConfiguration is returned for the bad launch alone; the
     next launch fills all 256 ints with 7 and the copy back succeeds."""

@@ -450,6 +450,27 @@ cudaError_t cudaMallocPitch(void **p, size_t *pitch, size_t width, size_t height
   *pitch = (width + 255) / 256 * 256;
   return cudaMalloc(p, *pitch * height);
 }
+// A 3D allocation is a pitched 2D one of height x depth rows (CUDA Runtime API: the pitch is
+// the padded row of `width` bytes; xsize and ysize echo the extent).
+cudaError_t cudaMalloc3D(cudaPitchedPtr *p, cudaExtent e) {
+  size_t pitch = 0;
+  void *ptr = nullptr;
+  cudaError_t r = cudaMallocPitch(&ptr, &pitch, e.width, e.height * e.depth);
+  if (r != cudaSuccess) return r;
+  p->ptr = ptr;
+  p->pitch = pitch;
+  p->xsize = e.width;
+  p->ysize = e.height;
+  return cudaSuccess;
+}
+cudaError_t cudaMemset3D(cudaPitchedPtr p, int v, cudaExtent e) {
+  if (S().sticky) return fail(S().sticky);
+  if (!p.ptr && e.width && e.height && e.depth) return fail(cudaErrorInvalidValue);
+  for (size_t z = 0; z < e.depth; ++z)
+    for (size_t y = 0; y < e.height; ++y)
+      memset(static_cast<char *>(p.ptr) + (z * p.ysize + y) * p.pitch, v, e.width);
+  return cudaSuccess;
+}
 cudaError_t cudaHostGetDevicePointer(void **d, void *h, unsigned int) {
   *d = h;
   return cudaSuccess;
