@@ -373,6 +373,30 @@ def test_pow_in_double_runs_cudas_out_of_line_core():
     assert np.all(np.abs(y - want) <= 2 * np.spacing(want))
 
 
+def test_elect_sync_picks_the_lowest_named_active_lane():
+    """elect.sync (PTX ISA 8.0; CCCL's Thrust uses it on sm_90, HeCBench's scatterThrust was
+    refused): the leader is the lowest lane of the mask among those executing it. Threads with
+    t % 3 == 0 skip it: warp 0's leader is lane 1, warp 1's lane 0 (thread 32); the predicate
+    is true in the leader alone."""
+    src = """
+    __global__ void k(unsigned* lead, unsigned* is) {
+        int t = threadIdx.x;
+        lead[t] = 99; is[t] = 7;
+        if (t % 3 != 0) {
+            unsigned mask = __activemask(), l, e;
+            asm volatile("{ .reg .pred p; elect.sync %0|p, %2; selp.u32 %1, 1, 0, p; }"
+                         : "=r"(l), "=r"(e) : "r"(mask));
+            lead[t] = l; is[t] = e;
+        }
+    }"""
+    lead, is_ = np.zeros(64, np.uint32), np.zeros(64, np.uint32)
+    ptx(src, "k", 1, 64, {"lead": lead, "is": is_})
+    skipped = np.arange(64) % 3 == 0
+    assert (lead[skipped] == 99).all() and (is_[skipped] == 7).all()
+    assert (lead[:32][~skipped[:32]] == 1).all() and (lead[32:][~skipped[32:]] == 0).all()
+    assert np.flatnonzero(is_ == 1).tolist() == [1, 32]
+
+
 def test_atomics_on_global_and_shared_memory():
     """A shared-memory histogram merged into global memory with atomicAdd: exact counts."""
     src = """

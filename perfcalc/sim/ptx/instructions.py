@@ -851,6 +851,27 @@ def build_activemask(instr: Instr, env: Env) -> Op:
     return run
 
 
+def build_elect(instr: Instr, env: Env) -> Op:
+    """elect.sync d|p, membermask (PTX ISA 8.0, sm_90): one leader among the active lanes the
+    mask names, the lowest; d is the leader's lane id in every lane ('_' discards it), p is
+    true in the leader alone."""
+    dests = [p.strip() for p in instr.operands[0].split("|")]
+    member = operand(instr.operands[1], "u32", env)
+
+    def run(ch: Chunk, m: np.ndarray, full: bool) -> None:
+        bits = np.broadcast_to(np.asarray(dense(member(ch)), dtype=np.uint32), m.shape)
+        lane = np.tile(np.arange(32, dtype=np.uint32), m.size // 32)
+        rows = (((bits >> lane) & np.uint32(1)).astype(bool) & m).reshape(-1, 32)
+        found = rows.any(axis=1)
+        leader = np.repeat(np.where(found, rows.argmax(axis=1), 0).astype(np.uint32), 32)
+        if dests[0] != "_":
+            ch.write(dests[0], leader, m, full)
+        if len(dests) > 1 and dests[1] != "_":
+            ch.write(dests[1], (lane == leader) & np.repeat(found, 32), m, full)
+
+    return run
+
+
 def build_bfind(instr: Instr, env: Env) -> Op:
     t = type_of(instr)
     d = _dst(instr)
@@ -984,6 +1005,7 @@ BUILDERS: dict[str, Callable[[Instr, Env], Op]] = {
     "shf": build_shf,
     "match": build_match,
     "activemask": build_activemask,
+    "elect": build_elect,
     "bfind": build_bfind,
     "copysign": _binary(lambda a, b: np.copysign(b, a)),
 }

@@ -32,7 +32,6 @@ REFUSED = {
     "stmatrix": "stmatrix",
     "tcgen05": "Blackwell tensor memory",
     "mbarrier": "mbarrier objects",
-    "elect": "elect.sync",
     "setmaxnreg": "setmaxnreg",
 }
 
