@@ -7,6 +7,8 @@ comes from.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 
 class PerfcalcError(Exception):
     """Root of every user-facing failure."""
@@ -41,19 +43,24 @@ class KernelFault(PerfcalcError, RuntimeError):
     """A simulated kernel did something the hardware would fault on or hang at."""
 
 
-def interruption_behind(exc: BaseException) -> BaseException | None:
-    """The KeyboardInterrupt or other non-Exception (the CLI's signal) that `exc` was raised
-    from or while handling, or None. A C extension whose import is interrupted reports it as an
-    ImportError (pybind11's "initialization failed", raised from the interruption): an optional
-    package that "failed to import" that way was interrupted, not missing."""
+def behind(exc: BaseException | None, wanted: Callable[[BaseException], bool]) -> BaseException | None:
+    """The first of `exc`, its cause or the exception being handled when it arose, and so on
+    down the chain, for which `wanted` holds; None if none does."""
     seen: set[int] = set()
-    link: BaseException | None = exc
-    while link is not None and id(link) not in seen:
-        if not isinstance(link, Exception):
-            return link
-        seen.add(id(link))
-        link = link.__cause__ or link.__context__
+    while exc is not None and id(exc) not in seen:
+        if wanted(exc):
+            return exc
+        seen.add(id(exc))
+        exc = exc.__cause__ or exc.__context__
     return None
+
+
+def interruption_behind(exc: BaseException) -> BaseException | None:
+    """The KeyboardInterrupt or other non-Exception (the CLI's signal) behind `exc`, or None. A C
+    extension whose import is interrupted reports it as an ImportError (pybind11's
+    "initialization failed", raised from the interruption): an optional package that "failed to
+    import" that way was interrupted, not missing."""
+    return behind(exc, lambda e: not isinstance(e, Exception))
 
 
 class PerfcalcNote(UserWarning):

@@ -17,7 +17,7 @@ from typing import Any
 import typer
 from typer.core import TyperCommand
 
-from perfcalc.errors import InputError
+from perfcalc.errors import InputError, behind
 from perfcalc.expr import MAX_MAGNITUDE
 
 # typer >= 0.20 vendors click; find its UsageError through a public class either way.
@@ -77,13 +77,8 @@ def stop_behind(exc: BaseException | None) -> Stopped | None:
     that lands in code which wraps exceptions still ends the command as a signal (Python 3.11
     turns one raised inside a class's `__set_name__`, as while matplotlib is imported, into a
     RuntimeError)."""
-    seen: set[int] = set()
-    while exc is not None and id(exc) not in seen:
-        if isinstance(exc, Stopped):
-            return exc
-        seen.add(id(exc))
-        exc = exc.__cause__ or exc.__context__
-    return None
+    found = behind(exc, lambda e: isinstance(e, Stopped))
+    return found if isinstance(found, Stopped) else None
 
 
 @functools.cache
