@@ -200,9 +200,13 @@ def compare(op: str, a: np.ndarray, b: np.ndarray) -> np.ndarray:
     raise KeyError(op)
 
 
+# cvt's rounding to an integral value: nearest even, toward zero, toward -inf, toward +inf
+TO_INTEGRAL = {"rni": np.rint, "rzi": np.trunc, "rmi": np.floor, "rpi": np.ceil}
+
+
 def float_to_int(x: np.ndarray, rounding: str, t: str) -> np.ndarray:
     """cvt.rni/rzi/rmi/rpi from float to an integer type: round, saturate to the range, NaN 0."""
-    rounded = {"rni": np.rint, "rzi": np.trunc, "rmi": np.floor, "rpi": np.ceil}[rounding](x.astype(np.float64))
+    rounded = TO_INTEGRAL[rounding](x.astype(np.float64))
     info = np.iinfo(NP[t])
     clamped = np.clip(np.nan_to_num(rounded, nan=0.0), info.min, info.max)
     return clamped.astype(NP[t])

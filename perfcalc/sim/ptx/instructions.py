@@ -23,6 +23,7 @@ Op = Callable[[Chunk, np.ndarray, bool], None]
 
 _ROUNDING = ("rn", "rz", "rm", "rp")
 FLOAT_ROUNDING_REFUSED = ("rz", "rm", "rp")
+BOOL_OPS = {"and": np.logical_and, "or": np.logical_or, "xor": np.logical_xor}  # setp/set's .BoolOp
 
 
 def type_of(instr: Instr) -> str:
@@ -364,8 +365,7 @@ def build_setp(instr: Instr, env: Env) -> Op:
     # scalars, so the comparison gives one bool (a uniform predicate) without a lane array
     a, b = (operand(o, t, env, sep_ok=True) for o in instr.operands[1:3])
     c = operand(instr.operands[3], "pred", env) if bool_op else None
-    combine = {"and": np.logical_and, "or": np.logical_or, "xor": np.logical_xor}
-    combine_op = combine[bool_op] if bool_op is not None else None
+    combine_op = BOOL_OPS[bool_op] if bool_op is not None else None
 
     def run(ch: Chunk, m: np.ndarray, full: bool) -> None:
         x, y = dense(a(ch)), dense(b(ch))
@@ -407,7 +407,6 @@ def build_set(instr: Instr, env: Env) -> Op:
     d = _dst(instr)
     a, b = (operand(o, stype, env) for o in instr.operands[1:3])
     c = operand(instr.operands[3], "pred", env) if bool_op else None
-    combine = {"and": np.logical_and, "or": np.logical_or, "xor": np.logical_xor}
     on = dtype.type(1.0) if dtype.kind == "f" else np.array(-1).astype(dtype)[()]
     off = dtype.type(0)
 
@@ -415,7 +414,7 @@ def build_set(instr: Instr, env: Env) -> Op:
         with np.errstate(invalid="ignore"):
             r = np.broadcast_to(arith.compare(cmp_op, dense(a(ch)), dense(b(ch))), m.shape)
         if c is not None and bool_op is not None:
-            r = combine[bool_op](r, c(ch))
+            r = BOOL_OPS[bool_op](r, c(ch))
         ch.write(d, np.where(r, on, off).astype(dtype), m, full)
 
     return run
@@ -427,7 +426,6 @@ def _set_f16x2(instr: Instr, env: Env, dtype: str) -> Op:
     d = _dst(instr)
     a, b = (operand(o, "b32", env) for o in instr.operands[1:3])
     c = operand(instr.operands[3], "pred", env) if bool_op else None
-    combine = {"and": np.logical_and, "or": np.logical_or, "xor": np.logical_xor}
     on = np.float16(1.0).view(np.uint16) if dtype == "f16x2" else np.uint16(0xFFFF)
 
     def halves(v: Any, shape: tuple[int, ...]) -> np.ndarray:
@@ -437,7 +435,7 @@ def _set_f16x2(instr: Instr, env: Env, dtype: str) -> Op:
         with np.errstate(invalid="ignore"):
             r = arith.compare(cmp_op, halves(a(ch), m.shape), halves(b(ch), m.shape))
         if c is not None and bool_op is not None:
-            r = combine[bool_op](r, np.repeat(np.broadcast_to(c(ch), m.shape), 2))
+            r = BOOL_OPS[bool_op](r, np.repeat(np.broadcast_to(c(ch), m.shape), 2))
         bits = np.where(r, on, np.uint16(0)).astype(np.uint16)
         ch.write(d, np.ascontiguousarray(bits).view(np.uint32), m, full)
 
@@ -549,7 +547,7 @@ def build_cvt(instr: Instr, env: Env) -> Op:
     dkind, skind = NP[dt_name].kind, NP[st_name].kind
     plain_int = dkind in "iu" and skind in "iu" and not sat  # widen, narrow or reinterpret
     a = operand(instr.operands[1], st_name, env, sep_ok=plain_int)
-    irnd = next((p for p in parts if p in ("rni", "rzi", "rmi", "rpi")), None)
+    irnd = next((p for p in parts if p in arith.TO_INTEGRAL), None)
     frnd = next((p for p in parts if p in _ROUNDING), None)
     directed = frnd if frnd in FLOAT_ROUNDING_REFUSED and dkind == "f" else None
     if directed is not None and skind == "f" and NP[st_name].itemsize <= NP[dt_name].itemsize:
@@ -567,7 +565,7 @@ def build_cvt(instr: Instr, env: Env) -> Op:
             if skind == "f" and dkind in "iu":
                 v = arith.float_to_int(x, irnd or "rzi", dt_name)
             elif skind == "f" and dkind == "f" and irnd:
-                v = {"rni": np.rint, "rzi": np.trunc, "rmi": np.floor, "rpi": np.ceil}[irnd](x).astype(NP[dt_name])
+                v = arith.TO_INTEGRAL[irnd](x).astype(NP[dt_name])
             elif sat and dkind in "iu":
                 info = np.iinfo(NP[dt_name])
                 v = np.clip(
@@ -860,7 +858,7 @@ def build_elect(instr: Instr, env: Env) -> Op:
 
     def run(ch: Chunk, m: np.ndarray, full: bool) -> None:
         bits = np.broadcast_to(np.asarray(dense(member(ch)), dtype=np.uint32), m.shape)
-        lane = np.tile(np.arange(32, dtype=np.uint32), m.size // 32)
+        lane = np.broadcast_to(ch.special["%laneid"], m.shape).astype(np.uint32)
         rows = (((bits >> lane) & np.uint32(1)).astype(bool) & m).reshape(-1, 32)
         found = rows.any(axis=1)
         leader = np.repeat(np.where(found, rows.argmax(axis=1), 0).astype(np.uint32), 32)

@@ -17,8 +17,10 @@ from typing import Any
 import numpy as np
 
 from perfcalc.errors import CudaSyntaxError
+from perfcalc.sim.ptx import arith
 from perfcalc.sim.ptx.execute import Chunk, Env, operand
 from perfcalc.sim.ptx.parse import Instr
+from perfcalc.sim.ptx.values import NP
 from perfcalc.sim.separable import dense
 
 Op = Callable[[Chunk, np.ndarray, bool], None]
@@ -132,13 +134,10 @@ def _bf16_int(instr: Instr, env: Env, dst_t: str, src_t: str) -> Op:
     """cvt between bf16 and an integer type: __bfloat162int_rn and kin (the value, not the bits:
     rounded to an integer by .rni/.rzi/.rmi/.rpi, saturated to the type, NaN to 0, as cvt
     from f16 is), and __int2bfloat16_rn (one rounding to bf16)."""
-    from perfcalc.sim.ptx import arith
-    from perfcalc.sim.ptx.values import NP
-
     d = instr.operands[0].strip()
     if dst_t in INTS:
         src = operand(instr.operands[1], "b16", env)
-        irnd = next((r for r in ("rni", "rzi", "rmi", "rpi") if r in instr.parts), "rzi")
+        irnd = next((r for r in arith.TO_INTEGRAL if r in instr.parts), "rzi")
 
         def to_int(ch: Chunk, m: np.ndarray, full: bool) -> None:
             x = bf16_decode(_u32(src, ch, m.shape) & np.uint32(0xFFFF))
@@ -203,9 +202,9 @@ def build_cvt(instr: Instr, env: Env) -> Op | None:
             ch.write(d, (hi << np.uint32(16)) | lo, m, full)
 
         return to_bf16
-    integral = next((r for r in ("rni", "rzi", "rmi", "rpi") if r in parts), None)
+    integral = next((r for r in arith.TO_INTEGRAL if r in parts), None)
     if dst_t == "bf16" and src_t == "bf16" and integral is not None:  # cvt.rmi.bf16.bf16: floor, ...
-        rounding = {"rni": np.rint, "rzi": np.trunc, "rmi": np.floor, "rpi": np.ceil}[integral]
+        rounding = arith.TO_INTEGRAL[integral]
 
         def to_integer(ch: Chunk, m: np.ndarray, full: bool) -> None:
             # an integer of a bf16's magnitude is a bf16 (8 significant bits cover every one
