@@ -72,53 +72,42 @@ def _inlinable(callee: Function | None) -> bool:
 
 def _expand(fn: Function, module: Module) -> bool:
     """One pass: every direct call of an inlinable function in `fn` replaced; True if any was."""
-    calls = [
-        i
-        for i, ins in enumerate(fn.body)
-        if ins.base == "call" and _inlinable(module.functions.get(_target(ins)[0] or ""))
-    ]
-    if not calls:
+    sites: dict[int, tuple[Function, list[str], list[str]]] = {}  # call index -> callee, args, rets
+    for i, ins in enumerate(fn.body):
+        if ins.base == "call":
+            name, args, rets = _target(ins)
+            callee = module.functions.get(name or "")
+            if callee is not None and _inlinable(callee):
+                sites[i] = (callee, args, rets)
+    if not sites:
         return False
-    first_site = 1 + max((int(m) for m in re.findall(r"%inl(\d+)x", " ".join(fn.registers))), default=-1)
-    sites: list[tuple[str, list[str], list[str], dict[tuple[str, int], str]]] = []  # tag, args, rets, slots
-    for n, at in enumerate(calls):
-        _, args, rets = _target(fn.body[at])
-        sites.append((f"inl{first_site + n}x", args, rets, {}))
+    first = 1 + max((int(m) for m in re.findall(r"%inl(\d+)x", " ".join(fn.registers))), default=-1)
+    tags = {at: f"inl{first + n}x" for n, at in enumerate(sites)}
+    slots: dict[tuple[str, str], str] = {}  # (tag, the caller's .param name) -> its register
     body: list[Instr] = []
     where: dict[int, int] = {}  # old index -> new index
     added: dict[str, int] = {}
-    n = 0  # the next call
+    last: int | None = None  # the call before this instruction
+    upcoming = iter(list(sites) + [len(fn.body)])
+    nxt = next(upcoming)  # the call after it
     for i, ins in enumerate(fn.body):
         where[i] = len(body)
-        if n < len(calls) and i == calls[n]:
-            tag, args, rets, slots = sites[n]
-            callee = module.functions[_target(ins)[0] or ""]
-            copy, labels = _copy_of(callee, ins, args, rets, tag, slots, fn)
+        if i == nxt:
+            callee, args, rets = sites[i]
+            copy, labels = _copy_of(callee, ins, args, rets, tags[i], slots, fn)
             added.update({name: len(body) + rel for name, rel in labels.items()})
             body.extend(copy)
-            n += 1
+            last, nxt = i, next(upcoming)
             continue
-        if n < len(calls):  # between calls: stores of the next call's arguments ...
-            tag, args, _, slots = sites[n]
-            ins = _store_to_slot(ins, args, tag, slots, fn)
-        if n > 0:  # ... and loads of the last call's results
-            tag, _, rets, slots = sites[n - 1]
-            ins = _load_from_slot(ins, rets, tag, slots, fn)
-        body.append(ins)
+        # between calls: the stores of the next call's arguments, the loads of the last one's results
+        stores = {a: (tags[nxt], a) for a in sites[nxt][1]} if nxt in sites else {}
+        loads = {r: (tags[last], r) for r in sites[last][2]} if last is not None else {}
+        body.append(_through_register(ins, loads, stores, slots, fn))
     where[len(fn.body)] = len(body)
     fn.labels = {**{k: where[v] for k, v in fn.labels.items()}, **added}
     fn.body = body
     fn.analyses.clear()
     return True
-
-
-def _slot(kind: str, name: str, offset: int, tag: str, t: str, slots: dict[tuple[str, int], str], fn: Function) -> str:
-    key = (kind + name, offset)
-    if key not in slots:
-        reg = f"%{tag}__{kind}{len(slots)}"  # no renamed callee register has "__"
-        slots[key] = reg
-        fn.registers[reg] = t
-    return slots[key]
 
 
 def _param_of(operand: str) -> tuple[str, int] | None:
@@ -128,26 +117,31 @@ def _param_of(operand: str) -> tuple[str, int] | None:
     return m.group(1), int(m.group(2) or 0)
 
 
-def _type(instr: Instr) -> str:
-    return instr.parts[-1]
-
-
-def _store_to_slot(instr: Instr, args: list[str], tag: str, slots: dict[tuple[str, int], str], fn: Function) -> Instr:
-    if instr.parts[:2] == ("st", "param") and len(instr.operands) == 2:
-        found = _param_of(instr.operands[0])
-        if found is not None and found[0] in args:
-            reg = _slot("a", found[0], found[1], tag, _type(instr), slots, fn)
-            return replace(instr, opcode=f"mov.{_type(instr)}", operands=(reg, instr.operands[1]))
-    return instr
-
-
-def _load_from_slot(instr: Instr, rets: list[str], tag: str, slots: dict[tuple[str, int], str], fn: Function) -> Instr:
-    if instr.parts[:2] == ("ld", "param") and len(instr.operands) == 2:
-        found = _param_of(instr.operands[1])
-        if found is not None and found[0] in rets:
-            reg = _slot("r", found[0], found[1], tag, _type(instr), slots, fn)
-            return replace(instr, opcode=f"mov.{_type(instr)}", operands=(instr.operands[0], reg))
-    return instr
+def _through_register(
+    ins: Instr,
+    loads: dict[str, tuple[str, str]],
+    stores: dict[str, tuple[str, str]],
+    slots: dict[tuple[str, str], str],
+    fn: Function,
+) -> Instr:
+    """`ld.param.T d, [p+k]` of a .param in `loads` as `mov.T d, %slot`, `st.param.T [p+k], v` of
+    one in `stores` as `mov.T %slot, v`; the slot is the register the call site's .param
+    (tag, name) gets at offset k. Any other instruction as it is."""
+    kind = ins.parts[:2]
+    if len(ins.operands) != 2 or kind not in (("ld", "param"), ("st", "param")):
+        return ins
+    found = _param_of(ins.operands[1] if kind[0] == "ld" else ins.operands[0])
+    table = loads if kind[0] == "ld" else stores
+    if found is None or found[0] not in table:
+        return ins
+    t = ins.parts[-1]
+    key = (table[found[0]][0], f"{table[found[0]][1]}+{found[1]}")
+    if key not in slots:
+        slots[key] = f"%{key[0]}__p{len(slots)}"  # no renamed callee register has "__"
+        fn.registers[slots[key]] = t
+    reg = slots[key]
+    operands = (ins.operands[0], reg) if kind[0] == "ld" else (reg, ins.operands[1])
+    return replace(ins, opcode=f"mov.{t}", operands=operands)
 
 
 def _copy_of(
@@ -156,53 +150,44 @@ def _copy_of(
     args: list[str],
     rets: list[str],
     tag: str,
-    slots: dict[tuple[str, int], str],
+    slots: dict[tuple[str, str], str],
     fn: Function,
 ) -> tuple[list[Instr], dict[str, int]]:
     """The callee's body for one call site (with its labels, relative to the copy): registers
     and labels renamed, parameters and the return value through the call site's registers,
     `ret` a branch past the copy."""
-    params = [p.name for p in callee.params]
-    retvals = [f"func_retval{i}" for i in range(max(len(rets), 1))]
-    prefixes = sorted(callee.registers, key=len, reverse=True)
+    loads = {p.name: (tag, a) for p, a in zip(callee.params, args, strict=False)}
+    stores = {f"func_retval{k}": (tag, r) for k, r in enumerate(rets)}
     for prefix, t in callee.registers.items():
         fn.registers[_renamed(prefix, tag)] = t
-    reg = re.compile("(" + "|".join(re.escape(p) for p in prefixes) + r")(\d*)(?![\w$])") if prefixes else None
+    prefixes = sorted(callee.registers, key=len, reverse=True)
+    regs = re.compile("(" + "|".join(map(re.escape, prefixes)) + r")(\d*)(?![\w$])") if prefixes else None
     labels = {name: f"$inl{tag}{name.lstrip('$')}" for name in callee.labels}
+    names = re.compile(r"(?<![\w$])(" + "|".join(map(re.escape, labels)) + r")(?![\w$])") if labels else None
     end = f"$inl{tag}end"
 
     def rename(text: str) -> str:
-        if reg is not None:
-            text = reg.sub(lambda m: _renamed(m.group(1), tag) + m.group(2), text)
-        for old, new in labels.items():
-            text = re.sub(rf"(?<![\w$]){re.escape(old)}(?![\w$])", new, text)
-        return text
+        if regs is not None:
+            text = regs.sub(lambda m: _renamed(m.group(1), tag) + m.group(2), text)
+        return names.sub(lambda m: labels[m.group(1)], text) if names is not None else text
 
     out: list[Instr] = []
+    operands: tuple[str, ...]
     for ins in callee.body:
-        copy = replace(
-            ins,
-            operands=tuple(rename(o) for o in ins.operands),
-            pred=rename(ins.pred) if ins.pred else ins.pred,
-            line=ins.line or call.line,
-            inlined_at=ins.inlined_at if ins.line else call.line,
+        if ins.base == "ret":  # a ret may be divergent: a branch, not bra.uni
+            moved, operands = replace(ins, opcode="bra"), (end,)
+        else:
+            moved = _through_register(ins, loads, stores, slots, fn)
+            operands = tuple(o if o in slots.values() else rename(o) for o in moved.operands)
+        out.append(
+            replace(
+                moved,
+                operands=operands,
+                pred=rename(ins.pred) if ins.pred else ins.pred,
+                line=ins.line or call.line,
+                inlined_at=ins.inlined_at if ins.line else call.line,
+            )
         )
-        found = (
-            _param_of(ins.operands[-1] if ins.parts[:2] == ("ld", "param") else ins.operands[0])
-            if len(ins.operands) == 2
-            else None
-        )
-        if ins.parts[:2] == ("ld", "param") and found is not None and found[0] in params:
-            k = params.index(found[0])
-            reg_ = _slot("a", args[k] if k < len(args) else found[0], found[1], tag, _type(ins), slots, fn)
-            copy = replace(copy, opcode=f"mov.{_type(ins)}", operands=(copy.operands[0], reg_))
-        elif ins.parts[:2] == ("st", "param") and found is not None and found[0] in retvals:
-            k = retvals.index(found[0])
-            reg_ = _slot("r", rets[k] if k < len(rets) else found[0], found[1], tag, _type(ins), slots, fn)
-            copy = replace(copy, opcode=f"mov.{_type(ins)}", operands=(reg_, copy.operands[1]))
-        elif ins.base == "ret":
-            copy = replace(copy, opcode="bra", operands=(end,))  # a ret may be divergent
-        out.append(copy)
     placed = {labels[name]: index for name, index in callee.labels.items()}
     placed[end] = len(out)
     return out, placed
