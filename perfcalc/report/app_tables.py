@@ -67,18 +67,16 @@ def launches_table(report: Any) -> Table:
             }
         )
     notes = list(report.notes)
-    raced = {r.short_name: r for r in reversed(report.launches) if r.race}  # each kernel's first
-    notes += [
-        f"launch {r.index} ran through a race or a divergent barrier, as a GPU does (compute-sanitizer's "
-        f"racecheck or synccheck reports it): {r.race}"
-        for r in sorted(raced.values(), key=lambda r: r.index)
-    ]
-    overran = {r.short_name: r for r in reversed(report.launches) if r.overrun}
-    notes += [
-        f"launch {r.index} ran through an access past its allocation into memory the GPU has mapped, as a GPU "
-        f"does (compute-sanitizer's memcheck reports it): {r.overrun}"
-        for r in sorted(overran.values(), key=lambda r: r.index)
-    ]
+    for field_, thing, tool in (
+        ("race", "a race or a divergent barrier", "racecheck or synccheck"),
+        ("overrun", "an access past its allocation into memory the GPU has mapped", "memcheck"),
+    ):
+        first = {r.short_name: r for r in reversed(report.launches) if getattr(r, field_)}  # each kernel's first
+        notes += [
+            f"launch {r.index} ran through {thing}, as a GPU does (compute-sanitizer's {tool} reports it): "
+            f"{getattr(r, field_)}"
+            for r in sorted(first.values(), key=lambda r: r.index)
+        ]
     if report.uncounted_launches:
         notes.append(f"{report.uncounted_launches} more launches ran exactly but are not counted (--kernel/--launch-*)")
     return Table(
