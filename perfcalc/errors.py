@@ -20,7 +20,12 @@ class InputError(PerfcalcError, ValueError):
 
 class TimeLimitExceeded(InputError):
     """A simulation passed, or would pass, its time limit (--max-seconds): in a whole program
-    the run ends out of time, never as an error the program is told of and may ignore."""
+    the run ends out of time, never as an error the program is told of and may ignore. `what`
+    is the message without the advice for a single launch."""
+
+    def __init__(self, what: str, advice: str = ""):
+        super().__init__(f"{what}; {advice}" if advice else what)
+        self.what = what
 
 
 class UnknownDeviceError(PerfcalcError, LookupError):

@@ -327,7 +327,7 @@ def _launch(
             iteration_cap,
         )
     except TimeLimitExceeded as exc:  # the run's limit, not the launch's fault: the run ends
-        raise ProgramFailed(_out_of_time(index, ck.kernel, str(exc).split("; use")[0])) from None
+        raise ProgramFailed(_out_of_time(index, ck.kernel, exc.what)) from None
     except InputError as exc:  # a launch the device refuses (too many threads, too much shared):
         return b"C" + str(exc).encode()  # cudaErrorInvalidConfiguration, not sticky
     if record.sim is not None and record.sim.faults and record.sim.faults[0].kind == "time_limit":
