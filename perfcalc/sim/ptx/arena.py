@@ -10,6 +10,7 @@ left (`cudaMalloc #3`, or a `__device__` variable by name) as compute-sanitizer 
 from __future__ import annotations
 
 import contextlib
+import functools
 import mmap
 import os
 from collections.abc import Callable
@@ -75,8 +76,12 @@ class ArenaHeap(Heap):
             self.regions.append(Region(name or f"cudaMalloc #{i}", address, nbytes, None, 1, True))
         self._starts = np.array([r.address for r in self.regions], dtype=np.uint64)
         self._ends = np.array([r.address + r.nbytes for r in self.regions], dtype=np.uint64)
+
+    @functools.cached_property
+    def _pages(self) -> np.ndarray:
+        """The 2 MiB pages that hold part of an allocation (worked out at the first overrun)."""
         pages = [np.arange(r.address // GPU_PAGE, -(-(r.address + r.nbytes) // GPU_PAGE)) for r in self.regions]
-        self._pages = np.unique(np.concatenate(pages)) if pages else np.zeros(0, dtype=np.int64)
+        return np.unique(np.concatenate(pages)) if pages else np.zeros(0, dtype=np.int64)
 
     def mapped(self, addr: np.ndarray, mask: np.ndarray, size: int) -> bool:
         """Every masked access inside a 2 MiB page that holds part of an allocation (the driver
