@@ -50,7 +50,7 @@ METRICS = ",".join(
 )
 TIME_ONLY = ",".join(METRICS.split(",")[:7])  # time, registers, geometry, DRAM bytes, L2 hit rate
 COUNTERS = ",".join(METRICS.split(",")[1:4] + METRICS.split(",")[7:])  # registers, geometry, the ten
-LAUNCHES = {"time": 20, "counters": 10, "plain": 0}  # per program: the first launches (ncu -c)
+LAUNCHES = {"time": 20, "counters": 10}  # per program: the first launches (ncu -c)
 
 
 def build(root: Path, results: Path, budget: float) -> None:
@@ -104,7 +104,7 @@ def _without_banners(text: str) -> str:
 def profile(root: Path, results: Path, which: str, budget: float, kind: str = "time") -> None:
     """`kind` time: gpu__time_duration, DRAM bytes, L2 hit rate (two passes a launch); counters:
     the ten counters (more passes, fewer launches). Output RESULTS/WHICH/PROGRAM.KIND.csv."""
-    metrics = TIME_ONLY if kind in ("time", "plain") else COUNTERS
+    metrics = TIME_ONLY if kind == "time" else COUNTERS
     manifest = json.loads((root / "manifest.json").read_text())
     built = {}
     if (results / "build.jsonl").is_file():
@@ -124,11 +124,12 @@ def profile(root: Path, results: Path, which: str, budget: float, kind: str = "t
             if time.monotonic() - start > budget:
                 print(f"budget spent; {name} and after left for the next call")
                 return
-            command = ["ncu", "--clock-control", "none", "--cache-control", "all", "--print-units", "base"]
-            command += ["--metrics", metrics, "--csv"]
-            command += ["--log-file", str(csv_file), "-c", str(LAUNCHES[kind]), entry["executable"], *args]
             if kind == "plain":
                 command = [entry["executable"], *args]
+            else:
+                command = ["ncu", "--clock-control", "none", "--cache-control", "all", "--print-units", "base"]
+                command += ["--metrics", metrics, "--csv"]
+                command += ["--log-file", str(csv_file), "-c", str(LAUNCHES[kind]), entry["executable"], *args]
             t0 = time.monotonic()
             try:
                 limit = 30 if kind == "plain" else 90
