@@ -410,9 +410,9 @@ class StatementsMixin(CompilerState):
                         line,
                         lane,
                         f"Barrier error: __syncthreads() reached by {int(a2[b].sum())} of "
-                        f"{int(l2[b].sum())} live threads of the block (divergent code); "
-                        "this thread did not reach it, and the source engine cannot tell whether "
-                        "it exits first (a GPU then goes on): --engine ptx runs it as a GPU does",
+                        f"{int(l2[b].sum())} live threads of the block (divergent code; the source "
+                        "engine cannot tell whether the others exit first, which lets a GPU go on: "
+                        "--engine ptx runs it as a GPU does); this thread did not reach it",
                     )
                 counts[C.BARRIERS] += int(np.count_nonzero(reached))
             ctx.epoch += 1
