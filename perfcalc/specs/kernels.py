@@ -201,6 +201,15 @@ def _mapping(value: Any, where: str) -> dict[str, Any]:
     return value
 
 
+def _list(value: Any, where: str) -> list[Any]:
+    """A YAML list; absent (None) is empty. A bare string is refused, not read letter by letter."""
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise SpecError(f"{where}: expected a list, got {type(value).__name__} {value!r}")
+    return value
+
+
 def _text(value: Any, where: str) -> str:
     if not isinstance(value, str) or not value.strip():
         raise SpecError(f"{where}: expected non-empty text, got {value!r}")
@@ -378,12 +387,12 @@ def kernel_from_mapping(name: str, raw: Any, where: str) -> KernelSpec:
             raise SpecError(f"{where}.params.{p}: default must be an integer, got {v!r}")
     params = {str(k): int(v) for k, v in params_raw.items()}
     pnames = set(params)
-    defines = tuple(raw.get("defines", ()))
+    defines = tuple(_list(raw.get("defines"), f"{where}.defines"))
     for d in defines:
-        if d not in pnames:
+        if not isinstance(d, str) or d not in pnames:
             raise SpecError(f"{where}.defines: {d!r} is not a parameter ({', '.join(pnames)})")
     requires = []
-    for i, item in enumerate(raw.get("requires", ()) or ()):
+    for i, item in enumerate(_list(raw.get("requires"), f"{where}.requires")):
         w = f"{where}.requires[{i}]"
         item = _mapping(item, w)
         check_keys(item, ["check", "message"], w)
