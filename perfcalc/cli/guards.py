@@ -154,3 +154,9 @@ class OnceCommand(TyperCommand):
                     raise UsageError(f"{flag} is given twice{also}; give it once", ctx=ctx)
                 seen[param.name] = flag
         return super().parse_args(ctx, args)
+
+    def invoke(self, ctx: Any) -> Any:
+        from perfcalc.cli.relevance import command_context  # which options the user typed
+
+        with command_context(ctx):
+            return super().invoke(ctx)

@@ -38,6 +38,7 @@ from perfcalc.cli.memory_inputs import (
     cc_targets,
     warp_pattern_of,
 )
+from perfcalc.cli.relevance import check_plot
 
 
 def register(app: typer.Typer) -> None:
@@ -81,10 +82,7 @@ def coalesce(
     from perfcalc.report.memory_tables import coalesce_table, transactions_table
 
     start_output(output)
-    if plot is not None:
-        from perfcalc.report.figures import check_figure_path
-
-        check_figure_path(plot)
+    check_plot(plot, dpi)
     pat = warp_pattern_of(
         pattern,
         word,
@@ -153,10 +151,7 @@ def banks(
     from perfcalc.report.memory_tables import banks_table, lane_banks_table
 
     start_output(output)
-    if plot is not None:
-        from perfcalc.report.figures import check_figure_path
-
-        check_figure_path(plot)
+    check_plot(plot, dpi)
     pat = warp_pattern_of(
         pattern,
         word,

@@ -101,8 +101,7 @@ def warp_pattern_of(
     if index is not None and not index.strip():
         raise InputError("--index '': give an expression of the lane, e.g. --index 'lane*2+1'")
     name = pattern.value if pattern is not None else ("index" if index else "stride")
-    if index and name != "index":
-        raise InputError(f"--index goes with --pattern index, not --pattern {name} (which would ignore it)")
+    _refuse_options_of_other_patterns(name)
     return warp_pattern(
         name,
         word,
@@ -120,6 +119,17 @@ def warp_pattern_of(
         index=index,
         active=active,
     )
+
+
+def _refuse_options_of_other_patterns(name: str) -> None:
+    """`--tile-width` with `--pattern random` (and the like) is refused: the pattern ignores it."""
+    from perfcalc.cli.relevance import refuse_unused
+    from perfcalc.memory.patterns import PATTERN_OPTIONS
+
+    for option in sorted({o for used in PATTERN_OPTIONS.values() for o in used} - set(PATTERN_OPTIONS[name])):
+        users = [p for p, used in PATTERN_OPTIONS.items() if option in used]
+        alternatives = ", ".join(users[:-1]) + (" or " if len(users) > 1 else "") + users[-1]
+        refuse_unused([option], f"--pattern {alternatives}", f"--pattern {name}")
 
 
 def cc_or_gpu(cc: str | None, gpu: str | None) -> str | None:

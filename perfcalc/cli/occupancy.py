@@ -33,6 +33,7 @@ from perfcalc.cli.occupancy_inputs import (
     require,
 )
 from perfcalc.cli.occupancy_kernels import compiled_resources, ptxas_command
+from perfcalc.cli.relevance import check_plot, refuse_unused
 from perfcalc.errors import InputError
 
 
@@ -69,14 +70,13 @@ def occupancy(
     Example: perfcalc occupancy --cc 7.0 --block 256 --regs 32
     """
     start_output(output)
+    if source is None:
+        refuse_unused(["kernel", "define"], "--source", "a configuration without --source")
     gpus = _gpus(gpu, (cc, source, ptxas, plot), bool(sweep) or suggest)
     gpu_one = gpus[0] if len(gpus) == 1 else None
     threads, registers = parse_count(block, "--block"), parse_count(regs, "--regs")
     axes = parse_sweeps(sweep)
-    if plot is not None:
-        from perfcalc.report.figures import check_figure_path
-
-        check_figure_path(plot)
+    check_plot(plot, dpi)
     static, dynamic_spec = parse_bytes(smem, "--smem"), parse_dynamic(dyn_smem)
     dynamic = (
         dynamic_bytes(dynamic_spec, threads)

@@ -20,6 +20,7 @@ from perfcalc.cli.common import (
     start_output,
     table_option,
 )
+from perfcalc.cli.relevance import check_plot
 
 WARN_ABOVE_S = 5.0
 
@@ -216,10 +217,7 @@ def roofline(
     from perfcalc.errors import InputError
 
     start_output(output)
-    if plot is not None:
-        from perfcalc.report.figures import check_figure_path
-
-        check_figure_path(plot)
+    check_plot(plot, dpi)
     if param and not kernel:
         raise InputError("--param needs --kernel (the catalog kernel it applies to)")
     keys: list[str | None] = list(gpu) if gpu else [None]

@@ -45,6 +45,7 @@ from perfcalc.cli.options import (
     SourceOption,
     TritonOption,
 )
+from perfcalc.cli.relevance import check_plot
 
 RUN_TABLES = (
     "counters, summary, time and caches and cache_lines (with --gpu), lines (per source line); with several --gpu: gpus"
@@ -112,11 +113,7 @@ def run(
     if exact and not gpu:
         raise InputError("--exact goes with --gpu (only a run on a product's caches is sampled)")
     targets = resolve_targets(cc, gpu, default_product=False)
-    if plot is not None:
-        from perfcalc.report.figures import check_dpi, check_figure_path
-
-        check_figure_path(plot)
-        check_dpi(dpi)
+    check_plot(plot, dpi)
     params = name_values(param, "--param")
     what: Any = _kernel(kernel_name, catalog_file, params, source, kernel, grid, block, array, chosen, define, include)
     what = what if source is None else _with_source_options(what, dynamic_shared)

@@ -15,6 +15,7 @@ import typer
 
 from perfcalc.cli.common import DpiOption, Format, FormatOption, OutputOption, show, start_output, table_option
 from perfcalc.cli.options import CompilerOption
+from perfcalc.cli.relevance import check_plot
 
 SourceArgument = Annotated[
     Path, typer.Argument(metavar="FILE.cu", help="The CUDA file with the kernel.", dir_okay=False)
@@ -134,11 +135,7 @@ def tune(
 
     start_output(output)
     names = _products(gpu)
-    if plot is not None:
-        from perfcalc.report.figures import check_dpi, check_figure_path
-
-        check_figure_path(plot)
-        check_dpi(dpi)
+    check_plot(plot, dpi)
     if results is not None:
         start_output(str(results))
     chosen = space_from(list(space or ()), list(where or ()), space_file)

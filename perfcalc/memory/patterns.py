@@ -30,6 +30,20 @@ _DESCRIPTIONS = {
     "index": "lane l reads element offset + INDEX(l)",
 }
 
+# What each pattern reads beyond the word, offset, base and active lanes every pattern uses (the
+# CLI refuses the others when typed: they would be ignored).
+PATTERN_OPTIONS: dict[str, tuple[str, ...]] = {
+    "stride": ("stride",),
+    "reversed": ("stride",),
+    "permuted": ("stride", "seed"),
+    "broadcast": (),
+    "aos": ("struct_size", "field_offset"),
+    "tile-row": ("tile_width", "pad", "row"),
+    "tile-column": ("tile_width", "pad", "column"),
+    "random": ("segment", "seed"),
+    "index": ("index",),
+}
+
 
 @dataclass(frozen=True)
 class WarpPattern:

@@ -1,0 +1,122 @@
+"""Issue 37: an option the chosen path would ignore is refused in one line (cli/relevance.py), and a
+catalog file whose list fields are not lists is a SpecError, not a TypeError from inside.
+
+Expected values: which options each warp pattern reads is the definition of the pattern
+(memory/patterns.py's formulas: tile-row reads tile width, pad and row, random reads segment and
+seed, ...); an option the pattern does not read cannot change its answer, which the last test
+checks by comparing the priced access with and without it through the library.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+from test_bad_input import fails
+
+from perfcalc.cli import app
+from perfcalc.memory.patterns import PATTERN_OPTIONS, warp_pattern
+
+ROOT = Path(__file__).resolve().parents[1]
+FLAGS = {
+    "stride": "3",
+    "seed": "5",
+    "struct_size": "16",
+    "field_offset": "4",
+    "tile_width": "8",
+    "pad": "1",
+    "row": "2",
+    "column": "2",
+    "segment": "256",
+    "index": "lane*2",
+}
+
+
+def _flag(option: str) -> str:
+    return "--" + option.replace("_", "-")
+
+
+@pytest.mark.parametrize("command", ["coalesce", "banks"])
+@pytest.mark.parametrize("pattern", sorted(PATTERN_OPTIONS))
+def test_every_option_another_pattern_reads_is_refused(command: str, pattern: str) -> None:
+    needs = {"aos": ["--struct-size", "16"], "index": ["--index", "lane*3"]}.get(pattern, [])
+    for option in sorted(set(FLAGS) - set(PATTERN_OPTIONS[pattern])):
+        fails(
+            command, "--pattern", pattern, *needs, _flag(option), FLAGS[option],
+            fragments=(_flag(option), f"--pattern {pattern} ignores it"),
+        )  # fmt: skip
+
+
+def test_the_options_a_pattern_reads_are_still_taken() -> None:
+    from typer.testing import CliRunner
+
+    runner = CliRunner()
+    for pattern, options in PATTERN_OPTIONS.items():
+        argv = ["coalesce", "--pattern", pattern, "--cc", "9.0"]
+        argv += ["--struct-size", "16"] if pattern == "aos" and "struct_size" not in options else []
+        for option in options:
+            argv += [_flag(option), FLAGS[option]]
+        done = runner.invoke(app, argv)
+        assert done.exit_code == 0, (argv, done.output)
+
+
+def test_an_option_outside_the_pattern_cannot_change_its_addresses() -> None:
+    """Why refusing is right: the pattern's addresses do not depend on the options it does not read."""
+    for pattern, options in PATTERN_OPTIONS.items():
+        base = {"struct_size": 16} if pattern == "aos" else {}
+        base |= {"index": "lane*3"} if pattern == "index" else {}
+        plain = warp_pattern(pattern, 4, **base)  # type: ignore[arg-type]
+        for option in set(FLAGS) - set(options) - {"index", "struct_size"}:
+            other = warp_pattern(pattern, 4, **base, **{option: int(FLAGS[option])})  # type: ignore[arg-type]
+            assert other.addresses == plain.addresses, (pattern, option)
+
+
+@pytest.mark.parametrize(
+    "extra",
+    [["--kernel", ""], ["--kernel", "x"], ["--define", "N=4"]],
+)
+@pytest.mark.parametrize(
+    "base",
+    [
+        ["--cc", "9.0", "--block", "256", "--regs", "32"],
+        ["--gpu", "h100-sxm", "--block", "256", "--regs", "32"],
+        ["--cc", "7.0", "--block", "128", "--regs", "64", "--sweep", "block"],
+        ["--cc", "9.0", "--regs", "32", "--suggest"],
+    ],
+)
+def test_occupancy_refuses_source_options_without_source(base: list[str], extra: list[str]) -> None:
+    """The issue's 12 combinations: --kernel and --define name a kernel of --source."""
+    fails("occupancy", *base, *extra, fragments=(extra[0], "goes with --source"))
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["occupancy", "--cc", "9.0", "--block", "256", "--regs", "32"],
+        ["coalesce", "--stride", "2"],
+        ["banks", "--stride", "2"],
+        ["roofline", "--gpu", "h100-sxm"],
+    ],
+)
+def test_dpi_without_a_plot_is_refused(argv: list[str]) -> None:
+    fails(*argv, "--dpi", "300", fragments=("--dpi", "goes with --plot"))
+
+
+@pytest.mark.parametrize("field", ["defines", "requires"])
+@pytest.mark.parametrize("value", [3, "Width", 1.5, {"a": 1}])
+def test_a_catalog_list_field_of_another_shape_is_one_line(tmp_path: Path, field: str, value: object) -> None:
+    data = yaml.safe_load((ROOT / "kernels.yaml").read_text())
+    data["kernels"]["matmul_naive"][field] = value
+    (tmp_path / "cat.yaml").write_text(yaml.safe_dump(data))
+    fails(
+        "run", "matmul_naive", "--catalog", str(tmp_path / "cat.yaml"),
+        fragments=(f"kernel matmul_naive.{field}", "expected a list"),
+    )  # fmt: skip
+
+
+def test_a_catalog_define_that_is_not_a_name_is_one_line(tmp_path: Path) -> None:
+    data = yaml.safe_load((ROOT / "kernels.yaml").read_text())
+    data["kernels"]["matmul_naive"]["defines"] = [["Width"]]
+    (tmp_path / "cat.yaml").write_text(yaml.safe_dump(data))
+    fails("run", "matmul_naive", "--catalog", str(tmp_path / "cat.yaml"), fragments=("is not a parameter",))
