@@ -20,6 +20,7 @@ device file. Results have to_dict(), to_frame() (with pandas) and a Jupyter disp
 from __future__ import annotations
 
 import importlib
+import inspect
 from typing import Any
 
 from perfcalc._version import __version__
@@ -62,6 +63,10 @@ __all__ = ["__version__", *sorted(_LAZY)]
 def __getattr__(name: str) -> Any:
     if name in _LAZY:
         value = getattr(importlib.import_module(_LAZY[name]), name)
+        if inspect.isfunction(value):  # the library's entry: argument types checked (issue 37)
+            from perfcalc.arguments import checked_arguments
+
+            value = checked_arguments(value)
         globals()[name] = value  # later look-ups skip this function
         return value
     raise AttributeError(f"module 'perfcalc' has no attribute {name!r}")

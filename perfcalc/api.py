@@ -13,11 +13,12 @@ from typing import Any
 
 from perfcalc.errors import InputError
 from perfcalc.specs import Arch, Gpu, all_archs, all_gpus, as_arch, get_gpu
+from perfcalc.specs.registry import DeviceName
 
 __all__ = ["device", "devices", "matmul", "product", "products", "read_ptxas", "roofline"]
 
 
-def device(name: Arch | Gpu | str | Path | float | int) -> Arch:
+def device(name: DeviceName) -> Arch:
     """A compute capability's limits (`perfcalc devices show 9.0`); a product gives its CC's."""
     return as_arch(name)
 

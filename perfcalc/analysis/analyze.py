@@ -25,6 +25,7 @@ from perfcalc.analysis.launch_report import (
 )
 from perfcalc.analysis.run_report import ModelSummary, Registers, RunReport, SiteRow, TargetRun
 from perfcalc.analysis.sampling import DEFAULT_BUDGET_S
+from perfcalc.arguments import check_fields
 from perfcalc.errors import InputError
 from perfcalc.model.occupancy import occupancy
 from perfcalc.model.predict import Prediction, predict
@@ -49,6 +50,11 @@ class CatalogKernel:
     params: Mapping[str, Any] = field(default_factory=dict)
     catalog_file: Path | None = None
 
+    def __post_init__(self) -> None:
+        check_fields(self)
+        if self.catalog_file is not None:
+            object.__setattr__(self, "catalog_file", Path(self.catalog_file))
+
 
 @dataclass(frozen=True)
 class SourceKernel:
@@ -64,6 +70,10 @@ class SourceKernel:
     defines: Mapping[str, Any] = field(default_factory=dict)
     dynamic_shared_memory_bytes: int = 0
     include_dirs: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        check_fields(self)
+        object.__setattr__(self, "path", Path(self.path))
 
 
 @dataclass(frozen=True)
@@ -82,6 +92,9 @@ class RunOptions:
     compiler: str | None = None  # the PTX engine's route: auto, nvcc, nvrtc (sim/ptx/toolchain.py)
     nvcc: str | None = None  # a user's own nvcc (else $PERFCALC_NVCC, $CUDA_HOME, the wheel's)
     budget_s: float = DEFAULT_BUDGET_S  # seconds of simulation a sampled launch may take (sampling.py)
+
+    def __post_init__(self) -> None:
+        check_fields(self)
 
 
 def engine_choice(engine: str) -> tuple[str, str | None]:

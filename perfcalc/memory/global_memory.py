@@ -25,6 +25,7 @@ from perfcalc.memory.runs import distinct, row_counts
 from perfcalc.results import Result
 from perfcalc.specs import Arch, as_arch
 from perfcalc.specs.families import GlobalFamily
+from perfcalc.specs.registry import DeviceName
 
 _CACHE_SOURCE = "CUDA C Programming Guide 4.2, F.4.2 and F.5.2"
 # Warps priced per step: small enough that temporaries stay in cache and memory is reused.
@@ -124,7 +125,7 @@ def request_unit(arch: Arch, size: int) -> str:
 
 
 def global_access_batch(
-    cc: Arch | str,
+    cc: DeviceName,
     addresses: Any,
     size: int,
     active: Any = None,
@@ -219,7 +220,7 @@ def _batch_result(
 
 
 def global_access(
-    cc: Arch | str, addresses: Any, size: int, active: Any = None, op: str = "load", cache: str | None = None
+    cc: DeviceName, addresses: Any, size: int, active: Any = None, op: str = "load", cache: str | None = None
 ) -> GlobalAccessCost:
     """Cost of one warp-level global load or store: up to 32 lane byte addresses, the access
     size (1, 2, 4, 8 or 16 bytes), an optional active-lane mask and the cache mode on 2.x/3.x."""

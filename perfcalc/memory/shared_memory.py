@@ -29,6 +29,7 @@ from perfcalc.memory.runs import any_rows, bank_passes, distinct_banks, narrow_k
 from perfcalc.results import Result
 from perfcalc.specs import Arch, as_arch
 from perfcalc.specs.families import SharedFamily
+from perfcalc.specs.registry import DeviceName
 
 CHUNK_WARPS = 16384  # warps priced per step (temporaries stay in cache)
 _PER_WARP = ("wavefronts", "ideal_wavefronts", "bank_conflicts", "conflict_degree")
@@ -112,7 +113,7 @@ def group_unit(family: SharedFamily, size: int, uniform: bool = False) -> str:
 
 
 def shared_access_batch(
-    cc: Arch | str, addresses: Any, size: int, active: Any = None, op: str = "load", bank_mode: int | None = None
+    cc: DeviceName, addresses: Any, size: int, active: Any = None, op: str = "load", bank_mode: int | None = None
 ) -> SharedBatchCost:
     """Cost of one shared instruction executed by W warps: addresses (W, 32) int64 byte offsets
     in the block's shared memory, active (W, 32) bool or None (all lanes active)."""
@@ -269,7 +270,7 @@ def lane_banks(arch: Arch, addr: np.ndarray, mask: np.ndarray, mode: int) -> np.
 
 
 def shared_access(
-    cc: Arch | str, addresses: Any, size: int, active: Any = None, op: str = "load", bank_mode: int | None = None
+    cc: DeviceName, addresses: Any, size: int, active: Any = None, op: str = "load", bank_mode: int | None = None
 ) -> SharedAccessCost:
     """Cost of one warp-level shared load or store: up to 32 lane byte offsets, the access size
     (1, 2, 4, 8 or 16 bytes), an optional active mask and the bank mode (4 or 8) on 3.x."""

@@ -20,6 +20,7 @@ from perfcalc.model import occupancy_rules as rules
 from perfcalc.model.occupancy_rules import UNLIMITED
 from perfcalc.results import Result
 from perfcalc.specs import Arch, as_arch
+from perfcalc.specs.registry import DeviceName
 
 __all__ = [
     "LIMITERS",
@@ -180,7 +181,7 @@ class OccupancyInputs:
         """Static + dynamic bytes the kernel asks for per block."""
         return self.static_shared_memory_bytes + self.dynamic_shared_memory_bytes
 
-    def grid(self, cc: Arch | str, *, check_launch: bool = True, **overrides: Any) -> OccupancyGrid:
+    def grid(self, cc: DeviceName, *, check_launch: bool = True, **overrides: Any) -> OccupancyGrid:
         """The configuration (with any field overridden, e.g. by an array) through the engine."""
         values = {f.name: getattr(self, f.name) for f in fields(self)}
         values.update(overrides)
@@ -194,7 +195,7 @@ class OccupancyInputs:
 
 
 def occupancy_grid(
-    cc: Arch | str,
+    cc: DeviceName,
     block_size: Any,
     registers_per_thread: Any,
     static_shared_memory_bytes: Any = 0,
@@ -321,7 +322,7 @@ def compute_grid(
 
 
 def occupancy(
-    cc: Arch | str,
+    cc: DeviceName,
     block_size: int,
     registers_per_thread: int,
     static_shared_memory_bytes: int = 0,

@@ -20,6 +20,7 @@ from perfcalc.model import occupancy_inputs as inputs
 from perfcalc.model.occupancy import OccupancyGrid, as_arch, occupancy_grid
 from perfcalc.results import Result
 from perfcalc.specs import Arch
+from perfcalc.specs.registry import DeviceName
 
 
 @dataclass(frozen=True)
@@ -65,7 +66,7 @@ def candidate_block_sizes(arch: Arch, block_size_limit: int | None = None) -> np
 
 
 def suggest_block_size(
-    cc: Arch | str,
+    cc: DeviceName,
     registers_per_thread: int,
     static_shared_memory_bytes: int = 0,
     dynamic_shared_memory_bytes: int | Callable[[int], int] = 0,

@@ -17,7 +17,8 @@ from perfcalc.errors import CudaSyntaxError, InputError
 from perfcalc.limits import time_limit
 from perfcalc.memory.cache_hierarchy import CacheHierarchy
 from perfcalc.sim.launch import CacheFactory, SimResult
-from perfcalc.specs import Arch, as_arch
+from perfcalc.specs import as_arch
+from perfcalc.specs.registry import DeviceName
 
 ENGINES = ("auto", "ptx", "source")  # the user's choices; "triton" is chosen by --triton
 
@@ -48,7 +49,7 @@ def run_kernel(
     grid: object,
     block: object,
     args: dict[str, object],
-    arch: Arch | str,
+    arch: DeviceName,
     dynamic_shared_memory_bytes: int = 0,
     defines: Mapping[str, int | float | str] | None = None,
     iteration_cap: int = 1_000_000,

@@ -148,7 +148,11 @@ def resolve_arch(device: str | Path) -> Arch:
     return resolve_device(device)[0]
 
 
-def as_arch(device: Arch | Gpu | str | Path | float | int) -> Arch:
+# What every library entry point accepts as a device (see as_arch).
+DeviceName = Arch | Gpu | str | Path | float | int
+
+
+def as_arch(device: DeviceName) -> Arch:
     """What every library entry point accepts as a device, as the CLI's --cc does: an Arch, a
     Gpu (its CC), a CC spelling ('9.0', 90, 'sm_90'), a product name ('h100') or a device file."""
     if isinstance(device, Arch):

@@ -1,0 +1,60 @@
+"""Issue 37: the library's entry points check their arguments' types where a call enters
+(perfcalc/arguments.py) and raise perfcalc's InputError naming the argument, what it takes and
+what came; the sweep of the issue found 61 calls ending in AttributeError or TypeError from
+inside. Expected values: the annotations of the public functions (what mypy checks inside)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import perfcalc
+from perfcalc.arguments import checked_arguments
+from perfcalc.errors import InputError
+from perfcalc.specs.target import resolve_target
+
+
+@pytest.mark.parametrize(
+    ("call", "argument"),
+    [
+        (lambda: perfcalc.run_kernel(None, "k", 1, 32, {}, "9.0"), "source"),  # type: ignore[arg-type]
+        (lambda: perfcalc.run_kernel("__global__ void k(){}", "k", 1, 32, [], "9.0"), "args"),  # type: ignore[arg-type]
+        (lambda: perfcalc.occupancy("9.0", 256.5, 32), "block_size"),  # type: ignore[arg-type]
+        (lambda: perfcalc.occupancy("9.0", True, 32), "block_size"),
+        (lambda: perfcalc.occupancy([], 256, 32), "cc"),  # type: ignore[arg-type]
+        (lambda: perfcalc.global_access("9.0", np.arange(32) * 4, "4"), "size"),  # type: ignore[arg-type]
+        (lambda: perfcalc.analyze(perfcalc.CatalogKernel("copy_stride"), "9.0"), "targets"),  # type: ignore[arg-type]
+        (lambda: perfcalc.analyze("copy_stride", resolve_target("9.0")), "kernel"),  # type: ignore[arg-type]
+        (lambda: perfcalc.CatalogKernel(3), "name"),  # type: ignore[arg-type]
+        (lambda: perfcalc.CatalogKernel("copy_stride", params=[("n", 1)]), "params"),  # type: ignore[arg-type]
+        (lambda: perfcalc.RunOptions(engine=None), "engine"),  # type: ignore[arg-type]
+        (lambda: perfcalc.RunOptions(budget_s="2"), "budget_s"),  # type: ignore[arg-type]
+        (lambda: perfcalc.SourceKernel(3, "k", 1, 32), "path"),  # type: ignore[arg-type]
+        (lambda: perfcalc.demangle(b"_Z1kv"), "name"),  # type: ignore[arg-type]
+        (lambda: perfcalc.read_ptxas(None), "log"),  # type: ignore[arg-type]
+        (lambda: perfcalc.occupancy("9.0", 256, 32, 0, 0, None, None, 1, 0), "occupancy"),  # too many positionals
+    ],
+)
+def test_a_wrong_type_is_perfcalcs_error_naming_the_argument(call, argument):
+    with pytest.raises(InputError, match=argument):
+        call()
+
+
+def test_numpy_numbers_and_paths_are_what_they_stand_for(tmp_path: Path):
+    """NumPy integers are integers and a str is a path, as Python callers pass them."""
+    assert perfcalc.occupancy("9.0", np.int64(256), np.int32(32)).active_blocks_per_sm == 8
+    kernel = perfcalc.SourceKernel(str(tmp_path / "k.cu"), "k", 1, 32)  # type: ignore[arg-type]
+    assert kernel.path == tmp_path / "k.cu"
+
+
+def test_the_check_follows_the_annotation():
+    def f(n: int, xs: tuple[str, ...] = (), m: dict[str, float] | None = None) -> int:
+        return n
+
+    g = checked_arguments(f)
+    assert g(3, ("a",), {"x": 1}) == 3  # an int is a float
+    for bad in ((3.0,), (3, ["a"]), (3, (1,)), (3, (), {"x": "1"}), (3, (), {1: 1.0})):
+        with pytest.raises(InputError):
+            g(*bad)
