@@ -27,6 +27,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 
 import fuzz_cases as F  # noqa: E402 - the generators live beside the tests that use them
+import fuzz_shapes as S  # noqa: E402
 
 RESULTS = ROOT / "benchmarks" / "results_fuzz.json"
 
@@ -48,11 +49,14 @@ def run_class(name: str, cases: int, first: int = 0) -> dict:
         elif name == "outputs under signals":
             outcome = F.run_signal_case(random.Random(f"sig-{i}"))
             argv = []
+        elif name in S.CHECKS:
+            outcome = S.CHECKS[name](rng)
+            argv = []
         else:
             case = (
                 F.kernel_case(random.Random(f"ptx-{i}"), "ptx")
                 if name == "kernel sources (ptx engine)"
-                else F.CLASSES[name](rng)
+                else {**F.CLASSES, **S.CASES}[name](rng)
             )
             outcome = F.run_case(case)
             argv = case.argv
@@ -164,6 +168,8 @@ def main() -> None:
     results = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
     classes = [
         *F.CLASSES,
+        *S.CASES,
+        *S.CHECKS,
         "library API",
         "kernel sources (ptx engine)",
         "outputs under signals",

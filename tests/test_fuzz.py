@@ -10,6 +10,7 @@ from __future__ import annotations
 import random
 
 import fuzz_cases as F
+import fuzz_shapes as S
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -24,6 +25,21 @@ def test_fast_slice(name):
         case = generate(random.Random(f"{name}-{i}"))  # the long run's first seeds
         outcome = F.run_case(case)
         assert outcome.ok, (name, i, case.argv[:12], outcome.why)
+
+
+@pytest.mark.parametrize("name", list(S.CASES))
+def test_fast_slice_of_issue_37s_case_classes(name):
+    for i in range(CASES_PER_CLASS):
+        case = S.CASES[name](random.Random(f"{name}-{i}"))
+        outcome = F.run_case(case)
+        assert outcome.ok, (name, i, case.argv[:12], outcome.why)
+
+
+@pytest.mark.parametrize("name", list(S.CHECKS))
+def test_fast_slice_of_issue_37s_checked_classes(name):
+    for i in range(40):
+        outcome = S.CHECKS[name](random.Random(f"{name}-{i}"))
+        assert outcome.ok, (name, i, outcome.why)
 
 
 def test_library_calls():
