@@ -120,3 +120,28 @@ def test_a_catalog_define_that_is_not_a_name_is_one_line(tmp_path: Path) -> None
     data["kernels"]["matmul_naive"]["defines"] = [["Width"]]
     (tmp_path / "cat.yaml").write_text(yaml.safe_dump(data))
     fails("run", "matmul_naive", "--catalog", str(tmp_path / "cat.yaml"), fragments=("is not a parameter",))
+
+
+@pytest.mark.parametrize("engine", ["source", "ptx"])
+@pytest.mark.parametrize("value", [str(10**400), str(-(10**39)), "3.5e38"])
+def test_a_scalar_past_its_float_type_is_one_line_on_both_engines(tmp_path: Path, engine: str, value: str) -> None:
+    """The issue's -p x=1e400-style scalar: an integer past float64 was an OverflowError traceback,
+    one past float32 'a calculation failed'. FLT_MAX = 3.40282e+38 (IEEE 754 binary32); 3.5e38
+    rounds to infinity."""
+    if engine == "ptx":
+        from perfcalc.sim.ptx import nvrtc
+
+        if not nvrtc.available():
+            pytest.skip("the PTX engine needs the cuda extra (NVRTC)")
+    (tmp_path / "k.cu").write_text(
+        "__global__ void k(float* x, float s, int n) { int i = threadIdx.x; if (i < n) x[i] = s * x[i]; }\n"
+    )
+    fails(
+        "run", "--engine", engine, "--source", str(tmp_path / "k.cu"), "--grid", "1", "--block", "32",
+        "--array", "x=float32:32", "-p", f"s={value}", "-p", "n=32",
+        fragments=("argument s", "C type float (largest 3.40282e+38)"),
+    )  # fmt: skip
+
+
+def test_an_empty_cc_is_an_unknown_device_not_the_default() -> None:
+    fails("run", "matmul_naive", "--cc", "", fragments=("unknown device ''",))

@@ -35,6 +35,7 @@ from perfcalc.sim.launch import (
     validate_launch,
 )
 from perfcalc.sim.pricing import Pricer
+from perfcalc.sim.scalar_args import float_scalar
 from perfcalc.specs import Arch, as_arch
 
 CHUNK_LANES = 1 << 17  # measured best of 2^13..2^20 on W = 512 and 1024 matmuls
@@ -89,7 +90,7 @@ def _scalar_arg(name: str, t: T.CType, value: object) -> np.generic:
     if t.is_float:
         if not isinstance(value, (int, float, np.integer, np.floating)):
             raise InputError(f"argument {name} = {value!r}: a {t.name} parameter needs a number")
-        return t.dtype.type(value)
+        return float_scalar(name, t.name, value, t.dtype)
     if isinstance(value, (float, np.floating)):
         if not np.isfinite(value) or float(value) != int(value):
             raise InputError(f"argument {name} = {value!r}: a {t.name} parameter needs an integer")

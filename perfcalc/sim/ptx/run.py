@@ -31,6 +31,7 @@ from perfcalc.sim.ptx.execute import Env
 from perfcalc.sim.ptx.memory import Heap
 from perfcalc.sim.ptx.parse import Function, Module
 from perfcalc.sim.ptx.program import compile_steps, run_chunk
+from perfcalc.sim.scalar_args import float_scalar
 from perfcalc.specs import Arch
 
 CHUNK_LANES = 1 << 17  # measured best of 2^15..2^18 on W = 512 matmuls (as the C engine's)
@@ -302,7 +303,7 @@ def _scalar_bytes(name: str, ctype: str, value: object, ptx_type: str, size: int
             if not isinstance(value, (int, float, np.integer, np.floating)):
                 raise InputError(f"argument {name} = {value!r}: a {ctype} parameter needs a number")
             fdt = np.dtype(np.float64) if "double" in ctype else np.dtype(np.float32) if "float" in ctype else dt
-            raw = np.asarray(value, dtype=fdt).tobytes()
+            raw = float_scalar(name, ctype, value, fdt).tobytes()
         else:
             if isinstance(value, (float, np.floating)):
                 if not np.isfinite(value) or float(value) != int(value):
