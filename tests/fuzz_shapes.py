@@ -198,7 +198,7 @@ def relevance_check(rng: random.Random, bound_s: int = BOUND_S) -> Outcome:
 
 # --- library arguments of every type --------------------------------------------------------------
 
-_KERNEL = "__global__ void k(float* x, int n) { int i = threadIdx.x; if (i < n) x[i] = 2.0f * x[i]; }\n"
+_KERNEL = "__global__ void k(float* x, float s, int n) { int i = threadIdx.x; if (i < n) x[i] = s * x[i]; }\n"
 
 
 def _wrong_values() -> list[Any]:
@@ -212,6 +212,7 @@ def _wrong_values() -> list[Any]:
         -1,
         2**70,
         -(2**70),
+        10**400,
         2**31,
         -(2**31),
         10**9,
@@ -274,7 +275,7 @@ def _good_calls(folder: Path) -> dict[str, tuple[Callable[..., Any], dict[str, A
     source.write_text(_KERNEL)
     ptxas = folder / "k.log"
     ptxas.write_text(
-        "ptxas info    : Compiling entry function '_Z1kPfi' for 'sm_90'\n"
+        "ptxas info    : Compiling entry function '_Z1kPffi' for 'sm_90'\n"
         "ptxas info    : Used 8 registers, 368 bytes cmem[0]\n"
     )
     x = np.arange(32, dtype=np.float32)
@@ -291,7 +292,7 @@ def _good_calls(folder: Path) -> dict[str, tuple[Callable[..., Any], dict[str, A
                 "kernel": "k",
                 "grid": 1,
                 "block": 32,
-                "args": {"x": x, "n": 32},
+                "args": {"x": x, "s": 2.0, "n": 32},
                 "arch": "9.0",
                 "max_seconds": 10,
             },
@@ -306,7 +307,7 @@ def _good_calls(folder: Path) -> dict[str, tuple[Callable[..., Any], dict[str, A
                 "grid": 1,
                 "block": 32,
                 "arrays": ("x=float32:32",),
-                "params": {"n": 32},
+                "params": {"s": 2.0, "n": 32},
                 "engine": "source",
             },
         ),
@@ -321,13 +322,20 @@ def _good_calls(folder: Path) -> dict[str, tuple[Callable[..., Any], dict[str, A
         "CatalogKernel": (perfcalc.CatalogKernel, {"name": "copy_stride", "params": {"n": 256}}),
         "SourceKernel": (
             perfcalc.SourceKernel,
-            {"path": source, "kernel": "k", "grid": 1, "block": 32, "arrays": ("x=float32:32",), "scalars": {"n": 32}},
+            {
+                "path": source,
+                "kernel": "k",
+                "grid": 1,
+                "block": 32,
+                "arrays": ("x=float32:32",),
+                "scalars": {"s": 2.0, "n": 32},
+            },
         ),
         "RunOptions": (perfcalc.RunOptions, {"engine": "source"}),
         "device": (perfcalc.device, {"name": "9.0"}),
         "product": (perfcalc.product, {"name": "h100-sxm"}),
         "get_arch": (perfcalc.get_arch, {"cc": "9.0"}),
-        "demangle": (perfcalc.demangle, {"name": "_Z1kPfi"}),
+        "demangle": (perfcalc.demangle, {"name": "_Z1kPffi"}),
     }
 
 
@@ -349,8 +357,13 @@ def library_type_call(rng: random.Random) -> Callable[[], object]:
     function, good = calls[name]
     params = list(inspect.signature(function).parameters)
     kwargs = dict(good)
-    for param in rng.sample(params, k=min(len(params), rng.randint(1, 3))):
+    scalars = [key for key in ("args", "params", "scalars") if key in good]
+    for param in rng.sample(params, k=min(len(params), rng.randint(0 if scalars else 1, 3))):
         kwargs[param] = rng.choice(_wrong_values())
+    for key in scalars:  # a kernel's scalar of any value or type (alone, where nothing else changed)
+        unchanged = all(kwargs[k] is v for k, v in good.items()) and len(kwargs) == len(good)
+        if kwargs[key] is good[key] and (unchanged or rng.random() < 0.5):
+            kwargs[key] = {**good[key], rng.choice(["s", "n"]): rng.choice(_wrong_values())}
 
     def call() -> object:
         made = function(**kwargs)
