@@ -175,18 +175,21 @@ def main() -> None:
         "outputs under signals",
         "PTX corpus mutations (library)",
     ]
+    ran: set[str] = set()
     todo = args.only or ([] if args.signals or args.write_md else classes)
     for name in todo:
         if name not in classes:
             raise SystemExit(f"unknown class {name!r}; classes: {', '.join(classes)}")
         fresh = run_class(name, args.cases, args.first)
         results[name] = _merge(results.get(name), fresh) if args.first else fresh
+        ran.add(name)
         print(name, {k: v for k, v in results[name].items() if k != "failure_kinds"}, flush=True)
-        _save(results)
+        _save({k: results[k] for k in ran})
     if args.signals:
         results["report under SIGTERM"] = run_signals(args.signals)
+        ran.add("report under SIGTERM")
         print(results["report under SIGTERM"], flush=True)
-        _save(results)
+        _save({k: results[k] for k in ran})
     if args.write_md:
         write_md(results)
 
@@ -208,8 +211,10 @@ def _merge(old: dict | None, new: dict) -> dict:
 
 
 def _save(results: dict) -> None:
+    """Write the classes this process ran over the file as it is now: another process may have
+    finished other classes meanwhile, and this one's copies of those are stale."""
     current = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
-    current.update(results)  # another process may have finished other classes meanwhile
+    current.update(results)
     current["_machine"] = (
         f"{platform.node() and 'this sandbox'}, {platform.machine()}, Python "
         f"{platform.python_version()}, {time.strftime('%Y-%m-%d')}"
