@@ -9,6 +9,8 @@ The public API (each name is imported on first use, so `import perfcalc` and the
     shared_access(device, addresses, size, ...)                -> SharedAccessCost of one warp
     run_kernel(source, kernel, grid, block, args, arch, ...)   -> SimResult with counters
     roofline(gpu)                                              -> Roofline
+    analyze(CatalogKernel(...) | SourceKernel(...), target(cc, gpu)) -> RunReport: counters,
+        time, bound and what to change (`.run.advice`)
     matmul(width, tile, gpu)                                   -> MatmulAnalysis
     device(cc_or_gpu), devices(), product(name), products()    -> Arch / Gpu records
     demangle(name)                                             -> a kernel name as c++filt prints it
@@ -45,6 +47,8 @@ _LAZY = {
     "CatalogKernel": "perfcalc.analysis.analyze",
     "RunOptions": "perfcalc.analysis.analyze",
     "device": "perfcalc.api",
+    "target": "perfcalc.api",
+    "Target": "perfcalc.specs.target",
     "devices": "perfcalc.api",
     "product": "perfcalc.api",
     "products": "perfcalc.api",

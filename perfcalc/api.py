@@ -14,8 +14,9 @@ from typing import Any
 from perfcalc.errors import InputError
 from perfcalc.specs import Arch, Gpu, all_archs, all_gpus, as_arch, get_gpu
 from perfcalc.specs.registry import DeviceName
+from perfcalc.specs.target import Target, resolve_target
 
-__all__ = ["device", "devices", "matmul", "product", "products", "read_ptxas", "roofline"]
+__all__ = ["device", "devices", "matmul", "product", "products", "read_ptxas", "roofline", "target"]
 
 
 def device(name: DeviceName) -> Arch:
@@ -31,6 +32,14 @@ def product(name: Gpu | str) -> Gpu:
     if not isinstance(name, str):
         raise InputError(f"a GPU product is a name such as 'v100' or a Gpu, got {type(name).__name__}")
     return get_gpu(name)
+
+
+def target(cc: DeviceName | None = None, gpu: Gpu | str | None = None) -> Target:
+    """What `analyze` runs on, as --cc and --gpu name it: a product brings its CC; a CC alone
+    gives its rules without a product (no time); neither, the H100 SXM."""
+    if cc is not None and not isinstance(cc, Arch):
+        cc = as_arch(cc)
+    return resolve_target(cc, gpu)
 
 
 def devices() -> tuple[Arch, ...]:

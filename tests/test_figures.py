@@ -24,8 +24,8 @@ from perfcalc.model.occupancy_sweep import compute_sweep  # noqa: E402
 from perfcalc.report.figures import text_overlaps  # noqa: E402
 from perfcalc.report.occupancy_plot import sweeps_figure  # noqa: E402
 from perfcalc.report.roofline_plot import SAME_ROOF, compute_label_groups, roofline_figure  # noqa: E402
-from perfcalc.report.units import giga_rate  # noqa: E402
 from perfcalc.specs import all_archs, all_gpus  # noqa: E402
+from perfcalc.units import giga_rate  # noqa: E402
 
 runner = CliRunner()
 
@@ -129,7 +129,7 @@ def test_kernels_are_drawn_at_their_predicted_performance(cli, tmp_path):
     import json
 
     row = json.loads(result.stdout)["predicted"][0]
-    from perfcalc.report.units import giga_rate
+    from perfcalc.units import giga_rate
 
     shown = re.findall(r"matmul_tiled \(Width=128, TILE_WIDTH=16\): predicted ([^<]+)<", target.read_text())
     assert shown == [giga_rate(row["predicted_gflops"], "FLOPS")]
@@ -233,7 +233,7 @@ def test_run_plot_puts_each_lines_counts_beside_it(cli, tmp_path):
     import json
 
     from perfcalc.report.run_plot import line_values
-    from perfcalc.report.units import count
+    from perfcalc.units import count
 
     svg = tmp_path / "t.svg"
     cli.ok(*["run", "transpose_shared", "--cc", "9.0", "--plot", str(svg)])

@@ -30,6 +30,8 @@ MORE_FORMS = [
     ["coalesce", "--cc", "9.0", "--stride", "1"],
     ["banks", "--cc", "7.0", "--pattern", "tile-column", "--tile-width", "32", "--pad", "1"],
     ["run", "copy_offset", "-p", "n=4096", "--gpu", "h100-sxm", "--engine", "ptx"],
+    # several products: one run document per product (did not validate before issue 35's fix)
+    ["run", "copy_offset", "-p", "n=4096", "--gpu", "h100-sxm", "--gpu", "a100"],
     [
         "run",
         "--source",

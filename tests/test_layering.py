@@ -21,7 +21,19 @@ PACKAGE = Path(__file__).resolve().parents[1] / "perfcalc"
 # expression evaluator, result mix-ins, the cache on disk)
 LAYERS = ["entry", "cli", "report", "app", "tune", "analysis", "model|sim", "memory", "specs", "base"]
 ENTRY = {"__init__", "__main__", "api"}
-BASE = {"arguments", "errors", "files", "expr", "results", "diskcache", "limits", "_version", "defaults", "suggest"}
+BASE = {
+    "arguments",
+    "units",
+    "errors",
+    "files",
+    "expr",
+    "results",
+    "diskcache",
+    "limits",
+    "_version",
+    "defaults",
+    "suggest",
+}
 
 
 def _modules() -> dict[str, Path]:

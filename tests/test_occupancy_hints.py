@@ -9,9 +9,8 @@ and one step further does not.
 
 from __future__ import annotations
 
-from perfcalc.model.hints import advise
+from perfcalc.model.hints import advise, hint_message
 from perfcalc.model.occupancy import OccupancyInputs, occupancy
-from perfcalc.report.occupancy_tables import hint_message
 
 
 def only(advice, kind):

@@ -15,7 +15,7 @@ import pytest
 from typer.testing import CliRunner
 
 from perfcalc.cli import app
-from perfcalc.report.units import seconds
+from perfcalc.units import seconds
 
 runner = CliRunner()
 KERNELS = ("matmul_tiled", "transpose_naive", "reduce_interleaved")

@@ -2,7 +2,7 @@
 
 import pytest
 
-from perfcalc.report.units import giga_rate, seconds
+from perfcalc.units import giga_rate, seconds
 
 
 @pytest.mark.parametrize(
@@ -30,7 +30,7 @@ def test_seconds(value, text):
 
 def test_counts_take_a_prefix_from_ten_thousand():
     """run --plot's cells: 4 digits as everywhere, a prefix only where the digits would not fit."""
-    from perfcalc.report.units import count
+    from perfcalc.units import count
 
     assert [count(v) for v in (2.5, 512, 9999, 15872, 1048576, 3.2e9)] == [
         "2.5",

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from perfcalc.analysis.launch_advice import advise_launch
 from perfcalc.analysis.launch_report import (
     ASSUMED_REGISTERS,
     LaunchReport,
@@ -317,6 +318,7 @@ def _target_run(
             *([report.sample_note] if report is not None and report.sample_note else []),
         ),
         model=None if prediction is None else ModelSummary(prediction.global_load_elements, prediction.cgma),
+        advice=None if report is None else advise_launch(report, target.arch),
     )
 
 

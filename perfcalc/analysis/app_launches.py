@@ -15,8 +15,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from perfcalc.analysis.caches import cache_model_factory
+from perfcalc.analysis.launch_advice import LaunchAdvice, advise_counts, what_to_change
 from perfcalc.analysis.timing import run_time
-from perfcalc.model.occupancy import OccupancyResult, occupancy
+from perfcalc.model.occupancy import OccupancyInputs, OccupancyResult, occupancy
 from perfcalc.model.ptxas import KernelResources, entry_resources
 from perfcalc.model.time_model import TimePrediction
 from perfcalc.results import Result, plain
@@ -59,11 +60,15 @@ class LaunchRecord(Result):
     overrun: str | None = None  # the first access past its allocation into mapped memory, ditto
     dram_bytes: int | None = None
     error_band: str | None = None  # the measured band of such predictions (specs/accuracy.py)
+    advice: LaunchAdvice | None = None  # on a product: what to change (analysis/launch_advice.py)
     sim: SimResult | None = field(default=None, repr=False, compare=False)
     time: TimePrediction | None = field(default=None, repr=False, compare=False)
 
     def to_dict(self) -> dict[str, Any]:
-        return {f: plain(getattr(self, f)) for f in self.__dataclass_fields__ if f not in ("sim", "time")}
+        doc = {f: plain(getattr(self, f)) for f in self.__dataclass_fields__ if f not in ("sim", "time")}
+        if self.advice is not None:
+            doc["advice"] = {"what_to_change": what_to_change(self.advice), **doc["advice"]}
+        return doc
 
 
 def short_name(kernel: str) -> str:
@@ -149,6 +154,19 @@ def run_launch(
         l2_hit_rate=None if time is None else time.l2_hit_rate,
         dram_bytes=None if time is None else time.dram_bytes_read + time.dram_bytes_written,
         error_band=None if time is None or time.error_band is None else time.error_band.text,
+        advice=None
+        if time is None
+        else advise_counts(
+            short_name(ck.kernel),
+            target.arch,
+            OccupancyInputs(
+                threads, regs, found.static_shared_memory_bytes if found else 0, launch.dynamic_shared_memory_bytes
+            ),
+            tuple(occ.limiters),
+            result.counters,
+            time,
+            float(occ.occupancy),
+        ),
         sim=result,
         time=time,
     )

@@ -14,8 +14,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from perfcalc.analysis.launch_report import LaunchReport
-from perfcalc.model.hints import Hint, advise
+from perfcalc.model.hints import Hint, advise, hint_message
+from perfcalc.model.occupancy import OccupancyInputs
+from perfcalc.model.time_model import TimePrediction
+from perfcalc.sim.counters import Counters
 from perfcalc.specs.arch import Arch
+from perfcalc.units import format_value
 
 SECTOR_BYTES = 32
 # a warp reading 32 consecutive 4-byte words touches 128 bytes: 4 sectors of 32 bytes
@@ -41,17 +45,32 @@ class LaunchAdvice:
 
 def advise_launch(report: LaunchReport, arch: Arch) -> LaunchAdvice:
     """The advice for a launch the analysis layer ran and timed."""
-    c = report.counters
-    hints = advise(arch, report.occupancy_inputs).hints
+    return advise_counts(
+        report.kernel, arch, report.occupancy_inputs, report.limiters, report.counters, report.time, report.occupancy
+    )
+
+
+def advise_counts(
+    kernel: str,
+    arch: Arch,
+    inputs: OccupancyInputs,
+    limiters: tuple[str, ...],
+    c: Counters,
+    time: TimePrediction,
+    occupancy: float,
+) -> LaunchAdvice:
+    """The advice from a launch's configuration, its counters and its predicted time (a launch
+    of `perfcalc run`, or one of a whole program's)."""
+    hints = advise(arch, inputs).hints
     shared_requests = c.shared_load_requests + c.shared_store_requests
     return LaunchAdvice(
-        kernel=report.kernel,
-        occupancy=report.occupancy,
-        limiters=report.limiters,
+        kernel=kernel,
+        occupancy=occupancy,
+        limiters=tuple(limiters),
         occupancy_hints=tuple(h for h in hints if h.kind != "none"),
-        predicted_time_s=report.time.predicted_time_s,
-        bound=report.time.bound,
-        bound_detail=report.time.bound_detail,
+        predicted_time_s=time.predicted_time_s,
+        bound=time.bound,
+        bound_detail=time.bound_detail,
         global_load_sectors_per_request=_ratio(c.global_load_transactions, c.global_load_requests),
         global_store_sectors_per_request=_ratio(c.global_store_transactions, c.global_store_requests),
         shared_bank_conflicts_per_request=_ratio(c.bank_conflicts, shared_requests),
@@ -61,3 +80,48 @@ def advise_launch(report: LaunchReport, arch: Arch) -> LaunchAdvice:
 
 def _ratio(count: int, per: int) -> float | None:
     return count / per if per else None
+
+
+def what_to_change(a: LaunchAdvice) -> list[str]:
+    """The occupancy engine's hints, then each waste the run counted; never empty."""
+    changes = [hint_message(h) for h in a.occupancy_hints]
+    if a.shared_bank_conflicts_per_request:
+        changes.append(
+            f"bank conflicts cost {format_value(a.shared_bank_conflicts_per_request)} extra shared passes per "
+            "request: pad the shared array or change its indexing so a warp's lanes hit different banks"
+        )
+    worst = max(a.global_load_sectors_per_request or 0, a.global_store_sectors_per_request or 0)
+    if worst > COALESCED_SECTORS_PER_4_BYTE_REQUEST:
+        changes.append(
+            f"global accesses touch up to {format_value(worst)} sectors per request where a warp of consecutive "
+            f"4-byte words needs {COALESCED_SECTORS_PER_4_BYTE_REQUEST}: if the elements are 4 bytes, let "
+            "consecutive threads access consecutive addresses (coalescing)"
+        )
+    if a.divergent_branches:
+        changes.append(
+            f"{format_value(a.divergent_branches)} branches split a warp: where the work allows, make the "
+            "condition uniform across each warp (e.g. index by warp, not by thread)"
+        )
+    if a.bound in BOUND_ADVICE:  # the detail names the bound and its term: '... (29.91 µs of 32.13 µs)'
+        changes.append(f"{a.bound_detail}: {BOUND_ADVICE[a.bound]}")
+    return changes or ["nothing the model or the counters point at"]
+
+
+# what makes the limiting unit of the time model (model/time_model.py's terms) less busy, as the
+# CUDA C Best Practices Guide puts it for each resource
+BOUND_ADVICE = {
+    "DRAM bandwidth": "only fewer DRAM bytes make it faster (reuse data through shared memory or registers)",
+    "L2 bandwidth": "fewer L2 sectors: coalesce so each fetched sector is used, keep reused data in shared memory",
+    "L1/shared wavefronts": "fewer L1/shared wavefronts per flop: no bank conflicts, several outputs per thread "
+    "from each loaded value (register tiling)",
+    "shared-memory wavefronts": "fewer shared wavefronts per flop: no bank conflicts, several outputs per thread "
+    "from each loaded value (register tiling)",
+    "instruction issue": "fewer instructions per element: unrolled loops, index arithmetic hoisted, no divergence",
+    "FP32 pipe": "at the FP32 pipe's rate: only fewer flops (or tensor cores, not modelled here) make it faster",
+    "FP64 pipe": "at the FP64 pipe's rate: only fewer flops or single precision make it faster",
+    "block dispatch": "many short blocks: give each block more work (a grid-stride loop)",
+    "memory latency": "too few loads in flight: more warps per SM or more independent loads per thread",
+    "atomic contention": "many lanes update one address: combine per warp or per block before the global atomic",
+    "shared atomics": "many lanes update one shared word: combine per warp (shuffle) first",
+    "constant requests": "a warp reads several __constant__ addresses and they serialise: index it uniformly",
+}

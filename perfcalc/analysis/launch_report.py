@@ -115,19 +115,22 @@ class LaunchReport:
         }
 
 
+# A prediction's figures under their JSON names (run's and roofline's documents): its own fields.
+TIME_KEYS = (
+    "predicted_time_s",
+    "bound",
+    "bound_detail",
+    "dram_bytes_read",
+    "dram_bytes_written",
+    "l1_hit_rate",
+    "l2_hit_rate",
+    "predicted_gflops",
+    "predicted_dram_gbs",
+)
+
+
 def time_fields(t: TimePrediction) -> dict[str, Any]:
-    """A prediction's figures under their JSON names (run's and roofline's documents)."""
-    return {
-        "predicted_time_s": t.predicted_time_s,
-        "bound": t.bound,
-        "bound_detail": t.bound_detail,
-        "dram_bytes_read": t.dram_bytes_read,
-        "dram_bytes_written": t.dram_bytes_written,
-        "l1_hit_rate": t.l1_hit_rate,
-        "l2_hit_rate": t.l2_hit_rate,
-        "predicted_gflops": t.predicted_gflops,
-        "predicted_dram_gbs": t.predicted_dram_gbs,
-    }
+    return {k: getattr(t, k) for k in TIME_KEYS}
 
 
 def analyze_catalog_kernel(

@@ -12,7 +12,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from perfcalc.analysis.launch_report import LaunchReport, time_fields
+from perfcalc.analysis.launch_advice import LaunchAdvice, what_to_change
+from perfcalc.analysis.launch_report import TIME_KEYS, LaunchReport, time_fields
 from perfcalc.model.occupancy import OccupancyResult
 from perfcalc.model.predict import Prediction
 from perfcalc.results import Result, plain
@@ -90,6 +91,7 @@ class TargetRun(Result):
     launch_report: LaunchReport | None
     notes: tuple[str, ...]
     model: ModelSummary | None = None
+    advice: LaunchAdvice | None = None  # on a product: the limiter, bound, counted waste, hints
 
     @property
     def counters(self) -> Counters:
@@ -137,9 +139,16 @@ class TargetRun(Result):
                 "registers_source": self.registers.source,
             },
             "caches": self._caches_dict(),
+            "advice": self._advice_dict(),
             "notes": list(self.notes),
         }
         return {**doc, **self._time_dict()}
+
+    def _advice_dict(self) -> dict[str, Any] | None:
+        """What to change, in sentences with their numbers, and the numbers behind them."""
+        if self.advice is None:
+            return None
+        return {"what_to_change": what_to_change(self.advice), **plain(self.advice)}
 
     def _check_dict(self) -> dict[str, Any]:
         if self.result_check is not None:
@@ -179,10 +188,11 @@ class TargetRun(Result):
         }
 
     def _time_dict(self) -> dict[str, Any]:
-        """The time fields of a run on a product (issue #9 part 5); {} without one."""
+        """The time fields of a run on a product (issue #9 part 5); without one the same keys,
+        null, so the document has one shape whatever the options (issue 35)."""
         report = self.launch_report
         if report is None:
-            return {}
+            return {"gpu": None, **dict.fromkeys(TIME_KEYS), "time": None}
         t, sample = report.time, report.sample
         return {
             "gpu": t.gpu,

@@ -62,7 +62,7 @@ def run_app(
     import sys
 
     from perfcalc.app import app as run_program
-    from perfcalc.report.app_tables import kernels_table, launches_table
+    from perfcalc.report.app_tables import advice_table, kernels_table, launches_table
 
     start_output(output)
     sources, args = _split(files, list(ctx.args))
@@ -85,7 +85,7 @@ def run_app(
     )
     if progress is not None:
         typer.echo("", err=True)
-    show([launches_table(report), kernels_table(report)], fmt, output, data=report, table=table)
+    show([launches_table(report), kernels_table(report), advice_table(report)], fmt, output, data=report, table=table)
     if report.exit_status != 0:
         typer.echo(f"note: the program exited with status {report.exit_status} (its own failure)", err=True)
 

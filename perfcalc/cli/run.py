@@ -229,14 +229,14 @@ def _source_text(run: Any) -> str:
 
 
 def _show_report(report: Any, fmt: Format, output: str | Path | None, table: str | None) -> None:
-    from perfcalc.report.run_tables import gpu_comparison_table, run_tables
+    from perfcalc.report.run_tables import advice_table, gpu_comparison_table, run_tables
 
     if len(report.runs) == 1:
         doc = report.to_dict()
         show(run_tables(doc), fmt, output, data=doc, table=table)
         return
     docs = [r.to_dict() for r in report.runs]
-    show([gpu_comparison_table(docs)], fmt, output, data=report.to_dict(), table=table)
+    show([gpu_comparison_table(docs), advice_table(docs)], fmt, output, data=report.to_dict(), table=table)
 
 
 def _progress() -> Any:

@@ -11,6 +11,7 @@ memory sizes in allocation units, all block sizes), so advice costs a few array 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -19,6 +20,7 @@ import numpy as np
 from perfcalc.model.occupancy import OccupancyGrid, OccupancyInputs, OccupancyResult, as_arch
 from perfcalc.model.occupancy_explain import zero_reason
 from perfcalc.specs import Arch
+from perfcalc.units import percent
 
 
 @dataclass(frozen=True)
@@ -168,3 +170,50 @@ def _block_size_hint(cfg: _Config, result: OccupancyResult) -> Hint | None:
     pick = int(sizes[better[np.argmin(distance)]])
     new = cfg.grid(block_size=pick).result_at(())
     return Hint("block_size", result.limiters, {"block_size": pick}, new.active_blocks_per_sm, new.occupancy)
+
+
+# How sentences name the occupancy limiters (OccupancyResult.limiters).
+LIMITER_LABELS = {
+    "warps": "warps",
+    "registers": "registers",
+    "shared_memory": "shared memory",
+    "blocks": "blocks",
+    "barriers": "barriers",
+}
+
+
+def _names(limiters: Sequence[str]) -> str:
+    labels = [LIMITER_LABELS[n] for n in limiters]
+    return labels[0] if len(labels) == 1 else ", ".join(labels[:-1]) + " and " + labels[-1]
+
+
+def hint_message(hint: Hint) -> str:
+    """One sentence per hint, e.g. 'registers limit you: <= 24 registers per thread would
+    allow 10 blocks (62.5 % occupancy)'."""
+    gives = (
+        f"would allow {hint.active_blocks_per_sm} block"
+        f"{'' if hint.active_blocks_per_sm == 1 else 's'} ({percent(hint.occupancy)} occupancy)"
+    )
+    if hint.kind == "none":
+        return "nothing to change: 100 % theoretical occupancy"
+    if hint.kind == "resources":
+        verb = "limits" if hint.limiters == ("shared_memory",) else "limit"
+        parts = []
+        if "registers_per_thread" in hint.changes:
+            parts.append(f"<= {hint.changes['registers_per_thread']} registers per thread")
+        if "shared_memory_per_block_bytes" in hint.changes:
+            parts.append(
+                f"<= {hint.changes['shared_memory_per_block_bytes']} bytes of shared memory per block "
+                "(static + dynamic)"
+            )
+        together = " together" if len(hint.limiters) > 1 else ""
+        return f"{_names(hint.limiters)} {verb} you{together}: {' and '.join(parts)} {gives}"
+    if hint.kind == "carveout":
+        return f"shared memory limits you: a carveout of {hint.changes['carveout']} % or more (--carveout) {gives}"
+    if hint.kind == "cache_config":
+        return (
+            f"shared memory limits you: --cache-config {hint.changes['cache_config']} (cudaFuncSetCacheConfig) {gives}"
+        )
+    if hint.kind == "block_size":
+        return f"block size {hint.changes['block_size']} {gives}"
+    raise ValueError(f"unknown hint kind {hint.kind!r}")

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from perfcalc.analysis.launch_advice import what_to_change
 from perfcalc.report.table import Table
 
 LAUNCH_COLUMNS = [
@@ -111,4 +112,30 @@ def kernels_table(report: Any) -> Table:
         name="kernels",
         percent=("share",),
         notes=[f"the program exited with status {report.exit_status}"],
+    )
+
+
+def advice_table(report: Any) -> Table:
+    """What to change in each kernel, from its longest launch (on a product; empty without)."""
+    longest: dict[str, Any] = {}
+    for r in report.launches:
+        if r.advice is not None and (
+            r.short_name not in longest or r.predicted_time_s > longest[r.short_name].predicted_time_s
+        ):
+            longest[r.short_name] = r
+    rows = [
+        {"kernel": name, "index": r.index, "change": change}
+        for name, r in longest.items()
+        for change in what_to_change(r.advice)
+    ]
+    return Table(
+        ["kernel", "index", "change"],
+        rows,
+        title="What to change in each kernel (its longest launch)",
+        headers={
+            "index": "launch",
+            "change": "change (from the occupancy engine, the counters and the time model's bound)",
+        },
+        name="advice",
+        on_request=not rows,
     )

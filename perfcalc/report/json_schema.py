@@ -143,6 +143,9 @@ DOCUMENT_WORDS: dict[str, dict[str, Any]] = {
     "inlined": _BOOLEAN,
     "compiler": _maybe(_STRING),
     "source": _STRING,
+    "advice": _maybe(_OBJECT),  # null: no product, so no time and no bound to advise on
+    "what_to_change": _array(_STRING),
+    "change": _STRING,
 }
 
 
@@ -177,6 +180,7 @@ CSV_COLUMN_PATTERNS = (
 
 def _output_classes() -> tuple[type, ...]:
     """The dataclasses whose fields make the vocabulary (nested dataclasses are found too)."""
+    from perfcalc.analysis.launch_advice import LaunchAdvice
     from perfcalc.analysis.launch_report import LaunchReport
     from perfcalc.memory.global_memory import GlobalAccessCost
     from perfcalc.memory.patterns import WarpPattern
@@ -214,6 +218,7 @@ def _output_classes() -> tuple[type, ...]:
         Counters,
         ResultCheck,
         LaunchReport,
+        LaunchAdvice,
     )
 
 
@@ -436,10 +441,29 @@ def command_forms() -> dict[str, dict[str, dict[str, Any]]]:
         "coalesce": {"access": _access("GlobalAccessCost")},
         "banks": {"access": _access("SharedAccessCost")},
         "run": {
-            "run": _vocab_object(
-                "kernel", "engine", "cc", "params", "launch", "counters", "result_check", "occupancy", "notes"
-            )
+            "run": _run_document(),
+            # several --gpu: the kernel, its parameters and one run's document per product
+            "comparison": _document(
+                {"kernel": _word("kernel"), "params": _word("params"), "runs": _array(_run_document())}
+            ),
         },
+    }
+
+
+def _run_document() -> dict[str, Any]:
+    """run's JSON for one Target: every key always there; the time's and the advice's null
+    without a product (one shape whatever the options, issue 35)."""
+    from perfcalc.analysis.launch_report import TIME_KEYS
+
+    words, _defs = vocabulary()
+    nullable = {"gpu", "time", "advice", *TIME_KEYS}
+    properties = {w: _maybe(_word(w)) if w in nullable else _word(w) for w in words}
+    required = ["kernel", "engine", "cc", "params", "launch", "counters", "result_check", "occupancy", "notes"]
+    return {
+        "allOf": [
+            {"type": "object", "properties": properties, "additionalProperties": False},
+            {"required": [*required, *sorted(nullable)]},
+        ]
     }
 
 

@@ -13,27 +13,15 @@ from collections.abc import Sequence
 from dataclasses import asdict
 from typing import Any
 
-from perfcalc.model.hints import Advice, Hint
+from perfcalc.model.hints import LIMITER_LABELS, Advice, hint_message
 from perfcalc.model.occupancy import UNLIMITED, OccupancyInputs, OccupancyResult
 from perfcalc.model.occupancy_sweep import Sweep
-from perfcalc.report.render import format_value, to_jsonable
+from perfcalc.report.render import to_jsonable
 from perfcalc.report.table import Table
 from perfcalc.specs import Arch
 from perfcalc.specs.arch import display_file
 
-LIMITER_LABELS = {
-    "warps": "warps",
-    "registers": "registers",
-    "shared_memory": "shared memory",
-    "blocks": "blocks",
-    "barriers": "barriers",
-}
 CURRENT = "<- current"
-
-
-def percent(fraction: float) -> str:
-    """'62.5 %' for hint sentences (tables keep the raw number)."""
-    return f"{format_value(float(fraction) * 100)} %"
 
 
 # --- one configuration ---------------------------------------------------------------------
@@ -140,43 +128,6 @@ SHOWN: dict[str, Any] = {
     "flags": {"current": CURRENT, "is_limiter": "<- limiter"},
     "none_text": {"blocks_per_sm": "unlimited"},
 }
-
-
-def _names(limiters: Sequence[str]) -> str:
-    labels = [LIMITER_LABELS[n] for n in limiters]
-    return labels[0] if len(labels) == 1 else ", ".join(labels[:-1]) + " and " + labels[-1]
-
-
-def hint_message(hint: Hint) -> str:
-    """One sentence per hint, e.g. 'registers limit you: <= 24 registers per thread would
-    allow 10 blocks (62.5 % occupancy)'."""
-    gives = (
-        f"would allow {hint.active_blocks_per_sm} block"
-        f"{'' if hint.active_blocks_per_sm == 1 else 's'} ({percent(hint.occupancy)} occupancy)"
-    )
-    if hint.kind == "none":
-        return "nothing to change: 100 % theoretical occupancy"
-    if hint.kind == "resources":
-        verb = "limits" if hint.limiters == ("shared_memory",) else "limit"
-        parts = []
-        if "registers_per_thread" in hint.changes:
-            parts.append(f"<= {hint.changes['registers_per_thread']} registers per thread")
-        if "shared_memory_per_block_bytes" in hint.changes:
-            parts.append(
-                f"<= {hint.changes['shared_memory_per_block_bytes']} bytes of shared memory per block "
-                "(static + dynamic)"
-            )
-        together = " together" if len(hint.limiters) > 1 else ""
-        return f"{_names(hint.limiters)} {verb} you{together}: {' and '.join(parts)} {gives}"
-    if hint.kind == "carveout":
-        return f"shared memory limits you: a carveout of {hint.changes['carveout']} % or more (--carveout) {gives}"
-    if hint.kind == "cache_config":
-        return (
-            f"shared memory limits you: --cache-config {hint.changes['cache_config']} (cudaFuncSetCacheConfig) {gives}"
-        )
-    if hint.kind == "block_size":
-        return f"block size {hint.changes['block_size']} {gives}"
-    raise ValueError(f"unknown hint kind {hint.kind!r}")
 
 
 def advice_lines(advice: Advice) -> list[str]:

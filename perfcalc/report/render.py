@@ -5,7 +5,6 @@ from __future__ import annotations
 import csv
 import io
 import json
-import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -13,27 +12,9 @@ from perfcalc.errors import InputError
 from perfcalc.report.table import Table
 from perfcalc.report.text_table import GAP, column_widths, text_table
 from perfcalc.results import plain
+from perfcalc.units import format_value
 
 FORMATS = ("table", "csv", "json", "markdown")
-
-
-def format_value(value: Any) -> str:
-    """Human rounding for table/Markdown only: 4 significant digits, percent kept readable."""
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    if isinstance(value, float):
-        if math.isnan(value) or math.isinf(value):
-            return str(value)
-        if value == int(value) and abs(value) < 1e15:
-            return str(int(value))
-        if 1e4 <= abs(value) < 1e15:  # 15667.2 -> '15667', not '1.567e+04' beside '14400'
-            return f"{value:.0f}"
-        return f"{value:.4g}"
-    if isinstance(value, (list, tuple)):
-        return ", ".join(format_value(v) for v in value)
-    if value is None:
-        return "-"
-    return str(value)
 
 
 # Plain JSON values of results, dataclasses, NumPy values and enums (perfcalc/results.py).
@@ -69,7 +50,7 @@ _UNIT_SUFFIXES = ("_s", "_gbs", "_gflops")
 
 
 def _with_unit(column: str, value: float) -> str:
-    from perfcalc.report.units import giga_rate, seconds
+    from perfcalc.units import giga_rate, seconds
 
     if column.endswith("_s"):
         return seconds(value)

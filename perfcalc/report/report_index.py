@@ -14,11 +14,11 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from perfcalc.analysis.launch_advice import COALESCED_SECTORS_PER_4_BYTE_REQUEST, LaunchAdvice
-from perfcalc.report.occupancy_tables import LIMITER_LABELS, hint_message, percent
-from perfcalc.report.render import format_value, html_table
+from perfcalc.analysis.launch_advice import LaunchAdvice, what_to_change
+from perfcalc.model.hints import LIMITER_LABELS
+from perfcalc.report.render import html_table
 from perfcalc.report.table import Table
-from perfcalc.report.units import seconds
+from perfcalc.units import format_value, percent, seconds
 
 
 @dataclass(frozen=True)
@@ -79,51 +79,6 @@ def kernel_paragraph(entry: KernelEntry) -> tuple[str, list[str]]:
     if memory:
         facts.append(f"Counted: {'; '.join(memory)}; {format_value(a.divergent_branches)} divergent branches.")
     return " ".join(facts), what_to_change(a)
-
-
-def what_to_change(a: LaunchAdvice) -> list[str]:
-    """The occupancy engine's hints, then each waste the run counted; never empty."""
-    changes = [hint_message(h) for h in a.occupancy_hints]
-    if a.shared_bank_conflicts_per_request:
-        changes.append(
-            f"bank conflicts cost {format_value(a.shared_bank_conflicts_per_request)} extra shared passes per "
-            "request: pad the shared array or change its indexing so a warp's lanes hit different banks"
-        )
-    worst = max(a.global_load_sectors_per_request or 0, a.global_store_sectors_per_request or 0)
-    if worst > COALESCED_SECTORS_PER_4_BYTE_REQUEST:
-        changes.append(
-            f"global accesses touch up to {format_value(worst)} sectors per request where a warp of consecutive "
-            f"4-byte words needs {COALESCED_SECTORS_PER_4_BYTE_REQUEST}: if the elements are 4 bytes, let "
-            "consecutive threads access consecutive addresses (coalescing)"
-        )
-    if a.divergent_branches:
-        changes.append(
-            f"{format_value(a.divergent_branches)} branches split a warp: where the work allows, make the "
-            "condition uniform across each warp (e.g. index by warp, not by thread)"
-        )
-    if a.bound in BOUND_ADVICE:
-        changes.append(f"bound by {a.bound}: {BOUND_ADVICE[a.bound]}")
-    return changes or ["nothing the model or the counters point at"]
-
-
-# what makes the limiting unit of the time model (model/time_model.py's terms) less busy, as the
-# CUDA C Best Practices Guide puts it for each resource
-BOUND_ADVICE = {
-    "DRAM bandwidth": "only fewer DRAM bytes make it faster (reuse data through shared memory or registers)",
-    "L2 bandwidth": "fewer L2 sectors: coalesce so each fetched sector is used, keep reused data in shared memory",
-    "L1/shared wavefronts": "fewer L1/shared wavefronts per flop: no bank conflicts, several outputs per thread "
-    "from each loaded value (register tiling)",
-    "shared-memory wavefronts": "fewer shared wavefronts per flop: no bank conflicts, several outputs per thread "
-    "from each loaded value (register tiling)",
-    "instruction issue": "fewer instructions per element: unrolled loops, index arithmetic hoisted, no divergence",
-    "FP32 pipe": "at the FP32 pipe's rate: only fewer flops (or tensor cores, not modelled here) make it faster",
-    "FP64 pipe": "at the FP64 pipe's rate: only fewer flops or single precision make it faster",
-    "block dispatch": "many short blocks: give each block more work (a grid-stride loop)",
-    "memory latency": "too few loads in flight: more warps per SM or more independent loads per thread",
-    "atomic contention": "many lanes update one address: combine per warp or per block before the global atomic",
-    "shared atomics": "many lanes update one shared word: combine per warp (shuffle) first",
-    "constant requests": "a warp reads several __constant__ addresses and they serialise: index it uniformly",
-}
 
 
 def index_markdown(page: ReportPage) -> str:

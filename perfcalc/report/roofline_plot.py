@@ -16,7 +16,7 @@ from typing import Any
 
 from perfcalc.model.roofline import Ceiling, Roofline, RooflinePoint
 from perfcalc.report.figures import DEFAULT_DPI, new_figure, save_figure, separate_labels
-from perfcalc.report.units import giga_rate
+from perfcalc.units import giga_rate
 
 SAME_ROOF = 1.10  # compute ceilings closer than this ratio share one label
 

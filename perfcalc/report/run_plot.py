@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from perfcalc.report.figures import DEFAULT_DPI, new_figure, save_figure
-from perfcalc.report.units import count
+from perfcalc.units import count
 
 MAX_LINES = 60
 COLUMNS = ("global requests", "sectors per request", "shared requests", "bank conflicts")

@@ -205,7 +205,24 @@ def run_tables(doc: Mapping[str, Any]) -> list[Table]:
         tables[1:1] = [caches_table(doc["caches"]), cache_lines_table(doc["caches"])]
     if doc.get("time"):
         tables[1:1] = [time_table(doc)]
+    if doc.get("advice"):
+        tables.insert(1, advice_table([doc]))
     return tables
+
+
+def advice_table(docs: Sequence[Mapping[str, Any]]) -> Table:
+    """What to change on each product, each line with the number behind it (analysis/launch_advice.py)."""
+    rows = [
+        {"gpu": d["gpu"], "change": change} for d in docs if d.get("advice") for change in d["advice"]["what_to_change"]
+    ]
+    gpus = ", ".join(d["gpu"] for d in docs)
+    return Table(
+        columns=["gpu", "change"] if len(docs) > 1 else ["change"],
+        rows=rows,
+        title=f"what to change on {gpus}",
+        headers={"gpu": "GPU", "change": "change (from the occupancy engine, the counters and the time model's bound)"},
+        name="advice",
+    )
 
 
 def run_document(
@@ -309,7 +326,7 @@ def caches_table(caches: Mapping[str, Any]) -> Table:
 
 def time_table(doc: Mapping[str, Any]) -> Table:
     """The time model's answer for --gpu: the time, the bound, and every term with its formula."""
-    from perfcalc.report.units import giga_rate, seconds
+    from perfcalc.units import giga_rate, seconds
 
     t = doc["time"]
     rows = [

@@ -1,13 +1,15 @@
-"""Numbers with units for people: engineering prefixes and 4 significant digits, never `1.567e+04`.
+"""Every number a person reads, formatted in one place: plain values to 4 significant digits,
+fractions as %, times, rates and counts with engineering prefixes, never `1.567e+04`.
 
-For the terminal, Markdown and figures only; CSV and JSON keep full precision and the base unit
-their key names (`_gbs`, `_gflops`, `_s`).
+For the terminal, Markdown, figures, notes and advice; CSV and JSON keep full precision and the
+base unit in their key names (`_gbs`, `_gflops`, `_s`).
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from typing import Any
 
 # (scale, suffix), largest first; the last also takes anything smaller
 _GIGA = ((1e3, "T"), (1.0, "G"), (1e-3, "M"), (1e-6, "k"))  # of a value in giga-units
@@ -43,3 +45,27 @@ def count(value: float) -> str:
         if abs(value) >= max(scale, 1e4):
             return f"{_digits(value / scale)}{prefix}"
     return _digits(value)
+
+
+def format_value(value: Any) -> str:
+    """Human rounding for table/Markdown only: 4 significant digits, percent kept readable."""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float):
+        if math.isnan(value) or math.isinf(value):
+            return str(value)
+        if value == int(value) and abs(value) < 1e15:
+            return str(int(value))
+        if 1e4 <= abs(value) < 1e15:  # 15667.2 -> '15667', not '1.567e+04' beside '14400'
+            return f"{value:.0f}"
+        return f"{value:.4g}"
+    if isinstance(value, (list, tuple)):
+        return ", ".join(format_value(v) for v in value)
+    if value is None:
+        return "-"
+    return str(value)
+
+
+def percent(fraction: float) -> str:
+    """0.625 -> '62.5 %' (sentences and notes; tables keep the raw number)."""
+    return f"{format_value(float(fraction) * 100)} %"
