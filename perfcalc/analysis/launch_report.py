@@ -119,13 +119,13 @@ class LaunchReport:
 TIME_KEYS = (
     "predicted_time_s",
     "bound",
-    "bound_detail",
     "dram_bytes_read",
     "dram_bytes_written",
     "l1_hit_rate",
     "l2_hit_rate",
     "predicted_gflops",
     "predicted_dram_gbs",
+    "bound_detail",
 )
 
 
