@@ -3,10 +3,10 @@ mypy already checks inside: a caller who passes `source_name=None` or `targets="
 InputError naming the argument, what it takes and what came, instead of an AttributeError from
 three layers down. Ranges stay each function's own check; this is only the types.
 
-What the check accepts: `int` takes any integral number but bool (NumPy's integers too),
-`float` any real number but bool, `str` text, `Path` a str or os.PathLike, containers their
-kind with each item checked, unions any member, `Any`/`object` and names that cannot be
-resolved at run time everything.
+What the check accepts: `int` and `float` take any real number but bool (NumPy's too; whether
+an int is whole and in range is the function's own check, in its own words), `str` text, `Path`
+a str or os.PathLike, containers their kind with each item checked, unions any member,
+`Any`/`object` and names that cannot be resolved at run time everything.
 """
 
 from __future__ import annotations
@@ -42,9 +42,7 @@ def _accepts(hint: Any, value: Any) -> bool:
         return value in typing.get_args(hint)
     if hint is bool:
         return isinstance(value, bool | _numpy_bool())
-    if hint is int:
-        return isinstance(value, numbers.Integral) and not isinstance(value, bool | _numpy_bool())
-    if hint is float:
+    if hint is int or hint is float:  # a whole float for an int: the function's own check words it
         return isinstance(value, numbers.Real) and not isinstance(value, bool | _numpy_bool())
     if hint is Path:
         return isinstance(value, str | os.PathLike)

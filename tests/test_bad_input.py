@@ -9,6 +9,7 @@ The inputs are the issue's own (a 25,000-level YAML file, `((((3**64)**64)**64)*
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -1156,8 +1157,8 @@ def test_an_option_that_takes_one_value_is_given_once(args, fragment):
 @pytest.mark.parametrize(
     ("call", "fragment"),
     [
-        (lambda p: p.global_access("2.0", np.arange(32) * 4, 4, cache=np.arange(3)), "cache mode"),
-        (lambda p: p.shared_access("3.5", np.arange(32) * 4, 4, bank_mode=np.arange(32)), "bank mode"),
+        (lambda p: p.global_access("2.0", np.arange(32) * 4, 4, cache=np.arange(3)), "cache takes str | None"),
+        (lambda p: p.shared_access("3.5", np.arange(32) * 4, 4, bank_mode=np.arange(32)), "bank_mode takes int"),
         (lambda p: p.global_access("9.0", np.arange(32) * 4, 4, op=np.zeros(5)), "op"),
     ],
 )
@@ -1166,7 +1167,7 @@ def test_access_functions_refuse_arrays_where_a_name_belongs(call, fragment):
     "truth value of an array is ambiguous" ValueError."""
     import perfcalc
 
-    with pytest.raises(InputError, match=fragment):
+    with pytest.raises(InputError, match=re.escape(fragment)):
         call(perfcalc)
 
 

@@ -21,7 +21,7 @@ from perfcalc.specs.target import resolve_target
     [
         (lambda: perfcalc.run_kernel(None, "k", 1, 32, {}, "9.0"), "source"),  # type: ignore[arg-type]
         (lambda: perfcalc.run_kernel("__global__ void k(){}", "k", 1, 32, [], "9.0"), "args"),  # type: ignore[arg-type]
-        (lambda: perfcalc.occupancy("9.0", 256.5, 32), "block_size"),  # type: ignore[arg-type]
+        (lambda: perfcalc.occupancy("9.0", "256", 32), "block_size"),  # type: ignore[arg-type]
         (lambda: perfcalc.occupancy("9.0", True, 32), "block_size"),
         (lambda: perfcalc.occupancy([], 256, 32), "cc"),  # type: ignore[arg-type]
         (lambda: perfcalc.global_access("9.0", np.arange(32) * 4, "4"), "size"),  # type: ignore[arg-type]
@@ -55,6 +55,7 @@ def test_the_check_follows_the_annotation():
 
     g = checked_arguments(f)
     assert g(3, ("a",), {"x": 1}) == 3  # an int is a float
-    for bad in ((3.0,), (3, ["a"]), (3, (1,)), (3, (), {"x": "1"}), (3, (), {1: 1.0})):
+    assert g(3.0) == 3.0  # a whole float for an int: the function's own check says what it takes
+    for bad in (("3",), (None,), (3, ["a"]), (3, (1,)), (3, (), {"x": "1"}), (3, (), {1: 1.0})):
         with pytest.raises(InputError):
             g(*bad)

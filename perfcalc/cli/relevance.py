@@ -2,8 +2,9 @@
 command path would ignore (issue 37). A silently ignored option is a wrong answer the user cannot
 see: `coalesce --pattern random --tile-width 8` prices the random pattern and says nothing.
 
-Only options given on the command line (or through an environment variable) count: a default
-never applies or not. Outside a click command (the library) there is nothing to refuse.
+Only options typed on the command line count: a default (or a setting from the environment, were
+an option to take one) is not the user's request for this command. Outside a click command (the
+library) there is nothing to refuse.
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ def given(name: str) -> bool:
     """Was the parameter `name` (its Python name) typed by the user?"""
     ctx = _CONTEXT.get()
     source = None if ctx is None else ctx.get_parameter_source(name)
-    return source is not None and source.name in ("COMMANDLINE", "ENVIRONMENT")
+    return source is not None and source.name == "COMMANDLINE"
 
 
 def option_name(name: str) -> str:
