@@ -272,6 +272,7 @@ def test_suggest_with_a_product_gives_the_minimum_grid():
     """cuda_occupancy.h cudaOccMaxPotentialOccupancyBlockSize: minGridSize = blocks per SM x
     numSms. B200, 32 registers: 1024-thread blocks, 2 per SM (64 warps), x 148 SMs = 296."""
     data = json.loads(invoke("occupancy", "--gpu", "b200", "--regs", "32", "--suggest", "--format", "json").stdout)
+    data = data["suggestion"]
     assert (data["block_size"], data["active_blocks_per_sm"]) == (1024, 2)
     assert (data["gpu"], data["sm_count"], data["min_grid_size"]) == ("b200", 148, 296)
 
@@ -286,7 +287,7 @@ def test_dynamic_shared_memory_as_a_function_of_the_block_size():
         invoke(
             "occupancy", "--cc", "8.6", "--regs", "40", "--suggest", "--dyn-smem", "block*100", "--format", "json"
         ).stdout
-    )
+    )["suggestion"]
     lib = suggest_block_size("8.6", 40, dynamic_shared_memory_bytes=lambda b: b * 100)
     assert (cli["block_size"], cli["active_blocks_per_sm"]) == (lib.block_size, lib.active_blocks_per_sm)
     one = occupancy_json("--cc", "8.6", "--block", "256", "--regs", "40", "--dyn-smem", "block*100")

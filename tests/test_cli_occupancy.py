@@ -283,7 +283,7 @@ def test_plot_without_matplotlib_names_the_extra(tmp_path, monkeypatch):
 def test_suggest_measured_h100():
     """reference/occupancy.md MEAS: a 10-register kernel on H100 gives blockSize 1024
     (2 blocks = 2048 threads; smaller blocks tie at 2048 threads and lose the tie rule)."""
-    data = json.loads(run("occupancy", "--cc", "9.0", "--regs", "10", "--suggest", "-f", "json").stdout)
+    data = json.loads(run("occupancy", "--cc", "9.0", "--regs", "10", "--suggest", "-f", "json").stdout)["suggestion"]
     assert data["block_size"] == 1024 and data["active_blocks_per_sm"] == 2
     assert data["ranking"][0]["block_size"] == 1024
     assert [c["block_size"] for c in data["ranking"][:5]] == [1024, 512, 256, 128, 64]
@@ -508,3 +508,25 @@ def test_several_gpus_refuse_what_needs_one(extra, says):
     r = runner.invoke(app, ["occupancy", "--gpu", "h100-sxm", "--block", "256", "--regs", "64", *extra])
     assert r.exit_code == 2
     assert says in r.output and "Traceback" not in r.output
+
+
+def test_every_form_of_the_json_has_the_same_keys():
+    """Issue 35: one shape whatever the options; what was not asked for is null (or empty)."""
+    forms = [
+        ("--cc", "9.0", "--block", "256", "--regs", "32"),
+        ("--gpu", "h100-sxm", "--block", "256", "--regs", "32", "--grid", "1000"),
+        ("--cc", "9.0", "--block", "256", "--regs", "32", "--sweep", "block"),
+        ("--cc", "9.0", "--regs", "32", "--suggest"),
+        ("--gpu", "h100-sxm", "--gpu", "b200", "--block", "256", "--regs", "32"),
+        ("--ptxas", str(DATA / "ptxas_seeds_sm90.txt"), "--block", "256"),
+        ("--ptxas", str(DATA / "ptxas_seeds_sm90.txt"), "--suggest"),
+    ]
+    docs = [json.loads(run("occupancy", *argv, "-f", "json").stdout) for argv in forms]
+    assert all(list(d) == list(docs[0]) for d in docs)
+    single, grid, swept, suggested, gpus, ptxas, ptxas_suggested = docs
+    assert single["active_blocks_per_sm"] == 8 and single["waves"] is None and single["suggestion"] is None
+    assert grid["active_blocks_per_sm"] == 8 and grid["waves"]["grid_blocks"] == 1000
+    assert swept["active_blocks_per_sm"] is None and swept["sweeps"][0]["axis"] == "block_size"
+    assert suggested["suggestion"]["block_size"] > 0 and suggested["occupancy"] is None
+    assert [g["gpu"] for g in gpus["gpus"]] == ["h100-sxm", "b200"] and gpus["cc"] is None
+    assert ptxas["kernels"] and ptxas_suggested["kernels"] and ptxas["notes"] is not None

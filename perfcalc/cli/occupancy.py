@@ -177,7 +177,7 @@ def _per_gpu(
 ) -> Any:
     """One configuration on several products: a tidy table, one row per GPU (issue 35)."""
     from perfcalc.analysis.occupancy_answers import configuration, grid_waves
-    from perfcalc.report.occupancy_tables import gpus_table, occupancy_document
+    from perfcalc.report.occupancy_tables import gpus_table, occupancy_document, occupancy_json
     from perfcalc.report.render import to_jsonable
 
     block = _checked_block(threads, "")
@@ -196,7 +196,8 @@ def _per_gpu(
     twice = sorted({d["gpu"] for d in docs if [e["gpu"] for e in docs].count(d["gpu"]) > 1})
     if twice:
         raise InputError(f"--gpu {twice[0]} is given twice; give each product once")
-    return lambda fmt, output, table: show([gpus_table(docs)], fmt, output, data={"gpus": docs}, table=table)
+    data = occupancy_json(gpus=docs)
+    return lambda fmt, output, table: show([gpus_table(docs)], fmt, output, data=data, table=table)
 
 
 def _device(cc: str | None, gpu: str | None) -> tuple[Any, Any]:
@@ -289,6 +290,7 @@ def _suggest_section(
 def _show(
     sections: list[tuple[str, list[Any], Any]], fmt: Format, output: str | Path | None, table: str | None
 ) -> None:
+    from perfcalc.report.occupancy_tables import sections_json
+
     tables = [t for _name, section_tables, _doc in sections for t in section_tables]
-    data = sections[0][2] if len(sections) == 1 else {name: doc for name, _t, doc in sections}
-    show(tables, fmt, output, data=data, table=table)
+    show(tables, fmt, output, data=sections_json({name: doc for name, _t, doc in sections}), table=table)

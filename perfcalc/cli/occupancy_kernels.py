@@ -54,7 +54,7 @@ def ptxas_command(
     entries = kernels_at_block(pairs, block, settings)
     table = ptxas_table(entries, block)
     table.notes[:0] = note
-    show([table], fmt, output, data=ptxas_document(entries, block, note), table=table_name)
+    show([table], fmt, output, data=ptxas_document(entries, note), table=table_name)
 
 
 def _stdin() -> bytes:

@@ -224,12 +224,10 @@ def roofline(
     if len(set(keys)) != len(keys):
         raise InputError(f"--gpu repeats a product ({', '.join(str(k) for k in keys)}): name each once")
     charts = [_chart(key, kernel or [], param or [], intensity_values or []) for key in keys]
-    if len(charts) == 1:
-        tables, data = charts[0].tables, charts[0].data
-    else:
-        from perfcalc.report.roofline_charts import compared
+    from perfcalc.report.roofline_charts import compared
 
-        tables, data = compared(charts)
+    merged, data = compared(charts)  # JSON: one shape, whatever the number of --gpu (issue 35)
+    tables = charts[0].tables if len(charts) == 1 else merged
     show(tables, fmt, output, data=data if fmt == Format.json else None, table=table)
     if plot is not None:
         from dataclasses import replace

@@ -361,29 +361,30 @@ def _rows(*required: str) -> dict[str, Any]:
 
 
 def _occupancy_forms() -> dict[str, dict[str, Any]]:
-    """occupancy's JSON forms: one configuration, a suggestion, sweeps, several sections, ptxas
-    kernels, several GPUs."""
+    """occupancy's one JSON document (report/occupancy_tables.occupancy_json): one configuration's
+    fields, then each section; what was not asked for is null (issue 35)."""
+    from perfcalc.report.occupancy_tables import SECTIONS, SINGLE_KEYS
+
     occ = _vocab_object("cc", "inputs", "occupancy", "limiters", "block_limits", "hints")
     suggestion = _vocab_object("cc", "block_size", "occupancy", "ranking")
-    sweeps = _document(
-        {"cc": _word("cc"), "inputs": _ref("OccupancyInputs"), "sweeps": _rows("axis", "points", "steps")}
-    )
     waves = _vocab_object("gpu", "sm_count", "grid_blocks", "waves")
     ptxas_kernel = _document({"kernel": _ref("KernelResources"), "occupancy": occ})
     per_kernel = _vocab_object("block_size", "occupancy", "ranking")
     ptxas_suggestion = _document({"kernel": _ref("KernelResources"), "cc": _word("cc"), "suggestion": per_kernel})
-    return {
-        "single": occ,
-        "suggest": suggestion,
-        "sweeps": sweeps,
-        "sections": _document(
-            {"occupancy": occ, "waves": waves, "sweeps": sweeps, "suggestion": suggestion},
-            optional=("occupancy", "waves", "sweeps", "suggestion"),
-        ),
-        "ptxas": _document({"block_size": _INTEGER, "notes": _word("notes"), "kernels": _array(ptxas_kernel)}),
-        "ptxas_suggest": _document({"notes": _word("notes"), "kernels": _array(ptxas_suggestion)}),
-        "gpus": _document({"gpus": _array(_vocab_object("gpu", "sm_count", "cc", "inputs", "occupancy", "limiters"))}),
+    sections = {
+        "waves": waves,
+        "sweeps": _rows("axis", "points", "steps"),
+        "suggestion": suggestion,
+        "kernels": _array({"anyOf": [ptxas_kernel, ptxas_suggestion]}),
+        "gpus": _array(_vocab_object("gpu", "sm_count", "cc", "inputs", "occupancy", "limiters")),
     }
+    assert set(sections) == set(SECTIONS)
+    properties = {
+        **{k: _maybe(_ref("OccupancyInputs") if k == "inputs" else _word(k)) for k in SINGLE_KEYS},
+        **{k: _maybe(v) for k, v in sections.items()},
+        "notes": _word("notes"),
+    }
+    return {"occupancy": _document(properties)}
 
 
 def command_forms() -> dict[str, dict[str, dict[str, Any]]]:
@@ -407,18 +408,8 @@ def command_forms() -> dict[str, dict[str, dict[str, Any]]]:
         "occupancy": _occupancy_forms(),
         "matmul": {"rows": _document({"rows": _rows("gpu", "cc", *MATMUL_ROW_KEYS)})},
         "roofline": {
-            "chart": _document(
-                {
-                    "roofline": _ref("Roofline"),
-                    "ceilings": _rows("ceiling", "kind", "value", "unit"),
-                    "curve": _array(curve_row),
-                    "points": _rows("label", "intensity_flop_per_byte", "attainable_gflops", "bound"),
-                    "predicted": _rows("kernel", "params", "gpu", "cc", "predicted_time_s", "predicted_gflops"),
-                },
-                optional=("points", "predicted"),
-            ),
-            # several --gpu: every table's rows from every product, each with its gpu
-            "comparison": _document(
+            # one --gpu or several: every table's rows from every product, each with its gpu
+            "rooflines": _document(
                 {
                     "rooflines": _array(_ref("Roofline")),
                     "ceilings": _rows("gpu", "ceiling", "kind", "value", "unit"),

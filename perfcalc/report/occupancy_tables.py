@@ -206,6 +206,65 @@ def occupancy_document(arch: Arch, advice: Advice) -> dict[str, Any]:
     return to_jsonable(doc)
 
 
+# `perfcalc occupancy --format json` has one shape whatever the options (issue 35): one
+# configuration's fields at the top level, null where no single configuration was asked for
+# (--suggest alone, --sweep, --ptxas, several --gpu), then every section, null where not asked for.
+SINGLE_KEYS = (
+    "cc",
+    "inputs",
+    "active_blocks_per_sm",
+    "active_warps_per_sm",
+    "active_threads_per_sm",
+    "occupancy",
+    "limiters",
+    "block_limits",
+    "allocated_registers_per_block",
+    "allocated_shared_memory_per_block_bytes",
+    "shared_memory_per_sm_bytes",
+    "warps_per_block",
+    "device_limits",
+    "zero_fit_reason",
+    "hints",
+)
+SECTIONS = ("waves", "sweeps", "suggestion", "kernels", "gpus")
+
+
+def occupancy_json(
+    single: dict[str, Any] | None = None,
+    *,
+    cc: str | None = None,
+    inputs: dict[str, Any] | None = None,
+    notes: Sequence[str] = (),
+    **sections: Any,
+) -> dict[str, Any]:
+    """The one JSON document of `perfcalc occupancy` from the parts a command line asked for."""
+    unknown = set(sections) - set(SECTIONS)
+    if unknown:
+        raise ValueError(f"not a section of occupancy's JSON: {sorted(unknown)}")
+    doc: dict[str, Any] = dict.fromkeys(SINGLE_KEYS)
+    doc.update(cc=cc, inputs=inputs)
+    if single is not None:
+        doc.update(single)
+    doc.update({k: sections.get(k) for k in SECTIONS})
+    doc["notes"] = list(notes)
+    return doc
+
+
+def sections_json(parts: dict[str, Any]) -> dict[str, Any]:
+    """The one document from one configuration's sections (name -> its document: occupancy,
+    waves, sweeps, suggestion), as `occupancy` builds them."""
+    parts = dict(parts)
+    single, swept = parts.pop("occupancy", None), parts.pop("sweeps", None)
+    cc = next(doc["cc"] for doc in (single, swept, parts.get("suggestion")) if doc is not None)
+    return occupancy_json(
+        single,
+        cc=cc,
+        inputs=None if swept is None else swept["inputs"],
+        sweeps=None if swept is None else swept["sweeps"],
+        **parts,
+    )
+
+
 # --- the spreadsheet's three graphs ----------------------------------------------------------
 
 SWEEP_TITLES = {
@@ -462,15 +521,13 @@ def ptxas_table(entries: Sequence[tuple[Any, Arch, Advice]], block_size: int) ->
     )
 
 
-def ptxas_document(
-    entries: Sequence[tuple[Any, Arch, Advice]], block_size: int, notes: Sequence[str] = ()
-) -> dict[str, Any]:
+def ptxas_document(entries: Sequence[tuple[Any, Arch, Advice]], notes: Sequence[str] = ()) -> dict[str, Any]:
     """JSON: per kernel, the ptxas record and the occupancy document at this block size."""
     kernels = [
         {"kernel": to_jsonable(kernel), "occupancy": occupancy_document(arch, advice)}
         for kernel, arch, advice in entries
     ]
-    return {"block_size": block_size, "notes": list(notes), "kernels": kernels}
+    return occupancy_json(kernels=kernels, notes=notes)  # each kernel's inputs hold the block size
 
 
 def ptxas_suggestion_table(found: Sequence[tuple[Any, Arch, Any]]) -> Table:
@@ -513,10 +570,10 @@ def ptxas_suggestion_table(found: Sequence[tuple[Any, Arch, Any]]) -> Table:
 
 
 def ptxas_suggestion_document(found: Sequence[tuple[Any, Arch, Any]], notes: Sequence[str] = ()) -> dict[str, Any]:
-    return {
-        "notes": list(notes),
-        "kernels": [{"kernel": to_jsonable(k), "cc": arch.cc, "suggestion": to_jsonable(s)} for k, arch, s in found],
-    }
+    return occupancy_json(
+        kernels=[{"kernel": to_jsonable(k), "cc": arch.cc, "suggestion": to_jsonable(s)} for k, arch, s in found],
+        notes=notes,
+    )
 
 
 def gpus_table(docs: list[dict[str, Any]]) -> Table:
