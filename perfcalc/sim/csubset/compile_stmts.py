@@ -310,7 +310,7 @@ class StatementsMixin(CompilerState):
                         lane,
                         f"Loop still running after {it} iterations when the simulation "
                         f"reached its limit of {time_limit_seconds():g} s "
-                        "(--max-seconds): the kernel may never finish",
+                        "(--max-seconds): the kernel may never finish, or needs longer (--max-seconds N gives it N s)",
                     )
                 ctx.mask = lm
                 frame.continued = None

@@ -431,7 +431,7 @@ def run_chunk(env: Env, steps: list[Step], block_ids: np.ndarray) -> None:
                         taken,
                         f"Loop still running after {back_edges[pc]} iterations when the "
                         f"simulation reached its limit of {time_limit_seconds():g} s "
-                        "(--max-seconds): the kernel may never finish",
+                        "(--max-seconds): the kernel may never finish, or needs longer (--max-seconds N gives it N s)",
                     )
             if taken is not None:
                 _wait(waiting, step.target, taken)
