@@ -145,3 +145,54 @@ def test_a_scalar_past_its_float_type_is_one_line_on_both_engines(tmp_path: Path
 
 def test_an_empty_cc_is_an_unknown_device_not_the_default() -> None:
     fails("run", "matmul_naive", "--cc", "", fragments=("unknown device ''",))
+
+
+def _catalog_with(tmp_path: Path, name: str, change) -> Path:  # type: ignore[no-untyped-def]
+    data = yaml.safe_load((ROOT / "kernels.yaml").read_text())
+    change(data["kernels"][name])
+    data["kernels"] = {name: data["kernels"][name]}
+    (tmp_path / "cat.yaml").write_text(yaml.safe_dump(data))
+    return tmp_path / "cat.yaml"
+
+
+def _set_site(field: str, value: object):  # type: ignore[no-untyped-def]
+    def change(entry: dict) -> None:
+        entry["model"]["sites"][0][field] = value
+
+    return change
+
+
+@pytest.mark.parametrize(
+    ("change", "fragment"),
+    [
+        # found by the fuzz class 'catalog files' (seeds 3003 and 983): a site's space or array
+        # that is a list or a mapping was "unhashable type" from inside
+        (_set_site("space", ["global"]), "space must be global or shared"),
+        (_set_site("op", {"a": 1}), "op must be load or store"),
+        (_set_site("array", ["x"]), "expected non-empty text"),
+        (_set_site("field", [1]), "expected non-empty text"),
+    ],
+)
+def test_a_catalog_site_field_of_another_shape_is_one_line(tmp_path: Path, change, fragment) -> None:  # type: ignore[no-untyped-def]
+    fails("run", "copy_stride", "--catalog", str(_catalog_with(tmp_path, "copy_stride", change)), fragments=(fragment,))
+
+
+def test_a_catalog_array_past_any_memory_is_one_line(tmp_path: Path) -> None:
+    """Seed 407: a size of 2**62 elements was NumPy's 'array is too big' ValueError."""
+
+    def change(entry: dict) -> None:
+        entry["args"][0]["size"] = 2**62
+
+    path = _catalog_with(tmp_path, "copy_stride", change)
+    fails("run", "copy_stride", "--catalog", str(path), "-p", "n=256", fragments=("over the limit of 1024 GiB",))
+
+
+def test_a_catalog_site_count_past_int64_is_one_line(tmp_path: Path) -> None:
+    """Seed 1485: a model variable of 1e300 made a warp class's count past 2**63 - 1, an
+    OverflowError from NumPy."""
+
+    def change(entry: dict) -> None:
+        entry["model"]["vars"]["warps"] = 1.0e300
+
+    path = _catalog_with(tmp_path, "transpose_naive", change)
+    fails("run", "transpose_naive", "--catalog", str(path), "-p", "n=32", fragments=("outside 0 to 2**63 - 1",))

@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from perfcalc.errors import SpecError
-from perfcalc.expr import evaluate
+from perfcalc.expr import MAX_MAGNITUDE, evaluate
 from perfcalc.specs.counters import SITE_COUNTER_NAMES, CounterSet
 from perfcalc.specs.kernels import KernelSpec, SiteSpec, WarpClass, arg_dtype, as_int, resolve_params
 from perfcalc.specs.types import find_element_type
@@ -105,8 +105,8 @@ def _class_rows(
             _scalar(evaluate(cls.count, scope), f"count of {site.at!r}"),
             f"{spec.name} count of {site.at!r}",
         )
-        if count < 0:
-            raise SpecError(f"kernel {spec.name}: count of site {site.at!r} is {count} < 0")
+        if not 0 <= count <= MAX_MAGNITUDE:
+            raise SpecError(f"kernel {spec.name}: count of site {site.at!r} is {count:.4g}, outside 0 to 2**63 - 1")
         if count == 0:
             continue
         index = np.broadcast_to(np.asarray(evaluate(cls.index, scope), dtype=np.int64), (32,))

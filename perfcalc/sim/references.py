@@ -169,7 +169,13 @@ def make_args(spec: KernelSpec, params: Mapping[str, int]) -> dict[str, Any]:
             size = as_int(evaluate(_given(arg.size, spec, arg.name), params), f"{spec.name} size of {arg.name}")
             if size <= 0:
                 raise InputError(f"kernel {spec.name}: array {arg.name} would have {size} elements for {dict(params)}")
-            args[arg.name] = new_array(numpy_dtype(arg), size, arg.role, rng)
+            dtype = numpy_dtype(arg)
+            if size * dtype.itemsize > MAX_ARRAY_BYTES:
+                raise InputError(
+                    f"kernel {spec.name}: array {arg.name} would have {size:.3g} elements of {dtype.itemsize} bytes "
+                    f"for {dict(params)}, over the limit of {MAX_ARRAY_BYTES >> 30} GiB for one array"
+                )
+            args[arg.name] = new_array(dtype, size, arg.role, rng)
         else:
             args[arg.name] = as_int(
                 evaluate(_given(arg.value, spec, arg.name), params), f"{spec.name} scalar {arg.name}"

@@ -328,12 +328,15 @@ def _model(raw: Any, where: str, params: set[str], source: str, args: tuple[ArgS
         w = f"{where}.sites[{i}]"
         item = _mapping(item, w)
         check_keys(item, _SITE_KEYS, w, optional=("field",))
-        space, op, array = item["space"], item["op"], item["array"]
-        if space not in ("global", "shared"):
+        space, op = item["space"], item["op"]
+        array = _text(item["array"], f"{w}.array")
+        if not isinstance(space, str) or space not in ("global", "shared"):
             raise SpecError(f"{w}: space must be global or shared, got {space!r}")
-        if op not in ("load", "store"):
+        if not isinstance(op, str) or op not in ("load", "store"):
             raise SpecError(f"{w}: op must be load or store, got {op!r}")
         fld = item.get("field")
+        if fld is not None:
+            fld = _text(fld, f"{w}.field")
         if space == "global":
             if array not in pointers:
                 raise SpecError(
