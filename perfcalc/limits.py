@@ -24,8 +24,12 @@ _LIMIT: ContextVar[tuple[float, float] | None] = ContextVar("perfcalc_time_limit
 
 
 def check_max_seconds(seconds: float) -> None:
-    if not (isinstance(seconds, (int, float)) and not isinstance(seconds, bool) and 0 < seconds < math.inf):
-        raise InputError(f"max_seconds = {seconds!r} must be a finite number of seconds > 0")
+    finite = isinstance(seconds, (int, float)) and not isinstance(seconds, bool) and 0 < seconds < math.inf
+    if finite and isinstance(seconds, int) and seconds.bit_length() > 1023:  # past any float: 10**400
+        finite = False
+    if not finite:
+        shown = repr(seconds) if len(repr(seconds)) <= 24 else f"{repr(seconds)[:8]}... ({len(repr(seconds))} digits)"
+        raise InputError(f"max_seconds = {shown} must be a finite number of seconds > 0")
 
 
 @contextlib.contextmanager
@@ -64,3 +68,27 @@ def seconds_left() -> float | None:
     """Seconds until the enclosing limit passes (None outside any): what a compile may take."""
     limit = _LIMIT.get()
     return None if limit is None else max(limit[1] - (time.monotonic() - limit[0]), 0.001)
+
+
+def free_memory_bytes() -> int | None:
+    """Physical memory free now (Linux: available pages; elsewhere all of it), None if unknown."""
+    import os
+
+    for pages in ("SC_AVPHYS_PAGES", "SC_PHYS_PAGES"):
+        try:
+            return int(os.sysconf(pages)) * int(os.sysconf("SC_PAGE_SIZE"))
+        except (AttributeError, ValueError, OSError):
+            continue
+    return None
+
+
+def check_arrays_fit(nbytes: int, what: str, advice: str) -> None:
+    """Refuse, before allocating, arrays a run cannot hold: it needs about twice their bytes
+    (random inputs are drawn in float64 before they are cast; the reference result is a copy),
+    and past the free memory the machine swaps or the kernel's OOM killer ends perfcalc."""
+    free = free_memory_bytes()
+    if free is not None and 2 * nbytes > free:
+        raise InputError(
+            f"{what} need {nbytes / 2**30:.3g} GiB, and a run about twice that; this machine has "
+            f"{free / 2**30:.3g} GiB free; {advice}"
+        )

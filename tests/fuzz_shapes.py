@@ -316,7 +316,7 @@ def _good_calls(folder: Path) -> dict[str, tuple[Callable[..., Any], dict[str, A
             {
                 "kernel": perfcalc.CatalogKernel("copy_stride", {"n": 256}),
                 "targets": resolve_target("9.0"),
-                "options": perfcalc.RunOptions(engine="source"),
+                "options": perfcalc.RunOptions(engine="source", max_seconds=10),
             },
         ),
         "CatalogKernel": (perfcalc.CatalogKernel, {"name": "copy_stride", "params": {"n": 256}}),
@@ -331,7 +331,7 @@ def _good_calls(folder: Path) -> dict[str, tuple[Callable[..., Any], dict[str, A
                 "scalars": {"s": 2.0, "n": 32},
             },
         ),
-        "RunOptions": (perfcalc.RunOptions, {"engine": "source"}),
+        "RunOptions": (perfcalc.RunOptions, {"engine": "source", "max_seconds": 10}),
         "device": (perfcalc.device, {"name": "9.0"}),
         "product": (perfcalc.product, {"name": "h100-sxm"}),
         "get_arch": (perfcalc.get_arch, {"cc": "9.0"}),
@@ -368,7 +368,8 @@ def library_type_call(rng: random.Random) -> Callable[[], object]:
     def call() -> object:
         made = function(**kwargs)
         if name in ("CatalogKernel", "SourceKernel"):
-            return perfcalc.analyze(made, resolve_target("9.0"), perfcalc.RunOptions(engine="source", budget_s=2.0))
+            options = perfcalc.RunOptions(engine="source", budget_s=2.0, max_seconds=10)
+            return perfcalc.analyze(made, resolve_target("9.0"), options)
         if name == "RunOptions":
             return perfcalc.analyze(perfcalc.CatalogKernel("copy_stride", {"n": 256}), resolve_target("9.0"), made)
         return made

@@ -28,6 +28,7 @@ from perfcalc.analysis.run_report import ModelSummary, Registers, RunReport, Sit
 from perfcalc.analysis.sampling import DEFAULT_BUDGET_S
 from perfcalc.arguments import check_fields
 from perfcalc.errors import InputError
+from perfcalc.limits import check_max_seconds, time_limit
 from perfcalc.model.occupancy import occupancy
 from perfcalc.model.predict import Prediction, predict
 from perfcalc.model.ptxas import entry_resources
@@ -93,9 +94,12 @@ class RunOptions:
     compiler: str | None = None  # the PTX engine's route: auto, nvcc, nvrtc (sim/ptx/toolchain.py)
     nvcc: str | None = None  # a user's own nvcc (else $PERFCALC_NVCC, $CUDA_HOME, the wheel's)
     budget_s: float = DEFAULT_BUDGET_S  # seconds of simulation a sampled launch may take (sampling.py)
+    max_seconds: float | None = None  # the whole analysis's time limit (limits.py; None: 600 s or --max-seconds)
 
     def __post_init__(self) -> None:
         check_fields(self)
+        if self.max_seconds is not None:
+            check_max_seconds(self.max_seconds)
 
 
 def engine_choice(engine: str) -> tuple[str, str | None]:
@@ -117,10 +121,11 @@ def analyze(
         raise InputError("--exact goes with --gpu (only a run on a product's caches is sampled)")
     for t in every:
         _check_registers(t.arch, options.registers)
-    if isinstance(kernel, CatalogKernel):
-        runs = tuple(_catalog_run(kernel, t, options) for t in every)
-    else:
-        runs = tuple(_source_run(kernel, t, options) for t in every)
+    with time_limit(options.max_seconds):  # None: the command's --max-seconds, else the default
+        if isinstance(kernel, CatalogKernel):
+            runs = tuple(_catalog_run(kernel, t, options) for t in every)
+        else:
+            runs = tuple(_source_run(kernel, t, options) for t in every)
     return RunReport(runs[0].kernel, runs[0].params, runs)
 
 

@@ -22,6 +22,7 @@ import numpy as np
 
 from perfcalc.errors import InputError, SpecError
 from perfcalc.expr import evaluate
+from perfcalc.limits import check_arrays_fit
 from perfcalc.specs.kernels import ArgSpec, KernelSpec, arg_dtype, as_int, launch_geometry, resolve_params
 from perfcalc.specs.types import ELEMENT_TYPES
 
@@ -160,22 +161,32 @@ def new_array(dtype: np.dtype, size: int, role: str, rng: np.random.Generator) -
     return arr
 
 
+def _catalog_array_size(spec: KernelSpec, arg: Any, params: Mapping[str, int]) -> int:
+    size = as_int(evaluate(_given(arg.size, spec, arg.name), params), f"{spec.name} size of {arg.name}")
+    if size <= 0:
+        raise InputError(f"kernel {spec.name}: array {arg.name} would have {size} elements for {dict(params)}")
+    itemsize = numpy_dtype(arg).itemsize
+    if size * itemsize > MAX_ARRAY_BYTES:
+        raise InputError(
+            f"kernel {spec.name}: array {arg.name} would have {size:.3g} elements of {itemsize} bytes "
+            f"for {dict(params)}, over the limit of {MAX_ARRAY_BYTES >> 30} GiB for one array"
+        )
+    return size
+
+
 def make_args(spec: KernelSpec, params: Mapping[str, int]) -> dict[str, Any]:
     """The kernel's arguments for these parameters: arrays by the catalog's rules, scalars."""
     rng = np.random.default_rng(spec.seed)
+    sizes = {arg.name: _catalog_array_size(spec, arg, params) for arg in spec.args if arg.is_pointer}
+    check_arrays_fit(
+        sum(size * numpy_dtype(spec.arg(name)).itemsize for name, size in sizes.items()),
+        f"kernel {spec.name}'s arrays for {dict(params)}",
+        "give smaller parameters (-p)",
+    )
     args: dict[str, Any] = {}
     for arg in spec.args:
         if arg.is_pointer:
-            size = as_int(evaluate(_given(arg.size, spec, arg.name), params), f"{spec.name} size of {arg.name}")
-            if size <= 0:
-                raise InputError(f"kernel {spec.name}: array {arg.name} would have {size} elements for {dict(params)}")
-            dtype = numpy_dtype(arg)
-            if size * dtype.itemsize > MAX_ARRAY_BYTES:
-                raise InputError(
-                    f"kernel {spec.name}: array {arg.name} would have {size:.3g} elements of {dtype.itemsize} bytes "
-                    f"for {dict(params)}, over the limit of {MAX_ARRAY_BYTES >> 30} GiB for one array"
-                )
-            args[arg.name] = new_array(dtype, size, arg.role, rng)
+            args[arg.name] = new_array(numpy_dtype(arg), sizes[arg.name], arg.role, rng)
         else:
             args[arg.name] = as_int(
                 evaluate(_given(arg.value, spec, arg.name), params), f"{spec.name} scalar {arg.name}"
@@ -416,6 +427,12 @@ def make_user_arrays(specs: list[UserArray], seed: int = 0) -> dict[str, np.ndar
     """A user source's arrays: loaded ones as stored, generated ones random (same rules as the
     catalog's inputs; opaque records as random non-zero bytes)."""
     rng = np.random.default_rng(seed)
+    made = [s for s in specs if s.path is None]
+    check_arrays_fit(
+        sum(s.count * _user_dtype(s.name, str(s.dtype)).itemsize for s in made),
+        "the --array arrays",
+        "give smaller element counts",
+    )
     out = {}
     for spec in specs:
         if spec.path is not None:
