@@ -14,6 +14,7 @@ import os
 import random
 import re
 import signal
+import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterator
@@ -607,6 +608,7 @@ def run_signal_case(rng: random.Random, bound_s: int = BOUND_S) -> Outcome:
     argv = [*rng.choice(_SIGNAL_COMMANDS), "--format", rng.choice(["csv", "json"]), "-o", "out"]
     which = rng.choice([signal.SIGTERM, signal.SIGINT])
     share = rng.uniform(0.0, 1.2)  # of an undisturbed run's time
+    streams = (sys.stdin, sys.stdout, sys.stderr)  # a signal inside CliRunner's stream swap leaves them
     with tempfile.TemporaryDirectory() as tmp:
         here = os.getcwd()
         os.chdir(tmp)
@@ -648,6 +650,7 @@ def run_signal_case(rng: random.Random, bound_s: int = BOUND_S) -> Outcome:
         finally:
             for s, handler in previous.items():
                 signal.signal(s, handler)
+            sys.stdin, sys.stdout, sys.stderr = streams  # the harness's, whatever the signal interrupted
             os.chdir(here)
 
 
