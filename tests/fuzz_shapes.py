@@ -350,8 +350,12 @@ def library_type_call(rng: random.Random) -> Callable[[], object]:
     import perfcalc
     from perfcalc.specs.target import resolve_target
 
-    if not _FOLDER:
+    if not _FOLDER:  # one folder for the process's source and ptxas files, removed at its exit
+        import atexit
+        import shutil
+
         _FOLDER.append(Path(tempfile.mkdtemp(prefix="perfcalc-fuzz-")))
+        atexit.register(shutil.rmtree, _FOLDER[0], True)
     calls = _good_calls(_FOLDER[0])
     name = rng.choice(sorted(calls))
     function, good = calls[name]
