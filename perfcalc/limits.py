@@ -83,12 +83,12 @@ def free_memory_bytes() -> int | None:
 
 
 def check_arrays_fit(nbytes: int, what: str, advice: str) -> None:
-    """Refuse, before allocating, arrays a run cannot hold: it needs about twice their bytes
-    (random inputs are drawn in float64 before they are cast; the reference result is a copy),
-    and past the free memory the machine swaps or the kernel's OOM killer ends perfcalc."""
+    """Refuse, before allocating, arrays a run cannot hold: it needs more than their bytes (the
+    reference's results, the engine's per-chunk arrays), so twice theirs is the bound; past the
+    free memory the machine swaps, or the kernel's OOM killer ends perfcalc."""
     free = free_memory_bytes()
     if free is not None and 2 * nbytes > free:
         raise InputError(
-            f"{what} need {nbytes / 2**30:.3g} GiB, and a run about twice that; this machine has "
+            f"{what} need {nbytes / 2**30:.3g} GiB, and a run more (twice that is the bound); this machine has "
             f"{free / 2**30:.3g} GiB free; {advice}"
         )

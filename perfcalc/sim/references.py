@@ -20,9 +20,9 @@ from typing import Any
 
 import numpy as np
 
-from perfcalc.errors import InputError, SpecError
+from perfcalc.errors import InputError, SpecError, TimeLimitExceeded
 from perfcalc.expr import evaluate
-from perfcalc.limits import check_arrays_fit
+from perfcalc.limits import check_arrays_fit, past_time_limit, time_limit_seconds
 from perfcalc.specs.kernels import ArgSpec, KernelSpec, arg_dtype, as_int, launch_geometry, resolve_params
 from perfcalc.specs.types import ELEMENT_TYPES
 
@@ -137,6 +137,12 @@ def _fill_random(out: np.ndarray, rng: np.random.Generator) -> None:
     flat = out.reshape(-1)
     floating = np.issubdtype(out.dtype, np.floating)
     for start in range(0, flat.size, CHUNK_ELEMENTS):
+        if past_time_limit():  # making a billion inputs takes seconds too: the command's limit holds
+            raise TimeLimitExceeded(
+                f"making the kernel's inputs passed the limit of {time_limit_seconds():g} s (--max-seconds / "
+                f"max_seconds) after {start:.3g} of {flat.size:.3g} elements",
+                "use a smaller launch",
+            )
         n = min(CHUNK_ELEMENTS, flat.size - start)
         flat[start : start + n] = rng.uniform(0.5, 1.5, size=n) if floating else rng.integers(1, 101, size=n)
 
