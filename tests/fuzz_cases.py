@@ -615,8 +615,11 @@ def run_signal_case(rng: random.Random, bound_s: int = BOUND_S) -> Outcome:
         previous = {s: signal.signal(s, on_signal) for s in (signal.SIGTERM, signal.SIGINT)}
         try:
             reference = time.monotonic()
-            CliRunner().invoke(app, argv)
+            undisturbed = CliRunner().invoke(app, argv)
             delay = share * (time.monotonic() - reference)
+            if undisturbed.exit_code != 0 or not Path("out").exists():
+                why = undisturbed.exception if undisturbed.exception is not None else undisturbed.stderr[-200:]
+                return Outcome(False, f"the undisturbed run failed: exit {undisturbed.exit_code}: {why!r}", 0.0)
             expected = Path("out").read_bytes()
             os.remove("out")
             start = time.monotonic()

@@ -14,7 +14,7 @@ Outputs start as NaN (ints: -1), so an element the kernel never writes fails the
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -126,6 +126,19 @@ def numpy_dtype(arg: ArgSpec) -> np.dtype:
 CHUNK_ELEMENTS = 1 << 20
 
 
+def _chunks(size: int) -> Iterator[tuple[int, int]]:
+    """(start, count) of CHUNK_ELEMENTS at a time; making a billion elements takes seconds too,
+    so the command's time limit (--max-seconds) is checked before each."""
+    for start in range(0, size, CHUNK_ELEMENTS):
+        if past_time_limit():
+            raise TimeLimitExceeded(
+                f"making the kernel's arrays passed the limit of {time_limit_seconds():g} s (--max-seconds / "
+                f"max_seconds) after {start:.3g} of {size:.3g} elements",
+                "use a smaller launch",
+            )
+        yield start, min(CHUNK_ELEMENTS, size - start)
+
+
 def _fill_random(out: np.ndarray, rng: np.random.Generator) -> None:
     """Uniform floats in [0.5, 1.5) or ints in [1, 100]: never zero. Drawn CHUNK_ELEMENTS at a
     time, which gives the same values as one draw of the whole array (each value takes the
@@ -136,25 +149,22 @@ def _fill_random(out: np.ndarray, rng: np.random.Generator) -> None:
         return
     flat = out.reshape(-1)
     floating = np.issubdtype(out.dtype, np.floating)
-    for start in range(0, flat.size, CHUNK_ELEMENTS):
-        if past_time_limit():  # making a billion inputs takes seconds too: the command's limit holds
-            raise TimeLimitExceeded(
-                f"making the kernel's inputs passed the limit of {time_limit_seconds():g} s (--max-seconds / "
-                f"max_seconds) after {start:.3g} of {flat.size:.3g} elements",
-                "use a smaller launch",
-            )
-        n = min(CHUNK_ELEMENTS, flat.size - start)
+    for start, n in _chunks(flat.size):
         flat[start : start + n] = rng.uniform(0.5, 1.5, size=n) if floating else rng.integers(1, 101, size=n)
 
 
 def _fill_unwritten(out: np.ndarray) -> None:
+    """NaN, -1 or the largest unsigned value: what a kernel that writes nowhere leaves."""
     if out.dtype.names:
         for name in out.dtype.names:
             _fill_unwritten(out[name])
-    elif np.issubdtype(out.dtype, np.floating):
-        out[...] = np.nan
+        return
+    if np.issubdtype(out.dtype, np.floating):
+        marker: float | int = np.nan
     else:
-        out[...] = -1 if np.issubdtype(out.dtype, np.signedinteger) else np.iinfo(out.dtype).max
+        marker = -1 if np.issubdtype(out.dtype, np.signedinteger) else int(np.iinfo(out.dtype).max)
+    for start, n in _chunks(len(out)):  # along the first axis: always a view, whatever the strides
+        out[start : start + n] = marker
 
 
 def new_array(dtype: np.dtype, size: int, role: str, rng: np.random.Generator) -> np.ndarray:
