@@ -18,6 +18,7 @@ from collections.abc import Iterator
 from contextvars import ContextVar
 
 from perfcalc.errors import InputError
+from perfcalc.units import shortened
 
 DEFAULT_MAX_SECONDS = 600.0
 _LIMIT: ContextVar[tuple[float, float] | None] = ContextVar("perfcalc_time_limit", default=None)
@@ -28,8 +29,7 @@ def check_max_seconds(seconds: float) -> None:
     if finite and isinstance(seconds, int) and seconds.bit_length() > 1023:  # past any float: 10**400
         finite = False
     if not finite:
-        shown = repr(seconds) if len(repr(seconds)) <= 24 else f"{repr(seconds)[:8]}... ({len(repr(seconds))} digits)"
-        raise InputError(f"max_seconds = {shown} must be a finite number of seconds > 0")
+        raise InputError(f"max_seconds = {shortened(repr(seconds))} must be a finite number of seconds > 0")
 
 
 @contextlib.contextmanager

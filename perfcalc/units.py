@@ -69,3 +69,9 @@ def format_value(value: Any) -> str:
 def percent(fraction: float) -> str:
     """0.625 -> '62.5 %' (sentences and notes; tables keep the raw number)."""
     return f"{format_value(float(fraction) * 100)} %"
+
+
+def shortened(text: str, limit: int = 24) -> str:
+    """A value for a one-line message: as given up to `limit` characters, else its start and its
+    length ('10000000... (401 characters)': a 400-digit integer)."""
+    return text if len(text) <= limit else f"{text[:8]}... ({len(text)} characters)"

@@ -10,12 +10,7 @@ import math
 import numpy as np
 
 from perfcalc.errors import InputError
-
-
-def shown(value: object) -> str:
-    """The value for a message: a 400-digit integer as its first digits and its length."""
-    text = str(value)
-    return text if len(text) <= 24 else f"{text[:8]}... ({len(text)} characters)"
+from perfcalc.units import shortened
 
 
 def float_scalar(name: str, ctype: str, value: int | float | np.integer | np.floating, dtype: np.dtype) -> np.generic:
@@ -28,6 +23,7 @@ def float_scalar(name: str, ctype: str, value: int | float | np.integer | np.flo
     if np.isinf(narrow) and not (isinstance(value, float | np.floating) and np.isinf(value)):
         largest = float(np.finfo(dtype).max)
         raise InputError(
-            f"argument {name} = {shown(value)} does not fit the parameter's C type {ctype} (largest {largest:.6g})"
+            f"argument {name} = {shortened(str(value))} does not fit the parameter's C type {ctype} "
+            f"(largest {largest:.6g})"
         )
     return narrow
