@@ -22,7 +22,7 @@ device file. Results have to_dict(), to_frame() (with pandas) and a Jupyter disp
 from __future__ import annotations
 
 import importlib
-import inspect
+import types
 from typing import Any
 
 from perfcalc._version import __version__
@@ -67,7 +67,7 @@ __all__ = ["__version__", *sorted(_LAZY)]
 def __getattr__(name: str) -> Any:
     if name in _LAZY:
         value = getattr(importlib.import_module(_LAZY[name]), name)
-        if inspect.isfunction(value):  # the library's entry: argument types checked (issue 37)
+        if isinstance(value, types.FunctionType):  # the library's entry: argument types checked (issue 37)
             from perfcalc.arguments import checked_arguments
 
             value = checked_arguments(value)
