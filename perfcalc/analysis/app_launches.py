@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from perfcalc.analysis.caches import cache_model_factory
-from perfcalc.analysis.launch_advice import LaunchAdvice, advise_counts, what_to_change
+from perfcalc.analysis.launch_advice import LaunchAdvice, advise_counts
 from perfcalc.analysis.timing import run_time
 from perfcalc.model.occupancy import OccupancyInputs, OccupancyResult, occupancy
 from perfcalc.model.ptxas import KernelResources, entry_resources
@@ -65,10 +65,7 @@ class LaunchRecord(Result):
     time: TimePrediction | None = field(default=None, repr=False, compare=False)
 
     def to_dict(self) -> dict[str, Any]:
-        doc = {f: plain(getattr(self, f)) for f in self.__dataclass_fields__ if f not in ("sim", "time")}
-        if self.advice is not None:
-            doc["advice"] = {"what_to_change": what_to_change(self.advice), **doc["advice"]}
-        return doc
+        return {f: plain(getattr(self, f)) for f in self.__dataclass_fields__ if f not in ("sim", "time")}
 
 
 def short_name(kernel: str) -> str:

@@ -12,11 +12,13 @@ per request against the 4 a warp of consecutive 4-byte words needs (Best Practic
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from perfcalc.analysis.launch_report import LaunchReport
 from perfcalc.model.hints import Hint, advise, hint_message
 from perfcalc.model.occupancy import OccupancyInputs
 from perfcalc.model.time_model import TimePrediction
+from perfcalc.results import Result
 from perfcalc.sim.counters import Counters
 from perfcalc.specs.arch import Arch
 from perfcalc.units import format_value
@@ -27,7 +29,7 @@ COALESCED_SECTORS_PER_4_BYTE_REQUEST = 32 * 4 // SECTOR_BYTES
 
 
 @dataclass(frozen=True)
-class LaunchAdvice:
+class LaunchAdvice(Result):
     """One launch's limiter, bound and counted waste, and the engine's occupancy hints."""
 
     kernel: str
@@ -41,6 +43,10 @@ class LaunchAdvice:
     global_store_sectors_per_request: float | None
     shared_bank_conflicts_per_request: float | None
     divergent_branches: int
+
+    def to_dict(self) -> dict[str, Any]:
+        """The sentences of what to change, then the numbers behind them."""
+        return {"what_to_change": what_to_change(self), **super().to_dict()}
 
 
 def advise_launch(report: LaunchReport, arch: Arch) -> LaunchAdvice:

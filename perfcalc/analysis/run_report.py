@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from perfcalc.analysis.launch_advice import LaunchAdvice, what_to_change
+from perfcalc.analysis.launch_advice import LaunchAdvice
 from perfcalc.analysis.launch_report import TIME_KEYS, LaunchReport, time_fields
 from perfcalc.model.occupancy import OccupancyResult
 from perfcalc.model.predict import Prediction
@@ -139,16 +139,10 @@ class TargetRun(Result):
                 "registers_source": self.registers.source,
             },
             "caches": self._caches_dict(),
-            "advice": self._advice_dict(),
+            "advice": plain(self.advice),
             "notes": list(self.notes),
         }
         return {**doc, **self._time_dict()}
-
-    def _advice_dict(self) -> dict[str, Any] | None:
-        """What to change, in sentences with their numbers, and the numbers behind them."""
-        if self.advice is None:
-            return None
-        return {"what_to_change": what_to_change(self.advice), **plain(self.advice)}
 
     def _check_dict(self) -> dict[str, Any]:
         if self.result_check is not None:
