@@ -92,12 +92,25 @@ def resources(ck: CompiledKernel) -> KernelResources | None:
     return entry_resources(ck.ptxas_log, ck.fn.name)
 
 
+def launch_inputs(found: KernelResources | None, block_threads: int, dynamic: int) -> OccupancyInputs:
+    """A launch's occupancy configuration: ptxas's registers and static shared memory (the
+    assumed registers and none without ptxas), the launch's block and dynamic shared memory."""
+    if found is None:
+        return OccupancyInputs(block_threads, ASSUMED_REGISTERS, 0, dynamic)
+    return OccupancyInputs(block_threads, found.registers_per_thread, found.static_shared_memory_bytes, dynamic)
+
+
 def launch_occupancy(ck: CompiledKernel, target: Target, block_threads: int, dynamic: int) -> OccupancyResult:
-    found = resources(ck)
-    regs = found.registers_per_thread if found is not None else ASSUMED_REGISTERS
-    static = found.static_shared_memory_bytes if found is not None else 0
+    return _occupancy(target, launch_inputs(resources(ck), block_threads, dynamic))
+
+
+def _occupancy(target: Target, inputs: OccupancyInputs) -> OccupancyResult:
     return occupancy(
-        target.arch, block_threads, regs, static_shared_memory_bytes=static, dynamic_shared_memory_bytes=dynamic
+        target.arch,
+        inputs.block_size,
+        inputs.registers_per_thread,
+        static_shared_memory_bytes=inputs.static_shared_memory_bytes,
+        dynamic_shared_memory_bytes=inputs.dynamic_shared_memory_bytes,
     )
 
 
@@ -115,7 +128,8 @@ def run_launch(
     ck = launch.kernel
     threads = math.prod(launch.block)
     found = resources(ck)
-    regs = found.registers_per_thread if found is not None else ASSUMED_REGISTERS
+    inputs = launch_inputs(found, threads, launch.dynamic_shared_memory_bytes)
+    regs = inputs.registers_per_thread
     gpu = target.gpu
     factory = (
         None
@@ -123,7 +137,7 @@ def run_launch(
         else cache_model_factory(gpu, target.arch, threads, regs, launch.dynamic_shared_memory_bytes)
     )
     result = run_in_arena(launch, arena, target.arch, source_name, iteration_cap, factory, progress)
-    occ = launch_occupancy(ck, target, threads, launch.dynamic_shared_memory_bytes)
+    occ = _occupancy(target, inputs)
     fault = result.faults[0].message if result.faults else None
     time = None
     if gpu is not None and fault is None and result.caches is not None:
@@ -156,9 +170,7 @@ def run_launch(
         else advise_counts(
             short_name(ck.kernel),
             target.arch,
-            OccupancyInputs(
-                threads, regs, found.static_shared_memory_bytes if found else 0, launch.dynamic_shared_memory_bytes
-            ),
+            inputs,
             tuple(occ.limiters),
             result.counters,
             time,
