@@ -10,7 +10,7 @@ Block Size / Register Count Per Thread / Shared Memory Usage Per Block"), comput
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import asdict
+from dataclasses import asdict, fields
 from typing import Any
 
 from perfcalc.model.hints import LIMITER_LABELS, Advice, hint_message
@@ -212,15 +212,7 @@ def occupancy_document(arch: Arch, advice: Advice) -> dict[str, Any]:
 SINGLE_KEYS = (
     "cc",
     "inputs",
-    "active_blocks_per_sm",
-    "active_warps_per_sm",
-    "active_threads_per_sm",
-    "occupancy",
-    "limiters",
-    "block_limits",
-    "allocated_registers_per_block",
-    "allocated_shared_memory_per_block_bytes",
-    "shared_memory_per_sm_bytes",
+    *(f.name for f in fields(OccupancyResult)),  # occupancy_document's keys, in its order
     "warps_per_block",
     "device_limits",
     "zero_fit_reason",
