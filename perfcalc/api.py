@@ -37,8 +37,10 @@ def product(name: Gpu | str) -> Gpu:
 def target(cc: DeviceName | None = None, gpu: Gpu | str | None = None) -> Target:
     """What `analyze` runs on, as --cc and --gpu name it: a product brings its CC; a CC alone
     gives its rules without a product (no time); neither, the H100 SXM."""
-    if cc is not None and not isinstance(cc, Arch):
-        cc = as_arch(cc)
+    if isinstance(cc, Gpu):  # a product as the device: its CC, and the product unless --gpu names one
+        return resolve_target(None, cc) if gpu is None else resolve_target(as_arch(cc), gpu)
+    if isinstance(cc, int | float):
+        cc = as_arch(cc)  # 90, 9.0 (a bool is refused there)
     return resolve_target(cc, gpu)
 
 

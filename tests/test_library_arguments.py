@@ -88,3 +88,12 @@ def test_arrays_past_the_free_memory_are_refused_before_they_are_made(monkeypatc
         InputError, match=r"0.5 GiB, and a run more \(twice that is the bound\); this machine has 1 GiB free"
     ):
         perfcalc.analyze(perfcalc.CatalogKernel("copy_offset", {"n": 2**26, "offset": 1}), perfcalc.target("9.0"))
+
+
+def test_target_takes_a_device_as_the_cli_does():
+    """perfcalc.target(cc, gpu) reads --cc and --gpu's spellings: a product named as the device
+    brings the product (its time), as `run --cc h100-sxm` does (specs/target.py)."""
+    assert perfcalc.target("h100-sxm").name == "h100-sxm"
+    assert perfcalc.target(perfcalc.product("a100")).name == "a100"
+    assert perfcalc.target(90).name == "CC 9.0" and perfcalc.target("9.0").gpu is None
+    assert perfcalc.target("9.0", "h100-sxm").name == "h100-sxm"
