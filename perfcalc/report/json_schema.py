@@ -398,6 +398,7 @@ def command_forms() -> dict[str, dict[str, dict[str, Any]]]:
         "required": ["intensity_flop_per_byte"],
         "additionalProperties": False,
     }
+    run_document = _run_document()  # the vocabulary, built once for both of run's forms
     return {
         "devices": {
             "list": _document({"compute_capabilities": _rows("cc"), "products": _rows("key", "cc")}),
@@ -432,10 +433,10 @@ def command_forms() -> dict[str, dict[str, dict[str, Any]]]:
         "coalesce": {"access": _access("GlobalAccessCost")},
         "banks": {"access": _access("SharedAccessCost")},
         "run": {
-            "run": _run_document(),
+            "run": run_document,
             # several --gpu: the kernel, its parameters and one run's document per product
             "comparison": _document(
-                {"kernel": _word("kernel"), "params": _word("params"), "runs": _array(_run_document())}
+                {"kernel": _word("kernel"), "params": _word("params"), "runs": _array(run_document)}
             ),
         },
     }
