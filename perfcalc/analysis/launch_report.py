@@ -25,7 +25,7 @@ from perfcalc.memory.cache_hierarchy import CacheReport
 from perfcalc.model.occupancy import OccupancyInputs, occupancy
 from perfcalc.model.predict import predict
 from perfcalc.model.ptxas import entry_resources
-from perfcalc.model.time_model import TimePrediction
+from perfcalc.model.time_model import TimePrediction, time_fields
 from perfcalc.results import plain
 from perfcalc.sim.counters import Counters
 from perfcalc.sim.launch import SimResult
@@ -113,24 +113,6 @@ class LaunchReport:
             "result_check": None if self.result_check is None else plain(self.result_check),
             "time_terms": [{"name": x.name, "time_s": x.time_s, "formula": x.formula} for x in t.terms],
         }
-
-
-# A prediction's figures under their JSON names (run's and roofline's documents): its own fields.
-TIME_KEYS = (
-    "predicted_time_s",
-    "bound",
-    "dram_bytes_read",
-    "dram_bytes_written",
-    "l1_hit_rate",
-    "l2_hit_rate",
-    "predicted_gflops",
-    "predicted_dram_gbs",
-    "bound_detail",
-)
-
-
-def time_fields(t: TimePrediction) -> dict[str, Any]:
-    return {k: getattr(t, k) for k in TIME_KEYS}
 
 
 def analyze_catalog_kernel(

@@ -13,9 +13,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from perfcalc.analysis.launch_advice import LaunchAdvice
-from perfcalc.analysis.launch_report import TIME_KEYS, LaunchReport, time_fields
+from perfcalc.analysis.launch_report import LaunchReport
 from perfcalc.model.occupancy import OccupancyResult
 from perfcalc.model.predict import Prediction
+from perfcalc.model.time_model import TIME_KEYS, time_fields
 from perfcalc.results import Result, plain
 from perfcalc.sim.counters import Counters
 from perfcalc.sim.launch import SimResult

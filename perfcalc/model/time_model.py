@@ -53,6 +53,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from perfcalc.errors import InputError
 from perfcalc.results import Result
@@ -128,6 +129,24 @@ class TimePrediction(Result):
     # how far to trust it: the measured errors of held-back launches of the same bound and size
     # on this product (devices/time_accuracy.yaml); None where the product was never measured
     error_band: ErrorBand | None = None
+
+
+# A prediction's figures under their JSON names (run's and roofline's documents): its own fields.
+TIME_KEYS = (
+    "predicted_time_s",
+    "bound",
+    "dram_bytes_read",
+    "dram_bytes_written",
+    "l1_hit_rate",
+    "l2_hit_rate",
+    "predicted_gflops",
+    "predicted_dram_gbs",
+    "bound_detail",
+)
+
+
+def time_fields(t: TimePrediction) -> dict[str, Any]:
+    return {k: getattr(t, k) for k in TIME_KEYS}
 
 
 def _tensor_term(

@@ -445,7 +445,7 @@ def command_forms() -> dict[str, dict[str, dict[str, Any]]]:
 def _run_document() -> dict[str, Any]:
     """run's JSON for one Target: every key always there; the time's and the advice's null
     without a product (one shape whatever the options, issue 35)."""
-    from perfcalc.analysis.launch_report import TIME_KEYS
+    from perfcalc.model.time_model import TIME_KEYS
 
     words, _defs = vocabulary()
     nullable = {"gpu", "time", "advice", *TIME_KEYS}

@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from perfcalc.analysis.launch_report import TIME_KEYS
 from perfcalc.model.roofline import Roofline, RooflinePoint
+from perfcalc.model.time_model import TIME_KEYS
 from perfcalc.report.table import Table
 
 if TYPE_CHECKING:  # the matmul model brings NumPy: `roofline` and `report`'s ceilings need neither
