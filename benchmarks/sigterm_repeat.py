@@ -1,6 +1,7 @@
-"""Issue 35's benchmark note: the SIGTERM-during-`report` test, N consecutive runs, each in a fresh
-pytest process, with the machine's load average beside each (the acceptance asks for a loaded
-machine: run it while something else keeps the cores busy, e.g. the test suite or a fuzz class).
+"""Issue 35's benchmark note: the SIGTERM-during-`report` test (a signal at each named moment of
+the report's path), N consecutive runs, each in a fresh pytest process, with the machine's load
+average beside each (the acceptance asks for a loaded machine: run it while something else keeps
+the cores busy, e.g. the test suite or a fuzz class).
 
     python benchmarks/sigterm_repeat.py 200 > benchmarks/results_sigterm_repeat.txt
 """
