@@ -118,6 +118,41 @@ def test_the_cli_passes_the_output_through_and_writes_json(tmp_path):
     assert doc["launches"][0]["grid"] == [2, 1, 1]
 
 
+def test_several_gpus_run_the_program_on_each_one_tidy_frame(tmp_path):
+    """Issue 35: `app --gpu A --gpu B` runs the program once on each product, as on each machine:
+    cooperative.cu sizes its grid from cudaGetDeviceProperties' SM count (132 on the H100 SXM, 108
+    on the A100: devices/products.yaml) times the occupancy API's blocks per SM, so each GPU's
+    row has its own grid. The CSV is one pandas frame with a gpu column and numeric columns; the
+    JSON is the program and one report per GPU."""
+    import pandas as pd
+
+    import perfcalc
+
+    out, doc_path = tmp_path / "app.csv", tmp_path / "app.json"
+    for path in (out, doc_path):
+        argv = ["app", str(DATA / "cooperative.cu"), "--gpu", "h100-sxm", "--gpu", "a100", "-o", str(path)]
+        done = CliRunner().invoke(cli, argv)
+        assert done.exit_code == 0, done.output
+    frame = pd.read_csv(out)
+    assert frame["gpu"].tolist() == ["h100-sxm", "a100"]
+    for gpu, cc, sms in (("h100-sxm", "9.0", 132), ("a100", "8.0", 108)):
+        row = frame[frame["gpu"] == gpu].iloc[0]
+        blocks = perfcalc.occupancy(cc, 128, int(row["registers_per_thread"])).active_blocks_per_sm
+        assert row["grid"] == blocks * sms, (gpu, row["grid"])
+    for column in ("occupancy", "predicted_time_s", "global_store_requests", "registers_per_thread"):
+        assert pd.api.types.is_numeric_dtype(frame[column]), column
+    doc = json.loads(doc_path.read_text())
+    assert [r["gpu"] for r in doc["runs"]] == ["h100-sxm", "a100"]
+    assert doc["files"] == doc["runs"][0]["files"] and all(r["exit_status"] == 0 for r in doc["runs"])
+
+
+def test_a_product_named_twice_or_unknown_is_refused_before_any_run():
+    for gpus, message in ((["a100", "a100"], "--gpu repeats a product"), (["a100", "h1000"], "h1000")):
+        argv = ["app", str(DATA / "vector_add.cu"), *[w for g in gpus for w in ("--gpu", g)]]
+        done = CliRunner().invoke(cli, argv)
+        assert done.exit_code == 2 and message in done.stderr and "PASS" not in done.output, done.output
+
+
 def test_a_second_run_pays_no_compile(monkeypatch):
     run("managed.cu")
     from perfcalc.app import build

@@ -1,5 +1,6 @@
-"""`perfcalc app FILE.cu [more files] [-I DIR] [-D NAME=VALUE] [--gpu PRODUCT] -- ARGS`: the whole
-program run as it is on the modelled GPU, like `ncu ./prog args` (issue 31)."""
+"""`perfcalc app FILE.cu [more files] [-I DIR] [-D NAME=VALUE] [--gpu PRODUCT]... -- ARGS`: the whole
+program run as it is on the modelled GPU, like `ncu ./prog args` (issue 31); on each of several
+GPUs, like running it on each machine (issue 35)."""
 
 from __future__ import annotations
 
@@ -24,8 +25,12 @@ IncludeOption = Annotated[
 ]
 DefineOption = Annotated[list[str] | None, typer.Option("--define", "-D", help="NAME or NAME=VALUE, as nvcc takes it.")]
 AppGpuOption = Annotated[
-    str | None,
-    typer.Option("--gpu", help="Product to model (its caches and time for every launch); without it, counts only."),
+    list[str] | None,
+    typer.Option(
+        "--gpu",
+        help="Product to model (its caches and time for every launch); without it, counts only. Repeat it to "
+        "compare products: the program runs once on each (it sees each one's properties), one table with a gpu column.",
+    ),
 ]
 KernelRegexOption = Annotated[
     str | None, typer.Option("--kernel", help="Count only launches of kernels whose name matches this regex.")
@@ -60,34 +65,46 @@ def run_app(
     Example: perfcalc app softmax.cu --gpu h100-sxm -- 1024 4096
     """
     import sys
+    import time
 
     from perfcalc.app import app as run_program
-    from perfcalc.report.app_tables import advice_table, kernels_table, launches_table
+    from perfcalc.report.app_tables import advice_table, kernels_table, launches_table, runs_document
+    from perfcalc.specs.target import resolve_targets
 
     start_output(output)
     sources, args = _split(files, list(ctx.args))
+    resolve_targets(cc, gpu, default_product=False)  # every product checked before the first run
     progress = _progress() if sys.stderr.isatty() else None
-    report = run_program(
-        sources,
-        args,
-        gpu,
-        cc,
-        [str(d) for d in include or ()],
-        list(define or ()),
-        kernel,
-        launch_skip,
-        launch_count,
-        max_seconds,
-        nvcc=nvcc,
-        capture=False,
-        on_launch=progress,
-        stdout_to_stderr=fmt != Format.table and output in (None, "-"),
-    )
-    if progress is not None:
-        typer.echo("", err=True)
-    show([launches_table(report), kernels_table(report), advice_table(report)], fmt, output, data=report, table=table)
-    if report.exit_status != 0:
-        typer.echo(f"note: the program exited with status {report.exit_status} (its own failure)", err=True)
+    deadline = time.monotonic() + max_seconds  # --max-seconds bounds the whole command
+    reports = []
+    products: list[str | None] = [*gpu] if gpu else [None]
+    for product in products:
+        reports.append(
+            run_program(
+                sources,
+                args,
+                product,
+                cc,
+                [str(d) for d in include or ()],
+                list(define or ()),
+                kernel,
+                launch_skip,
+                launch_count,
+                max(deadline - time.monotonic(), 0.001),
+                nvcc=nvcc,
+                capture=False,
+                on_launch=progress,
+                stdout_to_stderr=fmt != Format.table and output in (None, "-"),
+            )
+        )
+        if progress is not None:
+            typer.echo("", err=True)
+    tables = [launches_table(reports), kernels_table(reports), advice_table(reports)]
+    show(tables, fmt, output, data=runs_document(reports), table=table)
+    for report in reports:
+        if report.exit_status != 0:
+            on = f" on {report.gpu}" if len(reports) > 1 else ""
+            typer.echo(f"note: the program exited with status {report.exit_status}{on} (its own failure)", err=True)
 
 
 def _split(files: list[str], extra: list[str]) -> tuple[list[str], list[str]]:

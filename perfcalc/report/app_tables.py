@@ -1,8 +1,10 @@
 """`perfcalc app`'s tables: one row per counted launch (Nsight Compute's view) and one per kernel
-over the run (Nsight Systems' kernel summary)."""
+over the run (Nsight Systems' kernel summary). Each takes the runs of one program, one per --gpu:
+with several, every table is one long table with a `gpu` column first."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from perfcalc.analysis.launch_advice import what_to_change
@@ -48,11 +50,54 @@ def _dims(d: Any) -> str:
     return f"{x}" if y == z == 1 else (f"{x}x{y}" if z == 1 else f"{x}x{y}x{z}")
 
 
-def launches_table(report: Any) -> Table:
+def _gpu(reports: Sequence[Any], report: Any) -> dict[str, Any]:
+    """The row's leading `gpu` cell when the runs are on several GPUs."""
+    return {"gpu": report.gpu} if len(reports) > 1 else {}
+
+
+def _columns(reports: Sequence[Any], columns: list[str]) -> list[str]:
+    return ["gpu", *columns] if len(reports) > 1 else columns
+
+
+def _on(reports: Sequence[Any]) -> str:
+    return ", ".join(r.gpu or "CC " + r.cc for r in reports)
+
+
+def runs_document(reports: Sequence[Any]) -> Any:
+    """The JSON: one run's report, or with several GPUs the program and one report per GPU (as
+    `run` does)."""
+    if len(reports) == 1:
+        return reports[0]
+    return {"files": list(reports[0].files), "args": list(reports[0].args), "runs": [r.to_dict() for r in reports]}
+
+
+def launches_table(reports: Sequence[Any]) -> Table:
+    rows = []
+    notes: list[str] = []
+    for report in reports:
+        rows += _launch_rows(reports, report)
+        where = f"on {report.gpu}: " if len(reports) > 1 else ""
+        notes += [n for n in report.notes if n not in notes]
+        notes += [where + n for n in _launch_notes(report)]
+    return Table(
+        _columns(reports, LAUNCH_COLUMNS),
+        rows,
+        title=f"Launches of {' '.join(reports[0].files)} on {_on(reports)}",
+        headers=HEADERS,
+        notes=notes,
+        name="launches",
+        main=True,
+        percent=("occupancy",),
+        none_text={"predicted_time_s": "- (no --gpu)", "bound": "-", "error_band": "-"},
+    )
+
+
+def _launch_rows(reports: Sequence[Any], report: Any) -> list[dict[str, Any]]:
     rows = []
     for r in report.launches:
         rows.append(
             {
+                **_gpu(reports, report),
                 "index": r.index,
                 "kernel": r.short_name,
                 "grid": _dims(r.grid),
@@ -67,7 +112,12 @@ def launches_table(report: Any) -> Table:
                 "error_band": r.error_band,
             }
         )
-    notes = list(report.notes)
+    return rows
+
+
+def _launch_notes(report: Any) -> list[str]:
+    """Races, overruns and launches left uncounted: what the counts do not say."""
+    notes = []
     for field_, thing, tool in (
         ("race", "a race or a divergent barrier", "racecheck or synccheck"),
         ("overrun", "an access past its allocation into memory the GPU has mapped", "memcheck"),
@@ -80,56 +130,53 @@ def launches_table(report: Any) -> Table:
         ]
     if report.uncounted_launches:
         notes.append(f"{report.uncounted_launches} more launches ran exactly but are not counted (--kernel/--launch-*)")
-    return Table(
-        LAUNCH_COLUMNS,
-        rows,
-        title=f"Launches of {' '.join(report.files)} on {report.gpu or 'CC ' + report.cc}",
-        headers=HEADERS,
-        notes=notes,
-        name="launches",
-        main=True,
-        percent=("occupancy",),
-        none_text={"predicted_time_s": "- (no --gpu)", "bound": "-", "error_band": "-"},
-    )
+    return notes
 
 
-def kernels_table(report: Any) -> Table:
+def kernels_table(reports: Sequence[Any]) -> Table:
     rows = [
         {
+            **_gpu(reports, report),
             "kernel": k.kernel,
             "calls": k.calls,
             "total_time_s": k.total_time_s,
             "share": k.share,
             "average_time_s": k.average_time_s,
         }
+        for report in reports
         for k in report.kernels
     ]
     return Table(
-        ["kernel", "calls", "total_time_s", "share", "average_time_s"],
+        _columns(reports, ["kernel", "calls", "total_time_s", "share", "average_time_s"]),
         rows,
         title="Kernels over the run (predicted)",
         headers={"total_time_s": "total time", "average_time_s": "average time"},
         name="kernels",
         percent=("share",),
-        notes=[f"the program exited with status {report.exit_status}"],
+        notes=[
+            ("on " + r.gpu + ": " if len(reports) > 1 else "") + f"the program exited with status {r.exit_status}"
+            for r in reports
+        ],
     )
 
 
-def advice_table(report: Any) -> Table:
+def advice_table(reports: Sequence[Any]) -> Table:
     """What to change in each kernel, from its longest launch (on a product; empty without)."""
-    longest: dict[str, Any] = {}
-    for r in report.launches:
-        if r.advice is not None and (
-            r.short_name not in longest or r.predicted_time_s > longest[r.short_name].predicted_time_s
-        ):
-            longest[r.short_name] = r
-    rows = [
-        {"kernel": name, "index": r.index, "change": change}
-        for name, r in longest.items()
-        for change in what_to_change(r.advice)
-    ]
+    rows = []
+    for report in reports:
+        longest: dict[str, Any] = {}
+        for r in report.launches:
+            if r.advice is not None and (
+                r.short_name not in longest or r.predicted_time_s > longest[r.short_name].predicted_time_s
+            ):
+                longest[r.short_name] = r
+        rows += [
+            {**_gpu(reports, report), "kernel": name, "index": r.index, "change": change}
+            for name, r in longest.items()
+            for change in what_to_change(r.advice)
+        ]
     return Table(
-        ["kernel", "index", "change"],
+        _columns(reports, ["kernel", "index", "change"]),
         rows,
         title="What to change in each kernel (its longest launch)",
         headers={
