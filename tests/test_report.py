@@ -92,6 +92,33 @@ def test_what_to_change_follows_the_counters(report_dir):
     assert "branches split a warp" not in section["matmul_tiled"]
 
 
+def test_a_report_on_several_gpus_is_one_tidy_table_per_topic(tmp_path):
+    """Issue 35: `report --gpu v100 --gpu h100-sxm` writes each table once, its rows from both
+    products under a gpu column (one pandas frame, numeric columns), one roofline chart of both,
+    and a paragraph and figures per kernel and product. The ceilings are each product's own
+    (devices/products.yaml: 900 and 3352 GB/s of DRAM bandwidth)."""
+    pd = pytest.importorskip("pandas")
+    pytest.importorskip("matplotlib", reason="the 'plot' extra (matplotlib) is not installed")
+    out = tmp_path / "two"
+    argv = ["report", "--gpu", "v100", "--gpu", "h100-sxm", "-o", str(out), "-k", "copy_offset"]
+    result = runner.invoke(app, [*argv, "--sample-budget", "0.2", "--dpi", "60"])
+    assert result.exit_code == 0, result.stderr
+    times = pd.read_csv(out / "times.csv")
+    assert times["gpu"].tolist() == ["v100", "h100-sxm"] and set(times["kernel"]) == {"copy_offset"}
+    for column in ("occupancy", "predicted_time_s", "l2_hit_rate"):
+        assert pd.api.types.is_numeric_dtype(times[column]), column
+    ceilings = pd.read_csv(out / "ceilings.csv")
+    dram = ceilings[ceilings["ceiling"] == "DRAM"].set_index("gpu")["value"]
+    assert dram.to_dict() == {"v100": 900.0, "h100-sxm": 3352.0}
+    names = {p.name for p in out.iterdir()}
+    assert {"roofline-chart.png", "occupancy-copy_offset-v100.svg", "lines-copy_offset-h100-sxm.png"} <= names
+    text = (out / "index.md").read_text(encoding="utf-8")
+    for gpu in ("v100", "h100-sxm"):
+        paragraph = text.split(f"### copy_offset on {gpu}\n\n", 1)[1].split("\n\n", 1)[0]
+        row = times[times["gpu"] == gpu].iloc[0]
+        assert f"Predicted time {seconds(float(row['predicted_time_s']))}" in paragraph
+
+
 def test_report_without_matplotlib_says_why_it_has_no_figures(tmp_path, monkeypatch):
     for name in [m for m in sys.modules if m == "matplotlib" or m.startswith("matplotlib.")]:
         monkeypatch.delitem(sys.modules, name)

@@ -24,10 +24,6 @@ from perfcalc.cli.relevance import check_plot
 
 WARN_ABOVE_S = 5.0
 
-OneGpuOption = Annotated[
-    str | None,
-    typer.Option("--gpu", help=f"GPU product (g80, v100, h100-sxm, ...; see 'perfcalc devices') [{DEFAULT_NOTE}]."),
-]
 GpuOption = Annotated[
     list[str] | None,
     typer.Option(

@@ -1,18 +1,27 @@
-"""`perfcalc report`: every table for the catalog kernels on a GPU, the figures, and a front page
-(index.md, index.html) with one paragraph per kernel, written into one directory or not at all."""
+"""`perfcalc report`: every table for the catalog kernels on a GPU (or several: each table one long
+table with a `gpu` column), the figures, and a front page (index.md, index.html) with one
+paragraph per kernel, written into one directory or not at all."""
 
 from __future__ import annotations
 
 import os
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
-from perfcalc.cli.common import DpiOption, MaxSecondsOption
-from perfcalc.cli.perf import OneGpuOption, gpu_target
+from perfcalc.cli.common import DEFAULT_NOTE, DpiOption, MaxSecondsOption
 
+ReportGpuOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--gpu",
+        help=f"GPU product (g80, v100, h100-sxm, ...; see 'perfcalc devices') [{DEFAULT_NOTE}]; repeat it to "
+        "compare products: each table one long table with a gpu column, one roofline chart of them all.",
+    ),
+]
 ReportDirOption = Annotated[
     str,
     typer.Option(
@@ -73,8 +82,23 @@ def _have_matplotlib() -> bool:
     return True
 
 
+@dataclass
+class _Part:
+    """One product's share of the report: its Target, its roofline, its timed launches and its
+    tables (file stem -> the CSV table and the Markdown one)."""
+
+    target: Any
+    roof: Any
+    reports: list[Any] = field(default_factory=list)
+    tables: dict[str, tuple[Any, Any]] = field(default_factory=dict)
+
+    @property
+    def key(self) -> str:
+        return str(self.target.product().key)
+
+
 def report(
-    gpu: OneGpuOption = None,
+    gpu: ReportGpuOption = None,
     output: ReportDirOption = "perfcalc-report",
     kernel: ReportKernelOption = None,
     width: WidthOption = 1024,
@@ -93,23 +117,26 @@ def report(
     from perfcalc.cli.progress import Progress
     from perfcalc.report.figures import check_dpi
     from perfcalc.specs.kernels import catalog
+    from perfcalc.specs.target import resolve_targets
 
     _check_directory(output)
-    target = gpu_target(gpu, None)
+    targets = resolve_targets(None, gpu)
     specs = kernel_params(kernel, [])[0] if kernel else list(catalog().values())
     if times:
         from perfcalc.analysis.sampling import check_budget
 
         check_budget(sample_budget)
-    analyze_matmul(width, tile, target, simulate=False)  # the shape, checked before any work
+    for target in targets:
+        analyze_matmul(width, tile, target, simulate=False)  # the shape, checked before any work
     check_dpi(dpi)
-    roof = product_roofline(target)
-    reports: list[Any] = []
-    jobs = _jobs(target, roof, specs, (width, tile), sample_budget if times else None, reports)
+    parts = [_Part(target, product_roofline(target)) for target in targets]
+    budget = sample_budget if times else None
+    jobs = [(part, _jobs(part.target, part.roof, specs, (width, tile), budget, part.reports)) for part in parts]
     figures = _have_matplotlib()
-    progress = Progress("report", total=len(jobs) + (1 + len(specs) if figures and times else 0), unit="steps")
+    steps = sum(len(j) for _, j in jobs) + (len(parts) * (1 + len(specs)) if figures and times else 0)
+    progress = Progress("report", total=steps, unit="steps")
     files, sections = _table_files(jobs, progress)
-    _front_page(files, sections, reports, roof, target, figures, dpi, progress)
+    _front_page(files, sections, parts, figures, dpi, progress)
     progress.close()  # kernels that could not launch leave steps undone: the bar must not stay
 
     from perfcalc.report.output import make_directory, write_atomic
@@ -176,94 +203,82 @@ def _jobs(
     ]
 
 
-def _table_files(jobs: list[Job], progress: Any) -> tuple[dict[str, str | bytes], list[Any]]:
-    """Every table as CSV and Markdown, built before the first file is written: no partial report."""
+def _table_files(jobs: list[tuple[_Part, list[Job]]], progress: Any) -> tuple[dict[str, str | bytes], list[Any]]:
+    """Every table as CSV and Markdown, built before the first file is written: no partial report.
+    Several products: each table once, its rows from every product under a `gpu` column."""
     from perfcalc.report import render
     from perfcalc.report.report_index import ReportSection
+    from perfcalc.report.roofline_charts import stacked
 
+    for part, part_jobs in jobs:
+        for stem, build in part_jobs:
+            part.tables[stem] = build()
+            progress.step(stem if len(jobs) == 1 else f"{stem} on {part.key}")
     files: dict[str, str | bytes] = {}
     sections = []
-    for stem, build in jobs:
-        csv_table, md_table = build()
+    for stem in jobs[0][0].tables:
+        csv_table, md_table = jobs[0][0].tables[stem]
+        if len(jobs) > 1:
+            csv_table = stacked([(p.key, p.roof, p.tables[stem][0]) for p, _ in jobs])
+            md_table = stacked([(p.key, p.roof, p.tables[stem][1]) for p, _ in jobs])
         files[f"{stem}.csv"] = render(csv_table, "csv")
         files[f"{stem}.md"] = render(md_table, "markdown")
         sections.append(ReportSection(stem, md_table))
-        progress.step(stem)
     return files, sections
 
 
 def _front_page(
     files: dict[str, str | bytes],
     sections: list[Any],
-    reports: list[Any],
-    roof: Any,
-    target: Any,
+    parts: list[_Part],
     figures: bool,
     dpi: int,
     progress: Any,
 ) -> None:
     """The figures (when matplotlib is installed) and index.md/index.html, added to `files`."""
-    arch, product = target.arch, target.product()
     from perfcalc.analysis.launch_advice import advise_launch
+    from perfcalc.report.report_figures import add_figure, lines_figure, occupancy_figure, roofline_chart
     from perfcalc.report.report_index import KernelEntry, ReportFigure, ReportPage, index_html, index_markdown
 
+    several = len(parts) > 1
     drawn: list[ReportFigure] = []
     kernels = []
     notes = [
-        f"{product.name} (CC {arch.cc}): {product.peak_fp32_gflops:g} GFLOPS FP32 peak, "
-        f"{product.memory_bandwidth_gbs:g} GB/s DRAM. Every number comes from perfcalc's models and its "
-        "execution core, not from a measurement on this GPU."
+        f"{p.target.product().name} (CC {p.target.arch.cc}): {p.target.product().peak_fp32_gflops:g} GFLOPS "
+        f"FP32 peak, {p.target.product().memory_bandwidth_gbs:g} GB/s DRAM."
+        for p in parts
     ]
+    notes[-1] += " Every number comes from perfcalc's models and its execution core, not from a measurement on " + (
+        "these GPUs." if several else "this GPU."
+    )
+    names = ", ".join(p.target.product().name for p in parts)
     if figures:
-        from perfcalc.report.roofline_plot import predicted_points, roofline_figure
-
-        timed = next((s.table for s in sections if s.stem == "times"), None)
-        predicted = predicted_points(reports, timed.rows) if timed is not None else []
-        _add_figure(files, "roofline-chart", roofline_figure(roof, (), predicted), dpi)
-        drawn.append(ReportFigure("roofline-chart", f"Roofline of {product.name}, kernels at their predicted GFLOPS"))
-        if reports:
-            progress.step("roofline figure")
+        rows = [(p.key, p.roof, p.reports, p.tables["times"][1].rows if "times" in p.tables else []) for p in parts]
+        add_figure(files, "roofline-chart", roofline_chart(rows), dpi)
+        drawn.append(ReportFigure("roofline-chart", f"Roofline of {names}, kernels at their predicted GFLOPS"))
+        for p in parts:
+            if p.reports:
+                progress.step("roofline figure")
     else:
         notes.append("No figures: they need matplotlib, the 'plot' extra (pip install 'perfcalc[plot]').")
-    for r in reports:
-        shown: tuple[ReportFigure, ...] = ()
-        if figures:
-            shown = (
-                ReportFigure(
-                    f"occupancy-{r.kernel}", f"{r.kernel}: occupancy against block size, registers, shared memory"
-                ),
-                ReportFigure(f"lines-{r.kernel}", f"{r.kernel}: memory work per source line"),
-            )
-            _add_figure(files, shown[0].stem, _occupancy_figure(r, target, shown[0].title), dpi)
-            _add_figure(files, shown[1].stem, _lines_figure(r, shown[1].title), dpi)
-            progress.step(f"{r.kernel} figures")
-        kernels.append(KernelEntry(r.params, r.grid, r.block, advise_launch(r, arch), shown))
-    page = ReportPage(f"perfcalc report: {product.name}", notes, drawn, sections, kernels)
+    for p in parts:
+        on = f"-{p.key}" if several else ""
+        for r in p.reports:
+            shown: tuple[ReportFigure, ...] = ()
+            if figures:
+                where = f" on {p.key}" if several else ""
+                shown = (
+                    ReportFigure(
+                        f"occupancy-{r.kernel}{on}",
+                        f"{r.kernel}{where}: occupancy against block size, registers, shared memory",
+                    ),
+                    ReportFigure(f"lines-{r.kernel}{on}", f"{r.kernel}{where}: memory work per source line"),
+                )
+                add_figure(files, shown[0].stem, occupancy_figure(r, p.target, shown[0].title), dpi)
+                add_figure(files, shown[1].stem, lines_figure(r, shown[1].title), dpi)
+                progress.step(f"{r.kernel} figures")
+            advice = advise_launch(r, p.target.arch)
+            kernels.append(KernelEntry(r.params, r.grid, r.block, advice, shown, p.key if several else None))
+    page = ReportPage(f"perfcalc report: {names}", notes, drawn, sections, kernels)
     files["index.md"] = index_markdown(page)
     files["index.html"] = index_html(page)
-
-
-def _add_figure(files: dict[str, str | bytes], stem: str, fig: Any, dpi: int) -> None:
-    """The figure as PNG (at `dpi`) and SVG, under its stem."""
-    from perfcalc.report.figures import figure_bytes
-
-    files[f"{stem}.png"] = figure_bytes(fig, "png", dpi)
-    files[f"{stem}.svg"] = figure_bytes(fig, "svg", dpi)
-
-
-def _occupancy_figure(r: Any, target: Any, title: str) -> Any:
-    """The spreadsheet's three graphs at the launch's block size, registers and shared memory."""
-    from perfcalc.analysis.perf_answers import launch_sweeps
-    from perfcalc.report.occupancy_plot import sweeps_figure
-
-    return sweeps_figure(launch_sweeps(r, target), title)
-
-
-def _lines_figure(r: Any, title: str) -> Any:
-    """run --plot's heat map of the launch's per-line counters (extrapolated when sampled)."""
-    from perfcalc.report.run_plot import run_figure
-    from perfcalc.results import plain
-    from perfcalc.specs.kernels import get_kernel
-
-    sites = [{"line": line, "counters": plain(c)} for line, c in sorted(r.sim.per_site.items())]
-    return run_figure(title, get_kernel(r.kernel).source.splitlines(), sites)

@@ -46,6 +46,11 @@ class KernelEntry:
     block: tuple[int, ...]
     advice: LaunchAdvice
     figures: tuple[ReportFigure, ...] = ()
+    gpu: str | None = None  # the product, in a report on several
+
+    @property
+    def heading(self) -> str:
+        return self.advice.kernel + (f" on {self.gpu}" if self.gpu else "")
 
 
 @dataclass(frozen=True)
@@ -93,7 +98,7 @@ def index_markdown(page: ReportPage) -> str:
         lines += ["## Kernels", ""]
         for k in kernels:
             summary, changes = kernel_paragraph(k)
-            lines += [f"### {k.advice.kernel}", "", summary, "", "What to change:", ""]
+            lines += [f"### {k.heading}", "", summary, "", "What to change:", ""]
             lines += [f"- {c}" for c in changes] + [""]
             for f in k.figures:
                 lines += [f"![{f.title}]({f.stem}.png)", "", f"[SVG]({f.stem}.svg)", ""]
@@ -124,7 +129,8 @@ def index_html(page: ReportPage) -> str:
         body.append("<h2>Kernels</h2>")
         for k in kernels:
             summary, changes = kernel_paragraph(k)
-            body += [f'<h3 id="{e(k.advice.kernel)}">{e(k.advice.kernel)}</h3>', f"<p>{e(summary)}</p>"]
+            anchor = k.advice.kernel + (f"-{k.gpu}" if k.gpu else "")
+            body += [f'<h3 id="{e(anchor)}">{e(k.heading)}</h3>', f"<p>{e(summary)}</p>"]
             body += ["<p>What to change:</p><ul>", *(f"<li>{e(c)}</li>" for c in changes), "</ul>"]
             body += [_figure_html(f) for f in k.figures]
     body.append("<h2>Tables</h2>")

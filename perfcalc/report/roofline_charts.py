@@ -4,7 +4,8 @@ leading `gpu` column, the titles without a product's name."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from perfcalc.model.roofline import Roofline
@@ -25,25 +26,7 @@ class RooflineChart:
 
 def compared(charts: list[RooflineChart]) -> tuple[list[Table], dict[str, Any]]:
     """Several products: each table once, its rows from every product with a leading `gpu`."""
-    merged: dict[str, Table] = {}
-    products = ", ".join(c.gpu for c in charts)
-    for chart in charts:
-        for t in chart.tables:
-            rows = [{"gpu": chart.gpu, **row} for row in t.rows]
-            if t.key not in merged:
-                merged[t.key] = Table(
-                    columns=["gpu", *t.columns],
-                    rows=rows,
-                    title=without_product(t.title, chart.roof) + f" ({products})",
-                    headers=t.headers,
-                    notes=list(t.notes),
-                    name=t.key,
-                )
-                continue
-            into = merged[t.key]
-            into.rows += rows
-            into.columns = list(dict.fromkeys([*into.columns, *t.columns]))  # a ceiling only some have
-            into.notes += [n for n in t.notes if n not in into.notes]
+    merged = merge_by_gpu([(c.gpu, c.roof, c.tables) for c in charts])
     data = {
         "rooflines": [c.roof for c in charts],
         **{
@@ -51,13 +34,55 @@ def compared(charts: list[RooflineChart]) -> tuple[list[Table], dict[str, Any]]:
             for name in ("ceilings", "curve", "points", "predicted")
         },
     }
-    return list(merged.values()), data
+    return merged, data
+
+
+def merge_by_gpu(parts: Sequence[tuple[str, Roofline, Sequence[Table]]]) -> list[Table]:
+    """Each product's tables (product key, its roofline, its tables) as one table per name (see
+    `stacked`)."""
+    groups: dict[str, list[tuple[str, Roofline, Table]]] = {}
+    for gpu, roof, tables in parts:
+        for t in tables:
+            groups.setdefault(t.key, []).append((gpu, roof, t))
+    return [stacked(group) for group in groups.values()]
+
+
+def stacked(per_gpu: Sequence[tuple[str, Roofline, Table]]) -> Table:
+    """One table from each product's own: its rows from every product under a leading `gpu`,
+    the title without a product's name; the first table's labels and formats (percent columns,
+    what None means) kept. A transposed table's row keys follow its rows; a context that differs
+    between products becomes columns of each row."""
+    first = per_gpu[0][2]
+    products = ", ".join(gpu for gpu, _, _ in per_gpu)
+    title = without_product(first.title, per_gpu[0][1]) + f" ({products})"
+    same_context = all(t.context == first.context for _, _, t in per_gpu)
+    merged = replace(
+        first,
+        columns=["gpu"],
+        rows=[],
+        title=title,
+        notes=[],
+        name=first.key,
+        context=first.context if same_context else {},
+        row_keys=tuple(k for _, _, t in per_gpu for k in t.row_keys),
+    )
+    for gpu, _, t in per_gpu:
+        own = {} if same_context else dict(t.context)
+        merged.rows += [{"gpu": gpu, **own, **row} for row in t.rows]
+        merged.columns = list(dict.fromkeys([*merged.columns, *own, *t.columns]))  # a ceiling only some have
+        merged.notes += [n for n in t.notes if n not in merged.notes]
+    return merged
 
 
 def without_product(title: str | None, roof: Roofline) -> str:
     """'Roofline ceilings of Tesla V100 (SXM2) (CC 7.0)' -> 'Roofline ceilings'."""
     title = title or ""
-    for words in (f" of {roof.gpu_name} (CC {roof.cc})", f" of {roof.gpu_name}", f" on {roof.gpu_name}"):
+    for words in (
+        f" of {roof.gpu_name} (CC {roof.cc})",
+        f", on {roof.gpu_name} (CC {roof.cc})",
+        f" of {roof.gpu_name}",
+        f" on {roof.gpu_name}",
+    ):
         title = title.replace(words, "")
     return title
 
