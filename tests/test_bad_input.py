@@ -533,6 +533,21 @@ def test_a_launch_of_1e19_threads_is_refused_before_it_starts(tmp_path):
     )
 
 
+def test_an_exact_run_past_the_limit_is_refused_before_its_first_wave(tmp_path):
+    """Issue 35: `run matmul_tiled -p Width=4096 --gpu h100-sxm --exact` simulated its first wave
+    of 1056 blocks for 22 s (199 s on the reporter's machine) before refusing, and then told the
+    user to add --gpu, which was given. (4096/16)^2 = 65536 blocks; the cost is now estimated
+    from SM 0's first-wave blocks before any wave runs, and the advice is to leave out --exact.
+    The 5 s limit is below what even the first wave needs, so the first-wave refusal cannot be
+    the one that answers."""
+    stderr = fails_in_subprocess(
+        *("run", "matmul_tiled", "-p", "Width=4096", "--gpu", "h100-sxm", "--exact", "--max-seconds", "5"),
+        cwd=tmp_path,
+        fragments=("simulating all 65536 blocks (--exact)", "limit of 5 s", "leave out --exact"),
+    )
+    assert "--gpu to" not in stderr and "Loop still running" not in stderr
+
+
 @pytest.mark.parametrize(
     ("name", "body"),
     [

@@ -62,6 +62,9 @@ ENGINE_RATES = {
     "ptx": (6.2e-7, 1.4e-6, 3.1e-5),
 }
 MAX_SAMPLED_WAVES = 3
+# the most the rates above were seen to over-estimate (PTX engine, 3.2x; C engine 2.6x): an exact
+# run is refused before it starts only when even its estimate divided by this passes the limit
+MOST_OVER_ESTIMATE = 3.2
 # a sample: None = every block
 Runner = Callable[[BlockSample | None], SimResult]
 
@@ -107,6 +110,7 @@ def run_with_sampling(
     built the arrays) is needed only to extrapolate a sample."""
     check_budget(budget_s)
     if exact:
+        _refuse_exact_past_limit(run, nblocks)
         return SampledRun(run(None), None, nblocks, nblocks, 0.0)
     pilot = run(BlockSample(sm_stride=1 << 30, waves=1))  # SM 0's first-wave blocks only
     rep = pilot.caches
@@ -128,6 +132,32 @@ def run_with_sampling(
     simulated = sum(result.caches.chunk_blocks) if result.caches else 0
     footprint = footprint_bytes() if callable(footprint_bytes) else footprint_bytes
     return SampledRun(extrapolate(result, nblocks, footprint, full_l2_bytes), sample, simulated, nblocks, t_sm)
+
+
+def _refuse_exact_past_limit(run: Runner, nblocks: int) -> None:
+    """Cost before work for `exact` (issue 35): SM 0's first-wave blocks (the pilot a sample
+    starts with, 1/SMs of a wave) say what every block costs; past the time limit, even at the
+    most the rates over-estimate, the run is refused before the first wave starts."""
+    from perfcalc.errors import TimeLimitExceeded
+    from perfcalc.limits import current_limit
+
+    limit = current_limit()
+    if limit is None:
+        return
+    import time
+
+    pilot = run(BlockSample(sm_stride=1 << 30, waves=1))
+    if pilot.caches is None or sum(pilot.caches.chunk_blocks) >= nblocks:
+        return  # the pilot was the whole launch's first wave on SM 0 and nothing more is left
+    estimate = estimated_seconds_per_block(pilot) * nblocks
+    left = limit[1] - (time.monotonic() - limit[0])
+    if estimate / MOST_OVER_ESTIMATE > left:
+        raise TimeLimitExceeded(
+            f"simulating all {nblocks} blocks (--exact) would take about {estimate:.3g} s (at least "
+            f"{estimate / MOST_OVER_ESTIMATE:.3g} s), estimated from the work of SM 0's first-wave blocks, "
+            f"over the {left:.3g} s left of the limit of {limit[1]:g} s (--max-seconds / max_seconds)",
+            "leave out --exact (library: exact=False): a sample of the blocks is simulated and extrapolated",
+        )
 
 
 def estimated_seconds_per_block(run: SimResult) -> float:
