@@ -18,7 +18,7 @@ from collections.abc import Iterator
 from contextvars import ContextVar
 
 from perfcalc.errors import InputError
-from perfcalc.units import shortened
+from perfcalc.units import binary_bytes, shortened
 
 DEFAULT_MAX_SECONDS = 600.0
 _LIMIT: ContextVar[tuple[float, float] | None] = ContextVar("perfcalc_time_limit", default=None)
@@ -89,6 +89,6 @@ def check_arrays_fit(nbytes: int, what: str, advice: str) -> None:
     free = free_memory_bytes()
     if free is not None and 2 * nbytes > free:
         raise InputError(
-            f"{what} need {nbytes / 2**30:.3g} GiB, and a run more (twice that is the bound); this machine has "
-            f"{free / 2**30:.3g} GiB free; {advice}"
+            f"{what} need {binary_bytes(nbytes)}, and a run more (twice that is the bound); this machine has "
+            f"{binary_bytes(free)} free; {advice}"
         )

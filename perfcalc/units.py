@@ -39,6 +39,15 @@ def seconds(value: float) -> str:
     return _scaled(value, _SECONDS, "")
 
 
+def binary_bytes(value: float) -> str:
+    """A size in bytes with the binary prefix that keeps 1 to 1023: 2**29 -> '512 MiB'."""
+    steps = ((2.0**40, "TiB"), (2.0**30, "GiB"), (2.0**20, "MiB"), (2.0**10, "KiB"), (1.0, "B"))
+    if not math.isfinite(value) or value == 0:
+        return f"{value:g} B"
+    scale, unit = next(((s, u) for s, u in steps if abs(value) >= s), steps[-1])
+    return f"{_digits(value / scale)} {unit}"
+
+
 def count(value: float) -> str:
     """A count with an SI prefix past 9999: 1048576 -> '1.049M', 512 -> '512', 2.5 -> '2.5'."""
     for scale, prefix in ((1e9, "G"), (1e6, "M"), (1e3, "k")):

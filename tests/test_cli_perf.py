@@ -124,6 +124,7 @@ def test_matmul_warns_before_a_long_simulation(monkeypatch):
     is replaced by a recorder here so the test stays fast; the estimate is the measured rate x
     W^3 summed over both kernels (perfcalc/analysis/perf_answers.py SIM_SECONDS_PER_W3)."""
     from perfcalc.analysis import perf_answers
+    from perfcalc.units import seconds
 
     calls = []
 
@@ -134,7 +135,7 @@ def test_matmul_warns_before_a_long_simulation(monkeypatch):
     monkeypatch.setattr(perf_answers, "_counted", fake_run)
     result = _ok(["matmul", "--width", "2048", "--cc", "9.0", "--format", "json"])
     expected = sum(rate * 2048**3 for rate in perf_answers.SIM_SECONDS_PER_W3.values())
-    assert f"about {expected:.0f} s" in result.stderr
+    assert f"about {seconds(expected)} at the benchmarked rate" in result.stderr
     assert calls == ["matmul_naive", "matmul_tiled"]
 
 

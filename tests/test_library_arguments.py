@@ -85,7 +85,7 @@ def test_arrays_past_the_free_memory_are_refused_before_they_are_made(monkeypatc
     # copy_offset at n = 2**26, offset 1: in (n + 1 floats) and out (n floats), 4 bytes each: just
     # over 512 MiB, twice that just over the 1 GiB free
     with pytest.raises(
-        InputError, match=r"0.5 GiB, and a run more \(twice that is the bound\); this machine has 1 GiB free"
+        InputError, match=r"512 MiB, and a run more \(twice that is the bound\); this machine has 1 GiB free"
     ):
         perfcalc.analyze(perfcalc.CatalogKernel("copy_offset", {"n": 2**26, "offset": 1}), perfcalc.target("9.0"))
 

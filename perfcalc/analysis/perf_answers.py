@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 from perfcalc.errors import InputError
 from perfcalc.model.roofline import Roofline, RooflinePoint, intensity, place, roofline
 from perfcalc.specs.target import Target
+from perfcalc.units import seconds
 
 # The execution core and NumPy are imported where a kernel is run: a roofline of a product
 # alone answers without them (benchmarks/bench_cli_latency.py).
@@ -97,7 +98,7 @@ def matmul(
         return analysis
     if product is None and simulation_seconds(width, tuple(engines)) > REFUSE_ABOVE_S:
         raise InputError(
-            f"simulating width {width} would take about {simulation_seconds(width, tuple(engines)):.0f} s on the "
+            f"simulating width {width} would take about {seconds(simulation_seconds(width, tuple(engines)))} on the "
             f"execution core (limit {REFUSE_ABOVE_S:.0f} s, at the execution core's measured rate); "
             "add --no-simulate for the analytic model alone"
         )

@@ -140,6 +140,7 @@ def _refuse_exact_past_limit(run: Runner, nblocks: int) -> None:
     most the rates over-estimate, the run is refused before the first wave starts."""
     from perfcalc.errors import TimeLimitExceeded
     from perfcalc.limits import current_limit
+    from perfcalc.units import seconds
 
     limit = current_limit()
     if limit is None:
@@ -153,9 +154,9 @@ def _refuse_exact_past_limit(run: Runner, nblocks: int) -> None:
     left = limit[1] - (time.monotonic() - limit[0])
     if estimate / MOST_OVER_ESTIMATE > left:
         raise TimeLimitExceeded(
-            f"simulating all {nblocks} blocks (--exact) would take about {estimate:.3g} s (at least "
-            f"{estimate / MOST_OVER_ESTIMATE:.3g} s), estimated from the work of SM 0's first-wave blocks, "
-            f"over the {left:.3g} s left of the limit of {limit[1]:g} s (--max-seconds / max_seconds)",
+            f"simulating all {nblocks} blocks (--exact) would take about {seconds(estimate)} (at least "
+            f"{seconds(estimate / MOST_OVER_ESTIMATE)}), estimated from the work of SM 0's first-wave blocks, "
+            f"over the {seconds(left)} left of the limit of {limit[1]:g} s (--max-seconds / max_seconds)",
             "leave out --exact (library: exact=False): a sample of the blocks is simulated and extrapolated",
         )
 

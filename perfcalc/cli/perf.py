@@ -139,6 +139,7 @@ def _matmul_on(name: str | None, cc: str | None, settings: tuple[Any, ...]) -> A
     """The seed's matmul analysis on one product (or --cc), announcing a long simulation first."""
     from perfcalc.analysis.perf_answers import REFUSE_ABOVE_S, simulation_seconds
     from perfcalc.analysis.perf_answers import matmul as analyze_matmul
+    from perfcalc.units import seconds as seconds_text
 
     width, tile, regs, latency, engines, simulate = settings
     target = gpu_target(name, cc)
@@ -148,7 +149,7 @@ def _matmul_on(name: str | None, cc: str | None, settings: tuple[Any, ...]) -> A
         if seconds <= REFUSE_ABOVE_S:
             typer.echo(
                 f"simulating naive and tiled at width {width} on the execution core: about "
-                f"{seconds:.0f} s at the benchmarked rate (on a terminal, the progress bar's ETA is measured "
+                f"{seconds_text(seconds)} at the benchmarked rate (on a terminal, the progress bar's ETA is measured "
                 "from this run's blocks; --no-simulate skips it)",
                 err=True,
             )

@@ -23,6 +23,7 @@ from perfcalc.results import Result
 from perfcalc.specs.arch import Arch
 from perfcalc.specs.gpu import Gpu
 from perfcalc.specs.timing import TimingRates, timing_rates
+from perfcalc.units import seconds
 
 VARIANTS = ("naive", "tiled")
 WORD_BYTES = 4  # float
@@ -435,7 +436,7 @@ def time_figures(variant: str, timing: TimePrediction) -> list[Figure]:
             variant,
             "predicted_time_s",
             timing.predicted_time_s,
-            f"launch overhead {timing.launch_overhead_s:.3g} s + the largest term -> {timing.bound_detail}",
+            f"launch overhead {seconds(timing.launch_overhead_s)} + the largest term -> {timing.bound_detail}",
         )
     )
     return figs

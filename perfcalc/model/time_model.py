@@ -484,12 +484,12 @@ def _serialised_terms(
 
 def _detail(top: Term, work: KernelWork, gpu: Gpu, total: float) -> str:
     """'limited by DRAM bandwidth: 2.61 TB/s of 3.35' and the like."""
+    from perfcalc.units import giga_rate, seconds
+
     if top.name == "DRAM bandwidth" and top.time_s > 0:
-        rate = (work.dram_bytes_read + work.dram_bytes_written) / top.time_s / 1e12
-        return f"limited by DRAM bandwidth: {rate:.3g} TB/s of {gpu.memory_bandwidth_gbs / 1000:.3g}"
+        rate = (work.dram_bytes_read + work.dram_bytes_written) / top.time_s / 1e9
+        return f"limited by DRAM bandwidth: {giga_rate(rate, 'B/s')} of {giga_rate(gpu.memory_bandwidth_gbs, 'B/s')}"
     if top.name == "FP32 pipe" and top.time_s > 0:
-        return (
-            f"limited by the FP32 pipe: {work.flops / top.time_s / 1e12:.3g} TFLOP/s of "
-            f"{gpu.peak_fp32_gflops / 1000:.3g}"
-        )
-    return f"limited by {top.name} ({top.time_s * 1e6:.4g} µs of {total * 1e6:.4g} µs)"
+        rate = work.flops / top.time_s / 1e9
+        return f"limited by the FP32 pipe: {giga_rate(rate, 'FLOPS')} of {giga_rate(gpu.peak_fp32_gflops, 'FLOPS')}"
+    return f"limited by {top.name} ({seconds(top.time_s)} of {seconds(total)})"

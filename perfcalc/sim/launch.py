@@ -21,6 +21,7 @@ from perfcalc.sim.safety import Fault, FaultSignal
 from perfcalc.specs import Arch
 from perfcalc.specs.arch import display_file
 from perfcalc.specs.dims import launch_dims
+from perfcalc.units import seconds as seconds_text
 
 MIN_SECONDS_PER_THREAD = 1e-9  # see perfcalc/limits.py
 
@@ -36,10 +37,10 @@ def _refuse_if_too_long(threads: int, blocks_done: int, nblocks: int, chunks_sta
     else:
         elapsed = time.monotonic() - chunks_start
         estimate = (chunks_start - start) + elapsed / blocks_done * nblocks
-        basis = f"{elapsed:.3g} s for the first {blocks_done} of {nblocks} blocks"
+        basis = f"{seconds_text(elapsed)} for the first {blocks_done} of {nblocks} blocks"
     if estimate > seconds:
         raise TimeLimitExceeded(
-            f"simulating this launch would take about {estimate:.3g} s ({basis}), "
+            f"simulating this launch would take about {seconds_text(estimate)} ({basis}), "
             f"over the limit of {seconds:g} s (--max-seconds / max_seconds)",
             "use a smaller launch; on a product (--gpu) without --exact, a sample of the blocks is simulated",
         )
