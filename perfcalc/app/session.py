@@ -202,8 +202,8 @@ def run_program(
         child.close()
         outcome = Outcome(0)
         try:
-            serving = (arena, kernels, target, selection, outcome)
-            _serve(_Channel(parent), proc, serving, start + max_seconds, on_launch, iteration_cap)
+            serving = _Serving(arena, kernels, target, selection, outcome, on_launch, iteration_cap)
+            _serve(_Channel(parent), proc, serving, start + max_seconds)
         finally:
             parent.close()
             if proc.poll() is None:
@@ -222,14 +222,21 @@ def _kill(proc: subprocess.Popen[bytes]) -> None:
     proc.wait()
 
 
-def _serve(
-    channel: _Channel,
-    proc: subprocess.Popen[bytes],
-    serving: tuple[Arena, dict[str, CompiledKernel], Target, Selection, Outcome],
-    deadline: float,
-    on_launch: Callable[[int, str], None] | None,
-    iteration_cap: int,
-) -> None:
+@dataclass(frozen=True)
+class _Serving:
+    """What answering the program's requests needs: its memory, its kernels, the GPU, which
+    launches to count, where the counts go, the progress callback and the loop cap."""
+
+    arena: Arena
+    kernels: dict[str, CompiledKernel]
+    target: Target
+    selection: Selection
+    outcome: Outcome
+    on_launch: Callable[[int, str], None] | None
+    iteration_cap: int
+
+
+def _serve(channel: _Channel, proc: subprocess.Popen[bytes], serving: _Serving, deadline: float) -> None:
     from perfcalc.limits import time_limit
 
     channel.sock.settimeout(1.0)
@@ -250,20 +257,11 @@ def _serve(
                 continue
             if message is None:
                 return
-            channel.reply(_answer(message, *serving, on_launch, iteration_cap))
+            channel.reply(_answer(message, serving))
 
 
-def _answer(
-    message: bytes,
-    arena: Arena,
-    kernels: dict[str, CompiledKernel],
-    target: Target,
-    selection: Selection,
-    outcome: Outcome,
-    on_launch: Callable[[int, str], None] | None,
-    iteration_cap: int,
-) -> bytes:
-    kind, body = message[:1], _Reader(message[1:])
+def _answer(message: bytes, s: _Serving) -> bytes:
+    kind, body, arena = message[:1], _Reader(message[1:]), s.arena
     if kind == b"H":
         arena.base, _size = body.take("<QQ")
         return b"K"
@@ -273,36 +271,28 @@ def _answer(
         arena.variables[name] = (address, size)
         return b"K"
     if kind == b"L":
-        return _launch(body, arena, kernels, target, selection, outcome, on_launch, iteration_cap)
+        return _launch(body, s)
     if kind in (b"A", b"O"):
         name = body.text()
         a, b = body.take("<QQ")
-        ck = kernels.get(name)
+        ck = s.kernels.get(name)
         if ck is None:
             return b"Q" + struct.pack("<q", 0)
         if kind == b"O":
-            occ = launch_occupancy(ck, target, int(a), int(b))
+            occ = launch_occupancy(ck, s.target, int(a), int(b))
             return b"Q" + struct.pack("<q", int(occ.active_blocks_per_sm))
         found = resources(ck)
         regs = found.registers_per_thread if found else 32
         static = found.static_shared_memory_bytes if found else 0
         local = sum(v.size for v in ck.fn.variables if v.space == "local")
         return b"Q" + struct.pack(
-            "<6i", regs, static, local, target.arch.max_threads_per_block, 0, target.arch.cc_number
+            "<6i", regs, static, local, s.target.arch.max_threads_per_block, 0, s.target.arch.cc_number
         )
     return b"F" + b"unknown request"
 
 
-def _launch(
-    body: _Reader,
-    arena: Arena,
-    kernels: dict[str, CompiledKernel],
-    target: Target,
-    selection: Selection,
-    outcome: Outcome,
-    on_launch: Callable[[int, str], None] | None,
-    iteration_cap: int,
-) -> bytes:
+def _launch(body: _Reader, s: _Serving) -> bytes:
+    arena, outcome = s.arena, s.outcome
     name = body.text()
     grid = body.take("<III")
     block = body.take("<III")
@@ -311,20 +301,20 @@ def _launch(
     (count,) = body.take("<I")
     if count != 0xFFFFFFFF:
         arena.allocations = [body.take("<QQ") for _ in range(count)]  # type: ignore[misc]
-    ck = kernels.get(name)
+    ck = s.kernels.get(name)
     if ck is None:
         return b"D" + f"no compiled kernel {name}".encode()
     index = len(outcome.launches) + outcome.uncounted
-    if on_launch is not None:
-        on_launch(index, ck.kernel)
+    if s.on_launch is not None:
+        s.on_launch(index, ck.kernel)
     try:
         record = run_launch(
             index,
             ArenaLaunch(ck, (grid[0], grid[1], grid[2]), (block[0], block[1], block[2]), int(shared), params),
             arena,
-            target,
+            s.target,
             ck.source_file,
-            iteration_cap,
+            s.iteration_cap,
         )
     except TimeLimitExceeded as exc:  # the run's limit, not the launch's fault: the run ends
         raise ProgramFailed(_out_of_time(index, ck.kernel, exc.what)) from None
@@ -332,7 +322,7 @@ def _launch(
         return b"C" + str(exc).encode()  # cudaErrorInvalidConfiguration, not sticky
     if record.sim is not None and record.sim.faults and record.sim.faults[0].kind == "time_limit":
         raise ProgramFailed(_out_of_time(index, ck.kernel, record.fault or ""))
-    if selection.wants(ck.kernel):
+    if s.selection.wants(ck.kernel):
         outcome.launches.append(record)
     else:
         outcome.uncounted += 1

@@ -41,7 +41,7 @@ def _refuse_if_too_long(threads: int, blocks_done: int, nblocks: int, chunks_sta
     if estimate > seconds:
         raise TimeLimitExceeded(
             f"simulating this launch would take about {seconds_text(estimate)} ({basis}), "
-            f"over the limit of {seconds:g} s (--max-seconds / max_seconds)",
+            f"over the limit of {seconds_text(seconds)} (--max-seconds / max_seconds)",
             "use a smaller launch; on a product (--gpu) without --exact, a sample of the blocks is simulated",
         )
 
