@@ -6,6 +6,7 @@ benchmarks/results_fuzz.json, one entry per class; FUZZING.md is written from it
     python benchmarks/fuzz.py --cases 10000                      # every class
     python benchmarks/fuzz.py --cases 10000 --only expressions   # one class
     python benchmarks/fuzz.py --signals 100                      # SIGTERM trials only
+    python benchmarks/fuzz.py --signals 500 --first 100          # 500 more, after the recorded 100
     python benchmarks/fuzz.py --write-md                         # FUZZING.md from the results
 """
 
@@ -77,18 +78,20 @@ def run_class(name: str, cases: int, first: int = 0) -> dict:
     }
 
 
-def run_signals(trials: int) -> dict:
+def run_signals(trials: int, first: int = 0) -> dict:
     """SIGTERM at a random moment of `report`: nothing, or every file that one uninterrupted run
-    of the same command writes, must be left."""
+    of the same command writes, must be left. Trial i draws its moment from Random(f"signals-{i}")
+    (the first 100, recorded on 2026-11-27, drew theirs from one Random("signals") stream), so a
+    later sitting continues with --first."""
     command = [sys.executable, "-m", "perfcalc", "report", "--gpu", "h100-sxm", "--no-times", "-o", "rep"]
     with tempfile.TemporaryDirectory() as tmp:
         subprocess.run(command, cwd=tmp, check=True, capture_output=True, timeout=120)
         everything = sorted(p.name for p in Path(tmp, "rep").iterdir())
-    rng = random.Random("signals")
     seen: collections.Counter[str] = collections.Counter()
     bad = []
     start = time.monotonic()
-    for trial in range(trials):
+    for trial in range(first, first + trials):
+        rng = random.Random(f"signals-{trial}")
         with tempfile.TemporaryDirectory() as tmp:
             proc = subprocess.Popen(
                 command,
@@ -109,6 +112,7 @@ def run_signals(trials: int) -> dict:
                 bad.append([trial, left, others, proc.returncode, err[-200:]])
     return {
         "cases": trials,
+        "first_seed": first,
         "failures": len(bad),
         "outcomes": dict(seen),
         "wall_s": round(time.monotonic() - start, 1),
@@ -186,7 +190,9 @@ def main() -> None:
         print(name, {k: v for k, v in results[name].items() if k != "failure_kinds"}, flush=True)
         _save({k: results[k] for k in ran})
     if args.signals:
-        results["report under SIGTERM"] = run_signals(args.signals)
+        fresh = run_signals(args.signals, args.first)
+        name = "report under SIGTERM"
+        results[name] = _merge(results.get(name), fresh) if args.first else fresh
         ran.add("report under SIGTERM")
         print(results["report under SIGTERM"], flush=True)
         _save({k: results[k] for k in ran})
@@ -204,7 +210,11 @@ def _merge(old: dict | None, new: dict) -> dict:
         "first_seed": old.get("first_seed", 0),
         "failures": old["failures"] + new["failures"],
         "outcomes": dict(outcomes),
-        "slowest_case_s": max(old["slowest_case_s"], new["slowest_case_s"]),
+        **(
+            {"slowest_case_s": max(old["slowest_case_s"], new["slowest_case_s"])}
+            if "slowest_case_s" in old and "slowest_case_s" in new
+            else {}
+        ),
         "wall_s": round(old["wall_s"] + new["wall_s"], 1),
         "failure_kinds": old["failure_kinds"] + new["failure_kinds"],
     }
