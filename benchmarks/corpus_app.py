@@ -147,9 +147,9 @@ def run_one(program: str, gpu: str | None, seconds: float) -> dict[str, object]:
         checked=checked is not None,
         exit_status=report.exit_status,
         launches=len(report.launches),
-        kernels=len(report.kernels),
+        kernels=len(report.kernel_summary),
         predicted_time_s=report.predicted_time_s,
-        args=" ".join(report.args),
+        args=" ".join(report.program_args),
         launch_rows=[_launch_row(folder.name, launch) for launch in report.launches[:LAUNCHES_KEPT]],
     )
     return row

@@ -48,9 +48,9 @@ def test_many_launches_over_iterations_and_the_kernel_summary():
     report = run("iterations.cu", "4096", "32", gpu="h100-sxm")
     assert report.exit_status == 0 and "PASS" in report.stdout
     assert len(report.launches) == 64
-    calls = {k.kernel: k.calls for k in report.kernels}
+    calls = {k.kernel: k.calls for k in report.kernel_summary}
     assert calls == {"step": 32, "swap_back": 32}
-    assert sum(k.share for k in report.kernels) == pytest.approx(1.0)
+    assert sum(k.share for k in report.kernel_summary) == pytest.approx(1.0)
     assert report.predicted_time_s == pytest.approx(sum(r.predicted_time_s for r in report.launches))
 
 
@@ -114,7 +114,7 @@ def test_the_cli_passes_the_output_through_and_writes_json(tmp_path):
     done = CliRunner().invoke(cli, ["app", str(DATA / "vector_add.cu"), "-o", str(out), "--", "500"])
     assert done.exit_code == 0, done.output
     doc = json.loads(out.read_text())
-    assert doc["exit_status"] == 0 and doc["args"] == ["500"] and len(doc["launches"]) == 1
+    assert doc["exit_status"] == 0 and doc["program_args"] == ["500"] and len(doc["launches"]) == 1
     assert doc["launches"][0]["grid"] == [2, 1, 1]
 
 
@@ -143,7 +143,8 @@ def test_several_gpus_run_the_program_on_each_one_tidy_frame(tmp_path):
         assert pd.api.types.is_numeric_dtype(frame[column]), column
     doc = json.loads(doc_path.read_text())
     assert [r["gpu"] for r in doc["runs"]] == ["h100-sxm", "a100"]
-    assert doc["files"] == doc["runs"][0]["files"] and all(r["exit_status"] == 0 for r in doc["runs"])
+    assert doc["files"] == doc["runs"][0]["files"] and doc["program_args"] == []
+    assert all(r["exit_status"] == 0 for r in doc["runs"])
 
 
 def test_a_product_named_twice_or_unknown_is_refused_before_any_run():

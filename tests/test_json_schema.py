@@ -9,6 +9,7 @@ what the one vocabulary forbids (so a passing validation means something).
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import jsonschema
 import pytest
@@ -52,12 +53,25 @@ MORE_FORMS = [
     ["matmul", "--width", "64", "--gpu", "v100"],
     # several products in one roofline: every table's rows with their gpu
     ["roofline", "--gpu", "v100", "--gpu", "h100-sxm", "-k", "matmul_tiled", "-p", "Width=64", "-i", "2"],
+    # a whole program: counted only, timed on a product, and on two products (one report each)
+    ["app", "tests/data/cuda_app/vector_add.cu", "--", "500"],
+    ["app", "tests/data/cuda_app/vector_add.cu", "--gpu", "h100-sxm", "--", "500"],
+    ["app", "tests/data/cuda_app/cooperative.cu", "--gpu", "h100-sxm", "--gpu", "a100"],
 ]
 FORMS = [argv for argv, _tables in COMMANDS] + MORE_FORMS
 
 
+def _form(argv: list[str]) -> Any:
+    """`app` builds the program: it needs nvcc (the cuda extra) and a host C++ compiler."""
+    from perfcalc.sim.ptx import toolchain
+
+    needs = argv[0] == "app" and toolchain.route("auto") is None
+    return pytest.param(argv, marks=pytest.mark.skipif(needs, reason="needs nvcc (cuda extra) and a host C++ compiler"))
+
+
 def _json(argv: list[str]) -> dict:
-    result = runner.invoke(app, [*argv, "--format", "json"])
+    at = argv.index("--") if "--" in argv else len(argv)  # after `--` come the program's own arguments
+    result = runner.invoke(app, [*argv[:at], "--format", "json", *argv[at:]])
     assert result.exit_code == 0, (argv, result.stderr)
     return json.loads(result.stdout)
 
@@ -75,7 +89,7 @@ def test_shipped_schemas_are_the_generated_ones():
         assert shipped == json_schema.schema_text(command), f"{command}: regenerate the shipped schema"
 
 
-@pytest.mark.parametrize("argv", FORMS, ids=lambda argv: " ".join(argv[:3]))
+@pytest.mark.parametrize("argv", [_form(argv) for argv in FORMS], ids=lambda argv: " ".join(argv[:3]))
 def test_every_command_json_validates_against_its_shipped_schema(argv):
     doc = _json(argv)
     errors = list(_validator(argv[0]).iter_errors(doc))

@@ -24,6 +24,7 @@ from perfcalc.results import Result, plain
 from perfcalc.sim.launch import SimResult
 from perfcalc.sim.ptx.arena import Arena, ArenaLaunch, run_in_arena
 from perfcalc.sim.ptx.compile import CompiledKernel
+from perfcalc.specs.accuracy import ErrorBand
 from perfcalc.specs.demangle import demangle
 from perfcalc.specs.target import Target
 
@@ -59,7 +60,7 @@ class LaunchRecord(Result):
     race: str | None = None  # the first shared-memory race or divergent barrier, which the launch ran through
     overrun: str | None = None  # the first access past its allocation into mapped memory, ditto
     dram_bytes: int | None = None
-    error_band: str | None = None  # the measured band of such predictions (specs/accuracy.py)
+    error_band: ErrorBand | None = None  # the measured band of such predictions (specs/accuracy.py)
     advice: LaunchAdvice | None = None  # on a product: what to change (analysis/launch_advice.py)
     sim: SimResult | None = field(default=None, repr=False, compare=False)
     time: TimePrediction | None = field(default=None, repr=False, compare=False)
@@ -164,7 +165,7 @@ def run_launch(
         overrun=result.overruns[0].message if result.overruns else None,
         l2_hit_rate=None if time is None else time.l2_hit_rate,
         dram_bytes=None if time is None else time.dram_bytes_read + time.dram_bytes_written,
-        error_band=None if time is None or time.error_band is None else time.error_band.text,
+        error_band=None if time is None else time.error_band,
         advice=None
         if time is None
         else advise_counts(

@@ -41,13 +41,13 @@ class AppReport(Result):
     """A whole program's run on the modelled GPU."""
 
     files: tuple[str, ...]
-    args: tuple[str, ...]
+    program_args: tuple[str, ...]  # what its main() got
     exit_status: int
     compiler: str
     cc: str
     gpu: str | None
     launches: tuple[LaunchRecord, ...]
-    kernels: tuple[KernelSummary, ...]
+    kernel_summary: tuple[KernelSummary, ...]
     uncounted_launches: int
     seconds: float
     stdout: str | None = None

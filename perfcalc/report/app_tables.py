@@ -68,7 +68,9 @@ def runs_document(reports: Sequence[Any]) -> Any:
     `run` does)."""
     if len(reports) == 1:
         return reports[0]
-    return {"files": list(reports[0].files), "args": list(reports[0].args), "runs": [r.to_dict() for r in reports]}
+    first = reports[0]
+    runs = [r.to_dict() for r in reports]
+    return {"files": list(first.files), "program_args": list(first.program_args), "runs": runs}
 
 
 def launches_table(reports: Sequence[Any]) -> Table:
@@ -109,7 +111,7 @@ def _launch_rows(reports: Sequence[Any], report: Any) -> list[dict[str, Any]]:
                 **{k: r.counters.get(k) for k in LAUNCH_COLUMNS if k in r.counters},
                 "predicted_time_s": r.predicted_time_s,
                 "bound": r.bound or ("fault: " + r.fault if r.fault else None),
-                "error_band": r.error_band,
+                "error_band": None if r.error_band is None else r.error_band.text,
             }
         )
     return rows
@@ -144,7 +146,7 @@ def kernels_table(reports: Sequence[Any]) -> Table:
             "average_time_s": k.average_time_s,
         }
         for report in reports
-        for k in report.kernels
+        for k in report.kernel_summary
     ]
     return Table(
         _columns(reports, ["kernel", "calls", "total_time_s", "share", "average_time_s"]),

@@ -23,7 +23,7 @@ from typing import Any
 
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
 SCHEMA_DIR = Path(__file__).resolve().parents[1] / "schemas"
-COMMANDS = ("devices", "occupancy", "matmul", "roofline", "kernels", "coalesce", "banks", "run")
+COMMANDS = ("devices", "occupancy", "matmul", "roofline", "kernels", "coalesce", "banks", "run", "app")
 
 _STRING = {"type": "string"}
 _INTEGER = {"type": "integer"}
@@ -31,6 +31,7 @@ _NUMBER = {"type": "number"}
 _BOOLEAN = {"type": "boolean"}
 _NULL = {"type": "null"}
 _OBJECT = {"$ref": "#/$defs/object"}
+_OMIT: dict[str, Any] = {"$comment": "a field its to_dict leaves out"}  # in _adjustments
 
 
 def _maybe(schema: dict[str, Any]) -> dict[str, Any]:
@@ -180,8 +181,10 @@ CSV_COLUMN_PATTERNS = (
 
 def _output_classes() -> tuple[type, ...]:
     """The dataclasses whose fields make the vocabulary (nested dataclasses are found too)."""
+    from perfcalc.analysis.app_launches import LaunchRecord
     from perfcalc.analysis.launch_advice import LaunchAdvice
     from perfcalc.analysis.launch_report import LaunchReport
+    from perfcalc.app import AppReport, KernelSummary
     from perfcalc.memory.global_memory import GlobalAccessCost
     from perfcalc.memory.patterns import WarpPattern
     from perfcalc.memory.shared_memory import SharedAccessCost
@@ -219,6 +222,9 @@ def _output_classes() -> tuple[type, ...]:
         ResultCheck,
         LaunchReport,
         LaunchAdvice,
+        LaunchRecord,
+        KernelSummary,
+        AppReport,
     )
 
 
@@ -230,6 +236,9 @@ def _adjustments() -> dict[str, dict[str, Any]]:
         "OccupancyResult": {"block_limits": limits},
         # the time model's and a source line's counters: Counters' fields, some of them
         "LaunchReport": {"counters": _ref("counts")},
+        # the engine's result and the time's terms stay in Python (LaunchRecord.to_dict)
+        "LaunchRecord": {"counters": _ref("counts"), "advice": _maybe(_OBJECT), "sim": _OMIT, "time": _OMIT},
+        "AppReport": {"predicted_time_s": _maybe(_NUMBER)},  # to_dict adds the launches' sum
         "Gpu": {"ridge_flop_per_byte": _NUMBER},
         "KernelSpec": {"params": _numbers_by_name(), "realistic": _numbers_by_name()},
         "OccupancyInputs": {
@@ -292,8 +301,9 @@ class _Builder:
             adjust = self._adjust.get(name, {})
             properties = {}
             for f in dataclasses.fields(cls):
-                properties[f.name] = adjust.get(f.name) or self.of(hints[f.name])
-            properties.update({k: v for k, v in adjust.items() if k not in properties})
+                if adjust.get(f.name) is not _OMIT:
+                    properties[f.name] = adjust.get(f.name) or self.of(hints[f.name])
+            properties.update({k: v for k, v in adjust.items() if k not in properties and v is not _OMIT})
             for key, schema in properties.items():
                 self.words.setdefault(key, []).append(schema)
             self.defs[name] = {
@@ -432,6 +442,13 @@ def command_forms() -> dict[str, dict[str, dict[str, Any]]]:
         },
         "coalesce": {"access": _access("GlobalAccessCost")},
         "banks": {"access": _access("SharedAccessCost")},
+        "app": {
+            "app": _ref("AppReport"),
+            # several --gpu: the program, its arguments and one run's report per product
+            "comparison": _document(
+                {"files": _word("files"), "program_args": _word("program_args"), "runs": _array(_ref("AppReport"))}
+            ),
+        },
         "run": {
             "run": run_document,
             # several --gpu: the kernel, its parameters and one run's document per product

@@ -28,7 +28,7 @@ class ErrorBand:
 
     p90: float
     median: float
-    launches: int
+    held_back_launches: int
     bound: str  # the bound it is taken over ("any" when pooled)
     size: str  # the size class ("any" when pooled)
     text: str = ""  # the band in words, as tables show it (filled from the fields)
@@ -36,7 +36,7 @@ class ErrorBand:
     def __post_init__(self) -> None:
         # the size classes are keyed "< 20 us" in devices/time_accuracy.yaml; shown as tables show times
         what = ", ".join(x for x in (self.bound, self.size.replace(" us", " µs")) if x != "any") or "all launches"
-        words = f"±{100 * self.p90:.0f} % ({what}: 90 % of {self.launches} held-back launches within)"
+        words = f"±{100 * self.p90:.0f} % ({what}: 90 % of {self.held_back_launches} held-back launches within)"
         object.__setattr__(self, "text", words)
 
 
