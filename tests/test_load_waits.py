@@ -212,3 +212,35 @@ def test_latency_term_charges_waits_not_loads():
     assert term(None) == pytest.approx((8 * latency + own) / clock)
     assert term(8 * per_warp) == pytest.approx(term(None))
     assert term(per_warp) == pytest.approx((latency + own) / clock)
+
+
+CP_ASYNC_PIPELINE = r"""
+__global__ void stages(const float4 *in, float4 *out) {
+  __shared__ float4 buf[2][128];
+  unsigned s0 = (unsigned)__cvta_generic_to_shared(&buf[0][threadIdx.x]);
+  unsigned s1 = (unsigned)__cvta_generic_to_shared(&buf[1][threadIdx.x]);
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(s0), "l"(in + threadIdx.x));
+  asm volatile("cp.async.commit_group;");
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(s1), "l"(in + 128 + threadIdx.x));
+  asm volatile("cp.async.commit_group;");
+  asm volatile("cp.async.wait_group 1;" ::: "memory");
+  float4 a = buf[0][threadIdx.x];
+  asm volatile("cp.async.wait_group 0;" ::: "memory");
+  float4 b = buf[1][threadIdx.x];
+  out[threadIdx.x] = make_float4(a.x + b.x, a.y + b.y, a.z + b.z, a.w + b.w);
+}
+"""
+
+
+@needs_nvrtc
+def test_a_cp_async_stage_left_in_flight_is_not_a_wait(ptx_cache):
+    """Issue 33: `cp.async.wait_group N` leaves the N newest groups in flight (PTX ISA, cp.async
+    .wait_group) and waits for one committed N groups earlier, whose latency the work issued
+    since covers; wait_group 0 waits for what was just issued. 4 warps: wait_group 1 counts
+    nothing, wait_group 0 one wait per warp, so 4 (each wait_group counted one, 8, before)."""
+    rng = np.random.default_rng(33)
+    data = rng.random(256 * 4, dtype=np.float32)
+    args = {"in": data.copy(), "out": np.zeros(128 * 4, np.float32)}
+    c = run_kernel(CP_ASYNC_PIPELINE, "stages", (1,), (128,), args, H100_ARCH, engine="ptx").counters
+    assert c.global_load_waits == 4
+    assert np.array_equal(args["out"], data[:512] + data[512:])

@@ -9,7 +9,10 @@ cp.async (PTX ISA "cp.async"; Programming Guide "Using LDGSTS"): a global read a
 of 4, 8 or 16 bytes, bytes past `src-size` zero-filled. The engine performs the copy when it is
 issued, so commit_group / wait_group / wait_all have nothing left to wait for; a correct program
 reads the data only after its wait, and sees the same values. For the time model a warp's
-wait_group / wait_all is one wait for global data (the copies issued before it overlap).
+wait_all or wait_group 0 is one wait for global data (the copies issued before it overlap); a
+wait_group N > 0 leaves the N newest groups in flight and waits for one committed N groups
+earlier, whose latency the work issued since has covered (a cp.async pipeline's point), so it
+counts no wait. A stage shorter than the load latency still stalls part of it; not modelled.
 
 wmma.load/store: in the fragment layout of fragments.py (the mma fragments ptxas uses); load,
 mma and store agree on it, and an element-wise operation on a fragment is layout-free, as CUDA
@@ -98,9 +101,13 @@ def build_cp_async(instr: Instr, env: Env) -> Op:
     if "commit_group" in instr.parts:
         return lambda ch, m, full, control=None: None  # the copies are already done (see above)
     if "wait_group" in instr.parts or "wait_all" in instr.parts:
+        if "wait_group" in instr.parts and int(instr.operands[0].strip(), 0) > 0:
+            # N groups may stay in flight: the group waited for was committed N groups ago, and
+            # its latency overlaps the work issued since (a pipeline's stages), not counted
+            return lambda ch, m, full, control=None: None
 
         def wait(ch: Chunk, m: np.ndarray, full: bool, control: np.ndarray | None = None) -> None:
-            # a warp waits here for the copies it issued before: one wait, as for loads used together
+            # a warp waits here for the copies it just issued: one wait, as for loads used together
             ch.env.site(instr.line, instr.inlined_at)[C.GLD_WAIT] += int(warps_with(m).sum())
 
         return wait
