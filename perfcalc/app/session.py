@@ -28,6 +28,7 @@ from perfcalc.analysis.programs import Arena, ArenaLaunch, CompiledKernel, progr
 from perfcalc.app.build import Program
 from perfcalc.errors import InputError, PerfcalcError, TimeLimitExceeded
 from perfcalc.specs.target import Target
+from perfcalc.units import seconds as seconds_text
 
 ARENA_BYTES = 64 << 30  # virtual: the file is sparse, only what the program writes takes space
 
@@ -246,7 +247,7 @@ def _serve(channel: _Channel, proc: subprocess.Popen[bytes], serving: _Serving, 
             if time.monotonic() > deadline:
                 _kill(proc)
                 raise ProgramFailed(
-                    f"the program ran past its time limit (--max-seconds {limit:g}) and was stopped: "
+                    f"the program ran past its time limit ({seconds_text(limit)}, --max-seconds) and was stopped: "
                     "give it smaller arguments"
                 )
             try:
