@@ -6,9 +6,8 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, NamedTuple
 
 import typer
 
@@ -82,15 +81,15 @@ def _have_matplotlib() -> bool:
     return True
 
 
-@dataclass
-class _Part:
+class _Part(NamedTuple):
     """One product's share of the report: its Target, its roofline, its timed launches and its
-    tables (file stem -> the CSV table and the Markdown one)."""
+    tables (file stem -> the CSV table and the Markdown one), filled as the jobs run. (Not a
+    dataclass: `dataclasses` is not imported at start-up.)"""
 
     target: Any
     roof: Any
-    reports: list[Any] = field(default_factory=list)
-    tables: dict[str, tuple[Any, Any]] = field(default_factory=dict)
+    reports: list[Any]
+    tables: dict[str, tuple[Any, Any]]
 
     @property
     def key(self) -> str:
@@ -129,7 +128,7 @@ def report(
     for target in targets:
         analyze_matmul(width, tile, target, simulate=False)  # the shape, checked before any work
     check_dpi(dpi)
-    parts = [_Part(target, product_roofline(target)) for target in targets]
+    parts = [_Part(target, product_roofline(target), [], {}) for target in targets]
     budget = sample_budget if times else None
     jobs = [(part, _jobs(part.target, part.roof, specs, (width, tile), budget, part.reports)) for part in parts]
     figures = _have_matplotlib()
