@@ -203,6 +203,7 @@ def _concrete(launch: str) -> bool:
 CLASSES = (
     ("texture references", "texture or surface references (removed in CUDA 12)"),
     ("surface references", "texture or surface references (removed in CUDA 12)"),
+    ("stood in by empty ones", "fails after a header not installed here was stood in (the message names it)"),
     ("not installed here", "device code needs a name from a header not installed here"),
     ("time limit", "compile past its time limit"),
     ("memory limit", "compile past its memory limit"),

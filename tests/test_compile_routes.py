@@ -110,6 +110,21 @@ def test_a_header_that_is_not_installed_is_stood_in_and_said(ptx_cache):
     assert any("cuda_profiler_api.h" in note for note in result.compile_notes)
 
 
+@pytest.mark.skipif(not HAVE_NVCC, reason="no nvcc wheel or host C++ compiler")
+def test_a_failure_after_a_stood_in_header_names_the_header(tmp_path):
+    """Issue 30: 7 HeCBench files failed after perfcalc stood in a header that is not installed
+    (the code after it needed what the header declares) and were refused as nvcc's own error,
+    naming no header. A kernel taking a `lib::Handle` from a missing header: the one line names
+    the stood-in header and the error."""
+    src = tmp_path / "uses_lib.cu"
+    src.write_text('#include "not_installed_lib.h"\n__global__ void k(lib::Handle h, int *x) { x[0] = 1; }\n')
+    with pytest.raises(CudaSyntaxError) as caught:
+        run_kernel(src.read_text(), "k", 1, 32, {"h": 0, "x": np.zeros(1, "i4")}, "9.0", engine="ptx",
+                   source_name=str(src), compiler="nvcc")  # fmt: skip
+    message = str(caught.value)
+    assert "stood in by empty ones (not_installed_lib.h)" in message and "uses_lib.cu:2" in message, message
+
+
 def test_without_a_host_compiler_the_nvrtc_route_compiles_and_says_so(monkeypatch):
     """Hide the host compiler: `auto` takes NVRTC, and the run names it."""
     monkeypatch.setattr(toolchain, "host_compiler", lambda: None)

@@ -287,6 +287,11 @@ def _refusal(work: _Work, log: str, main: Path) -> str:
             f"{where}: the device code needs '{undefined.group(1)}', which would come from a header that is not "
             f"installed here ({', '.join(work.stubs)}); install it, or compile without that code"
         )
+    if work.stubs:  # the error may come from what the missing header would have declared
+        return (
+            f"nvcc could not compile {main.name} with headers not installed here stood in by empty ones "
+            f"({', '.join(work.stubs)}): {where}: {first}; install them, or compile without the code that uses them"
+        )
     return f"nvcc could not compile {main.name}: {where}: {first}"
 
 
