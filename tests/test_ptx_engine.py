@@ -800,3 +800,28 @@ def test_dp4a_sums_the_products_of_four_byte_pairs():
     want_s = ((c.astype(np.int64) + (sa * sb).sum(axis=1)) & 0xFFFFFFFF).astype(np.uint32).view(np.int32)
     want_u = ((c.view(np.uint32).astype(np.int64) + (ua * ub).sum(axis=1)) & 0xFFFFFFFF).astype(np.uint32)
     assert np.array_equal(s, want_s) and np.array_equal(u, want_u)
+
+
+LOP3 = r"""
+__global__ void lop3(const unsigned *a, const unsigned *b, const unsigned *c, unsigned *out) {
+  int i = threadIdx.x;
+  unsigned x = a[i], y = b[i], z = c[i], r0, r1, r2;
+  asm("lop3.b32 %0, %1, %2, %3, 0xE8;" : "=r"(r0) : "r"(x), "r"(y), "r"(z));
+  asm("lop3.b32 %0, %1, %2, %3, 0x96;" : "=r"(r1) : "r"(x), "r"(y), "r"(z));
+  asm("lop3.b32 %0, %1, %2, %3, 0xCA;" : "=r"(r2) : "r"(x), "r"(y), "r"(z));
+  out[3 * i] = r0; out[3 * i + 1] = r1; out[3 * i + 2] = r2;
+}
+"""
+
+
+def test_lop3_computes_the_function_its_table_names():
+    """HeCBench's relu was refused at `lop3.b32`. The PTX ISA defines immLut as F(0xF0, 0xCC,
+    0xAA): majority (F0&CC)|(F0&AA)|(CC&AA) = 0xE8, a^b^c = 0x96, a ? b : c bitwise
+    (F0&CC)|(~F0&AA) = 0xCA; each checked against NumPy's bit operations on random words."""
+    rng = np.random.default_rng(30)
+    a, b, c = (rng.integers(0, 2**32, 64, dtype=np.uint64).astype(np.uint32) for _ in range(3))
+    out = np.zeros(3 * 64, np.uint32)
+    run_kernel(LOP3, "lop3", 1, 64, {"a": a, "b": b, "c": c, "out": out}, H100, engine="ptx")
+    assert np.array_equal(out[0::3], (a & b) | (a & c) | (b & c))
+    assert np.array_equal(out[1::3], a ^ b ^ c)
+    assert np.array_equal(out[2::3], (a & b) | (~a & c))

@@ -715,6 +715,27 @@ def build_bfi(instr: Instr, env: Env) -> Op:
     return run
 
 
+def build_lop3(instr: Instr, env: Env) -> Op:
+    """lop3.b32 d, a, b, c, immLut: any logic function of three inputs, bit by bit (PTX ISA
+    "lop3"): bit i of d is bit (a_i b_i c_i, read as a 3-bit number) of immLut, the function's
+    truth table (immLut = F(0xF0, 0xCC, 0xAA))."""
+    if "|" in instr.operands[0] or len(instr.parts) > 2:
+        raise CudaSyntaxError(f"{instr.opcode} at line {instr.line}: lop3 with a predicate output is not implemented")
+    d = _dst(instr)
+    a, b, c = (operand(o, "b32", env) for o in instr.operands[1:4])
+    lut = int(instr.operands[4].strip(), 0) & 0xFF
+
+    def run(ch: Chunk, m: np.ndarray, full: bool) -> None:
+        x, y, z = (np.broadcast_to(np.asarray(r(ch)).astype(np.uint32), m.shape) for r in (a, b, c))
+        out = np.zeros(m.shape, dtype=np.uint32)
+        for k in range(8):  # each minterm of the table that is set
+            if lut >> k & 1:
+                out |= (x if k & 4 else ~x) & (y if k & 2 else ~y) & (z if k & 1 else ~z)
+        ch.write(d, out, m, full)
+
+    return run
+
+
 def build_prmt(instr: Instr, env: Env) -> Op:
     d = _dst(instr)
     a, b = (operand(o, "b32", env) for o in instr.operands[1:3])
@@ -997,6 +1018,7 @@ BUILDERS: dict[str, Callable[[Instr, Env], Op]] = {
     "bfi": build_bfi,
     "bmsk": build_bmsk,
     "prmt": build_prmt,
+    "lop3": build_lop3,
     "shfl": build_shfl,
     "vote": build_vote,
     "redux": build_redux,
