@@ -825,3 +825,30 @@ def test_lop3_computes_the_function_its_table_names():
     assert np.array_equal(out[0::3], (a & b) | (a & c) | (b & c))
     assert np.array_equal(out[1::3], a ^ b ^ c)
     assert np.array_equal(out[2::3], (a & b) | (~a & c))
+
+
+SIMD_VIDEO = r"""
+__global__ void simd(const unsigned *a, const unsigned *b, unsigned *out) {
+  int i = threadIdx.x;
+  out[3 * i] = __vabsdiffu4(a[i], b[i]);
+  out[3 * i + 1] = __vsadu4(a[i], b[i]);
+  out[3 * i + 2] = __vsadu2(a[i], b[i]);
+}
+"""
+
+
+def test_the_simd_video_absolute_differences_of_cudas_intrinsics():
+    """HeCBench's intrinsics-simd was refused at `vabsdiff4.u32.u32.u32`, which __vabsdiffu4 and
+    __vsadu4 compile to (and vabsdiff2 .add for __vsadu2). CUDA Math API: __vabsdiffu4 is the
+    per-byte |a - b|, __vsadu4 their sum, __vsadu2 the sum over the two half-words; each
+    derived here from the words' bytes with NumPy."""
+    rng = np.random.default_rng(31)
+    a, b = (rng.integers(0, 2**32, 64, dtype=np.uint64).astype(np.uint32) for _ in range(2))
+    out = np.zeros(3 * 64, np.uint32)
+    run_kernel(SIMD_VIDEO, "simd", 1, 64, {"a": a, "b": b, "out": out}, H100, engine="ptx")
+    bytes_a, bytes_b = (x.view(np.uint8).reshape(-1, 4).astype(np.int64) for x in (a, b))
+    halves_a, halves_b = (x.view(np.uint16).reshape(-1, 2).astype(np.int64) for x in (a, b))
+    byte_diff = np.abs(bytes_a - bytes_b)
+    assert np.array_equal(out[0::3], (byte_diff * (256 ** np.arange(4))).sum(1).astype(np.uint32))
+    assert np.array_equal(out[1::3], byte_diff.sum(1))
+    assert np.array_equal(out[2::3], np.abs(halves_a - halves_b).sum(1))

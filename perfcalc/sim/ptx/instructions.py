@@ -736,6 +736,37 @@ def build_lop3(instr: Instr, env: Env) -> Op:
     return run
 
 
+def build_vabsdiff(instr: Instr, env: Env) -> Op:
+    """vabsdiff4 / vabsdiff2 .u32.u32.u32 d, a, b, c (PTX ISA, SIMD video instructions): the
+    absolute difference of each unsigned byte (4) or half-word (2) of a and b; without a
+    secondary op each lands in its place of d (the default mask: all of them), with `.add` d =
+    c + their sum. What CUDA's __vabsdiffu4, __vsadu4 and __vsadu2 compile to; selectors,
+    masks, signed types and .sat are refused by name."""
+    lanes = 4 if instr.base == "vabsdiff4" else 2
+    types, rest = instr.parts[1:4], instr.parts[4:]
+    if types != ("u32", "u32", "u32") or rest not in ((), ("add",)) or any("." in o for o in instr.operands):
+        raise CudaSyntaxError(
+            f"{instr.opcode} at line {instr.line}: only {instr.base}.u32.u32.u32 (optionally .add), without "
+            "selectors or masks, is implemented"
+        )
+    d = _dst(instr)
+    a, b, c = (operand(o, "b32", env) for o in instr.operands[1:4])
+    bits = 32 // lanes
+    field = np.uint64((1 << bits) - 1)
+
+    def run(ch: Chunk, m: np.ndarray, full: bool) -> None:
+        x, y, z = (np.broadcast_to(np.asarray(r(ch)).astype(np.uint64), m.shape) for r in (a, b, c))
+        out = z.copy() if rest else np.zeros(m.shape, dtype=np.uint64)
+        for i in range(lanes):
+            shift = np.uint64(bits * i)
+            xi, yi = (x >> shift) & field, (y >> shift) & field
+            diff = np.where(xi > yi, xi - yi, yi - xi)
+            out = out + diff if rest else out | (diff << shift)
+        ch.write(d, (out & np.uint64(0xFFFFFFFF)).astype(np.uint32), m, full)
+
+    return run
+
+
 def build_prmt(instr: Instr, env: Env) -> Op:
     d = _dst(instr)
     a, b = (operand(o, "b32", env) for o in instr.operands[1:3])
@@ -1019,6 +1050,8 @@ BUILDERS: dict[str, Callable[[Instr, Env], Op]] = {
     "bmsk": build_bmsk,
     "prmt": build_prmt,
     "lop3": build_lop3,
+    "vabsdiff4": build_vabsdiff,
+    "vabsdiff2": build_vabsdiff,
     "shfl": build_shfl,
     "vote": build_vote,
     "redux": build_redux,
