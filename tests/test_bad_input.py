@@ -956,6 +956,29 @@ def test_a_signal_that_a_library_wrapped_still_ends_as_a_signal(cli, monkeypatch
     assert result.stderr == "error: terminated (SIGTERM); no partial output was left\n"
 
 
+def test_a_signal_a_library_swallowed_into_an_error_of_its_own_still_ends_as_the_signal(cli, monkeypatch):
+    """issue 36's long SIGTERM class, trial 257 of 1,100: a SIGTERM inside matplotlib's Agg
+    renderer came out as "ValueError: Invalid bounding box" with no trace of the signal (the C++
+    code dropped the exception the handler raised), a traceback and exit 1. Here a library
+    catches the handler's Stopped and raises its own error afterwards; the answer must be the
+    signal's one line."""
+    import contextlib
+    import signal
+
+    from perfcalc.cli import guards, perf
+
+    def swallowed(*_args):
+        with contextlib.suppress(guards.Stopped):  # a C extension clears the error and goes on
+            guards.on_signal(signal.SIGTERM, None)
+        raise ValueError("Invalid bounding box")
+
+    monkeypatch.setattr(guards, "RECEIVED", [])
+    monkeypatch.setattr(perf, "gpu_target", swallowed)
+    result = cli.runner.invoke(app, ["roofline", "--gpu", "h100-sxm"])
+    assert result.exit_code == 143 and result.stdout == "", (result.exit_code, result.stdout, result.exception)
+    assert result.stderr == "error: terminated (SIGTERM); no partial output was left\n"
+
+
 def test_a_signal_inside_matplotlibs_import_is_not_taken_for_a_missing_matplotlib(monkeypatch):
     """The CI failure of test_report_under_sigterm (reproduced here 1 in ~300 runs, at 0.37 s): a
     C extension whose import a signal interrupts raises ImportError("initialization failed") from

@@ -76,9 +76,13 @@ def stop_behind(exc: BaseException | None) -> Stopped | None:
     """The Stopped that `exc` is, or that caused it or was being handled when it arose: a signal
     that lands in code which wraps exceptions still ends the command as a signal (Python 3.11
     turns one raised inside a class's `__set_name__`, as while matplotlib is imported, into a
-    RuntimeError)."""
+    RuntimeError). Where a library dropped it and raised an error of its own with no trace of it
+    (matplotlib's Agg renderer, stopped inside `draw_path`: "ValueError: Invalid bounding box"),
+    the signal that was handled is the answer all the same: the user asked the command to end."""
     found = behind(exc, lambda e: isinstance(e, Stopped))
-    return found if isinstance(found, Stopped) else None
+    if isinstance(found, Stopped):
+        return found
+    return Stopped(RECEIVED[0]) if RECEIVED else None
 
 
 @functools.cache
