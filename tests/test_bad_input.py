@@ -979,6 +979,23 @@ def test_a_signal_a_library_swallowed_into_an_error_of_its_own_still_ends_as_the
     assert result.stderr == "error: terminated (SIGTERM); no partial output was left\n"
 
 
+def test_a_signal_an_earlier_command_handled_does_not_answer_for_a_later_one(cli, monkeypatch):
+    """The fallback above reads the signals the handler recorded; in one process (tests, a
+    notebook) commands follow each other, so a signal an earlier command handled must not turn a
+    later command's own failure into "terminated"."""
+    from perfcalc.cli import guards, perf
+
+    def fails(*_args):
+        raise ValueError("a bug of this command")
+
+    monkeypatch.setattr(guards, "RECEIVED", guards.RECEIVED)
+    guards.RECEIVED[:] = [15]  # left by an earlier command in this process
+    monkeypatch.setattr(perf, "gpu_target", fails)
+    result = cli.runner.invoke(app, ["roofline", "--gpu", "h100-sxm"])
+    guards.RECEIVED.clear()
+    assert isinstance(result.exception, ValueError) and result.exit_code == 1, (result.exit_code, result.stderr)
+
+
 def test_a_signal_inside_matplotlibs_import_is_not_taken_for_a_missing_matplotlib(monkeypatch):
     """The CI failure of test_report_under_sigterm (reproduced here 1 in ~300 runs, at 0.37 s): a
     C extension whose import a signal interrupts raises ImportError("initialization failed") from

@@ -46,6 +46,7 @@ class _ErrorBoundaryGroup(TyperGroup):
     """Turn user-facing failures into one stderr line and exit code 2, never a traceback."""
 
     def invoke(self, ctx: typing.Any) -> typing.Any:
+        RECEIVED.clear()  # this command's signals only: in one process (a notebook, tests) commands follow each other
         try:
             with warnings.catch_warnings():
                 # a NumPy RuntimeWarning (overflow, invalid value) announces a wrong number:
