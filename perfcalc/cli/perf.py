@@ -227,19 +227,15 @@ def roofline(
     tables = charts[0].tables if len(charts) == 1 else merged
     show(tables, fmt, output, data=data if fmt == Format.json else None, table=table)
     if plot is not None:
-        from dataclasses import replace
+        from perfcalc.report.roofline_plot import on_product, plot_roofline
 
-        from perfcalc.report.roofline_plot import plot_roofline
-
-        def named(chart: RooflineChart, points: list[Any]) -> list[Any]:  # several products: whose each is
-            return [replace(p, label=f"{p.label} on {chart.gpu}") for p in points] if len(charts) > 1 else points
-
+        several = len(charts) > 1
         plot_roofline(
             [c.roof for c in charts],
-            [p for c in charts for p in named(c, c.points)],
+            [p for c in charts for p in on_product(c.points, c.gpu, several)],
             plot,
             dpi,
-            predicted=[q for c in charts for q in named(c, c.predicted_points)],
+            predicted=[q for c in charts for q in on_product(c.predicted_points, c.gpu, several)],
         )
 
 

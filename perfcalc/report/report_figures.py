@@ -5,7 +5,6 @@ PNG and SVG bytes, kept in memory until the whole report is ready)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import replace
 from typing import Any
 
 
@@ -21,12 +20,11 @@ def roofline_chart(products: Sequence[tuple[str, Any, Sequence[Any], Sequence[di
     """Every product's roofline in one chart: (product key, its Roofline, its timed launch
     reports, their rows of the times table); each kernel at its predicted GFLOPS, named with its
     product when there are several."""
-    from perfcalc.report.roofline_plot import predicted_points, roofline_figure
+    from perfcalc.report.roofline_plot import on_product, predicted_points, roofline_figure
 
     predicted = []
     for key, _roof, reports, rows in products:
-        points = predicted_points(reports, rows)
-        predicted += [replace(q, label=f"{q.label} on {key}") for q in points] if len(products) > 1 else points
+        predicted += on_product(predicted_points(reports, rows), key, len(products) > 1)
     return roofline_figure([roof for _, roof, _, _ in products], (), predicted)
 
 

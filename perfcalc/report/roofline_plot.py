@@ -44,6 +44,14 @@ def predicted_points(reports: Sequence[Any], rows: Sequence[dict[str, Any]]) -> 
     return found
 
 
+def on_product(points: Sequence[Any], gpu: str, several: bool) -> list[Any]:
+    """Points (RooflinePoint or PredictedPoint) labelled with their product when a chart shows
+    several products' roofs."""
+    from dataclasses import replace
+
+    return [replace(p, label=f"{p.label} on {gpu}") for p in points] if several else list(points)
+
+
 def compute_label_groups(ceilings: Sequence[Ceiling]) -> list[list[Ceiling]]:
     """Compute ceilings, highest first, grouped where values are within SAME_ROOF of each other."""
     groups: list[list[Ceiling]] = []
