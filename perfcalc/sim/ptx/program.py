@@ -19,6 +19,7 @@ from perfcalc.sim.ptx.load_waits import is_global_load, wait_points
 from perfcalc.sim.ptx.lowprec import build_bf16_arith
 from perfcalc.sim.ptx.matrix_memops import build_cp_async, build_ldmatrix, build_wmma_memory
 from perfcalc.sim.ptx.memops import build_atom, build_ld, build_st
+from perfcalc.sim.ptx.packed_int import PACKED_INT_TYPES, build_packed_int16
 from perfcalc.sim.ptx.parse import Function, Instr
 from perfcalc.sim.ptx.tensor import build_mma, build_wmma_mma
 
@@ -55,6 +56,7 @@ class Step:
     counts: Any = None  # its source line's counts, looked up on first execution
     slot: int = -1  # counts index of its instruction kind (-1: not counted there)
     weight: int = 1  # machine instructions of that kind per warp (a wmma.mma is several HMMA)
+    sync_mask: Any = None  # a warp-collective .sync op: reads its membermask (see _lagging)
 
 
 def compile_steps(env: Env) -> list[Step]:
@@ -67,7 +69,14 @@ def compile_steps(env: Env) -> list[Step]:
         step.global_load = load
         if step.kind == "op" and not step.memory and step.inst_kind in C.INSTRUCTION_KINDS:
             step.slot = C.instruction_slot(step.inst_kind)
+        if _WARP_SYNC.get(step.instr.base) in step.instr.parts and step.instr.operands:
+            step.sync_mask = operand(step.instr.operands[-1], "b32", env)
     return steps
+
+
+# Warp-collective instructions that name the lanes they wait for (PTX ISA: "membermask"): the
+# base and the part that marks the form with a membermask, its last operand.
+_WARP_SYNC = {"shfl": "sync", "vote": "sync", "redux": "sync", "match": "sync", "elect": "sync", "bar": "warp"}
 
 
 def _analysed(fn: Function) -> tuple[list[Instr], list[bool], list[bool]]:
@@ -150,6 +159,8 @@ def _step(instr: Instr, env: Env) -> Step:
     if any(p in ("f16x2", "bf16x2") for p in instr.parts) and base in PACKED_HALF:
         kind, flops = flop_weight(instr)
         return Step(instr, "op", run=PACKED_HALF[base](instr, env), pred=pred, inst_kind="fp32")
+    if any(p in PACKED_INT_TYPES for p in instr.parts):
+        return Step(instr, "op", run=build_packed_int16(instr, env), pred=pred, inst_kind="int")
     if base not in BUILDERS:
         raise CudaSyntaxError(
             f"PTX instruction {instr.opcode} at line {instr.line} is not implemented by the PTX engine"
@@ -345,12 +356,19 @@ def run_chunk(env: Env, steps: list[Step], block_ids: np.ndarray) -> None:
     repeats: dict[int, tuple[int, int, bytes]] = {}
     # lanes held at a barrier that part of their block has not reached yet (see _release)
     parked: dict[int, np.ndarray] = {}
+    # lanes at a warp-collective .sync op that lanes of their membermask have not reached yet
+    held: dict[int, np.ndarray] = {}
+    forced = -1  # a held op released because nothing else could run: it runs as it is
     while True:
         if facts.mask is not mask:
             facts = _Facts(mask)
         if pc >= nsteps or not facts.any():
             if pc >= nsteps:
                 ch.live &= ~mask
+            if not waiting and held:
+                pc = forced = min(held)
+                mask = held.pop(pc)
+                continue
             if not waiting and parked:
                 _release(ch, parked, width, waiting, steps)
                 if not waiting:  # held at barriers that the rest of their blocks never reach
@@ -368,6 +386,17 @@ def run_chunk(env: Env, steps: list[Step], block_ids: np.ndarray) -> None:
             mask = waiting.pop(pc)
             continue
         step = steps[pc]
+        if step.sync_mask is not None and pc != forced and (waiting or held):
+            if pc in held:
+                mask = mask | held.pop(pc)
+            late = _lagging(ch, step, mask, waiting, held)
+            if late is not None:
+                held[pc] = mask & late
+                mask = mask & ~late
+                facts = _Facts(mask)
+                if not facts.any():
+                    continue
+        forced = -1
         counts = step.counts
         if counts is None:
             counts = step.counts = env.site(step.instr.line, step.instr.inlined_at)
@@ -415,7 +444,7 @@ def run_chunk(env: Env, steps: list[Step], block_ids: np.ndarray) -> None:
                         f"Loop ran more than {env.iteration_cap} iterations (the iteration cap): the kernel would hang",
                     )
                 if back_edges[pc] & 1023 in (0, 1) and _state_repeats(
-                    ch, pc, back_edges[pc], writes, mask, waiting, repeats
+                    ch, pc, back_edges[pc], writes, mask, {**waiting, **{-1 - k: v for k, v in held.items()}}, repeats
                 ):
                     raise ch.fault(
                         "endless_loop",
@@ -586,6 +615,27 @@ def _release(
             else:
                 del parked[at]
     ch.races.barrier()
+
+
+def _lagging(
+    ch: Chunk, step: Step, mask: np.ndarray, waiting: dict[int, np.ndarray], held: dict[int, np.ndarray]
+) -> np.ndarray | None:
+    """The lanes of the warps that must wait at this .sync op (None: none): a lane of their
+    membermask is live and elsewhere (waiting at another PC or held at another .sync op). A warp
+    runs shfl.sync, vote.sync and their kind together with its whole membermask (CUDA
+    Programming Guide, warp shuffle functions): after code laid out out of line (a short-circuit
+    `||` placed after the loop that jumps back), the smallest-PC rule alone would run it with
+    part of the warp and split a ballot in two (HeCBench gc, benchmarks/hw/hecbench_gc_h100)."""
+    members = np.broadcast_to(np.asarray(step.sync_mask(ch)).astype(np.uint32).astype(np.uint64), mask.shape)
+    per_warp = np.bitwise_or.reduce(np.where(mask, members, 0).reshape(-1, 32), axis=1)
+    wanted = ((per_warp[:, None] >> np.arange(32, dtype=np.uint64)) & 1).astype(bool).ravel()
+    elsewhere = np.zeros_like(mask)
+    for m in (*waiting.values(), *held.values()):
+        elsewhere |= m
+    late = wanted & elsewhere & ~mask
+    if not late.any():
+        return None
+    return np.repeat(warps_with(late), 32)
 
 
 def _held(ch: Chunk, parked: dict[int, np.ndarray]) -> np.ndarray:
