@@ -39,14 +39,17 @@ sys.path.insert(0, str(HERE))
 from corpus_compile import _commit, _flags  # noqa: E402
 
 from perfcalc.app import AppReport  # noqa: E402
+from perfcalc.app.build import is_nvcc_option  # noqa: E402
 
 
-def sources_and_flags(program: Path) -> tuple[list[str], list[str], list[str], str | None]:
-    """(sources, -I folders, -D defines) from `make -n -B`, and why there are none."""
+def sources_and_flags(program: Path) -> tuple[list[str], list[str], list[str], list[str], str | None]:
+    """(sources, -I folders, -D defines, nvcc options that change device code) from `make -n -B`,
+    and why there are none (-rdc=true is left out: perfcalc app does not device-link)."""
     done = subprocess.run(["make", "-n", "-B"], cwd=program, capture_output=True, text=True, timeout=60)
     sources: list[str] = []
     includes: list[str] = []
     defines: list[str] = []
+    options: list[str] = []
     for line in done.stdout.splitlines():
         try:
             words = shlex.split(line)
@@ -55,13 +58,14 @@ def sources_and_flags(program: Path) -> tuple[list[str], list[str], list[str], s
         if "-c" not in words:
             continue
         found = [w for w in words if re.search(r"\.(cu|cpp|cc|c)$", w)]
-        inc, dfs, _extra = _flags(words[1:], str(program))
+        inc, dfs, extra = _flags(words[1:], str(program))
+        options += [o for o in extra if is_nvcc_option(o) and o not in options]
         sources += [f for f in found if f not in sources]
         includes += [i for i in inc if i not in includes]
         defines += [f"-D{n}" + ("" if v is None else f"={v}") for n, v in dfs if f"-D{n}" not in defines]
     if not sources:
-        return [], [], [], "its Makefile printed no compile command here"
-    return sources, includes, defines, None
+        return [], [], [], [], "its Makefile printed no compile command here"
+    return sources, includes, defines, options, None
 
 
 def makefile_arguments(program: Path) -> list[str] | None:
@@ -117,7 +121,7 @@ def run_one(program: str, gpu: str | None, seconds: float) -> dict[str, object]:
     row: dict[str, object] = {"program": folder.name}
     start = time.monotonic()
     try:
-        sources, includes, defines, why = sources_and_flags(folder)
+        sources, includes, defines, options, why = sources_and_flags(folder)
         tries = candidate_arguments(folder, table or {})
         absent = [a for a in (tries[0] if tries else []) if _names_a_file(a) and not (folder / a).exists()]
         if absent:
@@ -126,7 +130,7 @@ def run_one(program: str, gpu: str | None, seconds: float) -> dict[str, object]:
         if why is not None or not tries:
             row.update(outcome="refused", reason=why or "no `run` target to take arguments from")
             return row
-        report = _first_that_finishes(sources, tries, gpu, includes, defines, seconds, folder)
+        report = _first_that_finishes(sources, tries, gpu, includes, defines, options, seconds, folder)
     except PerfcalcError as exc:
         message = " ".join(str(exc).split())
         timed_out = "time limit" in message or "past its limit" in message or "would take about" in message
@@ -190,6 +194,7 @@ def _first_that_finishes(
     gpu: str | None,
     includes: list[str],
     defines: list[str],
+    options: list[str],
     seconds: float,
     folder: Path,
 ) -> object:
@@ -199,7 +204,9 @@ def _first_that_finishes(
 
     for i, args in enumerate(tries):
         try:
-            return app(sources, args, gpu, None, includes, defines, max_seconds=seconds, cwd=str(folder))
+            return app(
+                sources, args, gpu, None, includes, defines, max_seconds=seconds, cwd=str(folder), nvcc_options=options
+            )
         except ProgramFailed:
             if i == len(tries) - 1:
                 raise

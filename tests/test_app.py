@@ -279,3 +279,39 @@ def test_a_static_device_table_of_cudas_math_headers_is_placed_as_the_driver_doe
     assert report.exit_status == 0 and report.stdout.strip() == "PASS"
     (launch,) = report.launches
     assert launch.fault is None
+
+
+def test_the_builds_own_device_code_options_are_passed_to_nvcc():
+    """HeCBench's Makefiles give nvcc --expt-relaxed-constexpr (std::max, numeric_limits in a
+    kernel) and --extended-lambda; without them nine of its programs did not compile under
+    `perfcalc app` (benchmarks/results_corpus_app.md). relaxed_constexpr.cu's kernel writes
+    max(tid, 2) + 1 (infinity > 0) for tid 0..3: 3 3 3 4. Without the option nvcc refuses it."""
+    from perfcalc.errors import PerfcalcError
+
+    with pytest.raises(PerfcalcError, match="expt-relaxed-constexpr"):
+        run("relaxed_constexpr.cu")
+    report = run("relaxed_constexpr.cu", nvcc_options=["--expt-relaxed-constexpr"])
+    assert report.exit_status == 0 and report.stdout.split() == ["3", "3", "3", "4"]
+    done = CliRunner().invoke(cli, ["app", str(DATA / "relaxed_constexpr.cu"), "--expt-relaxed-constexpr", "-o", "-"])
+    assert done.exit_code == 0, done.output
+
+
+@pytest.mark.parametrize("option", ["-ccbin=/tmp", "--keep-dir=/tmp", "-o", "-rdc=true", "--expt-relaxed-constexprx"])
+def test_an_nvcc_option_that_would_change_the_build_is_refused_by_name(option):
+    from perfcalc.errors import InputError
+
+    with pytest.raises(InputError, match="nvcc option .* is not one perfcalc app passes"):
+        run("vector_add.cu", "10", nvcc_options=[option])
+
+
+def test_the_command_line_reads_sources_then_nvcc_options_then_the_programs_arguments():
+    """Click takes `--` away: the words come in order, and the first word that is neither a
+    source nor an nvcc option perfcalc passes on starts the program's arguments."""
+    from perfcalc.cli.program import _split
+
+    assert _split(["--extended-lambda", "a.cu", "b.cpp", "-std=c++20", "x", "y.cu", "-std=c++17"], []) == (
+        ["a.cu", "b.cpp"],
+        ["--extended-lambda", "-std=c++20"],
+        ["x", "y.cu", "-std=c++17"],
+    )
+    assert _split(["k.cu", "--keep-dir=/tmp", "1"], []) == (["k.cu"], [], ["--keep-dir=/tmp", "1"])

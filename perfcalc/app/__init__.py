@@ -103,16 +103,19 @@ def app(
     capture: bool = True,
     on_launch: Callable[[int, str], None] | None = None,
     stdout_to_stderr: bool = False,
+    nvcc_options: Sequence[str] = (),
 ) -> AppReport:
     """Build the program from `files` (its .cu, .cpp and .c sources, with -I `include_dirs` and
     -D `defines` as `NAME` or `NAME=VALUE`), run its main() with `args` on the modelled GPU
     (`gpu`: a product, which also times every launch; else `cc`'s rules, default CC 9.0), and
-    report every launch. `kernel` (a regex), `launch_skip` and `launch_count` select the launches
-    counted, as Nsight Compute's --kernel-name, --launch-skip and --launch-count do; every launch
-    runs. `capture`: keep the program's stdout and stderr in the report (else they pass through,
-    its stdout to perfcalc's stderr with `stdout_to_stderr`, so a JSON on stdout stays clean)."""
+    report every launch. `nvcc_options`: the options of the program's build that change its
+    device code (-std=c++NN, --extended-lambda, --expt-relaxed-constexpr). `kernel` (a regex),
+    `launch_skip` and `launch_count` select the launches counted, as Nsight Compute's
+    --kernel-name, --launch-skip and --launch-count do; every launch runs. `capture`: keep the
+    program's stdout and stderr in the report (else they pass through, its stdout to perfcalc's
+    stderr with `stdout_to_stderr`, so a JSON on stdout stays clean)."""
     from perfcalc.analysis.programs import compile_target, route
-    from perfcalc.app.build import build
+    from perfcalc.app.build import build, checked_nvcc_options
     from perfcalc.app.session import Selection, run_program
     from perfcalc.specs.target import resolve_target
 
@@ -120,11 +123,12 @@ def app(
         raise InputError("files must be a list of the program's source files (.cu, .cpp, .c)")
     if launch_skip < 0 or (launch_count is not None and launch_count < 1):
         raise InputError("launch_skip must be >= 0 and launch_count >= 1")
+    options = checked_nvcc_options(nvcc_options)
     tools = route("nvcc", nvcc)
     assert tools is not None  # route("nvcc") raises where it cannot build
     target = resolve_target(cc, gpu, default_product=False)
     flags = tuple(d if d.startswith("-D") else f"-D{d}" for d in defines)
-    program = build(list(files), tools, compile_target(target.arch), tuple(include_dirs), flags, cwd=cwd)
+    program = build(list(files), tools, compile_target(target.arch), tuple(include_dirs), flags, options, cwd=cwd)
     selection = Selection(kernel, launch_skip, launch_count)
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         passed = (None, 2 if stdout_to_stderr else None, None)

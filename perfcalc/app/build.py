@@ -23,6 +23,7 @@ import re
 import shutil
 import subprocess
 import tempfile
+from collections.abc import Sequence
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -127,6 +128,28 @@ def _key(
     return diskcache.digest(json.dumps(parts).encode())
 
 
+# nvcc options a program's build passes that change what its device code means (HeCBench's
+# Makefiles: --expt-relaxed-constexpr for std::max or numeric_limits in kernels, --extended-lambda
+# for __device__ lambdas, -std=c++NN), the ones benchmarks/corpus_compile.py reads from them.
+_DEVICE_CODE_OPTION = re.compile(r"--?std=(?:c|gnu)\+\+\d\d|--?(?:expt-)?extended-lambda|--?expt-relaxed-constexpr")
+
+
+def is_nvcc_option(word: str) -> bool:
+    return bool(_DEVICE_CODE_OPTION.fullmatch(word))
+
+
+def checked_nvcc_options(options: Sequence[str]) -> tuple[str, ...]:
+    """The program's own nvcc options, checked: only those that change device code's meaning
+    (others, such as -o or -ccbin, would change what perfcalc builds and runs)."""
+    for option in options:
+        if not isinstance(option, str) or not is_nvcc_option(option):
+            raise InputError(
+                f"nvcc option {str(option)[:80]!r} is not one perfcalc app passes to nvcc: it takes -std=c++NN, "
+                "--extended-lambda and --expt-relaxed-constexpr"
+            )
+    return tuple(dict.fromkeys(options))
+
+
 def build(
     files: list[str],
     tools: Toolchain,
@@ -184,7 +207,7 @@ def _build_in(
             units.append(Unit(str(path), ptx.read_text(errors="replace") if ptx else None))
         else:
             command = [str(tools.host), "-c", f"-I{tools.include_dir}", *[f"-I{d}" for d in folders], *defines]
-            command += [*([] if path.suffix == ".c" else std), str(path), "-o", str(obj)]
+            command += [*([] if path.suffix == ".c" else std or _host_std(extra)), str(path), "-o", str(obj)]
             _run(command, path, str(path.parent))
             units.append(Unit(str(path), None))
         objects.append(str(obj))
@@ -195,6 +218,11 @@ def _build_in(
     if done.returncode != 0:
         raise BuildError(_link_refusal(done.stdout + done.stderr))
     return Program(str(executable), tuple(units), tools.name, target)
+
+
+def _host_std(extra: tuple[str, ...]) -> list[str]:
+    """The C++ standard the program's nvcc options name, for its host-only files too."""
+    return [f"-std={e.split('=', 1)[1]}" for e in extra if e.lstrip("-").startswith("std=")][:1]
 
 
 def _calls_openmp(paths: list[Path]) -> bool:

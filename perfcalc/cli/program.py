@@ -1,4 +1,4 @@
-"""`perfcalc app FILE.cu [more files] [-I DIR] [-D NAME=VALUE] [--gpu PRODUCT]... -- ARGS`: the whole
+"""`perfcalc app FILE.cu [more files] [-I DIR] [-D NAME=VALUE] [NVCC OPTIONS] [--gpu PRODUCT]... -- ARGS`: the whole
 program run as it is on the modelled GPU, like `ncu ./prog args` (issue 31); on each of several
 GPUs, like running it on each machine (issue 35)."""
 
@@ -17,7 +17,8 @@ FilesArgument = Annotated[
     list[str],
     typer.Argument(
         metavar="FILES... [-- ARGS...]",
-        help="The program's .cu (and .cpp, .c) files; after `--`, the arguments its main() gets.",
+        help="The program's .cu (and .cpp, .c) files and the nvcc options its build gives that change device code "
+        "(-std=c++NN, --extended-lambda, --expt-relaxed-constexpr); after `--`, the arguments its main() gets.",
     ),
 ]
 IncludeOption = Annotated[
@@ -72,7 +73,7 @@ def run_app(
     from perfcalc.specs.target import resolve_targets
 
     start_output(output)
-    sources, args = _split(files, list(ctx.args))
+    sources, options, args = _split(files, list(ctx.args))
     resolve_targets(cc, gpu, default_product=False)  # every product checked before the first run
     progress = _progress() if sys.stderr.isatty() else None
     deadline = time.monotonic() + max_seconds  # --max-seconds bounds the whole command
@@ -95,6 +96,7 @@ def run_app(
                 capture=False,
                 on_launch=progress,
                 stdout_to_stderr=fmt != Format.table and output in (None, "-"),
+                nvcc_options=options,
             )
         )
         if progress is not None:
@@ -107,15 +109,28 @@ def run_app(
             typer.echo(f"note: the program exited with status {report.exit_status}{on} (its own failure)", err=True)
 
 
-def _split(files: list[str], extra: list[str]) -> tuple[list[str], list[str]]:
-    """Source files before `--`, the program's arguments after it (typer hands over what it
-    does not know as extra arguments)."""
+def _split(files: list[str], extra: list[str]) -> tuple[list[str], list[str], list[str]]:
+    """(sources, nvcc options, the program's arguments). Click takes `--` away, so the words
+    are read in order: sources and the nvcc options perfcalc passes on, then from the first
+    other word everything is an argument of the program (`app k.cu -- --extended-lambda` can
+    not give that word to main(); typer hands over what it does not know as extra arguments)."""
+    from perfcalc.app.build import is_nvcc_option
+
     words = [*files, *extra]
-    if "--" in words:
+    if "--" in words:  # a caller that kept it (another front end calling this function)
         at = words.index("--")
-        return words[:at], words[at + 1 :]
-    sources = [w for w in words if Path(w).suffix in (".cu", ".cpp", ".cc", ".cxx", ".c")]
-    return sources, [w for w in words if w not in sources]
+        before = words[:at]
+        return [w for w in before if not w.startswith("-")], [w for w in before if w.startswith("-")], words[at + 1 :]
+    sources: list[str] = []
+    options: list[str] = []
+    for i, word in enumerate(words):
+        if Path(word).suffix in (".cu", ".cpp", ".cc", ".cxx", ".c"):
+            sources.append(word)
+        elif is_nvcc_option(word):
+            options.append(word)
+        else:
+            return sources, options, words[i:]
+    return sources, options, []
 
 
 def _progress() -> Callable[[int, str], None]:
