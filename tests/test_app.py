@@ -315,3 +315,17 @@ def test_the_command_line_reads_sources_then_nvcc_options_then_the_programs_argu
         ["x", "y.cu", "-std=c++17"],
     )
     assert _split(["k.cu", "--keep-dir=/tmp", "1"], []) == (["k.cu"], [], ["--keep-dir=/tmp", "1"])
+
+
+def test_output_past_a_mebibyte_is_kept_as_head_and_tail_not_on_disk():
+    """Issue 36: a program that writes without end filled the disk (its stdout went to a
+    temporary file at ~0.4 GB/s until the 600 s limit). much_output.cu writes 655,360 numbered
+    lines of 64 bytes (40 MiB): the report keeps the first 1 MiB (16,384 whole lines) and the last
+    64 KiB (1,024 whole lines), and says how much it left out (40 MiB - 1 MiB - 64 KiB = 38.94 MiB)."""
+    report = run("much_output.cu")
+    assert report.exit_status == 0 and report.stderr == "done\n"
+    lines = report.stdout.splitlines()
+    assert lines[0].startswith("line 00000000") and lines[16383].startswith("line 00016383")
+    assert lines[16385] == "[perfcalc: 38.94 MiB of this output left out here]"
+    assert lines[-1].startswith("line 00655359") and lines[-1024].startswith("line 00654336")
+    assert any("wrote 40 MiB to stdout" in note for note in report.notes)

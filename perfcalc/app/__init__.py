@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import os
 import subprocess
-import tempfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -116,8 +115,10 @@ def app(
     stderr with `stdout_to_stderr`, so a JSON on stdout stays clean)."""
     from perfcalc.analysis.programs import compile_target, route
     from perfcalc.app.build import build, checked_nvcc_options
+    from perfcalc.app.output import HEAD_BYTES, TAIL_BYTES, KeptOutput
     from perfcalc.app.session import Selection, run_program
     from perfcalc.specs.target import resolve_target
+    from perfcalc.units import binary_bytes
 
     if isinstance(files, str) or not files:
         raise InputError("files must be a list of the program's source files (.cu, .cpp, .c)")
@@ -130,12 +131,19 @@ def app(
     flags = tuple(d if d.startswith("-D") else f"-D{d}" for d in defines)
     program = build(list(files), tools, compile_target(target.arch), tuple(include_dirs), flags, options, cwd=cwd)
     selection = Selection(kernel, launch_skip, launch_count)
-    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+    kept = (KeptOutput(), KeptOutput()) if capture else None
+    try:
         passed = (None, 2 if stdout_to_stderr else None, None)
-        streams = (subprocess.DEVNULL, out, err) if capture else passed
+        streams = (subprocess.DEVNULL, kept[0].fd, kept[1].fd) if kept else passed
         outcome = run_program(program, args, target, selection, max_seconds, cwd, on_launch, streams=streams)
-        texts = [_read(f) if capture else None for f in (out, err)]
-    notes = []
+    finally:
+        texts = [k.text() for k in kept] if kept else [None, None]
+    notes = [
+        f"the program wrote {binary_bytes(k.total)} to {name}: the report keeps its first "
+        f"{binary_bytes(HEAD_BYTES)} and last {binary_bytes(TAIL_BYTES)}"
+        for k, name in zip(kept or (), ("stdout", "stderr"), strict=False)
+        if k.truncated
+    ]
     timed = any("cudaEventElapsedTime" in Path(u.path).read_text(errors="replace") for u in program.units)
     if gpu is None:
         notes.append("no --gpu: launches are counted, not timed" + (" (cudaEventElapsedTime reads 0)" if timed else ""))
@@ -159,8 +167,3 @@ def app(
         texts[1],
         tuple(notes),
     )
-
-
-def _read(f: Any) -> str:
-    f.seek(0)
-    return str(f.read().decode(errors="replace"))
