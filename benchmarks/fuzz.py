@@ -28,6 +28,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 
 import fuzz_cases as F  # noqa: E402 - the generators live beside the tests that use them
+import fuzz_programs as P  # noqa: E402
 import fuzz_shapes as S  # noqa: E402
 
 RESULTS = ROOT / "benchmarks" / "results_fuzz.json"
@@ -50,8 +51,8 @@ def run_class(name: str, cases: int, first: int = 0) -> dict:
         elif name == "outputs under signals":
             outcome = F.run_signal_case(random.Random(f"sig-{i}"))
             argv = []
-        elif name in S.CHECKS:
-            outcome = S.CHECKS[name](rng)
+        elif name in S.CHECKS or name in P.CHECKS:
+            outcome = {**S.CHECKS, **P.CHECKS}[name](rng)
             argv = []
         else:
             case = (
@@ -174,6 +175,7 @@ def main() -> None:
         *F.CLASSES,
         *S.CASES,
         *S.CHECKS,
+        *P.CHECKS,
         "library API",
         "kernel sources (ptx engine)",
         "outputs under signals",

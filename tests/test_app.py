@@ -329,3 +329,36 @@ def test_output_past_a_mebibyte_is_kept_as_head_and_tail_not_on_disk():
     assert lines[16385] == "[perfcalc: 38.94 MiB of this output left out here]"
     assert lines[-1].startswith("line 00655359") and lines[-1024].startswith("line 00654336")
     assert any("wrote 40 MiB to stdout" in note for note in report.notes)
+
+
+def behave(*words: str, **options):  # type: ignore[no-untyped-def]
+    return run("behaviours.cu", *words, max_seconds=20, **options)
+
+
+def test_a_zero_grid_or_block_is_an_invalid_value_and_not_sticky():
+    """On the GPU (CUDA 13, benchmarks/hw/app_edge_cases/edge.txt) <<<0, 32>>> and <<<1, 0>>>
+    both answer cudaErrorInvalidValue (1) and the next launch runs; perfcalc ran grid 0 as a
+    launch of nothing and answered 0."""
+    report = behave("launch", "0", "32", "launch", "2", "0", "launch", "3", "64")
+    assert report.stdout.splitlines() == ["launch 0 32: 1 0", "launch 2 0: 1 0", "launch 3 64: 0 0", "end"]
+    assert len(report.launches) == 1
+
+
+def test_a_copy_past_its_allocation_is_refused_whole_not_sticky():
+    """The GPU refuses a cudaMemcpy whose device side runs past its allocation with
+    cudaErrorInvalidValue (1), copies nothing and stays usable (edge.txt); perfcalc copied
+    100,000 bytes out of a 64-byte allocation and the host program crashed (SIGSEGV)."""
+    report = behave("memcpy", "100000", "memcpy", "-5", "memcpy", "64")
+    assert report.exit_status == 0
+    assert report.stdout.splitlines() == ["memcpy 100000: 1", "memcpy -5: 1", "memcpy 64: 0", "end"]
+
+
+def test_cuda_in_a_forked_child_is_an_initialization_error_and_the_parent_goes_on():
+    """After the parent initialised CUDA, a forked child's cudaMalloc, launch and synchronize
+    answer cudaErrorInitializationError (3) on the GPU and the parent goes on (edge.txt). Three
+    children shared perfcalc's channel, so the run hung to its time limit."""
+    report = behave("launch", "1", "32", "fork", "3", "launch", "2", "32")
+    lines = report.stdout.splitlines()
+    assert report.exit_status == 0 and lines[0] == "launch 1 32: 0 0" and lines[-2:] == ["launch 2 32: 0 0", "end"]
+    assert sorted(lines[1:-2]) == ["launch 1 32: 3 3"] * 3
+    assert len(report.launches) == 2

@@ -10,6 +10,7 @@ from __future__ import annotations
 import random
 
 import fuzz_cases as F
+import fuzz_programs as P
 import fuzz_shapes as S
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -40,6 +41,17 @@ def test_fast_slice_of_issue_37s_checked_classes(name):
     for i in range(40):
         outcome = S.CHECKS[name](random.Random(f"{name}-{i}"))
         assert outcome.ok, (name, i, outcome.why)
+
+
+def test_fast_slice_of_whole_programs():
+    """Issue 36: programs that crash, hang, allocate 2**40 bytes, fork, write without end."""
+    from perfcalc.sim.ptx import toolchain
+
+    if toolchain.route("auto") is None:
+        pytest.skip("needs nvcc (cuda extra) and a host C++ compiler")
+    for i in range(8):
+        outcome = P.program_check(random.Random(f"whole programs-{i}"))
+        assert outcome.ok, (i, P.program_case(random.Random(f"whole programs-{i}")), outcome.why)
 
 
 def test_library_calls():

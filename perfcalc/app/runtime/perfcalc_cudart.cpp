@@ -77,6 +77,13 @@ State &S() {
   return *state;
 }
 
+// The process perfcalc started (set when the program loads). A child the program forks shares
+// its channel and its device memory: CUDA there answers cudaErrorInitializationError, as CUDA
+// does in a child forked after the parent initialised it (benchmarks/hw/app_edge_cases); a
+// child forked before that could use a GPU of its own on a machine, which is not modelled.
+const pid_t program_pid = getpid();
+bool forked_child() { return getpid() != program_pid; }
+
 [[noreturn]] void die(const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
@@ -131,6 +138,7 @@ struct Message {
     return *this;
   }
   std::string send() {
+    if (forked_child()) return std::string();  // the channel is the parent's
     uint32_t n = body.size();
     write_all(&n, 4);
     write_all(body.data(), n);
@@ -318,6 +326,10 @@ void place_module_variables() {
 // "C" / "D" + why the device refused the launch (its configuration, a kernel it does not have).
 cudaError_t launch(const void *fun, dim3 grid, dim3 block, void **args, size_t shared, cudaStream_t stream) {
   std::lock_guard<std::recursive_mutex> guard(S().lock);
+  if (forked_child()) return fail(cudaErrorInitializationError);
+  // a zero dimension is refused before the launch, not sticky: cudaErrorInvalidValue on a GPU
+  // with CUDA 13 (benchmarks/hw/app_edge_cases/edge.txt: grid 0 and block 0 both answer 1)
+  if (!grid.x || !grid.y || !grid.z || !block.x || !block.y || !block.z) return fail(cudaErrorInvalidValue);
   start();
   place_module_variables();
   const std::string *entry = entry_of(fun);
@@ -356,6 +368,7 @@ cudaError_t launch(const void *fun, dim3 grid, dim3 block, void **args, size_t s
 
 std::string query(char type, const std::string &entry, uint64_t a, uint64_t b) {
   std::lock_guard<std::recursive_mutex> guard(S().lock);
+  if (forked_child()) return std::string();
   start();
   Message m(type);
   m.text(entry).put<uint64_t>(a).put<uint64_t>(b);
@@ -438,6 +451,7 @@ cudaError_t cudaLaunchCooperativeKernel(const void *fun, dim3 grid, dim3 block, 
 // ---- memory ---------------------------------------------------------------------------------
 cudaError_t cudaMalloc(void **p, size_t bytes) {
   std::lock_guard<std::recursive_mutex> guard(S().lock);
+  if (forked_child()) return fail(cudaErrorInitializationError);
   start();
   *p = device_alloc(bytes);
   return *p ? cudaSuccess : fail(cudaErrorMemoryAllocation);
@@ -498,9 +512,24 @@ cudaError_t cudaDeviceGetDefaultMemPool(cudaMemPool_t *pool, int device) {
   return cudaSuccess;
 }
 cudaError_t cudaMemPoolSetAttribute(cudaMemPool_t, enum cudaMemPoolAttr, void *) { return cudaSuccess; }
+// Whether [p, p + n) is host memory or lies inside one device allocation: CUDA refuses a copy
+// whose device side runs past its allocation, whole and not sticky (cudaErrorInvalidValue:
+// benchmarks/hw/app_edge_cases/edge.txt, for device-to-host, host-to-device and within one).
+bool device_range_ok(const void *p, size_t n) {
+  uintptr_t a = reinterpret_cast<uintptr_t>(p), lo = reinterpret_cast<uintptr_t>(S().arena);
+  if (!S().arena || a < lo || a - lo >= S().arena_size) return true;  // host memory: not the device's to check
+  auto it = S().allocations.upper_bound(a);
+  if (it == S().allocations.begin()) return false;
+  --it;
+  size_t offset = a - it->first;
+  return offset <= it->second && n <= it->second - offset;
+}
 cudaError_t cudaMemcpy(void *dst, const void *src, size_t n, cudaMemcpyKind) {
+  std::lock_guard<std::recursive_mutex> guard(S().lock);
+  if (forked_child()) return fail(cudaErrorInitializationError);
   if (S().sticky) return fail(S().sticky);
   if (n && (!dst || !src)) return fail(cudaErrorInvalidValue);  // CUDA refuses a null pointer, not sticky
+  if (n && (!device_range_ok(dst, n) || !device_range_ok(src, n))) return fail(cudaErrorInvalidValue);
   if (n) memmove(dst, src, n);
   return cudaSuccess;
 }
@@ -599,7 +628,10 @@ cudaError_t cudaGetDeviceFlags(unsigned int *f) {
   return cudaSuccess;
 }
 cudaError_t cudaDeviceReset(void) { return cudaSuccess; }
-cudaError_t cudaDeviceSynchronize(void) { return S().sticky ? fail(S().sticky) : cudaSuccess; }
+cudaError_t cudaDeviceSynchronize(void) {
+  if (forked_child()) return fail(cudaErrorInitializationError);
+  return S().sticky ? fail(S().sticky) : cudaSuccess;
+}
 cudaError_t cudaInitDevice(int, unsigned int, unsigned int) { return cudaSuccess; }
 cudaError_t cudaFree0(void) { return cudaSuccess; }
 cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *p, int) {
@@ -689,6 +721,7 @@ const char *cudaGetErrorString(cudaError_t e) {
     case cudaErrorInvalidDevice: return "invalid device ordinal";
     case cudaErrorInvalidConfiguration: return "invalid configuration argument";
     case cudaErrorInvalidDeviceFunction: return "invalid device function";
+    case cudaErrorInitializationError: return "initialization error";
     default: return "unknown error";
   }
 }
@@ -703,6 +736,7 @@ const char *cudaGetErrorName(cudaError_t e) {
     case cudaErrorInvalidDevice: return "cudaErrorInvalidDevice";
     case cudaErrorInvalidConfiguration: return "cudaErrorInvalidConfiguration";
     case cudaErrorInvalidDeviceFunction: return "cudaErrorInvalidDeviceFunction";
+    case cudaErrorInitializationError: return "cudaErrorInitializationError";
     default: return "cudaErrorUnknown";
   }
 }
