@@ -77,12 +77,16 @@ State &S() {
   return *state;
 }
 
-// The process perfcalc started (set when the program loads). A child the program forks shares
-// its channel and its device memory: CUDA there answers cudaErrorInitializationError, as CUDA
-// does in a child forked after the parent initialised it (benchmarks/hw/app_edge_cases); a
-// child forked before that could use a GPU of its own on a machine, which is not modelled.
-const pid_t program_pid = getpid();
-bool forked_child() { return getpid() != program_pid; }
+// The process perfcalc started. A child the program forks shares its channel and its device
+// memory: CUDA there answers cudaErrorInitializationError, as CUDA does in a child forked after
+// the parent initialised it (benchmarks/hw/app_edge_cases); a child forked before that could use
+// a GPU of its own on a machine, which is not modelled. Recorded by a constructor that runs
+// before the program's own (priority 101): its objects' constructors register kernels and
+// __device__ variables, and an initialiser of ours may run after them (0 until then: the
+// program's own process).
+pid_t program_pid = 0;
+__attribute__((constructor(101))) void remember_program_pid() { program_pid = getpid(); }
+bool forked_child() { return program_pid != 0 && getpid() != program_pid; }
 
 [[noreturn]] void die(const char *fmt, ...) {
   va_list ap;
