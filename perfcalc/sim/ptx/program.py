@@ -393,6 +393,7 @@ def run_chunk(env: Env, steps: list[Step], block_ids: np.ndarray) -> None:
             if late is not None:
                 held[pc] = mask & late
                 mask = mask & ~late
+            if facts.mask is not mask:  # lanes joined or left: the counts below read these facts
                 facts = _Facts(mask)
                 if not facts.any():
                     continue
