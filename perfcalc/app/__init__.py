@@ -138,11 +138,12 @@ def app(
         outcome = run_program(program, args, target, selection, max_seconds, cwd, on_launch, streams=streams)
     finally:
         texts = [k.text() for k in kept] if kept else [None, None]
+    streams_kept = zip(kept, ("stdout", "stderr"), strict=True) if kept else ()
     notes = [
         f"the program wrote {binary_bytes(k.total)} to {name}: the report keeps its first "
         f"{binary_bytes(HEAD_BYTES)} and last {binary_bytes(TAIL_BYTES)}"
-        for k, name in zip(kept or (), ("stdout", "stderr"), strict=False)
-        if k.truncated
+        for k, name in streams_kept
+        if k.left_out
     ]
     timed = any("cudaEventElapsedTime" in Path(u.path).read_text(errors="replace") for u in program.units)
     if gpu is None:

@@ -51,14 +51,14 @@ class KeptOutput:
         self.close_writer()
         self._thread.join(timeout=10)  # EOF: the program and its process group are gone
         tail = b"".join(self._tail)[-TAIL_BYTES:] if self._tail else b""
-        left_out = self.total - len(self._head) - len(tail)
-        if left_out <= 0:
+        if not self.left_out:
             return (bytes(self._head) + tail).decode(errors="replace")
         from perfcalc.units import binary_bytes
 
-        middle = f"\n[perfcalc: {binary_bytes(left_out)} of this output left out here]\n"
+        middle = f"\n[perfcalc: {binary_bytes(self.left_out)} of this output left out here]\n"
         return bytes(self._head).decode(errors="replace") + middle + tail.decode(errors="replace")
 
     @property
-    def truncated(self) -> bool:
-        return self.total > HEAD_BYTES + TAIL_BYTES
+    def left_out(self) -> int:
+        """Bytes between the kept head and tail."""
+        return max(self.total - HEAD_BYTES - TAIL_BYTES, 0)

@@ -11,9 +11,9 @@ import numpy as np
 
 from perfcalc.errors import CudaSyntaxError
 from perfcalc.sim.ptx.execute import Chunk, Env, operand
+from perfcalc.sim.ptx.instructions import Op
 from perfcalc.sim.ptx.parse import Instr
 
-Op = Callable[[Chunk, np.ndarray, bool], None]
 PACKED_INT_TYPES = ("u16x2", "s16x2")
 _OPS: dict[str, Callable[[np.ndarray, np.ndarray], np.ndarray]] = {
     "add": np.add,
