@@ -315,6 +315,8 @@ def test_the_command_line_reads_sources_then_nvcc_options_then_the_programs_argu
         ["x", "y.cu", "-std=c++17"],
     )
     assert _split(["k.cu", "--keep-dir=/tmp", "1"], []) == (["k.cu"], [], ["--keep-dir=/tmp", "1"])
+    # a `--` among the program's own arguments (click took the first one) stays theirs
+    assert _split(["k.cu", "100", "--", "x"], []) == (["k.cu"], [], ["100", "--", "x"])
 
 
 def test_output_past_a_mebibyte_is_kept_as_head_and_tail_not_on_disk():

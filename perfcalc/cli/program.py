@@ -117,10 +117,6 @@ def _split(files: list[str], extra: list[str]) -> tuple[list[str], list[str], li
     from perfcalc.app.build import is_nvcc_option
 
     words = [*files, *extra]
-    if "--" in words:  # a caller that kept it (another front end calling this function)
-        at = words.index("--")
-        before = words[:at]
-        return [w for w in before if not w.startswith("-")], [w for w in before if w.startswith("-")], words[at + 1 :]
     sources: list[str] = []
     options: list[str] = []
     for i, word in enumerate(words):
