@@ -50,6 +50,8 @@ class Job:
 def _flags(words: list[str], folder: str) -> tuple[list[str], list[tuple[str, str | None]], list[str]]:
     """-I, -D and the flags that change device code (-std, --extended-lambda, relaxed constexpr,
     relocatable device code) from one compile command."""
+    from perfcalc.app.build import is_nvcc_option
+
     includes: list[str] = []
     defines: list[tuple[str, str | None]] = []
     extra: list[str] = []
@@ -64,7 +66,7 @@ def _flags(words: list[str], folder: str) -> tuple[list[str], list[tuple[str, st
         elif w.startswith("-D") and len(w) > 2:
             name, eq, value = w[2:].partition("=")
             defines.append((name, value if eq else None))
-        elif re.match(r"--?std=(?:c|gnu)\+\+", w) or w.startswith(("--extended-lambda", "-extended-lambda", "--expt-")):
+        elif is_nvcc_option(w):  # the device-code options perfcalc app passes on (one definition)
             extra.append(w)
         elif w in ("-rdc=true", "--relocatable-device-code=true", "-dc", "-rdc"):
             extra.append("-rdc=true")
