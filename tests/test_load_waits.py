@@ -100,6 +100,25 @@ def test_overwriting_a_pending_register_waits():
 """) == [1]
 
 
+def test_a_wmma_fragment_loaded_from_global_memory_is_waited_for():
+    """`wmma.load` of A and B from global memory (what `nvcuda::wmma::load_matrix_sync` compiles
+    to) are loads issued together: the mma that reads both waits once; a fragment loaded from
+    shared memory is not a global load. Before this rule a wmma GEMM's loop counted no wait at
+    all (tests/data/cuda/tensor/wmma_shapes.cu: predicted 0.14x of the H100's time)."""
+    body = """
+    wmma.load.a.sync.aligned.row.m16n16k16.global.f16 {%r1, %r2, %r3, %r4, %r5, %r6, %r7, %r8}, [%rd1], %r9;
+    wmma.load.b.sync.aligned.row.m16n16k16.f16 {%r10, %r11, %r12, %r13, %r14, %r15, %r0, %r16}, [%rd2], %r9;
+    wmma.load.a.sync.aligned.row.m16n16k16.shared.f16 {%r17, %r18, %r19, %r20, %r21, %r22, %r23, %r24}, [%rd3], %r9;
+    wmma.mma.sync.aligned.row.row.m16n16k16.f32.f32 {%f0, %f1, %f2, %f3, %f4, %f5, %f6, %f7}, {%r1, %r2, %r3, %r4, %r5, %r6, %r7, %r8}, {%r10, %r11, %r12, %r13, %r14, %r15, %r0, %r16}, {%f0, %f1, %f2, %f3, %f4, %f5, %f6, %f7};
+    ret;
+"""
+    fn = _entry(body)
+    assert [is_global_load(i) for i in fn.body] == [True, True, False, False, False]
+    # the shared load reads only its address and stride (not loaded): no wait; the mma reads both
+    # global fragments: one wait for the two
+    assert _waits(body) == [3]
+
+
 def test_loop_back_edge_and_join_carry_pending_loads():
     """A load issued at the bottom of a loop is used at its top in the next iteration (software
     pipelining): the use waits; a load on one side of a branch is waited for after the join."""

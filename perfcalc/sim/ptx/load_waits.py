@@ -9,7 +9,8 @@ not eight times. The time model's latency term charges a warp one load latency p
 The rule, a forward data-flow over the kernel's control-flow graph: a set of registers whose
 global load may still be in flight; an instruction that reads or overwrites one of them is a wait
 point and empties the set (the loads issued before it have arrived by then, the ones issued just
-before to within a few cycles); a global (or generic) load adds its destinations. Where paths
+before to within a few cycles); a global (or generic) load adds its destinations, a `wmma.load`
+of a fragment from global memory included (its registers are loaded as `ld`'s are). Where paths
 join, the sets are united: a wait that happens on some path is counted wherever the warp takes it.
 The executor (program.py) counts a wait point for a warp only if it issued a global load since its
 last wait: a warp that runs both sides of a divergent branch waits on the first side only.
@@ -27,9 +28,10 @@ _LOAD_SPACES = ("global", "generic")
 
 
 def is_global_load(instr: Instr) -> bool:
-    """ld/ldu of global memory, or of a generic address (which is global in NVRTC's output
-    unless its space is named)."""
-    if instr.base not in _LOADS:
+    """ld/ldu (or wmma.load of a fragment) of global memory, or of a generic address (which is
+    global in NVRTC's output unless its space is named)."""
+    fragment = instr.base == "wmma" and len(instr.parts) > 1 and instr.parts[1] == "load"
+    if instr.base not in _LOADS and not fragment:
         return False
     spaces = [p.split("::")[0] for p in instr.parts[1:]]
     named = [s for s in spaces if s in ("global", "shared", "local", "const", "param")]
