@@ -147,11 +147,12 @@ def test_tiled_h100_counted_wavefront_term():
     assert tiled.time_basis == "counted" and tiled.time.bound == "memory latency"
 
 
-@pytest.mark.parametrize("width", [512, 1024])
+@pytest.mark.parametrize("width", [512])
 def test_seed_matmuls_on_h100_within_20_percent(width):
     """Issue #9: `matmul --gpu h100-sxm` (simulated with the L1/L2 model, sampled) against the
     H100's CUDA-event medians at the same widths (benchmarks/hw/time_run_h100/times.json):
-    naive and tiled within 20 %."""
+    naive and tiled within 20 %. W = 1024 and 2048 (35 s and more of CI's 10 minutes) are in
+    benchmarks/hw/time_compare.py's comparison of the 92 launches (hw/time_summary.txt)."""
     import json
     from pathlib import Path
 

@@ -9,6 +9,8 @@ with the reason, where Triton is not installed (it is an optional extra: perfcal
 
 from __future__ import annotations
 
+import functools
+
 import sys
 from pathlib import Path
 
@@ -35,6 +37,7 @@ def _case(name: str) -> dict:
     return next(c for c in cases() if c["name"] == name)
 
 
+@functools.cache  # outputs and counters are read from one run per kernel (CI's time: ~5 s a run)
 def _run(name: str) -> tuple[dict, object]:
     from perfcalc.sim.ptx.triton_run import run_triton
     from perfcalc.specs import get_arch
