@@ -109,7 +109,9 @@ def test_a_wmma_fragment_loaded_from_global_memory_is_waited_for():
     wmma.load.a.sync.aligned.row.m16n16k16.global.f16 {%r1, %r2, %r3, %r4, %r5, %r6, %r7, %r8}, [%rd1], %r9;
     wmma.load.b.sync.aligned.row.m16n16k16.f16 {%r10, %r11, %r12, %r13, %r14, %r15, %r0, %r16}, [%rd2], %r9;
     wmma.load.a.sync.aligned.row.m16n16k16.shared.f16 {%r17, %r18, %r19, %r20, %r21, %r22, %r23, %r24}, [%rd3], %r9;
-    wmma.mma.sync.aligned.row.row.m16n16k16.f32.f32 {%f0, %f1, %f2, %f3, %f4, %f5, %f6, %f7}, {%r1, %r2, %r3, %r4, %r5, %r6, %r7, %r8}, {%r10, %r11, %r12, %r13, %r14, %r15, %r0, %r16}, {%f0, %f1, %f2, %f3, %f4, %f5, %f6, %f7};
+    wmma.mma.sync.aligned.row.row.m16n16k16.f32.f32 {%f0, %f1, %f2, %f3, %f4, %f5, %f6, %f7},
+        {%r1, %r2, %r3, %r4, %r5, %r6, %r7, %r8}, {%r10, %r11, %r12, %r13, %r14, %r15, %r0, %r16},
+        {%f0, %f1, %f2, %f3, %f4, %f5, %f6, %f7};
     ret;
 """
     fn = _entry(body)

@@ -10,7 +10,6 @@ with the reason, where Triton is not installed (it is an optional extra: perfcal
 from __future__ import annotations
 
 import functools
-
 import sys
 from pathlib import Path
 
