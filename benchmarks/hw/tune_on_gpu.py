@@ -1,7 +1,7 @@
 """On the GPU machine (issue 34): time every configuration of the three tuned kernels, so the
 configuration perfcalc picks can be compared with the one the GPU itself finds fastest.
 
-    python3 benchmarks/hw/tune_on_gpu.py OUT_DIR [BUDGET_SECONDS]
+    python3 benchmarks/hw/tune_on_gpu.py OUT_DIR [BUDGET_SECONDS] [--only NAME]
 
 Kernels and spaces are those of benchmarks/tune_sweeps.py (read from there, so both sides
 sweep the same points): the example tiled GEMM (examples/tune/gemm_tiled.cu, five axes), the
@@ -43,6 +43,7 @@ def timed(kernel: cp.RawKernel, grid: tuple[int, ...], block: tuple[int, ...], a
     start, stop = cp.cuda.Event(), cp.cuda.Event()
     for _ in range(3):
         kernel(grid, block, args, shared_mem=shared)
+    cp.cuda.runtime.deviceSynchronize()  # a fault of the kernel's own shows here, not in the flush after it
     times = []
     for _ in range(20):
         FLUSH.fill(1.0)
@@ -76,16 +77,33 @@ def check(sweep: dict, device: dict[str, cp.ndarray], host: dict[str, np.ndarray
     return float(np.max(np.abs(got - want)) / max(np.max(np.abs(want)), 1e-30))
 
 
+DONE = ("ok", "cannot launch", "fault")
+
+
+def save(out: Path, rows: list[dict], kept: list[dict]) -> None:
+    """The rows so far and the kept rows of sweeps not run by this call, written whole."""
+    mine = {(r["sweep"], r["point"]) for r in rows}
+    everything = rows + [r for r in kept if (r["sweep"], r["point"]) not in mine]
+    info = {"gpu": cp.cuda.runtime.getDeviceProperties(0)["name"].decode(), "cupy": cp.__version__}
+    tmp = out / "tune_times.json.tmp"
+    tmp.write_text(json.dumps({"device": info, "rows": everything}, indent=0))
+    tmp.replace(out / "tune_times.json")
+
+
 def main() -> None:
-    out = Path(sys.argv[1])
-    budget = float(sys.argv[2]) if len(sys.argv) > 2 else 330.0
+    words = [w for w in sys.argv[1:] if not w.startswith("--only")]
+    only = next((w.split("=", 1)[1] for w in sys.argv[1:] if w.startswith("--only=")), None)
+    out = Path(words[0])
+    budget = float(words[1]) if len(words) > 1 else 330.0
     out.mkdir(parents=True, exist_ok=True)
     done_before = out / "tune_times.json"
     kept = json.loads(done_before.read_text())["rows"] if done_before.is_file() else []
-    have = {(r["sweep"], r["point"]): r for r in kept if r["status"] in ("ok", "cannot launch")}
-    rows = []
+    have = {(r["sweep"], r["point"]): r for r in kept if r["status"] in DONE}
+    rows: list[dict] = []
     started = time.monotonic()
     for sweep in sorted(SWEEPS, key=lambda s: len(points_of(s))):  # the small sweeps whole first
+        if only is not None and sweep["name"] != only:
+            continue
         source = device_code((ROOT / sweep["file"]).read_text())
         scalars = dict(sweep["scalars"])
         device, host = arrays_for(sweep, scalars)
@@ -112,7 +130,13 @@ def main() -> None:
             args = tuple(device[a] if a in device else np.int32(scalars[a]) for a in sweep["args"])
             for name in sweep.get("zero", []):
                 device[name].fill(0)
-            times = timed(kernel, grid, block, args, 0)
+            try:
+                times = timed(kernel, grid, block, args, 0)
+            except (cp.cuda.runtime.CUDARuntimeError, cp.cuda.driver.CUDADriverError) as exc:  # context lost
+                rows.append(row | {"status": "fault", "note": str(exc)[:200]})
+                save(out, rows, kept)
+                print(sweep["name"], "point", index, "fault:", exc, flush=True)
+                sys.exit(3)
             error = check(sweep, device, host, scalars, point)
             rows.append(
                 row
@@ -125,9 +149,9 @@ def main() -> None:
                     "max_relative_error": error,
                 }
             )
+            save(out, rows, kept)
         print(sweep["name"], "done", round(time.monotonic() - started, 1), "s", flush=True)
-    info = {"gpu": cp.cuda.runtime.getDeviceProperties(0)["name"].decode(), "cupy": cp.__version__}
-    (out / "tune_times.json").write_text(json.dumps({"device": info, "rows": rows}, indent=0))
+    save(out, rows, kept)
 
 
 if __name__ == "__main__":
