@@ -1,7 +1,7 @@
 """Run every program of a public corpus as it is, through `perfcalc app` (issue 31).
 
     python benchmarks/corpus_app.py PATH-TO-A-HECBENCH-CHECKOUT [--jobs 2] [--only REGEX]
-        [--seconds 60] [--gpu h100-sxm] [--write]
+        [--seconds 60] [--gpu h100-sxm] [--write] [--args TABLE.yaml]
 
 For each program `src/*-cuda/` of the HeCBench suite (github zjin-lcf/HeCBench, BSD-3-Clause): its
 sources and flags from its Makefile (`make -n -B`, as benchmarks/corpus_compile.py reads them), its
@@ -113,11 +113,11 @@ def candidate_arguments(program: Path, table: dict[str, object]) -> list[list[st
     return [t for i, t in enumerate(tries) if t not in tries[:i]]
 
 
-def run_one(program: str, gpu: str | None, seconds: float) -> dict[str, object]:
+def run_one(program: str, gpu: str | None, seconds: float, args_table: Path = ARGS) -> dict[str, object]:
     from perfcalc.errors import PerfcalcError
 
     folder = Path(program)
-    table = yaml.safe_load(ARGS.read_text()) if ARGS.is_file() else {}
+    table = yaml.safe_load(args_table.read_text()) if args_table.is_file() else {}
     row: dict[str, object] = {"program": folder.name}
     start = time.monotonic()
     try:
@@ -243,6 +243,13 @@ def main() -> None:
     parser.add_argument("--write", action="store_true")
     parser.add_argument("--programs", type=Path, default=None, help="a file of program names, one per line")
     parser.add_argument("--suffix", default="", help="written as results_corpus_app{SUFFIX}.md, .csv, _launches.jsonl")
+    parser.add_argument(
+        "--args",
+        type=Path,
+        default=ARGS,
+        help="the table of arguments (program: argument line) instead of corpus_app_args.yaml: e.g. the "
+        "arguments of an earlier run whose launches the GPU timed, so a model change is compared on the same launches",
+    )
     args = parser.parse_args()
     programs = sorted(
         str(p) for p in (args.checkout.resolve() / "src").iterdir() if p.name.endswith("-cuda") and p.is_dir()
@@ -266,7 +273,7 @@ def main() -> None:
     todo = [p for p in programs if Path(p).name not in done]
     print(f"{len(done)} programs read back from {progress.name}, {len(todo)} to run", file=sys.stderr)
     with ProcessPoolExecutor(args.jobs) as pool, open(progress, "a") as log:
-        futures = {pool.submit(run_one, p, args.gpu, args.seconds): p for p in todo}
+        futures = {pool.submit(run_one, p, args.gpu, args.seconds, args.args): p for p in todo}
         for future in as_completed(futures):
             row = future.result()
             done[str(row["program"])] = row
