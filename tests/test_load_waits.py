@@ -139,6 +139,47 @@ $L_skip:
 """) == [1, 7]
 
 
+def test_an_unrolled_copy_waits_once_as_ptxas_schedules_it():
+    """PTX lists the unrolled copy `ld, st, ld, st`; ptxas issues the block's loads first (the
+    H100's SASS of tests/data/cuda/tensor/ldmatrix_variants.cu: LDG x4, then STS x4), so the
+    warp waits once, at the first store (load_schedule.py)."""
+    assert _waits("""
+    ld.global.u16 %rs1, [%rd1];
+    st.shared.u16 [%r1], %rs1;
+    ld.global.u16 %rs2, [%rd1+64];
+    st.shared.u16 [%r2], %rs2;
+    ld.global.u16 %rs3, [%rd1+128];
+    st.shared.u16 [%r3], %rs3;
+    ret;
+""") == [1]
+
+
+def test_a_load_stays_after_a_global_store_it_may_alias():
+    """A global store may write what the next load reads: the load is not moved above it, so
+    the two load-use pairs wait once each; a shared store does not stop the move (the test
+    above)."""
+    assert _waits("""
+    ld.global.f32 %f1, [%rd1];
+    st.global.f32 [%rd2], %f1;
+    ld.global.f32 %f2, [%rd1+4];
+    st.global.f32 [%rd2+4], %f2;
+    ret;
+""") == [1, 3]
+
+
+def test_a_load_is_not_moved_above_what_computes_its_address():
+    """Pointer chasing stays two waits (the second address is the first load's value), and a
+    load whose address is computed from a loaded value waits after that computation."""
+    assert _waits("""
+    ld.global.u32 %r1, [%rd1];
+    mul.wide.u32 %rd2, %r1, 4;
+    add.s64 %rd3, %rd1, %rd2;
+    ld.global.f32 %f1, [%rd3];
+    st.global.f32 [%rd4], %f1;
+    ret;
+""") == [1, 4]
+
+
 SOURCE = """
 __global__ void k(const float* a, const float* b, const int* idx, float* c, float* d) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;

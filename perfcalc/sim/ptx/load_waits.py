@@ -14,12 +14,17 @@ of a fragment from global memory included (its registers are loaded as `ld`'s ar
 join, the sets are united: a wait that happens on some path is counted wherever the warp takes it.
 The executor (program.py) counts a wait point for a warp only if it issued a global load since its
 last wait: a warp that runs both sides of a divergent branch waits on the first side only.
+
+The analysis follows the order ptxas issues each basic block in (load_schedule.py: a block's
+global loads as early as their operands and the stores before them allow), not PTX's listing: an
+unrolled `ld, st, ld, st` copy waits once per iteration, as its SASS (`LDG, LDG, STS, STS`) does.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
+from perfcalc.sim.ptx.load_schedule import leaders, scheduled_order
 from perfcalc.sim.ptx.parse import Instr
 from perfcalc.sim.ptx.registers import reads_and_writes
 
@@ -62,30 +67,46 @@ def successors(
 def wait_points(
     instrs: Sequence[Instr], labels: dict[str, int], branch_tables: dict[str, list[str]] | None = None
 ) -> list[bool]:
-    """Per instruction: is it a point where a warp waits for a global load (module docstring)."""
-    succ = successors(instrs, labels, branch_tables or {})
-    effects = [reads_and_writes(i) for i in instrs]
-    loads = [is_global_load(i) for i in instrs]
-    pending_in: list[frozenset[str] | None] = [None] * len(instrs)
+    """Per instruction: is it a point where a warp waits for a global load (module docstring),
+    found on the blocks as ptxas schedules them."""
+    order = scheduled_order(instrs, labels)
+    position = {pc: k for k, pc in enumerate(order)}
+    moved = {name: position.get(pc, pc) for name, pc in labels.items()}
+    found = _wait_points([instrs[pc] for pc in order], moved, branch_tables or {})
+    return [found[position[pc]] for pc in range(len(instrs))]
+
+
+def _wait_points(instrs: Sequence[Instr], labels: dict[str, int], branch_tables: dict[str, list[str]]) -> list[bool]:
+    """The data flow over basic blocks: a block is walked with a mutable set (a block of
+    thousands of hoisted loads stays linear), its out-set joined into its successors' in-sets."""
     waits = [False] * len(instrs)
     if not instrs:
         return waits
+    succ = successors(instrs, labels, branch_tables)
+    effects = [reads_and_writes(i) for i in instrs]
+    loads = [is_global_load(i) for i in instrs]
+    starts = leaders(instrs, labels)
+    block_of = {start: k for k, start in enumerate(starts)}
+    ends = [*starts[1:], len(instrs)]
+    pending_in: list[frozenset[str] | None] = [None] * len(starts)
     pending_in[0] = frozenset()
     work = [0]
     while work:
-        pc = work.pop()
-        state = pending_in[pc]
-        assert state is not None
-        reads, writes = effects[pc]
-        if state & (reads | writes):
-            waits[pc] = True
-            state = frozenset()
-        if loads[pc]:
-            state = state | writes
-        for nxt in succ[pc]:
-            before = pending_in[nxt]
-            joined = state if before is None else before | state
+        k = work.pop()
+        state = set(pending_in[k] or ())
+        for pc in range(starts[k], ends[k]):
+            reads, writes = effects[pc]
+            if state and not state.isdisjoint(reads | writes):
+                waits[pc] = True
+                state.clear()
+            if loads[pc]:
+                state |= writes
+        out = frozenset(state)
+        for nxt in succ[ends[k] - 1]:
+            b = block_of[nxt]
+            before = pending_in[b]
+            joined = out if before is None else before | out
             if joined != before:
-                pending_in[nxt] = joined
-                work.append(nxt)
+                pending_in[b] = joined
+                work.append(b)
     return waits

@@ -1,0 +1,104 @@
+"""The order in which ptxas issues a basic block's instructions, as far as load waits care.
+
+PTX lists an unrolled copy loop as `ld, st, ld, st, ...`; ptxas's list scheduler issues the
+block's independent global loads first and their uses after them (`LDG, LDG, LDG, LDG, STS, STS,
+STS, STS` in the H100's SASS of tests/data/cuda/tensor/ldmatrix_variants.cu,
+benchmarks/hw/tensor_run/ldmatrix_variants.sass.txt), so the four loads are in flight together
+and the warp waits once, not four times. load_waits.py runs its analysis on this order.
+
+The model is as-soon-as-possible scheduling inside each basic block (a block's first instruction
+stays first, its branch last): an instruction moves up to just after the last one it must follow,
+ties kept in program order. It must follow
+- the writer of a register it reads, the earlier readers of a register it writes, the earlier
+  writer of a register it writes (data dependences as in registers.py);
+- for a global (or generic) load: the last earlier instruction that may write global memory or
+  order it (st and red to a global or generic address, atom, bar, membar, fence, call, wmma.store,
+  cp.async): a load is not moved above a store it may alias;
+- for any instruction with a side effect (a store, an atomic, a barrier, a shared load's order
+  against shared stores, ...): the last earlier instruction with a side effect, so memory
+  operations other than global loads keep their order.
+Register pressure, which can stop ptxas from hoisting every load, is not modelled.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from perfcalc.sim.ptx.parse import Instr
+from perfcalc.sim.ptx.registers import reads_and_writes
+
+_TERMINATORS = frozenset({"bra", "brx", "ret", "exit", "trap"})
+_GLOBAL_FENCES = frozenset({"atom", "bar", "barrier", "membar", "fence", "call", "cp", "red", "st"})
+_SIDE_EFFECTS = _GLOBAL_FENCES | frozenset({"ld", "ldu", "ldmatrix", "stmatrix", "wmma", "tex", "suld", "sust"})
+_NAMED_SPACES = ("global", "shared", "local", "const", "param")
+
+
+def _space(instr: Instr) -> str:
+    named = [p for p in instr.parts[1:] if p.split("::")[0] in _NAMED_SPACES]
+    return named[0].split("::")[0] if named else "generic"
+
+
+def _is_global_load(instr: Instr) -> bool:
+    fragment = instr.base == "wmma" and len(instr.parts) > 1 and instr.parts[1] == "load"
+    return (instr.base in ("ld", "ldu") or fragment) and _space(instr) in ("global", "generic")
+
+
+def _may_order_global(instr: Instr) -> bool:
+    """Could this instruction write global memory, or order the loads after it?"""
+    if instr.base in ("st", "red"):
+        return _space(instr) in ("global", "generic")
+    if instr.base == "wmma":
+        return len(instr.parts) > 1 and instr.parts[1] == "store" and _space(instr) in ("global", "generic")
+    return instr.base in _GLOBAL_FENCES
+
+
+def leaders(instrs: Sequence[Instr], labels: dict[str, int]) -> list[int]:
+    """The first instruction of every basic block, in order."""
+    first = {0, *labels.values()}
+    first |= {pc + 1 for pc, i in enumerate(instrs) if i.base in _TERMINATORS}
+    return sorted(pc for pc in first if 0 <= pc < len(instrs))
+
+
+def _block_order(instrs: Sequence[Instr], start: int, end: int) -> list[int]:
+    earliest: dict[int, int] = {}
+    writer: dict[str, int] = {}
+    readers: dict[str, list[int]] = {}
+    last_fence = last_effect = -1  # positions (in `earliest` units) to stay after
+    for pc in range(start, end):
+        instr = instrs[pc]
+        reads, writes = reads_and_writes(instr)
+        after = -1
+        for r in reads:
+            if r in writer:
+                after = max(after, earliest[writer[r]])
+        for r in writes:
+            if r in writer:
+                after = max(after, earliest[writer[r]])
+            for j in readers.get(r, ()):
+                after = max(after, earliest[j] - 1)  # may issue beside an earlier reader, not before
+        if _is_global_load(instr):
+            after = max(after, last_fence)
+        elif instr.base in _SIDE_EFFECTS:
+            after = max(after, last_effect)
+        slot = 0 if pc == start else after + 1
+        earliest[pc] = slot
+        for r in reads:
+            readers.setdefault(r, []).append(pc)
+        for r in writes:
+            writer[r] = pc
+            readers[r] = []
+        if _may_order_global(instr):
+            last_fence = max(last_fence, slot)
+        if instr.base in _SIDE_EFFECTS:  # a global load too: a later store stays after it
+            last_effect = max(last_effect, slot)
+    last = end - 1 if instrs[end - 1].base in _TERMINATORS and end - 1 > start else end
+    order = sorted(range(start, last), key=lambda pc: (earliest[pc], pc))
+    return order + list(range(last, end))  # the block's branch stays last
+
+
+def scheduled_order(instrs: Sequence[Instr], labels: dict[str, int]) -> list[int]:
+    """The function's instructions (their indices) in issue order: blocks in program order, each
+    block's instructions as the module docstring schedules them."""
+    starts = leaders(instrs, labels)
+    bounds = list(zip(starts, [*starts[1:], len(instrs)], strict=True))
+    return [pc for start, end in bounds for pc in _block_order(instrs, start, end)]
