@@ -21,6 +21,7 @@ from perfcalc.sim.ptx.matrix_memops import build_cp_async, build_ldmatrix, build
 from perfcalc.sim.ptx.memops import build_atom, build_ld, build_st
 from perfcalc.sim.ptx.packed_int import PACKED_INT_TYPES, build_packed_int16
 from perfcalc.sim.ptx.parse import Function, Instr
+from perfcalc.sim.ptx.sass_expansion import sass_instructions
 from perfcalc.sim.ptx.tensor import build_mma, build_wmma_mma
 
 # Refused by name (issue #8): things this engine does not execute.
@@ -169,8 +170,16 @@ def _step(instr: Instr, env: Env) -> Step:
     # integer division is a sequence of machine instructions: counted as its own kind
     int_div = base in ("div", "rem") and any(p in _INT_TYPES for p in instr.parts)
     kind_name = "int_divide" if int_div else kind or "int"
+    weight = sass_instructions(instr, env.pricer.arch.major)
     return Step(
-        instr, "op", run=BUILDERS[base](instr, env), pred=pred, flops=flops, flop_kind=kind, inst_kind=kind_name
+        instr,
+        "op",
+        run=BUILDERS[base](instr, env),
+        pred=pred,
+        flops=flops,
+        flop_kind=kind,
+        inst_kind=kind_name,
+        weight=weight,
     )
 
 
