@@ -17,7 +17,12 @@ from __future__ import annotations
 
 import argparse
 import subprocess
+import sys
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from sass_flops_on_gpu import write_sass_listing  # noqa: E402
 
 K = 32
 N = 1 << 15
@@ -145,11 +150,7 @@ def main() -> None:
             stdout=f,
             check=True,
         )
-    try:
-        sass = subprocess.run(["cuobjdump", "-sass", str(exe)], capture_output=True, text=True, check=True).stdout
-        (args.out / "probe.sass.txt").write_text(sass)
-    except (OSError, subprocess.CalledProcessError) as exc:
-        print(f"no SASS listing: {exc}")
+    write_sass_listing(exe, args.out / "probe.sass.txt")
     exe.unlink()
     print("done", N, "threads a probe")
 

@@ -104,13 +104,18 @@ def main() -> None:
     subprocess.run([str(exe)], check=True)
     with open(args.out / "sass_flops.csv", "w") as f:
         subprocess.run(["ncu", "--metrics", METRICS, "--csv", "--print-units", "base", str(exe)], stdout=f, check=True)
-    try:
-        sass = subprocess.run(["cuobjdump", "-sass", str(exe)], capture_output=True, text=True, check=True).stdout
-        (args.out / "probe.sass.txt").write_text(sass)
-    except (OSError, subprocess.CalledProcessError) as exc:
-        print(f"no SASS listing: {exc}")
+    write_sass_listing(exe, args.out / "probe.sass.txt")
     exe.unlink()
     print("done", N, "threads a probe")
+
+
+def write_sass_listing(exe: Path, path: Path) -> None:
+    """cuobjdump's SASS of `exe` into `path`, where cuobjdump is installed."""
+    try:
+        sass = subprocess.run(["cuobjdump", "-sass", str(exe)], capture_output=True, text=True, check=True).stdout
+        path.write_text(sass)
+    except (OSError, subprocess.CalledProcessError) as exc:
+        print(f"no SASS listing: {exc}")
 
 
 if __name__ == "__main__":
