@@ -30,10 +30,15 @@ needs_triton = pytest.mark.skipif(
 sys.path.insert(0, str(HW))
 
 
-def _case(name: str) -> dict:
+@functools.cache  # the cases' inputs take ~6 s to make: once per session, not once per test
+def _cases() -> tuple[dict, ...]:
     from triton_prepare import cases
 
-    return next(c for c in cases() if c["name"] == name)
+    return tuple(cases())
+
+
+def _case(name: str) -> dict:
+    return next(c for c in _cases() if c["name"] == name)
 
 
 @functools.cache  # outputs and counters are read from one run per kernel (CI's time: ~5 s a run)
@@ -90,9 +95,8 @@ def test_global_and_tensor_counters_equal_nsight_compute(name: str) -> None:
     """Global requests and sectors, loads and stores, and tensor-pipe instructions per launch."""
     sys.path.insert(0, str(HW))
     from ptx_corpus_compare import ncu_values
-    from triton_prepare import cases
 
-    index = [c["name"] for c in cases()].index(name)
+    index = [c["name"] for c in _cases()].index(name)
     hw = ncu_values(HW / "triton_run" / "ncu.csv")[index]
     _, result = _run(name)
     c = result.counters  # type: ignore[attr-defined]
