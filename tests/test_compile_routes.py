@@ -180,12 +180,15 @@ def test_a_template_launched_several_ways_lists_them_ready_to_paste(tmp_path, ro
 
 @pytest.mark.skipif(not HAVE_NVCC, reason="no nvcc wheel or host C++ compiler")
 def test_the_corpus_counts_the_same_through_nvcc():
-    """nvcc and NVRTC compile the same device code to the same PTX (NVIDIA's one NVVM): the 72
-    corpus launches' counters and outputs through nvcc equal the NVRTC route's."""
+    """nvcc and NVRTC compile the same device code to the same PTX (NVIDIA's one NVVM): every
+    third of the 72 corpus launches in the manifest's order (24; all 72 took 21 s of CI's 10
+    minutes) counts and writes through nvcc what the NVRTC route does."""
     import golden
 
-    kept = json.loads(golden.GOLDEN.read_text())["corpus"]
-    found = golden.corpus_outputs()
+    found = golden.corpus_outputs(every=3)
+    assert len(found) == 24
+    kept = {name: entry for name, entry in json.loads(golden.GOLDEN.read_text())["corpus"].items() if name in found}
+    assert len(kept) == 24
     for name, entry in kept.items():
         assert found[name]["counters"] == entry["counters"], name
         assert found[name]["outputs"] == entry["outputs"], name
