@@ -2,7 +2,7 @@
 for its result, for the PTX forms whose SASS is a sequence (64-bit integer arithmetic,
 conversions, division, square roots, the MUFU approximations).
 
-    python3 benchmarks/hw/sass_expansion_on_gpu.py OUT_DIR [--arch sm_90]
+    python3 benchmarks/hw/sass_expansion_on_gpu.py OUT_DIR [--arch sm_90] [--settled]
 
 Each probe kernel applies one PTX instruction K = 32 times in a dependent chain (r = op(r, b),
 inline PTX so that ptxas, not nvcc's front end, decides the SASS) to values loaded from memory and
@@ -11,6 +11,11 @@ Compute's `smsp__inst_executed.sum` (warp-level instructions) of a probe minus i
 divided by K and the warps, is the instruction's SASS count per warp as the GPU issues it. One
 thread's `clock64()` around the chain, divided by K, is its dependent latency in cycles. Writes
 OUT_DIR/expansion.csv (ncu's CSV), OUT_DIR/latency.txt, probe.cu and probe.sass.txt.
+
+The first run's clock64 figures include the wait for the loaded operands (the first use of `r`
+is inside the timed chain). `--settled` branches on the loaded values before the first clock64
+read, so the warp has its operands when the clock starts: the dependent latency alone, written
+to OUT_DIR/latency_settled.txt (probe_settled.cu; no Nsight Compute run).
 """
 
 from __future__ import annotations
@@ -76,12 +81,22 @@ def _step(op: str, reg: str, operands: int) -> str:
     return f'asm volatile("{op} %0, {srcs};" : "+{reg}"(r){inputs});'
 
 
+SETTLED = False  # --settled: the operands have arrived before the clock starts
+
+
+def _settle(c: str) -> str:
+    """A branch on the loaded values (never taken: they are in [1, 2)), so the warp waits for them
+    before the first clock64 read, not inside the timed chain."""
+    return f"  if (r == ({c})0 || b == ({c})0) {{ out[i] = b; return; }}\n" if SETTLED else ""
+
+
 def probe_kernel(name: str, op: str | None, c: str, reg: str, operands: int) -> str:
     body = "" if op is None else "\n".join("    " + _step(op, reg, operands) for _ in range(K))
     return (
         f'extern "C" __global__ void {name}(const {c} *a, const {c} *bb, {c} *out, long long *cycles, int n) {{\n'
         "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
         f"  if (i >= n) return;\n  {c} r = a[i], b = bb[i]; unsigned s = (unsigned)i & 7u; (void)b; (void)s;\n"
+        f"{_settle(c)}"
         "  long long t0 = clock64();\n"
         f"{body}\n"
         "  long long t1 = clock64();\n"
@@ -100,7 +115,8 @@ def pair_kernel(name: str, to: str, back: str, c: str, reg: str, mid: str) -> st
     return (
         f'extern "C" __global__ void {name}(const {c} *a, const {c} *bb, {c} *out, long long *cycles, int n) {{\n'
         "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
-        f"  if (i >= n) return;\n  {c} r = a[i]; {mid_c} m;\n"
+        f"  if (i >= n) return;\n  {c} r = a[i], b = r; {mid_c} m;\n"
+        f"{_settle(c)}"
         "  long long t0 = clock64();\n"
         f"{body}\n"
         "  long long t1 = clock64();\n"
@@ -137,8 +153,21 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("out", type=Path)
     parser.add_argument("--arch", default="sm_90")
+    parser.add_argument("--settled", action="store_true", help="latencies with the operands arrived (module docstring)")
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
+    if args.settled:
+        global SETTLED
+        SETTLED = True
+        (args.out / "probe_settled.cu").write_text(source())
+        exe = args.out / "probe_settled"
+        subprocess.run(
+            ["nvcc", f"-arch={args.arch}", "-O3", "-o", str(exe), str(args.out / "probe_settled.cu")], check=True
+        )
+        with open(args.out / "latency_settled.txt", "w") as f:
+            subprocess.run([str(exe)], stdout=f, check=True)
+        exe.unlink()
+        return
     (args.out / "probe.cu").write_text(source())
     exe = args.out / "probe"
     subprocess.run(["nvcc", f"-arch={args.arch}", "-O3", "-o", str(exe), str(args.out / "probe.cu")], check=True)
