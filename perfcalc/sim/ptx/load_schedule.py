@@ -38,7 +38,9 @@ def _space(instr: Instr) -> str:
     return named[0].split("::")[0] if named else "generic"
 
 
-def _is_global_load(instr: Instr) -> bool:
+def is_global_load(instr: Instr) -> bool:
+    """ld/ldu (or wmma.load of a fragment) of global memory, or of a generic address (which is
+    global in NVRTC's output unless its space is named)."""
     fragment = instr.base == "wmma" and len(instr.parts) > 1 and instr.parts[1] == "load"
     return (instr.base in ("ld", "ldu") or fragment) and _space(instr) in ("global", "generic")
 
@@ -76,7 +78,7 @@ def _block_order(instrs: Sequence[Instr], start: int, end: int) -> list[int]:
                 after = max(after, earliest[writer[r]])
             for j in readers.get(r, ()):
                 after = max(after, earliest[j] - 1)  # may issue beside an earlier reader, not before
-        if _is_global_load(instr):
+        if is_global_load(instr):
             after = max(after, last_fence)
         elif instr.base in _SIDE_EFFECTS:
             after = max(after, last_effect)

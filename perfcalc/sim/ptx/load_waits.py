@@ -24,23 +24,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from perfcalc.sim.ptx.load_schedule import leaders, scheduled_order
+from perfcalc.sim.ptx.load_schedule import is_global_load, leaders, scheduled_order
 from perfcalc.sim.ptx.parse import Instr
 from perfcalc.sim.ptx.registers import reads_and_writes
 
-_LOADS = frozenset({"ld", "ldu"})
-_LOAD_SPACES = ("global", "generic")
-
-
-def is_global_load(instr: Instr) -> bool:
-    """ld/ldu (or wmma.load of a fragment) of global memory, or of a generic address (which is
-    global in NVRTC's output unless its space is named)."""
-    fragment = instr.base == "wmma" and len(instr.parts) > 1 and instr.parts[1] == "load"
-    if instr.base not in _LOADS and not fragment:
-        return False
-    spaces = [p.split("::")[0] for p in instr.parts[1:]]
-    named = [s for s in spaces if s in ("global", "shared", "local", "const", "param")]
-    return not named or named[0] in _LOAD_SPACES
+__all__ = ["is_global_load", "reads_and_writes", "successors", "wait_points"]
 
 
 def successors(
