@@ -3,10 +3,9 @@ measurement kept in the repo, and the engine's instruction counts on CC 9.x carr
 
 from __future__ import annotations
 
-import csv
-import io
 import math
 import re
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -16,24 +15,22 @@ from perfcalc.sim import run_kernel
 from perfcalc.sim.ptx import nvrtc
 from perfcalc.sim.ptx.sass_expansion import _MEASURED_SM90
 
-HW = Path(__file__).resolve().parents[1] / "benchmarks" / "hw" / "sass_expansion_h100"
+HW = Path(__file__).resolve().parents[1] / "benchmarks" / "hw"
 WARPS = (1 << 15) // 32  # the probes' launch: 2**15 threads
 
 
 def _measured() -> dict[str, float]:
     """Per probe: SASS instructions per warp and PTX instruction, probe minus its type's baseline
-    (Nsight Compute's smsp__inst_executed.sum, 32 instructions a thread)."""
-    text = (HW / "expansion.csv").read_text()
-    rows = csv.DictReader(io.StringIO("\n".join(ln for ln in text.splitlines() if ln.startswith('"'))))
-    inst = {r["Kernel Name"]: float(r["Metric Value"].replace(",", "")) for r in rows}
-    source = (HW / "probe.cu").read_text()
-    bases = {"unsigned long long": "base_u64", "unsigned": "base_u32", "float": "base_f32", "double": "base_f64"}
-    out = {}
-    for name, value in inst.items():
-        ctype = re.search(rf"void {name}\(const ([a-z ]+) \*", source)
-        if ctype is not None and ctype.group(1) in bases:
-            out[name] = (value - inst[bases[ctype.group(1)]]) / WARPS / 32
-    return out
+    (Nsight Compute's smsp__inst_executed.sum, K instructions a thread; launches in the order of
+    the probe script's FORMS)."""
+    sys.path.insert(0, str(HW))
+    from ptx_corpus_compare import ncu_values
+    from sass_expansion_on_gpu import FORMS, K
+
+    inst = [v["smsp__inst_executed.sum"] for v in ncu_values(HW / "sass_expansion_h100" / "expansion.csv")]
+    by_name = dict(zip([f[0] for f in FORMS], inst, strict=False))
+    base = {f[2]: by_name[f[0]] for f in FORMS if f[1] is None}  # C type -> its baseline probe
+    return {name: (by_name[name] - base[ctype]) / WARPS / K for name, _op, ctype, _r, _k in FORMS}
 
 
 def test_the_table_is_the_h100_measurement():
