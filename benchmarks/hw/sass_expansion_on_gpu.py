@@ -27,7 +27,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from sass_flops_on_gpu import write_sass_listing  # noqa: E402
+from sass_flops_on_gpu import FILLED, write_sass_listing  # noqa: E402
 
 K = 32
 N = 1 << 15
@@ -81,22 +81,19 @@ def _step(op: str, reg: str, operands: int) -> str:
     return f'asm volatile("{op} %0, {srcs};" : "+{reg}"(r){inputs});'
 
 
-SETTLED = False  # --settled: the operands have arrived before the clock starts
+def _settle(c: str, settled: bool) -> str:
+    """With `settled`, a branch on the loaded values (never taken: they are in [1, 2)), so the warp
+    waits for them before the first clock64 read, not inside the timed chain."""
+    return f"  if (r == ({c})0 || b == ({c})0) {{ out[i] = b; return; }}\n" if settled else ""
 
 
-def _settle(c: str) -> str:
-    """A branch on the loaded values (never taken: they are in [1, 2)), so the warp waits for them
-    before the first clock64 read, not inside the timed chain."""
-    return f"  if (r == ({c})0 || b == ({c})0) {{ out[i] = b; return; }}\n" if SETTLED else ""
-
-
-def probe_kernel(name: str, op: str | None, c: str, reg: str, operands: int) -> str:
+def probe_kernel(name: str, op: str | None, c: str, reg: str, operands: int, settled: bool = False) -> str:
     body = "" if op is None else "\n".join("    " + _step(op, reg, operands) for _ in range(K))
     return (
         f'extern "C" __global__ void {name}(const {c} *a, const {c} *bb, {c} *out, long long *cycles, int n) {{\n'
         "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
         f"  if (i >= n) return;\n  {c} r = a[i], b = bb[i]; unsigned s = (unsigned)i & 7u; (void)b; (void)s;\n"
-        f"{_settle(c)}"
+        f"{_settle(c, settled)}"
         "  long long t0 = clock64();\n"
         f"{body}\n"
         "  long long t1 = clock64();\n"
@@ -105,7 +102,7 @@ def probe_kernel(name: str, op: str | None, c: str, reg: str, operands: int) -> 
     )
 
 
-def pair_kernel(name: str, to: str, back: str, c: str, reg: str, mid: str) -> str:
+def pair_kernel(name: str, to: str, back: str, c: str, reg: str, mid: str, settled: bool = False) -> str:
     mid_c = {"d": "double", "f": "float", "l": "unsigned long long", "r": "int"}[mid]
     step = (
         f'asm volatile("{to} %0, %1;" : "={mid}"(m) : "{reg}"(r)); '
@@ -115,8 +112,8 @@ def pair_kernel(name: str, to: str, back: str, c: str, reg: str, mid: str) -> st
     return (
         f'extern "C" __global__ void {name}(const {c} *a, const {c} *bb, {c} *out, long long *cycles, int n) {{\n'
         "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
-        f"  if (i >= n) return;\n  {c} r = a[i], b = r; {mid_c} m;\n"
-        f"{_settle(c)}"
+        f"  if (i >= n) return;\n  {c} r = a[i]{', b = r' if settled else ''}; {mid_c} m;\n"
+        f"{_settle(c, settled)}"
         "  long long t0 = clock64();\n"
         f"{body}\n"
         "  long long t1 = clock64();\n"
@@ -125,14 +122,11 @@ def pair_kernel(name: str, to: str, back: str, c: str, reg: str, mid: str) -> st
     )
 
 
-def source() -> str:
+def source(settled: bool = False) -> str:
     out = ["#include <cstdio>", "#include <cuda_runtime.h>"]
-    out += [probe_kernel(*form) for form in FORMS]
-    out += [pair_kernel(*pair) for pair in PAIRS]
-    out.append("template <typename T> static T *filled(int n, int seed) {")
-    out.append("  T *h = new T[n]; for (int i = 0; i < n; ++i) h[i] = T(1) + T((i * 37 + seed) % 1000) / T(1000);")
-    out.append("  T *d; cudaMalloc(&d, n * sizeof(T)); cudaMemcpy(d, h, n * sizeof(T), cudaMemcpyHostToDevice);")
-    out.append("  delete[] h; return d; }")
+    out += [probe_kernel(*form, settled=settled) for form in FORMS]
+    out += [pair_kernel(*pair, settled=settled) for pair in PAIRS]
+    out += FILLED
     out.append("int main() {")
     out.append(f"  const int n = {N};")
     out.append("  long long *cyc; cudaMalloc(&cyc, 8); long long h;")
@@ -156,30 +150,20 @@ def main() -> None:
     parser.add_argument("--settled", action="store_true", help="latencies with the operands arrived (module docstring)")
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
-    if args.settled:
-        global SETTLED
-        SETTLED = True
-        (args.out / "probe_settled.cu").write_text(source())
-        exe = args.out / "probe_settled"
-        subprocess.run(
-            ["nvcc", f"-arch={args.arch}", "-O3", "-o", str(exe), str(args.out / "probe_settled.cu")], check=True
-        )
-        with open(args.out / "latency_settled.txt", "w") as f:
-            subprocess.run([str(exe)], stdout=f, check=True)
-        exe.unlink()
-        return
-    (args.out / "probe.cu").write_text(source())
-    exe = args.out / "probe"
-    subprocess.run(["nvcc", f"-arch={args.arch}", "-O3", "-o", str(exe), str(args.out / "probe.cu")], check=True)
-    with open(args.out / "latency.txt", "w") as f:
+    name = "probe_settled" if args.settled else "probe"
+    (args.out / f"{name}.cu").write_text(source(args.settled))
+    exe = args.out / name
+    subprocess.run(["nvcc", f"-arch={args.arch}", "-O3", "-o", str(exe), str(args.out / f"{name}.cu")], check=True)
+    with open(args.out / ("latency_settled.txt" if args.settled else "latency.txt"), "w") as f:
         subprocess.run([str(exe)], stdout=f, check=True)
-    with open(args.out / "expansion.csv", "w") as f:
-        subprocess.run(
-            ["ncu", "--metrics", "smsp__inst_executed.sum", "--csv", "--print-units", "base", str(exe)],
-            stdout=f,
-            check=True,
-        )
-    write_sass_listing(exe, args.out / "probe.sass.txt")
+    if not args.settled:  # the counts are the same either way: Nsight Compute runs once
+        with open(args.out / "expansion.csv", "w") as f:
+            subprocess.run(
+                ["ncu", "--metrics", "smsp__inst_executed.sum", "--csv", "--print-units", "base", str(exe)],
+                stdout=f,
+                check=True,
+            )
+        write_sass_listing(exe, args.out / "probe.sass.txt")
     exe.unlink()
     print("done", N, "threads a probe")
 

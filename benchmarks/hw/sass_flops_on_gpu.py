@@ -68,13 +68,19 @@ def probe_kernel(name: str, op: str, type_: str, operands: int) -> str:
     )
 
 
+# a device array of n values in [1, 2): the operands every probe reads
+FILLED = [
+    "template <typename T> static T *filled(int n, int seed) {",
+    "  T *h = new T[n]; for (int i = 0; i < n; ++i) h[i] = T(1) + T((i * 37 + seed) % 1000) / T(1000);",
+    "  T *d; cudaMalloc(&d, n * sizeof(T)); cudaMemcpy(d, h, n * sizeof(T), cudaMemcpyHostToDevice);",
+    "  delete[] h; return d; }",
+]
+
+
 def source() -> str:
     out = ["#include <cstdio>", "#include <cuda_runtime.h>"]
     out += [probe_kernel(*form) for form in FORMS]
-    out.append("template <typename T> static T *filled(int n, int seed) {")
-    out.append("  T *h = new T[n]; for (int i = 0; i < n; ++i) h[i] = T(1) + T((i * 37 + seed) % 1000) / T(1000);")
-    out.append("  T *d; cudaMalloc(&d, n * sizeof(T)); cudaMemcpy(d, h, n * sizeof(T), cudaMemcpyHostToDevice);")
-    out.append("  delete[] h; return d; }")
+    out += FILLED
     out.append("int main() {")
     out.append(f"  const int n = {N};")
     out.append("  float *fa = filled<float>(n, 1), *fb = filled<float>(n, 2), *fo; cudaMalloc(&fo, n * 4);")
