@@ -15,6 +15,7 @@ time model predicts a launch from cold caches). Writes OUT_DIR/tune_times.json.
 
 from __future__ import annotations
 
+import argparse
 import json
 import statistics
 import sys
@@ -91,10 +92,12 @@ def save(out: Path, rows: list[dict], kept: list[dict]) -> None:
 
 
 def main() -> None:
-    words = [w for w in sys.argv[1:] if not w.startswith("--only")]
-    only = next((w.split("=", 1)[1] for w in sys.argv[1:] if w.startswith("--only=")), None)
-    out = Path(words[0])
-    budget = float(words[1]) if len(words) > 1 else 330.0
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("out", type=Path)
+    parser.add_argument("budget", type=float, nargs="?", default=330.0, help="seconds, then points are left untimed")
+    parser.add_argument("--only", default=None, help="one sweep's name")
+    args = parser.parse_args()
+    out, budget, only = args.out, args.budget, args.only
     out.mkdir(parents=True, exist_ok=True)
     done_before = out / "tune_times.json"
     kept = json.loads(done_before.read_text())["rows"] if done_before.is_file() else []
