@@ -251,6 +251,9 @@ def main() -> None:
         "arguments of an earlier run whose launches the GPU timed, so a model change is compared on the same launches",
     )
     args = parser.parse_args()
+    if args.args != ARGS and not args.args.is_file():  # a table asked for is never dropped silently
+        print(f"corpus_app: --args {args.args}: no such file (a YAML table, program: argument line)", file=sys.stderr)
+        raise SystemExit(2)
     programs = sorted(
         str(p) for p in (args.checkout.resolve() / "src").iterdir() if p.name.endswith("-cuda") and p.is_dir()
     )
