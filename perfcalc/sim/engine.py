@@ -11,12 +11,11 @@ ends import the shared machine (sim/launch.py); only this module imports the fro
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any
 
 from perfcalc.errors import CudaSyntaxError, InputError
 from perfcalc.limits import time_limit
 from perfcalc.memory.cache_hierarchy import CacheHierarchy
-from perfcalc.sim.launch import CacheFactory, SimResult
+from perfcalc.sim.launch import CacheFactory, RunOptions, SimResult
 from perfcalc.specs import as_arch
 from perfcalc.specs.registry import DeviceName
 
@@ -80,59 +79,35 @@ def run_kernel(
     launch projected past it is refused (InputError), a loop still running then is a fault.
     """
     chosen, _note = resolve_engine(engine)
-    _check_run_arguments(source, kernel, dynamic_shared_memory_bytes, defines, bank_mode, chosen)
-    _check_run_options(source_name, iteration_cap, raise_on_fault, include_dirs, args)
+    _check_run_arguments(source, kernel, defines, bank_mode, chosen)
+    _check_run_options(source_name, raise_on_fault, include_dirs, args)
     arch = as_arch(arch)
-    shared: dict[str, Any] = {
-        "dynamic_shared_memory_bytes": dynamic_shared_memory_bytes,
-        "defines": defines,
-        "iteration_cap": iteration_cap,
-        "cache": cache,
-        "bank_mode": bank_mode,
-        "source_name": source_name,
-        "raise_on_fault": raise_on_fault,
-        "progress": progress,
-        "caches": caches,
-    }
+    options = RunOptions(
+        dynamic_shared_memory_bytes=dynamic_shared_memory_bytes,
+        defines=defines,
+        iteration_cap=iteration_cap,
+        cache=cache,
+        bank_mode=bank_mode,
+        source_name=source_name,
+        raise_on_fault=raise_on_fault,
+        progress=progress,
+        caches=caches,
+    )
     with time_limit(max_seconds):
         if chosen == "triton":
             from perfcalc.sim.ptx.triton_run import run_triton
 
             if kernel is None:
                 raise InputError("a Triton run names its kernel (FILE.py::KERNEL)")
-            return run_triton(
-                source_name,
-                kernel,
-                grid,
-                block,
-                args,
-                arch,
-                iteration_cap=iteration_cap,
-                cache=cache,
-                bank_mode=bank_mode,
-                raise_on_fault=raise_on_fault,
-                progress=progress,
-                caches=caches,
-            )
+            return run_triton(source_name, kernel, grid, block, args, arch, options)
         if chosen == "ptx":
             from perfcalc.sim.ptx.run import run_ptx
 
-            return run_ptx(
-                source,
-                kernel,
-                grid,
-                block,
-                args,
-                arch,
-                include_dirs=include_dirs,
-                compiler=compiler,
-                nvcc=nvcc,
-                **shared,
-            )
+            return run_ptx(source, kernel, grid, block, args, arch, options, include_dirs, compiler, nvcc)
         from perfcalc.sim.csubset.run import run_csubset
 
         try:
-            return run_csubset(source, kernel, grid, block, args, arch, **shared)
+            return run_csubset(source, kernel, grid, block, args, arch, options)
         except CudaSyntaxError as exc:
             raise _suggest_ptx(exc) from None
 
@@ -147,15 +122,11 @@ def _suggest_ptx(exc: CudaSyntaxError) -> CudaSyntaxError:
     return CudaSyntaxError(first + hint + newline + rest)
 
 
-def _check_run_options(
-    source_name: object, iteration_cap: object, raise_on_fault: object, include_dirs: object, args: object
-) -> None:
+def _check_run_options(source_name: object, raise_on_fault: object, include_dirs: object, args: object) -> None:
     """The rest of run_kernel's arguments, checked at the entry (issue 37: None, -1, 1.5, [] for
     source_name ended in AttributeError from inside)."""
     if not isinstance(source_name, str):
         raise InputError(f"source_name = {source_name!r} must be a str (the name errors quote)")
-    if isinstance(iteration_cap, bool) or not isinstance(iteration_cap, int) or iteration_cap < 1:
-        raise InputError(f"iteration_cap = {iteration_cap!r} must be an int >= 1")
     if not isinstance(raise_on_fault, bool):
         raise InputError(f"raise_on_fault = {raise_on_fault!r} must be True or False")
     if not isinstance(include_dirs, (tuple, list)) or not all(isinstance(d, str) for d in include_dirs):
@@ -167,7 +138,6 @@ def _check_run_options(
 def _check_run_arguments(
     source: object,
     kernel: object,
-    dynamic_shared_memory_bytes: object,
     defines: object,
     bank_mode: object,
     engine: object,
@@ -180,8 +150,6 @@ def _check_run_arguments(
         raise InputError(
             f"kernel must be the name of a __global__ function (or None for the file's only one), got {kernel!r}"
         )
-    if isinstance(dynamic_shared_memory_bytes, bool) or not isinstance(dynamic_shared_memory_bytes, int):
-        raise InputError(f"dynamic_shared_memory_bytes = {dynamic_shared_memory_bytes!r} must be an int >= 0")
     if bank_mode is not None and (
         isinstance(bank_mode, bool) or not isinstance(bank_mode, int) or bank_mode not in (4, 8)
     ):

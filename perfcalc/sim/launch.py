@@ -6,7 +6,7 @@ no front end: sim/engine.py picks one and runs it (issue 29).
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -132,6 +132,51 @@ def validate_launch(arch: Arch, grid: tuple[int, int, int], block: tuple[int, in
 # run_kernel(caches=...): a model, or a function the engine calls with the kernel's static
 # shared bytes, ptxas's report (PTX engine, else None) and entry name once it knows them
 CacheFactory = Callable[[int, "str | None", str], CacheHierarchy]
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    """How one launch runs, whichever engine runs it (perfcalc.sim.engine.run_kernel documents
+    each): one typed value from the library call down to the engine, not a dict of keywords."""
+
+    dynamic_shared_memory_bytes: int = 0
+    defines: Mapping[str, int | float | str | None] | None = None
+    iteration_cap: int = 1_000_000
+    cache: str | None = None
+    bank_mode: int | None = None
+    source_name: str = "<source>"
+    raise_on_fault: bool = True
+    progress: Callable[[int, int], None] | None = None
+    caches: CacheHierarchy | CacheFactory | None = None
+
+    def __post_init__(self) -> None:
+        cap, dyn = self.iteration_cap, self.dynamic_shared_memory_bytes
+        if isinstance(cap, bool) or not isinstance(cap, int) or cap < 1:
+            raise InputError(f"iteration_cap = {cap!r} must be an int >= 1")
+        if isinstance(dyn, bool) or not isinstance(dyn, int) or dyn < 0:
+            raise InputError(f"dynamic_shared_memory_bytes = {dyn!r} must be an int >= 0")
+
+
+DEFAULT_OPTIONS = RunOptions()
+
+
+def check_shared_memory(arch: Arch, static: int, dynamic: int) -> None:
+    """Refuse a block whose shared memory cannot launch: the static part against the per-block
+    limit, static + dynamic against the opt-in limit where the CC has one (both engines)."""
+    src = arch_file(arch)
+    static_limit = arch.max_shared_memory_per_block_bytes
+    if static > static_limit:
+        raise InputError(
+            f"static __shared__ memory of {static} bytes exceeds the limit "
+            f"{static_limit} (max_shared_memory_per_block_bytes in {src})"
+        )
+    limit = arch.max_shared_memory_per_block_launchable_bytes
+    key = "max_shared_memory_per_block_optin_bytes" if arch.max_shared_memory_per_block_optin_bytes else ""
+    if static + dynamic > limit:
+        raise InputError(
+            f"__shared__ memory of {static} static + {dynamic} dynamic bytes "
+            f"exceeds the limit {limit} ({key or 'max_shared_memory_per_block_bytes'} in {src})"
+        )
 
 
 def make_caches(

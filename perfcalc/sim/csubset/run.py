@@ -10,12 +10,11 @@ import contextlib
 import functools
 import math
 import sys
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Iterator
 
 import numpy as np
 
 from perfcalc.errors import CudaSyntaxError, InputError
-from perfcalc.memory.cache_hierarchy import CacheHierarchy
 from perfcalc.sim.csubset import ctype as T
 from perfcalc.sim.csubset.compiler import KernelCompiler
 from perfcalc.sim.csubset.context import ChunkContext, LaunchState
@@ -24,10 +23,11 @@ from perfcalc.sim.csubset.frontend import ParsedSource, parse_source
 from perfcalc.sim.csubset.ir import CompiledKernel, ValueType
 from perfcalc.sim.csubset.memories import SPACE_BASE, ConstantArray, GlobalArray, MemoryArray, SharedArray
 from perfcalc.sim.launch import (
-    CacheFactory,
+    DEFAULT_OPTIONS,
     LaunchInfo,
+    RunOptions,
     SimResult,
-    arch_file,
+    check_shared_memory,
     dims,
     make_caches,
     run_chunks,
@@ -59,24 +59,7 @@ def _shared_layout(kernel: CompiledKernel, dynamic: int, arch: Arch) -> tuple[di
         offsets[sd.key] = offset
         offset += -(-size // _SHARED_ALIGN) * _SHARED_ALIGN
         static_bytes = -(-static_bytes // sd.elem.size) * sd.elem.size + size
-    src = arch_file(arch)
-    static_limit = arch.max_shared_memory_per_block_bytes
-    if static_bytes > static_limit:
-        raise InputError(
-            f"static __shared__ memory of {static_bytes} bytes exceeds the limit "
-            f"{static_limit} (max_shared_memory_per_block_bytes in {src})"
-        )
-    optin = getattr(arch, "max_shared_memory_per_block_optin_bytes", None)
-    limit, key = (
-        (optin, "max_shared_memory_per_block_optin_bytes")
-        if optin
-        else (static_limit, "max_shared_memory_per_block_bytes")
-    )
-    if static_bytes + dynamic > limit:
-        raise InputError(
-            f"__shared__ memory of {static_bytes} static + {dynamic} dynamic bytes "
-            f"exceeds the limit {limit} ({key} in {src})"
-        )
+    check_shared_memory(arch, static_bytes, dynamic)
     return offsets, static_bytes, offset
 
 
@@ -155,39 +138,28 @@ def run_csubset(
     block: object,
     args: dict[str, object],
     arch: Arch | str,
-    dynamic_shared_memory_bytes: int = 0,
-    defines: Mapping[str, int | float | str] | None = None,
-    iteration_cap: int = 1_000_000,
-    cache: str | None = None,
-    bank_mode: int | None = None,
-    source_name: str = "<source>",
-    raise_on_fault: bool = True,
-    progress: Callable[[int, int], None] | None = None,
-    caches: CacheHierarchy | CacheFactory | None = None,
+    options: RunOptions = DEFAULT_OPTIONS,
 ) -> SimResult:
     """Run `kernel` (None: the file's only __global__ function) of CUDA C `source` on NumPy for
     every thread of the launch and count.
 
-    The source engine behind `perfcalc.sim.engine.run_kernel` (which documents the
-    arguments). `progress`, if given, is called as progress(blocks_done, blocks_total) after
-    each chunk of blocks.
+    The source engine behind `perfcalc.sim.engine.run_kernel` (which documents the options).
+    `options.progress`, if given, is called as progress(blocks_done, blocks_total) after each
+    chunk of blocks.
     """
     arch = as_arch(arch)
-    if not isinstance(iteration_cap, int) or isinstance(iteration_cap, bool) or iteration_cap < 1:
-        raise InputError(f"iteration_cap = {iteration_cap!r} must be a positive int")
-    if not isinstance(dynamic_shared_memory_bytes, int) or dynamic_shared_memory_bytes < 0:
-        raise InputError(f"dynamic_shared_memory_bytes = {dynamic_shared_memory_bytes!r} must be an int >= 0")
+    o = options
     g = dims(grid, "grid")
     b = dims(block, "block")
     validate_launch(arch, g, b)
-    dkey = tuple(sorted((defines or {}).items()))
-    with _depth_bounded(source_name, kernel or "(the only one)", "parsing and compiling"):
-        parsed = _parse_cached(source, source_name, dkey)
-        compiled = KernelCompiler(parsed, kernel, iteration_cap).compile()
+    dkey = tuple(sorted((o.defines or {}).items()))
+    with _depth_bounded(o.source_name, kernel or "(the only one)", "parsing and compiling"):
+        parsed = _parse_cached(source, o.source_name, dkey)
+        compiled = KernelCompiler(parsed, kernel, o.iteration_cap).compile()
     kernel = compiled.name  # None named the file's only kernel
-    offsets, static_bytes, dyn_offset = _shared_layout(compiled, dynamic_shared_memory_bytes, arch)
-    run = LaunchState(arch, cache, bank_mode, source_name, kernel, Pricer(arch, cache, bank_mode))
-    caches = make_caches(caches, static_bytes, None, kernel)
+    offsets, static_bytes, dyn_offset = _shared_layout(compiled, o.dynamic_shared_memory_bytes, arch)
+    run = LaunchState(arch, o.cache, o.bank_mode, o.source_name, kernel, Pricer(arch, o.cache, o.bank_mode))
+    caches = make_caches(o.caches, static_bytes, None, kernel)
     run.pricer.trace = caches
     mems, scalars = _bind(compiled, args)
 
@@ -197,11 +169,11 @@ def run_csubset(
 
     def body(ids: np.ndarray) -> None:
         ctx = ChunkContext(run, ids, b, g)
-        _prepare_chunk(ctx, compiled, mems, scalars, offsets, dyn_offset, dynamic_shared_memory_bytes)
+        _prepare_chunk(ctx, compiled, mems, scalars, offsets, dyn_offset, o.dynamic_shared_memory_bytes)
         compiled.body(ctx)
 
-    with _depth_bounded(source_name, kernel, "running"):
-        faults = run_chunks(nblocks, warps_pb, CHUNK_LANES, caches, body, progress, raise_on_fault)
+    with _depth_bounded(o.source_name, kernel, "running"):
+        faults = run_chunks(nblocks, warps_pb, CHUNK_LANES, caches, body, o.progress, o.raise_on_fault)
     per_site, total = site_totals(compiled.site_counts)
     info = LaunchInfo(
         g,
@@ -212,7 +184,7 @@ def run_csubset(
         warps_pb,
         nblocks * warps_pb,
         static_bytes,
-        dynamic_shared_memory_bytes,
+        o.dynamic_shared_memory_bytes,
     )
     return SimResult(kernel, total, per_site, info, tuple(faults), caches=None if caches is None else caches.report())
 

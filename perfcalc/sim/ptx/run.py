@@ -5,7 +5,7 @@ SimResult the C engine returns."""
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import cast
@@ -15,10 +15,12 @@ import numpy as np
 from perfcalc.errors import InputError
 from perfcalc.memory.cache_hierarchy import CacheHierarchy
 from perfcalc.sim.launch import (
+    DEFAULT_OPTIONS,
     CacheFactory,
     LaunchInfo,
+    RunOptions,
     SimResult,
-    arch_file,
+    check_shared_memory,
     dims,
     make_caches,
     run_chunks,
@@ -44,35 +46,28 @@ def run_ptx(
     block: object,
     args: dict[str, object],
     arch: Arch,
-    dynamic_shared_memory_bytes: int = 0,
-    defines: Mapping[str, int | float | str | None] | None = None,
-    iteration_cap: int = 1_000_000,
-    cache: str | None = None,
-    bank_mode: int | None = None,
-    source_name: str = "<source>",
-    raise_on_fault: bool = True,
-    progress: Callable[[int, int], None] | None = None,
+    options: RunOptions = DEFAULT_OPTIONS,
     include_dirs: tuple[str, ...] = (),
-    caches: CacheHierarchy | CacheFactory | None = None,
     compiler: str | None = None,
     nvcc: str | None = None,
 ) -> SimResult:
     """Run `kernel` as nvcc (or NVRTC) compiles it (see perfcalc.sim.engine.run_kernel for arguments)."""
     if not isinstance(args, dict):
         raise InputError("args must be a dict of parameter name -> array or number")
-    if not isinstance(dynamic_shared_memory_bytes, int) or dynamic_shared_memory_bytes < 0:
-        raise InputError(f"dynamic_shared_memory_bytes = {dynamic_shared_memory_bytes!r} must be an int >= 0")
+    o = options
     g, b = dims(grid, "grid"), dims(block, "block")
     validate_launch(arch, g, b)
-    ck = compile_kernel(source, kernel, arch, defines, source_name, include_dirs, compiler, nvcc)
+    ck = compile_kernel(source, kernel, arch, o.defines, o.source_name, include_dirs, compiler, nvcc)
     heap = Heap()
     param_bytes = _bind(ck.params, ck.fn, ck.module, args, heap, ck.kernel)
-    symbols, shared_bytes, local_bytes = _layout(ck.fn, ck.module, dynamic_shared_memory_bytes, arch)
+    symbols, shared_bytes, local_bytes = _layout(ck.fn, ck.module, o.dynamic_shared_memory_bytes, arch)
     symbols.update(_module_variables(ck.module, heap, args))
     heap.seal()
-    launch = Launch(g, b, dynamic_shared_memory_bytes, iteration_cap, cache, bank_mode, source_name, raise_on_fault)
+    launch = Launch(
+        g, b, o.dynamic_shared_memory_bytes, o.iteration_cap, o.cache, o.bank_mode, o.source_name, o.raise_on_fault
+    )
     try:
-        return execute(ck, launch, arch, heap, param_bytes, symbols, (shared_bytes, local_bytes), progress, caches)
+        return execute(ck, launch, arch, heap, param_bytes, symbols, (shared_bytes, local_bytes), o.progress, o.caches)
     finally:
         heap.write_back()
 
@@ -340,23 +335,12 @@ def _layout(fn: Function, module: Module, dynamic: int, arch: Arch) -> tuple[dic
         symbols[v.name] = offset
         offset += v.size
     static = offset
-    limit = arch.max_shared_memory_per_block_bytes
-    src = arch_file(arch)
-    if static > limit:
-        raise InputError(
-            f"static __shared__ memory of {static} bytes exceeds the limit {limit} "
-            f"(max_shared_memory_per_block_bytes in {src})"
-        )
+    check_shared_memory(arch, static, dynamic)
     align = max([16, *(v.align for v in externs)])
     dyn_at = -(-offset // align) * align
     for v in externs:
         symbols[v.name] = dyn_at
     total = dyn_at + dynamic if externs else static + dynamic
-    launchable = arch.max_shared_memory_per_block_launchable_bytes
-    if static + dynamic > launchable:
-        raise InputError(
-            f"__shared__ memory of {static} static + {dynamic} dynamic bytes exceeds the limit {launchable} ({src})"
-        )
     symbols["WARP_SZ"] = 32  # PTX's built-in warp-size constant (what warpSize compiles to)
     local = 0
     for v in fn.variables:

@@ -18,7 +18,7 @@ import importlib.util
 import re
 import sys
 import warnings
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
@@ -27,8 +27,7 @@ from typing import Any
 import numpy as np
 
 from perfcalc.errors import InputError
-from perfcalc.memory.cache_hierarchy import CacheHierarchy
-from perfcalc.sim.launch import CacheFactory, SimResult, dims
+from perfcalc.sim.launch import DEFAULT_OPTIONS, RunOptions, SimResult, dims
 from perfcalc.sim.ptx.compile import CACHE_KIND, CompiledKernel
 from perfcalc.sim.ptx.inline import parse_program
 from perfcalc.sim.ptx.memory import Heap
@@ -277,12 +276,7 @@ def run_triton(
     block: object | None,
     args: dict[str, object],
     arch: Arch,
-    iteration_cap: int = 1_000_000,
-    cache: str | None = None,
-    bank_mode: int | None = None,
-    raise_on_fault: bool = True,
-    progress: Callable[[int, int], None] | None = None,
-    caches: CacheHierarchy | CacheFactory | None = None,
+    options: RunOptions = DEFAULT_OPTIONS,
     launch_options: Mapping[str, int] | None = None,
 ) -> SimResult:
     """Run Triton kernel `kernel` of `path` over `grid` programs (its block is 32 x num_warps
@@ -307,8 +301,11 @@ def run_triton(
     param_bytes = _bind(ck.params, ck.fn, ck.module, bound, heap, kernel)
     symbols, shared_bytes, local_bytes = _layout(ck.fn, ck.module, tk.shared_bytes, arch)
     heap.seal()
-    launch = Launch(g, (threads, 1, 1), tk.shared_bytes, iteration_cap, cache, bank_mode, str(path), raise_on_fault)
+    o = options
+    launch = Launch(
+        g, (threads, 1, 1), tk.shared_bytes, o.iteration_cap, o.cache, o.bank_mode, str(path), o.raise_on_fault
+    )
     try:
-        return execute(ck, launch, arch, heap, param_bytes, symbols, (shared_bytes, local_bytes), progress, caches)
+        return execute(ck, launch, arch, heap, param_bytes, symbols, (shared_bytes, local_bytes), o.progress, o.caches)
     finally:
         heap.write_back()
