@@ -9,12 +9,13 @@ from perfcalc.sim.ptx.arena import Arena, ArenaLaunch
 from perfcalc.sim.ptx.compile import CompiledKernel, compile_target, program_kernels
 from perfcalc.sim.ptx.includes import dependencies
 from perfcalc.sim.ptx.nvcc_build import COMPAT
-from perfcalc.sim.ptx.toolchain import Toolchain, route, run_bounded
+from perfcalc.sim.ptx.toolchain import CompileFlags, Toolchain, route, run_bounded
 
 __all__ = [
     "COMPAT",
     "Arena",
     "ArenaLaunch",
+    "CompileFlags",
     "CompiledKernel",
     "Toolchain",
     "compile_target",

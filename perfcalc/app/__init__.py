@@ -113,7 +113,7 @@ def app(
     --kernel-name, --launch-skip and --launch-count do; every launch runs. `capture`: keep the
     program's stdout and stderr in the report (else they pass through, its stdout to perfcalc's
     stderr with `stdout_to_stderr`, so a JSON on stdout stays clean)."""
-    from perfcalc.analysis.programs import compile_target, route
+    from perfcalc.analysis.programs import CompileFlags, compile_target, route
     from perfcalc.app.build import build, checked_nvcc_options
     from perfcalc.app.output import HEAD_BYTES, TAIL_BYTES, KeptOutput
     from perfcalc.app.session import Selection, run_program
@@ -129,7 +129,8 @@ def app(
     assert tools is not None  # route("nvcc") raises where it cannot build
     target = resolve_target(cc, gpu, default_product=False)
     flags = tuple(d if d.startswith("-D") else f"-D{d}" for d in defines)
-    program = build(list(files), tools, compile_target(target.arch), tuple(include_dirs), flags, options, cwd=cwd)
+    wanted = CompileFlags(compile_target(target.arch), tuple(include_dirs), flags, options)
+    program = build(list(files), tools, wanted, cwd=cwd)
     selection = Selection(kernel, launch_skip, launch_count)
     kept = (KeptOutput(), KeptOutput()) if capture else None
     try:

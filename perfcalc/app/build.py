@@ -16,6 +16,7 @@ runtime call not implemented) stops the link: the refusal names the function and
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import os
@@ -29,7 +30,7 @@ from importlib import resources
 from pathlib import Path
 
 from perfcalc import diskcache
-from perfcalc.analysis.programs import COMPAT, Toolchain, dependencies, run_bounded
+from perfcalc.analysis.programs import COMPAT, CompileFlags, Toolchain, dependencies, run_bounded
 from perfcalc.errors import InputError, PerfcalcError
 
 BUILD_FORMAT = "perfcalc-app-1"
@@ -107,21 +108,14 @@ def _runtime_object(tools: Toolchain) -> Path:
     return target
 
 
-def _key(
-    files: list[Path],
-    tools: Toolchain,
-    target: str,
-    include_dirs: tuple[str, ...],
-    defines: tuple[str, ...],
-    extra: tuple[str, ...],
-) -> str | None:
+def _key(files: list[Path], tools: Toolchain, flags: CompileFlags) -> str | None:
     """Everything the build reads, or None where a file's includes cannot all be followed."""
-    parts: list[object] = [BUILD_FORMAT, tools.name, str(tools.nvcc), str(tools.host), target, _runtime_source()]
-    parts += [list(include_dirs), list(defines), list(extra)]
-    named = {d[2:].partition("=")[0]: d[2:].partition("=")[2] or "1" for d in defines}
+    head = [BUILD_FORMAT, tools.name, str(tools.nvcc), str(tools.host), flags.target, _runtime_source()]
+    parts: list[object] = [*head, list(flags.include_dirs), list(flags.defines), list(flags.extra)]
+    named = flags.named_defines()
     for f in files:
         text = f.read_text(encoding="utf-8", errors="surrogateescape")
-        deps = dependencies(text, f.parent, [Path(d) for d in include_dirs], [tools.include_dir], named)
+        deps = dependencies(text, f.parent, [Path(d) for d in flags.include_dirs], [tools.include_dir], named)
         if not deps.complete:
             return None
         parts += [str(f), hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest(), deps.fingerprint()]
@@ -150,45 +144,32 @@ def checked_nvcc_options(options: Sequence[str]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(options))
 
 
-def build(
-    files: list[str],
-    tools: Toolchain,
-    target: str,
-    include_dirs: tuple[str, ...] = (),
-    defines: tuple[str, ...] = (),
-    extra: tuple[str, ...] = (),
-    cwd: str | None = None,
-) -> Program:
-    """The program built (or taken from the cache): `files` its .cu, .cpp and .c sources."""
+def build(files: list[str], tools: Toolchain, flags: CompileFlags, cwd: str | None = None) -> Program:
+    """The program built (or taken from the cache): `files` its .cu, .cpp and .c sources,
+    include folders relative to `cwd`."""
     paths = [Path(cwd or ".", f).resolve() for f in files]
     for p in paths:
         if not p.is_file():
             raise InputError(f"{p} is not a file; name the program's .cu (and .cpp) files")
         if p.suffix not in (".cu", ".cpp", ".cc", ".cxx", ".c"):
             raise InputError(f"{p.name}: perfcalc app builds .cu, .cpp and .c files")
-    folders = tuple(os.path.abspath(os.path.join(cwd or ".", d)) for d in include_dirs)
-    key = _key(paths, tools, target, folders, defines, extra)
+    folders = tuple(os.path.abspath(os.path.join(cwd or ".", d)) for d in flags.include_dirs)
+    flags = dataclasses.replace(flags, include_dirs=folders)
+    key = _key(paths, tools, flags)
     cached = _cached(key)
     if cached is not None:
         return cached
     work = Path(tempfile.mkdtemp(prefix="perfcalc-app-build-"))
     try:
-        program = _build_in(work, paths, tools, target, folders, defines, extra)
+        program = _build_in(work, paths, tools, flags)
         return _keep(key, work, program) if key is not None else program
     except BaseException:
         shutil.rmtree(work, ignore_errors=True)
         raise
 
 
-def _build_in(
-    work: Path,
-    paths: list[Path],
-    tools: Toolchain,
-    target: str,
-    folders: tuple[str, ...],
-    defines: tuple[str, ...],
-    extra: tuple[str, ...],
-) -> Program:
+def _build_in(work: Path, paths: list[Path], tools: Toolchain, flags: CompileFlags) -> Program:
+    target, folders, defines, extra = flags.target, flags.include_dirs, flags.defines, flags.extra
     compat = work / "perfcalc_cuda_compat.h"
     compat.write_text(COMPAT)
     objects, units = [], []

@@ -174,12 +174,13 @@ def compile_kernel(
     own = real and main.read_text(encoding="utf-8", errors="surrogateescape") == source
     if not main.name.endswith((".cu", ".cuh")):
         main = main.with_name(main.name.replace(":", "_") + ".cu")
-    built = nvcc_build.cached_build(main, source, own, tools, target, folders, tuple(flags))
+    wanted = toolchain.CompileFlags(target, folders, tuple(flags))
+    built = nvcc_build.cached_build(main, source, own, tools, wanted)
     if kernel and "<" in kernel and not _instantiated(built.ptx, kernel):
         # an instantiation the file itself never makes (a template named `k<64, float>`): asked
         # for at the end of the file, where no line before it moves
         asked = f"{source}\nstatic void *const __perfcalc_instance = (void *)&{kernel};\n"
-        built = nvcc_build.cached_build(main, asked, False, tools, target, folders, tuple(flags))
+        built = nvcc_build.cached_build(main, asked, False, tools, wanted)
     device = _device_source(source)
     defining, text = _defining_file(source, main, kernel, folders, built.ptx)
     module = _parsed(built.ptx, str(defining))
@@ -227,7 +228,8 @@ def compile_file(
     launched = device.launches if device is not None else ()
     if tools is not None:
         main = Path(path).resolve()
-        built = nvcc_build.cached_build(main, source, True, tools, target, folders, tuple(flags), extra)
+        wanted = toolchain.CompileFlags(target, folders, tuple(flags), extra)
+        built = nvcc_build.cached_build(main, source, True, tools, wanted)
         ptx, name, notes = built.ptx, built.compiler, tuple(nvcc_build.summary(built))
     else:
         options = [f"--gpu-architecture={target}", "-lineinfo", "-std=c++17", "-default-device", *flags, *extra]

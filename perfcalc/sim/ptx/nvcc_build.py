@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from perfcalc.errors import CudaSyntaxError, InputError
-from perfcalc.sim.ptx.toolchain import Toolchain, run_bounded
+from perfcalc.sim.ptx.toolchain import CompileFlags, Toolchain, run_bounded
 
 MAX_ATTEMPTS = 30
 NARROW_MENDS = 40  # statements blanked one by one before whole function bodies are
@@ -132,13 +132,10 @@ def build(
     main: Path,
     text: str | None,
     tools: Toolchain,
-    target: str,
-    include_dirs: tuple[str, ...],
-    defines: tuple[str, ...],
-    extra: tuple[str, ...] = (),
+    flags: CompileFlags,
     max_seconds: float | None = None,
 ) -> Built:
-    """The whole file's PTX for `target` (compute_XY); `text` replaces the file's own text
+    """The whole file's PTX for `flags.target` (compute_XY); `text` replaces the file's own text
     (a catalog kernel, or a source given as text, compiled as if it were `main`)."""
     main = main.resolve() if main.exists() else main.absolute()
     root = Path(tempfile.mkdtemp(prefix="perfcalc-nvcc-"))
@@ -148,7 +145,7 @@ def build(
     try:
         for _attempt in range(MAX_ATTEMPTS):
             work.write()
-            done = _compile(work, main, tools, target, include_dirs, defines, extra, max_seconds)
+            done = _compile(work, main, tools, flags, max_seconds)
             log = done.stdout + done.stderr
             if done.returncode == 0:
                 ptx = (root / "out.ptx").read_text(errors="replace").replace(str(work.shadow), "")
@@ -164,14 +161,11 @@ def _compile(
     work: _Work,
     main: Path,
     tools: Toolchain,
-    target: str,
-    include_dirs: tuple[str, ...],
-    defines: tuple[str, ...],
-    extra: tuple[str, ...],
+    flags: CompileFlags,
     max_seconds: float | None,
 ) -> subprocess.CompletedProcess[str]:
     compiled = work.copy_of(main) if main in work.copies else main
-    folders = [str(Path(d)) for d in include_dirs]
+    folders = [str(Path(d)) for d in flags.include_dirs]
     own = sorted({str(p.parent) for p in work.copies} | {str(main.parent)})
     includes = [f"-I{work.copy_of(Path(d))}" for d in folders] + [f"-I{d}" for d in [*folders, *own]]
     if work.stubs:
@@ -179,18 +173,18 @@ def _compile(
     compat = work.root / "perfcalc_cuda_compat.h"
     if not compat.exists():
         compat.write_text(COMPAT)
-    std = [] if any(e.startswith(("-std", "--std")) for e in extra) else ["-std=c++17"]
+    std = [] if any(e.startswith(("-std", "--std")) for e in flags.extra) else ["-std=c++17"]
     command = [
         str(tools.nvcc),
         "-ptx",
-        f"-arch={target}",
+        f"-arch={flags.target}",
         "-lineinfo",
         "-ccbin",
         str(tools.host),
         *std,
-        *extra,
+        *flags.extra,
         *includes,
-        *defines,
+        *flags.defines,
         "-include",
         str(compat),
         str(compiled),
@@ -329,10 +323,7 @@ def cached_build(
     text: str,
     own_text: bool,
     tools: Toolchain,
-    target: str,
-    include_dirs: tuple[str, ...],
-    defines: tuple[str, ...],
-    extra: tuple[str, ...] = (),
+    flags: CompileFlags,
     max_seconds: float | None = None,
 ) -> Built:
     """`build`, cached on disk under a key of everything the compile reads: the tools and their
@@ -345,17 +336,14 @@ def cached_build(
     from perfcalc.sim.ptx import includes
     from perfcalc.sim.ptx.ptxas import remember
 
-    named = {}
-    for d in defines:
-        name, eq, value = d[2:].partition("=")
-        named[name] = value if eq else "1"
     system = [tools.include_dir, tools.include_dir / "cccl"]
-    user = [Path(d) for d in include_dirs]
-    deps = includes.dependencies(text, main.parent if main.parent.is_dir() else Path.cwd(), user, system, named)
+    user = [Path(d) for d in flags.include_dirs]
+    folder = main.parent if main.parent.is_dir() else Path.cwd()
+    deps = includes.dependencies(text, folder, user, system, flags.named_defines())
     key = diskcache.digest(
         json.dumps(
-            [CACHE_FORMAT, tools.name, str(tools.nvcc), str(tools.host), target, str(main), own_text, text]
-            + [list(include_dirs), list(defines), list(extra), deps.fingerprint()]
+            [CACHE_FORMAT, tools.name, str(tools.nvcc), str(tools.host), flags.target, str(main), own_text, text]
+            + [list(flags.include_dirs), list(flags.defines), list(flags.extra), deps.fingerprint()]
         ).encode()
     )
     if deps.complete:
@@ -366,7 +354,7 @@ def cached_build(
         if data is not None:
             found = Built(data["ptx"], data["compiler"], tuple(data["stubbed"]), tuple(data["blanked"]))
             return remember(_BUILT, key, found)
-    built = build(main, None if own_text else text, tools, target, include_dirs, defines, extra, max_seconds)
+    built = build(main, None if own_text else text, tools, flags, max_seconds)
     if deps.complete:
         payload = {"ptx": built.ptx, "compiler": built.compiler}
         diskcache.write("ptx", key, {**payload, "stubbed": list(built.stubbed), "blanked": list(built.blanked)})

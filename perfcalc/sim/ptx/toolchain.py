@@ -28,6 +28,26 @@ ROUTE_ENV = "PERFCALC_COMPILER"
 
 
 @dataclass(frozen=True)
+class CompileFlags:
+    """What one compile is asked for besides its files: the target (compute_XY), the include
+    folders, the `-D` options and the nvcc options of the user's own build; all of them are part
+    of every cache key."""
+
+    target: str
+    include_dirs: tuple[str, ...] = ()
+    defines: tuple[str, ...] = ()
+    extra: tuple[str, ...] = ()
+
+    def named_defines(self) -> dict[str, str]:
+        """The `-D` options as the preprocessor sees them: -DN=V is V, -DN is 1, -DN= is empty."""
+        named = {}
+        for d in self.defines:
+            name, eq, value = d[2:].partition("=")
+            named[name] = value if eq else "1"
+        return named
+
+
+@dataclass(frozen=True)
 class Toolchain:
     """nvcc, the host compiler it drives, and their versions (part of every cache key)."""
 
