@@ -115,10 +115,7 @@ def warp_pattern(
     if name == "aos":
         addr = _aos(lane, word, offset, base, struct_size, field_offset)
     else:
-        addr = base + word * (
-            offset
-            + _indices(name, lane, word, stride, tile_width, pad, row, column, segment, seed, index).astype(object)
-        )
+        addr = base + word * (offset + _indices(name, lane, word, numbers, index).astype(object))
     _check_addresses(addr)
     description = _DESCRIPTIONS[name]
     if name == "index":
@@ -139,19 +136,10 @@ def _check_addresses(addr: np.ndarray) -> None:
             )
 
 
-def _indices(
-    name: str,
-    lane: np.ndarray,
-    word: int,
-    stride: int,
-    tile_width: int,
-    pad: int,
-    row: int,
-    column: int,
-    segment: int,
-    seed: int,
-    index: str | None,
-) -> np.ndarray:
+def _indices(name: str, lane: np.ndarray, word: int, numbers: dict[str, int], index: str | None) -> np.ndarray:
+    """Each lane's element index under pattern `name`; `numbers` are warp_pattern's whole-number
+    parameters by name, already checked."""
+    stride, seed = numbers["stride"], numbers["seed"]
     if name == "stride":
         return stride * lane
     if name == "reversed":
@@ -161,8 +149,9 @@ def _indices(
     if name == "broadcast":
         return np.zeros(WARP, dtype=np.int64)
     if name in ("tile-row", "tile-column"):
-        return _tile(name, lane, tile_width, pad, row, column)
+        return _tile(name, lane, numbers["tile_width"], numbers["pad"], numbers["row"], numbers["column"])
     if name == "random":
+        segment = numbers["segment"]
         if segment <= 0 or segment % word:
             raise InputError(f"segment {segment} bytes must be a positive multiple of the {word}-byte word")
         return np.random.default_rng(seed).integers(0, segment // word, size=WARP)

@@ -311,26 +311,14 @@ def predict_time(work: KernelWork, gpu: Gpu, arch: Arch, rates: TimingRates) -> 
             f"clock {per_sm}",
         )
     )
-    lanes = gpu.fp32_cores_per_sm
-    terms.append(
-        Term(
-            "FP32 pipe",
-            work.fp32_warp_instructions * 32 / (lanes * sms * clock) * busiest,
-            f"{work.fp32_warp_instructions} warp instructions x 32 / {lanes} lanes per SM per clock {per_sm}",
-        )
-    )
+    pipe = (sms, clock, busiest, per_sm)
+    terms.append(_pipe_term("FP32 pipe", work.fp32_warp_instructions, gpu.fp32_cores_per_sm, "lanes", *pipe))
     if work.tensor_instructions:
         terms.extend(_tensor_term(work, rates, arch, sms, clock, busiest, per_sm, omitted))
     if work.fp64_warp_instructions:
         if gpu.fp64_results_per_sm_per_clock:
             r64 = gpu.fp64_results_per_sm_per_clock
-            terms.append(
-                Term(
-                    "FP64 pipe",
-                    work.fp64_warp_instructions * 32 / (r64 * sms * clock) * busiest,
-                    f"{work.fp64_warp_instructions} warp instructions x 32 / {r64} results per SM per clock {per_sm}",
-                )
-            )
+            terms.append(_pipe_term("FP64 pipe", work.fp64_warp_instructions, r64, "results", *pipe))
         else:
             omitted.append(f"FP64 pipe ({gpu.name}: no sourced FP64 rate)")
     if rates.block_dispatch_ns is not None:
@@ -411,6 +399,18 @@ def predict_time(work: KernelWork, gpu: Gpu, arch: Arch, rates: TimingRates) -> 
         l1_hit_rate=work.l1_hit_rate,
         l2_hit_rate=work.l2_hit_rate,
         error_band=error_band(gpu.key, top.name, total),
+    )
+
+
+def _pipe_term(
+    name: str, warp_instructions: int, per_clock: float, unit: str, sms: int, clock: float, busiest: float, per_sm: str
+) -> Term:
+    """Time of one arithmetic pipe: each warp instruction is 32 lane operations, and the pipe
+    does `per_clock` of them per SM per clock."""
+    return Term(
+        name,
+        warp_instructions * 32 / (per_clock * sms * clock) * busiest,
+        f"{warp_instructions} warp instructions x 32 / {per_clock} {unit} per SM per clock {per_sm}",
     )
 
 

@@ -162,33 +162,26 @@ class ExpressionsMixin(CompilerState):
             if info is None:
                 raise self.err(f"'{elem.name}' has no member '{fld}'", outer or n)
             return self._mem_load(sym, idx, outer or n, fld, info[0])
-        if isinstance(elem, StructType):
-            return self._struct_load(sym, idx, n)
         return self._mem_load(sym, idx, n, None, elem)
 
     def _mem_load(self, sym: MemSym, idx: E, n: c_ast.Node, fld: str | None, t: ValueType) -> E:
+        """Read one element (or one member, or a whole struct) of an array in memory."""
         counts = self.counts(n)
         key = sym.key
         line = n.coord.line
         idf = idx.f
+        if isinstance(t, StructType):
+            elem = t
 
-        def load(ctx: ChunkContext) -> Value:
-            return readable(ctx.mems[key]).load(ctx, idf(ctx), fld, line, counts)
+            def load(ctx: ChunkContext) -> Value:
+                return with_structs(ctx.mems[key]).load_struct(ctx, idf(ctx), elem, line, counts)
+
+        else:
+
+            def load(ctx: ChunkContext) -> Value:
+                return readable(ctx.mems[key]).load(ctx, idf(ctx), fld, line, counts)
 
         return E(t, load, None, False)
-
-    def _struct_load(self, sym: MemSym, idx: E, n: c_ast.Node) -> E:
-        elem = sym.elem
-        assert isinstance(elem, StructType)
-        counts = self.counts(n)
-        key = sym.key
-        line = n.coord.line
-        idf = idx.f
-
-        def load(ctx: ChunkContext) -> Value:
-            return with_structs(ctx.mems[key]).load_struct(ctx, idf(ctx), elem, line, counts)
-
-        return E(elem, load, None, False)
 
     def x_Cast(self, n: c_ast.Cast) -> E:
         tn = n.to_type.type
@@ -387,20 +380,21 @@ class ExpressionsMixin(CompilerState):
             if value.t is not t:
                 raise self.err(f"cannot assign a {type_name(value.t)} to a {t.name}", n)
             vf = value.f
+            whole = t
 
-            def store_struct(ctx: ChunkContext) -> Value:
-                i = idf(ctx)
-                v = vf(ctx)
-                global_array(ctx.mems[key]).store_struct(ctx, i, v, t, line, counts)
-                return v
+            def put(ctx: ChunkContext, i: Value, v: Value) -> None:
+                global_array(ctx.mems[key]).store_struct(ctx, i, v, whole, line, counts)
 
-            return E(t, store_struct, None, False)
-        vf = cast(self._arith(value, n), t).f
+        else:
+            vf = cast(self._arith(value, n), t).f
+
+            def put(ctx: ChunkContext, i: Value, v: Value) -> None:
+                writable(ctx.mems[key]).store(ctx, i, v, fld, line, counts)
 
         def store(ctx: ChunkContext) -> Value:
             i = idf(ctx)
             v = vf(ctx)
-            writable(ctx.mems[key]).store(ctx, i, v, fld, line, counts)
+            put(ctx, i, v)
             return v
 
         return E(t, store, None, False)
@@ -532,25 +526,14 @@ class ExpressionsMixin(CompilerState):
             x = af(ctx)
             y = bf(ctx)
             counts[kslot] += ctx.mask.nwarps
-            bad = (y < 0) | (y >= width) if t.signed else (y >= width)
-            if isinstance(bad, np.ndarray):
-                if ctx.mask.arr is not None:
-                    bad &= ctx.mask.arr
-                if bad.any():
-                    lane = ctx.first_lane(bad)
-                    raise ctx.fault(
-                        "shift_out_of_range",
-                        line,
-                        lane,
-                        f"Shift count {int(y[lane])} outside 0..{width - 1} (undefined behaviour in C)",
-                    )
-            elif bad and ctx.mask.nact:
-                lane = ctx.first_lane(ctx.active_arr())
+            lane = ctx.first_active((y < 0) | (y >= width) if t.signed else (y >= width))
+            if lane is not None:
+                count = int(y[lane] if isinstance(y, np.ndarray) else y)
                 raise ctx.fault(
                     "shift_out_of_range",
                     line,
                     lane,
-                    f"Shift count {int(y)} outside 0..{width - 1} (undefined behaviour in C)",
+                    f"Shift count {count} outside 0..{width - 1} (undefined behaviour in C)",
                 )
             return ufunc(x, y)
 
@@ -576,45 +559,19 @@ class ExpressionsMixin(CompilerState):
             x = af(ctx)
             y = dense(bf(ctx))
             counts[kslot] += ctx.mask.nwarps
+            lane = ctx.first_active(y == zero)
+            if lane is not None:
+                what = "division" if op == "/" else "remainder"
+                raise ctx.fault("division_by_zero", line, lane, f"Integer {what} by zero (undefined behaviour in C)")
             if isinstance(y, np.ndarray):
-                z = y == zero
-                if ctx.mask.arr is not None:
-                    z &= ctx.mask.arr
-                if z.any():
-                    lane = ctx.first_lane(z)
-                    raise ctx.fault(
-                        "division_by_zero",
-                        line,
-                        lane,
-                        f"Integer {'division' if op == '/' else 'remainder'} by zero (undefined behaviour in C)",
-                    )
                 y = np.where(y == zero, one, y) if ctx.mask.arr is not None else y
             elif y == zero:
-                if ctx.mask.nact:
-                    lane = ctx.first_lane(ctx.active_arr())
-                    raise ctx.fault(
-                        "division_by_zero",
-                        line,
-                        lane,
-                        f"Integer {'division' if op == '/' else 'remainder'} by zero (undefined behaviour in C)",
-                    )
                 return x
             if signed and op == "/":
-                ovf = (x == imin) & (y == minus_one)
-                if isinstance(ovf, np.ndarray):
-                    if ctx.mask.arr is not None:
-                        ovf = ovf & ctx.mask.arr
-                    if ovf.any():
-                        lane = ctx.first_lane(ovf)
-                        raise ctx.fault(
-                            "integer_overflow", line, lane, f"Integer overflow: {imin} / -1 (undefined behaviour in C)"
-                        )
-                elif ovf and ctx.mask.nact:
+                lane = ctx.first_active((x == imin) & (y == minus_one))
+                if lane is not None:
                     raise ctx.fault(
-                        "integer_overflow",
-                        line,
-                        ctx.first_lane(ctx.active_arr()),
-                        f"Integer overflow: {imin} / -1 (undefined behaviour in C)",
+                        "integer_overflow", line, lane, f"Integer overflow: {imin} / -1 (undefined behaviour in C)"
                     )
             return c_divmod(op, x, y, signed)
 

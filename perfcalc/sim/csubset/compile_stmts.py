@@ -11,9 +11,10 @@ from pycparser import c_ast
 from perfcalc.limits import past_time_limit, time_limit_seconds
 from perfcalc.sim import counters as C
 from perfcalc.sim.csubset.compiler_state import CompilerState, Stmt
-from perfcalc.sim.csubset.context import ChunkContext, LoopFrame
+from perfcalc.sim.csubset.context import ChunkContext, LoopFrame, Mask
 from perfcalc.sim.csubset.ctypes_struct import StructType
 from perfcalc.sim.csubset.ir import Var, cast, type_name
+from perfcalc.sim.safety import FaultSignal
 
 
 class StatementsMixin(CompilerState):
@@ -289,25 +290,21 @@ class StatementsMixin(CompilerState):
                 first = False
                 it += 1
                 if frozen is not None and it == 2:
-                    lane = ctx.first_lane(ctx.active_arr(lm))
-                    ctx.loops.pop()
-                    raise ctx.fault("endless_loop", line, lane, frozen)
+                    raise _leave_loop(ctx, lm, "endless_loop", line, frozen)
                 if it > cap:
-                    lane = ctx.first_lane(ctx.active_arr(lm))
-                    ctx.loops.pop()
-                    raise ctx.fault(
+                    raise _leave_loop(
+                        ctx,
+                        lm,
                         "iteration_cap",
                         line,
-                        lane,
                         f"Loop did not finish after {cap} iterations (iteration_cap): the kernel would hang",
                     )
                 if not it & 63 and past_time_limit():
-                    lane = ctx.first_lane(ctx.active_arr(lm))
-                    ctx.loops.pop()
-                    raise ctx.fault(
+                    raise _leave_loop(
+                        ctx,
+                        lm,
                         "time_limit",
                         line,
-                        lane,
                         f"Loop still running after {it} iterations when the simulation "
                         f"reached its limit of {time_limit_seconds():g} s "
                         "(--max-seconds): the kernel may never finish, or needs longer (--max-seconds N gives it N s)",
@@ -423,6 +420,14 @@ class StatementsMixin(CompilerState):
 
 
 # ---- statement helpers used by closures -------------------------------------------------
+def _leave_loop(ctx: ChunkContext, lm: Mask, kind: str, line: int, what: str) -> FaultSignal:
+    """The fault that stops a loop which would not end, named at its first active lane; the
+    loop's frame is popped first so the fault unwinds cleanly."""
+    lane = ctx.first_lane(ctx.active_arr(lm))
+    ctx.loops.pop()
+    return ctx.fault(kind, line, lane, what)
+
+
 def _run_break(ctx: ChunkContext) -> None:
     ctx.mask = ctx.empty
 

@@ -194,6 +194,14 @@ class ChunkContext:
     def first_lane(self, lanes: np.ndarray) -> int:
         return int(np.flatnonzero(lanes)[0])
 
+    def first_active(self, where: np.ndarray | bool | np.bool_) -> int | None:
+        """The first active lane where `where` holds (per lane, or one value for all), or None:
+        a fault is only a fault on a lane that runs."""
+        if isinstance(where, np.ndarray):
+            lanes = where & self.mask.arr if self.mask.arr is not None else where
+            return self.first_lane(lanes) if lanes.any() else None
+        return self.first_lane(self.active_arr()) if where and self.mask.nact else None
+
     def thread_of(self, lane: int) -> tuple[tuple[int, int, int], tuple[int, int, int]]:
         """(block index, thread index) of a chunk lane, as CUDA's (x,y,z)."""
         bx, by, bz = (int(a[lane]) for a in self.bid_xyz)

@@ -29,7 +29,7 @@ from perfcalc.sim.ptx.memory import (
 )
 from perfcalc.sim.ptx.parse import Function, Instr
 from perfcalc.sim.ptx.races import SharedRaces
-from perfcalc.sim.ptx.values import NP, as_type, immediate, register_name, storage_dtype
+from perfcalc.sim.ptx.values import NP, SPECIAL_NAMES, as_type, immediate, register_name, storage_dtype
 from perfcalc.sim.safety import Fault, FaultSignal, fault_signal
 from perfcalc.sim.separable import Core, Sep
 
@@ -506,22 +506,6 @@ def param_layout(params: dict[str, bytes]) -> tuple[dict[str, int], np.ndarray]:
         image[starts[name] : starts[name] + len(raw)] = np.frombuffer(raw, dtype=np.uint8)
     return starts, image
 
-
-SPECIAL_NAMES = (
-    "%laneid",
-    "%warpid",
-    "%nwarpid",
-    "%smid",
-    "%nsmid",
-    "%clock",
-    "%clock64",
-    "%gridid",
-    "%lanemask_eq",
-    "%lanemask_lt",
-    "%lanemask_le",
-    "%lanemask_gt",
-    "%lanemask_ge",
-)
 
 _ADDR = re.compile(r"^\[\s*([^\]+]+?)\s*(?:\+\s*(-?\s*\w+))?\s*\]$")
 

@@ -192,16 +192,15 @@ def _resolve(
         whole = every and mask is m
         if sp != "param" and not whole and not mask.any():
             continue
-        # inactive lanes may hold any address: a test over all lanes first, the mask only when
-        # it finds something (sizes are powers of two: 1..16 bytes)
+        # sizes are powers of two (1..16 bytes): a bit test, no modulo
         odd = (a & np.uint64(size - 1)) != 0 if size & (size - 1) == 0 else a % np.uint64(size) != 0
-        bad_align = mask & odd if odd.any() else None
-        if bad_align is not None and bad_align.any():
-            lane = int(np.flatnonzero(bad_align)[0])
+        failing = _lanes_failing(mask, odd)
+        if failing is not None:
+            bad, lane = failing
             raise ch.fault(
                 "misaligned",
                 instr,
-                bad_align,
+                bad,
                 f"Invalid __{sp}__ {op} of size {size} bytes at address "
                 f"{int(a[lane]):#x}: misaligned (not a multiple of {size})",
             )
@@ -232,13 +231,13 @@ def _resolve(
         elif sp == "shared":
             limit = max(env.shared_bytes, 0)
             beyond = a > np.uint64(limit - size) if limit >= size else np.ones(a.shape, dtype=bool)
-            over = mask & beyond if beyond.any() else None
-            if over is not None and over.any():
-                lane = int(np.flatnonzero(over)[0])
+            failing = _lanes_failing(mask, beyond)
+            if failing is not None:
+                bad, lane = failing
                 raise ch.fault(
                     "out_of_bounds",
                     instr,
-                    over,
+                    bad,
                     f"Invalid __shared__ {op} of size {size} bytes at shared offset "
                     f"{int(a[lane])}: the block has {limit} bytes of shared memory",
                 )
@@ -263,6 +262,18 @@ def _resolve(
         else:
             raise CudaSyntaxError(f"{instr.opcode} at line {instr.line}: generic access to .{sp}")
     return out
+
+
+def _lanes_failing(mask: np.ndarray, test: np.ndarray) -> tuple[np.ndarray, int] | None:
+    """The active lanes where `test` holds and the first of them, or None. Inactive lanes may
+    hold any address, so the test over all lanes comes first and the mask only when it finds
+    something (the common case: nothing)."""
+    if not test.any():
+        return None
+    bad = mask & test
+    if not bad.any():
+        return None
+    return bad, int(np.flatnonzero(bad)[0])
 
 
 def _price(

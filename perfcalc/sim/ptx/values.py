@@ -120,29 +120,28 @@ def immediate(text: str, ptx_type: str) -> np.generic:
     return cast(np.generic, np.array(bits, dtype=_BITS[want.itemsize]).view(want)[()])
 
 
+# Special registers the engine reads (execute.py answers each by name).
+SPECIAL_NAMES = (
+    "%laneid",
+    "%warpid",
+    "%nwarpid",
+    "%smid",
+    "%nsmid",
+    "%clock",
+    "%clock64",
+    "%gridid",
+    "%lanemask_eq",
+    "%lanemask_lt",
+    "%lanemask_le",
+    "%lanemask_gt",
+    "%lanemask_ge",
+)
+
+# Names that look like registers but are special registers (%clock covers %clock64, ...).
+_NOT_REGISTERS = ("%tid", "%ntid", "%ctaid", "%nctaid", "%envreg", "%globaltimer", *SPECIAL_NAMES)
+
+
 @functools.lru_cache(maxsize=4096)
 def register_name(text: str) -> str | None:
     """'%r12' -> '%r12' when it names a register (not a special register)."""
-    return (
-        text
-        if _REG.match(text)
-        and not text.startswith(
-            (
-                "%tid",
-                "%ntid",
-                "%ctaid",
-                "%nctaid",
-                "%laneid",
-                "%warpid",
-                "%nwarpid",
-                "%smid",
-                "%nsmid",
-                "%clock",
-                "%lanemask",
-                "%gridid",
-                "%envreg",
-                "%globaltimer",
-            )
-        )
-        else None
-    )
+    return text if _REG.match(text) and not text.startswith(_NOT_REGISTERS) else None
