@@ -528,7 +528,8 @@ class ExpressionsMixin(CompilerState):
             counts[kslot] += ctx.mask.nwarps
             lane = ctx.first_active((y < 0) | (y >= width) if t.signed else (y >= width))
             if lane is not None:
-                count = int(y[lane] if isinstance(y, np.ndarray) else y)
+                shifts = dense(y)  # a separable count (row + column part) as one array
+                count = int(shifts[lane] if isinstance(shifts, np.ndarray) else shifts)
                 raise ctx.fault(
                     "shift_out_of_range",
                     line,
