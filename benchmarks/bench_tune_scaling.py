@@ -1,13 +1,19 @@
 """How `perfcalc tune` scales with workers (issue 34).
 
     python benchmarks/bench_tune_scaling.py [--workers 1,2] [--backend process] [--write]
+        [--space small|large] [--record FILE.json] [--no-fill]
 
-The sweep: 218 points of the example GEMM (examples/tune/gemm_tiled.cu; five axes, every block of
-one warp to 1,024 threads) at N=128 on the H100, so a point is about a second of work.
+The sweep: the example GEMM (examples/tune/gemm_tiled.cu) at N=128 on the H100. `small`: 218
+points (five axes, every block of one warp to 1,024 threads), about a second of work each here.
+`large`: 2,000 points (BM, BN in 8..128, BK in 4..64, TM, TN in 1..8, no filter: a point whose
+block cannot launch is reported as such, as a real sweep's are), the many-core run's sweep;
+`sample`: 108 points of that grid spanning its ranges, for the passes with few workers.
 A first pass with the most workers fills the compile cache (every later pass compiles nothing,
-as a re-run of a sweep does); then one timed pass per worker count, each from an empty results
-file. The table is checked to be the same bytes at every worker count. Speed-up = time with 1
-worker / time with N.
+as a re-run of a sweep does; --no-fill skips it where an earlier call filled it); then one timed
+pass per worker count, each from an empty results file. The table is checked to be the same
+bytes at every worker count. Speed-up = time with 1 worker / time with N. --record keeps each
+pass's seconds and table digest in a JSON file (read back, so passes can be split over calls:
+a 1-worker pass of the large sweep takes longer than one device call may).
 """
 
 from __future__ import annotations
@@ -24,11 +30,21 @@ from tune_sweeps import ROOT, SWEEPS
 RESULTS = Path(__file__).with_name("results_tune_scaling.md")
 
 
-AXES = ["BM=16,32,64,128", "BN=16,32,64,128", "BK=8,16", "TM=1,2,4,8", "TN=2,4"]
-WHERE = ["BM/TM*BN/TN >= 32", "BM/TM*BN/TN <= 1024"]  # a warp at least, at most 1,024 threads: 218 points
+SPACES = {
+    # a warp at least, at most 1,024 threads: 218 points
+    "small": (
+        ["BM=16,32,64,128", "BN=16,32,64,128", "BK=8,16", "TM=1,2,4,8", "TN=2,4"],
+        ["BM/TM*BN/TN >= 32", "BM/TM*BN/TN <= 1024"],
+    ),
+    # 5 x 5 x 5 x 4 x 4 = 2,000 points, unfiltered
+    "large": (["BM=8,16,32,64,128", "BN=8,16,32,64,128", "BK=4,8,16,32,64", "TM=1,2,4,8", "TN=1,2,4,8"], []),
+    # 3 x 3 x 3 x 2 x 2 = 108 points of the large sweep's grid, spanning its ranges: the passes
+    # with few workers, which the large sweep's 2,000 points would keep past a device call's limit
+    "sample": (["BM=8,32,128", "BN=8,32,128", "BK=4,16,64", "TM=1,4", "TN=1,8"], []),
+}
 
 
-def sweep_and_space() -> tuple[object, object]:
+def sweep_and_space(name: str = "small") -> tuple[object, object]:
     from perfcalc.tune import Sweep, space_from
 
     gemm = SWEEPS[0]
@@ -41,10 +57,14 @@ def sweep_and_space() -> tuple[object, object]:
         tuple(f"{a}=float32:N*N" for a in "ABC"),
         {"N": "128"},
     )
-    return sweep, space_from(AXES, WHERE)
+    axes, where = SPACES[name]
+    return sweep, space_from(axes, where)
 
 
 def main() -> None:
+    import hashlib
+    import json
+
     from perfcalc.report.render import render
     from perfcalc.report.tune_tables import points_table
     from perfcalc.tune import tune
@@ -52,35 +72,59 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--workers", default="1,2")
     parser.add_argument("--backend", default="process")
+    parser.add_argument("--space", choices=sorted(SPACES), default="small")
+    parser.add_argument("--record", type=Path, help="JSON file of passes (read, then added to)")
+    parser.add_argument("--no-fill", action="store_true", help="the compile cache is already filled")
     parser.add_argument("--write", action="store_true")
     args = parser.parse_args()
-    counts = sorted({1, *(int(w) for w in args.workers.split(","))})  # 1 worker is the baseline
-    sweep, space = sweep_and_space()
+    wanted = sorted({int(w) for w in args.workers.split(",")}, reverse=True)
+    sweep, space = sweep_and_space(args.space)
     points = len(space.points())  # type: ignore[attr-defined]
-    tune(sweep, space, backend=args.backend, workers=max(counts))  # type: ignore[arg-type]  (fills the cache)
-    times, tables = {}, set()
-    for n in counts:
+    record = json.loads(args.record.read_text()) if args.record and args.record.is_file() else {"passes": {}}
+    if not args.no_fill:
+        start = time.perf_counter()
+        tune(sweep, space, backend=args.backend, workers=max(wanted))  # type: ignore[arg-type]
+        record["fill_s"] = time.perf_counter() - start
+        print(f"fill with {max(wanted)} workers: {record['fill_s']:.1f} s", flush=True)
+    for n in wanted:
         start = time.perf_counter()
         report = tune(sweep, space, backend=args.backend, workers=n)  # type: ignore[arg-type]
-        times[n] = time.perf_counter() - start
-        tables.add(render([points_table(report)], "csv"))
-        print(f"{n} workers: {times[n]:.1f} s", flush=True)
+        took = time.perf_counter() - start
+        table = render([points_table(report)], "csv")
+        record["passes"][str(n)] = {"seconds": took, "table_sha256": hashlib.sha256(table.encode()).hexdigest()}
+        print(f"{n} workers: {took:.1f} s", flush=True)
+        if args.record:
+            args.record.write_text(json.dumps(record, indent=1))
+    record.update(machine=platform.machine(), cores=os.cpu_count(), python=platform.python_version())
+    record.update(points=points, backend=args.backend, space=args.space)
+    if args.record:
+        args.record.write_text(json.dumps(record, indent=1))
+    publish(_table(record, args), RESULTS, args.write)
+
+
+def _table(record: dict[str, object], args: argparse.Namespace) -> list[str]:
+    passes = record["passes"]
+    assert isinstance(passes, dict)
+    counts = sorted(int(n) for n in passes)
     lines = [
         "# perfcalc tune: speed-up with workers",
         "",
-        f"`python benchmarks/bench_tune_scaling.py --workers {args.workers} "
-        f"--backend {args.backend}`; {platform.machine()}, {os.cpu_count()} cores, Python "
-        f"{platform.python_version()}; {points} points; one timed pass per worker count after a pass that "
-        "fills the compile cache.",
+        f"`python benchmarks/bench_tune_scaling.py --workers {','.join(map(str, counts))} "
+        f"--backend {args.backend} --space {args.space}`; {platform.machine()}, {os.cpu_count()} cores, Python "
+        f"{platform.python_version()}; {record['points']} points; one timed pass per worker count after a pass "
+        "that fills the compile cache.",
         "",
         "| workers | seconds | points per second | speed-up over 1 |",
         "|---|---|---|---|",
     ]
-    base = times[1]
+    base = passes["1"]["seconds"] if "1" in passes else None
     for n in counts:
-        lines.append(f"| {n} | {times[n]:.1f} | {points / times[n]:.2f} | {base / times[n]:.2f} |")
-    lines += ["", f"Tables identical at every worker count: {'yes' if len(tables) == 1 else 'NO'}."]
-    publish(lines, RESULTS, args.write)
+        took = passes[str(n)]["seconds"]
+        speed = f"{base / took:.2f}" if base else "-"
+        lines.append(f"| {n} | {took:.1f} | {int(str(record['points'])) / took:.2f} | {speed} |")
+    same = len({p["table_sha256"] for p in passes.values()}) == 1
+    lines += ["", f"Tables identical at every worker count: {'yes' if same else 'NO'}."]
+    return lines
 
 
 if __name__ == "__main__":
