@@ -1,28 +1,65 @@
-"""Re-predict a sample of the GEMM sweep's points and compare with the H100 and the old model."""
-import json, sys, time
-sys.path.insert(0, "/work/main/benchmarks")
+"""Re-predict a sample of the example GEMM's sweep with the perfcalc that `import perfcalc` finds,
+beside the H100's times and the predictions of the committed sweep (issue 34).
+
+    PYTHONPATH=<checkout> python benchmarks/hw/ilp_experiment/gemm_sample.py [EVERY]
+
+Takes every EVERY-th point (default 60) that both the H100 (hw/tune_h100/tune_times.json) and
+the committed sweep (tune_results/gemm_tiled.jsonl) have, plus the H100's fastest point and the
+committed pick, and prints for each: the H100's median time, the committed prediction and the
+new one (microseconds). gemm_sample_patch.txt is this run with ilp_latency.patch.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
 from pathlib import Path
-from tune_sweeps import SWEEPS, ROOT
-from perfcalc.tune import Sweep, space_from, tune
-sw = SWEEPS[0]
-hw = {r["point"]: r for r in json.load(open(ROOT/"benchmarks/hw/tune_h100/tune_times.json"))["rows"] if r["sweep"]=="gemm_tiled" and r["status"]=="ok"}
-old = {}
-for line in open(ROOT/"benchmarks/tune_results/gemm_tiled.jsonl").read().splitlines()[1:]:
-    for r in json.loads(line)["rows"]:
-        if r["status"]=="ok": old[r["point"]] = r
-pts = sorted(set(hw)&set(old))
-step = int(sys.argv[1]) if len(sys.argv)>1 else 40
-chosen = pts[::step]
-best = min(hw, key=lambda p: hw[p]["median_s"]); pick = min(old, key=lambda p: old[p]["time_s"])
-chosen = sorted(set(chosen)|{best,pick})
-arrays = tuple(f"{a}=float32:{c}" for a, c in sw["arrays"].items())
-spec = Sweep(str(ROOT/sw["file"]), sw["kernel"], ",".join(sw["grid"]), ",".join(sw["block"]), ("h100-sxm",), arrays, {"N": "1024"}, constants={"N": "1024"})
-res = []
-for p in chosen:
-    r = old[p]; axes = {k: r[k] for k in ("BM","BN","BK","TM","TN")}
-    space = space_from([f"{k}={v}" for k,v in axes.items()])
-    rep = tune(spec, space, workers=1)
-    row = [x for x in rep.rows if x["status"]=="ok"]
-    t = row[0]["time_s"] if row else None
-    res.append((p, axes, hw[p]["median_s"], r["time_s"], t))
-    print(p, axes, f"hw {hw[p]['median_s']*1e6:.1f} old {r['time_s']*1e6:.1f} new {t*1e6 if t else float('nan'):.1f}", "BEST" if p==best else "", "PICK" if p==pick else "", flush=True)
+
+ROOT = Path(__file__).resolve().parents[3]
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+from tune_sweeps import SWEEPS  # noqa: E402
+
+from perfcalc.tune import Sweep, space_from, tune  # noqa: E402
+
+AXES = ("BM", "BN", "BK", "TM", "TN")
+
+
+def main() -> None:
+    every = int(sys.argv[1]) if len(sys.argv) > 1 else 60
+    gemm = SWEEPS[0]
+    rows = json.loads((ROOT / "benchmarks/hw/tune_h100/tune_times.json").read_text())["rows"]
+    measured = {r["point"]: r["median_s"] for r in rows if r["sweep"] == "gemm_tiled" and r["status"] == "ok"}
+    committed = {}
+    for line in (ROOT / "benchmarks/tune_results/gemm_tiled.jsonl").read_text().splitlines()[1:]:
+        for r in json.loads(line)["rows"]:
+            if r["status"] == "ok":
+                committed[r["point"]] = r
+    both = sorted(set(measured) & set(committed))
+    best = min(measured, key=lambda p: measured[p])
+    pick = min(committed, key=lambda p: committed[p]["time_s"])
+    arrays = tuple(f"{a}=float32:{c}" for a, c in gemm["arrays"].items())
+    sweep = Sweep(
+        str(ROOT / gemm["file"]),
+        gemm["kernel"],
+        ",".join(gemm["grid"]),
+        ",".join(gemm["block"]),
+        ("h100-sxm",),
+        arrays,
+        {"N": "1024"},
+        constants={"N": "1024"},
+    )
+    for p in sorted(set(both[::every]) | {best, pick}):
+        axes = {k: committed[p][k] for k in AXES}
+        report = tune(sweep, space_from([f"{k}={v}" for k, v in axes.items()]), workers=1)
+        ok = [r for r in report.rows if r["status"] == "ok"]
+        new = ok[0]["time_s"] * 1e6 if ok else float("nan")
+        mark = " BEST" if p == best else (" PICK" if p == pick else "")
+        print(
+            f"{p} {axes} hw {measured[p] * 1e6:.1f} old {committed[p]['time_s'] * 1e6:.1f} new {new:.1f}{mark}",
+            flush=True,
+        )
+
+
+if __name__ == "__main__":
+    main()
