@@ -171,11 +171,11 @@ def check_shared_memory(arch: Arch, static: int, dynamic: int) -> None:
             f"{static_limit} (max_shared_memory_per_block_bytes in {src})"
         )
     limit = arch.max_shared_memory_per_block_launchable_bytes
-    key = "max_shared_memory_per_block_optin_bytes" if arch.max_shared_memory_per_block_optin_bytes else ""
+    optin = arch.max_shared_memory_per_block_optin_bytes
+    key = "max_shared_memory_per_block_optin_bytes" if optin else "max_shared_memory_per_block_bytes"
     if static + dynamic > limit:
         raise InputError(
-            f"__shared__ memory of {static} static + {dynamic} dynamic bytes "
-            f"exceeds the limit {limit} ({key or 'max_shared_memory_per_block_bytes'} in {src})"
+            f"__shared__ memory of {static} static + {dynamic} dynamic bytes exceeds the limit {limit} ({key} in {src})"
         )
 
 

@@ -192,7 +192,7 @@ def _resolve(
         whole = every and mask is m
         if sp != "param" and not whole and not mask.any():
             continue
-        # sizes are powers of two (1..16 bytes): a bit test, no modulo
+        # a power-of-two size (1..16 bytes) is a bit test; any other size takes the modulo
         odd = (a & np.uint64(size - 1)) != 0 if size & (size - 1) == 0 else a % np.uint64(size) != 0
         failing = _lanes_failing(mask, odd)
         if failing is not None:
