@@ -27,7 +27,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from sass_flops_on_gpu import FILLED, write_sass_listing  # noqa: E402
+from sass_flops_on_gpu import FILLED, MAIN_END, build_probe, write_sass_listing  # noqa: E402
 
 K = 32
 N = 1 << 15
@@ -138,9 +138,7 @@ def source(settled: bool = False) -> str:
         t = types[c]
         out.append(f"  {name}<<<n / 256, 256>>>(a_{t}, b_{t}, o_{t}, cyc, n); cudaDeviceSynchronize();")
         out.append(f'  cudaMemcpy(&h, cyc, 8, cudaMemcpyDeviceToHost); printf("{name} %lld cycles for {K}\\n", h);')
-    out.append('  cudaError_t e = cudaDeviceSynchronize(); printf("%s\\n", cudaGetErrorString(e)); return e != 0;')
-    out.append("}")
-    return "\n".join(out) + "\n"
+    return "\n".join([*out, *MAIN_END]) + "\n"
 
 
 def main() -> None:
@@ -152,8 +150,7 @@ def main() -> None:
     args.out.mkdir(parents=True, exist_ok=True)
     name = "probe_settled" if args.settled else "probe"
     (args.out / f"{name}.cu").write_text(source(args.settled))
-    exe = args.out / name
-    subprocess.run(["nvcc", f"-arch={args.arch}", "-O3", "-o", str(exe), str(args.out / f"{name}.cu")], check=True)
+    exe = build_probe(args.out, name, args.arch)
     with open(args.out / ("latency_settled.txt" if args.settled else "latency.txt"), "w") as f:
         subprocess.run([str(exe)], stdout=f, check=True)
     if not args.settled:  # the counts are the same either way: Nsight Compute runs once

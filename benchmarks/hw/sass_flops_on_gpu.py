@@ -88,9 +88,7 @@ def source() -> str:
     for name, _op, t, _k in FORMS:
         args = "fa, fb, fo" if t == "f32" else "da, db, dout"
         out.append(f"  {name}<<<n / 256, 256>>>({args}, n);")
-    out.append('  cudaError_t e = cudaDeviceSynchronize(); printf("%s\\n", cudaGetErrorString(e)); return e != 0;')
-    out.append("}")
-    return "\n".join(out) + "\n"
+    return "\n".join([*out, *MAIN_END]) + "\n"
 
 
 METRICS = ",".join(
@@ -105,14 +103,27 @@ def main() -> None:
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "probe.cu").write_text(source())
-    exe = args.out / "probe"
-    subprocess.run(["nvcc", f"-arch={args.arch}", "-O3", "-o", str(exe), str(args.out / "probe.cu")], check=True)
+    exe = build_probe(args.out, "probe", args.arch)
     subprocess.run([str(exe)], check=True)
     with open(args.out / "sass_flops.csv", "w") as f:
         subprocess.run(["ncu", "--metrics", METRICS, "--csv", "--print-units", "base", str(exe)], stdout=f, check=True)
     write_sass_listing(exe, args.out / "probe.sass.txt")
     exe.unlink()
     print("done", N, "threads a probe")
+
+
+# the end of every probe's main(): wait for the kernels, say whether any of them failed
+MAIN_END = (
+    '  cudaError_t e = cudaDeviceSynchronize(); printf("%s\\n", cudaGetErrorString(e)); return e != 0;',
+    "}",
+)
+
+
+def build_probe(out: Path, stem: str, arch: str) -> Path:
+    """OUT/STEM.cu (written by the caller) built with nvcc -O3 for `arch`: the executable's path."""
+    exe = out / stem
+    subprocess.run(["nvcc", f"-arch={arch}", "-O3", "-o", str(exe), str(out / f"{stem}.cu")], check=True)
+    return exe
 
 
 def write_sass_listing(exe: Path, path: Path) -> None:

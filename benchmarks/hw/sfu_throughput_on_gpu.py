@@ -15,7 +15,12 @@ from __future__ import annotations
 
 import argparse
 import subprocess
+import sys
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from sass_flops_on_gpu import MAIN_END, build_probe  # noqa: E402
 
 FORMS = [
     ("fma_f32", "fma.rn.f32 %0, %0, %0, %0;"),
@@ -54,9 +59,7 @@ def source() -> str:
         out.append(f"    cudaEventRecord(a); k_{name}<<<blocks, 1024>>>(buf, {ITERS}); cudaEventRecord(b);")
         out.append("    cudaEventSynchronize(b); cudaEventElapsedTime(&ms, a, b); if (ms < best) best = ms; }")
         out.append(f'  printf("{name} %.6f ms\\n", best);')
-    out.append('  cudaError_t e = cudaDeviceSynchronize(); printf("%s\\n", cudaGetErrorString(e)); return e != 0;')
-    out.append("}")
-    return "\n".join(out) + "\n"
+    return "\n".join([*out, *MAIN_END]) + "\n"
 
 
 def main() -> None:
@@ -65,10 +68,8 @@ def main() -> None:
     parser.add_argument("--arch", default="sm_90")
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
-    cu = args.out / "sfu_probe.cu"
-    cu.write_text(source())
-    exe = args.out / "sfu_probe"
-    subprocess.run(["nvcc", "-O3", f"-arch={args.arch}", str(cu), "-o", str(exe)], check=True)
+    (args.out / "sfu_probe.cu").write_text(source())
+    exe = build_probe(args.out, "sfu_probe", args.arch)
     done = subprocess.run([str(exe)], capture_output=True, text=True, check=True).stdout
     times = {line.split()[0]: float(line.split()[1]) for line in done.splitlines() if line.endswith(" ms")}
     ffma = times["fma_f32"]
