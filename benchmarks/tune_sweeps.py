@@ -92,17 +92,16 @@ def launch_of(sweep: dict[str, Any], point: dict[str, int]) -> tuple[tuple[int, 
     return grid, block, kernel
 
 
-def run_here(sweep: dict[str, Any], gpus: list[str], workers: int | None, results: Path) -> Any:
-    from perfcalc.report.render import render
-    from perfcalc.report.tune_tables import points_table
-    from perfcalc.tune import Sweep, space_from, tune
+def sweep_spec(sweep: dict[str, Any], gpus: list[str]) -> Any:
+    """The `perfcalc.tune.Sweep` of one of SWEEPS for these products (the launch the GPU side makes)."""
+    from perfcalc.tune import Sweep
 
     arg_names = sweep.get("arg_names", sweep["args"])
     arrays = tuple(f"{arg_names[sweep['args'].index(a)]}=float32:{c}" for a, c in sweep["arrays"].items())
     scalars = {
         n: str(sweep["scalars"][a]) for a, n in zip(sweep["args"], arg_names, strict=True) if a not in sweep["arrays"]
     }
-    spec = Sweep(
+    return Sweep(
         str(ROOT / sweep["file"]),
         sweep["kernel"],
         ",".join(sweep["grid"]),
@@ -112,6 +111,14 @@ def run_here(sweep: dict[str, Any], gpus: list[str], workers: int | None, result
         scalars,
         constants={k: str(v) for k, v in sweep["scalars"].items()},  # N, for the expressions
     )
+
+
+def run_here(sweep: dict[str, Any], gpus: list[str], workers: int | None, results: Path) -> Any:
+    from perfcalc.report.render import render
+    from perfcalc.report.tune_tables import points_table
+    from perfcalc.tune import space_from, tune
+
+    spec = sweep_spec(sweep, gpus)
     space = space_from([f"{k}={','.join(map(str, v))}" for k, v in sweep["axes"].items()])
     results.mkdir(parents=True, exist_ok=True)
     start = time.monotonic()

@@ -18,9 +18,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[3]
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from tune_sweeps import SWEEPS  # noqa: E402
+from tune_sweeps import SWEEPS, sweep_spec  # noqa: E402
 
-from perfcalc.tune import Sweep, space_from, tune  # noqa: E402
+from perfcalc.tune import space_from, tune  # noqa: E402
 
 AXES = ("BM", "BN", "BK", "TM", "TN")
 
@@ -38,17 +38,7 @@ def main() -> None:
     both = sorted(set(measured) & set(committed))
     best = min(measured, key=lambda p: measured[p])
     pick = min(committed, key=lambda p: committed[p]["time_s"])
-    arrays = tuple(f"{a}=float32:{c}" for a, c in gemm["arrays"].items())
-    sweep = Sweep(
-        str(ROOT / gemm["file"]),
-        gemm["kernel"],
-        ",".join(gemm["grid"]),
-        ",".join(gemm["block"]),
-        ("h100-sxm",),
-        arrays,
-        {"N": "1024"},
-        constants={"N": "1024"},
-    )
+    sweep = sweep_spec(gemm, ["h100-sxm"])
     for p in sorted(set(both[::every]) | {best, pick}):
         axes = {k: committed[p][k] for k in AXES}
         report = tune(sweep, space_from([f"{k}={v}" for k, v in axes.items()]), workers=1)
