@@ -28,7 +28,8 @@ GLOBAL = ("global_load_requests", "global_load_transactions", "global_store_requ
 SHARED_PASSES = ("shared_load_wavefronts", "shared_store_wavefronts", "bank_conflicts")
 # nvcc predicates these kernels' guarded shared accesses (`@!P1 LDS`, h100_run/sass_all.txt):
 # warps whose lanes are all predicated off still issue the instruction, which
-# smsp__inst_executed_op_shared_* counts and perfcalc's requests (>= 1 active lane) do not.
+# smsp__inst_executed_op_shared_* counts; the C engine's requests (>= 1 active lane) do not, the
+# PTX engine's do (test_the_ptx_engine_issues_the_predicated_shared_accesses).
 PREDICATED = {"reduce_interleaved", "reduce_sequential", "convolve"}
 
 
@@ -72,6 +73,17 @@ def test_shared_memory_equals_the_h100(simulated, name, params):
             assert getattr(c, counter) <= int(hw[counter]), counter
         else:
             assert getattr(c, counter) == int(hw[counter]), counter
+
+
+@pytest.mark.parametrize("name,params", [(n, p) for n, p in CASES if n in PREDICATED])
+def test_the_ptx_engine_issues_the_predicated_shared_accesses(name, params):
+    """On the PTX engine the predicated accesses are counted as the SASS issues them (ptxas's
+    if-conversion, perfcalc/sim/ptx/if_conversion.py): every shared counter equals the H100's."""
+    run = run_catalog_kernel(get_kernel(name), params, get_arch("9.0"), engine="ptx")
+    hw = MEASURED[case_id(name, params)]
+    assert run.result_check.passed
+    for counter in ("shared_load_requests", "shared_store_requests", *SHARED_PASSES):
+        assert getattr(run.result.counters, counter) == int(hw[counter]), counter
 
 
 @pytest.mark.parametrize("name,params", CASES, ids=[case_id(n, p) for n, p in CASES])

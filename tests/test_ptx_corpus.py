@@ -4,7 +4,8 @@ Reference: the H100 run kept in benchmarks/hw/ptx_corpus_run/ -- the same PTX (N
 ptxas 13.5 cubins, launched through the driver API with the same input bytes
 (benchmarks/hw/ptx_corpus_on_h100.py), its outputs (outputs.npz) and Nsight Compute counters
 (ptx_corpus_counters.csv). Every launch-counter pair that differs is explained from the SASS in
-benchmarks/hw/ptx_corpus_explained.csv; a pair that newly differs fails here.
+benchmarks/hw/ptx_corpus_explained.csv; a pair that newly differs fails here, and so does an
+explanation of a pair that no longer differs.
 """
 
 from __future__ import annotations
@@ -117,17 +118,21 @@ def test_counters_equal_the_h100s_except_where_the_sass_says_why(runs):
     h100 = {(r["launch"], r["counter"]): int(r["h100"]) for r in read_csv(RUN / "ptx_corpus_counters.csv")}
     explained = {(r["launch"], r["counter"]): r["reason"] for r in read_csv(HW / "ptx_corpus_explained.csv")}
     equal = differ = 0
-    unexplained = []
+    unexplained, stale = [], []
     for (name, counter), want in h100.items():
         got = getattr(runs[name][0].counters, counter)
         if got == want:
             equal += 1
+            if (name, counter) in explained:  # an explanation of a difference that is gone
+                stale.append((name, counter))
         else:
             differ += 1
             if (name, counter) not in explained:
                 unexplained.append((name, counter, want, got))
     assert not unexplained, unexplained
-    assert equal / (equal + differ) >= 0.95, (equal, differ)
+    assert not stale, stale
+    # 703 of 720 with ptxas's if-conversion (691 before it); the 17 left are explained
+    assert equal / (equal + differ) >= 0.97, (equal, differ)
 
 
 def test_registers_from_ptxas_are_the_drivers():

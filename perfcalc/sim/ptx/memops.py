@@ -168,6 +168,15 @@ def _add_counts(ch: Chunk, instr: Instr, space: str, op: str, totals: tuple[int,
     counts[C.instruction_slot("shared_load" if op == "load" else "shared_store")] += warps
 
 
+def _issued_with_no_lane(ch: Chunk, instr: Instr, op: str, control: np.ndarray) -> None:
+    """A guarded shared access with every lane off (in the whole chunk): each warp that reaches
+    it still issues it, which smsp__inst_executed_op_shared_* counts (no data moves: no
+    wavefront). Where some lane is on, _price counts the same warps from `control`."""
+    warps = int(warps_with(control).sum())
+    if warps:
+        _add_counts(ch, instr, "shared", op, (0, 0), warps)
+
+
 def _resolve(
     ch: Chunk, instr: Instr, space: str, addr: np.ndarray, m: np.ndarray, size: int, op: str
 ) -> list[tuple[_Resolved, np.ndarray, np.ndarray]]:
@@ -314,6 +323,9 @@ def build_ld(instr: Instr, env: Env) -> Op:
     planned = _Planned(instr, env, instr.operands[1], space, dt, vec, "load")
 
     def run(ch: Chunk, m: np.ndarray, full: bool, control: np.ndarray | None = None) -> None:
+        if space == "shared" and not full and control is not None and not m.any():
+            _issued_with_no_lane(ch, instr, "load", control)
+            return
         found = planned.find(ch, full)
         if found is not None:
             plan, e, at = found
@@ -447,6 +459,9 @@ def build_st(instr: Instr, env: Env) -> Op:
     planned = _Planned(instr, env, instr.operands[0], space, dt, vec, "store")
 
     def run(ch: Chunk, m: np.ndarray, full: bool, control: np.ndarray | None = None) -> None:
+        if space == "shared" and not full and control is not None and not m.any():
+            _issued_with_no_lane(ch, instr, "store", control)
+            return
         found = planned.find(ch, full)
         if found is not None:
             plan, e, at = found

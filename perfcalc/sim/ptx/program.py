@@ -14,6 +14,7 @@ from perfcalc.limits import past_time_limit, time_limit_seconds
 from perfcalc.sim import counters as C
 from perfcalc.sim.ptx.contract import NOP, contract
 from perfcalc.sim.ptx.execute import Chunk, Env, Guard, guarded, operand, predicate, warps_with
+from perfcalc.sim.ptx.if_conversion import if_convert
 from perfcalc.sim.ptx.instructions import BUILDERS, NOOPS, PACKED_HALF, flop_weight
 from perfcalc.sim.ptx.load_waits import is_global_load, wait_points
 from perfcalc.sim.ptx.lowprec import build_bf16_arith
@@ -61,8 +62,8 @@ class Step:
 
 
 def compile_steps(env: Env) -> list[Step]:
-    """One step per instruction, after ptxas's mul+add contraction (contract.py), each marked
-    where a warp waits for its global loads (load_waits.py)."""
+    """One step per instruction, after ptxas's mul+add contraction (contract.py) and if-conversion
+    (if_conversion.py), each marked where a warp waits for its global loads (load_waits.py)."""
     body, wait_at, loads = _analysed(env.fn)
     steps = [_step(instr, env) for instr in body]
     for step, waits, load in zip(steps, wait_at, loads, strict=True):
@@ -84,7 +85,7 @@ def _analysed(fn: Function) -> tuple[list[Instr], list[bool], list[bool]]:
     """(contracted body, wait points, global loads) of a function, derived once per function."""
     found = fn.analyses.get("steps")
     if found is None:
-        body = contract(fn)
+        body = if_convert(fn, contract(fn))
         wait_at = wait_points(body, fn.labels, fn.branch_tables)
         found = fn.analyses["steps"] = (body, wait_at, [is_global_load(i) for i in body])
     return cast(tuple[list[Instr], list[bool], list[bool]], found)

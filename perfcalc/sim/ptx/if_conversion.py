@@ -1,0 +1,165 @@
+"""What ptxas does to short branches: it predicates them (if-conversion).
+
+A guarded access such as `if (t < stride) s[t] += s[t + stride];` is a branch around a few
+instructions in PTX, but ptxas turns a short one into predicated SASS (`@!P1 LDS`, `@!P1 STS`)
+with no branch at all. Every warp that reaches it then issues those instructions, its lanes off or
+not, and the H100's instruction counters count them (`smsp__inst_executed_op_shared_ld`/`_st`
+count a predicated LDS/STS of a warp whose lanes are all off; the data-pipe wavefronts do not).
+Counted on the PTX's branch instead, a tree reduction's shared requests come out 3-5x too few.
+
+The shapes converted here, read off the SASS of our PTX corpus and of HeCBench's calibration half
+compiled for sm_90 (benchmarks/hw/ifconvert_sass.sh; raw listings in benchmarks/hw/ifconvert_h100/):
+- a triangle, `@p bra J; A; J:` -> A guarded by !p;
+- a diamond, `@p bra T; A; bra J; T: B; J:` -> A guarded by !p, B by p;
+- the same diamond laid out `@p bra T; bra F; T: B; bra J; F: A; J:`;
+where each arm is straight-line code entered only from the branch (no label inside it, no other
+branch into it), holding no barrier, call, return, warp-collective `.sync` operation, guarded
+instruction, write of the guard itself, or correctly rounded division / square root (which ptxas
+emits with a slow-path branch of its own), and the arms together come to at most
+`MAX_SASS_INSTRUCTIONS` machine instructions. A branch that skips to the function's `ret` is left
+alone: ptxas makes it an early `@P EXIT`, which counts like the branch.
+
+The transformation keeps the body's length (the removed branches become no-ops), so label indices
+stay valid, and its results are the PTX's: a guarded instruction does nothing for a lane whose
+guard is false.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import replace
+
+from perfcalc.sim.ptx.contract import NOP
+from perfcalc.sim.ptx.parse import Function, Instr
+from perfcalc.sim.ptx.registers import register_writes
+
+# The largest arm ptxas predicated in the SASS listings, in PTX instructions: see the module
+# docstring and benchmarks/hw/ifconvert_h100/README.md.
+MAX_INSTRUCTIONS = 13
+
+_NOT_PREDICABLE = {"bra", "brx", "ret", "exit", "bar", "barrier", "call", "trap", "brkpt"}
+_COLLECTIVE = {"shfl", "vote", "redux", "match", "elect", "activemask", "wgmma", "mbarrier"}
+
+
+def if_convert(fn: Function, body: list[Instr]) -> list[Instr]:
+    """`body` (a function's instructions, same indexing as fn.body) with ptxas's if-conversions."""
+    body = list(body)
+    label_at = {index for index in fn.labels.values()}
+    entries: Counter[int] = Counter()
+    for instr in body:
+        if instr.base == "bra" and instr.operands and instr.operands[0].strip() in fn.labels:
+            entries[fn.labels[instr.operands[0].strip()]] += 1
+        elif instr.base == "brx":
+            for name in fn.branch_tables.get(instr.operands[1].strip(), []):
+                entries[fn.labels[name]] += 1
+    for i, instr in enumerate(body):
+        target = _forward_target(fn, body, i)
+        if target is None:
+            continue
+        arms = _arms(fn, body, i, target, label_at, entries)
+        if arms is None:
+            continue
+        removed, guarded = arms
+        size = sum(_counted(body[j]) for j, _ in guarded) + _same_guard_after(fn, body, instr, guarded[-1][0] + 1)
+        if size > MAX_INSTRUCTIONS:
+            continue
+        if any(not _predicable(body[j], instr.pred or "") for j, _ in guarded):
+            continue
+        for j in removed:
+            body[j] = Instr(NOP, (), body[j].line, body[j].column, inlined_at=body[j].inlined_at)
+        for j, taken in guarded:
+            negated = instr.pred_negated if taken else not instr.pred_negated
+            body[j] = replace(body[j], pred=instr.pred, pred_negated=negated)
+    return body
+
+
+def _forward_target(fn: Function, body: list[Instr], i: int) -> int | None:
+    """The target of a guarded forward `bra` at i (None for anything else)."""
+    instr = body[i]
+    if instr.base != "bra" or instr.pred is None or not instr.operands:
+        return None
+    target = fn.labels.get(instr.operands[0].strip())
+    return target if target is not None and target > i + 1 else None
+
+
+def _arms(
+    fn: Function, body: list[Instr], i: int, target: int, label_at: set[int], entries: Counter[int]
+) -> tuple[list[int], list[tuple[int, bool]]] | None:
+    """(branches to remove, [(instruction, runs where the branch is taken)]) for a triangle or
+    diamond at the branch i, or None where the code has another shape."""
+
+    def straight(start: int, end: int) -> bool:  # no label inside (start itself may be one)
+        return start < end and not any(k in label_at for k in range(start + 1, end))
+
+    def jump(k: int) -> int | None:  # an unguarded forward bra at k: its target
+        b = body[k]
+        if b.base == "bra" and b.pred is None and b.operands:
+            to = fn.labels.get(b.operands[0].strip())
+            return to if to is not None and to > k else None
+        return None
+
+    fall = i + 1
+    if fall in label_at:
+        return None
+    first = jump(fall)
+    if first is not None and target == fall + 1:
+        # @p bra T; bra F; T: B; bra J; F: A; J:
+        f = first
+        if entries[target] != 1 or entries[f] != 1 or not (target < f - 1):
+            return None
+        join = jump(f - 1)
+        if join is None or join < f or not straight(target, f - 1) or not straight(f, join):
+            return None
+        if _exits(body, join):
+            return None
+        return [i, fall, f - 1], [(k, True) for k in range(target, f - 1)] + [(k, False) for k in range(f, join)]
+    join = jump(target - 1)
+    if join is not None and join > target and entries[target] == 1:
+        # @p bra T; A; bra J; T: B; J:
+        if not straight(fall, target - 1) or not straight(target, join) or _exits(body, join):
+            return None
+        return [i, target - 1], [(k, False) for k in range(fall, target - 1)] + [(k, True) for k in range(target, join)]
+    # @p bra J; A; J:
+    if not straight(fall, target) or _exits(body, target):
+        return None
+    return [i], [(k, False) for k in range(fall, target)]
+
+
+def _exits(body: list[Instr], join: int) -> bool:
+    """Whether the join point is the function's return (ptxas guards the arm by an early EXIT)."""
+    for instr in body[join:]:
+        if instr.opcode == NOP:
+            continue
+        return instr.base in ("ret", "exit")
+    return True
+
+
+def _predicable(instr: Instr, guard: str) -> bool:
+    if instr.opcode == NOP:
+        return True
+    if instr.pred is not None or instr.base in _NOT_PREDICABLE or instr.base in _COLLECTIVE:
+        return False
+    if guard in register_writes(instr):
+        return False
+    parts = instr.parts
+    # correctly rounded division / reciprocal / square root: SASS with a slow-path branch
+    return not (instr.base in ("div", "rcp", "sqrt") and ("f64" in parts or "rn" in parts))
+
+
+def _counted(instr: Instr) -> int:
+    return 0 if instr.opcode == NOP else 1
+
+
+def _same_guard_after(fn: Function, body: list[Instr], branch: Instr, join: int) -> int:
+    """The length of a second region that the same condition skips right after the join (`if
+    (t == 0) {...} ... if (t == 0) {...}` with nothing between): ptxas guards the two as one."""
+    k = join
+    while k < len(body) and body[k].opcode == NOP:
+        k += 1
+    if k == len(body):
+        return 0
+    nxt = body[k]
+    if nxt.base != "bra" or nxt.pred != branch.pred or nxt.pred_negated != branch.pred_negated:
+        return 0
+    end = fn.labels.get(nxt.operands[0].strip()) if nxt.operands else None
+    return sum(_counted(i) for i in body[k + 1 : end]) if end is not None and end > k else 0
