@@ -79,3 +79,36 @@ def test_inc_dec_with_one_limit_wrap_as_one_at_a_time(op: str, limit: int, start
     old = serialise_atomics(memory, idx, v, None, op)
     assert old.tobytes() == expected_old.tobytes()
     assert memory.tobytes() == expected_memory.tobytes()
+
+
+_SHARED_FLOAT_ADD = """
+__global__ void bins(float* out) {
+    __shared__ float s[4];
+    if (threadIdx.x < 4) s[threadIdx.x] = 0.f;
+    __syncthreads();
+    atomicAdd(&s[threadIdx.x % 4], 1.0f);
+    __syncthreads();
+    if (threadIdx.x < 4) out[threadIdx.x] = s[threadIdx.x];
+}
+"""
+
+
+def test_a_shared_float_add_counts_the_retry_loop_sm90_issues():
+    """sm_90 compiles a shared float atomicAdd into LDS, FADD, ATOMS.CAST.SPIN and a branch back
+    (benchmarks/hw/flops_sass/, scatterAdd), one lane per word succeeding an iteration. Two warps,
+    each with 8 lanes on each of 4 words: 8 iterations a warp, each loading (one broadcast
+    wavefront) and adding for the lanes still waiting (8, 7, ..., 1 per word): shared load
+    requests 2 x 8 + 1 (the final read, warp 0), flops 2 x 4 x 36. Other CCs: no loop counted."""
+    from perfcalc.sim import run_kernel
+    from perfcalc.sim.ptx import nvrtc
+
+    if not nvrtc.available():
+        pytest.skip("NVRTC (pip install nvidia-cuda-nvrtc) is not installed")
+    out = np.zeros(4, dtype=np.float32)
+    r = run_kernel(_SHARED_FLOAT_ADD, "bins", 1, 64, {"out": out}, "9.0", engine="ptx")
+    assert out.tolist() == [16.0] * 4
+    assert r.counters.shared_load_requests == 2 * 8 + 1
+    assert r.counters.shared_load_wavefronts == 2 * 8 + 1
+    assert r.counters.flops == 2 * 4 * (8 * 9 // 2)
+    older = run_kernel(_SHARED_FLOAT_ADD, "bins", 1, 64, {"out": np.zeros(4, np.float32)}, "8.0", engine="ptx")
+    assert older.counters.shared_load_requests == 1 and older.counters.flops == 0

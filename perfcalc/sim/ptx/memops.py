@@ -514,6 +514,8 @@ def build_atom(instr: Instr, env: Env) -> Op:
             elif res.space == "shared":
                 cls, steps = serial_steps(op_name, is_float, used, res.offset, mask)
                 env.site(instr.line, instr.inlined_at)[C.SHARED_ATOMIC_SLOT[cls]] += steps
+                if cls == "float" and ch.env.pricer.arch.major == 9:
+                    _retry_loop_counts(ch, instr, res.offset, mask, price_addr, dt.itemsize)
             lanes = np.flatnonzero(mask)
             if lanes.size == 0:
                 continue
@@ -532,6 +534,35 @@ def build_atom(instr: Instr, env: Env) -> Op:
         env.site(instr.line, instr.inlined_at)[C.instruction_slot("atomic")] += int(warps_with(m).sum())
 
     return run
+
+
+def _retry_loop_counts(
+    ch: Chunk, instr: Instr, words: np.ndarray, mask: np.ndarray, price_addr: np.ndarray, size: int
+) -> None:
+    """What sm_90 issues for a shared float/double add: a retry loop (benchmarks/hw/flops_sass/,
+    scatterAdd: LDS, FADD, ATOMS.CAST.SPIN, branch back while it failed). In each iteration one
+    lane per word succeeds, so a warp loops once per lane on its busiest word; every iteration
+    loads (a shared load, priced for the lanes still waiting) and adds (a flop per waiting lane)."""
+    lanes = np.flatnonzero(mask)
+    if lanes.size == 0:
+        return
+    key = (lanes // 32).astype(np.uint64) << np.uint64(40) | words[lanes].astype(np.uint64)
+    order = np.lexsort((lanes, key))
+    sorted_key = key[order]
+    first = np.r_[True, sorted_key[1:] != sorted_key[:-1]]
+    starts = np.maximum.accumulate(np.where(first, np.arange(order.size), 0))
+    rank = np.empty(order.size, dtype=np.int64)
+    rank[order] = np.arange(order.size) - starts  # this lane's turn on its word (0: the first)
+    counts = ch.env.site(instr.line, instr.inlined_at)
+    pricer = ch.env.pricer
+    pricer.site = instr.line
+    waiting = mask.copy()
+    for turn in range(int(rank.max()) + 1):
+        if turn:
+            waiting[lanes[rank < turn]] = False
+        totals = pricer.price_rows("shared", price_addr, size, waiting, "load")
+        _add_counts(ch, instr, "shared", "load", totals, int(warps_with(waiting).sum()))
+        counts[C.FLOPS] += int(waiting.sum())
 
 
 def _read_elsewhere(body: list[Instr], reg: str) -> bool:
