@@ -10,32 +10,15 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from ptx_entry import ptx_entry
 
 from perfcalc.sim.ptx.contract import NOP
 from perfcalc.sim.ptx.if_conversion import MAX_INSTRUCTIONS, if_convert
-from perfcalc.sim.ptx.parse import parse_module
-
-
-def _entry(body: str):
-    ptx = f"""
-.version 8.0
-.target sm_90
-.address_size 64
-.visible .entry k(.param .u64 k_p)
-{{
-    .reg .pred %p<4>;
-    .reg .b32 %r<64>;
-    .reg .f32 %f<16>;
-    .reg .b64 %rd<16>;
-{body}
-}}
-"""
-    return next(iter(parse_module(ptx).functions.values()))
 
 
 def _converted(body: str) -> list[str]:
     """Each instruction after if-conversion, as `@!%p1 opcode` / `opcode` / `nop`."""
-    fn = _entry(body)
+    fn = ptx_entry(body)
     out = []
     for instr in if_convert(fn, list(fn.body)):
         if instr.opcode == NOP:
@@ -123,7 +106,7 @@ $L_join:
 
 
 def test_regions_ptxas_keeps_as_branches_stay_branches():
-    plain = [i.opcode for i in _entry(_TREE_STEP).body]
+    plain = [i.opcode for i in ptx_entry(_TREE_STEP).body]
     # longer than the limit
     long_arm = "\n".join(f"    add.s32 %r{20 + k}, %r{20 + k}, 1;" for k in range(MAX_INSTRUCTIONS))
     assert _converted(_TREE_STEP.replace("    st.shared.f32", long_arm + "\n    st.shared.f32"))[1] == "@%p2 bra"

@@ -14,12 +14,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 from kernel_work import idle_work
+from ptx_entry import ptx_entry
 
 from perfcalc.model.time_model import KernelWork, predict_time
 from perfcalc.sim import run_kernel
 from perfcalc.sim.ptx import nvrtc
 from perfcalc.sim.ptx.load_waits import is_global_load, reads_and_writes, wait_points
-from perfcalc.sim.ptx.parse import parse_module
 from perfcalc.specs import get_arch, get_gpu
 from perfcalc.specs.timing import timing_rates
 
@@ -28,30 +28,13 @@ CORPUS = Path(__file__).resolve().parent / "data" / "cuda_corpus"
 needs_nvrtc = pytest.mark.skipif(not nvrtc.available(), reason="NVRTC (pip install nvidia-cuda-nvrtc) is not installed")
 
 
-def _entry(body: str):
-    ptx = f"""
-.version 8.0
-.target sm_90
-.address_size 64
-.visible .entry k(.param .u64 k_p)
-{{
-    .reg .pred %p<4>;
-    .reg .b32 %r<16>;
-    .reg .f32 %f<16>;
-    .reg .b64 %rd<16>;
-{body}
-}}
-"""
-    return next(iter(parse_module(ptx).functions.values()))
-
-
 def _waits(body: str) -> list[int]:
-    fn = _entry(body)
+    fn = ptx_entry(body)
     return [i for i, w in enumerate(wait_points(fn.body, fn.labels, fn.branch_tables)) if w]
 
 
 def test_reads_and_writes():
-    fn = _entry("""
+    fn = ptx_entry("""
     @%p1 ld.global.v2.f32 {%f1, %f2}, [%rd1+8];
     st.global.f32 [%rd2], %f3;
     setp.lt.s32 %p2|%p3, %r1, %r2;
@@ -114,7 +97,7 @@ def test_a_wmma_fragment_loaded_from_global_memory_is_waited_for():
         {%f0, %f1, %f2, %f3, %f4, %f5, %f6, %f7};
     ret;
 """
-    fn = _entry(body)
+    fn = ptx_entry(body)
     assert [is_global_load(i) for i in fn.body] == [True, True, False, False, False]
     # the shared load reads only its address and stride (not loaded): no wait; the mma reads both
     # global fragments: one wait for the two
