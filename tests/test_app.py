@@ -102,6 +102,19 @@ def test_a_library_with_no_source_is_refused_by_name():
         run("uses_cublas.cu")
 
 
+def test_a_file_with_no_main_is_refused_with_what_to_run_instead(tmp_path):
+    """A kernel file alone links without main(): one line saying so, exit 2 (it once read as
+    "the program calls main, which the stand-in does not implement")."""
+    kernel = tmp_path / "kernel_only.cu"
+    kernel.write_text("__global__ void k(float* x) { x[threadIdx.x] = 1.f; }\n")
+    done = CliRunner().invoke(cli, ["app", str(kernel)])
+    assert done.exit_code == 2
+    assert done.stderr == (
+        "error: the files define no main(): perfcalc app runs a whole program; for a kernel alone "
+        "use perfcalc run --source FILE --kernel NAME\n"
+    )
+
+
 def test_a_crash_in_host_code_is_the_programs_failure():
     report = run("host_crash.cu")
     assert report.exit_status == -11  # SIGSEGV

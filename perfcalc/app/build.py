@@ -241,6 +241,11 @@ def _link_refusal(log: str) -> str:
     missing = sorted(set(_UNDEFINED.findall(log)))
     if not missing:
         return f"the program does not link: {log.strip()[-300:]}"
+    if "main" in missing:  # the C runtime's start-up calls it: the files hold no program
+        return (
+            "the files define no main(): perfcalc app runs a whole program; for a kernel alone use "
+            "perfcalc run --source FILE --kernel NAME"
+        )
     for name in missing:
         for prefix, library in LIBRARIES:
             if name.lower().startswith(prefix.lower()) and not name.startswith("cuda"):
