@@ -33,8 +33,8 @@ from perfcalc.sim.ptx.contract import NOP
 from perfcalc.sim.ptx.parse import Function, Instr
 from perfcalc.sim.ptx.registers import register_writes
 
-# The largest arm ptxas predicated in the SASS listings, in PTX instructions: see the module
-# docstring and benchmarks/hw/ifconvert_h100/README.md.
+# The longest region ptxas predicated in the SASS listings, in PTX instructions (both arms, and a
+# second region under the same guard right after): see benchmarks/hw/ifconvert_h100/README.md.
 MAX_INSTRUCTIONS = 13
 
 _NOT_PREDICABLE = {"bra", "brx", "ret", "exit", "bar", "barrier", "call", "trap", "brkpt"}
@@ -44,7 +44,7 @@ _COLLECTIVE = {"shfl", "vote", "redux", "match", "elect", "activemask", "wgmma",
 def if_convert(fn: Function, body: list[Instr]) -> list[Instr]:
     """`body` (a function's instructions, same indexing as fn.body) with ptxas's if-conversions."""
     body = list(body)
-    label_at = {index for index in fn.labels.values()}
+    label_at = set(fn.labels.values())
     entries: Counter[int] = Counter()
     for instr in body:
         if instr.base == "bra" and instr.operands and instr.operands[0].strip() in fn.labels:
