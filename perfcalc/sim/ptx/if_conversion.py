@@ -47,8 +47,9 @@ def if_convert(fn: Function, body: list[Instr]) -> list[Instr]:
     label_at = set(fn.labels.values())
     entries: Counter[int] = Counter()
     for instr in body:
-        if instr.base == "bra" and instr.operands and instr.operands[0].strip() in fn.labels:
-            entries[fn.labels[instr.operands[0].strip()]] += 1
+        to = _target(fn, instr)
+        if to is not None:
+            entries[to] += 1
         elif instr.base == "brx":
             for name in fn.branch_tables.get(instr.operands[1].strip(), []):
                 entries[fn.labels[name]] += 1
@@ -73,12 +74,23 @@ def if_convert(fn: Function, body: list[Instr]) -> list[Instr]:
     return body
 
 
+def _target(fn: Function, instr: Instr) -> int | None:
+    """Where a `bra` jumps (None for any other instruction, or a label the function lacks)."""
+    if instr.base != "bra" or not instr.operands:
+        return None
+    return fn.labels.get(instr.operands[0].strip())
+
+
+def _next_real(body: list[Instr], k: int) -> int:
+    """The first instruction at or after k that is not a no-op (len(body) past the end)."""
+    while k < len(body) and body[k].opcode == NOP:
+        k += 1
+    return k
+
+
 def _forward_target(fn: Function, body: list[Instr], i: int) -> int | None:
     """The target of a guarded forward `bra` at i (None for anything else)."""
-    instr = body[i]
-    if instr.base != "bra" or instr.pred is None or not instr.operands:
-        return None
-    target = fn.labels.get(instr.operands[0].strip())
+    target = _target(fn, body[i]) if body[i].pred is not None else None
     return target if target is not None and target > i + 1 else None
 
 
@@ -92,11 +104,8 @@ def _arms(
         return start < end and not any(k in label_at for k in range(start + 1, end))
 
     def jump(k: int) -> int | None:  # an unguarded forward bra at k: its target
-        b = body[k]
-        if b.base == "bra" and b.pred is None and b.operands:
-            to = fn.labels.get(b.operands[0].strip())
-            return to if to is not None and to > k else None
-        return None
+        to = _target(fn, body[k]) if body[k].pred is None else None
+        return to if to is not None and to > k else None
 
     fall = i + 1
     if fall in label_at:
@@ -127,11 +136,8 @@ def _arms(
 
 def _exits(body: list[Instr], join: int) -> bool:
     """Whether the join point is the function's return (ptxas guards the arm by an early EXIT)."""
-    for instr in body[join:]:
-        if instr.opcode == NOP:
-            continue
-        return instr.base in ("ret", "exit")
-    return True
+    k = _next_real(body, join)
+    return k == len(body) or body[k].base in ("ret", "exit")
 
 
 def _predicable(instr: Instr, guard: str) -> bool:
@@ -153,13 +159,8 @@ def _counted(instr: Instr) -> int:
 def _same_guard_after(fn: Function, body: list[Instr], branch: Instr, join: int) -> int:
     """The length of a second region that the same condition skips right after the join (`if
     (t == 0) {...} ... if (t == 0) {...}` with nothing between): ptxas guards the two as one."""
-    k = join
-    while k < len(body) and body[k].opcode == NOP:
-        k += 1
-    if k == len(body):
+    k = _next_real(body, join)
+    if k == len(body) or body[k].pred != branch.pred or body[k].pred_negated != branch.pred_negated:
         return 0
-    nxt = body[k]
-    if nxt.base != "bra" or nxt.pred != branch.pred or nxt.pred_negated != branch.pred_negated:
-        return 0
-    end = fn.labels.get(nxt.operands[0].strip()) if nxt.operands else None
+    end = _target(fn, body[k])
     return sum(_counted(i) for i in body[k + 1 : end]) if end is not None and end > k else 0
