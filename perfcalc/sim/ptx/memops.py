@@ -21,7 +21,7 @@ from perfcalc.memory.atomic_contention import atomic_kind
 from perfcalc.memory.lanes import distinct_per_warp
 from perfcalc.memory.shared_atomics import serial_steps
 from perfcalc.sim import counters as C
-from perfcalc.sim.atomics import ATOMIC_OPS, serialise_atomics
+from perfcalc.sim.atomics import ATOMIC_OPS, requester_ranks, serialise_atomics
 from perfcalc.sim.ptx.execute import Chunk, Env, address, address_register, operand, warps_with
 from perfcalc.sim.ptx.instructions import Op, type_of
 from perfcalc.sim.ptx.memory import LOCAL_WINDOW, SHARED_WINDOW, gather, scatter
@@ -168,13 +168,19 @@ def _add_counts(ch: Chunk, instr: Instr, space: str, op: str, totals: tuple[int,
     counts[C.instruction_slot("shared_load" if op == "load" else "shared_store")] += warps
 
 
-def _issued_with_no_lane(ch: Chunk, instr: Instr, op: str, control: np.ndarray) -> None:
-    """A guarded shared access with every lane off (in the whole chunk): each warp that reaches
-    it still issues it, which smsp__inst_executed_op_shared_* counts (no data moves: no
-    wavefront). Where some lane is on, _price counts the same warps from `control`."""
+def _issued_with_no_lane(
+    ch: Chunk, instr: Instr, space: str, op: str, m: np.ndarray, full: bool, control: np.ndarray | None
+) -> bool:
+    """Whether this is a guarded shared access with every lane off (in the whole chunk), counted
+    here: each warp that reaches it still issues it, which smsp__inst_executed_op_shared_*
+    counts (no data moves: no wavefront). Where some lane is on, _price counts the same warps
+    from `control`."""
+    if space != "shared" or full or control is None or m.any():
+        return False
     warps = int(warps_with(control).sum())
     if warps:
         _add_counts(ch, instr, "shared", op, (0, 0), warps)
+    return True
 
 
 def _resolve(
@@ -323,8 +329,7 @@ def build_ld(instr: Instr, env: Env) -> Op:
     planned = _Planned(instr, env, instr.operands[1], space, dt, vec, "load")
 
     def run(ch: Chunk, m: np.ndarray, full: bool, control: np.ndarray | None = None) -> None:
-        if space == "shared" and not full and control is not None and not m.any():
-            _issued_with_no_lane(ch, instr, "load", control)
+        if _issued_with_no_lane(ch, instr, space, "load", m, full, control):
             return
         found = planned.find(ch, full)
         if found is not None:
@@ -459,8 +464,7 @@ def build_st(instr: Instr, env: Env) -> Op:
     planned = _Planned(instr, env, instr.operands[0], space, dt, vec, "store")
 
     def run(ch: Chunk, m: np.ndarray, full: bool, control: np.ndarray | None = None) -> None:
-        if space == "shared" and not full and control is not None and not m.any():
-            _issued_with_no_lane(ch, instr, "store", control)
+        if _issued_with_no_lane(ch, instr, space, "store", m, full, control):
             return
         found = planned.find(ch, full)
         if found is not None:
@@ -548,11 +552,8 @@ def _retry_loop_counts(
         return
     key = (lanes // 32).astype(np.uint64) << np.uint64(40) | words[lanes].astype(np.uint64)
     order = np.lexsort((lanes, key))
-    sorted_key = key[order]
-    first = np.r_[True, sorted_key[1:] != sorted_key[:-1]]
-    starts = np.maximum.accumulate(np.where(first, np.arange(order.size), 0))
     rank = np.empty(order.size, dtype=np.int64)
-    rank[order] = np.arange(order.size) - starts  # this lane's turn on its word (0: the first)
+    rank[order] = requester_ranks(key[order])  # this lane's turn on its warp's word (0: the first)
     counts = ch.env.site(instr.line, instr.inlined_at)
     pricer = ch.env.pricer
     pricer.site = instr.line
