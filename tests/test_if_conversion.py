@@ -155,7 +155,6 @@ __global__ void mark(int* out) {
 def test_a_predicated_access_is_counted_in_chunks_where_no_lane_is_on():
     """Every warp of the grid issues the guarded STS, also where a whole chunk of blocks (those
     other than block 1) has no lane on: 2 warps x 4,096 blocks for each of its 2 stores."""
-    pytest.importorskip("perfcalc.sim.ptx.nvrtc")
     from perfcalc.sim import run_kernel
     from perfcalc.sim.ptx import nvrtc
 
