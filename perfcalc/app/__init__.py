@@ -108,7 +108,8 @@ def app(
     -D `defines` as `NAME` or `NAME=VALUE`), run its main() with `args` on the modelled GPU
     (`gpu`: a product, which also times every launch; else `cc`'s rules, default CC 9.0), and
     report every launch. `nvcc_options`: the options of the program's build that change its
-    device code (-std=c++NN, --extended-lambda, --expt-relaxed-constexpr). `kernel` (a regex),
+    device code (-std=c++NN, --extended-lambda, --expt-relaxed-constexpr, -use_fast_math, -ftz=,
+    -prec-div=, -prec-sqrt=, -fmad=). `kernel` (a regex),
     `launch_skip` and `launch_count` select the launches counted, as Nsight Compute's
     --kernel-name, --launch-skip and --launch-count do; every launch runs. `capture`: keep the
     program's stdout and stderr in the report (else they pass through, its stdout to perfcalc's

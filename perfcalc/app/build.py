@@ -124,8 +124,14 @@ def _key(files: list[Path], tools: Toolchain, flags: CompileFlags) -> str | None
 
 # nvcc options a program's build passes that change what its device code means (HeCBench's
 # Makefiles: --expt-relaxed-constexpr for std::max or numeric_limits in kernels, --extended-lambda
-# for __device__ lambdas, -std=c++NN), the ones benchmarks/corpus_compile.py reads from them.
-_DEVICE_CODE_OPTION = re.compile(r"--?std=(?:c|gnu)\+\+\d\d|--?(?:expt-)?extended-lambda|--?expt-relaxed-constexpr")
+# for __device__ lambdas, -std=c++NN), the ones benchmarks/corpus_compile.py reads from them; and
+# the floating-point ones that change the machine code (-use_fast_math: MUFU approximations for
+# expf/powf/division and flush-to-zero, 32 of HeCBench's Makefiles; -ftz, -prec-div, -prec-sqrt,
+# -fmad).
+_DEVICE_CODE_OPTION = re.compile(
+    r"--?std=(?:c|gnu)\+\+\d\d|--?(?:expt-)?extended-lambda|--?expt-relaxed-constexpr"
+    r"|--?use[_-]fast[_-]math|--?(?:ftz|prec-div|prec-sqrt|fmad)=(?:true|false)"
+)
 
 
 def is_nvcc_option(word: str) -> bool:
@@ -139,7 +145,7 @@ def checked_nvcc_options(options: Sequence[str]) -> tuple[str, ...]:
         if not isinstance(option, str) or not is_nvcc_option(option):
             raise InputError(
                 f"nvcc option {str(option)[:80]!r} is not one perfcalc app passes to nvcc: it takes -std=c++NN, "
-                "--extended-lambda and --expt-relaxed-constexpr"
+                "--extended-lambda, --expt-relaxed-constexpr, -use_fast_math, -ftz=, -prec-div=, -prec-sqrt= and -fmad="
             )
     return tuple(dict.fromkeys(options))
 

@@ -18,7 +18,8 @@ FilesArgument = Annotated[
     typer.Argument(
         metavar="FILES... [-- ARGS...]",
         help="The program's .cu (and .cpp, .c) files and the nvcc options its build gives that change device code "
-        "(-std=c++NN, --extended-lambda, --expt-relaxed-constexpr); after `--`, the arguments its main() gets.",
+        "(-std=c++NN, --extended-lambda, --expt-relaxed-constexpr, -use_fast_math, -ftz=, -prec-div=, -prec-sqrt=, "
+        "-fmad=); after `--`, the arguments its main() gets.",
     ),
 ]
 IncludeOption = Annotated[
