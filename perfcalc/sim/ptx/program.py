@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import Any, NamedTuple, cast
 
 import numpy as np
 
@@ -14,6 +14,8 @@ from perfcalc.limits import past_time_limit, time_limit_seconds
 from perfcalc.sim import counters as C
 from perfcalc.sim.ptx.contract import NOP, contract
 from perfcalc.sim.ptx.execute import Chunk, Env, Guard, guarded, operand, predicate, warps_with
+from perfcalc.sim.ptx.exit_sinking import sunk_past_exits
+from perfcalc.sim.ptx.flop_idioms import flop_overrides
 from perfcalc.sim.ptx.if_conversion import if_convert
 from perfcalc.sim.ptx.instructions import BUILDERS, NOOPS, PACKED_HALF, flop_weight
 from perfcalc.sim.ptx.load_waits import is_global_load, wait_points
@@ -23,6 +25,7 @@ from perfcalc.sim.ptx.memops import build_atom, build_ld, build_st
 from perfcalc.sim.ptx.packed_int import PACKED_INT_TYPES, build_packed_int16
 from perfcalc.sim.ptx.parse import Function, Instr
 from perfcalc.sim.ptx.sass_expansion import sass_instructions
+from perfcalc.sim.ptx.select_predication import select_predications
 from perfcalc.sim.ptx.tensor import build_mma, build_wmma_mma
 
 # Refused by name (issue #8): things this engine does not execute.
@@ -50,6 +53,9 @@ class Step:
     pred: Callable[[Chunk], Guard] | None = None
     flops: int = 0
     flop_kind: str | None = None
+    # a select whose value ptxas computes under its predicate (select_predication.py): the lanes
+    # that count that value's flops
+    flop_lanes: Callable[[Chunk], Guard] | None = None
     inst_kind: str = "int"
     memory: bool = False
     targets: tuple[int, ...] = ()
@@ -63,9 +69,20 @@ class Step:
 
 def compile_steps(env: Env) -> list[Step]:
     """One step per instruction, after ptxas's mul+add contraction (contract.py) and if-conversion
-    (if_conversion.py), each marked where a warp waits for its global loads (load_waits.py)."""
-    body, wait_at, loads = _analysed(env.fn)
+    (if_conversion.py), each marked where a warp waits for its global loads (load_waits.py), its
+    flops counted where and as the SASS has them (flop_idioms.py, select_predication.py,
+    exit_sinking.py)."""
+    body, wait_at, loads, flops, selects, sunk = _analysed(env.fn)
     steps = [_step(instr, env) for instr in body]
+    for at, n in flops.items():
+        steps[at].flops = n
+    for at, (value, on_true) in selects.items():  # ptxas predicates the value on the select
+        steps[at].flops, steps[value].flops = steps[value].flops, 0
+        name = body[at].operands[3].strip()
+        steps[at].flop_lanes = predicate(name if on_true else "!" + name, env)
+    for value, reader in sunk.items():  # ptxas computes the value past the early exit
+        if steps[reader].flop_lanes is None:
+            steps[reader].flops, steps[value].flops = steps[reader].flops + steps[value].flops, 0
     for step, waits, load in zip(steps, wait_at, loads, strict=True):
         step.waits = waits
         step.global_load = load
@@ -81,14 +98,30 @@ def compile_steps(env: Env) -> list[Step]:
 _WARP_SYNC = {"shfl": "sync", "vote": "sync", "redux": "sync", "match": "sync", "elect": "sync", "bar": "warp"}
 
 
-def _analysed(fn: Function) -> tuple[list[Instr], list[bool], list[bool]]:
-    """(contracted body, wait points, global loads) of a function, derived once per function."""
+class _Analysis(NamedTuple):
+    """What the steps of a function take from ptxas's view of it, derived once per function."""
+
+    body: list[Instr]  # after contraction and if-conversion
+    wait_at: list[bool]  # where a warp waits for its global loads
+    loads: list[bool]  # the global loads
+    flops: dict[int, int]  # flops the SASS counts where it differs from the PTX (flop_idioms.py)
+    selects: dict[int, tuple[int, bool]]  # select -> the value predicated on it
+    sunk: dict[int, int]  # value -> its reader past an early exit
+
+
+def _analysed(fn: Function) -> _Analysis:
     found = fn.analyses.get("steps")
     if found is None:
         body = if_convert(fn, contract(fn))
-        wait_at = wait_points(body, fn.labels, fn.branch_tables)
-        found = fn.analyses["steps"] = (body, wait_at, [is_global_load(i) for i in body])
-    return cast(tuple[list[Instr], list[bool], list[bool]], found)
+        found = fn.analyses["steps"] = _Analysis(
+            body,
+            wait_points(body, fn.labels, fn.branch_tables),
+            [is_global_load(i) for i in body],
+            flop_overrides(fn, body),
+            select_predications(fn, body),
+            sunk_past_exits(fn, body),
+        )
+    return cast(_Analysis, found)
 
 
 def _step(instr: Instr, env: Env) -> Step:
@@ -427,7 +460,8 @@ def run_chunk(env: Env, steps: list[Step], block_ids: np.ndarray) -> None:
             elif mf.any():
                 step.run(ch, m, mf.all())  # type: ignore[misc]
             if step.flops:
-                counts[C.FLOPS] += step.flops * mf.count()
+                lanes = mf if step.flop_lanes is None else _Facts(guarded(m, step.flop_lanes(ch)))
+                counts[C.FLOPS] += step.flops * lanes.count()
             pc += 1
             mask = _merge(pc, mask, waiting)
             continue

@@ -1,0 +1,61 @@
+"""What ptxas does with a float value read only past an early exit: it computes it there.
+
+A warp reduction's last step, `v += __shfl_down_sync(m, v, 1); if (lane == 0) out[w] = v;`, is in
+PTX an add, then `@%p bra` to the function's `ret`, then the store. ptxas makes the branch an early
+`@P0 EXIT` and moves the add below it (our gemv_warp and HeCBench's logprob for sm_90:
+`SHFL.DOWN; @P0 EXIT; FADD; STG`), so only the lanes that stay issue it and Nsight Compute's flop
+counters count 31 fewer lanes a warp than the PTX's order gives.
+
+The shape (benchmarks/hw/ifconvert_h100/, benchmarks/hw/flops_sass/): an unguarded f32/f64 add,
+sub, mul or fma, written once and read once, by an unguarded instruction after a guarded branch to
+an instruction that returns, with no label, other branch, barrier or call between the two. A
+region that ptxas predicates instead (if_conversion.py) keeps its value where it is: logprob's
+`@!P0 STS` of a reduction's sum is preceded by an unpredicated FADD.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+from perfcalc.sim.ptx.parse import Function, Instr
+from perfcalc.sim.ptx.registers import register_reads, register_writes
+
+_ARITHMETIC = {"add", "sub", "mul", "fma", "mad"}
+_CONTROL = {"bra", "brx", "ret", "exit", "call", "bar", "barrier", "trap", "brkpt"}
+
+
+def sunk_past_exits(fn: Function, body: list[Instr]) -> dict[int, int]:
+    """Index of a value's instruction -> index of its one reader, past an early exit."""
+    reads: dict[str, list[int]] = defaultdict(list)
+    writes: dict[str, list[int]] = defaultdict(list)
+    for i, instr in enumerate(body):
+        for r in register_writes(instr):
+            writes[r].append(i)
+        for r in register_reads(instr):
+            reads[r].append(i)
+    starts = set(fn.labels.values())
+    found: dict[int, int] = {}
+    for i, instr in enumerate(body):
+        if instr.base not in _ARITHMETIC or instr.parts[-1] not in ("f32", "f64") or instr.pred is not None:
+            continue
+        (value, *more) = register_writes(instr) or [""]
+        if more or len(writes[value]) != 1 or len(reads[value]) != 1:
+            continue
+        reader = reads[value][0]
+        if reader > i and body[reader].pred is None and _past_one_early_exit(fn, body, i, reader, starts):
+            found[i] = reader
+    return found
+
+
+def _past_one_early_exit(fn: Function, body: list[Instr], at: int, reader: int, starts: set[int]) -> bool:
+    between = range(at + 1, reader)
+    if any(k in starts for k in range(at + 1, reader + 1)):
+        return False
+    control = [k for k in between if body[k].base in _CONTROL]
+    if len(control) != 1:
+        return False
+    branch = body[control[0]]
+    if branch.base != "bra" or branch.pred is None:
+        return False
+    target = fn.labels.get(branch.operands[0].strip())
+    return target is not None and target < len(body) and body[target].base in ("ret", "exit")
