@@ -65,6 +65,8 @@ class Env:
     # both), is kept in `races` and the launch goes on
     race_faults: bool = True
     races: list[Fault] = field(default_factory=list)
+    # each shared variable's offset (what ptxas knows of its address: shared_merge.py)
+    shared_offsets: dict[str, int] = field(default_factory=dict)
     # with race_faults False, also a global access past its allocation that stays inside the
     # device memory a GPU has mapped there (Heap.mapped): kept here, the access goes on
     overruns: list[Fault] = field(default_factory=list)

@@ -314,7 +314,10 @@ def _price(
         _add_counts(ch, instr, space, op, totals, nwarps if nwarps is not None else int(warps_with(control).sum()))
 
 
-def build_ld(instr: Instr, env: Env) -> Op:
+def build_ld(instr: Instr, env: Env, priced_as: int | None = None) -> Op:
+    """A load. `priced_as`: the bytes a lane's access is counted as where ptxas merges it with
+    its neighbours into one vector load (shared_merge.py): the vector's at the first, 0 (not
+    counted) at the others; None: its own."""
     t = type_of(instr)
     space = _space(instr)
     vec = _vector(instr)
@@ -327,9 +330,10 @@ def build_ld(instr: Instr, env: Env) -> Op:
         return _ld_const(instr, env, dests, t)
     read = address(instr.operands[1], env, "u64")
     planned = _Planned(instr, env, instr.operands[1], space, dt, vec, "load")
+    priced = size * vec if priced_as is None else priced_as
 
     def run(ch: Chunk, m: np.ndarray, full: bool, control: np.ndarray | None = None) -> None:
-        if _issued_with_no_lane(ch, instr, space, "load", m, full, control):
+        if priced and _issued_with_no_lane(ch, instr, space, "load", m, full, control):
             return
         found = planned.find(ch, full)
         if found is not None:
@@ -338,7 +342,12 @@ def build_ld(instr: Instr, env: Env) -> Op:
                 ch.races.read_planned(ch, instr, plan, e, at, m)
             if dests[0] != "_":
                 ch.write(dests[0], plan.take(e), m, True, fresh=True)
-            planned.tally.add(ch, plan, e)
+            if priced == size * vec:
+                planned.tally.add(ch, plan, e)
+            elif priced:  # a merged vector load's first: priced as the vector at its addresses
+                a = read(ch)
+                offsets = np.asarray(a.full() if isinstance(a, Sep) else a).astype(np.int64)
+                _price(ch, instr, space, np.broadcast_to(offsets, m.shape), priced, m, m, "load", True)
             return
         a = read(ch)
         if isinstance(a, Sep):
@@ -350,7 +359,8 @@ def build_ld(instr: Instr, env: Env) -> Op:
                 v = gather(res.storage, res.offset + k * size, dt, mask, res.whole)
                 ch.write(d, v, mask, res.whole, fresh=True)
             ctl = control if control is not None else m
-            _price(ch, instr, res.space, price_addr, size * vec, mask, ctl, "load", res.whole)
+            if priced:
+                _price(ch, instr, res.space, price_addr, priced, mask, ctl, "load", res.whole)
 
     return run
 

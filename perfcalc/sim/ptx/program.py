@@ -26,6 +26,7 @@ from perfcalc.sim.ptx.packed_int import PACKED_INT_TYPES, build_packed_int16
 from perfcalc.sim.ptx.parse import Function, Instr
 from perfcalc.sim.ptx.sass_expansion import sass_instructions
 from perfcalc.sim.ptx.select_predication import select_predications
+from perfcalc.sim.ptx.shared_merge import merged_shared_loads
 from perfcalc.sim.ptx.tensor import build_mma, build_wmma_mma
 
 # Refused by name (issue #8): things this engine does not execute.
@@ -73,7 +74,8 @@ def compile_steps(env: Env) -> list[Step]:
     flops counted where and as the SASS has them (flop_idioms.py, select_predication.py,
     exit_sinking.py)."""
     body, wait_at, loads, flops, selects, sunk = _analysed(env.fn)
-    steps = [_step(instr, env) for instr in body]
+    merged = _merged(env, body)
+    steps = [_step(instr, env, merged.get(i)) for i, instr in enumerate(body)]
     for at, n in flops.items():
         steps[at].flops = n
     for at, (value, on_true) in selects.items():  # ptxas predicates the value on the select
@@ -124,7 +126,19 @@ def _analysed(fn: Function) -> _Analysis:
     return cast(_Analysis, found)
 
 
-def _step(instr: Instr, env: Env) -> Step:
+def _merged(env: Env, body: list[Instr]) -> dict[int, int]:
+    """ptxas's shared-load merges (shared_merge.py) for this function and shared-memory layout,
+    from CC 7.0 on (checked on sm_90's SASS); older CCs count the PTX's loads."""
+    if env.pricer.arch.major < 7:
+        return {}
+    key = "shared merges " + repr(sorted(env.shared_offsets.items()))
+    found = env.fn.analyses.get(key)
+    if found is None:
+        found = env.fn.analyses[key] = merged_shared_loads(body, env.fn.labels, env.shared_offsets)
+    return cast(dict[int, int], found)
+
+
+def _step(instr: Instr, env: Env, priced_as: int | None = None) -> Step:
     if instr.opcode == NOP:
         return Step(instr, "op", run=lambda ch, m, full: None, inst_kind="none")
     base = instr.base
@@ -178,7 +192,7 @@ def _step(instr: Instr, env: Env) -> Step:
     if tensor is not None:
         return tensor
     if base == "ld" or base == "ldu":
-        return Step(instr, "op", run=build_ld(instr, env), pred=pred, memory=True, inst_kind="load")
+        return Step(instr, "op", run=build_ld(instr, env, priced_as), pred=pred, memory=True, inst_kind="load")
     if base == "st":
         return Step(instr, "op", run=build_st(instr, env), pred=pred, memory=True, inst_kind="store")
     if base in ("atom", "red"):

@@ -120,6 +120,7 @@ def execute(
         launch.iteration_cap,
         reg_types=_register_types(fn),
         race_faults=launch.race_faults,
+        shared_offsets=_shared_offsets(ck.module, fn, symbols),
     )
     model = make_caches(caches, shared_bytes - dyn, ck.ptxas_log, fn.name)
     env.pricer.trace = model
@@ -317,6 +318,13 @@ def _scalar_bytes(name: str, ctype: str, value: object, ptx_type: str, size: int
     if len(raw) != size:
         raise InputError(f"argument {name}: {len(raw)} bytes given for a {size}-byte parameter ({ctype})")
     return raw
+
+
+def _shared_offsets(module: Module, fn: Function, symbols: dict[str, int]) -> dict[str, int]:
+    """Each shared variable's offset in the block's shared memory (what ptxas knows of its
+    address: sim/ptx/shared_merge.py)."""
+    names = {v.name for v in [*module.variables, *fn.variables] if v.space == "shared"}
+    return {n: symbols[n] for n in sorted(names) if n in symbols}
 
 
 def _layout(fn: Function, module: Module, dynamic: int, arch: Arch) -> tuple[dict[str, int], int, int]:

@@ -1,0 +1,165 @@
+"""ptxas's merge of scalar shared loads into vector loads (sim/ptx/shared_merge.py; issues #31,
+#34): a register tile's `ld.shared.f32` at [r], [r+4], [r+8], [r+12] is one LDS.128 where r is
+provably 16-byte aligned, and is counted as one.
+
+The reference is the H100 machine's own toolchain (benchmarks/hw/lds_vectorization_h100/: the
+PTX nvcc 13.0 wrote for the example GEMM at two points of its sweep and for HeCBench's aidw, and
+the SASS ptxas made of it): merged, each PTX has as many vector loads of each width as its SASS
+has LDS.64 and LDS.128, and as many scalar ones as plain LDS. The rule's edges are checked on
+hand-written PTX.
+"""
+
+from __future__ import annotations
+
+import collections
+import re
+from pathlib import Path
+
+import pytest
+
+from perfcalc.sim.ptx.contract import contract
+from perfcalc.sim.ptx.parse import parse_module
+from perfcalc.sim.ptx.shared_merge import merged_shared_loads
+
+HW = Path(__file__).resolve().parents[1] / "benchmarks" / "hw" / "lds_vectorization_h100"
+
+
+def _layout(module, fn) -> dict[str, int]:
+    """Static shared variables at their alignment in declaration order (sim/ptx/run.py's layout)."""
+    offsets, at = {}, 0
+    for v in [*module.variables, *fn.variables]:
+        if v.space == "shared" and not v.extern:
+            at = -(-at // max(v.align, 1)) * max(v.align, 1)
+            offsets[v.name] = at
+            at += v.size
+    return offsets
+
+
+def _shared_loads(ptx: str) -> collections.Counter[str]:
+    """How many shared loads of each width the merges leave: a merge's first load counts as its
+    vector (v2 or v4), the others as none, an unmerged load as a scalar."""
+    module = parse_module(ptx)
+    found: collections.Counter[str] = collections.Counter()
+    for fn in module.functions.values():
+        body = contract(fn)
+        merged = merged_shared_loads(body, fn.labels, _layout(module, fn))
+        for k, i in enumerate(body):
+            if i.base == "ld" and "shared" in i.parts:
+                width = merged.get(k)
+                if width is None:
+                    found["scalar"] += 1
+                elif width:
+                    found["v2" if width == 8 else "v4"] += 1
+    return found
+
+
+def _sass_loads(sass: str) -> collections.Counter[str]:
+    widths = collections.Counter(
+        m.group(1) or "" for m in re.finditer(r"\bLDS(?:\.U8|\.S8|\.U16|\.S16)?(\.64|\.128)?\b", sass)
+    )
+    return collections.Counter({"scalar": widths[""], "wide64": widths[".64"], "wide128": widths[".128"]})
+
+
+@pytest.mark.parametrize("name", ["gemm_tiled_BM64_BN64_BK16_TM4_TN4", "gemm_tiled_BM64_BN32_BK8_TM4_TN2", "aidw"])
+def test_merged_loads_are_the_h100_sass_loads(name):
+    merged = _shared_loads((HW / f"{name}.ptx").read_text())
+    sass = _sass_loads((HW / f"{name}.sass.txt").read_text())
+    f32 = merged  # every load here is 4 bytes: v2 = LDS.64, v4 = LDS.128
+    assert (f32["scalar"], f32["v2"], f32["v4"]) == (sass["scalar"], sass["wide64"], sass["wide128"])
+
+
+def _entry(body: str, shared: str = ".shared .align 16 .b8 tile[1024];") -> str:
+    return f"""
+.version 8.0
+.target sm_90
+.address_size 64
+{shared}
+.visible .entry k(.param .u64 k_p)
+{{
+    .reg .pred %p<4>;
+    .reg .b32 %r<16>;
+    .reg .f32 %f<16>;
+{body}
+}}
+"""
+
+
+_TILE_ROW = """
+    mov.u32 %r1, %tid.y;
+    mov.u32 %r2, tile;
+    shl.b32 %r3, %r1, 4;
+    add.s32 %r4, %r2, %r3;
+"""
+
+
+def test_four_loads_from_an_aligned_row_are_one_v4():
+    # r4 = tile + 16 * tid.y: a multiple of 16, so [r4..r4+12] is one 16-byte load
+    body = _TILE_ROW + "".join(f"    ld.shared.f32 %f{k}, [%r4+{4 * k}];\n" for k in range(4)) + "    ret;"
+    assert _shared_loads(_entry(body)) == {"v4": 1}
+
+
+def test_a_row_only_4_byte_aligned_is_not_merged():
+    # r4 = tile + 4 * tid.y: only a multiple of 4, so ptxas cannot prove the 8 or 16 bytes
+    body = _TILE_ROW.replace("shl.b32 %r3, %r1, 4", "shl.b32 %r3, %r1, 2")
+    body += "".join(f"    ld.shared.f32 %f{k}, [%r4+{4 * k}];\n" for k in range(4)) + "    ret;"
+    assert _shared_loads(_entry(body)) == {"scalar": 4}
+
+
+def test_a_store_between_keeps_the_loads_apart():
+    # a store to shared memory between the second and third load may alias them: the first two
+    # merge (an aligned pair), the last two too, not all four
+    loads = [f"    ld.shared.f32 %f{k}, [%r4+{4 * k}];\n" for k in range(4)]
+    body = _TILE_ROW + loads[0] + loads[1] + "    st.shared.f32 [%r4+64], %f9;\n" + loads[2] + loads[3] + "    ret;"
+    assert _shared_loads(_entry(body)) == {"v2": 2}
+
+
+def test_a_misaligned_first_offset_merges_what_it_can():
+    # offsets 4, 8, 12, 16: 4 is not a multiple of 8; 8 and 12 are an aligned pair
+    body = _TILE_ROW + "".join(f"    ld.shared.f32 %f{k}, [%r4+{4 * k + 4}];\n" for k in range(4)) + "    ret;"
+    assert _shared_loads(_entry(body)) == {"scalar": 2, "v2": 1}
+
+
+_TILE_DOT = """
+__global__ void tileDot(const float* a, float* out) {
+    __shared__ float As[16][64];
+    int tx = threadIdx.x;  // 16 threads, 4 columns each
+    for (int i = tx; i < 16 * 64; i += 16) As[i / 64][i % 64] = a[i];
+    __syncthreads();
+    float acc[4] = {0, 0, 0, 0};
+    for (int k = 0; k < 16; k++)
+        for (int i = 0; i < 4; i++) acc[i] += As[k][tx * 4 + i];
+    for (int i = 0; i < 4; i++) out[tx * 4 + i] = acc[i];
+}
+"""
+
+
+def test_a_register_tile_is_counted_as_one_request_a_row_on_the_ptx_engine():
+    """nvcc writes 64 `ld.shared.f32` a thread ([r], [r+4], [r+8], [r+12] for each of 16 rows,
+    r = As + 16 * tx): 16 merged 16-byte loads from CC 7.0 on, 64 scalar ones before; results
+    unchanged."""
+    from perfcalc.sim import run_kernel
+    from perfcalc.sim.ptx import nvrtc
+
+    if not nvrtc.available():
+        pytest.skip("NVRTC (pip install nvidia-cuda-nvrtc) is not installed")
+    import numpy as np
+
+    a = np.arange(1024, dtype=np.float32)
+    want = a.reshape(16, 64).sum(axis=0)
+    for cc, requests in (("9.0", 16), ("6.0", 64)):
+        out = np.zeros(64, dtype=np.float32)
+        r = run_kernel(_TILE_DOT, "tileDot", 1, 16, {"a": a, "out": out}, cc, engine="ptx")
+        assert r.counters.shared_load_requests == requests
+        assert np.array_equal(out, want)
+
+
+def test_a_merge_is_priced_at_its_lowest_offset_whatever_the_order_of_its_loads():
+    """surfel's tile kernel loads [r+12] before [r+8]: the pair (8, 12) is one 8-byte access at
+    r+8, priced there (at r+12 it would be a misaligned 8-byte access)."""
+    from perfcalc.sim.ptx.shared_merge import merged_shared_loads
+
+    body = _TILE_ROW + "    ld.shared.f32 %f1, [%r4+12];\n    ld.shared.f32 %f2, [%r4+8];\n    ret;"
+    module = parse_module(_entry(body))
+    fn = next(iter(module.functions.values()))
+    merged = merged_shared_loads(contract(fn), fn.labels, _layout(module, fn))
+    assert sorted(merged.items()) == [(4, 0), (5, 8)]
