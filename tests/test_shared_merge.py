@@ -136,7 +136,8 @@ __global__ void tileDot(const float* a, float* out) {
 def test_a_register_tile_is_counted_as_one_request_a_row_on_the_ptx_engine():
     """nvcc writes 64 `ld.shared.f32` a thread ([r], [r+4], [r+8], [r+12] for each of 16 rows,
     r = As + 16 * tx): 16 merged 16-byte loads from CC 7.0 on, 64 scalar ones before; results
-    unchanged."""
+    unchanged. The GPU (an H200, sm_90 as the H100; benchmarks/hw/shared_merge_h200/) issues 16
+    LDS.128 with 32 wavefronts and no bank conflict for the same kernel and data."""
     from perfcalc.sim import run_kernel
     from perfcalc.sim.ptx import nvrtc
 
@@ -151,6 +152,8 @@ def test_a_register_tile_is_counted_as_one_request_a_row_on_the_ptx_engine():
         r = run_kernel(_TILE_DOT, "tileDot", 1, 16, {"a": a, "out": out}, cc, engine="ptx")
         assert r.counters.shared_load_requests == requests
         assert np.array_equal(out, want)
+        if cc == "9.0":
+            assert (r.counters.shared_load_wavefronts, r.counters.bank_conflicts) == (32, 0)
 
 
 def test_a_merge_is_priced_at_its_lowest_offset_whatever_the_order_of_its_loads():
