@@ -166,3 +166,42 @@ def test_a_merge_is_priced_at_its_lowest_offset_whatever_the_order_of_its_loads(
     fn = next(iter(module.functions.values()))
     merged = merged_shared_loads(contract(fn), fn.labels, _layout(module, fn))
     assert sorted(merged.items()) == [(4, 0), (5, 8)]
+
+
+def test_a_correctly_rounded_division_between_keeps_a_pair_apart():
+    """surfel's tile kernel loads [r+48], divides (div.rn: FCHK and a slow-path call, which ends
+    the SASS's block), then loads [r+52]: two LDS in its SASS, not an LDS.64."""
+    pair = "    ld.shared.f32 %f1, [%r4];\n{between}    ld.shared.f32 %f2, [%r4+4];\n    ret;"
+    assert _shared_loads(_entry(_TILE_ROW + pair.format(between=""))) == {"v2": 1}
+    divide = "    div.rn.f32 %f3, %f1, %f5;\n"
+    assert _shared_loads(_entry(_TILE_ROW + pair.format(between=divide))) == {"scalar": 2}
+
+
+def test_loads_of_one_width_merge_whatever_their_types():
+    """CUB's temp storage in kurtosis holds a u32 beside f32s: `ld.shared.u32 [s+64]`... its SASS
+    reads an f32 and the u32 after it as one LDS.64."""
+    body = _TILE_ROW + "    ld.shared.f32 %f1, [%r4];\n    ld.shared.u32 %r9, [%r4+4];\n    ret;"
+    assert _shared_loads(_entry(body)) == {"v2": 1}
+
+
+@pytest.mark.parametrize("program", ["surfel-cuda", "kurtosis-cuda"])
+def test_merged_loads_are_the_sass_loads_of_calibration_programs(program):
+    """HeCBench's surfel and kurtosis (calibration half) for sm_90 (benchmarks/hw/remaining_sass/):
+    for every kernel, the merges leave as many loads of each width as the SASS has LDS,
+    LDS.64 and LDS.128."""
+    import tarfile
+
+    with tarfile.open(HW.parent / "remaining_sass" / "listings.tar.xz") as tar:
+        ptx = tar.extractfile(f"remaining_sass/{program}_main.ptx").read().decode()  # type: ignore[union-attr]
+        sass = tar.extractfile(f"remaining_sass/{program}_main.sass.txt").read().decode()  # type: ignore[union-attr]
+    module = parse_module(ptx)
+    kernels = dict(re.findall(r"Function : (\S+)(.*?)(?=Function :|\Z)", sass, re.S))
+    for name, fn in module.functions.items():
+        body = contract(fn)
+        merged = merged_shared_loads(body, fn.labels, _layout(module, fn))
+        widths: collections.Counter[int] = collections.Counter()
+        for k, i in enumerate(body):
+            if i.base == "ld" and "shared" in i.parts and merged.get(k) != 0:
+                widths[merged.get(k) or 4] += 1  # these kernels' shared loads are 4-byte scalars
+        found = _sass_loads(kernels[name])
+        assert (widths[4], widths[8], widths[16]) == (found["scalar"], found["wide64"], found["wide128"]), name

@@ -32,6 +32,7 @@ from dataclasses import replace
 from perfcalc.sim.ptx.contract import NOP
 from perfcalc.sim.ptx.parse import Function, Instr
 from perfcalc.sim.ptx.registers import register_writes
+from perfcalc.sim.ptx.sass_expansion import has_slow_path_branch
 
 # The longest region ptxas predicated in the SASS listings, in PTX instructions (both arms, and a
 # second region under the same guard right after): see benchmarks/hw/ifconvert_h100/README.md.
@@ -147,9 +148,7 @@ def _predicable(instr: Instr, guard: str) -> bool:
         return False
     if guard in register_writes(instr):
         return False
-    parts = instr.parts
-    # correctly rounded division / reciprocal / square root: SASS with a slow-path branch
-    return not (instr.base in ("div", "rcp", "sqrt") and ("f64" in parts or "rn" in parts))
+    return not has_slow_path_branch(instr)
 
 
 def _counted(instr: Instr) -> int:

@@ -46,3 +46,11 @@ def sass_instructions(instr: Instr, cc_major: int) -> int:
     if cc_major != 9:
         return 1
     return _MEASURED_SM90.get(instr.opcode, 1)
+
+
+def has_slow_path_branch(instr: Instr) -> bool:
+    """Whether ptxas emits the instruction with a branch of its own: a correctly rounded division,
+    reciprocal or square root checks its operands (FCHK, or an exponent test) and calls a slow
+    path for special values, which ends the SASS's basic block there (if_conversion.py leaves
+    such an arm a branch; shared_merge.py merges no loads across it: surfel's tile kernel)."""
+    return instr.base in ("div", "rcp", "sqrt") and ("f64" in instr.parts or "rn" in instr.parts)

@@ -10,7 +10,9 @@ four. The rule reproduced here: in one basic block, unpredicated scalar `ld.shar
 or 8 bytes) from one base register at consecutive offsets, the first offset a multiple of the
 vector's bytes and the base register known to be a multiple of them, are one access of the
 vector's bytes at the first load's place, where nothing in between writes shared memory, orders it
-(barrier, fence, call), or touches the base register or the later loads' destinations.
+(barrier, fence, call) or ends the SASS's basic block (a correctly rounded division or square
+root, whose slow path is a branch), or touches the base register or the later loads'
+destinations.
 
 Only the counting changes: every load still runs as the PTX says (and keeps the engine's fast
 path); the one at the vector's address (its lowest offset) is priced as the whole vector access
@@ -34,6 +36,7 @@ from perfcalc.sim.ptx.contract import NOP
 from perfcalc.sim.ptx.load_schedule import leaders
 from perfcalc.sim.ptx.parse import Instr
 from perfcalc.sim.ptx.registers import register_reads, register_writes
+from perfcalc.sim.ptx.sass_expansion import has_slow_path_branch
 
 _ALL = 64  # "every low bit is zero" (the value 0)
 _ADDRESS = re.compile(r"^\[\s*(%?[\w$.]+)\s*(?:\+\s*(-?\d+))?\s*\]$")
@@ -117,7 +120,8 @@ def merged_shared_loads(body: list[Instr], labels: dict[str, int], symbols: dict
     for start, end in zip(starts, [*starts[1:], len(body)], strict=True):
         # loads never merge across a store, barrier or fence: each stretch between them on its own
         # (an unrolled loop's second tile reads the same offsets again after its barrier)
-        cuts = [pc for pc in range(start, end) if body[pc].base in _ORDERS]
+        # nor across a division or square root whose slow-path branch ends the SASS's block
+        cuts = [pc for pc in range(start, end) if body[pc].base in _ORDERS or has_slow_path_branch(body[pc])]
         for a, b in zip([start, *[c + 1 for c in cuts]], [*cuts, end], strict=True):
             if b > a:
                 _merge_block(body, a, b, known | {n: _zeros_of_int(v) for n, v in symbols.items()}, found)
@@ -125,14 +129,15 @@ def merged_shared_loads(body: list[Instr], labels: dict[str, int], symbols: dict
 
 
 def _merge_block(out: list[Instr], start: int, end: int, known: dict[str, int], found: dict[int, int]) -> None:
-    loads: dict[tuple[str, str], dict[int, int]] = {}  # (base, opcode) -> offset -> position
+    # (base, bytes) -> offset -> position: loads of one width merge whatever their types (CUB's
+    # temp storage of a u32 and four f32s is read as LDS.64 pairs of both in kurtosis's SASS)
+    loads: dict[tuple[str, int], dict[int, int]] = {}
     for pc in range(start, end):
         scalar = _scalar_shared_load(out[pc])
         if scalar is not None:
-            base, offset, _ = scalar
-            loads.setdefault((base, out[pc].opcode), {}).setdefault(offset, pc)
-    for (base, opcode), at in loads.items():
-        width = _WIDTH[opcode.rsplit(".", 1)[1]]
+            base, offset, width = scalar
+            loads.setdefault((base, width), {}).setdefault(offset, pc)
+    for (base, width), at in loads.items():
         taken: set[int] = set()
         for offset in sorted(at):
             if offset in taken:
