@@ -137,6 +137,41 @@ def test_an_unrolled_copy_waits_once_as_ptxas_schedules_it():
 """) == [1]
 
 
+def test_loads_go_first_even_where_an_address_takes_longer_than_the_last_store():
+    """The example GEMM's tile copy (a loop nvcc unrolls by 4) computes each load's address in
+    several steps; issued as soon as possible the first store would come before the second load,
+    but ptxas issues the block's loads first (its SASS for sm_90, LDG x 4 then STS x 4:
+    benchmarks/hw/lds_vectorization_h100/gemm_tiled_BM64_BN64_BK16_TM4_TN4.sass.txt): one wait."""
+    assert _waits("""
+    ld.global.f32 %f1, [%rd1];
+    st.shared.f32 [%r1], %f1;
+    add.s32 %r5, %r4, %r3;
+    shr.s32 %r6, %r5, 4;
+    mul.wide.s32 %rd5, %r6, 4;
+    add.s64 %rd6, %rd1, %rd5;
+    ld.global.f32 %f2, [%rd6];
+    st.shared.f32 [%r2], %f2;
+    ret;
+""") == [1]
+
+
+def test_a_load_whose_address_step_overwrites_a_register_still_needed_stays():
+    """Moving the second load's address computation up would overwrite %r1 before the first
+    store reads it (an anti-dependence). ptxas would rename the register; the model does not
+    (nvcc's PTX rarely reuses one so), and keeps the order: two waits, the count before the
+    loads-first rule, so the rule never adds a wait."""
+    assert _waits("""
+    ld.global.f32 %f1, [%rd1];
+    st.shared.f32 [%r1], %f1;
+    add.s32 %r1, %r4, %r3;
+    mul.wide.s32 %rd5, %r1, 4;
+    add.s64 %rd6, %rd1, %rd5;
+    ld.global.f32 %f2, [%rd6];
+    st.shared.f32 [%r2], %f2;
+    ret;
+""") == [1, 6]
+
+
 def test_a_load_stays_after_a_global_store_it_may_alias():
     """A global store may write what the next load reads: the load is not moved above it, so
     the two load-use pairs wait once each; a shared store does not stop the move (the test

@@ -22,6 +22,7 @@ Register pressure, which can stop ptxas from hoisting every load, is not modelle
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Sequence
 
 from perfcalc.sim.ptx.parse import Instr
@@ -94,8 +95,74 @@ def _block_order(instrs: Sequence[Instr], start: int, end: int) -> list[int]:
         if instr.base in _SIDE_EFFECTS:  # a global load too: a later store stays after it
             last_effect = max(last_effect, slot)
     last = end - 1 if instrs[end - 1].base in _TERMINATORS and end - 1 > start else end
-    order = sorted(range(start, last), key=lambda pc: (earliest[pc], pc))
+    first = _loads_first(instrs, start, last)
+    order = sorted(range(start, last), key=lambda pc: (pc not in first, earliest[pc], pc))
     return order + list(range(last, end))  # the block's branch stays last
+
+
+def _loads_first(instrs: Sequence[Instr], start: int, end: int) -> set[int]:
+    """The block's global loads that ptxas issues ahead of every use of a loaded value, with the
+    arithmetic that computes their addresses: a load whose address does not come from another
+    load of the block, after no instruction that may write global memory, its address computed
+    without side effects and without overwriting a register an earlier instruction still needs.
+    A list scheduler puts long-latency loads first; as-soon-as-possible alone leaves a load whose
+    address takes longer to compute than the previous load's store after that store (the example
+    GEMM's tile copy, unrolled by 4: `LDG` x 4, then `STS` x 4 in its SASS)."""
+    effects = [reads_and_writes(instrs[pc]) for pc in range(start, end)]
+    writers: dict[str, list[int]] = {}
+    for pc in range(start, end):
+        for r in effects[pc - start][1]:
+            writers.setdefault(r, []).append(pc)
+    kept: set[int] = set()
+    fenced = False
+    for pc in range(start, end):
+        instr = instrs[pc]
+        if is_global_load(instr) and not fenced:
+            chosen = _address_slice(instrs, pc, start, effects, writers)
+            if chosen is not None and _movable_above(start, chosen | kept, effects):
+                kept |= chosen
+        fenced = fenced or _may_order_global(instr)
+    return kept
+
+
+def _address_slice(
+    instrs: Sequence[Instr],
+    load: int,
+    start: int,
+    effects: list[tuple[set[str], set[str]]],
+    writers: dict[str, list[int]],
+) -> set[int] | None:
+    """The load and the block's instructions its address comes from, or None where one of them
+    is a load or has a side effect (it cannot move ahead of the block's memory operations)."""
+    chosen: set[int] = set()
+    todo = [load]
+    while todo:
+        pc = todo.pop()
+        if pc in chosen:
+            continue
+        if pc != load and instrs[pc].base in _SIDE_EFFECTS:
+            return None
+        chosen.add(pc)
+        for r in effects[pc - start][0]:
+            before = writers.get(r, [])
+            k = bisect_left(before, pc)
+            if k:
+                todo.append(before[k - 1])
+    return chosen
+
+
+def _movable_above(start: int, chosen: set[int], effects: list[tuple[set[str], set[str]]]) -> bool:
+    """Can `chosen` run before the block's other instructions? None of them may write a register
+    that an earlier instruction left behind reads or writes (an anti- or output dependence)."""
+    used: set[str] = set()
+    for pc in range(start, max(chosen) + 1):
+        reads, writes = effects[pc - start]
+        if pc in chosen:
+            if writes & used:
+                return False
+        else:
+            used |= reads | writes
+    return True
 
 
 def scheduled_order(instrs: Sequence[Instr], labels: dict[str, int]) -> list[int]:
