@@ -15,10 +15,8 @@ region that ptxas predicates instead (if_conversion.py) keeps its value where it
 
 from __future__ import annotations
 
-from collections import defaultdict
-
 from perfcalc.sim.ptx.parse import Function, Instr
-from perfcalc.sim.ptx.registers import register_reads, register_writes
+from perfcalc.sim.ptx.registers import readers_and_writers, register_writes
 
 _ARITHMETIC = {"add", "sub", "mul", "fma", "mad"}
 _CONTROL = {"bra", "brx", "ret", "exit", "call", "bar", "barrier", "trap", "brkpt"}
@@ -26,13 +24,7 @@ _CONTROL = {"bra", "brx", "ret", "exit", "call", "bar", "barrier", "trap", "brkp
 
 def sunk_past_exits(fn: Function, body: list[Instr]) -> dict[int, int]:
     """Index of a value's instruction -> index of its one reader, past an early exit."""
-    reads: dict[str, list[int]] = defaultdict(list)
-    writes: dict[str, list[int]] = defaultdict(list)
-    for i, instr in enumerate(body):
-        for r in register_writes(instr):
-            writes[r].append(i)
-        for r in register_reads(instr):
-            reads[r].append(i)
+    reads, writes = readers_and_writers(body)
     starts = set(fn.labels.values())
     found: dict[int, int] = {}
     for i, instr in enumerate(body):

@@ -11,10 +11,8 @@
 
 from __future__ import annotations
 
-from collections import defaultdict
-
 from perfcalc.sim.ptx.parse import Function, Instr
-from perfcalc.sim.ptx.registers import register_reads, register_writes
+from perfcalc.sim.ptx.registers import readers_and_writers, register_writes
 
 _ARITHMETIC = {"add", "sub", "mul", "fma", "mad"}
 _ENDS_STRETCH = {"bra", "brx", "ret", "exit", "call", "bar", "barrier"}
@@ -22,13 +20,7 @@ _ENDS_STRETCH = {"bra", "brx", "ret", "exit", "call", "bar", "barrier"}
 
 def flop_overrides(fn: Function, body: list[Instr]) -> dict[int, int]:
     """Instruction index -> the flops its SASS counts, where that differs from flop_weight."""
-    reads: dict[str, list[int]] = defaultdict(list)
-    writes: dict[str, list[int]] = defaultdict(list)
-    for i, instr in enumerate(body):
-        for r in register_writes(instr):
-            writes[r].append(i)
-        for r in register_reads(instr):
-            reads[r].append(i)
+    reads, writes = readers_and_writers(body)
     starts = set(fn.labels.values())
     found: dict[int, int] = {}
     reduced: dict[str, int] = {}  # value -> the sin/cos that reduced it, in this stretch

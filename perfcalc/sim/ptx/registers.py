@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import re
+from collections import defaultdict
 
 from perfcalc.sim.ptx.parse import Instr
 from perfcalc.sim.ptx.values import register_name
@@ -56,3 +57,16 @@ def register_writes(instr: Instr) -> list[str]:
 def reads_and_writes(instr: Instr) -> tuple[set[str], set[str]]:
     """The registers an instruction reads and those it writes, as sets."""
     return set(register_reads(instr)), set(register_writes(instr))
+
+
+def readers_and_writers(body: list[Instr]) -> tuple[dict[str, list[int]], dict[str, list[int]]]:
+    """Per register, the indices of the instructions that read it and of those that write it, in
+    order (the flop-placement analyses follow a value from its one writer to its readers)."""
+    reads: dict[str, list[int]] = defaultdict(list)
+    writes: dict[str, list[int]] = defaultdict(list)
+    for i, instr in enumerate(body):
+        for r in register_writes(instr):
+            writes[r].append(i)
+        for r in register_reads(instr):
+            reads[r].append(i)
+    return reads, writes

@@ -24,10 +24,9 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left
-from collections import defaultdict
 
 from perfcalc.sim.ptx.parse import Function, Instr
-from perfcalc.sim.ptx.registers import register_reads, register_writes
+from perfcalc.sim.ptx.registers import readers_and_writers
 from perfcalc.sim.ptx.values import register_name
 
 _ARITHMETIC = {"add", "sub", "mul", "fma", "mad"}
@@ -39,13 +38,7 @@ _ENDS_STRETCH = {"bra", "brx", "ret", "exit", "call", "bar", "barrier", "trap", 
 def select_predications(fn: Function, body: list[Instr]) -> dict[int, tuple[int, bool]]:
     """selp index -> (index of the instruction ptxas predicates on it, whether it is the value
     chosen where the predicate is true)."""
-    reads: dict[str, list[int]] = defaultdict(list)
-    writes: dict[str, list[int]] = defaultdict(list)
-    for i, instr in enumerate(body):
-        for r in register_writes(instr):
-            writes[r].append(i)
-        for r in register_reads(instr):
-            reads[r].append(i)
+    reads, writes = readers_and_writers(body)
     starts = set(fn.labels.values())
     back_edges = [(i, fn.labels[t]) for i, instr in enumerate(body) if (t := _branch_target(instr)) in fn.labels]
     back_edges = [(i, t) for i, t in back_edges if t <= i]
