@@ -30,10 +30,10 @@ def sunk_past_exits(fn: Function, body: list[Instr]) -> dict[int, int]:
     for i, instr in enumerate(body):
         if instr.base not in _ARITHMETIC or instr.parts[-1] not in ("f32", "f64") or instr.pred is not None:
             continue
-        (value, *more) = register_writes(instr) or [""]
-        if more or len(writes[value]) != 1 or len(reads[value]) != 1:
+        written = register_writes(instr)
+        if len(written) != 1 or len(writes[written[0]]) != 1 or len(reads[written[0]]) != 1:
             continue
-        reader = reads[value][0]
+        reader = reads[written[0]][0]
         if reader > i and body[reader].pred is None and _past_one_early_exit(fn, body, i, reader, starts):
             found[i] = reader
     return found
@@ -47,7 +47,5 @@ def _past_one_early_exit(fn: Function, body: list[Instr], at: int, reader: int, 
     if len(control) != 1:
         return False
     branch = body[control[0]]
-    if branch.base != "bra" or branch.pred is None:
-        return False
-    target = fn.labels.get(branch.operands[0].strip())
+    target = fn.branch_target(branch) if branch.pred is not None else None
     return target is not None and target < len(body) and body[target].base in ("ret", "exit")

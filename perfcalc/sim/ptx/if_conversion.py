@@ -48,7 +48,7 @@ def if_convert(fn: Function, body: list[Instr]) -> list[Instr]:
     label_at = set(fn.labels.values())
     entries: Counter[int] = Counter()
     for instr in body:
-        to = _target(fn, instr)
+        to = fn.branch_target(instr)
         if to is not None:
             entries[to] += 1
         elif instr.base == "brx":
@@ -75,13 +75,6 @@ def if_convert(fn: Function, body: list[Instr]) -> list[Instr]:
     return body
 
 
-def _target(fn: Function, instr: Instr) -> int | None:
-    """Where a `bra` jumps (None for any other instruction, or a label the function lacks)."""
-    if instr.base != "bra" or not instr.operands:
-        return None
-    return fn.labels.get(instr.operands[0].strip())
-
-
 def _next_real(body: list[Instr], k: int) -> int:
     """The first instruction at or after k that is not a no-op (len(body) past the end)."""
     while k < len(body) and body[k].opcode == NOP:
@@ -91,7 +84,7 @@ def _next_real(body: list[Instr], k: int) -> int:
 
 def _forward_target(fn: Function, body: list[Instr], i: int) -> int | None:
     """The target of a guarded forward `bra` at i (None for anything else)."""
-    target = _target(fn, body[i]) if body[i].pred is not None else None
+    target = fn.branch_target(body[i]) if body[i].pred is not None else None
     return target if target is not None and target > i + 1 else None
 
 
@@ -105,7 +98,7 @@ def _arms(
         return start < end and not any(k in label_at for k in range(start + 1, end))
 
     def jump(k: int) -> int | None:  # an unguarded forward bra at k: its target
-        to = _target(fn, body[k]) if body[k].pred is None else None
+        to = fn.branch_target(body[k]) if body[k].pred is None else None
         return to if to is not None and to > k else None
 
     fall = i + 1
@@ -161,5 +154,5 @@ def _same_guard_after(fn: Function, body: list[Instr], branch: Instr, join: int)
     k = _next_real(body, join)
     if k == len(body) or body[k].pred != branch.pred or body[k].pred_negated != branch.pred_negated:
         return 0
-    end = _target(fn, body[k])
+    end = fn.branch_target(body[k])
     return sum(_counted(i) for i in body[k + 1 : end]) if end is not None and end > k else 0

@@ -75,6 +75,13 @@ class Function:
     # a parsed module is cached per PTX text, so a second launch derives nothing again
     analyses: dict[str, object] = field(default_factory=dict, repr=False, compare=False)
 
+    def branch_target(self, instr: Instr) -> int | None:
+        """Where a `bra` jumps, as an index into the body (None for any other instruction, or a
+        label the function lacks)."""
+        if instr.base != "bra" or not instr.operands:
+            return None
+        return self.labels.get(instr.operands[0].strip())
+
 
 @dataclass
 class Module:

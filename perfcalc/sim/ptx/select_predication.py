@@ -40,8 +40,7 @@ def select_predications(fn: Function, body: list[Instr]) -> dict[int, tuple[int,
     chosen where the predicate is true)."""
     reads, writes = readers_and_writers(body)
     starts = set(fn.labels.values())
-    back_edges = [(i, fn.labels[t]) for i, instr in enumerate(body) if (t := _branch_target(instr)) in fn.labels]
-    back_edges = [(i, t) for i, t in back_edges if t <= i]
+    back_edges = [(i, t) for i, instr in enumerate(body) if (t := fn.branch_target(instr)) is not None and t <= i]
     found: dict[int, tuple[int, bool]] = {}
     for i, instr in enumerate(body):
         if instr.opcode != "selp.f32" or len(instr.operands) != 4:
@@ -62,10 +61,6 @@ def select_predications(fn: Function, body: list[Instr]) -> dict[int, tuple[int,
         if kept == instr.operands[0].strip() or _dies_at(i, reads[kept], writes[kept], back_edges):
             found[i] = (at, on_true)
     return found
-
-
-def _branch_target(instr: Instr) -> str | None:
-    return instr.operands[0].strip() if instr.base == "bra" and instr.operands else None
 
 
 def _dies_at(select: int, reads: list[int], writes: list[int], back_edges: list[tuple[int, int]]) -> bool:
