@@ -124,11 +124,14 @@ def merged_shared_loads(body: list[Instr], labels: dict[str, int], symbols: dict
         cuts = [pc for pc in range(start, end) if body[pc].base in _ORDERS or has_slow_path_branch(body[pc])]
         for a, b in zip([start, *[c + 1 for c in cuts]], [*cuts, end], strict=True):
             if b > a:
-                _merge_block(body, a, b, known | {n: _zeros_of_int(v) for n, v in symbols.items()}, found)
+                _merge_block(body, a, b, known, symbols, found)
     return found
 
 
-def _merge_block(out: list[Instr], start: int, end: int, known: dict[str, int], found: dict[int, int]) -> None:
+def _merge_block(
+    out: list[Instr], start: int, end: int, known: dict[str, int], symbols: dict[str, int], found: dict[int, int]
+) -> None:
+    """The merges of one stretch (no store, barrier, fence or slow-path branch inside it)."""
     # (base, bytes) -> offset -> position: loads of one width merge whatever their types (CUB's
     # temp storage of a u32 and four f32s is read as LDS.64 pairs of both in kurtosis's SASS)
     loads: dict[tuple[str, int], dict[int, int]] = {}
@@ -144,7 +147,7 @@ def _merge_block(out: list[Instr], start: int, end: int, known: dict[str, int], 
                 continue
             for lanes in (4, 2):
                 size = lanes * width
-                if size > 16 or offset % size or known.get(base, 0) < size.bit_length() - 1:
+                if size > 16 or offset % size or _operand_zeros(base, known, symbols) < size.bit_length() - 1:
                     continue
                 offsets = [offset + k * width for k in range(lanes)]
                 if any(o not in at or o in taken for o in offsets):
@@ -158,8 +161,9 @@ def _merge_block(out: list[Instr], start: int, end: int, known: dict[str, int], 
 
 
 def _movable(out: list[Instr], positions: list[int], base: str) -> bool:
-    """Can every load be issued at the first one's place? Nothing between may write shared
-    memory or order it, write the base register, or read or write a later load's destination."""
+    """Can every load be issued at the first one's place? Nothing between may write the base
+    register, or read or write a later load's destination (nothing in the stretch writes shared
+    memory or orders it: merged_shared_loads cut the stretches there)."""
     first = min(positions)
     for q in positions:
         dest = out[q].operands[0].strip()
@@ -167,8 +171,6 @@ def _movable(out: list[Instr], positions: list[int], base: str) -> bool:
             between = out[k]
             if between.opcode == NOP:
                 continue
-            if between.base in _ORDERS:
-                return False
             writes = register_writes(between)
             if base in writes or dest in writes or dest in register_reads(between):
                 return False
