@@ -6,9 +6,11 @@ STS, STS` in the H100's SASS of tests/data/cuda/tensor/ldmatrix_variants.cu,
 benchmarks/hw/tensor_run/ldmatrix_variants.sass.txt), so the four loads are in flight together
 and the warp waits once, not four times. load_waits.py runs its analysis on this order.
 
-The model is as-soon-as-possible scheduling inside each basic block (a block's first instruction
-stays first, its branch last): an instruction moves up to just after the last one it must follow,
-ties kept in program order. It must follow
+The model is list scheduling inside each basic block (a block's first instruction stays first,
+its branch last): the block's global loads whose addresses come from no other load of it go
+first, with the arithmetic that computes their addresses (a list scheduler's priority for
+long-latency loads; `_loads_first`); everything else as soon as possible, an instruction moving up
+to just after the last one it must follow, ties kept in program order. It must follow
 - the writer of a register it reads, the earlier readers of a register it writes, the earlier
   writer of a register it writes (data dependences as in registers.py);
 - for a global (or generic) load: the last earlier instruction that may write global memory or
@@ -67,9 +69,10 @@ def _block_order(instrs: Sequence[Instr], start: int, end: int) -> list[int]:
     writer: dict[str, int] = {}
     readers: dict[str, list[int]] = {}
     last_fence = last_effect = -1  # positions (in `earliest` units) to stay after
+    effects = [reads_and_writes(instrs[pc]) for pc in range(start, end)]
     for pc in range(start, end):
         instr = instrs[pc]
-        reads, writes = reads_and_writes(instr)
+        reads, writes = effects[pc - start]
         after = -1
         for r in reads:
             if r in writer:
@@ -95,20 +98,20 @@ def _block_order(instrs: Sequence[Instr], start: int, end: int) -> list[int]:
         if instr.base in _SIDE_EFFECTS:  # a global load too: a later store stays after it
             last_effect = max(last_effect, slot)
     last = end - 1 if instrs[end - 1].base in _TERMINATORS and end - 1 > start else end
-    first = _loads_first(instrs, start, last)
+    first = _loads_first(instrs, start, last, effects)
     order = sorted(range(start, last), key=lambda pc: (pc not in first, earliest[pc], pc))
     return order + list(range(last, end))  # the block's branch stays last
 
 
-def _loads_first(instrs: Sequence[Instr], start: int, end: int) -> set[int]:
+def _loads_first(instrs: Sequence[Instr], start: int, end: int, effects: list[tuple[set[str], set[str]]]) -> set[int]:
     """The block's global loads that ptxas issues ahead of every use of a loaded value, with the
     arithmetic that computes their addresses: a load whose address does not come from another
     load of the block, after no instruction that may write global memory, its address computed
     without side effects and without overwriting a register an earlier instruction still needs.
     A list scheduler puts long-latency loads first; as-soon-as-possible alone leaves a load whose
     address takes longer to compute than the previous load's store after that store (the example
-    GEMM's tile copy, unrolled by 4: `LDG` x 4, then `STS` x 4 in its SASS)."""
-    effects = [reads_and_writes(instrs[pc]) for pc in range(start, end)]
+    GEMM's tile copy, unrolled by 4: `LDG` x 4, then `STS` x 4 in its SASS). `effects`: each
+    instruction's (reads, writes) from `start` on."""
     writers: dict[str, list[int]] = {}
     for pc in range(start, end):
         for r in effects[pc - start][1]:
