@@ -314,10 +314,15 @@ def _price(
         _add_counts(ch, instr, space, op, totals, nwarps if nwarps is not None else int(warps_with(control).sum()))
 
 
+def _every_lane(a: Any) -> Any:
+    """An address operand's value per lane (a separable address expanded)."""
+    return a.full() if isinstance(a, Sep) else a
+
+
 def build_ld(instr: Instr, env: Env, priced_as: int | None = None) -> Op:
     """A load. `priced_as`: the bytes a lane's access is counted as where ptxas merges it with
-    its neighbours into one vector load (shared_merge.py): the vector's at the first, 0 (not
-    counted) at the others; None: its own."""
+    its neighbours into one vector load (shared_merge.py): the vector's at the load of the
+    vector's address, 0 (not counted) at the others; None: its own."""
     t = type_of(instr)
     space = _space(instr)
     vec = _vector(instr)
@@ -344,14 +349,11 @@ def build_ld(instr: Instr, env: Env, priced_as: int | None = None) -> Op:
                 ch.write(dests[0], plan.take(e), m, True, fresh=True)
             if priced == size * vec:
                 planned.tally.add(ch, plan, e)
-            elif priced:  # a merged vector load's first: priced as the vector at its addresses
-                a = read(ch)
-                offsets = np.asarray(a.full() if isinstance(a, Sep) else a).astype(np.int64)
+            elif priced:  # the load at a merged vector's address: priced as the vector
+                offsets = np.asarray(_every_lane(read(ch))).astype(np.int64)
                 _price(ch, instr, space, np.broadcast_to(offsets, m.shape), priced, m, m, "load", True)
             return
-        a = read(ch)
-        if isinstance(a, Sep):
-            a = a.full()
+        a = _every_lane(read(ch))
         for res, mask, price_addr in _resolve(ch, instr, space, a, m, size * vec, "read"):
             for k, d in enumerate(dests):
                 if d == "_":
@@ -484,9 +486,7 @@ def build_st(instr: Instr, env: Env) -> Op:
             plan.put(e, np.broadcast_to(np.asarray(sources[0](ch), dtype=dt), m.shape))
             planned.tally.add(ch, plan, e)
             return
-        a = read(ch)
-        if isinstance(a, Sep):
-            a = a.full()
+        a = _every_lane(read(ch))
         for res, mask, price_addr in _resolve(ch, instr, space, a, m, size * vec, "write"):
             for k, src in enumerate(sources):
                 v = np.broadcast_to(np.asarray(src(ch), dtype=dt), m.shape)
