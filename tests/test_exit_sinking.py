@@ -9,11 +9,16 @@ the PTX order's 35,840) is checked in test_ptx_corpus.py.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 from ptx_entry import ptx_entry
 
 from perfcalc.sim.ptx.exit_sinking import sunk_past_exits
+
+# the kernels the GPU ran for these counts (benchmarks/hw/flops_rules_on_gpu.sh), with their main()
+PROBE = Path(__file__).resolve().parents[1] / "benchmarks" / "hw" / "flops_rules_probe.cu"
 
 _LAST_STEP = """
     add.f32 %f3, %f1, %f2;
@@ -44,15 +49,6 @@ def test_a_value_read_twice_or_an_unguarded_branch_keeps_it():
     assert _found(_LAST_STEP.replace("@%p1 bra", "bra")) == {}
 
 
-_ROW_SUM = """
-__global__ void rowSum(const float* x, float* out) {
-    float v = x[blockIdx.x * 32 + threadIdx.x];
-    for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(0xffffffffu, v, o);
-    if (threadIdx.x == 0) out[blockIdx.x] = v;
-}
-"""
-
-
 def test_a_warp_reduction_counts_its_last_add_in_lane_zero_only():
     """8 warps: four shuffle steps add in all 32 lanes, the last only in lane 0 (past the exit):
     8 x (4 x 32 + 1) = 1,032 flops, where the PTX's order gives 8 x 5 x 32 = 1,280. The H100
@@ -64,6 +60,6 @@ def test_a_warp_reduction_counts_its_last_add_in_lane_zero_only():
         pytest.skip("NVRTC (pip install nvidia-cuda-nvrtc) is not installed")
     x = np.arange(256, dtype=np.float32)
     out = np.zeros(8, dtype=np.float32)
-    r = run_kernel(_ROW_SUM, "rowSum", 8, 32, {"x": x, "out": out}, "9.0", engine="ptx")
+    r = run_kernel(PROBE.read_text(), "rowSum", 8, 32, {"x": x, "out": out}, "9.0", engine="ptx")
     assert r.counters.flops == 8 * (4 * 32 + 1)
     assert np.array_equal(out, x.reshape(8, 32).sum(axis=1))

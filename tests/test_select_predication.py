@@ -11,11 +11,16 @@ in test_ptx_corpus.py.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 from ptx_entry import ptx_entry
 
 from perfcalc.sim.ptx.select_predication import select_predications
+
+# the kernels the GPU ran for these counts (benchmarks/hw/flops_rules_on_gpu.sh), with their main()
+PROBE = Path(__file__).resolve().parents[1] / "benchmarks" / "hw" / "flops_rules_probe.cu"
 
 # complex's Cabsf: t = v * sqrt(...); if (edge) t = v + w;
 _CABS = """
@@ -96,17 +101,6 @@ def test_a_label_between_value_and_select_ends_the_stretch():
     assert _found(body) == {}
 
 
-_PICK = """
-__global__ void pick(const float* a, const float* b, float* out) {
-    int i = blockIdx.x * blockDim.x + threadIdx.x;
-    float v = a[i], w = b[i];
-    float t = v * w;
-    if (v > 40.0f) t = v + w;  // ptxas: @P0 FADD into t's register
-    out[i] = t;
-}
-"""
-
-
 def test_the_predicated_add_counts_only_the_lanes_that_keep_it():
     """64 lanes multiply (1 flop each); the add counts in the 23 lanes with a[i] > 40 (41..63),
     not in all 64: 87 flops, where counting the PTX's add in every lane gave 128. The H100 counts
@@ -118,7 +112,8 @@ def test_the_predicated_add_counts_only_the_lanes_that_keep_it():
         pytest.skip("NVRTC (pip install nvidia-cuda-nvrtc) is not installed")
     a = np.arange(64, dtype=np.float32)
     out = np.zeros(64, dtype=np.float32)
-    r = run_kernel(_PICK, "pick", 1, 64, {"a": a, "b": np.ones(64, np.float32), "out": out}, "9.0", engine="ptx")
+    arrays = {"a": a, "b": np.ones(64, np.float32), "out": out}
+    r = run_kernel(PROBE.read_text(), "pick", 1, 64, arrays, "9.0", engine="ptx")
     assert r.counters.flops == 64 + 23
     assert np.array_equal(out, np.where(a > 40, a + 1, a))
 

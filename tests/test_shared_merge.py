@@ -119,20 +119,6 @@ def test_a_misaligned_first_offset_merges_what_it_can():
     assert _shared_loads(_entry(body)) == {"scalar": 2, "v2": 1}
 
 
-_TILE_DOT = """
-__global__ void tileDot(const float* a, float* out) {
-    __shared__ float As[16][64];
-    int tx = threadIdx.x;  // 16 threads, 4 columns each
-    for (int i = tx; i < 16 * 64; i += 16) As[i / 64][i % 64] = a[i];
-    __syncthreads();
-    float acc[4] = {0, 0, 0, 0};
-    for (int k = 0; k < 16; k++)
-        for (int i = 0; i < 4; i++) acc[i] += As[k][tx * 4 + i];
-    for (int i = 0; i < 4; i++) out[tx * 4 + i] = acc[i];
-}
-"""
-
-
 def test_a_register_tile_is_counted_as_one_request_a_row_on_the_ptx_engine():
     """nvcc writes 64 `ld.shared.f32` a thread ([r], [r+4], [r+8], [r+12] for each of 16 rows,
     r = As + 16 * tx): 16 merged 16-byte loads from CC 7.0 on, 64 scalar ones before; results
@@ -147,9 +133,10 @@ def test_a_register_tile_is_counted_as_one_request_a_row_on_the_ptx_engine():
 
     a = np.arange(1024, dtype=np.float32)
     want = a.reshape(16, 64).sum(axis=0)
+    source = (HW.parent / "shared_merge_probe.cu").read_text()  # the kernel the GPU ran, with its main()
     for cc, requests in (("9.0", 16), ("6.0", 64)):
         out = np.zeros(64, dtype=np.float32)
-        r = run_kernel(_TILE_DOT, "tileDot", 1, 16, {"a": a, "out": out}, cc, engine="ptx")
+        r = run_kernel(source, "tileDot", 1, 16, {"a": a, "out": out}, cc, engine="ptx")
         assert r.counters.shared_load_requests == requests
         assert np.array_equal(out, want)
         if cc == "9.0":
