@@ -320,8 +320,38 @@ def test_the_builds_fast_math_reaches_the_device_code(option):
     assert run("fast_math.cu", capture=True, nvcc_options=[option]).stdout.strip() == "flushed"
 
 
+def test_nvccs_one_dash_options_reach_nvcc_from_the_command_line():
+    """Makefiles write -use_fast_math and -ftz=true with one dash; on perfcalc's command line
+    click would split them into short options (-f is --format). main() gives them the two dashes
+    nvcc reads the same way, before `--` only."""
+    import subprocess
+    import sys
+
+    from perfcalc.cli.program import with_long_nvcc_options
+
+    assert with_long_nvcc_options(["app", "k.cu", "-ftz=true", "-use_fast_math", "-o", "x", "--", "-ftz=true"]) == [
+        "app",
+        "k.cu",
+        "--ftz=true",
+        "--use_fast_math",
+        "-o",
+        "x",
+        "--",
+        "-ftz=true",
+    ]
+    done = subprocess.run(
+        [sys.executable, "-m", "perfcalc", "app", str(DATA / "fast_math.cu"), "-ftz=true"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[0] == "flushed"
+
+
 @pytest.mark.parametrize(
-    "option", ["-ccbin=/tmp", "--keep-dir=/tmp", "-o", "-rdc=true", "--expt-relaxed-constexprx", "-ftz=maybe"]
+    "option",
+    ["-ccbin=/tmp", "--keep-dir=/tmp", "-o", "-rdc=true", "--expt-relaxed-constexprx", "-ftz=maybe", "--use-fast-math"],
 )
 def test_an_nvcc_option_that_would_change_the_build_is_refused_by_name(option):
     from perfcalc.errors import InputError

@@ -130,7 +130,7 @@ def _key(files: list[Path], tools: Toolchain, flags: CompileFlags) -> str | None
 # -fmad).
 _DEVICE_CODE_OPTION = re.compile(
     r"--?std=(?:c|gnu)\+\+\d\d|--?(?:expt-)?extended-lambda|--?expt-relaxed-constexpr"
-    r"|--?use[_-]fast[_-]math|--?(?:ftz|prec-div|prec-sqrt|fmad)=(?:true|false)"
+    r"|--?use_fast_math|--?(?:ftz|prec-div|prec-sqrt|fmad)=(?:true|false)"
 )
 
 

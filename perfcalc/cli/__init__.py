@@ -155,6 +155,10 @@ def main() -> None:
     command = invoked_command(sys.argv[1:])
     if command is not None:
         app.registered_commands = [info for info in app.registered_commands if info.name == command]
+    if command == "app":  # nvcc's one-dash options would read as perfcalc's short ones
+        from perfcalc.cli.program import with_long_nvcc_options
+
+        sys.argv[1:] = with_long_nvcc_options(sys.argv[1:])
     _check_completion_environment()
     try:
         try:

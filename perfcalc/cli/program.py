@@ -130,6 +130,18 @@ def _split(files: list[str], extra: list[str]) -> tuple[list[str], list[str], li
     return sources, options, []
 
 
+def with_long_nvcc_options(argv: list[str]) -> list[str]:
+    """The command line with the nvcc options written with one dash, as Makefiles write them
+    (`-use_fast_math`, `-ftz=true`), given the two dashes nvcc reads the same way: click would
+    split `-ftz=true` into short options and read perfcalc's own `-f` (--format) with `tz=true`.
+    The words after `--` are the program's and stay as they are."""
+    from perfcalc.app.build import is_nvcc_option
+
+    cut = argv.index("--") if "--" in argv else len(argv)
+    mine = ["-" + w if w.startswith("-") and not w.startswith("--") and is_nvcc_option(w) else w for w in argv[:cut]]
+    return mine + argv[cut:]
+
+
 def _progress() -> Callable[[int, str], None]:
     """A progress line per launch, the kernel's name on it (a terminal only)."""
     import sys
