@@ -15,11 +15,8 @@ region that ptxas predicates instead (if_conversion.py) keeps its value where it
 
 from __future__ import annotations
 
-from perfcalc.sim.ptx.parse import Function, Instr
+from perfcalc.sim.ptx.parse import CONTROL, FLOAT_ARITHMETIC, Function, Instr
 from perfcalc.sim.ptx.registers import readers_and_writers, register_writes
-
-_ARITHMETIC = {"add", "sub", "mul", "fma", "mad"}
-_CONTROL = {"bra", "brx", "ret", "exit", "call", "bar", "barrier", "trap", "brkpt"}
 
 
 def sunk_past_exits(fn: Function, body: list[Instr]) -> dict[int, int]:
@@ -28,7 +25,7 @@ def sunk_past_exits(fn: Function, body: list[Instr]) -> dict[int, int]:
     starts = set(fn.labels.values())
     found: dict[int, int] = {}
     for i, instr in enumerate(body):
-        if instr.base not in _ARITHMETIC or instr.parts[-1] not in ("f32", "f64") or instr.pred is not None:
+        if instr.base not in FLOAT_ARITHMETIC or instr.parts[-1] not in ("f32", "f64") or instr.pred is not None:
             continue
         written = register_writes(instr)
         if len(written) != 1 or len(writes[written[0]]) != 1 or len(reads[written[0]]) != 1:
@@ -43,7 +40,7 @@ def _past_one_early_exit(fn: Function, body: list[Instr], at: int, reader: int, 
     between = range(at + 1, reader)
     if any(k in starts for k in range(at + 1, reader + 1)):
         return False
-    control = [k for k in between if body[k].base in _CONTROL]
+    control = [k for k in between if body[k].base in CONTROL]
     if len(control) != 1:
         return False
     branch = body[control[0]]

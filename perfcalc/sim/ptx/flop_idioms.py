@@ -11,11 +11,8 @@
 
 from __future__ import annotations
 
-from perfcalc.sim.ptx.parse import Function, Instr
+from perfcalc.sim.ptx.parse import CONTROL, FLOAT_ARITHMETIC, Function, Instr
 from perfcalc.sim.ptx.registers import readers_and_writers, register_writes
-
-_ARITHMETIC = {"add", "sub", "mul", "fma", "mad"}
-_ENDS_STRETCH = {"bra", "brx", "ret", "exit", "call", "bar", "barrier"}
 
 
 def flop_overrides(fn: Function, body: list[Instr]) -> dict[int, int]:
@@ -25,7 +22,7 @@ def flop_overrides(fn: Function, body: list[Instr]) -> dict[int, int]:
     found: dict[int, int] = {}
     reduced: dict[str, int] = {}  # value -> the sin/cos that reduced it, in this stretch
     for i, instr in enumerate(body):
-        if i in starts or instr.base in _ENDS_STRETCH:
+        if i in starts or instr.base in CONTROL:
             reduced.clear()
         if instr.base in ("sin", "cos") and "approx" in instr.parts and instr.pred is None:
             source = instr.operands[1].strip()
@@ -43,4 +40,4 @@ def _saturates_itself(body: list[Instr], value: str, reads: dict[str, list[int]]
     if len(writes[value]) != 1 or len(reads[value]) != 1:
         return False
     producer = body[writes[value][0]]
-    return producer.base in _ARITHMETIC and producer.parts[-1] == "f32" and producer.pred is None
+    return producer.base in FLOAT_ARITHMETIC and producer.parts[-1] == "f32" and producer.pred is None

@@ -30,7 +30,7 @@ from collections import Counter
 from dataclasses import replace
 
 from perfcalc.sim.ptx.contract import NOP
-from perfcalc.sim.ptx.parse import Function, Instr
+from perfcalc.sim.ptx.parse import CONTROL, Function, Instr
 from perfcalc.sim.ptx.registers import register_writes
 from perfcalc.sim.ptx.sass_expansion import has_slow_path_branch
 
@@ -38,7 +38,6 @@ from perfcalc.sim.ptx.sass_expansion import has_slow_path_branch
 # second region under the same guard right after): see benchmarks/hw/ifconvert_h100/README.md.
 MAX_INSTRUCTIONS = 13
 
-_NOT_PREDICABLE = {"bra", "brx", "ret", "exit", "bar", "barrier", "call", "trap", "brkpt"}
 _COLLECTIVE = {"shfl", "vote", "redux", "match", "elect", "activemask", "wgmma", "mbarrier"}
 
 
@@ -137,7 +136,7 @@ def _exits(body: list[Instr], join: int) -> bool:
 def _predicable(instr: Instr, guard: str) -> bool:
     if instr.opcode == NOP:
         return True
-    if instr.pred is not None or instr.base in _NOT_PREDICABLE or instr.base in _COLLECTIVE:
+    if instr.pred is not None or instr.base in CONTROL or instr.base in _COLLECTIVE:
         return False
     if guard in register_writes(instr):
         return False

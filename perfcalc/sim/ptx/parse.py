@@ -35,6 +35,13 @@ class Instr:
         return self.opcode.split(".", 1)[0]
 
 
+# Instructions that end a straight-line stretch of code (branches, returns, calls, barriers,
+# traps): ptxas predicates, moves and merges nothing across them.
+CONTROL = frozenset({"bra", "brx", "ret", "exit", "call", "bar", "barrier", "trap", "brkpt"})
+# The float arithmetic Nsight Compute's flop counters count (FADD, FMUL, FFMA and the DP forms).
+FLOAT_ARITHMETIC = frozenset({"add", "sub", "mul", "fma", "mad"})
+
+
 @dataclass(frozen=True)
 class Param:
     name: str

@@ -25,14 +25,12 @@ from __future__ import annotations
 import re
 from bisect import bisect_left
 
-from perfcalc.sim.ptx.parse import Function, Instr
+from perfcalc.sim.ptx.parse import CONTROL, FLOAT_ARITHMETIC, Function, Instr
 from perfcalc.sim.ptx.registers import readers_and_writers
 from perfcalc.sim.ptx.values import register_name
 
-_ARITHMETIC = {"add", "sub", "mul", "fma", "mad"}
 _LITERAL = re.compile(r"^[-+]?(0[fdx][0-9a-f]+|\d+(\.\d*)?(e[-+]?\d+)?)$", re.IGNORECASE)
 _FOLDED = {"abs", "neg"}  # SASS operand modifiers, not instructions
-_ENDS_STRETCH = {"bra", "brx", "ret", "exit", "call", "bar", "barrier", "trap", "brkpt"}
 
 
 def select_predications(fn: Function, body: list[Instr]) -> dict[int, tuple[int, bool]]:
@@ -97,6 +95,6 @@ def _in_a_register(body: list[Instr], writes: list[int]) -> bool:
 def _predicable(body: list[Instr], at: int, select: int, starts: set[int]) -> bool:
     """An unguarded f32 add/sub/mul/fma at `at`, in the select's straight-line stretch."""
     instr = body[at]
-    if at >= select or instr.pred is not None or instr.base not in _ARITHMETIC or instr.parts[-1] != "f32":
+    if at >= select or instr.pred is not None or instr.base not in FLOAT_ARITHMETIC or instr.parts[-1] != "f32":
         return False
-    return not any(k in starts or body[k].base in _ENDS_STRETCH for k in range(at + 1, select + 1))
+    return not any(k in starts or body[k].base in CONTROL for k in range(at + 1, select + 1))
