@@ -13,7 +13,11 @@ as a re-run of a sweep does; --no-fill skips it where an earlier call filled it)
 pass per worker count, each from an empty results file. The table is checked to be the same
 bytes at every worker count. Speed-up = time with 1 worker / time with N. --record keeps each
 pass's seconds and table digest in a JSON file (read back, so passes can be split over calls:
-a 1-worker pass of the large sweep takes longer than one device call may).
+a 1-worker pass of the large sweep takes longer than one device call may). --budget S makes each
+pass one segment of at most S seconds: it writes its points to a results file beside the record
+(`perfcalc tune --results`), stops when the time is up and is resumed by the next call with the
+same arguments; a pass's time is then the sum of its segments, each with its own start (Python,
+perfcalc, Ray and its workers), so a split pass is timed slower than one run would be.
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ from __future__ import annotations
 import argparse
 import os
 import platform
+import signal
 import time
 from pathlib import Path
 
@@ -76,6 +81,8 @@ def main() -> None:
     parser.add_argument("--record", type=Path, help="JSON file of passes (read, then added to)")
     parser.add_argument("--no-fill", action="store_true", help="the compile cache is already filled")
     parser.add_argument("--write", action="store_true")
+    parser.add_argument("--fill-workers", type=int, help="workers of the filling pass (default: the most asked)")
+    parser.add_argument("--budget", type=float, help="seconds a pass may run in this call (resumed by the next)")
     args = parser.parse_args()
     wanted = sorted({int(w) for w in args.workers.split(",")}, reverse=True)
     sweep, space = sweep_and_space(args.space)
@@ -83,15 +90,29 @@ def main() -> None:
     record = json.loads(args.record.read_text()) if args.record and args.record.is_file() else {"passes": {}}
     if not args.no_fill:
         start = time.perf_counter()
-        tune(sweep, space, backend=args.backend, workers=max(wanted))  # type: ignore[arg-type]
+        filling = args.fill_workers or max(wanted)
+        tune(sweep, space, backend=args.backend, workers=filling)  # type: ignore[arg-type]
         record["fill_s"] = time.perf_counter() - start
-        print(f"fill with {max(wanted)} workers: {record['fill_s']:.1f} s", flush=True)
+        print(f"fill with {filling} workers: {record['fill_s']:.1f} s", flush=True)
     for n in wanted:
-        start = time.perf_counter()
-        report = tune(sweep, space, backend=args.backend, workers=n)  # type: ignore[arg-type]
-        took = time.perf_counter() - start
+        if args.budget is not None:
+            if not args.record:
+                parser.error("--budget needs --record (the pass's points are kept beside it)")
+            if str(n) in record["passes"]:
+                continue  # finished by an earlier call
+            report, took, segments = _segment(sweep, space, args, n, record)
+            if report is None:
+                continue
+        else:
+            start = time.perf_counter()
+            report = tune(sweep, space, backend=args.backend, workers=n)  # type: ignore[arg-type]
+            took, segments = time.perf_counter() - start, 1
         table = render([points_table(report)], "csv")
-        record["passes"][str(n)] = {"seconds": took, "table_sha256": hashlib.sha256(table.encode()).hexdigest()}
+        record["passes"][str(n)] = {
+            "seconds": took,
+            "segments": segments,
+            "table_sha256": hashlib.sha256(table.encode()).hexdigest(),
+        }
         print(f"{n} workers: {took:.1f} s", flush=True)
         if args.record:
             args.record.write_text(json.dumps(record, indent=1))
@@ -100,6 +121,49 @@ def main() -> None:
     if args.record:
         args.record.write_text(json.dumps(record, indent=1))
     publish(_table(record, args), RESULTS, args.write)
+
+
+class _OutOfTime(Exception):
+    pass
+
+
+def _segment(
+    sweep: object, space: object, args: argparse.Namespace, n: int, record: dict[str, object]
+) -> tuple[object | None, float, int]:
+    """One segment of a pass of n workers, at most args.budget seconds, resuming the points an
+    earlier call's segments left in the results file; the report once every point is done."""
+    import json
+
+    from perfcalc.tune import tune
+
+    split = record.setdefault("split", {})
+    assert isinstance(split, dict)
+    done_s: list[float] = split.setdefault(str(n), [])
+    results = args.record.with_name(f"{args.record.stem}_pass{n}.jsonl")
+
+    def out_of_time(signum: int, frame: object) -> None:
+        raise _OutOfTime
+
+    previous = signal.signal(signal.SIGALRM, out_of_time)
+    signal.setitimer(signal.ITIMER_REAL, args.budget)
+    start = time.perf_counter()
+    report = None
+    try:
+        report = tune(sweep, space, backend=args.backend, workers=n, results=results)  # type: ignore[arg-type]
+    except _OutOfTime:
+        pass
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+        if args.backend == "ray":
+            import ray
+
+            ray.shutdown()
+    done_s.append(time.perf_counter() - start)
+    args.record.write_text(json.dumps(record, indent=1))
+    kept = sum(1 for line in results.read_text().splitlines()[1:] if line.strip()) if results.is_file() else 0
+    print(f"{n} workers: segment {len(done_s)} of {done_s[-1]:.1f} s, {kept} points kept", flush=True)
+    return report, sum(done_s), len(done_s)
 
 
 def _table(record: dict[str, object], args: argparse.Namespace) -> list[str]:
@@ -122,6 +186,11 @@ def _table(record: dict[str, object], args: argparse.Namespace) -> list[str]:
         took = passes[str(n)]["seconds"]
         speed = f"{base / took:.2f}" if base else "-"
         lines.append(f"| {n} | {took:.1f} | {int(str(record['points'])) / took:.2f} | {speed} |")
+    if not passes:
+        split = record.get("split", {})
+        assert isinstance(split, dict)
+        done = ", ".join(f"{n} worker(s): {len(s)} segment(s), {sum(s):.1f} s" for n, s in split.items())
+        return [*lines, "", f"No pass finished yet ({done or 'none started'})."]
     same = len({p["table_sha256"] for p in passes.values()}) == 1
     lines += ["", f"Tables identical at every worker count: {'yes' if same else 'NO'}."]
     return lines

@@ -9,6 +9,11 @@
 #   WORKERS=64,32,16,8,4 benchmarks/hw/tune_scaling_on_ray.sh          # fills the cache first
 #   SPACE=sample WORKERS=8,4,2,1 FILL=0 benchmarks/hw/tune_scaling_on_ray.sh   # few workers
 #   BACKEND=process WORKERS=64 benchmarks/hw/tune_scaling_on_ray.sh    # the same machine without Ray
+#   FILL_WORKERS=64 WORKERS=1 BUDGET=440 benchmarks/hw/tune_scaling_on_ray.sh  # a pass split over
+#   FILL=0 WORKERS=1 BUDGET=540 benchmarks/hw/tune_scaling_on_ray.sh             # calls, resumed
+# BUDGET (seconds) makes each pass one segment that the next call with the same arguments resumes
+# (bench_tune_scaling.py --budget); the record and the pass's points come back under $OUT, and a
+# fresh machine starts from the copies carried in .hw_caches/tune_ray_carry/ if it lacks its own.
 # Everything comes back under $OUT.
 set -u
 cd "$(dirname "$0")/../.."
@@ -27,7 +32,12 @@ export PYTHONPATH=/tmp/site:. PERFCALC_COMPILER=nvcc PERFCALC_NVCC="$(command -v
 { nproc; lscpu | grep -E "^CPU\(s\)|Model name|Socket|Core|Thread"; nvcc --version | tail -1; python3 --version; free -g | head -2; } > "$OUT/machine.txt" 2>&1
 fill=()
 [ "$FILL" = 1 ] || fill=(--no-fill)
+[ -z "${BUDGET:-}" ] || fill+=(--budget "$BUDGET")
+[ -z "${FILL_WORKERS:-}" ] || fill+=(--fill-workers "$FILL_WORKERS")
+for f in .hw_caches/tune_ray_carry/record_*; do
+  [ -e "$f" ] && [ ! -e "$CACHE/$(basename "$f")" ] && cp "$f" "$CACHE/"
+done
 name="${BACKEND}_${SPACE}_${WORKERS//,/_}"
 python3 benchmarks/bench_tune_scaling.py --backend "$BACKEND" --space "$SPACE" --workers "$WORKERS" \
   --record "$CACHE/record_${BACKEND}_${SPACE}.json" "${fill[@]}" 2>&1 | tee "$OUT/scaling_$name.log"
-cp "$CACHE/record_${BACKEND}_${SPACE}.json" "$OUT/"
+cp "$CACHE"/record_"${BACKEND}_${SPACE}"* "$OUT/"
