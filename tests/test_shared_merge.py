@@ -192,3 +192,170 @@ def test_merged_loads_are_the_sass_loads_of_calibration_programs(program):
                 widths[merged.get(k) or 4] += 1  # these kernels' shared loads are 4-byte scalars
         found = _sass_loads(kernels[name])
         assert (widths[4], widths[8], widths[16]) == (found["scalar"], found["wide64"], found["wide128"]), name
+
+
+def _merges(ptx: str) -> tuple[dict[int, int], dict[int, int], list]:
+    """The load and store merges of the first function, on its if-converted body (as the engine)."""
+    from perfcalc.sim.ptx.if_conversion import if_convert
+    from perfcalc.sim.ptx.shared_merge import merged_shared_stores
+
+    module = parse_module(ptx)
+    fn = next(iter(module.functions.values()))
+    body = if_convert(fn, contract(fn))
+    layout = _layout(module, fn)
+    return merged_shared_loads(body, fn.labels, layout), merged_shared_stores(body, fn.labels, layout), body
+
+
+def _store_widths(ptx: str) -> collections.Counter[str]:
+    _, stores, body = _merges(ptx)
+    found: collections.Counter[str] = collections.Counter()
+    for k, i in enumerate(body):
+        if i.base == "st" and "shared" in i.parts:
+            width = stores.get(k)
+            if width is None:
+                found["scalar"] += 1
+            elif width:
+                found[f"{width}B"] += 1
+    return found
+
+
+_PAIR = "    st.shared.f32 [%r4], %f1;\n{between}    st.shared.f32 [%r4+4], %f2;\n    ret;"
+
+
+def test_two_stores_to_an_aligned_pair_are_one_8_byte_store():
+    """scan's `temp[2*thid] = ...; temp[2*thid+1] = ...` is one STS.64 in its SASS."""
+    assert _store_widths(_entry(_TILE_ROW + _PAIR.format(between=""))) == {"8B": 1}
+
+
+@pytest.mark.parametrize(
+    "between",
+    [
+        "    ld.shared.f32 %f9, [%r4+64];\n",  # a shared read between may read the first store's word
+        "    st.shared.f32 [%r6], %f9;\n",  # a store through another base may alias the pair
+        "    st.f32 [%rd1], %f9;\n",  # so may a generic one
+        "    bar.sync 0;\n",
+        "    add.f32 %f1, %f1, %f3;\n",  # the first store's value changes before the last store
+        "    add.s32 %r4, %r4, 8;\n",  # so does the base
+    ],
+)
+def test_what_keeps_a_store_pair_apart(between):
+    ptx = _entry(_TILE_ROW + _PAIR.format(between=between)).replace(
+        ".reg .f32 %f<16>;", ".reg .f32 %f<16>;\n    .reg .b64 %rd<4>;"
+    )
+    assert set(_store_widths(ptx)) == {"scalar"}  # the pair's two (and a store between) unmerged
+
+
+def test_a_global_store_between_keeps_no_pair_apart():
+    """blelloch's last two shared loads are one LDS.64 in its SASS though the PTX stores the first
+    to global memory between them; a global store between two shared stores does not alias them."""
+    ptx = _entry(_TILE_ROW + _PAIR.format(between="    st.global.f32 [%rd1], %f9;\n")).replace(
+        ".reg .f32 %f<16>;", ".reg .f32 %f<16>;\n    .reg .b64 %rd<4>;"
+    )
+    assert _store_widths(ptx) == {"8B": 1}
+    loads = "    ld.shared.f32 %f1, [%r4];\n    st.global.f32 [%rd1], %f1;\n    ld.shared.f32 %f2, [%r4+4];\n    ret;"
+    assert _shared_loads(
+        _entry(_TILE_ROW + loads).replace(".reg .f32 %f<16>;", ".reg .f32 %f<16>;\n    .reg .b64 %rd<4>;")
+    ) == {"v2": 1}
+
+
+def test_guarded_pairs_merge_under_one_guard_only():
+    """An if-converted arm's pair is `@!P1 LDS.64` / `@!P6 STS.64` in scan's and blelloch's SASS;
+    two accesses under different guards stay two."""
+    same = _TILE_ROW + "    @%p1 st.shared.f32 [%r4], %f1;\n    @%p1 st.shared.f32 [%r4+4], %f2;\n    ret;"
+    assert _store_widths(_entry(same)) == {"8B": 1}
+    other = same.replace("@%p1 st.shared.f32 [%r4+4]", "@%p2 st.shared.f32 [%r4+4]")
+    assert _store_widths(_entry(other)) == {"scalar": 2}
+    negated = same.replace("@%p1 st.shared.f32 [%r4+4]", "@!%p1 st.shared.f32 [%r4+4]")
+    assert _store_widths(_entry(negated)) == {"scalar": 2}
+
+
+def test_16_bit_stores_pair_but_16_bit_loads_do_not():
+    """scan<short>'s SASS stores its two shorts as one 32-bit STS and loads them as two LDS.U16."""
+    ptx = _entry(
+        _TILE_ROW
+        + "    st.shared.u16 [%r4], %rs1;\n    st.shared.u16 [%r4+2], %rs2;\n"
+        + "    ld.shared.u16 %rs3, [%r4];\n    ld.shared.u16 %rs4, [%r4+2];\n    ret;"
+    ).replace(".reg .f32 %f<16>;", ".reg .f32 %f<16>;\n    .reg .b16 %rs<8>;")
+    loads, stores, _ = _merges(ptx)
+    assert sorted(stores.values()) == [0, 4] and loads == {}
+
+
+@pytest.mark.parametrize(
+    "member", ["scan-cuda_main", "particles-cuda_bitonicSort", "particles-cuda_particles", "adamw-cuda_main"]
+)
+def test_merged_loads_and_stores_are_the_sass_accesses_of_calibration_programs(member):
+    """HeCBench's scan (40 kernels: int, long, short and char scans of five sizes), particles and
+    adamw (whose two shared floats side by side are one STS.64), calibration half, for sm_90
+    (benchmarks/hw/remaining_sass/): on the if-converted body, every kernel keeps as many shared
+    loads and stores of each width as its SASS has LDS(.U16, .64, .128) and STS(.U16, .64, .128)."""
+    import tarfile
+
+    with tarfile.open(HW.parent / "remaining_sass" / "listings.tar.xz") as tar:
+        ptx = tar.extractfile(f"remaining_sass/{member}.ptx").read().decode()  # type: ignore[union-attr]
+        sass = tar.extractfile(f"remaining_sass/{member}.sass.txt").read().decode()  # type: ignore[union-attr]
+    from perfcalc.sim.ptx.if_conversion import if_convert
+    from perfcalc.sim.ptx.shared_merge import merged_shared_stores
+
+    scalar = {"u8": 1, "s8": 1, "b8": 1, "u16": 2, "s16": 2, "b16": 2, "f64": 8, "u64": 8, "s64": 8, "b64": 8}
+    sass_widths = {"": 4, ".U8": 1, ".S8": 1, ".U16": 2, ".S16": 2, ".64": 8, ".128": 16}
+    module = parse_module(ptx)
+    kernels = dict(re.findall(r"Function : (\S+)(.*?)(?=Function :|\Z)", sass, re.S))
+    assert kernels
+    for name, fn in module.functions.items():
+        body = if_convert(fn, contract(fn))
+        layout = _layout(module, fn)
+        for op, merges, sass_op in (("ld", merged_shared_loads, "LDS"), ("st", merged_shared_stores, "STS")):
+            merged = merges(body, fn.labels, layout)
+            ours: collections.Counter[int] = collections.Counter()
+            for k, i in enumerate(body):
+                if i.base == op and "shared" in i.parts and merged.get(k) != 0:
+                    ours[merged.get(k) or scalar.get(i.parts[-1], 4)] += 1
+            theirs = collections.Counter(
+                sass_widths[m.group(1) or ""]
+                for m in re.finditer(rf"\b{sass_op}(\.U8|\.S8|\.U16|\.S16|\.64|\.128)?\b", kernels[name])
+            )
+            assert ours == theirs, (name, op)
+
+
+def test_a_store_pair_is_counted_as_one_request_on_the_ptx_engine():
+    """128 threads each store two adjacent ints at 8 * tid: from CC 7.0 on one 8-byte store per
+    warp (256 contiguous bytes: 2 wavefronts, no conflict), where the two 4-byte stores at a
+    stride of 2 words would be 2 requests of 2 wavefronts each (a 2-way conflict). Derived by
+    hand from the bank rule (32 banks of 4 bytes, 128 bytes a wavefront); results unchanged."""
+    from perfcalc.sim import run_kernel
+    from perfcalc.sim.ptx import nvrtc
+
+    if not nvrtc.available():
+        pytest.skip("NVRTC (pip install nvidia-cuda-nvrtc) is not installed")
+    import numpy as np
+
+    source = """
+__global__ void pairs(const int* in, int* out)
+{
+    __shared__ int temp[256];
+    int t = threadIdx.x;
+    temp[2 * t] = in[2 * t];
+    temp[2 * t + 1] = in[2 * t + 1];
+    __syncthreads();
+    out[t] = temp[t] + temp[255 - t];
+}
+"""
+    a = np.arange(256, dtype=np.int32)
+    want = a[:128] + a[::-1][:128]
+    for cc, counts in (("9.0", (4, 8, 0)), ("6.0", (8, 16, 8))):
+        out = np.zeros(128, dtype=np.int32)
+        r = run_kernel(source, "pairs", 1, 128, {"in": a, "out": out}, cc, engine="ptx")
+        c = r.counters
+        assert (c.shared_store_requests, c.shared_store_wavefronts, c.bank_conflicts) == counts, cc
+        assert np.array_equal(out, want)
+
+
+def test_two_shared_variables_side_by_side_are_one_base():
+    """adamw's `absmax_exp` and `absmax_sq` (4-byte floats at 32 and 36 of the block's shared
+    memory) are stored as one STS.64 at 32: a variable's address is its place in the layout."""
+    shared = ".shared .align 8 .b8 pad[32];\n.shared .align 4 .f32 first;\n.shared .align 4 .f32 second;"
+    body = "    st.shared.f32 [first], %f1;\n    st.shared.f32 [second], %f2;\n    ret;"
+    assert _store_widths(_entry(body, shared)) == {"8B": 1}
+    # shifted by 4 bytes the pair starts at 36, not a multiple of 8: two stores
+    shifted = shared.replace("pad[32]", "pad[36]")
+    assert _store_widths(_entry(body, shifted)) == {"scalar": 2}

@@ -456,7 +456,9 @@ def _ld_const(instr: Instr, env: Env, dests: list[str], t: str) -> Op:
     return run
 
 
-def build_st(instr: Instr, env: Env) -> Op:
+def build_st(instr: Instr, env: Env, priced_as: int | None = None) -> Op:
+    """A store. `priced_as`: as build_ld's, where ptxas merges it with its neighbours into one
+    vector store (shared_merge.py)."""
     t = type_of(instr)
     space = _space(instr)
     vec = _vector(instr)
@@ -474,9 +476,10 @@ def build_st(instr: Instr, env: Env) -> Op:
     sources = [operand(s, t, env) for s in _regs(instr.operands[1])]
 
     planned = _Planned(instr, env, instr.operands[0], space, dt, vec, "store")
+    priced = size * vec if priced_as is None else priced_as
 
     def run(ch: Chunk, m: np.ndarray, full: bool, control: np.ndarray | None = None) -> None:
-        if _issued_with_no_lane(ch, instr, space, "store", m, full, control):
+        if priced and _issued_with_no_lane(ch, instr, space, "store", m, full, control):
             return
         found = planned.find(ch, full)
         if found is not None:
@@ -484,7 +487,11 @@ def build_st(instr: Instr, env: Env) -> Op:
             if space == "shared":
                 ch.races.access(ch, instr, plan.flat_bytes(e), plan.offsets(at), m, size, True, full=True)
             plan.put(e, np.broadcast_to(np.asarray(sources[0](ch), dtype=dt), m.shape))
-            planned.tally.add(ch, plan, e)
+            if priced == size * vec:
+                planned.tally.add(ch, plan, e)
+            elif priced:  # the store at a merged vector's address: priced as the vector
+                offsets = np.asarray(_every_lane(read(ch))).astype(np.int64)
+                _price(ch, instr, space, np.broadcast_to(offsets, m.shape), priced, m, m, "store", True)
             return
         a = _every_lane(read(ch))
         for res, mask, price_addr in _resolve(ch, instr, space, a, m, size * vec, "write"):
@@ -492,7 +499,8 @@ def build_st(instr: Instr, env: Env) -> Op:
                 v = np.broadcast_to(np.asarray(src(ch), dtype=dt), m.shape)
                 scatter(res.storage, res.offset + k * size, v, mask, res.whole)
             ctl = control if control is not None else m
-            _price(ch, instr, res.space, price_addr, size * vec, mask, ctl, "store", res.whole)
+            if priced:
+                _price(ch, instr, res.space, price_addr, priced, mask, ctl, "store", res.whole)
 
     return run
 

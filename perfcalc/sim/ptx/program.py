@@ -26,7 +26,7 @@ from perfcalc.sim.ptx.packed_int import PACKED_INT_TYPES, build_packed_int16
 from perfcalc.sim.ptx.parse import Function, Instr
 from perfcalc.sim.ptx.sass_expansion import sass_instructions
 from perfcalc.sim.ptx.select_predication import select_predications
-from perfcalc.sim.ptx.shared_merge import merged_shared_loads
+from perfcalc.sim.ptx.shared_merge import merged_shared_loads, merged_shared_stores
 from perfcalc.sim.ptx.tensor import build_mma, build_wmma_mma
 
 # Refused by name (issue #8): things this engine does not execute.
@@ -127,14 +127,16 @@ def _analysed(fn: Function) -> _Analysis:
 
 
 def _merged(env: Env, body: list[Instr]) -> dict[int, int]:
-    """ptxas's shared-load merges (shared_merge.py) for this function and shared-memory layout,
-    from CC 7.0 on (checked on sm_90's SASS); older CCs count the PTX's loads."""
+    """ptxas's shared-load and shared-store merges (shared_merge.py) for this function and
+    shared-memory layout, from CC 7.0 on (checked on sm_90's SASS); older CCs count the PTX's."""
     if env.pricer.arch.major < 7:
         return {}
     key = "shared merges " + repr(sorted(env.shared_offsets.items()))
     found = env.fn.analyses.get(key)
     if found is None:
-        found = env.fn.analyses[key] = merged_shared_loads(body, env.fn.labels, env.shared_offsets)
+        loads = merged_shared_loads(body, env.fn.labels, env.shared_offsets)
+        stores = merged_shared_stores(body, env.fn.labels, env.shared_offsets)
+        found = env.fn.analyses[key] = loads | stores
     return cast(dict[int, int], found)
 
 
@@ -194,7 +196,7 @@ def _step(instr: Instr, env: Env, priced_as: int | None = None) -> Step:
     if base == "ld" or base == "ldu":
         return Step(instr, "op", run=build_ld(instr, env, priced_as), pred=pred, memory=True, inst_kind="load")
     if base == "st":
-        return Step(instr, "op", run=build_st(instr, env), pred=pred, memory=True, inst_kind="store")
+        return Step(instr, "op", run=build_st(instr, env, priced_as), pred=pred, memory=True, inst_kind="store")
     if base in ("atom", "red"):
         return Step(instr, "op", run=build_atom(instr, env), pred=pred, memory=True, inst_kind="atomic")
     if instr.opcode.startswith(NOOPS) or base in NOOPS:

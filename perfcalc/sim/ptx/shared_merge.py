@@ -1,5 +1,5 @@
 """What ptxas does to PTX that changes what is counted: merging scalar shared loads into one
-vector load (LDS.64, LDS.128).
+vector load (LDS.64, LDS.128), and scalar shared stores into one vector store (STS.64, STS.128).
 
 A register tile's loads `ld.shared.f32 [r]`, `[r+4]`, `[r+8]`, `[r+12]` are one `LDS.128` in the
 H100's SASS when ptxas can prove `r + 0` is 16-byte aligned (benchmarks/hw/lds_vectorization_h100/:
@@ -22,6 +22,14 @@ CUDA 13's ptxas builds, whose shared-memory rules are one family (devices/); it 
 sm_90's SASS only. Older CCs, whose bank rules for 16-byte accesses differ and were not checked
 against a merged kernel, count the PTX's loads.
 
+Stores merge by the same rule mirrored: unpredicated scalar `st.shared` of one width from one base
+at consecutive offsets, aligned as above, are one vector store issued at the last one's place
+(its values are all computed there: HeCBench's scan, benchmarks/hw/remaining_sass/, stores
+`temp[2*thid]` and `temp[2*thid+1]` as one `STS.64` where the PTX has two `st.shared.u32`), where
+nothing in between reads shared memory or orders it, stores to shared memory through another base
+(it might alias) or to one of the vector's words, ends the SASS's basic block, or writes the base
+register or an earlier store's value.
+
 What the base register is known to be a multiple of comes from a forward analysis of trailing
 zero bits: a shared variable's address is its offset in the block's shared memory (the engine's
 layout, as ptxas's: declaration order, each at its alignment), and adds, shifts, multiplies and
@@ -39,9 +47,14 @@ from perfcalc.sim.ptx.registers import register_reads, register_writes
 from perfcalc.sim.ptx.sass_expansion import has_slow_path_branch
 
 _ALL = 64  # "every low bit is zero" (the value 0)
+SHARED = "<shared>"  # the base of an access through a shared variable's name: the window's start, 0
+# ptxas packs 16-bit stores too (scan<short>'s pair is one 32-bit STS) but loads each 16-bit
+# value on its own (LDS.U16): benchmarks/hw/remaining_sass/scan-cuda
+_STORE_WIDTH = {"u16": 2, "s16": 2, "b16": 2}
 _ADDRESS = re.compile(r"^\[\s*(%?[\w$.]+)\s*(?:\+\s*(-?\d+))?\s*\]$")
 _WIDTH = {"f32": 4, "b32": 4, "u32": 4, "s32": 4, "f64": 8, "b64": 8, "u64": 8, "s64": 8}
-_ORDERS = frozenset({"st", "atom", "red", "bar", "barrier", "membar", "fence", "call", "wmma", "stmatrix", "cp"})
+_ORDERS = frozenset({"bar", "barrier", "membar", "fence", "call", "wmma", "ldmatrix", "stmatrix", "cp"})
+_OTHER_SPACES = frozenset({"global", "local", "const", "param", "tex"})
 
 
 def _zeros_of_int(value: int) -> int:
@@ -50,6 +63,8 @@ def _zeros_of_int(value: int) -> int:
 
 def _operand_zeros(text: str, known: dict[str, int], symbols: dict[str, int]) -> int:
     text = text.strip()
+    if text == SHARED:
+        return _ALL
     if text in symbols:
         return _zeros_of_int(symbols[text])
     try:
@@ -96,18 +111,37 @@ def known_zeros(body: list[Instr], symbols: dict[str, int]) -> dict[str, int]:
     return known
 
 
-def _scalar_shared_load(instr: Instr) -> tuple[str, int, int] | None:
-    """(base register or shared variable, offset, bytes) of an unpredicated scalar ld.shared
-    [reg+off] or [var+off] (CUB's block reduction reads its temp storage by name), else None."""
+def _scalar_shared_load(instr: Instr, symbols: dict[str, int]) -> tuple[str, int, int] | None:
+    """(base register, or SHARED for a shared variable's address; offset; bytes) of a scalar
+    ld.shared [reg+off] or [var+off] (CUB's block reduction reads its temp storage by name),
+    else None."""
+    if instr.base != "ld" or not instr.operands[0].strip().startswith("%"):
+        return None
+    return _scalar_shared(instr, 1, symbols)
+
+
+def _scalar_shared_store(instr: Instr, symbols: dict[str, int]) -> tuple[str, int, int] | None:
+    """(base, offset, bytes) of a scalar st.shared [reg+off] or [var+off], else None."""
+    return _scalar_shared(instr, 0, symbols, _STORE_WIDTH) if instr.base == "st" else None
+
+
+def _scalar_shared(
+    instr: Instr, address_at: int, symbols: dict[str, int], more: dict[str, int] | None = None
+) -> tuple[str, int, int] | None:
+    """A variable's address is its place in the block's shared memory: two variables side by side
+    are one base (adamw's `absmax_exp` and `absmax_sq`, at 32 and 36, are one STS.64 at 32 in its
+    SASS, benchmarks/hw/remaining_sass/)."""
     parts = instr.parts
-    if instr.base != "ld" or instr.pred is not None or "shared" not in parts or len(instr.operands) != 2:
+    if "shared" not in parts or len(instr.operands) != 2:
         return None
     if any(p.startswith("v") and p[1:].isdigit() for p in parts) or "volatile" in parts:
         return None
-    width = _WIDTH.get(parts[-1])
-    m = _ADDRESS.match(instr.operands[1].strip())
-    if width is None or m is None or not instr.operands[0].strip().startswith("%"):
+    width = _WIDTH.get(parts[-1]) or (more or {}).get(parts[-1])
+    m = _ADDRESS.match(instr.operands[address_at].strip())
+    if width is None or m is None:
         return None
+    if m.group(1) in symbols:
+        return SHARED, symbols[m.group(1)] + int(m.group(2) or 0), width
     return m.group(1), int(m.group(2) or 0), width
 
 
@@ -121,7 +155,7 @@ def merged_shared_loads(body: list[Instr], labels: dict[str, int], symbols: dict
         # loads never merge across a store, barrier or fence: each stretch between them on its own
         # (an unrolled loop's second tile reads the same offsets again after its barrier)
         # nor across a division or square root whose slow-path branch ends the SASS's block
-        cuts = [pc for pc in range(start, end) if body[pc].base in _ORDERS or has_slow_path_branch(body[pc])]
+        cuts = [pc for pc in range(start, end) if _cuts_loads(body[pc])]
         for a, b in zip([start, *[c + 1 for c in cuts]], [*cuts, end], strict=True):
             if b > a:
                 _merge_block(body, a, b, known, symbols, found)
@@ -134,13 +168,13 @@ def _merge_block(
     """The merges of one stretch (no store, barrier, fence or slow-path branch inside it)."""
     # (base, bytes) -> offset -> position: loads of one width merge whatever their types (CUB's
     # temp storage of a u32 and four f32s is read as LDS.64 pairs of both in kurtosis's SASS)
-    loads: dict[tuple[str, int], dict[int, int]] = {}
+    loads: dict[tuple[str, int, tuple[str, bool] | None], dict[int, int]] = {}
     for pc in range(start, end):
-        scalar = _scalar_shared_load(out[pc])
+        scalar = _scalar_shared_load(out[pc], symbols)
         if scalar is not None:
             base, offset, width = scalar
-            loads.setdefault((base, width), {}).setdefault(offset, pc)
-    for (base, width), at in loads.items():
+            loads.setdefault((base, width, _guard(out[pc])), {}).setdefault(offset, pc)
+    for (base, width, guard), at in loads.items():
         taken: set[int] = set()
         for offset in sorted(at):
             if offset in taken:
@@ -153,11 +187,25 @@ def _merge_block(
                 if any(o not in at or o in taken for o in offsets):
                     continue
                 positions = [at[o] for o in offsets]
-                if _movable(out, positions, base):
+                if _movable(out, positions, base) and _guard_kept(out, positions, guard):
                     found.update({p: 0 for p in positions})
                     found[at[offset]] = size  # priced at the vector's own address, its lowest
                     taken.update(offsets)
                     break
+
+
+def _guard(instr: Instr) -> tuple[str, bool] | None:
+    """The access's guard (predicate, negated), None for an unguarded one: only accesses under
+    the same guard merge (scan's and blelloch's `@!P1 LDS.64`, `@!P6 STS.64` of if-converted
+    arms, benchmarks/hw/remaining_sass/, ifconvert_h100/)."""
+    return None if instr.pred is None else (instr.pred, instr.pred_negated)
+
+
+def _guard_kept(out: list[Instr], positions: list[int], guard: tuple[str, bool] | None) -> bool:
+    """Nothing between the first and the last access writes their guard."""
+    if guard is None:
+        return True
+    return not any(guard[0] in register_writes(out[k]) for k in range(min(positions) + 1, max(positions)))
 
 
 def _movable(out: list[Instr], positions: list[int], base: str) -> bool:
@@ -173,5 +221,95 @@ def _movable(out: list[Instr], positions: list[int], base: str) -> bool:
                 continue
             writes = register_writes(between)
             if base in writes or dest in writes or dest in register_reads(between):
+                return False
+    return True
+
+
+def _may_reach_shared(instr: Instr) -> bool:
+    """A memory instruction in the shared space, or a generic one (its address may be shared)."""
+    return any(p.startswith("shared") for p in instr.parts) or not _OTHER_SPACES.intersection(instr.parts)
+
+
+def _cuts_loads(instr: Instr) -> bool:
+    """What no load moves past: a write to shared memory (st, atom), an order (barrier, fence,
+    call, a matrix or asynchronous copy), a slow-path branch. A global store does not (the
+    corpus's blelloch scan reads its two results as one LDS.64 between which the PTX stores the
+    first to global memory)."""
+    if instr.base in ("st", "atom", "red"):
+        return _may_reach_shared(instr)
+    return instr.base in _ORDERS or has_slow_path_branch(instr)
+
+
+def _cuts_stores(instr: Instr) -> bool:
+    """What no store moves past: a read of shared memory (ld, atom), an order, a slow-path branch."""
+    if instr.base in ("ld", "ldu", "atom", "red"):
+        return _may_reach_shared(instr)
+    return instr.base in _ORDERS or has_slow_path_branch(instr)
+
+
+def merged_shared_stores(body: list[Instr], labels: dict[str, int], symbols: dict[str, int]) -> dict[int, int]:
+    """Index of each merged store -> the bytes a lane's access is priced as: the vector's at the
+    store of its lowest offset (the vector's own address), 0 at the others."""
+    found: dict[int, int] = {}
+    known = known_zeros(body, symbols)
+    starts = leaders(body, labels)
+    for start, end in zip(starts, [*starts[1:], len(body)], strict=True):
+        cuts = [pc for pc in range(start, end) if _cuts_stores(body[pc])]
+        for a, b in zip([start, *[c + 1 for c in cuts]], [*cuts, end], strict=True):
+            if b > a:
+                _merge_stores(body, a, b, known, symbols, found)
+    return found
+
+
+def _merge_stores(
+    out: list[Instr], start: int, end: int, known: dict[str, int], symbols: dict[str, int], found: dict[int, int]
+) -> None:
+    """The store merges of one stretch (no shared read, barrier, fence or slow-path branch)."""
+    stores: dict[tuple[str, int, tuple[str, bool] | None], dict[int, list[int]]] = {}
+    every: dict[tuple[str, int], list[int]] = {}  # whatever the guard: what a merge may not pass
+    for pc in range(start, end):
+        scalar = _scalar_shared_store(out[pc], symbols)
+        if scalar is not None:
+            base, offset, width = scalar
+            stores.setdefault((base, width, _guard(out[pc])), {}).setdefault(offset, []).append(pc)
+            every.setdefault((base, offset), []).append(pc)
+    for (base, width, guard), at in stores.items():
+        taken: set[int] = set()
+        for offset in sorted(at):
+            if offset in taken or len(every[(base, offset)]) != 1:
+                continue
+            for lanes in (4, 2):
+                size = lanes * width
+                if size > 16 or offset % size or _operand_zeros(base, known, symbols) < size.bit_length() - 1:
+                    continue
+                offsets = [offset + k * width for k in range(lanes)]
+                if any(o not in at or o in taken or len(every[(base, o)]) != 1 for o in offsets):
+                    continue
+                positions = [at[o][0] for o in offsets]
+                if _stores_movable(out, positions, base) and _guard_kept(out, positions, guard):
+                    found.update({p: 0 for p in positions})
+                    found[at[offset][0]] = size
+                    taken.update(offsets)
+                    break
+
+
+def _stores_movable(out: list[Instr], positions: list[int], base: str) -> bool:
+    """Can every store wait for the last one's place? Nothing between the first and the last may
+    write the base register or an earlier store's value, or store to shared memory other than
+    these stores (through another base it might alias; through this one it could only be one of
+    their words, which _merge_stores already refused)."""
+    first, last = min(positions), max(positions)
+    members = set(positions)
+    for k in range(first + 1, last):
+        between = out[k]
+        if between.opcode == NOP or k in members:
+            continue
+        if between.base == "st" and _may_reach_shared(between):
+            return False  # another shared store, or a generic one that may reach shared memory
+        writes = register_writes(between)
+        if base in writes:
+            return False
+        for q in positions:
+            if q < k and out[q].operands[1].strip() in writes:
                 return False
     return True
