@@ -66,8 +66,14 @@ def ncu_launches(path: Path) -> list[dict[str, Any]]:
             number *= UNITS.get(row.get("Metric Unit", "ns"), 1e-9)
         launch = launches[int(row["ID"])]
         launch["kernel"] = row["Kernel Name"]
+        launch["shape"] = (_dims(row.get("Grid Size", "")), _dims(row.get("Block Size", "")))
         launch[row["Metric Name"]] = number
     return [launches[i] for i in sorted(launches)]
+
+
+def _dims(text: str) -> tuple[int, ...]:
+    """Nsight Compute's "(64, 1, 1)" as (64, 1, 1); () where the column is missing."""
+    return tuple(int(x) for x in re.findall(r"\d+", text))
 
 
 def base_name(name: str) -> str:
@@ -118,6 +124,15 @@ def compare(
         names_gpu = [(timed[i] if i < len(timed) else counted[i])["kernel"] for i in range(n)]
         if n == 0 or any(base_name(mine[i]["kernel"]) != base_name(names_gpu[i]) for i in range(n)):
             tally["programs unmatched"] += 1
+            continue
+        # the same launches: a grid or block that differs means the program ran other arguments
+        # (bsearch's were once 16x the GPU's), whose counters and times are not comparable
+        shapes = [(timed[i] if i < len(timed) else counted[i]).get("shape", ((), ())) for i in range(n)]
+        if any(
+            shape[0] and (tuple(mine[i]["grid"]), tuple(mine[i]["block"])) != shape for i, shape in enumerate(shapes)
+        ):
+            tally["programs unmatched"] += 1
+            tally["of them, other grids or blocks"] = tally.get("of them, other grids or blocks", 0) + 1
             continue
         tally["programs matched"] += 1
         for i, m in enumerate(mine[:n]):
