@@ -317,11 +317,25 @@ def test_merged_loads_and_stores_are_the_sass_accesses_of_calibration_programs(m
             assert ours == theirs, (name, op)
 
 
-def test_a_store_pair_is_counted_as_one_request_on_the_ptx_engine():
-    """128 threads each store two adjacent ints at 8 * tid: from CC 7.0 on one 8-byte store per
-    warp (256 contiguous bytes: 2 wavefronts, no conflict), where the two 4-byte stores at a
-    stride of 2 words would be 2 requests of 2 wavefronts each (a 2-way conflict). Derived by
-    hand from the bank rule (32 banks of 4 bytes, 128 bytes a wavefront); results unchanged."""
+def _probe_counters() -> list[dict[str, int]]:
+    """Nsight Compute's counters per launch of store_merge_probe.cu on the H100, in launch order."""
+    import csv
+
+    text = (HW.parent / "store_merge_h100" / "probe_ncu.csv").read_text()
+    rows = list(csv.DictReader(text[text.index('"ID"') :].splitlines()))
+    launches: dict[int, dict[str, int]] = {}
+    for row in rows:
+        launches.setdefault(int(row["ID"]), {})[row["Metric Name"]] = int(row["Metric Value"].replace(",", ""))
+    return [launches[i] for i in sorted(launches)]
+
+
+def test_store_pairs_and_a_generic_load_count_as_the_h100_counts_them():
+    """store_merge_probe.cu's four launches, run on the H100 under Nsight Compute
+    (benchmarks/hw/store_merge_h100/): `pairs` stores two adjacent ints a thread as one STS.64 (4
+    store instructions, 8 wavefronts, no conflict); `guardedPairs` the same pair under `if (t <
+    40)`, one predicated STS.64 every warp issues; `pick` reads the shared tile through a generic
+    pointer (an LD: no shared-load instruction, 2 shared wavefronts), then global memory. Before
+    the store merge the engine counted 8 store instructions and 16 wavefronts for `pairs`."""
     from perfcalc.sim import run_kernel
     from perfcalc.sim.ptx import nvrtc
 
@@ -329,25 +343,30 @@ def test_a_store_pair_is_counted_as_one_request_on_the_ptx_engine():
         pytest.skip("NVRTC (pip install nvidia-cuda-nvrtc) is not installed")
     import numpy as np
 
-    source = """
-__global__ void pairs(const int* in, int* out)
-{
-    __shared__ int temp[256];
-    int t = threadIdx.x;
-    temp[2 * t] = in[2 * t];
-    temp[2 * t + 1] = in[2 * t + 1];
-    __syncthreads();
-    out[t] = temp[t] + temp[255 - t];
-}
-"""
-    a = np.arange(256, dtype=np.int32)
-    want = a[:128] + a[::-1][:128]
-    for cc, counts in (("9.0", (4, 8, 0)), ("6.0", (8, 16, 8))):
+    source = (HW.parent / "store_merge_probe.cu").read_text()  # the kernels the GPU ran
+    printed = (HW.parent / "store_merge_h100" / "probe_output.txt").read_text().splitlines()
+    ints = np.arange(256, dtype=np.int32)
+    floats = (np.arange(64) / np.float32(63)).astype(np.float32)
+    runs = []
+    for kernel in ("pairs", "guardedPairs"):
         out = np.zeros(128, dtype=np.int32)
-        r = run_kernel(source, "pairs", 1, 128, {"in": a, "out": out}, cc, engine="ptx")
-        c = r.counters
-        assert (c.shared_store_requests, c.shared_store_wavefronts, c.bank_conflicts) == counts, cc
-        assert np.array_equal(out, want)
+        runs.append((run_kernel(source, kernel, 1, 128, {"in": ints, "out": out}, "9.0", engine="ptx"), out))
+    for from_tile in (1, 0):
+        out = np.zeros(64, dtype=np.float32)
+        args = {"in": floats, "out": out, "from_tile": np.int32(from_tile)}
+        runs.append((run_kernel(source, "pick", 1, 64, args, "9.0", engine="ptx"), out))
+    for (result, out), gpu, line in zip(runs, _probe_counters(), printed, strict=True):
+        c = result.counters
+        assert c.shared_store_requests == gpu["smsp__inst_executed_op_shared_st.sum"]
+        assert c.shared_store_wavefronts == gpu["l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum"]
+        assert c.shared_load_requests == gpu["smsp__inst_executed_op_shared_ld.sum"]
+        assert c.shared_load_wavefronts == gpu["l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum"]
+        assert c.global_load_requests == gpu["l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"]
+        assert c.bank_conflicts == (
+            gpu["l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum"]
+            + gpu["l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum"]
+        )
+        assert np.array_equal(out, np.array(line.split(), dtype=out.dtype))
 
 
 def test_two_shared_variables_side_by_side_are_one_base():
