@@ -6,12 +6,14 @@ H100's SASS when ptxas can prove `r + 0` is 16-byte aligned (benchmarks/hw/lds_v
 the example GEMM's 128 `ld.shared.f32` of a tile are 32 `LDS.128`; at TN = 2 its B loads are
 `LDS.64`), and CUB's block reduction's thread 0 reads the other warps' sums as `LDS`, `LDS.128`,
 `LDS.64` (HeCBench's attention, benchmarks/hw/ifconvert_h100/). A warp then makes one request, not
-four. The rule reproduced here: in one basic block, unpredicated scalar `ld.shared` of one type (4
-or 8 bytes) from one base register at consecutive offsets, the first offset a multiple of the
-vector's bytes and the base register known to be a multiple of them, are one access of the
-vector's bytes at the first load's place, where nothing in between writes shared memory, orders it
-(barrier, fence, call) or ends the SASS's basic block (a correctly rounded division or square
-root, whose slow path is a branch), or touches the base register or the later loads'
+four. The rule reproduced here: in one basic block, scalar `ld.shared` of one width (4 or 8
+bytes) under one guard (or none: an if-converted arm's pair is one `@!P1 LDS.64`) from one base
+(a register, or the block's shared memory for a variable's name: two variables side by side are
+one base) at consecutive offsets, the first offset a multiple of the vector's bytes and the base
+known to be a multiple of them, are one access of the vector's bytes at the first load's place,
+where nothing in between writes shared memory (a global store does not), orders it (barrier,
+fence, call) or ends the SASS's basic block (a correctly rounded division or square root, whose
+slow path is a branch), or touches the base register, the guard or the later loads'
 destinations.
 
 Only the counting changes: every load still runs as the PTX says (and keeps the engine's fast
@@ -22,7 +24,8 @@ CUDA 13's ptxas builds, whose shared-memory rules are one family (devices/); it 
 sm_90's SASS only. Older CCs, whose bank rules for 16-byte accesses differ and were not checked
 against a merged kernel, count the PTX's loads.
 
-Stores merge by the same rule mirrored: unpredicated scalar `st.shared` of one width from one base
+Stores merge by the same rule mirrored (16-bit ones too: a pair of shorts is one 32-bit STS,
+where 16-bit loads stay LDS.U16): scalar `st.shared` of one width and guard from one base
 at consecutive offsets, aligned as above, are one vector store issued at the last one's place
 (its values are all computed there: HeCBench's scan, benchmarks/hw/remaining_sass/, stores
 `temp[2*thid]` and `temp[2*thid+1]` as one `STS.64` where the PTX has two `st.shared.u32`), where
@@ -39,6 +42,7 @@ none."""
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Iterator
 
 from perfcalc.sim.ptx.contract import NOP
 from perfcalc.sim.ptx.load_schedule import leaders
@@ -150,48 +154,64 @@ def merged_shared_loads(body: list[Instr], labels: dict[str, int], symbols: dict
     load of its lowest offset (the vector's own address), 0 at the others."""
     found: dict[int, int] = {}
     known = known_zeros(body, symbols)
-    starts = leaders(body, labels)
-    for start, end in zip(starts, [*starts[1:], len(body)], strict=True):
-        # loads never merge across a store, barrier or fence: each stretch between them on its own
-        # (an unrolled loop's second tile reads the same offsets again after its barrier)
-        # nor across a division or square root whose slow-path branch ends the SASS's block
-        cuts = [pc for pc in range(start, end) if _cuts_loads(body[pc])]
-        for a, b in zip([start, *[c + 1 for c in cuts]], [*cuts, end], strict=True):
-            if b > a:
-                _merge_block(body, a, b, known, symbols, found)
+    # loads never merge across a shared store, barrier or fence: each stretch between them on its
+    # own (an unrolled loop's second tile reads the same offsets again after its barrier), nor
+    # across a division or square root whose slow-path branch ends the SASS's block
+    for start, end in _stretches(body, labels, _cuts_loads):
+        # (base, bytes, guard) -> offset -> position: loads of one width merge whatever their
+        # types (CUB's temp storage of a u32 and four f32s is read as LDS.64 pairs of both in
+        # kurtosis's SASS)
+        loads: dict[tuple[str, int, tuple[str, bool] | None], dict[int, int]] = {}
+        for pc in range(start, end):
+            scalar = _scalar_shared_load(body[pc], symbols)
+            if scalar is not None:
+                base, offset, width = scalar
+                loads.setdefault((base, width, _guard(body[pc])), {}).setdefault(offset, pc)
+        for (base, width, guard), at in loads.items():
+            _merge(body, at, (base, width, guard), known, symbols, found, _movable)
     return found
 
 
-def _merge_block(
-    out: list[Instr], start: int, end: int, known: dict[str, int], symbols: dict[str, int], found: dict[int, int]
+def _stretches(body: list[Instr], labels: dict[str, int], cut: Callable[[Instr], bool]) -> Iterator[tuple[int, int]]:
+    """Each basic block's stretches [start, end) between the instructions no merge may cross."""
+    starts = leaders(body, labels)
+    for start, end in zip(starts, [*starts[1:], len(body)], strict=True):
+        cuts = [pc for pc in range(start, end) if cut(body[pc])]
+        for a, b in zip([start, *[c + 1 for c in cuts]], [*cuts, end], strict=True):
+            if b > a:
+                yield a, b
+
+
+def _merge(
+    body: list[Instr],
+    at: dict[int, int],
+    group: tuple[str, int, tuple[str, bool] | None],
+    known: dict[str, int],
+    symbols: dict[str, int],
+    found: dict[int, int],
+    movable: Callable[[list[Instr], list[int], str], bool],
 ) -> None:
-    """The merges of one stretch (no store, barrier, fence or slow-path branch inside it)."""
-    # (base, bytes) -> offset -> position: loads of one width merge whatever their types (CUB's
-    # temp storage of a u32 and four f32s is read as LDS.64 pairs of both in kurtosis's SASS)
-    loads: dict[tuple[str, int, tuple[str, bool] | None], dict[int, int]] = {}
-    for pc in range(start, end):
-        scalar = _scalar_shared_load(out[pc], symbols)
-        if scalar is not None:
-            base, offset, width = scalar
-            loads.setdefault((base, width, _guard(out[pc])), {}).setdefault(offset, pc)
-    for (base, width, guard), at in loads.items():
-        taken: set[int] = set()
-        for offset in sorted(at):
-            if offset in taken:
+    """The vectors of one (base, width, guard), widest first from each lowest offset: `at` maps
+    an offset to its access's position; a vector's bytes go to its lowest offset, 0 to the
+    others; `movable` says whether the accesses may be issued together."""
+    base, width, guard = group
+    taken: set[int] = set()
+    for offset in sorted(at):
+        if offset in taken:
+            continue
+        for lanes in (4, 2):
+            size = lanes * width
+            if size > 16 or offset % size or _operand_zeros(base, known, symbols) < size.bit_length() - 1:
                 continue
-            for lanes in (4, 2):
-                size = lanes * width
-                if size > 16 or offset % size or _operand_zeros(base, known, symbols) < size.bit_length() - 1:
-                    continue
-                offsets = [offset + k * width for k in range(lanes)]
-                if any(o not in at or o in taken for o in offsets):
-                    continue
-                positions = [at[o] for o in offsets]
-                if _movable(out, positions, base) and _guard_kept(out, positions, guard):
-                    found.update({p: 0 for p in positions})
-                    found[at[offset]] = size  # priced at the vector's own address, its lowest
-                    taken.update(offsets)
-                    break
+            offsets = [offset + k * width for k in range(lanes)]
+            if any(o not in at or o in taken for o in offsets):
+                continue
+            positions = [at[o] for o in offsets]
+            if movable(body, positions, base) and _guard_kept(body, positions, guard):
+                found.update({p: 0 for p in positions})
+                found[at[offset]] = size  # priced at the vector's own address, its lowest
+                taken.update(offsets)
+                break
 
 
 def _guard(instr: Instr) -> tuple[str, bool] | None:
@@ -252,45 +272,19 @@ def merged_shared_stores(body: list[Instr], labels: dict[str, int], symbols: dic
     store of its lowest offset (the vector's own address), 0 at the others."""
     found: dict[int, int] = {}
     known = known_zeros(body, symbols)
-    starts = leaders(body, labels)
-    for start, end in zip(starts, [*starts[1:], len(body)], strict=True):
-        cuts = [pc for pc in range(start, end) if _cuts_stores(body[pc])]
-        for a, b in zip([start, *[c + 1 for c in cuts]], [*cuts, end], strict=True):
-            if b > a:
-                _merge_stores(body, a, b, known, symbols, found)
+    for start, end in _stretches(body, labels, _cuts_stores):
+        stores: dict[tuple[str, int, tuple[str, bool] | None], dict[int, int]] = {}
+        every: dict[tuple[str, int], int] = {}  # stores to a word whatever their guard: one only merges
+        for pc in range(start, end):
+            scalar = _scalar_shared_store(body[pc], symbols)
+            if scalar is not None:
+                base, offset, width = scalar
+                stores.setdefault((base, width, _guard(body[pc])), {})[offset] = pc
+                every[(base, offset)] = every.get((base, offset), 0) + 1
+        for (base, width, guard), at in stores.items():
+            alone = {o: pc for o, pc in at.items() if every[(base, o)] == 1}
+            _merge(body, alone, (base, width, guard), known, symbols, found, _stores_movable)
     return found
-
-
-def _merge_stores(
-    out: list[Instr], start: int, end: int, known: dict[str, int], symbols: dict[str, int], found: dict[int, int]
-) -> None:
-    """The store merges of one stretch (no shared read, barrier, fence or slow-path branch)."""
-    stores: dict[tuple[str, int, tuple[str, bool] | None], dict[int, list[int]]] = {}
-    every: dict[tuple[str, int], list[int]] = {}  # whatever the guard: what a merge may not pass
-    for pc in range(start, end):
-        scalar = _scalar_shared_store(out[pc], symbols)
-        if scalar is not None:
-            base, offset, width = scalar
-            stores.setdefault((base, width, _guard(out[pc])), {}).setdefault(offset, []).append(pc)
-            every.setdefault((base, offset), []).append(pc)
-    for (base, width, guard), at in stores.items():
-        taken: set[int] = set()
-        for offset in sorted(at):
-            if offset in taken or len(every[(base, offset)]) != 1:
-                continue
-            for lanes in (4, 2):
-                size = lanes * width
-                if size > 16 or offset % size or _operand_zeros(base, known, symbols) < size.bit_length() - 1:
-                    continue
-                offsets = [offset + k * width for k in range(lanes)]
-                if any(o not in at or o in taken or len(every[(base, o)]) != 1 for o in offsets):
-                    continue
-                positions = [at[o][0] for o in offsets]
-                if _stores_movable(out, positions, base) and _guard_kept(out, positions, guard):
-                    found.update({p: 0 for p in positions})
-                    found[at[offset][0]] = size
-                    taken.update(offsets)
-                    break
 
 
 def _stores_movable(out: list[Instr], positions: list[int], base: str) -> bool:
