@@ -52,11 +52,11 @@ from perfcalc.sim.ptx.sass_expansion import has_slow_path_branch
 
 _ALL = 64  # "every low bit is zero" (the value 0)
 SHARED = "<shared>"  # the base of an access through a shared variable's name: the window's start, 0
+_ADDRESS = re.compile(r"^\[\s*(%?[\w$.]+)\s*(?:\+\s*(-?\d+))?\s*\]$")
+_LOAD_WIDTH = {"f32": 4, "b32": 4, "u32": 4, "s32": 4, "f64": 8, "b64": 8, "u64": 8, "s64": 8}
 # ptxas packs 16-bit stores too (scan<short>'s pair is one 32-bit STS) but loads each 16-bit
 # value on its own (LDS.U16): benchmarks/hw/remaining_sass/scan-cuda
-_STORE_WIDTH = {"u16": 2, "s16": 2, "b16": 2}
-_ADDRESS = re.compile(r"^\[\s*(%?[\w$.]+)\s*(?:\+\s*(-?\d+))?\s*\]$")
-_WIDTH = {"f32": 4, "b32": 4, "u32": 4, "s32": 4, "f64": 8, "b64": 8, "u64": 8, "s64": 8}
+_STORE_WIDTH = {**_LOAD_WIDTH, "u16": 2, "s16": 2, "b16": 2}
 _ORDERS = frozenset({"bar", "barrier", "membar", "fence", "call", "wmma", "ldmatrix", "stmatrix", "cp"})
 _OTHER_SPACES = frozenset({"global", "local", "const", "param", "tex"})
 
@@ -67,8 +67,6 @@ def _zeros_of_int(value: int) -> int:
 
 def _operand_zeros(text: str, known: dict[str, int], symbols: dict[str, int]) -> int:
     text = text.strip()
-    if text == SHARED:
-        return _ALL
     if text in symbols:
         return _zeros_of_int(symbols[text])
     try:
@@ -121,7 +119,7 @@ def _scalar_shared_load(instr: Instr, symbols: dict[str, int]) -> tuple[str, int
     else None."""
     if instr.base != "ld" or not instr.operands[0].strip().startswith("%"):
         return None
-    return _scalar_shared(instr, 1, symbols)
+    return _scalar_shared(instr, 1, symbols, _LOAD_WIDTH)
 
 
 def _scalar_shared_store(instr: Instr, symbols: dict[str, int]) -> tuple[str, int, int] | None:
@@ -130,17 +128,18 @@ def _scalar_shared_store(instr: Instr, symbols: dict[str, int]) -> tuple[str, in
 
 
 def _scalar_shared(
-    instr: Instr, address_at: int, symbols: dict[str, int], more: dict[str, int] | None = None
+    instr: Instr, address_at: int, symbols: dict[str, int], widths: dict[str, int]
 ) -> tuple[str, int, int] | None:
-    """A variable's address is its place in the block's shared memory: two variables side by side
-    are one base (adamw's `absmax_exp` and `absmax_sq`, at 32 and 36, are one STS.64 at 32 in its
-    SASS, benchmarks/hw/remaining_sass/)."""
+    """(base, offset, bytes) of a scalar, non-volatile shared access of a type in `widths`, its
+    address the operand at `address_at`. A variable's address is its place in the block's shared
+    memory, so two variables side by side are one base, SHARED (adamw's `absmax_exp` and
+    `absmax_sq`, at 32 and 36, are one STS.64 at 32 in its SASS, benchmarks/hw/remaining_sass/)."""
     parts = instr.parts
     if "shared" not in parts or len(instr.operands) != 2:
         return None
     if any(p.startswith("v") and p[1:].isdigit() for p in parts) or "volatile" in parts:
         return None
-    width = _WIDTH.get(parts[-1]) or (more or {}).get(parts[-1])
+    width = widths.get(parts[-1])
     m = _ADDRESS.match(instr.operands[address_at].strip())
     if width is None or m is None:
         return None
@@ -168,7 +167,7 @@ def merged_shared_loads(body: list[Instr], labels: dict[str, int], symbols: dict
                 base, offset, width = scalar
                 loads.setdefault((base, width, _guard(body[pc])), {}).setdefault(offset, pc)
         for (base, width, guard), at in loads.items():
-            _merge(body, at, (base, width, guard), known, symbols, found, _movable)
+            _merge(body, at, (base, width, guard), _base_zeros(base, known), found, _movable)
     return found
 
 
@@ -182,18 +181,24 @@ def _stretches(body: list[Instr], labels: dict[str, int], cut: Callable[[Instr],
                 yield a, b
 
 
+def _base_zeros(base: str, known: dict[str, int]) -> int:
+    """The low bits known zero in a base: all for SHARED (offsets are then absolute), the
+    register's known zeros, none for anything else (an extern variable's unknown place)."""
+    return _ALL if base == SHARED else known.get(base, 0)
+
+
 def _merge(
     body: list[Instr],
     at: dict[int, int],
     group: tuple[str, int, tuple[str, bool] | None],
-    known: dict[str, int],
-    symbols: dict[str, int],
+    zeros: int,
     found: dict[int, int],
     movable: Callable[[list[Instr], list[int], str], bool],
 ) -> None:
-    """The vectors of one (base, width, guard), widest first from each lowest offset: `at` maps
-    an offset to its access's position; a vector's bytes go to its lowest offset, 0 to the
-    others; `movable` says whether the accesses may be issued together."""
+    """The vectors of one (base, width, guard), whose base has `zeros` low bits known zero,
+    widest first from each lowest offset: `at` maps an offset to its access's position; a
+    vector's bytes go to its lowest offset, 0 to the others; `movable` says whether the accesses
+    may be issued together."""
     base, width, guard = group
     taken: set[int] = set()
     for offset in sorted(at):
@@ -201,7 +206,7 @@ def _merge(
             continue
         for lanes in (4, 2):
             size = lanes * width
-            if size > 16 or offset % size or _operand_zeros(base, known, symbols) < size.bit_length() - 1:
+            if size > 16 or offset % size or zeros < size.bit_length() - 1:
                 continue
             offsets = [offset + k * width for k in range(lanes)]
             if any(o not in at or o in taken for o in offsets):
@@ -250,21 +255,23 @@ def _may_reach_shared(instr: Instr) -> bool:
     return any(p.startswith("shared") for p in instr.parts) or not _OTHER_SPACES.intersection(instr.parts)
 
 
-def _cuts_loads(instr: Instr) -> bool:
-    """What no load moves past: a write to shared memory (st, atom), an order (barrier, fence,
-    call, a matrix or asynchronous copy), a slow-path branch. A global store does not (the
-    corpus's blelloch scan reads its two results as one LDS.64 between which the PTX stores the
-    first to global memory)."""
-    if instr.base in ("st", "atom", "red"):
+def _cut(instr: Instr, other_side: tuple[str, ...]) -> bool:
+    """What no merged access moves past: a memory operation of the other side (for loads, a
+    shared store or atomic; for stores, a shared load or atomic) that may reach shared memory, an
+    order (barrier, fence, call, a matrix or asynchronous copy), a slow-path branch. A global
+    store does not cut loads (the corpus's blelloch scan reads its two results as one LDS.64
+    between which the PTX stores the first to global memory), nor a global load stores."""
+    if instr.base in other_side:
         return _may_reach_shared(instr)
     return instr.base in _ORDERS or has_slow_path_branch(instr)
+
+
+def _cuts_loads(instr: Instr) -> bool:
+    return _cut(instr, ("st", "atom", "red"))
 
 
 def _cuts_stores(instr: Instr) -> bool:
-    """What no store moves past: a read of shared memory (ld, atom), an order, a slow-path branch."""
-    if instr.base in ("ld", "ldu", "atom", "red"):
-        return _may_reach_shared(instr)
-    return instr.base in _ORDERS or has_slow_path_branch(instr)
+    return _cut(instr, ("ld", "ldu", "atom", "red"))
 
 
 def merged_shared_stores(body: list[Instr], labels: dict[str, int], symbols: dict[str, int]) -> dict[int, int]:
@@ -283,7 +290,7 @@ def merged_shared_stores(body: list[Instr], labels: dict[str, int], symbols: dic
                 every[(base, offset)] = every.get((base, offset), 0) + 1
         for (base, width, guard), at in stores.items():
             alone = {o: pc for o, pc in at.items() if every[(base, o)] == 1}
-            _merge(body, alone, (base, width, guard), known, symbols, found, _stores_movable)
+            _merge(body, alone, (base, width, guard), _base_zeros(base, known), found, _stores_movable)
     return found
 
 
@@ -291,7 +298,7 @@ def _stores_movable(out: list[Instr], positions: list[int], base: str) -> bool:
     """Can every store wait for the last one's place? Nothing between the first and the last may
     write the base register or an earlier store's value, or store to shared memory other than
     these stores (through another base it might alias; through this one it could only be one of
-    their words, which _merge_stores already refused)."""
+    their words, which merged_shared_stores already left out)."""
     first, last = min(positions), max(positions)
     members = set(positions)
     for k in range(first + 1, last):
