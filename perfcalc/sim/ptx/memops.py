@@ -12,6 +12,7 @@ a shared atomic the steps its busiest word takes (memory/shared_atomics.py).
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -324,6 +325,15 @@ def _every_lane(a: Any) -> Any:
     return a.full() if isinstance(a, Sep) else a
 
 
+def _price_vector(
+    ch: Chunk, instr: Instr, space: str, read: Callable[[Chunk], Any], size: int, m: np.ndarray, op: str
+) -> None:
+    """Price the access at a merged vector's address (shared_merge.py) as the whole vector, for a
+    chunk whose every lane is active (the planned path)."""
+    offsets = np.asarray(_every_lane(read(ch))).astype(np.int64)
+    _price(ch, instr, space, np.broadcast_to(offsets, m.shape), size, m, m, op, True)
+
+
 def build_ld(instr: Instr, env: Env, priced_as: int | None = None) -> Op:
     """A load. `priced_as`: the bytes a lane's access is counted as where ptxas merges it with
     its neighbours into one vector load (shared_merge.py): the vector's at the load of the
@@ -354,9 +364,8 @@ def build_ld(instr: Instr, env: Env, priced_as: int | None = None) -> Op:
                 ch.write(dests[0], plan.take(e), m, True, fresh=True)
             if priced == size * vec:
                 planned.tally.add(ch, plan, e)
-            elif priced:  # the load at a merged vector's address: priced as the vector
-                offsets = np.asarray(_every_lane(read(ch))).astype(np.int64)
-                _price(ch, instr, space, np.broadcast_to(offsets, m.shape), priced, m, m, "load", True)
+            elif priced:
+                _price_vector(ch, instr, space, read, priced, m, "load")
             return
         a = _every_lane(read(ch))
         for res, mask, price_addr in _resolve(ch, instr, space, a, m, size * vec, "read"):
@@ -494,9 +503,8 @@ def build_st(instr: Instr, env: Env, priced_as: int | None = None) -> Op:
             plan.put(e, np.broadcast_to(np.asarray(sources[0](ch), dtype=dt), m.shape))
             if priced == size * vec:
                 planned.tally.add(ch, plan, e)
-            elif priced:  # the store at a merged vector's address: priced as the vector
-                offsets = np.asarray(_every_lane(read(ch))).astype(np.int64)
-                _price(ch, instr, space, np.broadcast_to(offsets, m.shape), priced, m, m, "store", True)
+            elif priced:
+                _price_vector(ch, instr, space, read, priced, m, "store")
             return
         a = _every_lane(read(ch))
         for res, mask, price_addr in _resolve(ch, instr, space, a, m, size * vec, "write"):
