@@ -84,6 +84,10 @@ def main() -> None:
     parser.add_argument("--fill-workers", type=int, help="workers of the filling pass (default: the most asked)")
     parser.add_argument("--budget", type=float, help="seconds a pass may run in this call (resumed by the next)")
     args = parser.parse_args()
+    if args.budget is not None and (args.budget <= 0 or not args.record):
+        parser.error(
+            f"--budget {args.budget:g}: needs seconds above 0 and --record (the pass's points are kept beside it)"
+        )
     wanted = sorted({int(w) for w in args.workers.split(",")}, reverse=True)
     sweep, space = sweep_and_space(args.space)
     points = len(space.points())  # type: ignore[attr-defined]
@@ -96,8 +100,6 @@ def main() -> None:
         print(f"fill with {filling} workers: {record['fill_s']:.1f} s", flush=True)
     for n in wanted:
         if args.budget is not None:
-            if not args.record:
-                parser.error("--budget needs --record (the pass's points are kept beside it)")
             if str(n) in record["passes"]:
                 continue  # finished by an earlier call
             report, took, segments = _segment(sweep, space, args, n, record)
@@ -152,13 +154,9 @@ def _segment(
         report = tune(sweep, space, backend=args.backend, workers=n, results=results)  # type: ignore[arg-type]
     except _OutOfTime:
         pass
-    finally:
+    finally:  # the backend shuts down what it started (a local Ray cluster, the process pool)
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
-        if args.backend == "ray":
-            import ray
-
-            ray.shutdown()
     done_s.append(time.perf_counter() - start)
     args.record.write_text(json.dumps(record, indent=1))
     kept = sum(1 for line in results.read_text().splitlines()[1:] if line.strip()) if results.is_file() else 0
