@@ -349,6 +349,28 @@ def test_nvccs_one_dash_options_reach_nvcc_from_the_command_line():
     assert done.stdout.splitlines()[0] == "flushed"
 
 
+def test_a_one_dash_floating_point_option_with_a_value_nvcc_does_not_take_is_refused_in_one_line():
+    """`-ftz=maybe` before `--`: one line naming the word and the options taken, exit 2 (click
+    read it as perfcalc's -f with `tz=maybe` before); after `--` it is the program's."""
+    import subprocess
+    import sys
+
+    from perfcalc.cli.program import with_long_nvcc_options
+    from perfcalc.errors import InputError
+
+    with pytest.raises(InputError, match="'-ftz=maybe' is not one perfcalc app passes"):
+        with_long_nvcc_options(["app", "k.cu", "-ftz=maybe"])
+    assert with_long_nvcc_options(["app", "k.cu", "--", "-ftz=maybe"]) == ["app", "k.cu", "--", "-ftz=maybe"]
+    done = subprocess.run(
+        [sys.executable, "-m", "perfcalc", "app", str(DATA / "fast_math.cu"), "-ftz=maybe"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 2
+    assert done.stderr.count("\n") == 1 and "-ftz=maybe" in done.stderr and "Traceback" not in done.stderr
+
+
 @pytest.mark.parametrize(
     "option",
     ["-ccbin=/tmp", "--keep-dir=/tmp", "-o", "-rdc=true", "--expt-relaxed-constexprx", "-ftz=maybe", "--use-fast-math"],

@@ -157,8 +157,13 @@ def main() -> None:
         app.registered_commands = [info for info in app.registered_commands if info.name == command]
     if command == "app":  # nvcc's one-dash options would read as perfcalc's short ones
         from perfcalc.cli.program import with_long_nvcc_options
+        from perfcalc.errors import InputError
 
-        sys.argv[1:] = with_long_nvcc_options(sys.argv[1:])
+        try:
+            sys.argv[1:] = with_long_nvcc_options(sys.argv[1:])
+        except InputError as exc:
+            typer.echo(f"error: {exc}", err=True)
+            raise SystemExit(2) from None
     _check_completion_environment()
     try:
         try:

@@ -4,6 +4,7 @@ GPUs, like running it on each machine (issue 35)."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated
@@ -130,15 +131,27 @@ def _split(files: list[str], extra: list[str]) -> tuple[list[str], list[str], li
     return sources, options, []
 
 
+# nvcc's floating-point options as Makefiles write them, one dash, whatever the value
+_ONE_DASH_FLOAT_OPTION = re.compile(r"-(?:use_fast_math|(?:ftz|prec-div|prec-sqrt|fmad)=.*)")
+
+
 def with_long_nvcc_options(argv: list[str]) -> list[str]:
     """The command line with the nvcc options written with one dash, as Makefiles write them
     (`-use_fast_math`, `-ftz=true`), given the two dashes nvcc reads the same way: click would
     split `-ftz=true` into short options and read perfcalc's own `-f` (--format) with `tz=true`.
-    The words after `--` are the program's and stay as they are."""
-    from perfcalc.app.build import is_nvcc_option
+    A floating-point option with a value nvcc does not take (`-ftz=maybe`) is refused by name, as
+    the library refuses it (InputError). The words after `--` are the program's and stay as they
+    are."""
+    from perfcalc.app.build import checked_nvcc_options, is_nvcc_option
 
     cut = argv.index("--") if "--" in argv else len(argv)
-    mine = ["-" + w if w.startswith("-") and not w.startswith("--") and is_nvcc_option(w) else w for w in argv[:cut]]
+    mine = []
+    for word in argv[:cut]:
+        one_dash = word.startswith("-") and not word.startswith("--")
+        if _ONE_DASH_FLOAT_OPTION.fullmatch(word) or (one_dash and is_nvcc_option(word)):
+            checked_nvcc_options([word])  # as written: the refusal names the user's word
+            word = "-" + word
+        mine.append(word)
     return mine + argv[cut:]
 
 
