@@ -113,7 +113,9 @@ def candidate_arguments(program: Path, table: dict[str, object]) -> list[list[st
     return [t for i, t in enumerate(tries) if t not in tries[:i]]
 
 
-def run_one(program: str, gpu: str | None, seconds: float, args_table: Path = ARGS) -> dict[str, object]:
+def run_one(
+    program: str, gpu: str | None, seconds: float, args_table: Path = ARGS, cache_budget: float = 5.0
+) -> dict[str, object]:
     from perfcalc.errors import PerfcalcError
 
     folder = Path(program)
@@ -130,7 +132,7 @@ def run_one(program: str, gpu: str | None, seconds: float, args_table: Path = AR
         if why is not None or not tries:
             row.update(outcome="refused", reason=why or "no `run` target to take arguments from")
             return row
-        report = _first_that_finishes(sources, tries, gpu, includes, defines, options, seconds, folder)
+        report = _first_that_finishes(sources, tries, gpu, includes, defines, options, (seconds, cache_budget), folder)
     except PerfcalcError as exc:
         message = " ".join(str(exc).split())
         timed_out = "time limit" in message or "past its limit" in message or "would take about" in message
@@ -179,6 +181,7 @@ def _launch_row(program: str, launch: object) -> dict[str, object]:
         "bound": d["bound"],
         "l2_hit_rate": d["l2_hit_rate"],
         "dram_bytes": d["dram_bytes"],
+        "cache_sample": d.get("cache_sample"),
         # what the time model was given and what each of its terms came to, for the calibration
         # half's analysis without running the programs again
         "active_blocks_per_sm": d["active_blocks_per_sm"],
@@ -195,7 +198,7 @@ def _first_that_finishes(
     includes: list[str],
     defines: list[str],
     options: list[str],
-    seconds: float,
+    limits: tuple[float, float],
     folder: Path,
 ) -> object:
     """The run with the first arguments that finish within `seconds` (the last try's error)."""
@@ -205,7 +208,16 @@ def _first_that_finishes(
     for i, args in enumerate(tries):
         try:
             return app(
-                sources, args, gpu, None, includes, defines, max_seconds=seconds, cwd=str(folder), nvcc_options=options
+                sources,
+                args,
+                gpu,
+                None,
+                includes,
+                defines,
+                max_seconds=limits[0],
+                cwd=str(folder),
+                nvcc_options=options,
+                cache_budget_s=limits[1],
             )
         except ProgramFailed:
             if i == len(tries) - 1:
@@ -240,6 +252,12 @@ def main() -> None:
     parser.add_argument("--only", default=None)
     parser.add_argument("--seconds", type=float, default=60.0)
     parser.add_argument("--gpu", default="h100-sxm")
+    parser.add_argument(
+        "--cache-budget",
+        type=float,
+        default=5.0,
+        help="seconds of L1/L2-model work per launch (perfcalc app --cache-budget; counters stay exact)",
+    )
     parser.add_argument("--write", action="store_true")
     parser.add_argument("--programs", type=Path, default=None, help="a file of program names, one per line")
     parser.add_argument("--suffix", default="", help="written as results_corpus_app{SUFFIX}.md, .csv, _launches.jsonl")
@@ -276,7 +294,7 @@ def main() -> None:
     todo = [p for p in programs if Path(p).name not in done]
     print(f"{len(done)} programs read back from {progress.name}, {len(todo)} to run", file=sys.stderr)
     with ProcessPoolExecutor(args.jobs) as pool, open(progress, "a") as log:
-        futures = {pool.submit(run_one, p, args.gpu, args.seconds, args.args): p for p in todo}
+        futures = {pool.submit(run_one, p, args.gpu, args.seconds, args.args, args.cache_budget): p for p in todo}
         for future in as_completed(futures):
             row = future.result()
             done[str(row["program"])] = row
@@ -313,7 +331,8 @@ def summary(checkout: Path, rows: list[dict[str, object]], took: float, args: ar
         "# HeCBench run whole through `perfcalc app` (`python benchmarks/corpus_app.py`)",
         "",
         f"Checkout: {checkout.name} at {_commit(checkout)}; {n} programs. Modelled GPU: {args.gpu}; "
-        f"{args.seconds:g} s per program; {platform.machine()}, {os.cpu_count()} cores; {spent:.0f} s of program runs "
+        f"{args.seconds:g} s per program, cache-model budget {args.cache_budget:g} s per launch; "
+        f"{platform.machine()}, {os.cpu_count()} cores; {spent:.0f} s of program runs "
         f"({args.jobs} at a time; this invocation {took:.0f} s).",
         "",
         "| outcome | programs | share |",

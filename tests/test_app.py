@@ -54,6 +54,24 @@ def test_many_launches_over_iterations_and_the_kernel_summary():
     assert report.predicted_time_s == pytest.approx(sum(r.predicted_time_s for r in report.launches))
 
 
+def test_a_launch_past_the_cache_budget_runs_exactly_and_says_its_traffic_is_extrapolated():
+    """vector_add over 2 waves of an H100 (132 SMs x 8 blocks of 256): with a budget of 0.001 s
+    of cache-model work (700 requests, passed in the first wave) the model follows wave 1 only,
+    yet every block runs (the program's own check passes) and the counters are the --exact
+    run's. The three arrays fit in the L2, so DRAM reads are their cold misses in either run:
+    a+b read once, 8 bytes per element (wave 2 is wave 1's traffic again: the same bytes)."""
+    n = 2 * 132 * 8 * 256
+    part = run("vector_add.cu", str(n), gpu="h100-sxm", cache_budget_s=0.001)
+    full = run("vector_add.cu", str(n), gpu="h100-sxm", exact=True)
+    for report in (part, full):
+        assert report.exit_status == 0 and report.stdout.strip() == "PASS"
+    (p,), (f,) = part.launches, full.launches
+    assert p.counters == f.counters
+    assert f.cache_sample is None and p.cache_sample is not None and "first 1 of 2 waves" in p.cache_sample
+    assert any("budget" in note for note in part.notes)
+    assert p.dram_bytes == f.dram_bytes == 8 * n
+
+
 def test_nsight_compute_style_selection():
     report = run("iterations.cu", "4096", "32", kernel="^step", launch_skip=2, launch_count=5)
     assert [r.short_name for r in report.launches] == ["step"] * 5

@@ -98,3 +98,33 @@ def test_user_kernel_arrays_count_towards_the_l2_fit_by_default():
     assert runs[0].sample is not None
     assert runs[0].time.dram_bytes_written == runs[1].time.dram_bytes_written
     assert runs[0].time.dram_bytes_written >= (4 * n - gpu.l2_cache_kb * 1024)
+
+
+def test_a_run_of_every_block_past_the_cache_budget_is_exact_and_its_traffic_extrapolated():
+    """Whole programs (analysis/app_launches.py): every block runs and is counted, the L1/L2
+    model stops at the first wave boundary past its request budget, and its traffic is
+    extrapolated from the waves it followed. copy_stride's blocks all do the same work, so the
+    counters equal the model-followed run's exactly (they are not extrapolated), the output
+    passes the catalog's reference (every block ran), and the extrapolated wavefronts equal the
+    full run's; DRAM reads (no reuse) within 2 %."""
+    from perfcalc.analysis.sampling import extrapolate_caches
+
+    gpu, arch = get_gpu("h100-sxm"), get_arch("9.0")
+    spec = get_kernel("copy_stride")
+    params = resolve_params(spec, {"n": 1 << 21, "stride": 1})
+    grid, block, dyn = launch_geometry(spec, params)
+
+    def run(budget):
+        f = cache_model_factory(gpu, arch, math.prod(block), 16, dyn, None, None, request_budget=budget)
+        return run_catalog_kernel(spec, params, arch, caches=f).result  # check=True: the reference
+
+    full, part = run(None), run(1000)
+    blocks = math.prod(grid)
+    assert sum(full.caches.chunk_blocks) == blocks
+    # 1,000 requests are passed within the first wave: the model followed that wave, whole
+    per_wave = part.caches.config.blocks_per_wave
+    assert part.caches.chunk_blocks == (per_wave,) and blocks > 7 * per_wave
+    assert part.counters == full.counters
+    rep = extrapolate_caches(part.caches, blocks, 8 * params["n"], gpu.l2_cache_kb * 1024)
+    assert rep.global_wavefronts == full.caches.global_wavefronts
+    assert rep.dram_bytes_read == pytest.approx(full.caches.dram_bytes_read, rel=0.02)

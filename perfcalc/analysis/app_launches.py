@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from perfcalc.analysis.caches import cache_model_factory
 from perfcalc.analysis.launch_advice import LaunchAdvice, advise_counts
+from perfcalc.analysis.sampling import DEFAULT_BUDGET_S, cache_request_budget, extrapolate_caches
 from perfcalc.analysis.timing import run_time
 from perfcalc.model.occupancy import OccupancyInputs, OccupancyResult, occupancy
 from perfcalc.model.ptxas import KernelResources, entry_resources
@@ -59,6 +60,8 @@ class LaunchRecord(Result):
     l2_hit_rate: float | None = None
     race: str | None = None  # the first shared-memory race or divergent barrier, which the launch ran through
     overrun: str | None = None  # the first access past its allocation into mapped memory, ditto
+    # where the L1/L2 model followed only the launch's leading waves (its request budget): which
+    cache_sample: str | None = None
     dram_bytes: int | None = None
     error_band: ErrorBand | None = None  # the measured band of such predictions (specs/accuracy.py)
     advice: LaunchAdvice | None = None  # on a product: what to change (analysis/launch_advice.py)
@@ -67,6 +70,21 @@ class LaunchRecord(Result):
 
     def to_dict(self) -> dict[str, Any]:
         return {f: plain(getattr(self, f)) for f in self.__dataclass_fields__ if f not in ("sim", "time")}
+
+
+def _followed_part(result: SimResult) -> str | None:
+    """Which part of the launch the cache model followed, where it stopped short of the end."""
+    rep = result.caches
+    if rep is None or not rep.chunk_blocks:
+        return None
+    followed, blocks = sum(rep.chunk_blocks), result.launch.blocks
+    if followed >= blocks:
+        return None
+    waves = -(-blocks // rep.config.blocks_per_wave)
+    return (
+        f"the L1/L2 model followed the first {len(rep.chunk_blocks)} of {waves} waves ({followed} of {blocks} "
+        f"blocks, its budget); caches and DRAM traffic extrapolated, counters exact"
+    )
 
 
 def short_name(kernel: str) -> str:
@@ -123,9 +141,13 @@ def run_launch(
     source_name: str,
     iteration_cap: int = 1_000_000,
     progress: Callable[[int, int], None] | None = None,
+    cache_budget_s: float | None = DEFAULT_BUDGET_S,
 ) -> LaunchRecord:
     """Run one launch of the program exactly over its memory; count, and time it on the
-    Target's product where it names one."""
+    Target's product where it names one. Every block runs and is counted; the L1/L2 model
+    follows the launch's leading waves up to about `cache_budget_s` of its work (None: every
+    block) and its traffic is extrapolated from them (analysis/sampling.extrapolate_caches):
+    on a large launch the model costs ten times the execution."""
     ck = launch.kernel
     threads = math.prod(launch.block)
     found = resources(ck)
@@ -135,9 +157,21 @@ def run_launch(
     factory = (
         None
         if gpu is None
-        else cache_model_factory(gpu, target.arch, threads, regs, launch.dynamic_shared_memory_bytes)
+        else cache_model_factory(
+            gpu,
+            target.arch,
+            threads,
+            regs,
+            launch.dynamic_shared_memory_bytes,
+            request_budget=None if cache_budget_s is None else cache_request_budget(cache_budget_s),
+        )
     )
     result = run_in_arena(launch, arena, target.arch, source_name, iteration_cap, factory, progress)
+    sample = _followed_part(result)
+    if sample is not None and result.caches is not None and not result.faults:
+        allocated = sum(size for _, size in arena.allocations)  # the launch's arrays are among them
+        caches = extrapolate_caches(result.caches, result.launch.blocks, allocated, result.caches.config.l2_bytes)
+        result = replace(result, caches=caches)
     occ = _occupancy(target, inputs)
     fault = result.faults[0].message if result.faults else None
     time = None
@@ -163,6 +197,7 @@ def run_launch(
         fault=fault,
         race=result.races[0].message if result.races else None,
         overrun=result.overruns[0].message if result.overruns else None,
+        cache_sample=sample,
         l2_hit_rate=None if time is None else time.l2_hit_rate,
         dram_bytes=None if time is None else time.dram_bytes_read + time.dram_bytes_written,
         error_band=None if time is None else time.error_band,

@@ -44,10 +44,16 @@ def l1_bytes(arch: Arch, blocks_per_sm: int, shared_per_block: int) -> int:
 
 
 def cache_model(
-    gpu: Gpu, arch: Arch, occupancy: OccupancyInputs, cache: str | None = None, sample: BlockSample | None = None
+    gpu: Gpu,
+    arch: Arch,
+    occupancy: OccupancyInputs,
+    cache: str | None = None,
+    sample: BlockSample | None = None,
+    request_budget: int | None = None,
 ) -> CacheHierarchy:
     """A fresh L1/L2 model for a launch of `occupancy`'s configuration on `gpu`; with a
-    `sample`, the model of the sampled SMs only, whose share of the L2 is 1/stride of it."""
+    `sample`, the model of the sampled SMs only, whose share of the L2 is 1/stride of it; with a
+    `request_budget`, one that stops following a run of every block past that many requests."""
     if gpu.l2_cache_kb is None:
         raise InputError(f"{gpu.name}: no sourced L2 size in products.yaml, so its caches cannot be modelled")
     blocks = int(occupancy.grid(arch).active_blocks)
@@ -67,6 +73,7 @@ def cache_model(
             store_merge_lines=timing_rates(arch).store_merge_lines or 0,
         ),
         sample,
+        request_budget,
     )
 
 
@@ -78,6 +85,7 @@ def cache_model_factory(
     dynamic_shared: int,
     cache: str | None = None,
     sample: BlockSample | None = None,
+    request_budget: int | None = None,
 ) -> Callable[[int, str | None, str], CacheHierarchy]:
     """What run_kernel(caches=...) calls once the engine knows the kernel's static shared
     memory and, on the PTX engine, ptxas's report: the model for the occupancy they give
@@ -88,6 +96,6 @@ def cache_model_factory(
         found = entry_resources(ptxas_log, entry)
         regs = registers if found is None else found.registers_per_thread
         occ = OccupancyInputs(block_threads, regs, static_shared, dynamic_shared)
-        return cache_model(gpu, arch, occ, cache, sample)
+        return cache_model(gpu, arch, occ, cache, sample, request_budget)
 
     return build

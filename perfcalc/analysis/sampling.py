@@ -40,7 +40,7 @@ from dataclasses import dataclass
 from perfcalc.errors import InputError
 from perfcalc.memory.block_sample import BlockSample
 from perfcalc.memory.cache import SECTOR_BYTES
-from perfcalc.memory.cache_hierarchy import TOTAL_FIELDS
+from perfcalc.memory.cache_hierarchy import TOTAL_FIELDS, CacheReport
 from perfcalc.sim.counters import Counters
 from perfcalc.sim.launch import SimResult
 from perfcalc.specs.counters import COUNTER_NAMES
@@ -161,6 +161,14 @@ def _refuse_exact_past_limit(run: Runner, nblocks: int) -> None:
         )
 
 
+def cache_request_budget(budget_s: float, engine: str = "ptx") -> int:
+    """The cache-model requests (global wavefronts) `budget_s` seconds of its work come to, at the
+    engine's calibrated rate (a count, so the part of a launch the model follows is the same on
+    every machine)."""
+    check_budget(budget_s)
+    return max(1, int(budget_s / ENGINE_RATES.get(engine, ENGINE_RATES["source"])[1]))
+
+
 def estimated_seconds_per_block(run: SimResult) -> float:
     """The simulation time one block of `run` costs, from its counted work."""
     rep = run.caches
@@ -204,8 +212,25 @@ def extrapolate(
     the bytes of the launch's arrays, bounds DRAM reads when they fit in `full_l2_bytes`."""
     rep = result.caches
     assert rep is not None and rep.chunk_blocks
-    simulated = sum(rep.chunk_blocks)
-    factor = nblocks / simulated
+    factor = nblocks / sum(rep.chunk_blocks)
+    return dataclasses.replace(
+        result,
+        counters=_scale_counters(result.counters, factor),
+        per_site={k: _scale_counters(v, factor) for k, v in result.per_site.items()},
+        inlined={k: _scale_counters(v, factor) for k, v in result.inlined.items()},
+        caches=extrapolate_caches(rep, nblocks, footprint_bytes, full_l2_bytes),
+    )
+
+
+def extrapolate_caches(
+    rep: CacheReport, nblocks: int, footprint_bytes: int | None = None, full_l2_bytes: int | None = None
+) -> CacheReport:
+    """The cache model's report of the blocks it followed (`rep.chunk_blocks`, whole leading
+    waves), as the launch's `nblocks` (module docstring): a sampled run's, or that of a run of
+    every block whose model stopped at its request budget (whole programs; its counters are
+    exact and not scaled)."""
+    assert rep.chunk_blocks
+    factor = nblocks / sum(rep.chunk_blocks)
     t = dict(
         zip(
             TOTAL_FIELDS,
@@ -228,7 +253,7 @@ def extrapolate(
             misses = (t["l2_lookups"] - t["l2_hits"]) * cap / t["dram_read"]
             t["l2_hits"] = t["l2_lookups"] - misses
             t["dram_read"] = cap
-    scaled = dataclasses.replace(
+    return dataclasses.replace(
         rep,
         l1_load_hit_rate=t["l1_hits"] / t["l1_lookups"] if t["l1_lookups"] else None,
         l2_hit_rate=t["l2_hits"] / t["l2_lookups"] if t["l2_lookups"] else None,
@@ -248,11 +273,4 @@ def extrapolate(
             )
             for line, s in rep.per_site.items()
         },
-    )
-    return dataclasses.replace(
-        result,
-        counters=_scale_counters(result.counters, factor),
-        per_site={k: _scale_counters(v, factor) for k, v in result.per_site.items()},
-        inlined={k: _scale_counters(v, factor) for k, v in result.inlined.items()},
-        caches=scaled,
     )

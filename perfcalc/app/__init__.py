@@ -103,6 +103,8 @@ def app(
     on_launch: Callable[[int, str], None] | None = None,
     stdout_to_stderr: bool = False,
     nvcc_options: Sequence[str] = (),
+    exact: bool = False,
+    cache_budget_s: float = 5.0,
 ) -> AppReport:
     """Build the program from `files` (its .cu, .cpp and .c sources, with -I `include_dirs` and
     -D `defines` as `NAME` or `NAME=VALUE`), run its main() with `args` on the modelled GPU
@@ -115,6 +117,7 @@ def app(
     program's stdout and stderr in the report (else they pass through, its stdout to perfcalc's
     stderr with `stdout_to_stderr`, so a JSON on stdout stays clean)."""
     from perfcalc.analysis.programs import CompileFlags, compile_target, route
+    from perfcalc.analysis.sampling import check_budget
     from perfcalc.app.build import build, checked_nvcc_options
     from perfcalc.app.output import HEAD_BYTES, TAIL_BYTES, KeptOutput
     from perfcalc.app.session import Selection, run_program
@@ -125,6 +128,7 @@ def app(
         raise InputError("files must be a list of the program's source files (.cu, .cpp, .c)")
     if launch_skip < 0 or (launch_count is not None and launch_count < 1):
         raise InputError("launch_skip must be >= 0 and launch_count >= 1")
+    check_budget(cache_budget_s)
     options = checked_nvcc_options(nvcc_options)
     tools = route("nvcc", nvcc)
     assert tools is not None  # route("nvcc") raises where it cannot build
@@ -137,7 +141,10 @@ def app(
     try:
         passed = (None, 2 if stdout_to_stderr else None, None)
         streams = (subprocess.DEVNULL, kept[0].fd, kept[1].fd) if kept else passed
-        outcome = run_program(program, args, target, selection, max_seconds, cwd, on_launch, streams=streams)
+        budget = None if exact else cache_budget_s
+        outcome = run_program(
+            program, args, target, selection, max_seconds, cwd, on_launch, streams=streams, cache_budget_s=budget
+        )
     finally:
         texts = [k.text() for k in kept] if kept else [None, None]
     streams_kept = zip(kept, ("stdout", "stderr"), strict=True) if kept else ()
@@ -148,6 +155,13 @@ def app(
         if k.left_out
     ]
     timed = any("cudaEventElapsedTime" in Path(u.path).read_text(errors="replace") for u in program.units)
+    followed = sum(1 for r in outcome.launches if r.cache_sample is not None)
+    if followed:
+        notes.append(
+            f"{followed} launch(es) ran past the cache model's budget ({cache_budget_s:g} s of its work): it "
+            "followed their leading waves and extrapolated their caches and DRAM traffic; counters are exact "
+            "(--exact follows every block)"
+        )
     if gpu is None:
         notes.append("no --gpu: launches are counted, not timed" + (" (cudaEventElapsedTime reads 0)" if timed else ""))
     elif timed:

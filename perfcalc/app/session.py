@@ -25,6 +25,7 @@ from typing import Any
 
 from perfcalc.analysis.app_launches import LaunchRecord, launch_occupancy, resources, run_launch
 from perfcalc.analysis.programs import Arena, ArenaLaunch, CompiledKernel, program_kernels
+from perfcalc.analysis.sampling import DEFAULT_BUDGET_S
 from perfcalc.app.build import Program
 from perfcalc.errors import InputError, PerfcalcError, TimeLimitExceeded
 from perfcalc.specs.target import Target
@@ -171,8 +172,10 @@ def run_program(
     on_launch: Callable[[int, str], None] | None = None,
     iteration_cap: int = 1_000_000,
     streams: tuple[Any, Any, Any] = (subprocess.DEVNULL, None, None),
+    cache_budget_s: float | None = DEFAULT_BUDGET_S,
 ) -> Outcome:
-    """Run the program's main() with `args`; every launch on the engine (see the module docstring)."""
+    """Run the program's main() with `args`; every launch on the engine (see the module
+    docstring); `cache_budget_s` as analysis/app_launches.run_launch takes it."""
     kernels = program_kernels([(u.path, u.ptx) for u in program.units if u.ptx], target.arch, program.compiler)
     selection = selection or Selection()
     with tempfile.TemporaryDirectory(prefix="perfcalc-app-") as tmp:
@@ -203,7 +206,7 @@ def run_program(
         child.close()
         outcome = Outcome(0)
         try:
-            serving = _Serving(arena, kernels, target, selection, outcome, on_launch, iteration_cap)
+            serving = _Serving(arena, kernels, target, selection, outcome, on_launch, iteration_cap, cache_budget_s)
             _serve(_Channel(parent), proc, serving, start + max_seconds)
         finally:
             parent.close()
@@ -226,7 +229,8 @@ def _kill(proc: subprocess.Popen[bytes]) -> None:
 @dataclass(frozen=True)
 class _Serving:
     """What answering the program's requests needs: its memory, its kernels, the GPU, which
-    launches to count, where the counts go, the progress callback and the loop cap."""
+    launches to count, where the counts go, the progress callback, the loop cap and the cache
+    model's budget per launch."""
 
     arena: Arena
     kernels: dict[str, CompiledKernel]
@@ -235,6 +239,7 @@ class _Serving:
     outcome: Outcome
     on_launch: Callable[[int, str], None] | None
     iteration_cap: int
+    cache_budget_s: float | None
 
 
 def _serve(channel: _Channel, proc: subprocess.Popen[bytes], serving: _Serving, deadline: float) -> None:
@@ -316,6 +321,7 @@ def _launch(body: _Reader, s: _Serving) -> bytes:
             s.target,
             ck.source_file,
             s.iteration_cap,
+            cache_budget_s=s.cache_budget_s,
         )
     except TimeLimitExceeded as exc:  # the run's limit, not the launch's fault: the run ends
         raise ProgramFailed(_out_of_time(index, ck.kernel, exc.what)) from None

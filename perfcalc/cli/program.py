@@ -42,6 +42,21 @@ SkipOption = Annotated[int, typer.Option("--launch-skip", help="Count from the (
 CountOption = Annotated[int | None, typer.Option("--launch-count", help="Count this many selected launches.", min=1)]
 
 
+AppExactOption = Annotated[
+    bool,
+    typer.Option(
+        "--exact",
+        help="With --gpu: follow every block of every launch through the L1/L2 model (by default, past "
+        "--cache-budget seconds of its work a launch's later waves run and are counted exactly but outside the "
+        "model, and its cache and DRAM traffic is extrapolated from the leading waves).",
+    ),
+]
+CacheBudgetOption = Annotated[
+    float,
+    typer.Option("--cache-budget", help="Seconds of L1/L2-model work per launch before --exact matters.", min=0.01),
+]
+
+
 def register(app: typer.Typer) -> None:
     app.command("app", context_settings={"allow_extra_args": True, "ignore_unknown_options": True})(run_app)
 
@@ -58,6 +73,8 @@ def run_app(
     launch_count: CountOption = None,
     nvcc: NvccOption = None,
     max_seconds: MaxSecondsOption = 600.0,
+    exact: AppExactOption = False,
+    cache_budget: CacheBudgetOption = 5.0,
     fmt: FormatOption = Format.table,
     output: OutputOption = None,
     table: Annotated[str | None, table_option("launches, kernels")] = None,
@@ -99,6 +116,8 @@ def run_app(
                 on_launch=progress,
                 stdout_to_stderr=fmt != Format.table and output in (None, "-"),
                 nvcc_options=options,
+                exact=exact,
+                cache_budget_s=cache_budget,
             )
         )
         if progress is not None:

@@ -129,11 +129,16 @@ def _rate(hits: int, lookups: int) -> float | None:
 class CacheHierarchy:
     """Per-SM L1 caches and one shared L2, fed warp access by warp access."""
 
-    def __init__(self, config: CacheConfig, sample: BlockSample | None = None):
+    def __init__(self, config: CacheConfig, sample: BlockSample | None = None, request_budget: int | None = None):
         self.config = config
         self.contention = ContentionTally()
         # with a sample, the run simulates only its blocks (sim/sampling.py)
         self.sample = sample
+        # without one, a run of every block (whole programs) may stop feeding the model at the
+        # first wave boundary past this many requests (global wavefronts): the later waves run
+        # exactly, outside the model, and analysis/sampling.extrapolate_caches extrapolates
+        self.request_budget = request_budget
+        self.recording = True
         l1_fill = 1 if config.l1_sectored else 4
         self.l1_stats = CacheStats()  # one tally for every SM's L1: only totals are reported
         self.l1 = [SectoredLRU(config.l1_bytes, l1_fill, stats=self.l1_stats) for _ in range(config.sms)]
@@ -156,8 +161,19 @@ class CacheHierarchy:
         self._serial = 0
         self._groups: dict[tuple[int, int], tuple[int, dict[int, int]]] = {}
 
+    def stop_recording(self) -> None:
+        """Follow no more of the launch: what follows is neither fed nor snapshotted, so the
+        report covers the chunks so far (chunk_blocks says how many blocks)."""
+        self.recording = False
+
+    def past_budget(self) -> bool:
+        """Whether a run of every block should stop feeding the model here (a wave boundary)."""
+        return self.recording and self.request_budget is not None and self.wavefronts >= self.request_budget
+
     def begin_chunk(self, block_ids: np.ndarray, lanes_per_block: int) -> None:
         """The blocks (in lane order) the following accesses' lanes belong to."""
+        if not self.recording:
+            return
         self.chunk_totals.append(tuple(self._totals()))
         self.chunk_blocks.append(int(np.asarray(block_ids).size))
         self.chunk_clock.append(time.perf_counter())

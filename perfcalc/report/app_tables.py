@@ -118,7 +118,7 @@ def _launch_rows(reports: Sequence[Any], report: Any) -> list[dict[str, Any]]:
 
 
 def _launch_notes(report: Any) -> list[str]:
-    """Races, overruns and launches left uncounted: what the counts do not say."""
+    """Races, overruns, caches extrapolated and launches left uncounted: what the counts do not say."""
     notes = []
     for field_, thing, tool in (
         ("race", "a race or a divergent barrier", "racecheck or synccheck"),
@@ -130,6 +130,10 @@ def _launch_notes(report: Any) -> list[str]:
             f"{getattr(r, field_)}"
             for r in sorted(first.values(), key=lambda r: r.index)
         ]
+    first = {r.short_name: r for r in reversed(report.launches) if r.cache_sample}  # each kernel's first
+    notes += [
+        f"launch {r.index} ({r.short_name}): {r.cache_sample}" for r in sorted(first.values(), key=lambda r: r.index)
+    ]
     if report.uncounted_launches:
         notes.append(f"{report.uncounted_launches} more launches ran exactly but are not counted (--kernel/--launch-*)")
     return notes

@@ -5,6 +5,7 @@ no front end: sim/engine.py picks one and runs it (issue 29).
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -26,7 +27,9 @@ from perfcalc.units import seconds as seconds_text
 MIN_SECONDS_PER_THREAD = 1e-9  # see perfcalc/limits.py
 
 
-def _refuse_if_too_long(threads: int, blocks_done: int, nblocks: int, chunks_start: float) -> None:
+def _refuse_if_too_long(
+    threads: int, blocks_done: int, nblocks: int, chunks_start: float, what: str = "blocks"
+) -> None:
     limit = current_limit()
     if limit is None:
         return
@@ -37,7 +40,7 @@ def _refuse_if_too_long(threads: int, blocks_done: int, nblocks: int, chunks_sta
     else:
         elapsed = time.monotonic() - chunks_start
         estimate = (chunks_start - start) + elapsed / blocks_done * nblocks
-        basis = f"{seconds_text(elapsed)} for the first {blocks_done} of {nblocks} blocks"
+        basis = f"{seconds_text(elapsed)} for the first {blocks_done} of {nblocks} {what}"
     if estimate > seconds:
         raise TimeLimitExceeded(
             f"simulating this launch would take about {seconds_text(estimate)} ({basis}), "
@@ -217,11 +220,14 @@ def run_chunks(
     if whole:
         _refuse_if_too_long(nblocks * 32 * warps_per_block, 0, nblocks, chunks_start)
     done = 0
+    since = 0  # blocks done when the projection's rate was last reset (the cache model stopped)
     with np.errstate(all="ignore"):
         try:
             for ids in chunks:
-                if done and whole:
-                    _refuse_if_too_long(0, done, nblocks, chunks_start)
+                if done > since and whole:
+                    ahead = _blocks_at_this_rate(caches, done, nblocks, per_chunk)
+                    what = "blocks" if since == 0 else "blocks left once the cache model's budget was spent"
+                    _refuse_if_too_long(0, done - since, ahead - since, chunks_start, what)
                 elif done and past_time_limit():
                     raise TimeLimitExceeded(
                         f"the simulation passed its limit of {time_limit_seconds():g} "
@@ -231,6 +237,9 @@ def run_chunks(
                     caches.begin_chunk(ids, 32 * warps_per_block)
                 body(ids)
                 done += len(ids)
+                if caches is not None and done < nblocks and whole and caches.past_budget():
+                    caches.stop_recording()  # the rest runs exactly, outside the model, faster
+                    since, chunks_start = done, time.monotonic()
                 if progress is not None:
                     progress(int(ids[-1]) + 1, nblocks)
         except FaultSignal as sig:
@@ -238,6 +247,16 @@ def run_chunks(
                 raise
             return [sig.fault]
     return []
+
+
+def _blocks_at_this_rate(caches: CacheHierarchy | None, done: int, nblocks: int, per_chunk: int) -> int:
+    """The blocks the current per-block rate will run: all of them, except while the cache model
+    follows a launch it will stop following at its request budget (at the rate of its requests
+    so far, rounded up to whole waves); the rest is projected at its own rate once it runs."""
+    if caches is None or not caches.recording or caches.request_budget is None or caches.wavefronts == 0:
+        return nblocks
+    blocks = math.ceil(caches.request_budget * done / caches.wavefronts)
+    return min(nblocks, max(done, -(-blocks // per_chunk) * per_chunk))
 
 
 def site_totals(site_counts: dict[int, list[int]]) -> tuple[dict[int, Counters], Counters]:

@@ -123,8 +123,19 @@ class Pricer:
             "shared": arch.shared_family.pricing_quantum,
         }
         # the L1/L2 model, fed every global access's addresses when caches are modelled
-        self.trace: CacheHierarchy | None = None
+        self._trace: CacheHierarchy | None = None
         self.site = 0  # the source line the engine is pricing now (the cache model's per-line)
+
+    @property
+    def trace(self) -> CacheHierarchy | None:
+        """The cache model while it follows the launch; None past its request budget (the later
+        waves run exactly, outside it: memory/cache_hierarchy.CacheHierarchy.stop_recording)."""
+        t = self._trace
+        return t if t is not None and t.recording else None
+
+    @trace.setter
+    def trace(self, model: CacheHierarchy | None) -> None:
+        self._trace = model
 
     def observe(self, addr: np.ndarray, mask: np.ndarray | None, size: int, op: str, atomic: str | None = None) -> None:
         """Hand a global access's lane addresses (the chunk's lane order) to the cache model;
