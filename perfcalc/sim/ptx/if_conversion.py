@@ -12,10 +12,15 @@ compiled for sm_90 (benchmarks/hw/ifconvert_sass.sh; raw listings in benchmarks/
 - a triangle, `@p bra J; A; J:` -> A guarded by !p;
 - a diamond, `@p bra T; A; bra J; T: B; J:` -> A guarded by !p, B by p;
 - the same diamond laid out `@p bra T; bra F; T: B; bra J; F: A; J:`;
+- an arm that ends jumping back to the branch's own target, `J: ... @p bra J; A; bra J` (an `if`
+  at the end of a loop body whose join is the loop's head) -> A guarded by !p, where J is not a
+  barrier (HeCBench entropy's arm and our probe's, volatile or not, are predicated in their SASS,
+  benchmarks/hw/loop_tail_h200/; merge's `if (t == 127)` update before its loop's `bar.sync`
+  stays a branch, and so does its `switch` case that jumps forward to the switch's end);
 where each arm is straight-line code entered only from the branch (no label inside it, no other
 branch into it), holding no barrier, call, return, warp-collective `.sync` operation, guarded
-instruction, write of the guard itself, or correctly rounded division / square root (which ptxas
-emits with a slow-path branch of its own), and the arms together come to at most
+instruction, write of the guard itself, or correctly rounded division / square root (which
+ptxas emits with a slow-path branch of its own), and the arms together come to at most
 `MAX_SASS_INSTRUCTIONS` machine instructions. A branch that skips to the function's `ret` is left
 alone: ptxas makes it an early `@P EXIT`, which counts like the branch.
 
@@ -54,10 +59,12 @@ def if_convert(fn: Function, body: list[Instr]) -> list[Instr]:
             for name in fn.branch_tables.get(instr.operands[1].strip(), []):
                 entries[fn.labels[name]] += 1
     for i, instr in enumerate(body):
-        target = _forward_target(fn, body, i)
+        target = _guarded_target(fn, body, i)
         if target is None:
             continue
-        arms = _arms(fn, body, i, target, label_at, entries)
+        arms = _arm_to_the_target(fn, body, i, target, label_at)
+        if arms is None and target > i + 1:
+            arms = _arms(fn, body, i, target, label_at, entries)
         if arms is None:
             continue
         removed, guarded = arms
@@ -81,10 +88,34 @@ def _next_real(body: list[Instr], k: int) -> int:
     return k
 
 
-def _forward_target(fn: Function, body: list[Instr], i: int) -> int | None:
-    """The target of a guarded forward `bra` at i (None for anything else)."""
-    target = fn.branch_target(body[i]) if body[i].pred is not None else None
-    return target if target is not None and target > i + 1 else None
+def _guarded_target(fn: Function, body: list[Instr], i: int) -> int | None:
+    """The target of a guarded `bra` at i (None for anything else)."""
+    return fn.branch_target(body[i]) if body[i].pred is not None else None
+
+
+def _arm_to_the_target(
+    fn: Function, body: list[Instr], i: int, target: int, label_at: set[int]
+) -> tuple[list[int], list[tuple[int, bool]]] | None:
+    """`J: ... @p bra J; A; bra J` (A straight, ending in an unguarded jump back to the branch's
+    own target): A guarded by !p, the jump kept, so every lane goes on to J as before. The shape
+    of an `if` at the end of a loop body whose join is the loop's head (HeCBench entropy's
+    unrolled 5 x 5 window: its SASS predicates the arm, `@!P3 LDS ... @!P3 STS`, and jumps back),
+    where a branch to the head would split the warp for the next iteration. Not where J is a
+    barrier (module docstring)."""
+    fall = i + 1
+    if fall in label_at:
+        return None
+    end = fall
+    while end < len(body) and end not in label_at and body[end].base not in CONTROL:
+        end += 1
+    if end == fall or end == len(body) or end in label_at:
+        return None
+    last = body[end]
+    if last.base != "bra" or last.pred is not None or fn.branch_target(last) != target or _exits(body, target):
+        return None
+    if target > i or body[_next_real(body, target)].base in ("bar", "barrier"):
+        return None  # a loop's head only, and not a barrier (module docstring)
+    return [i], [(k, False) for k in range(fall, end)]
 
 
 def _arms(
