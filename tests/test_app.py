@@ -70,6 +70,10 @@ def test_a_launch_past_the_cache_budget_runs_exactly_and_says_its_traffic_is_ext
     assert f.cache_sample is None and p.cache_sample is not None and "first 1 of 2 waves" in p.cache_sample
     assert any("budget" in note for note in part.notes)
     assert p.dram_bytes == f.dram_bytes == 8 * n
+    from perfcalc.errors import InputError
+
+    with pytest.raises(InputError, match="cache_budget_s 0 s must be a finite number of seconds > 0"):
+        run("vector_add.cu", "16", gpu="h100-sxm", cache_budget_s=0)
 
 
 def test_nsight_compute_style_selection():

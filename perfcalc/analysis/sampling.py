@@ -92,10 +92,10 @@ class SampledRun:
         )
 
 
-def check_budget(budget_s: float) -> None:
-    """A sampling budget is a finite number of seconds > 0."""
+def check_budget(budget_s: float, what: str = "sampling budget") -> None:
+    """A budget (`what` names it in the error) is a finite number of seconds > 0."""
     if not (isinstance(budget_s, (int, float)) and 0 < budget_s < math.inf):
-        raise InputError(f"sampling budget {budget_s!r} s must be a finite number of seconds > 0")
+        raise InputError(f"{what} {budget_s!r} s must be a finite number of seconds > 0")
 
 
 def run_with_sampling(
@@ -165,7 +165,7 @@ def cache_request_budget(budget_s: float, engine: str = "ptx") -> int:
     """The cache-model requests (global wavefronts) `budget_s` seconds of its work come to, at the
     engine's calibrated rate (a count, so the part of a launch the model follows is the same on
     every machine)."""
-    check_budget(budget_s)
+    check_budget(budget_s, "cache budget")
     return max(1, int(budget_s / ENGINE_RATES.get(engine, ENGINE_RATES["source"])[1]))
 
 

@@ -128,7 +128,7 @@ def app(
         raise InputError("files must be a list of the program's source files (.cu, .cpp, .c)")
     if launch_skip < 0 or (launch_count is not None and launch_count < 1):
         raise InputError("launch_skip must be >= 0 and launch_count >= 1")
-    check_budget(cache_budget_s)
+    check_budget(cache_budget_s, "cache_budget_s")
     options = checked_nvcc_options(nvcc_options)
     tools = route("nvcc", nvcc)
     assert tools is not None  # route("nvcc") raises where it cannot build
