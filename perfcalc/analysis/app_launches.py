@@ -147,7 +147,7 @@ def run_launch(
     Target's product where it names one. Every block runs and is counted; the L1/L2 model
     follows the launch's leading waves up to about `cache_budget_s` of its work (None: every
     block) and its traffic is extrapolated from them (analysis/sampling.extrapolate_caches):
-    on a large launch the model costs ten times the execution."""
+    on a large launch the model costs 8 to 15 times the execution (benchmarks/RESULTS.md)."""
     ck = launch.kernel
     threads = math.prod(launch.block)
     found = resources(ck)

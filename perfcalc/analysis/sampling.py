@@ -161,12 +161,12 @@ def _refuse_exact_past_limit(run: Runner, nblocks: int) -> None:
         )
 
 
-def cache_request_budget(budget_s: float, engine: str = "ptx") -> int:
+def cache_request_budget(budget_s: float) -> int:
     """The cache-model requests (global wavefronts) `budget_s` seconds of its work come to, at the
-    engine's calibrated rate (a count, so the part of a launch the model follows is the same on
-    every machine)."""
+    PTX engine's calibrated rate (whole programs run on it; a count, so the part of a launch the
+    model follows is the same on every machine)."""
     check_budget(budget_s, "cache budget")
-    return max(1, int(budget_s / ENGINE_RATES.get(engine, ENGINE_RATES["source"])[1]))
+    return max(1, int(budget_s / ENGINE_RATES["ptx"][1]))
 
 
 def estimated_seconds_per_block(run: SimResult) -> float:

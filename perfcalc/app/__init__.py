@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from perfcalc.analysis.app_launches import LaunchRecord
+from perfcalc.analysis.sampling import DEFAULT_BUDGET_S, check_budget
 from perfcalc.errors import InputError
 from perfcalc.results import Result, plain
 
@@ -104,7 +105,7 @@ def app(
     stdout_to_stderr: bool = False,
     nvcc_options: Sequence[str] = (),
     exact: bool = False,
-    cache_budget_s: float = 5.0,
+    cache_budget_s: float = DEFAULT_BUDGET_S,
 ) -> AppReport:
     """Build the program from `files` (its .cu, .cpp and .c sources, with -I `include_dirs` and
     -D `defines` as `NAME` or `NAME=VALUE`), run its main() with `args` on the modelled GPU
@@ -117,7 +118,6 @@ def app(
     program's stdout and stderr in the report (else they pass through, its stdout to perfcalc's
     stderr with `stdout_to_stderr`, so a JSON on stdout stays clean)."""
     from perfcalc.analysis.programs import CompileFlags, compile_target, route
-    from perfcalc.analysis.sampling import check_budget
     from perfcalc.app.build import build, checked_nvcc_options
     from perfcalc.app.output import HEAD_BYTES, TAIL_BYTES, KeptOutput
     from perfcalc.app.session import Selection, run_program
