@@ -92,6 +92,9 @@ class SimResult(Result):
     races: tuple[Fault, ...] = ()
     # accesses just past an allocation into memory a GPU has mapped, run through (whole programs)
     overruns: tuple[Fault, ...] = ()
+    # PTX engine: (instructions issued, global-load waits, shared-load waits) of the warps with the
+    # longest own chains (sim/ptx/warp_chains.py); a sample's, not scaled
+    longest_warps: tuple[tuple[int, int, int], ...] = ()
 
     @property
     def instructions(self) -> dict[str, int]:

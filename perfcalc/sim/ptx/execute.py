@@ -70,6 +70,8 @@ class Env:
     # with race_faults False, also a global access past its allocation that stays inside the
     # device memory a GPU has mapped there (Heap.mapped): kept here, the access goes on
     overruns: list[Fault] = field(default_factory=list)
+    # the warps whose own chains of work are longest (warp_chains.py), over the chunks run
+    longest_warps: tuple[tuple[int, int, int], ...] = ()
     _tees: dict[tuple[int, int], _Tee] = field(default_factory=dict)
     _param_space: tuple[dict[str, int], np.ndarray] | None = None
 

@@ -25,7 +25,7 @@ Register pressure, which can stop ptxas from hoisting every load, is not modelle
 from __future__ import annotations
 
 from bisect import bisect_left
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from perfcalc.sim.ptx.parse import Instr
 from perfcalc.sim.ptx.registers import reads_and_writes
@@ -48,6 +48,18 @@ def is_global_load(instr: Instr) -> bool:
     return (instr.base in ("ld", "ldu") or fragment) and _space(instr) in ("global", "generic")
 
 
+def is_shared_load(instr: Instr) -> bool:
+    """ld of shared memory (an LDS)."""
+    return instr.base == "ld" and _space(instr) == "shared"
+
+
+def _may_order_shared(instr: Instr) -> bool:
+    """Could this instruction write shared memory, or order the shared loads after it?"""
+    if instr.base in ("st", "red", "atom"):
+        return _space(instr) in ("shared", "generic")
+    return instr.base in ("bar", "barrier", "membar", "fence", "call", "cp", "stmatrix", "wmma")
+
+
 def _may_order_global(instr: Instr) -> bool:
     """Could this instruction write global memory, or order the loads after it?"""
     if instr.base in ("st", "red"):
@@ -64,7 +76,13 @@ def leaders(instrs: Sequence[Instr], labels: dict[str, int]) -> list[int]:
     return sorted(pc for pc in first if 0 <= pc < len(instrs))
 
 
-def _block_order(instrs: Sequence[Instr], start: int, end: int) -> list[int]:
+Loads = tuple[Callable[[Instr], bool], Callable[[Instr], bool]]  # the loads hoisted, what orders them
+GLOBAL: Loads = (is_global_load, _may_order_global)
+SHARED: Loads = (is_shared_load, _may_order_shared)
+
+
+def _block_order(instrs: Sequence[Instr], start: int, end: int, loads: Loads) -> list[int]:
+    is_load, may_order = loads
     earliest: dict[int, int] = {}
     writer: dict[str, int] = {}
     readers: dict[str, list[int]] = {}
@@ -82,7 +100,7 @@ def _block_order(instrs: Sequence[Instr], start: int, end: int) -> list[int]:
                 after = max(after, earliest[writer[r]])
             for j in readers.get(r, ()):
                 after = max(after, earliest[j] - 1)  # may issue beside an earlier reader, not before
-        if is_global_load(instr):
+        if is_load(instr):
             after = max(after, last_fence)
         elif instr.base in _SIDE_EFFECTS:
             after = max(after, last_effect)
@@ -93,17 +111,19 @@ def _block_order(instrs: Sequence[Instr], start: int, end: int) -> list[int]:
         for r in writes:
             writer[r] = pc
             readers[r] = []
-        if _may_order_global(instr):
+        if may_order(instr):
             last_fence = max(last_fence, slot)
         if instr.base in _SIDE_EFFECTS:  # a global load too: a later store stays after it
             last_effect = max(last_effect, slot)
     last = end - 1 if instrs[end - 1].base in _TERMINATORS and end - 1 > start else end
-    first = _loads_first(instrs, start, last, effects)
+    first = _loads_first(instrs, start, last, effects, loads)
     order = sorted(range(start, last), key=lambda pc: (pc not in first, earliest[pc], pc))
     return order + list(range(last, end))  # the block's branch stays last
 
 
-def _loads_first(instrs: Sequence[Instr], start: int, end: int, effects: list[tuple[set[str], set[str]]]) -> set[int]:
+def _loads_first(
+    instrs: Sequence[Instr], start: int, end: int, effects: list[tuple[set[str], set[str]]], loads: Loads
+) -> set[int]:
     """The block's global loads that ptxas issues ahead of every use of a loaded value, with the
     arithmetic that computes their addresses: a load whose address does not come from another
     load of the block, after no instruction that may write global memory, its address computed
@@ -116,15 +136,16 @@ def _loads_first(instrs: Sequence[Instr], start: int, end: int, effects: list[tu
     for pc in range(start, end):
         for r in effects[pc - start][1]:
             writers.setdefault(r, []).append(pc)
+    is_load, may_order = loads
     kept: set[int] = set()
     fenced = False
     for pc in range(start, end):
         instr = instrs[pc]
-        if is_global_load(instr) and not fenced:
+        if is_load(instr) and not fenced:
             chosen = _address_slice(instrs, pc, start, effects, writers)
             if chosen is not None and _movable_above(start, chosen | kept, effects):
                 kept |= chosen
-        fenced = fenced or _may_order_global(instr)
+        fenced = fenced or may_order(instr)
     return kept
 
 
@@ -168,9 +189,10 @@ def _movable_above(start: int, chosen: set[int], effects: list[tuple[set[str], s
     return True
 
 
-def scheduled_order(instrs: Sequence[Instr], labels: dict[str, int]) -> list[int]:
+def scheduled_order(instrs: Sequence[Instr], labels: dict[str, int], loads: Loads = GLOBAL) -> list[int]:
     """The function's instructions (their indices) in issue order: blocks in program order, each
-    block's instructions as the module docstring schedules them."""
+    block's instructions as the module docstring schedules them, with `loads` (global ones, or
+    for the shared-load waits of the longest warp, shared ones: SHARED) as the loads hoisted."""
     starts = leaders(instrs, labels)
     bounds = list(zip(starts, [*starts[1:], len(instrs)], strict=True))
-    return [pc for start, end in bounds for pc in _block_order(instrs, start, end)]
+    return [pc for start, end in bounds for pc in _block_order(instrs, start, end, loads)]

@@ -22,13 +22,21 @@ unrolled `ld, st, ld, st` copy waits once per iteration, as its SASS (`LDG, LDG,
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
-from perfcalc.sim.ptx.load_schedule import is_global_load, leaders, scheduled_order
+from perfcalc.sim.ptx.load_schedule import (
+    GLOBAL,
+    SHARED,
+    Loads,
+    is_global_load,
+    is_shared_load,
+    leaders,
+    scheduled_order,
+)
 from perfcalc.sim.ptx.parse import Instr
 from perfcalc.sim.ptx.registers import reads_and_writes
 
-__all__ = ["is_global_load", "reads_and_writes", "successors", "wait_points"]
+__all__ = ["SHARED", "is_global_load", "is_shared_load", "reads_and_writes", "successors", "wait_points"]
 
 
 def successors(
@@ -53,18 +61,27 @@ def successors(
 
 
 def wait_points(
-    instrs: Sequence[Instr], labels: dict[str, int], branch_tables: dict[str, list[str]] | None = None
+    instrs: Sequence[Instr],
+    labels: dict[str, int],
+    branch_tables: dict[str, list[str]] | None = None,
+    loads: Loads = GLOBAL,
 ) -> list[bool]:
-    """Per instruction: is it a point where a warp waits for a global load (module docstring),
-    found on the blocks as ptxas schedules them."""
-    order = scheduled_order(instrs, labels)
+    """Per instruction: is it a point where a warp waits for a global load (or, with `loads`
+    SHARED, a shared one: the longest warp's chain, warp_chains.py; module docstring), found on
+    the blocks as ptxas schedules them."""
+    order = scheduled_order(instrs, labels, loads)
     position = {pc: k for k, pc in enumerate(order)}
     moved = {name: position.get(pc, pc) for name, pc in labels.items()}
-    found = _wait_points([instrs[pc] for pc in order], moved, branch_tables or {})
+    found = _wait_points([instrs[pc] for pc in order], moved, branch_tables or {}, loads[0])
     return [found[position[pc]] for pc in range(len(instrs))]
 
 
-def _wait_points(instrs: Sequence[Instr], labels: dict[str, int], branch_tables: dict[str, list[str]]) -> list[bool]:
+def _wait_points(
+    instrs: Sequence[Instr],
+    labels: dict[str, int],
+    branch_tables: dict[str, list[str]],
+    is_load: Callable[[Instr], bool],
+) -> list[bool]:
     """The data flow over basic blocks: a block is walked with a mutable set (a block of
     thousands of hoisted loads stays linear), its out-set joined into its successors' in-sets."""
     waits = [False] * len(instrs)
@@ -72,7 +89,7 @@ def _wait_points(instrs: Sequence[Instr], labels: dict[str, int], branch_tables:
         return waits
     succ = successors(instrs, labels, branch_tables)
     effects = [reads_and_writes(i) for i in instrs]
-    loads = [is_global_load(i) for i in instrs]
+    loads = [is_load(i) for i in instrs]
     starts = leaders(instrs, labels)
     block_of = {start: k for k, start in enumerate(starts)}
     ends = [*starts[1:], len(instrs)]

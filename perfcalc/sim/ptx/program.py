@@ -18,7 +18,8 @@ from perfcalc.sim.ptx.exit_sinking import sunk_past_exits
 from perfcalc.sim.ptx.flop_idioms import flop_overrides
 from perfcalc.sim.ptx.if_conversion import if_convert
 from perfcalc.sim.ptx.instructions import BUILDERS, NOOPS, PACKED_HALF, flop_weight
-from perfcalc.sim.ptx.load_waits import is_global_load, wait_points
+from perfcalc.sim.ptx.load_waits import SHARED as SHARED_LOADS
+from perfcalc.sim.ptx.load_waits import is_global_load, is_shared_load, wait_points
 from perfcalc.sim.ptx.lowprec import build_bf16_arith
 from perfcalc.sim.ptx.matrix_memops import build_cp_async, build_ldmatrix, build_wmma_memory
 from perfcalc.sim.ptx.memops import build_atom, build_ld, build_st
@@ -28,6 +29,7 @@ from perfcalc.sim.ptx.sass_expansion import sass_instructions
 from perfcalc.sim.ptx.select_predication import select_predications
 from perfcalc.sim.ptx.shared_merge import merged_shared_loads, merged_shared_stores
 from perfcalc.sim.ptx.tensor import build_mma, build_wmma_mma
+from perfcalc.sim.ptx.warp_chains import ISSUED, SHARED, WAITS, WarpChains, longest
 
 # Refused by name (issue #8): things this engine does not execute.
 REFUSED = {
@@ -124,6 +126,18 @@ def _analysed(fn: Function) -> _Analysis:
             sunk_past_exits(fn, body),
         )
     return cast(_Analysis, found)
+
+
+def _shared_waits(fn: Function) -> tuple[frozenset[int], frozenset[int]]:
+    """The steps that load shared memory, and those where a warp waits for such a load (loads
+    issued before a use wait together, as global ones: load_waits.py), once per function."""
+    found = fn.analyses.get("shared waits")
+    if found is None:
+        body = _analysed(fn).body
+        loads = frozenset(i for i, instr in enumerate(body) if is_shared_load(instr))
+        at = wait_points(body, fn.labels, fn.branch_tables, SHARED_LOADS)
+        found = fn.analyses["shared waits"] = (loads, frozenset(i for i, w in enumerate(at) if w))
+    return cast(tuple[frozenset[int], frozenset[int]], found)
 
 
 def _merged(env: Env, body: list[Instr]) -> dict[int, int]:
@@ -330,13 +344,15 @@ class _Facts:
 
 
 class _Waits:
-    """Per warp: global loads it issued since it last waited (load_waits.py). While every warp
-    of the chunk takes part (no divergence) that is one number for all; an array otherwise."""
+    """Per warp: global (or shared) loads it issued since it last waited (load_waits.py). While
+    every warp of the chunk takes part (no divergence) that is one number for all; an array
+    otherwise. Each wait goes to the warp's chain as `part` (warp_chains.py)."""
 
-    __slots__ = ("n", "each", "common")
+    __slots__ = ("n", "each", "common", "part")
 
-    def __init__(self, nwarps: int):
+    def __init__(self, nwarps: int, part: int = WAITS):
         self.n = nwarps
+        self.part = part
         self.each: np.ndarray | None = None  # per warp, on top of `common`
         self.common = 0
 
@@ -346,18 +362,24 @@ class _Waits:
         else:
             self._lanes()[:] += facts.warps()
 
-    def wait(self, facts: _Facts) -> int:
-        """The warps of `facts` that stall here (and from now on have nothing in flight)."""
+    def wait(self, facts: _Facts, chains: WarpChains) -> int:
+        """The warps of `facts` that stall here (and from now on have nothing in flight), each
+        added to its chain."""
         if facts.nwarps() == self.n:
             if self.each is None:
                 stalled = self.n if self.common > 0 else 0
+                if stalled:
+                    chains.add(self.part, None)
             else:
-                stalled = int(np.count_nonzero(self.each + self.common))
+                stalls = (self.each + self.common) > 0
+                stalled = int(np.count_nonzero(stalls))
+                chains.add(self.part, stalls)
             self.each, self.common = None, 0
             return stalled
         each = self._lanes()
         stalls = facts.warps() & (each > 0)
         each[stalls] = 0
+        chains.add(self.part, stalls)
         return int(np.count_nonzero(stalls))
 
     def _lanes(self) -> np.ndarray:
@@ -411,6 +433,10 @@ def run_chunk(env: Env, steps: list[Step], block_ids: np.ndarray) -> None:
     width = ch.warps_per_block * 32
     # a warp that waited on one side of a divergent branch does not wait again on the other
     waits = _Waits(ch.n // 32)
+    chains = WarpChains(ch.n // 32)  # each warp's own work, for the longest warp (warp_chains.py)
+    shared_loads, shared_waits = _shared_waits(env.fn)
+    swaits = _Waits(ch.n // 32, SHARED)  # the same for shared loads, kept in the chains only
+    params = {i for i, st in enumerate(steps) if st.memory and "param" in st.instr.parts}  # constant-bank operands
     writes = 0  # stores and atomics run with an active lane: a loop that writes is not a repeat
     repeats: dict[int, tuple[int, int, bytes]] = {}
     # lanes held at a barrier that part of their block has not reached yet (see _release)
@@ -461,15 +487,23 @@ def run_chunk(env: Env, steps: list[Step], block_ids: np.ndarray) -> None:
         if counts is None:
             counts = step.counts = env.site(step.instr.line, step.instr.inlined_at)
         if step.waits:
-            counts[C.GLD_WAIT] += waits.wait(facts)
+            counts[C.GLD_WAIT] += waits.wait(facts, chains)
         if step.global_load:
             waits.issue(facts)
+        if pc in shared_waits:
+            swaits.wait(facts, chains)
+        if pc in shared_loads:
+            swaits.issue(facts)
         if step.kind == "op":
             m = mask if step.pred is None else guarded(mask, step.pred(ch))
             mf = facts if m is mask else _Facts(m)
             if step.slot >= 0:
                 counts[step.slot] += facts.nwarps() * step.weight
+                chains.add(ISSUED, None if facts.nwarps() == chains.n else facts.warps(), step.weight)
             if step.memory:  # run with no active lane too: its requests are counted as issued
+                every = None if facts.nwarps() == chains.n else facts.warps()
+                if pc not in params:
+                    chains.add(ISSUED, every)
                 step.run(ch, m, mf.all(), mask)  # type: ignore[misc]
                 if step.inst_kind != "load" and mf.any():
                     writes += 1
@@ -484,6 +518,7 @@ def run_chunk(env: Env, steps: list[Step], block_ids: np.ndarray) -> None:
         if step.kind == "bra":
             guard = True if step.pred is None else step.pred(ch)
             counts[C.instruction_slot("branch")] += facts.nwarps()
+            chains.add(ISSUED, None if facts.nwarps() == chains.n else facts.warps())
             if guard is True or guard is False:  # uniform: every lane goes one way
                 taken, rest = (mask, None) if guard else (None, mask)
             else:
@@ -537,6 +572,7 @@ def run_chunk(env: Env, steps: list[Step], block_ids: np.ndarray) -> None:
             if bad.any():
                 raise ch.fault("bad_branch", step.instr, bad, "brx.idx index outside its table")
             counts[C.instruction_slot("branch")] += int(warps_with(mask).sum())
+            chains.add(ISSUED, warps_with(mask))
             distinct = np.zeros(mask.shape[0] // 32, dtype=np.int64)
             for k, target in enumerate(step.targets):
                 go = active & (index == k)
@@ -588,6 +624,7 @@ def run_chunk(env: Env, steps: list[Step], block_ids: np.ndarray) -> None:
                     )
                 _wait(parked, pc, mask)
                 counts[C.instruction_slot("barrier")] += facts.nwarps()
+                chains.add(ISSUED, facts.warps())
                 _release(ch, parked, width, waiting, steps)
                 if not waiting:  # nothing can move: the loop's top reports the hang
                     mask = np.zeros_like(mask)
@@ -601,8 +638,10 @@ def run_chunk(env: Env, steps: list[Step], block_ids: np.ndarray) -> None:
         ch.races.barrier()
         counts[C.BARRIERS] += arrived
         counts[C.instruction_slot("barrier")] += facts.nwarps()
+        chains.add(ISSUED, None if facts.nwarps() == chains.n else facts.warps())
         pc += 1
         mask = _merge(pc, mask, waiting)
+    env.longest_warps = longest(chains.totals(), env.longest_warps)
 
 
 def _barrier_reduction(instr: Instr, env: Env) -> Callable[[Chunk, np.ndarray, int, bool], None]:

@@ -149,6 +149,7 @@ def execute(
         compile_notes=ck.notes,
         races=tuple(env.races),
         overruns=tuple(env.overruns),
+        longest_warps=env.longest_warps,
     )
 
 
