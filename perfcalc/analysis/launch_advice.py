@@ -127,6 +127,8 @@ BOUND_ADVICE = {
     "FP64 pipe": "at the FP64 pipe's rate: only fewer flops or single precision make it faster",
     "block dispatch": "many short blocks: give each block more work (a grid-stride loop)",
     "memory latency": "too few loads in flight: more warps per SM or more independent loads per thread",
+    "longest warp": "one warp does far more than the rest and the launch waits for it: spread its work over "
+    "many threads (a parallel reduction, not one thread's loop; blocks of even work)",
     "atomic contention": "many lanes update one address: combine per warp or per block before the global atomic",
     "shared atomics": "many lanes update one shared word: combine per warp (shuffle) first",
     "constant requests": "a warp reads several __constant__ addresses and they serialise: index it uniformly",

@@ -57,6 +57,7 @@ def kernel_work(result: SimResult, active_blocks_per_sm: int) -> KernelWork:
         shared_atomic_steps=(c.shared_atomic_int_steps, c.shared_atomic_cas_steps, c.shared_atomic_float_steps),
         constant_extra_requests=max(0, c.constant_requests - kinds.get("constant_load", 0)),
         tensor_instructions=tuple((k, n) for k, n in kinds.items() if k in TENSOR_KINDS and n),
+        longest_warps=result.longest_warps,
     )
 
 

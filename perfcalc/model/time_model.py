@@ -44,6 +44,12 @@ The dependent-issue latency (devices/timing.yaml, the Programming Guide's 4 cycl
 charges each of a warp's instructions for waiting on the one before it, as a warp with no
 instruction-level parallelism does: what bounds launches of a few long-running warps.
 
+Longest warp: the latency term spreads the launch's chains evenly over its warps; where one
+warp does far more than the mean (one thread summing an array, a few working blocks among
+thousands), the launch cannot end before that warp's own chain does, priced the same way (the
+PTX engine keeps each warp's instructions and its waits for global and for shared loads:
+sim/ptx/warp_chains.py).
+
 Every rate is from devices/timing.yaml (sources there) or the product (devices/products.yaml);
 nothing is fitted to a kernel.
 """
@@ -96,6 +102,10 @@ class KernelWork:
     global_load_waits: int | None = None
     # tensor-core machine instructions (HMMA/IMMA) by kind (specs/counters.py TENSOR_KINDS)
     tensor_instructions: tuple[tuple[str, int], ...] = ()
+    # (instructions issued, global-load waits, shared-load waits) of the warps with the longest own
+    # chains (sim/ptx/warp_chains.py): the launch lasts at least as long as the longest; () where
+    # not known (the source engine)
+    longest_warps: tuple[tuple[int, int, int], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -360,7 +370,8 @@ def predict_time(work: KernelWork, gpu: Gpu, arch: Arch, rates: TimingRates) -> 
         own = loads_per_warp * lat + shared_per_warp * shared_lat + block_wf + issued_per_warp * dependent
         return waves * own / clock
 
-    latency_s = _fixed_point(read_s + write_s if rates.dram_queue_ns else 0.0, chain_s)
+    dram_s = read_s + write_s if rates.dram_queue_ns else 0.0
+    latency_s = _fixed_point(dram_s, chain_s)
     u = (read_s + write_s) / latency_s if latency_s > 0 and rates.dram_queue_ns else 0.0
     latency = mean_load_latency_cycles(work, rates, clock, u)
     terms.append(
@@ -376,6 +387,8 @@ def predict_time(work: KernelWork, gpu: Gpu, arch: Arch, rates: TimingRates) -> 
             f"{100 * u:.0f} % DRAM utilization",
         )
     )
+    if work.longest_warps:
+        terms.append(_longest_warp_term(work, rates, clock, dram_s, shared_lat, dependent, gpu))
     top = max(terms, key=lambda t: t.time_s)
     dram_term = next(t for t in terms if t.name == "DRAM bandwidth")
     if top.name == "memory latency" and dram_term.time_s >= top.time_s * (1 - 1e-6):
@@ -399,6 +412,34 @@ def predict_time(work: KernelWork, gpu: Gpu, arch: Arch, rates: TimingRates) -> 
         l1_hit_rate=work.l1_hit_rate,
         l2_hit_rate=work.l2_hit_rate,
         error_band=error_band(gpu.key, top.name, total),
+    )
+
+
+def _longest_warp_term(
+    work: KernelWork, rates: TimingRates, clock: float, dram_s: float, shared_lat: float, dependent: float, gpu: Gpu
+) -> Term:
+    """No launch ends before its longest warp: that warp's own chain of waits and instructions
+    (sim/ptx/warp_chains.py), priced as the mean warp's is. Where work is even it is shorter
+    than the waves of mean chains; where one thread or a few blocks do the work, it is the time."""
+
+    def cycles(chain: tuple[int, int, int], lat: float) -> float:
+        issued, waits, shared = chain
+        return waits * lat + shared * shared_lat + issued * dependent
+
+    def floor_s(utilization: float) -> float:
+        lat = mean_load_latency_cycles(work, rates, clock, utilization)
+        return max(cycles(c, lat) for c in work.longest_warps) / clock
+
+    time_s = _fixed_point(dram_s, floor_s)
+    u = dram_s / time_s if time_s > 0 and dram_s else 0.0
+    lat = mean_load_latency_cycles(work, rates, clock, u)
+    issued, waits, shared = max(work.longest_warps, key=lambda c: cycles(c, lat))
+    return Term(
+        "longest warp",
+        time_s,
+        f"the warp with the longest own chain: ({waits} global-load waits x {lat:.4g} cycles mean latency + "
+        f"{shared} shared-load waits x {shared_lat:g} cycles + {issued} instructions x {dependent:g} cycles) / "
+        f"{gpu.peak_clock_mhz:g} MHz; DRAM latency at {100 * u:.0f} % DRAM utilization",
     )
 
 
