@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import collections
 import csv
+import dataclasses
 import json
 import os
 import re
@@ -188,7 +189,17 @@ def _launch_row(program: str, launch: object) -> dict[str, object]:
         "instructions": dict(sim.instructions) if sim is not None else {},
         "waves": time_.waves if time_ is not None else None,
         "terms": {t.name: t.time_s for t in time_.terms} if time_ is not None else {},
+        # the time model's whole input (model/time_model.KernelWork), to try a rule on the
+        # calibration half's launches without running them again
+        "work": _work(sim, d["active_blocks_per_sm"]) if time_ is not None else None,
     }
+
+
+def _work(sim: object, active_blocks_per_sm: int) -> dict[str, object]:
+    """The launch's KernelWork as plain data (KernelWork(**row["work"]) rebuilds it, tuples as lists)."""
+    from perfcalc.analysis.timing import kernel_work
+
+    return dataclasses.asdict(kernel_work(sim, active_blocks_per_sm))  # type: ignore[arg-type]
 
 
 def _first_that_finishes(
