@@ -312,3 +312,37 @@ def test_dependent_issue_latency_only_where_the_guide_gives_it():
 
     assert [timing_rates(get_arch(cc)).dependent_issue_cycles for cc in ("7.0", "9.0", "12.0")] == [4.0] * 3
     assert [timing_rates(get_arch(cc)).dependent_issue_cycles for cc in ("1.0", "3.5", "6.1")] == [None] * 3
+
+
+def test_fp64_dependent_latency_is_the_measured_chain():
+    """devices/timing.yaml's 8 cycles for a dependent FP64 instruction on CC 9.x is the H200's
+    (sm_90) measured DFMA/DADD/DMUL chain (benchmarks/hw/dependent_latency_probe/h200/latency.csv,
+    8.16 cycles an operation with the loop's share; FFMA 4.29 there, the guide's 4), each less the
+    loop's share; majors not measured take the common figure. In the latency term an FP64 instruction
+    then costs 8 cycles and any other 4: a launch of one warp per block whose 100 instructions are
+    half FP64 waits 50 x 4 + 50 x 8 = 600 cycles for them."""
+    import csv
+    import dataclasses
+
+    from kernel_work import idle_work
+
+    from perfcalc.model.time_model import predict_time
+    from perfcalc.specs import get_arch, get_gpu
+    from perfcalc.specs.timing import timing_rates
+
+    rows = {
+        r["op"]: float(r["cycles_per_dependent_op"])
+        for r in csv.DictReader((HW / "dependent_latency_probe" / "h200" / "latency.csv").open())
+    }
+    for op in ("ffma", "fadd", "imad"):  # the guide's 4, plus the loop's share (under half a cycle)
+        assert 4.0 <= rows[op] < 4.5
+    for op in ("dfma", "dadd", "dmul"):
+        assert 8.0 <= rows[op] < 8.5
+    rates = timing_rates(get_arch("9.0"))
+    assert rates.fp64_dependent_issue_cycles == 8.0
+    assert timing_rates(get_arch("8.0")).fp64_dependent_issue_cycles is None
+
+    gpu, idle = get_gpu("h100-sxm"), dataclasses.replace(rates, dram_queue_ns=None)
+    work = idle_work(132, warps_per_block=1, warp_instructions=132 * 100, fp64_warp_instructions=132 * 50)
+    term = next(t for t in predict_time(work, gpu, get_arch("9.0"), idle).terms if t.name == "memory latency")
+    assert term.time_s == pytest.approx((50 * 4 + 50 * 8) / (gpu.peak_clock_mhz * 1e6))

@@ -42,7 +42,9 @@ sim/ptx/load_waits.py), so an unrolled loop's batch of loads costs one latency; 
 compiled order is unknown (the source engine) each load is a wait of its own, an upper estimate.
 The dependent-issue latency (devices/timing.yaml, the Programming Guide's 4 cycles from CC 7.x on)
 charges each of a warp's instructions for waiting on the one before it, as a warp with no
-instruction-level parallelism does: what bounds launches of a few long-running warps.
+instruction-level parallelism does: what bounds launches of a few long-running warps. An FP64
+instruction waits its own measured latency where there is one (8 cycles on CC 9.x: DFMA, DADD and
+DMUL chains on sm_90, benchmarks/hw/dependent_latency_probe/), taken at the launch's FP64 share.
 
 Longest warp: the latency term spreads the launch's chains evenly over its warps; where one
 warp does far more than the mean (one thread summing an array, a few working blocks among
@@ -361,8 +363,12 @@ def predict_time(work: KernelWork, gpu: Gpu, arch: Arch, rates: TimingRates) -> 
         + work.shared_wavefronts * arch.shared_family.cycles_per_wavefront
     ) / work.blocks
 
-    # a warp's own instructions in series, each waiting for the one before it (no ILP assumed)
-    dependent = rates.dependent_issue_cycles or 0.0
+    # a warp's own instructions in series, each waiting for the one before it (no ILP assumed);
+    # an FP64 one waits its own latency where measured, spread over the instructions as the
+    # launch's FP64 share
+    base_dependent = rates.dependent_issue_cycles or 0.0
+    fp64_extra = (rates.fp64_dependent_issue_cycles or base_dependent) - base_dependent if base_dependent else 0.0
+    dependent = base_dependent + (fp64_extra * work.fp64_warp_instructions / issued if issued else 0.0)
     issued_per_warp = issued / warps
 
     def chain_s(utilization: float) -> float:
@@ -381,7 +387,7 @@ def predict_time(work: KernelWork, gpu: Gpu, arch: Arch, rates: TimingRates) -> 
             f"{waves} waves x ({loads_per_warp:.6g} global-load waits per warp x "
             f"{latency:.4g} cycles mean latency + {shared_per_warp:.6g} shared loads x "
             f"{shared_lat:g} cycles + {block_wf:.6g} wavefronts of the block's own"
-            + (f" + {issued_per_warp:.6g} instructions per warp x {dependent:g} cycles" if dependent else "")
+            + (f" + {issued_per_warp:.6g} instructions per warp x {dependent:.4g} cycles" if dependent else "")
             + ") / "
             f"{gpu.peak_clock_mhz:g} MHz; {wait_rule}; DRAM latency at "
             f"{100 * u:.0f} % DRAM utilization",
@@ -438,7 +444,7 @@ def _longest_warp_term(
         "longest warp",
         time_s,
         f"the warp with the longest own chain: ({waits} global-load waits x {lat:.4g} cycles mean latency + "
-        f"{shared} shared-load waits x {shared_lat:g} cycles + {issued} instructions x {dependent:g} cycles) / "
+        f"{shared} shared-load waits x {shared_lat:g} cycles + {issued} instructions x {dependent:.4g} cycles) / "
         f"{gpu.peak_clock_mhz:g} MHz; DRAM latency at {100 * u:.0f} % DRAM utilization",
     )
 

@@ -31,6 +31,7 @@ _MEASURED_NS = (
 _KEYS = (
     "issue_per_sm_per_clock_by_major",
     "dependent_issue_cycles_by_major",
+    "fp64_dependent_issue_cycles_by_major",
     "tensor_pipe_cycles_by_major",
     "l1_bytes_per_sm_per_clock",
     "l2_bytes_per_sm_per_clock",
@@ -86,6 +87,8 @@ class TimingRates:
     store_merge_lines: int | None = None  # the L1's store merging limit (cache model)
     # cycles a warp's instruction waits for the one it depends on (None: not sourced for the CC)
     dependent_issue_cycles: float | None = None
+    # the same for an FP64 instruction where measured (None: dependent_issue_cycles)
+    fp64_dependent_issue_cycles: float | None = None
     # tensor-pipe cycles per HMMA/IMMA machine instruction, by counters kind (empty: not sourced)
     tensor_pipe_cycles: dict[str, float] = field(default_factory=dict)
 
@@ -164,6 +167,10 @@ def timing_rates(arch: Arch) -> TimingRates:
         store_merge_lines=_lines(merged.get("store_merge_lines")),
         dependent_issue_cycles=_positive(
             (merged.get("dependent_issue_cycles_by_major") or {}).get(arch.major), "dependent_issue_cycles_by_major"
+        ),
+        fp64_dependent_issue_cycles=_positive(
+            (merged.get("fp64_dependent_issue_cycles_by_major") or {}).get(arch.major),
+            "fp64_dependent_issue_cycles_by_major",
         ),
         tensor_pipe_cycles=_tensor_cycles((merged.get("tensor_pipe_cycles_by_major") or {}).get(arch.major)),
     )
