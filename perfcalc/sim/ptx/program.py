@@ -128,16 +128,27 @@ def _analysed(fn: Function) -> _Analysis:
     return cast(_Analysis, found)
 
 
-def _shared_waits(fn: Function) -> tuple[frozenset[int], frozenset[int]]:
-    """The steps that load shared memory, and those where a warp waits for such a load (loads
-    issued before a use wait together, as global ones: load_waits.py), once per function."""
-    found = fn.analyses.get("shared waits")
+class _ChainSteps(NamedTuple):
+    """Where a warp's own chain (warp_chains.py) grows beyond its counted instructions."""
+
+    shared_loads: frozenset[int]  # the steps that load shared memory
+    shared_waits: frozenset[int]  # where a warp waits for one (loads issued together wait once)
+    params: frozenset[int]  # ld/st.param: constant-bank operands or call arguments, no instruction
+
+
+def _chain_steps(fn: Function) -> _ChainSteps:
+    """_ChainSteps of the function's steps, once per function (load_waits.py's analysis with
+    shared loads as the ones waited for)."""
+    found = fn.analyses.get("chain steps")
     if found is None:
         body = _analysed(fn).body
-        loads = frozenset(i for i, instr in enumerate(body) if is_shared_load(instr))
         at = wait_points(body, fn.labels, fn.branch_tables, SHARED_LOADS)
-        found = fn.analyses["shared waits"] = (loads, frozenset(i for i, w in enumerate(at) if w))
-    return cast(tuple[frozenset[int], frozenset[int]], found)
+        found = fn.analyses["chain steps"] = _ChainSteps(
+            frozenset(i for i, instr in enumerate(body) if is_shared_load(instr)),
+            frozenset(i for i, w in enumerate(at) if w),
+            frozenset(i for i, ins in enumerate(body) if ins.base in ("ld", "ldu", "st") and "param" in ins.parts),
+        )
+    return cast(_ChainSteps, found)
 
 
 def _merged(env: Env, body: list[Instr]) -> dict[int, int]:
@@ -434,9 +445,8 @@ def run_chunk(env: Env, steps: list[Step], block_ids: np.ndarray) -> None:
     # a warp that waited on one side of a divergent branch does not wait again on the other
     waits = _Waits(ch.n // 32)
     chains = WarpChains(ch.n // 32)  # each warp's own work, for the longest warp (warp_chains.py)
-    shared_loads, shared_waits = _shared_waits(env.fn)
+    shared_loads, shared_waits, params = _chain_steps(env.fn)
     swaits = _Waits(ch.n // 32, SHARED)  # the same for shared loads, kept in the chains only
-    params = {i for i, st in enumerate(steps) if st.memory and "param" in st.instr.parts}  # constant-bank operands
     writes = 0  # stores and atomics run with an active lane: a loop that writes is not a repeat
     repeats: dict[int, tuple[int, int, bytes]] = {}
     # lanes held at a barrier that part of their block has not reached yet (see _release)
