@@ -31,7 +31,9 @@ from perfcalc.sim.ptx.parse import Instr
 from perfcalc.sim.ptx.registers import reads_and_writes
 
 _TERMINATORS = frozenset({"bra", "brx", "ret", "exit", "trap"})
-_GLOBAL_FENCES = frozenset({"atom", "bar", "barrier", "membar", "fence", "call", "cp", "red", "st"})
+# order every memory access after them, whatever its space (cp: cp.async, which writes shared)
+_ORDERING = frozenset({"bar", "barrier", "membar", "fence", "call", "cp"})
+_GLOBAL_FENCES = _ORDERING | frozenset({"atom", "red", "st"})
 _SIDE_EFFECTS = _GLOBAL_FENCES | frozenset({"ld", "ldu", "ldmatrix", "stmatrix", "wmma", "tex", "suld", "sust"})
 _NAMED_SPACES = ("global", "shared", "local", "const", "param")
 
@@ -57,7 +59,7 @@ def _may_order_shared(instr: Instr) -> bool:
     """Could this instruction write shared memory, or order the shared loads after it?"""
     if instr.base in ("st", "red", "atom"):
         return _space(instr) in ("shared", "generic")
-    return instr.base in ("bar", "barrier", "membar", "fence", "call", "cp", "stmatrix", "wmma")
+    return instr.base in _ORDERING or instr.base in ("stmatrix", "wmma")
 
 
 def _may_order_global(instr: Instr) -> bool:
