@@ -509,11 +509,10 @@ def run_chunk(env: Env, steps: list[Step], block_ids: np.ndarray) -> None:
             mf = facts if m is mask else _Facts(m)
             if step.slot >= 0:
                 counts[step.slot] += facts.nwarps() * step.weight
-                chains.add(ISSUED, None if facts.nwarps() == chains.n else facts.warps(), step.weight)
+                chains.add(ISSUED, chains.warps_of(facts), step.weight)
             if step.memory:  # run with no active lane too: its requests are counted as issued
-                every = None if facts.nwarps() == chains.n else facts.warps()
                 if pc not in params:
-                    chains.add(ISSUED, every)
+                    chains.add(ISSUED, chains.warps_of(facts))
                 step.run(ch, m, mf.all(), mask)  # type: ignore[misc]
                 if step.inst_kind != "load" and mf.any():
                     writes += 1
@@ -528,7 +527,7 @@ def run_chunk(env: Env, steps: list[Step], block_ids: np.ndarray) -> None:
         if step.kind == "bra":
             guard = True if step.pred is None else step.pred(ch)
             counts[C.instruction_slot("branch")] += facts.nwarps()
-            chains.add(ISSUED, None if facts.nwarps() == chains.n else facts.warps())
+            chains.add(ISSUED, chains.warps_of(facts))
             if guard is True or guard is False:  # uniform: every lane goes one way
                 taken, rest = (mask, None) if guard else (None, mask)
             else:
@@ -648,7 +647,7 @@ def run_chunk(env: Env, steps: list[Step], block_ids: np.ndarray) -> None:
         ch.races.barrier()
         counts[C.BARRIERS] += arrived
         counts[C.instruction_slot("barrier")] += facts.nwarps()
-        chains.add(ISSUED, None if facts.nwarps() == chains.n else facts.warps())
+        chains.add(ISSUED, chains.warps_of(facts))
         pc += 1
         mask = _merge(pc, mask, waiting)
     env.longest_warps = longest(chains.totals(), env.longest_warps)

@@ -8,6 +8,8 @@ of the three (LONGEST_BY); the model prices them with its own latencies and take
 
 from __future__ import annotations
 
+from typing import Protocol
+
 import numpy as np
 
 # (issued instruction, global-load wait, shared-load wait) in cycles: the time model's dependent issue
@@ -29,6 +31,12 @@ ISSUED, WAITS, SHARED = 0, 1, 2
 Chain = tuple[int, int, int]
 
 
+class _HasWarps(Protocol):
+    def nwarps(self) -> int: ...
+
+    def warps(self) -> np.ndarray: ...
+
+
 class WarpChains:
     """Per warp of a chunk: (issued, global-load waits, shared-load waits). While every warp of the chunk takes
     part, one number for all (`common`); per-warp counts only once warps diverge."""
@@ -39,6 +47,11 @@ class WarpChains:
         self.n = nwarps
         self.each: np.ndarray | None = None
         self.common = [0, 0, 0]
+
+    def warps_of(self, facts: _HasWarps) -> np.ndarray | None:
+        """The warps with an active lane in `facts` (program.py's _Facts), or None where that is
+        every warp of the chunk (the common count)."""
+        return None if facts.nwarps() == self.n else facts.warps()
 
     def add(self, part: int, warps: np.ndarray | None, k: int = 1) -> None:
         """`k` more of `part` for the warps marked in `warps` (None: every warp of the chunk)."""
