@@ -48,6 +48,17 @@ TENSOR_METRIC = "smsp__inst_executed_pipe_tensor.sum"
 COUNTERS = (*NCU, "tensor_instructions")
 
 
+# The fewest registers a thread is given: Nsight Compute's launch__registers_per_thread is 16 where
+# ptxas uses fewer (the device's own ptxas -v: 10, 12, 13 and 15 for four launches the H100 reports
+# as 16, benchmarks/hw/copy_guards_probe/h200/*.ptxas.txt; 130 of 130 such HeCBench launches).
+REGISTER_FLOOR = 16
+
+
+def allocated(ptxas_registers: int) -> int:
+    """The registers a thread is given for ptxas's count, as Nsight Compute reports them."""
+    return max(ptxas_registers, REGISTER_FLOOR)
+
+
 def perfcalc_counts(counters: dict, kinds: dict[str, int]) -> dict[str, float]:
     out = {k: float(counters.get(k, 0)) for k in NCU}
     out["tensor_instructions"] = float(sum(n for k, n in kinds.items() if k.startswith("tensor_")))
@@ -82,7 +93,7 @@ def main(run: Path, gpu: str, with_times: bool, only: set[str]) -> None:
             for k in COUNTERS:
                 counters.append((name, launch.short_name, k, hw[k], ours[k], hw[k] == ours[k]))
             regs = launch.registers_per_thread
-            counters.append((name, launch.short_name, "registers", regs_hw, regs, regs_hw == regs))
+            counters.append((name, launch.short_name, "registers", regs_hw, regs, regs_hw == allocated(regs)))
         if not with_times:
             continue
         timed = app([source], ["/dev/null", *large], gpu=gpu, max_seconds=3600)
@@ -123,7 +134,8 @@ def _summary(outputs: list[tuple], counters: list[tuple], times: list[tuple]) ->
     for k, (eq, n) in by.items():
         print(f"  {k}: {eq}/{n}")
     regs = [c for c in counters if c[2] == "registers"]
-    print(f"registers: {sum(1 for c in regs if c[5])}/{len(regs)} equal to ptxas's")
+    equal = sum(1 for c in regs if c[5])
+    print(f"registers: {equal}/{len(regs)} equal to ptxas's (at least {REGISTER_FLOOR} allocated)")
     if not times:
         return
     ratios = np.array([t[5] for t in times])

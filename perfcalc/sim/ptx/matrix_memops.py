@@ -91,8 +91,10 @@ def _price_ldsm(ch: Chunk, instr: Instr, offsets: np.ndarray, mask: np.ndarray, 
     counts[C.instruction_slot("shared_load")] += int(warps_with(control).sum())
 
 
-def build_cp_async(instr: Instr, env: Env) -> Op:
-    """cp.async.{ca,cg}.shared{::cta}.global{.L2::...} [dst], [src], cp-size{, src-size}."""
+def build_cp_async(instr: Instr, env: Env, guard_loads: int = 0) -> Op:
+    """cp.async.{ca,cg}.shared{::cta}.global{.L2::...} [dst], [src], cp-size{, src-size}.
+    `guard_loads`: the never-executed shared loads ptxas issues ahead of this copy
+    (copy_guards.py), counted as shared-load instructions of each warp that reaches it."""
     if "bulk" in instr.parts or "mbarrier" in instr.parts:
         raise CudaSyntaxError(
             f"{instr.opcode} at line {instr.line}: bulk/TMA copies and mbarrier completion are not executed "
@@ -133,21 +135,29 @@ def build_cp_async(instr: Instr, env: Env) -> Op:
         data = np.zeros((ch.n, size), dtype=np.uint8)
         whole = m & (keep >= size)
         part = m & (keep < size) & (keep > 0)
+        if guard_loads:
+            warps = int(warps_with(ctl).sum())
+            counts = ch.env.site(instr.line, instr.inlined_at)
+            counts[C.SLD_REQ] += guard_loads * warps
+            counts[C.instruction_slot("shared_load")] += guard_loads * warps
         src_addr = _addresses(src, ch)
         if whole.any():
-            for res, mask, price_addr in _resolve(ch, instr, "global", src_addr, whole, size, "read"):
+            for res, mask, _ in _resolve(ch, instr, "global", src_addr, whole, size, "read"):
                 for k in range(pieces):
                     w = gather(res.storage, res.offset + 4 * k, np.dtype(np.uint32), mask, res.whole)
                     data[:, 4 * k : 4 * k + 4] = np.where(mask[:, None], w.view(np.uint8).reshape(-1, 4), 0)
-                _price(ch, instr, "global", price_addr, size, mask, ctl, "load", res.whole)
         for b in range(size):  # a partial row: only the bytes below src-size are read
             byte_lanes = part & (keep > b)
             if byte_lanes.any():
                 for res, mask, _ in _resolve(ch, instr, "global", src_addr + np.uint64(b), byte_lanes, 1, "read"):
                     v = gather(res.storage, res.offset, np.dtype(np.uint8), mask, False)
                     data[:, b] = np.where(mask, v, data[:, b])
-        if part.any():
-            _price(ch, instr, "global", src_addr, size, part, ctl, "load")
+        read = whole | part
+        if read.any():
+            # one LDGSTS: one request for its whole and partial lanes together (cp_async_sizes'
+            # zero-filling copy: 1 request a warp on the H100, benchmarks/hw/tensor_run/counters.csv)
+            every = bool(read.all())
+            _price(ch, instr, "global", src_addr, size, read, ctl, "load", every)
         # the shared side of LDGSTS is not a shared store to Nsight Compute (no st instruction, no
         # wavefront, no bank conflict: benchmarks/hw/tensor_run/counters.csv), so it is not priced
         for res, mask, _ in _resolve(ch, instr, "shared", _addresses(dst, ch), m, size, "write"):

@@ -13,6 +13,7 @@ from perfcalc.errors import CudaSyntaxError
 from perfcalc.limits import past_time_limit, time_limit_seconds
 from perfcalc.sim import counters as C
 from perfcalc.sim.ptx.contract import NOP, contract
+from perfcalc.sim.ptx.copy_guards import GUARD_LOADS, guarded_copies
 from perfcalc.sim.ptx.execute import Chunk, Env, Guard, guarded, operand, predicate, warps_with
 from perfcalc.sim.ptx.exit_sinking import sunk_past_exits
 from perfcalc.sim.ptx.flop_idioms import flop_overrides
@@ -77,7 +78,8 @@ def compile_steps(env: Env) -> list[Step]:
     exit_sinking.py)."""
     body, wait_at, loads, flops, selects, sunk = _analysed(env.fn)
     merged = _merged(env, body)
-    steps = [_step(instr, env, merged.get(i)) for i, instr in enumerate(body)]
+    guarded = _copy_guards(env, body)
+    steps = [_step(instr, env, merged.get(i), i in guarded) for i, instr in enumerate(body)]
     for at, n in flops.items():
         steps[at].flops = n
     for at, (value, on_true) in selects.items():  # ptxas predicates the value on the select
@@ -165,7 +167,18 @@ def _merged(env: Env, body: list[Instr]) -> dict[int, int]:
     return cast(dict[int, int], found)
 
 
-def _step(instr: Instr, env: Env, priced_as: int | None = None) -> Step:
+def _copy_guards(env: Env, body: list[Instr]) -> frozenset[int]:
+    """The cp.async copies ptxas puts three never-executed shared loads ahead of
+    (copy_guards.py), on sm_90 where that was read off the SASS."""
+    if env.pricer.arch.major != 9:
+        return frozenset()
+    found = env.fn.analyses.get("copy guards")
+    if found is None:
+        found = env.fn.analyses["copy guards"] = guarded_copies(env.fn, body)
+    return cast(frozenset[int], found)
+
+
+def _step(instr: Instr, env: Env, priced_as: int | None = None, copy_guard: bool = False) -> Step:
     if instr.opcode == NOP:
         return Step(instr, "op", run=lambda ch, m, full: None, inst_kind="none")
     base = instr.base
@@ -215,7 +228,7 @@ def _step(instr: Instr, env: Env, priced_as: int | None = None) -> Step:
         raise CudaSyntaxError(
             f"{REFUSED[base]} ({instr.opcode}) at line {instr.line} are not executed by the PTX engine"
         )
-    tensor = _tensor_step(instr, env, pred)
+    tensor = _tensor_step(instr, env, pred, copy_guard)
     if tensor is not None:
         return tensor
     if base == "ld" or base == "ldu":
@@ -258,8 +271,11 @@ def _step(instr: Instr, env: Env, priced_as: int | None = None) -> Step:
     )
 
 
-def _tensor_step(instr: Instr, env: Env, pred: Callable[[Chunk], Guard] | None) -> Step | None:
-    """mma.sync, wmma, ldmatrix and cp.async (tensor.py, matrix_memops.py), or None."""
+def _tensor_step(
+    instr: Instr, env: Env, pred: Callable[[Chunk], Guard] | None, copy_guard: bool = False
+) -> Step | None:
+    """mma.sync, wmma, ldmatrix and cp.async (tensor.py, matrix_memops.py), or None;
+    `copy_guard`: a cp.async ptxas puts its guard loads ahead of (copy_guards.py)."""
     base = instr.base
     if base == "mma":
         run, kind, weight = build_mma(instr, env)
@@ -273,7 +289,8 @@ def _tensor_step(instr: Instr, env: Env, pred: Callable[[Chunk], Guard] | None) 
     if base == "ldmatrix":
         return Step(instr, "op", run=build_ldmatrix(instr, env), pred=pred, memory=True, inst_kind="load")
     if base == "cp" and len(instr.parts) > 1 and instr.parts[1] == "async":
-        return Step(instr, "op", run=build_cp_async(instr, env), pred=pred, memory=True, inst_kind="store")
+        guards = GUARD_LOADS if copy_guard else 0
+        return Step(instr, "op", run=build_cp_async(instr, env, guards), pred=pred, memory=True, inst_kind="store")
     if base in ("cp", "wmma"):
         raise CudaSyntaxError(f"{instr.opcode} at line {instr.line} is not executed by the PTX engine")
     return None
