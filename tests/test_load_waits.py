@@ -275,15 +275,17 @@ def _work(waits: int | None) -> KernelWork:
 def test_latency_term_charges_waits_not_loads():
     """With no DRAM queueing the latency term is waves x (waits per warp x DRAM latency + the
     block's own 64 wavefronts + the warp's 32 instructions x the dependent-issue latency, the
-    Programming Guide's 4 cycles) / clock (model/time_model.py docstring): one wave, so one wait
+    Programming Guide's 4 cycles + the block's launch and exit) / clock (model/time_model.py
+    docstring): one wave, so one wait
     for the eight loads costs one latency, and no count given means one wait per load."""
     gpu, rates = get_gpu("h100-sxm"), timing_rates(H100_ARCH)
     idle = dataclasses.replace(rates, dram_queue_ns=None)
     clock = gpu.peak_clock_mhz * 1e6
     latency = rates.dram_latency_ns * 1e-9 * clock
     per_warp = 132 * 8 * 8
-    own = 64 + 32 * 4.0  # wavefronts + instructions x cycles
-    assert rates.dependent_issue_cycles == 4.0
+    # wavefronts + instructions x cycles + the block's launch and exit (217 ns, timing.yaml)
+    own = 64 + 32 * 4.0 + 217e-9 * clock
+    assert rates.dependent_issue_cycles == 4.0 and rates.block_life_ns == 217.0
 
     def term(waits: int | None) -> float:
         prediction = predict_time(_work(waits), gpu, H100_ARCH, idle)

@@ -27,6 +27,14 @@ MICRO = [
     HW / "time_micro_h100" / "micro.json",
     HW / "time_micro_h100_run3" / "micro.json",
 ]
+# the H100 runs with a DRAM pointer chase (time_run_h100's 295 cycles is the L2's latency, 293)
+CHASES = [
+    "time_micro_h100",
+    "time_micro_h100_run3",
+    "time_micro_h100_run4",
+    "time_micro_h100_run5",
+    "time_micro_h100_run6",
+]
 
 
 def work(**kw) -> KernelWork:
@@ -56,9 +64,13 @@ def test_rates_are_the_medians_of_the_committed_h100_runs():
     rows = list(csv.DictReader(text[text.index('"ID"') :].splitlines()))
     one_block = [float(r["Metric Value"].replace(",", "")) for r in rows if r["Grid Size"] == "(1, 1, 1)"]
     assert RATES.launch_overhead_s == pytest.approx(statistics.median(one_block) * 1e-9, rel=0.01)
-    sweep = runs[1]["read1_sweep"][0]  # 8 warps per SM: far below the peak
-    latency_ns = 132 * sweep["warps_per_sm"] * 128 / (sweep["gbs"] * 1e9) * 1e9
-    assert RATES.dram_latency_ns == pytest.approx(latency_ns, rel=0.01)
+    # a Volkov read1 block's life at 8 warps per SM (far below the peak) is one DRAM wait, at a
+    # pointer chase's latency (median of the five H100 chases), and the block's launch and exit
+    sweep = runs[1]["read1_sweep"][0]
+    life_ns = 132 * sweep["warps_per_sm"] * 128 / (sweep["gbs"] * 1e9) * 1e9
+    chases = [json.loads((HW / d / "micro.json").read_text())["latency_cycles"]["dram"] for d in CHASES]
+    assert RATES.dram_latency_ns == pytest.approx(statistics.median(chases) / 1.98, rel=0.001)
+    assert RATES.dram_latency_ns + RATES.block_life_ns == pytest.approx(life_ns, rel=0.01)
     assert H100.l2_bandwidth_gbs == pytest.approx(runs[2]["l2_read4_gbs"], rel=0.001)
 
 
@@ -100,22 +112,23 @@ def test_issue_and_fp32_terms():
 
 
 def test_latency_term_is_littles_law():
-    """10 waves x 4 loads per warp x mean latency (L1 44, L2 293, DRAM 563.8 ns idle at 1.98 GHz);
-    no DRAM traffic, so the DRAM is idle (U = 0)."""
+    """10 waves x (4 loads per warp x mean latency (L1 44, L2 293, DRAM 346.8 ns idle at
+    1.98 GHz) + the block's launch and exit, 217 ns); no DRAM traffic, so the DRAM is idle."""
     w = work(global_load_requests=132 * 8 * 10 * 8 * 4, l1_hit_rate=0.5, l2_hit_rate=0.5)
     clock = 1980e6
-    mean = 0.5 * 44 + 0.5 * (0.5 * 293 + 0.5 * 563.8e-9 * clock)
+    mean = 0.5 * 44 + 0.5 * (0.5 * 293 + 0.5 * 346.8e-9 * clock)
     assert mean_load_latency_cycles(w, RATES, clock) == pytest.approx(mean)
     t = predict_time(w, H100, ARCH, RATES)
     term = next(x for x in t.terms if x.name == "memory latency")
-    assert term.time_s == pytest.approx(10 * 4 * mean / clock)
+    assert term.time_s == pytest.approx(10 * (4 * mean / clock + 217e-9))
 
 
 def test_latency_and_dram_utilization_are_solved_together():
     """A copy-like launch: 100 waves of 64 warps per SM, one load per warp, every load from DRAM
     (128 B each, as many written). The latency term T satisfies T = waves x L(U) / clock with
-    U = (DRAM-bandwidth time) / T and L(U) = 563.8 + 63.3 U / (1 - U) ns (devices/timing.yaml):
-    a fixed point, at least the bandwidth term."""
+    U = (DRAM-bandwidth time) / T and L(U) = 346.8 + 63.3 U / (1 - U) ns, plus each wave's
+    block launch and exit, 217 ns (devices/timing.yaml): a fixed point, at least the bandwidth
+    term."""
     blocks = 132 * 8 * 100
     requests = blocks * 8
     w = work(
@@ -131,7 +144,7 @@ def test_latency_and_dram_utilization_are_solved_together():
     terms = {x.name: x.time_s for x in t.terms}
     lat, bw = terms["memory latency"], terms["DRAM bandwidth"]
     u = bw / lat
-    assert lat == pytest.approx(100 * (563.8 + 63.3 * u / (1 - u)) * 1e-9, rel=1e-6)
+    assert lat == pytest.approx(100 * (346.8 + 63.3 * u / (1 - u) + 217.0) * 1e-9, rel=1e-6)
     assert lat > bw and t.bound == "memory latency"
 
 
@@ -342,7 +355,8 @@ def test_fp64_dependent_latency_is_the_measured_chain():
     assert rates.fp64_dependent_issue_cycles == 8.0
     assert timing_rates(get_arch("8.0")).fp64_dependent_issue_cycles is None
 
-    gpu, idle = get_gpu("h100-sxm"), dataclasses.replace(rates, dram_queue_ns=None)
+    # the instruction chain alone: no DRAM queue, no block launch and exit
+    gpu, idle = get_gpu("h100-sxm"), dataclasses.replace(rates, dram_queue_ns=None, block_life_ns=None)
     work = idle_work(132, warps_per_block=1, warp_instructions=132 * 100, fp64_warp_instructions=132 * 50)
     term = next(t for t in predict_time(work, gpu, get_arch("9.0"), idle).terms if t.name == "memory latency")
     assert term.time_s == pytest.approx((50 * 4 + 50 * 8) / (gpu.peak_clock_mhz * 1e6))

@@ -31,11 +31,13 @@ Latency term (Little's law, Volkov 2016, reference/perfmodel.md b4): a warp wait
 global and shared loads, and for its block's own L1/shared wavefronts, which the block's warps put
 through one data pipe at one a clock; the resident warps of an SM wait side by side, so the SM
 needs waves x (global-load waits per warp x mean global latency + shared loads per warp x shared
-latency + wavefronts per block + warp instructions per warp x the dependent-issue latency),
-waves = ceil(B / (blocks per SM x SMs)), mean global latency = L1 hit rate x L1 latency + L1 misses
-x (L2 latency, or the DRAM latency for the share that DRAM serves). The DRAM latency rises with the
-DRAM's utilization U (devices/timing.yaml: idle latency + queue x U / (1 - U), measured), and U is
-the DRAM-bandwidth term's share of the time, so the term is solved as a fixed point: it is never
+latency + wavefronts per block + warp instructions per warp x the dependent-issue latency + the
+block's own launch and exit), waves = ceil(B / (blocks per SM x SMs)), mean global latency = L1
+hit rate x L1 latency + L1 misses x (L2 latency, or the DRAM latency for the share that DRAM
+serves). Each latency is a pointer chase's (load to use); the block's launch and exit
+(block_life_ns) is Volkov's one-load block life less that DRAM latency. The DRAM latency rises
+with the DRAM's utilization U (devices/timing.yaml: idle latency + queue x U / (1 - U),
+measured), and U is the DRAM-bandwidth term's share of the time, so the term is solved as a fixed point: it is never
 below the DRAM-bandwidth term and approaches it as the DRAM saturates. A warp waits once for the
 loads it issued before their first use (the PTX engine counts these waits on the compiled code:
 sim/ptx/load_waits.py), so an unrolled loop's batch of loads costs one latency; where the
@@ -371,10 +373,13 @@ def predict_time(work: KernelWork, gpu: Gpu, arch: Arch, rates: TimingRates) -> 
     dependent = base_dependent + (fp64_extra * work.fp64_warp_instructions / issued if issued else 0.0)
     issued_per_warp = issued / warps
 
+    # each wave's blocks also launch and exit (measured beside the DRAM latency: timing.yaml)
+    life = (rates.block_life_ns or 0.0) * 1e-9 * clock
+
     def chain_s(utilization: float) -> float:
         lat = mean_load_latency_cycles(work, rates, clock, utilization)
         own = loads_per_warp * lat + shared_per_warp * shared_lat + block_wf + issued_per_warp * dependent
-        return waves * own / clock
+        return waves * (own + life) / clock
 
     dram_s = read_s + write_s if rates.dram_queue_ns else 0.0
     latency_s = _fixed_point(dram_s, chain_s)
@@ -388,6 +393,7 @@ def predict_time(work: KernelWork, gpu: Gpu, arch: Arch, rates: TimingRates) -> 
             f"{latency:.4g} cycles mean latency + {shared_per_warp:.6g} shared loads x "
             f"{shared_lat:g} cycles + {block_wf:.6g} wavefronts of the block's own"
             + (f" + {issued_per_warp:.6g} instructions per warp x {dependent:.4g} cycles" if dependent else "")
+            + (f" + a block's launch and exit {rates.block_life_ns:g} ns" if rates.block_life_ns else "")
             + ") / "
             f"{gpu.peak_clock_mhz:g} MHz; {wait_rule}; DRAM latency at "
             f"{100 * u:.0f} % DRAM utilization",

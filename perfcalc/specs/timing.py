@@ -39,6 +39,7 @@ _KEYS = (
     "dram_write_efficiency",
     "dram_latency_ns",
     "dram_queue_ns",
+    "block_life_ns",
     "dram_latency_cycles",
     "l2_latency_cycles",
     "l1_latency_cycles",
@@ -85,6 +86,8 @@ class TimingRates:
     shared_atomic_float_lane_ns: float | None = None
     constant_request_ns: float | None = None
     store_merge_lines: int | None = None  # the L1's store merging limit (cache model)
+    # a block's life beyond its warps' waits and instructions (its launch and exit), ns
+    block_life_ns: float | None = None
     # cycles a warp's instruction waits for the one it depends on (None: not sourced for the CC)
     dependent_issue_cycles: float | None = None
     # the same for an FP64 instruction where measured (None: dependent_issue_cycles)
@@ -165,6 +168,7 @@ def timing_rates(arch: Arch) -> TimingRates:
         sources=sources,
         **{k: _positive(merged.get(k), k) for k in _MEASURED_NS},
         store_merge_lines=_lines(merged.get("store_merge_lines")),
+        block_life_ns=_positive(merged.get("block_life_ns"), "block_life_ns"),
         dependent_issue_cycles=_positive(
             (merged.get("dependent_issue_cycles_by_major") or {}).get(arch.major), "dependent_issue_cycles_by_major"
         ),
