@@ -37,16 +37,17 @@ hit rate x L1 latency + L1 misses x (L2 latency, or the DRAM latency for the sha
 serves). Each latency is a pointer chase's (load to use); the block's launch and exit
 (block_life_ns) is Volkov's one-load block life less that DRAM latency. The DRAM latency rises
 with the DRAM's utilization U (devices/timing.yaml: idle latency + queue x U / (1 - U),
-measured), and U is the DRAM-bandwidth term's share of the time, so the term is solved as a fixed point: it is never
-below the DRAM-bandwidth term and approaches it as the DRAM saturates. A warp waits once for the
-loads it issued before their first use (the PTX engine counts these waits on the compiled code:
-sim/ptx/load_waits.py), so an unrolled loop's batch of loads costs one latency; where the
-compiled order is unknown (the source engine) each load is a wait of its own, an upper estimate.
-The dependent-issue latency (devices/timing.yaml, the Programming Guide's 4 cycles from CC 7.x on)
-charges each of a warp's instructions for waiting on the one before it, as a warp with no
-instruction-level parallelism does: what bounds launches of a few long-running warps. An FP64
-instruction waits its own measured latency where there is one (8 cycles on CC 9.x: DFMA, DADD and
-DMUL chains on sm_90, benchmarks/hw/dependent_latency_probe/), taken at the launch's FP64 share.
+measured), and U is the DRAM-bandwidth term's share of the time, so the term is solved as a fixed
+point: it is never below the DRAM-bandwidth term and approaches it as the DRAM saturates. A warp
+waits once for the loads it issued before their first use (the PTX engine counts these waits on
+the compiled code: sim/ptx/load_waits.py), so an unrolled loop's batch of loads costs one
+latency; where the compiled order is unknown (the source engine) each load is a wait of its own,
+an upper estimate. The dependent-issue latency (devices/timing.yaml, the Programming Guide's 4
+cycles from CC 7.x on) charges each of a warp's instructions for waiting on the one before it, as
+a warp with no instruction-level parallelism does: what bounds launches of a few long-running
+warps. An FP64 instruction waits its own measured latency where there is one (8 cycles on CC 9.x:
+DFMA, DADD and DMUL chains on sm_90, benchmarks/hw/dependent_latency_probe/), taken at the
+launch's FP64 share.
 
 Longest warp: the latency term spreads the launch's chains evenly over its warps; where one
 warp does far more than the mean (one thread summing an array, a few working blocks among

@@ -28,7 +28,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from perfcalc.sim.ptx.contract import NOP
 from perfcalc.sim.ptx.parse import Function, Instr
 
 GUARD_LOADS = 3  # `@!PT LDS RZ, [RZ]` ahead of a run of LDGSTS
@@ -66,9 +65,9 @@ def _touches_shared(instr: Instr) -> bool:
 
 
 def _branch_targets(fn: Function, body: Sequence[Instr]) -> set[int]:
-    """Body indices some remaining branch jumps to (an if-converted branch, now a no-op, joins
-    its arm to the block before it, as ptxas's predicated code does)."""
-    targets = {fn.labels[i.operands[0].strip()] for i in body if i.base == "bra" and i.opcode != NOP and i.operands}
+    """Body indices some remaining branch jumps to (if_conversion.py made the branches ptxas
+    predicates no-ops, so their arms join the block before them, as in the SASS)."""
+    targets = {fn.labels[i.operands[0].strip()] for i in body if i.base == "bra" and i.operands}
     for names in fn.branch_tables.values():
         targets |= {fn.labels[n] for n in names if n in fn.labels}
     return targets
