@@ -7,11 +7,11 @@ predicted before the GPU ran it (benchmarks/hw/copy_guards_probe/h200/)."""
 
 from __future__ import annotations
 
-import csv
 import tempfile
 from pathlib import Path
 
 import pytest
+from ncu_csv import launch_metrics
 from ptx_entry import ptx_entry
 
 from perfcalc.sim.ptx import toolchain
@@ -56,15 +56,6 @@ def test_a_copy_that_starts_a_block_is_guarded_each_time() -> None:
     assert sorted(guarded_copies(fn, fn.body)) == [0, 2, 3]
 
 
-def _ncu_counts(path: Path) -> list[dict[str, float]]:
-    text = path.read_text()
-    rows = list(csv.DictReader(text[text.index('"ID"') :].splitlines()))
-    by: dict[int, dict[str, float]] = {}
-    for r in rows:
-        by.setdefault(int(r["ID"]), {})[r["Metric Name"]] = float(r["Metric Value"].replace(",", "") or 0)
-    return [by[i] for i in sorted(by)]
-
-
 def _app(source: Path, *args: str) -> object:
     import perfcalc.app
 
@@ -84,7 +75,7 @@ def test_cp_async_programs_count_the_h100s_shared_load_instructions(name: str, a
     zero-filling copy whose lanes read whole and partial rows) equal the H100's, per launch."""
     with tempfile.TemporaryDirectory() as tmp:
         report = _app(ROOT / "tests" / "data" / "cuda" / "tensor" / f"{name}.cu", str(Path(tmp) / "o.bin"), *args)
-    for launch, metrics in zip(report.launches, _ncu_counts(TENSOR / f"ncu_small_{name}.csv"), strict=True):  # type: ignore[attr-defined]
+    for launch, metrics in zip(report.launches, launch_metrics(TENSOR / f"ncu_small_{name}.csv"), strict=True):  # type: ignore[attr-defined]
         assert launch.counters["shared_load_requests"] == metrics["smsp__inst_executed_op_shared_ld.sum"]
         assert launch.counters["global_load_requests"] == metrics["l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"]
 
@@ -93,6 +84,6 @@ def test_cp_async_programs_count_the_h100s_shared_load_instructions(name: str, a
 @pytest.mark.usefixtures("ptx_cache")
 def test_the_probes_five_shapes_count_the_gpus_shared_load_instructions() -> None:
     report = _app(PROBE / "probe.cu", "8", "7")
-    measured = _ncu_counts(PROBE / "h200" / "ncu.csv")
+    measured = launch_metrics(PROBE / "h200" / "ncu.csv")
     for launch, metrics in zip(report.launches, measured, strict=True):  # type: ignore[attr-defined]
         assert launch.counters["shared_load_requests"] == metrics["smsp__inst_executed_op_shared_ld.sum"], launch.kernel

@@ -10,13 +10,13 @@ the largest exponent with n extra bits by truncation, sum exactly, round once to
 
 from __future__ import annotations
 
-import csv
 import random
 import tempfile
 from pathlib import Path
 
 import numpy as np
 import pytest
+from ncu_csv import launch_metrics
 
 from perfcalc.sim.ptx import lowprec, toolchain
 from perfcalc.sim.ptx import tensor_numerics as tn
@@ -174,15 +174,6 @@ def test_norms_differ_only_where_the_h100_approximates_rsqrt() -> None:
     assert np.all(np.abs(a[1][differ].astype(np.int64) - b[1][differ].astype(np.int64)) == 1)
 
 
-def _ncu(name: str) -> list[dict[str, float]]:
-    text = (H100 / f"ncu_small_{name}.csv").read_text()
-    rows = list(csv.DictReader(text[text.index('"ID"') :].splitlines()))
-    by: dict[int, dict[str, float]] = {}
-    for r in rows:
-        by.setdefault(int(r["ID"]), {})[r["Metric Name"]] = float(r["Metric Value"].replace(",", "") or 0)
-    return [by[i] for i in sorted(by)]
-
-
 @needs_nvcc
 @pytest.mark.usefixtures("ptx_cache")
 @pytest.mark.parametrize(
@@ -193,7 +184,7 @@ def test_tensor_instructions_and_shared_wavefronts_equal_nsight_compute(name: st
     """Per launch: HMMA/IMMA instructions (smsp__inst_executed_pipe_tensor) and shared-load
     wavefronts (ldmatrix included) equal the H100's."""
     _, report = _run(name, *args)
-    for launch, metrics in zip(report.launches, _ncu(name), strict=True):  # type: ignore[attr-defined]
+    for launch, metrics in zip(report.launches, launch_metrics(H100 / f"ncu_small_{name}.csv"), strict=True):  # type: ignore[attr-defined]
         kinds = launch.sim.counters.warp_instructions
         tensor = sum(n for k, n in kinds.items() if k.startswith("tensor_"))
         assert tensor == metrics["smsp__inst_executed_pipe_tensor.sum"], launch.kernel
