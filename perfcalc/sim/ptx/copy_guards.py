@@ -59,9 +59,8 @@ def _touches_shared(instr: Instr) -> bool:
     if instr.base in ("ldmatrix", "stmatrix"):
         return True
     if instr.base == "wmma":
-        return instr.parts[1] in ("load", "store") and "global" not in instr.parts
-    spaces = {p.split("::")[0] for p in instr.parts[1:]}
-    return "shared" in spaces or not spaces & {"global", "local", "param", "const"}
+        return instr.parts[1] in ("load", "store") and instr.space != "global"
+    return instr.space in ("shared", "generic")
 
 
 def _branch_targets(fn: Function, body: Sequence[Instr]) -> set[int]:

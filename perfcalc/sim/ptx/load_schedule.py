@@ -35,39 +35,33 @@ _TERMINATORS = frozenset({"bra", "brx", "ret", "exit", "trap"})
 _ORDERING = frozenset({"bar", "barrier", "membar", "fence", "call", "cp"})
 _GLOBAL_FENCES = _ORDERING | frozenset({"atom", "red", "st"})
 _SIDE_EFFECTS = _GLOBAL_FENCES | frozenset({"ld", "ldu", "ldmatrix", "stmatrix", "wmma", "tex", "suld", "sust"})
-_NAMED_SPACES = ("global", "shared", "local", "const", "param")
-
-
-def _space(instr: Instr) -> str:
-    named = [p for p in instr.parts[1:] if p.split("::")[0] in _NAMED_SPACES]
-    return named[0].split("::")[0] if named else "generic"
 
 
 def is_global_load(instr: Instr) -> bool:
     """ld/ldu (or wmma.load of a fragment) of global memory, or of a generic address (which is
     global in NVRTC's output unless its space is named)."""
     fragment = instr.base == "wmma" and len(instr.parts) > 1 and instr.parts[1] == "load"
-    return (instr.base in ("ld", "ldu") or fragment) and _space(instr) in ("global", "generic")
+    return (instr.base in ("ld", "ldu") or fragment) and instr.space in ("global", "generic")
 
 
 def is_shared_load(instr: Instr) -> bool:
     """ld of shared memory (an LDS)."""
-    return instr.base == "ld" and _space(instr) == "shared"
+    return instr.base == "ld" and instr.space == "shared"
 
 
 def _may_order_shared(instr: Instr) -> bool:
     """Could this instruction write shared memory, or order the shared loads after it?"""
     if instr.base in ("st", "red", "atom"):
-        return _space(instr) in ("shared", "generic")
+        return instr.space in ("shared", "generic")
     return instr.base in _ORDERING or instr.base in ("stmatrix", "wmma")
 
 
 def _may_order_global(instr: Instr) -> bool:
     """Could this instruction write global memory, or order the loads after it?"""
     if instr.base in ("st", "red"):
-        return _space(instr) in ("global", "generic")
+        return instr.space in ("global", "generic")
     if instr.base == "wmma":
-        return len(instr.parts) > 1 and instr.parts[1] == "store" and _space(instr) in ("global", "generic")
+        return len(instr.parts) > 1 and instr.parts[1] == "store" and instr.space in ("global", "generic")
     return instr.base in _GLOBAL_FENCES
 
 

@@ -29,7 +29,7 @@ from perfcalc.errors import CudaSyntaxError
 from perfcalc.sim import counters as C
 from perfcalc.sim.ptx.execute import Chunk, Env, address, operand, warps_with
 from perfcalc.sim.ptx.fragments import operand_dims, wmma_layout, wmma_tile
-from perfcalc.sim.ptx.memops import _price, _regs, _resolve, _space
+from perfcalc.sim.ptx.memops import _price, _regs, _resolve
 from perfcalc.sim.ptx.memory import gather, scatter
 from perfcalc.sim.ptx.parse import Instr
 from perfcalc.sim.separable import Sep, dense
@@ -51,7 +51,7 @@ def build_ldmatrix(instr: Instr, env: Env) -> Op:
     if "m8n8" not in instr.parts or count == 0 or "b16" not in instr.parts:
         raise CudaSyntaxError(f"{instr.opcode} at line {instr.line}: only ldmatrix m8n8 .b16 is implemented")
     trans = "trans" in instr.parts
-    space = _space(instr)
+    space = instr.space
     dests = _regs(instr.operands[0])
     read = address(instr.operands[1], env, "u64")
     lane = np.arange(32)
@@ -212,7 +212,7 @@ def build_wmma_memory(instr: Instr, env: Env) -> Op:
     r_of, c_of = wmma_layout(which, tile, t, elements)
     unique = min(elements, rows * cols // 32)
     groups = _groups(r_of, c_of, unique, col_major, esize)
-    space = _space(instr)
+    space = instr.space
     where = address(instr.operands[0] if store else instr.operands[1], env, "u64")
     if len(instr.operands) < 3:
         raise CudaSyntaxError(f"{instr.opcode} at line {instr.line}: wmma without a stride operand is not implemented")

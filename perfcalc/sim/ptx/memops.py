@@ -31,16 +31,6 @@ from perfcalc.sim.ptx.sep_access import PRICEABLE, AccessPlan, access_plan
 from perfcalc.sim.ptx.values import NP
 from perfcalc.sim.separable import Sep
 
-SPACES = ("global", "shared", "local", "param", "const")
-
-
-def _space(instr: Instr) -> str:
-    for p in instr.parts[1:]:
-        base = p.split("::")[0]
-        if base in SPACES:
-            return base
-    return "generic"
-
 
 def _vector(instr: Instr) -> int:
     for p in instr.parts:
@@ -163,7 +153,7 @@ def _add_counts(ch: Chunk, instr: Instr, space: str, op: str, totals: tuple[int,
     # Compute counts its wavefronts as shared ones but not its instruction among the shared loads
     # (HeCBench's rowwiseMoments reads a struct through a generic pointer: 0 shared-load
     # instructions and 160 shared-load wavefronts on the H100, benchmarks/hw/hecbench_h100_counters/)
-    lds = _space(instr) != "generic"
+    lds = instr.space != "generic"
     if op == "load":
         counts[C.SLD_REQ] += warps if lds else 0
         counts[C.SLD_WF] += wave
@@ -339,7 +329,7 @@ def build_ld(instr: Instr, env: Env, priced_as: int | None = None) -> Op:
     its neighbours into one vector load (shared_merge.py): the vector's at the load of the
     vector's address, 0 (not counted) at the others; None: its own."""
     t = type_of(instr)
-    space = _space(instr)
+    space = instr.space
     vec = _vector(instr)
     dests = _regs(instr.operands[0])
     dt = NP[t]
@@ -474,7 +464,7 @@ def build_st(instr: Instr, env: Env, priced_as: int | None = None) -> Op:
     """A store. `priced_as`: as build_ld's, where ptxas merges it with its neighbours into one
     vector store (shared_merge.py)."""
     t = type_of(instr)
-    space = _space(instr)
+    space = instr.space
     vec = _vector(instr)
     dt = NP[t]
     size = dt.itemsize
@@ -524,7 +514,7 @@ def build_atom(instr: Instr, env: Env) -> Op:
     order (the hardware's order is unspecified)."""
     reduce_only = instr.base == "red"
     t = type_of(instr)
-    space = _space(instr)
+    space = instr.space
     op_name = next((p for p in instr.parts[1:] if p in ATOMIC_OPS), None)
     if op_name is None:
         raise CudaSyntaxError(f"{instr.opcode} at line {instr.line}: atomic operation not implemented")

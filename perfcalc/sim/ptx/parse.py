@@ -34,6 +34,19 @@ class Instr:
     def base(self) -> str:
         return self.opcode.split(".", 1)[0]
 
+    @functools.cached_property
+    def space(self) -> str:
+        """The state space the instruction names first (`.shared::cta` is "shared"), or "generic"
+        where it names none."""
+        for p in self.parts[1:]:
+            name = p.split("::")[0]
+            if name in STATE_SPACES:
+                return name
+        return "generic"
+
+
+STATE_SPACES = ("global", "shared", "local", "param", "const")
+
 
 # Instructions that end a straight-line stretch of code (branches, returns, calls, barriers,
 # traps): ptxas predicates, moves and merges nothing across them.
