@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TypeVar, cast
 
 from perfcalc.errors import CudaSyntaxError
 
@@ -46,6 +48,7 @@ class Instr:
 
 
 STATE_SPACES = ("global", "shared", "local", "param", "const")
+T = TypeVar("T")
 
 
 # Instructions that end a straight-line stretch of code (branches, returns, calls, barriers,
@@ -94,6 +97,13 @@ class Function:
     # what the executor derives from the body alone (contraction, wait points), kept with it:
     # a parsed module is cached per PTX text, so a second launch derives nothing again
     analyses: dict[str, object] = field(default_factory=dict, repr=False, compare=False)
+
+    def derived(self, key: str, make: Callable[[], T]) -> T:
+        """`make()`, worked out once per parsed function and kept in `analyses` under `key`."""
+        found = self.analyses.get(key)
+        if found is None:
+            found = self.analyses[key] = make()
+        return cast(T, found)
 
     def branch_target(self, instr: Instr) -> int | None:
         """Where a `bra` jumps, as an index into the body (None for any other instruction, or a

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, NamedTuple, cast
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -116,10 +116,9 @@ class _Analysis(NamedTuple):
 
 
 def _analysed(fn: Function) -> _Analysis:
-    found = fn.analyses.get("steps")
-    if found is None:
+    def make() -> _Analysis:
         body = if_convert(fn, contract(fn))
-        found = fn.analyses["steps"] = _Analysis(
+        return _Analysis(
             body,
             wait_points(body, fn.labels, fn.branch_tables),
             [is_global_load(i) for i in body],
@@ -127,7 +126,8 @@ def _analysed(fn: Function) -> _Analysis:
             select_predications(fn, body),
             sunk_past_exits(fn, body),
         )
-    return cast(_Analysis, found)
+
+    return fn.derived("steps", make)
 
 
 class _ChainSteps(NamedTuple):
@@ -141,16 +141,17 @@ class _ChainSteps(NamedTuple):
 def _chain_steps(fn: Function) -> _ChainSteps:
     """_ChainSteps of the function's steps, once per function (load_waits.py's analysis with
     shared loads as the ones waited for)."""
-    found = fn.analyses.get("chain steps")
-    if found is None:
+
+    def make() -> _ChainSteps:
         body = _analysed(fn).body
         at = wait_points(body, fn.labels, fn.branch_tables, SHARED_LOADS)
-        found = fn.analyses["chain steps"] = _ChainSteps(
+        return _ChainSteps(
             frozenset(i for i, instr in enumerate(body) if is_shared_load(instr)),
             frozenset(i for i, w in enumerate(at) if w),
-            frozenset(i for i, ins in enumerate(body) if ins.base in ("ld", "ldu", "st") and "param" in ins.parts),
+            frozenset(i for i, ins in enumerate(body) if ins.base in ("ld", "ldu", "st") and ins.space == "param"),
         )
-    return cast(_ChainSteps, found)
+
+    return fn.derived("chain steps", make)
 
 
 def _merged(env: Env, body: list[Instr]) -> dict[int, int]:
@@ -158,13 +159,13 @@ def _merged(env: Env, body: list[Instr]) -> dict[int, int]:
     shared-memory layout, from CC 7.0 on (checked on sm_90's SASS); older CCs count the PTX's."""
     if env.pricer.arch.major < 7:
         return {}
-    key = "shared merges " + repr(sorted(env.shared_offsets.items()))
-    found = env.fn.analyses.get(key)
-    if found is None:
-        loads = merged_shared_loads(body, env.fn.labels, env.shared_offsets)
-        stores = merged_shared_stores(body, env.fn.labels, env.shared_offsets)
-        found = env.fn.analyses[key] = loads | stores
-    return cast(dict[int, int], found)
+    return env.fn.derived(
+        "shared merges " + repr(sorted(env.shared_offsets.items())),
+        lambda: (
+            merged_shared_loads(body, env.fn.labels, env.shared_offsets)
+            | merged_shared_stores(body, env.fn.labels, env.shared_offsets)
+        ),
+    )
 
 
 def _copy_guards(env: Env, body: list[Instr]) -> frozenset[int]:
@@ -172,10 +173,7 @@ def _copy_guards(env: Env, body: list[Instr]) -> frozenset[int]:
     (copy_guards.py), on sm_90 where that was read off the SASS."""
     if env.pricer.arch.major != 9:
         return frozenset()
-    found = env.fn.analyses.get("copy guards")
-    if found is None:
-        found = env.fn.analyses["copy guards"] = guarded_copies(env.fn, body)
-    return cast(frozenset[int], found)
+    return env.fn.derived("copy guards", lambda: guarded_copies(env.fn, body))
 
 
 def _step(instr: Instr, env: Env, priced_as: int | None = None, copy_guard: bool = False) -> Step:

@@ -8,7 +8,6 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import cast
 
 import numpy as np
 
@@ -156,10 +155,7 @@ def execute(
 def _register_types(fn: Function) -> dict[str, str]:
     """Every register name the body uses -> its declared type (prefix declarations like
     `.reg .b32 %r<33>` cover %r0..%r32); worked out once per parsed function."""
-    found = fn.analyses.get("register_types")
-    if found is None:
-        found = fn.analyses["register_types"] = _declared_types(fn)
-    return cast(dict[str, str], found)
+    return fn.derived("register_types", lambda: _declared_types(fn))
 
 
 def _declared_types(fn: Function) -> dict[str, str]:
