@@ -226,6 +226,16 @@ def mean_load_latency_cycles(work: KernelWork, rates: TimingRates, clock_hz: flo
     return h1 * l1 + (1 - h1) * ((1 - d) * l2 + d * dram)
 
 
+def _at_dram_latency(
+    work: KernelWork, rates: TimingRates, clock: float, dram_s: float, chain_cycles: Callable[[float], float]
+) -> tuple[float, float, float]:
+    """A chain whose DRAM loads wait the latency its own length implies (`chain_cycles`: its
+    cycles at a mean load latency): (seconds, the DRAM utilization then, that mean latency)."""
+    time_s = _fixed_point(dram_s, lambda u: chain_cycles(mean_load_latency_cycles(work, rates, clock, u)) / clock)
+    u = dram_s / time_s if time_s > 0 and dram_s else 0.0
+    return time_s, u, mean_load_latency_cycles(work, rates, clock, u)
+
+
 def _fixed_point(bandwidth_s: float, chain_s: Callable[[float], float]) -> float:
     """The T with T = chain_s(U) and U = bandwidth_s / T (the DRAM busy that share of T):
     chain_s grows with U, so T - chain_s(bandwidth_s / T) grows with T; bisection."""
@@ -369,23 +379,22 @@ def predict_time(work: KernelWork, gpu: Gpu, arch: Arch, rates: TimingRates) -> 
     # a warp's own instructions in series, each waiting for the one before it (no ILP assumed);
     # an FP64 one waits its own latency where measured, spread over the instructions as the
     # launch's FP64 share
-    base_dependent = rates.dependent_issue_cycles or 0.0
-    fp64_extra = (rates.fp64_dependent_issue_cycles or base_dependent) - base_dependent if base_dependent else 0.0
-    dependent = base_dependent + (fp64_extra * work.fp64_warp_instructions / issued if issued else 0.0)
+    base = rates.dependent_issue_cycles or 0.0
+    fp64 = rates.fp64_dependent_issue_cycles or base
+    dependent = base
+    if base and issued:
+        dependent += (fp64 - base) * work.fp64_warp_instructions / issued
     issued_per_warp = issued / warps
 
     # each wave's blocks also launch and exit (measured beside the DRAM latency: timing.yaml)
     life = (rates.block_life_ns or 0.0) * 1e-9 * clock
 
-    def chain_s(utilization: float) -> float:
-        lat = mean_load_latency_cycles(work, rates, clock, utilization)
+    def chain_cycles(lat: float) -> float:
         own = loads_per_warp * lat + shared_per_warp * shared_lat + block_wf + issued_per_warp * dependent
-        return waves * (own + life) / clock
+        return waves * (own + life)
 
     dram_s = read_s + write_s if rates.dram_queue_ns else 0.0
-    latency_s = _fixed_point(dram_s, chain_s)
-    u = (read_s + write_s) / latency_s if latency_s > 0 and rates.dram_queue_ns else 0.0
-    latency = mean_load_latency_cycles(work, rates, clock, u)
+    latency_s, u, latency = _at_dram_latency(work, rates, clock, dram_s, chain_cycles)
     terms.append(
         Term(
             "memory latency",
@@ -439,13 +448,9 @@ def _longest_warp_term(
         issued, waits, shared = chain
         return waits * lat + shared * shared_lat + issued * dependent
 
-    def floor_s(utilization: float) -> float:
-        lat = mean_load_latency_cycles(work, rates, clock, utilization)
-        return max(cycles(c, lat) for c in work.longest_warps) / clock
-
-    time_s = _fixed_point(dram_s, floor_s)
-    u = dram_s / time_s if time_s > 0 and dram_s else 0.0
-    lat = mean_load_latency_cycles(work, rates, clock, u)
+    time_s, u, lat = _at_dram_latency(
+        work, rates, clock, dram_s, lambda lat: max(cycles(c, lat) for c in work.longest_warps)
+    )
     issued, waits, shared = max(work.longest_warps, key=lambda c: cycles(c, lat))
     return Term(
         "longest warp",
