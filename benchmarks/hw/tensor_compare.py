@@ -21,7 +21,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "benchmarks" / "hw"))
 
-from ptx_corpus_compare import NCU, ncu_values  # noqa: E402
+from ptx_corpus_compare import NCU, REGISTER_FLOOR, allocated, ncu_values  # noqa: E402
 
 from perfcalc.app import app  # noqa: E402
 
@@ -46,17 +46,6 @@ CASES = {
 }
 TENSOR_METRIC = "smsp__inst_executed_pipe_tensor.sum"
 COUNTERS = (*NCU, "tensor_instructions")
-
-
-# The fewest registers a thread is given: Nsight Compute's launch__registers_per_thread is 16 where
-# ptxas uses fewer (the device's own ptxas -v: 10, 12, 13 and 15 for four launches the H100 reports
-# as 16, benchmarks/hw/copy_guards_probe/h200/*.ptxas.txt; 130 of 130 such HeCBench launches).
-REGISTER_FLOOR = 16
-
-
-def allocated(ptxas_registers: int) -> int:
-    """The registers a thread is given for ptxas's count, as Nsight Compute reports them."""
-    return max(ptxas_registers, REGISTER_FLOOR)
 
 
 def perfcalc_counts(counters: dict, kinds: dict[str, int]) -> dict[str, float]:
