@@ -7,19 +7,23 @@ predicted before the GPU ran it (benchmarks/hw/copy_guards_probe/h200/)."""
 
 from __future__ import annotations
 
+import sys
 import tempfile
 from pathlib import Path
 
 import pytest
-from ncu_csv import launch_metrics
 from ptx_entry import ptx_entry
 
 from perfcalc.sim.ptx import toolchain
 from perfcalc.sim.ptx.copy_guards import guarded_copies
 
 ROOT = Path(__file__).resolve().parents[1]
-TENSOR = ROOT / "benchmarks" / "hw" / "tensor_run"
-PROBE = ROOT / "benchmarks" / "hw" / "copy_guards_probe"
+HW = ROOT / "benchmarks" / "hw"
+TENSOR = HW / "tensor_run"
+PROBE = HW / "copy_guards_probe"
+sys.path.insert(0, str(HW))
+from ptx_corpus_compare import ncu_values  # noqa: E402
+
 needs_nvcc = pytest.mark.skipif(
     toolchain.route("auto") is None, reason="needs nvcc (cuda extra) and a host C++ compiler"
 )
@@ -75,7 +79,7 @@ def test_cp_async_programs_count_the_h100s_shared_load_instructions(name: str, a
     zero-filling copy whose lanes read whole and partial rows) equal the H100's, per launch."""
     with tempfile.TemporaryDirectory() as tmp:
         report = _app(ROOT / "tests" / "data" / "cuda" / "tensor" / f"{name}.cu", str(Path(tmp) / "o.bin"), *args)
-    for launch, metrics in zip(report.launches, launch_metrics(TENSOR / f"ncu_small_{name}.csv"), strict=True):  # type: ignore[attr-defined]
+    for launch, metrics in zip(report.launches, ncu_values(TENSOR / f"ncu_small_{name}.csv"), strict=True):  # type: ignore[attr-defined]
         assert launch.counters["shared_load_requests"] == metrics["smsp__inst_executed_op_shared_ld.sum"]
         assert launch.counters["global_load_requests"] == metrics["l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"]
 
@@ -84,6 +88,6 @@ def test_cp_async_programs_count_the_h100s_shared_load_instructions(name: str, a
 @pytest.mark.usefixtures("ptx_cache")
 def test_the_probes_five_shapes_count_the_gpus_shared_load_instructions() -> None:
     report = _app(PROBE / "probe.cu", "8", "7")
-    measured = launch_metrics(PROBE / "h200" / "ncu.csv")
+    measured = ncu_values(PROBE / "h200" / "ncu.csv")
     for launch, metrics in zip(report.launches, measured, strict=True):  # type: ignore[attr-defined]
         assert launch.counters["shared_load_requests"] == metrics["smsp__inst_executed_op_shared_ld.sum"], launch.kernel

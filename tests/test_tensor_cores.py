@@ -11,12 +11,12 @@ the largest exponent with n extra bits by truncation, sum exactly, round once to
 from __future__ import annotations
 
 import random
+import sys
 import tempfile
 from pathlib import Path
 
 import numpy as np
 import pytest
-from ncu_csv import launch_metrics
 
 from perfcalc.sim.ptx import lowprec, toolchain
 from perfcalc.sim.ptx import tensor_numerics as tn
@@ -24,6 +24,9 @@ from perfcalc.sim.ptx import tensor_numerics as tn
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = ROOT / "tests" / "data" / "cuda" / "tensor"
 H100 = ROOT / "benchmarks" / "hw" / "tensor_run"
+sys.path.insert(0, str(H100.parent))
+from ptx_corpus_compare import ncu_values  # noqa: E402
+
 needs_nvcc = pytest.mark.skipif(
     toolchain.route("auto") is None, reason="needs nvcc (cuda extra) and a host C++ compiler"
 )
@@ -184,7 +187,7 @@ def test_tensor_instructions_and_shared_wavefronts_equal_nsight_compute(name: st
     """Per launch: HMMA/IMMA instructions (smsp__inst_executed_pipe_tensor) and shared-load
     wavefronts (ldmatrix included) equal the H100's."""
     _, report = _run(name, *args)
-    for launch, metrics in zip(report.launches, launch_metrics(H100 / f"ncu_small_{name}.csv"), strict=True):  # type: ignore[attr-defined]
+    for launch, metrics in zip(report.launches, ncu_values(H100 / f"ncu_small_{name}.csv"), strict=True):  # type: ignore[attr-defined]
         kinds = launch.sim.counters.warp_instructions
         tensor = sum(n for k, n in kinds.items() if k.startswith("tensor_"))
         assert tensor == metrics["smsp__inst_executed_pipe_tensor.sum"], launch.kernel
