@@ -12,9 +12,10 @@ from typing import Protocol
 
 import numpy as np
 
-# (issued instruction, global-load wait, shared-load wait) in cycles: the time model's dependent issue
-# (4), shared latency (29) and global latencies from an L1 hit (44) to DRAM (600) on an H100
-# (specs/timing.py), and each part alone. The warp longest under the model's own weights is one
+# (issued instruction, global-load wait, shared-load wait) in cycles: nominal figures of the time
+# model's dependent issue (4), shared latency (29) and global latencies from an L1 hit (44) to
+# DRAM (600; the H100's pointer chase is 687 idle and more under load: devices/timing.yaml), and
+# each part alone. The warp longest under the model's own weights is one
 # of these where its weights are one of them, and otherwise close to the longest of them.
 LONGEST_BY: tuple[tuple[float, float, float], ...] = (
     (1.0, 0.0, 0.0),
