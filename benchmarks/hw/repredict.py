@@ -23,16 +23,15 @@ from perfcalc.model.time_model import KernelWork, predict_time  # noqa: E402
 from perfcalc.specs import get_arch, get_gpu  # noqa: E402
 from perfcalc.specs.timing import timing_rates  # noqa: E402
 
-TUPLES = ("atomic_hot_lines", "longest_warps", "tensor_instructions", "shared_atomic_steps")
+
+def _tuples(value: Any) -> Any:
+    """JSON's lists back to the tuples KernelWork holds (it has no list fields)."""
+    return tuple(_tuples(v) for v in value) if isinstance(value, list) else value
 
 
 def kernel_work(recorded: dict[str, Any]) -> KernelWork:
-    """The KernelWork a row's `work` was written from (JSON lists back to tuples)."""
-    fields = dict(recorded)
-    for key in TUPLES:
-        if fields.get(key) is not None:
-            fields[key] = tuple(tuple(x) if isinstance(x, list) else x for x in fields[key])
-    return KernelWork(**fields)
+    """The KernelWork a row's `work` was written from (corpus_app.py: dataclasses.asdict)."""
+    return KernelWork(**{k: _tuples(v) for k, v in recorded.items()})
 
 
 def main() -> None:
