@@ -1,0 +1,68 @@
+"""Here, before `hecbench_app_on_device.sh`: pack HeCBench programs for `perfcalc app` on the
+device machine's CPUs (issue 31), within the 64 MiB a call carries.
+
+    python benchmarks/hw/hecbench_app_pack.py PATH-TO-A-HECBENCH-CHECKOUT LIST [.hw_app]
+
+LIST names the programs (one a line). Packed into .hw_app/hec_small.tar.xz: each program's files
+of at most 1 MiB (and its headers of any size: bm3d's CImg.h), `src/include`, `src/data`, the
+sibling folders its files name as `../NAME/` (the suite shares sources and data between
+versions), and a COMMIT file naming the checkout's commit. Data files over 1 MiB stay behind: a
+program that needs one fails there, and its row says so.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+import subprocess
+import sys
+import tarfile
+from pathlib import Path
+
+LARGEST = 1 << 20
+HEADERS = (".h", ".hpp", ".cuh")
+SOURCES = (".cu", ".cuh", ".h", ".hpp", ".cpp", ".c", "")
+
+
+def program_files(folder: Path) -> tuple[list[Path], set[str]]:
+    """A folder's files to carry, and the sibling folders its sources name."""
+    files, siblings = [], set()
+    for f in sorted(folder.rglob("*")):
+        if not f.is_file() or f.suffix in (".o", ".dvc"):
+            continue
+        if f.stat().st_size > LARGEST and f.suffix not in HEADERS:
+            continue
+        files.append(f)
+        if f.suffix in SOURCES or f.name == "Makefile":
+            siblings |= set(re.findall(r"\.\./([\w+-][\w+.-]*)/", f.read_text(errors="replace")))
+    return files, siblings
+
+
+def main() -> None:
+    checkout, listing = Path(sys.argv[1]).resolve(), Path(sys.argv[2])
+    out = Path(sys.argv[3]) if len(sys.argv) > 3 else Path(".hw_app")
+    src = checkout / "src"
+    files: list[Path] = []
+    siblings: set[str] = set()
+    for name in listing.read_text().split():
+        found, named = program_files(src / name)
+        files += found
+        siblings |= named
+    for extra in sorted(siblings | {"include", "data"}):
+        folder = src / extra
+        if folder.is_dir() and not extra.endswith("-cuda"):
+            files += [f for f in sorted(folder.rglob("*")) if f.is_file() and f.stat().st_size <= LARGEST]
+    commit = subprocess.run(["git", "-C", str(checkout), "rev-parse", "HEAD"], capture_output=True, text=True)
+    out.mkdir(exist_ok=True)
+    with tarfile.open(out / "hec_small.tar.xz", "w:xz") as tar:
+        for f in dict.fromkeys(files):
+            tar.add(f, arcname=str(f.relative_to(checkout)))
+        data = (commit.stdout.strip() or "(unknown commit)").encode() + b"\n"
+        info = tarfile.TarInfo("COMMIT")
+        info.size = len(data)
+        tar.addfile(info, io.BytesIO(data))
+    print(f"{len(files)} files -> {out / 'hec_small.tar.xz'}")
+
+
+if __name__ == "__main__":
+    main()
