@@ -1,10 +1,11 @@
 """PTX arithmetic on NumPy arrays with PTX's semantics: wrap-around integers, clamped shifts,
 truncating division, IEEE float32/float64 with round-to-nearest, and `fma.rn` with one rounding.
 
-How `.approx` instructions are emulated: ex2, lg2, sin, cos, rsqrt, tanh and the approximate
-divisions and reciprocals are computed in float64 and rounded once to the instruction's type, so
-their results lie within the maximum error the PTX ISA documents for each (they are at least as
-accurate as the hardware; bit-identity with the GPU holds only for the `.rn` forms).
+How `.approx` instructions are emulated: on CC 9.0, the float32 rsqrt, ex2, rcp and sqrt
+`.approx` forms and div.full/div.approx give the H100's own bits (mufu.py, tables measured on the
+GPU). Elsewhere, and for lg2, sin, cos, tanh and the 16-bit forms, they are computed in float64
+and rounded once to the instruction's type, so their results lie within the maximum error the PTX
+ISA documents for each (at least as accurate as the hardware, not bit-identical to it).
 """
 
 from __future__ import annotations

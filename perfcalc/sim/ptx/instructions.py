@@ -13,7 +13,7 @@ from typing import Any, cast
 import numpy as np
 
 from perfcalc.errors import CudaSyntaxError
-from perfcalc.sim.ptx import arith
+from perfcalc.sim.ptx import arith, mufu
 from perfcalc.sim.ptx.execute import Chunk, Env, Reader, operand, warps_with
 from perfcalc.sim.ptx.parse import Instr
 from perfcalc.sim.ptx.values import NP, TYPE_NAMES
@@ -229,11 +229,17 @@ def build_div(instr: Instr, env: Env, rem: bool = False) -> Op:
         _float_mode(instr)
         post = _post(instr, t)
         exact = "rn" in instr.parts or t == "f64"
+        # div.full / div.approx on sm_90: a x MUFU.RCP(b), as the GPU computes it (mufu.py)
+        rcp_mode = next((mode for mode in ("full", "approx") if mode in instr.parts), None)
+        measured = t == "f32" and rcp_mode is not None and env.pricer.arch.cc in mufu.MEASURED_CCS
+        flush = "ftz" in instr.parts
 
         def run_f(ch: Chunk, m: np.ndarray, full: bool) -> None:
             x, y = np.asarray(a(ch)), np.asarray(b(ch))
-            # div.approx / div.full (within 2 ulp): computed exactly, rounded once
-            q = np.divide(x, y) if exact else (x.astype(np.float64) / y.astype(np.float64)).astype(NP[t])
+            if measured:
+                q = mufu.div_f32(x, y, rcp_mode == "full", flush)
+            else:  # elsewhere within the documented 2 ulp: computed exactly, rounded once
+                q = np.divide(x, y) if exact else (x.astype(np.float64) / y.astype(np.float64)).astype(NP[t])
             ch.write(d, post(np.asarray(q, dtype=NP[t])), m, full)
 
         return run_f
@@ -310,6 +316,9 @@ def build_unary(instr: Instr, env: Env) -> Op:
     if base not in table:
         raise CudaSyntaxError(f"{instr.opcode} at line {instr.line} is not implemented")
     fn = table[base]
+    if base in mufu.MEASURED and t == "f32" and env.pricer.arch.cc in mufu.MEASURED_CCS:
+        measured, flush = mufu.MEASURED[base], "ftz" in instr.parts
+        fn = lambda x: measured(x, flush)  # noqa: E731  the GPU's own approximation, bit for bit
     if base == "not" and t == "pred":
         fn = np.logical_not
 

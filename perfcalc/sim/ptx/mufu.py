@@ -1,0 +1,210 @@
+"""The H100's and H200's MUFU.RSQ and MUFU.EX2, bit for bit, from tables measured on the GPU.
+
+`rsqrt.approx.f32` and `ex2.approx.f32` are not correctly rounded: on sm_90 each is one MUFU
+instruction, whose result differs from the correctly rounded one on 22 % (rsqrt) and 50 % (ex2)
+of inputs by one or two units in the last place. A kernel whose output goes through them (a
+norm's `rsqrtf`, a softmax's `exp2f`) is bit-equal to the GPU only if these are too.
+
+The tables (`mufu_sm90/`) are the GPU's own outputs over each function's whole reduced domain,
+measured on an H200 (benchmarks/hw/mufu_tables/: the probe, its raw files, the SASS):
+- RSQ of every float32 in [1, 4) (2^24 inputs: every mantissa at both exponent parities); any
+  other normal input is m x 4^k, whose result is the table's at m with 2^-k folded into the
+  exponent (the result stays normal for every float32).
+- EX2 of k / 2^23 for k in [-2^23, 2^23): the unit takes |x| as a fixed-point number with 23
+  fraction bits, truncating finer bits, and computes negative inputs on their own path (their
+  results are not the positive ones halved), so both signs of every fraction are kept; the
+  whole part goes into the exponent.
+Stored as the first output's bits and the int8 steps between neighbours (the outputs move by
+0 to 3 units a step), loaded on first use as a byte per entry and a base per
+64 entries (34 MB for both).
+
+Around MUFU, `ptxas` wraps the non-`.ftz` forms in a rescaling (read from the SASS,
+benchmarks/hw/mufu_tables/mufu_probe.sass): rsqrt of a subnormal is MUFU.RSQ(x * 2^24) * 2^12,
+ex2 below -126 is MUFU.EX2(x / 2) squared; MUFU itself flushes subnormal inputs and, for EX2,
+subnormal results. Checked against the GPU on 2^18 random inputs per form, every output equal
+(tests/test_mufu.py). Measured on sm_90 only: other CCs keep the correctly rounded results.
+"""
+
+from __future__ import annotations
+
+import functools
+import lzma
+from pathlib import Path
+
+import numpy as np
+
+TABLES = Path(__file__).resolve().parent / "mufu_sm90"
+BLOCK = 64  # entries per base: 64 steps of at most 3 units fit one byte
+_NAN = 0x7FFFFFFF  # the canonical NaN every MUFU returns
+_INF = 0x7F800000
+_MIN_NORMAL = 0x00800000
+EX2_GRID = 1 << 23  # fraction steps per unit of x (and the index of x = 0 in the table)
+
+
+@functools.cache
+def _table(name: str) -> tuple[np.ndarray, np.ndarray]:
+    """(lowest output bits of each block of 64 entries, each entry's offset above it)."""
+    blob = lzma.decompress((TABLES / f"{name}.i8.xz").read_bytes())
+    first = int(np.frombuffer(blob[:8], "<i8")[0])
+    steps = np.concatenate([np.zeros(1, np.int8), np.frombuffer(blob[8:], np.int8)]).reshape(-1, BLOCK)
+    within = np.cumsum(steps, axis=1, dtype=np.int16)  # from the entry before the block
+    start = first + np.concatenate([[0], np.cumsum(within[:, -1], dtype=np.int64)[:-1]])
+    low = within.min(axis=1)
+    offsets = within - low[:, None]
+    if offsets.max() > 255:
+        raise ValueError(f"{name}: a MUFU table's outputs must stay within 255 units over {BLOCK} entries")
+    return start + low, offsets.astype(np.uint8).ravel()
+
+
+def _lookup(name: str, index: np.ndarray) -> np.ndarray:
+    """The table's output bits at each index, as int64."""
+    base, offsets = _table(name)
+    return base[index >> 6] + offsets[index].astype(np.int64)
+
+
+def _bits(x: np.ndarray) -> np.ndarray:
+    return np.ascontiguousarray(x, dtype=np.float32).view(np.uint32).astype(np.int64)
+
+
+def _float(bits: np.ndarray) -> np.ndarray:
+    return bits.astype(np.uint32).view(np.float32)
+
+
+def mufu_rsq(x: np.ndarray) -> np.ndarray:
+    """MUFU.RSQ (rsqrt.approx.ftz.f32): subnormal inputs flushed to zero."""
+    b = _bits(x)
+    exponent, mantissa, negative = (b >> 23) & 255, b & 0x7FFFFF, b >> 31
+    parity = (exponent - 127) & 1
+    index = np.where((exponent > 0) & (exponent < 255), (parity << 23) | mantissa, 0)
+    out = _lookup("rsqrt", index) - (((exponent - 127 - parity) // 2) << 23)
+    out = np.where(exponent == 0, np.where(negative == 1, 0xFF800000, _INF), out)  # +-0 -> +-inf
+    out = np.where((negative == 1) & (exponent > 0), _NAN, out)  # negative, -inf, NaN
+    out = np.where(exponent == 255, np.where(mantissa != 0, _NAN, np.where(negative == 1, _NAN, 0)), out)
+    return _float(out)
+
+
+def mufu_sqrt(x: np.ndarray) -> np.ndarray:
+    """MUFU.SQRT (sqrt.approx.ftz.f32): the RSQ table's inputs, m x 4^k -> sqrt(m) x 2^k."""
+    b = _bits(x)
+    exponent, mantissa, negative = (b >> 23) & 255, b & 0x7FFFFF, b >> 31
+    parity = (exponent - 127) & 1
+    index = np.where((exponent > 0) & (exponent < 255), (parity << 23) | mantissa, 0)
+    out = _lookup("sqrt", index) + (((exponent - 127 - parity) // 2) << 23)
+    out = np.where(exponent == 0, negative << 31, out)  # +-0 and flushed subnormals: +-0
+    out = np.where((negative == 1) & (exponent > 0), _NAN, out)
+    out = np.where(exponent == 255, np.where((mantissa != 0) | (negative == 1), _NAN, _INF), out)
+    return _float(out)
+
+
+def mufu_rcp(x: np.ndarray) -> np.ndarray:
+    """MUFU.RCP (rcp.approx.ftz.f32): every mantissa of [1, 2), m x 2^e -> (1/m) x 2^-e; results
+    below the smallest normal flushed to zero."""
+    b = _bits(x)
+    exponent, mantissa, sign = (b >> 23) & 255, b & 0x7FFFFF, b & 0x80000000
+    index = np.where((exponent > 0) & (exponent < 255), mantissa, 0)
+    out = _lookup("rcp", index) - ((exponent - 127) << 23)
+    out = np.where(out < _MIN_NORMAL, 0, out)
+    out = np.where(exponent == 0, _INF, np.where(exponent == 255, 0, out)) | sign  # 1/+-0, 1/+-inf
+    out = np.where((exponent == 255) & (mantissa != 0), _NAN, out)
+    return _float(out)
+
+
+def mufu_ex2(x: np.ndarray) -> np.ndarray:
+    """MUFU.EX2 (ex2.approx.ftz.f32): |x| as fixed point with 23 fraction bits (truncated),
+    subnormal inputs and results flushed to zero."""
+    x = np.asarray(x, dtype=np.float32)
+    b = _bits(x)
+    negative = b >> 31
+    subnormal_or_nan = ((b >> 23) & 255 == 0) | np.isnan(x)
+    # past 2^9 every result over- or underflows: 512 stands for any larger magnitude (and inf)
+    magnitude = np.where(subnormal_or_nan, 0.0, np.minimum(np.abs(x.astype(np.float64)), 512.0))
+    whole = np.floor(magnitude)
+    fraction = np.floor((magnitude - whole) * EX2_GRID).astype(np.int64)
+    index = np.where(negative == 1, EX2_GRID - fraction, EX2_GRID + fraction)
+    shift = whole.astype(np.int64) << 23
+    out = _lookup("ex2", index) + np.where(negative == 1, -shift, shift)
+    out = np.where(negative == 1, np.where(out < _MIN_NORMAL, 0, out), np.minimum(out, _INF))
+    out = np.where(np.isnan(x), _NAN, out)
+    return _float(out)
+
+
+def rsqrt_approx_f32(x: np.ndarray, ftz: bool) -> np.ndarray:
+    """rsqrt.approx[.ftz].f32 as sm_90 runs it: without .ftz, a subnormal is scaled by 2^24
+    first and the result by 2^12 (both exact)."""
+    x = np.asarray(x, dtype=np.float32)
+    if ftz:
+        return mufu_rsq(x)
+    small = np.abs(x) < np.float32(2.0**-126)  # FSETP.GEU's complement: NaN is not small
+    with np.errstate(all="ignore"):
+        y = mufu_rsq(np.where(small, x * np.float32(2.0**24), x))
+        return np.where(small, y * np.float32(4096.0), y).astype(np.float32)
+
+
+def ex2_approx_f32(x: np.ndarray, ftz: bool) -> np.ndarray:
+    """ex2.approx[.ftz].f32 as sm_90 runs it: without .ftz, x below -126 is halved first and the
+    result squared (one float32 rounding, subnormal results kept)."""
+    x = np.asarray(x, dtype=np.float32)
+    if ftz:
+        return mufu_ex2(x)
+    low = x < np.float32(-126.0)
+    with np.errstate(all="ignore"):
+        y = mufu_ex2(np.where(low, x * np.float32(0.5), x))
+        return np.where(low, y * y, y).astype(np.float32)
+
+
+def sqrt_approx_f32(x: np.ndarray, ftz: bool) -> np.ndarray:
+    """sqrt.approx[.ftz].f32 as sm_90 runs it: without .ftz, a subnormal is scaled by 2^24 first
+    and the result by 2^-12."""
+    x = np.asarray(x, dtype=np.float32)
+    if ftz:
+        return mufu_sqrt(x)
+    small = np.abs(x) < np.float32(2.0**-126)
+    with np.errstate(all="ignore"):
+        y = mufu_sqrt(np.where(small, x * np.float32(2.0**24), x))
+        return np.where(small, y * np.float32(2.0**-12), y).astype(np.float32)
+
+
+def rcp_approx_f32(x: np.ndarray, ftz: bool) -> np.ndarray:
+    """rcp.approx[.ftz].f32 as sm_90 runs it: without .ftz, x and the result are both scaled by
+    2^24 where x is subnormal and by 1/4 where |x| > 2^126 (so the result is kept subnormal)."""
+    x = np.asarray(x, dtype=np.float32)
+    if ftz:
+        return mufu_rcp(x)
+    scale = np.where(np.abs(x) < np.float32(2.0**-126), np.float32(2.0**24), np.float32(1.0))
+    scale = np.where(np.abs(x) > np.float32(2.0**126), np.float32(0.25), scale).astype(np.float32)
+    with np.errstate(all="ignore"):
+        return (scale * mufu_rcp(x * scale)).astype(np.float32)
+
+
+def div_f32(a: np.ndarray, b: np.ndarray, full: bool, ftz: bool) -> np.ndarray:
+    """div.full / div.approx [.ftz] .f32 as sm_90 runs them (mufu_probe_divide.sass): a x
+    MUFU.RCP(b), one float32 multiply. div.full scales both by 1/4 where |b| > 2^126, which keeps
+    1/b normal (div.approx's quotient flushes there, as its documented range [2^-126, 2^126]
+    allows); without .ftz both are scaled by 2^24 where b is subnormal. A NaN comes out as the
+    canonical NaN, as from every float unit."""
+    a = np.asarray(a, dtype=np.float32)
+    b = np.asarray(b, dtype=np.float32)
+    with np.errstate(all="ignore"):
+        if ftz:
+            a, b = _flush(a), _flush(b)
+        scale = np.ones_like(b)
+        if full:
+            scale = np.where(np.abs(b) > np.float32(2.0**126), np.float32(0.25), scale)
+        if not ftz:
+            scale = np.where(np.abs(b) < np.float32(2.0**-126), np.float32(2.0**24), scale)
+        a, b = a * scale, b * scale
+        if ftz:
+            a = _flush(a)
+        q = (a * mufu_rcp(b)).astype(np.float32)
+        if ftz:
+            q = _flush(q)
+        return np.where(np.isnan(q), _float(np.array(_NAN)), q).astype(np.float32)
+
+
+def _flush(x: np.ndarray) -> np.ndarray:
+    return np.where(np.abs(x) < np.float32(2.0**-126), np.copysign(np.float32(0.0), x), x).astype(np.float32)
+
+
+# the .approx instructions whose sm_90 results these tables give, and the CCs they were measured on
+MEASURED = {"rsqrt": rsqrt_approx_f32, "ex2": ex2_approx_f32, "sqrt": sqrt_approx_f32, "rcp": rcp_approx_f32}
+MEASURED_CCS = frozenset({"9.0"})
