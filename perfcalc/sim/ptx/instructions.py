@@ -838,60 +838,76 @@ def build_shfl(instr: Instr, env: Env) -> Op:
     return run
 
 
+def _members(instr: Instr, env: Env, at: int) -> Callable[[Chunk, np.ndarray], np.ndarray]:
+    """Per lane, which lanes of its warp take part in a .sync collective: the active ones within
+    its own membermask (operand `at`; PTX ISA: a thread outside the membermask does not take
+    part). A (warps, 32, 32) boolean array: [warp, lane, other lane]."""
+    member = operand(instr.operands[at], "u32", env) if len(instr.operands) > at else None
+    lanes = np.arange(32, dtype=np.uint32)
+
+    def members(ch: Chunk, m: np.ndarray) -> np.ndarray:
+        act = m.reshape(-1, 32)
+        sel = np.broadcast_to(act[:, None, :], (act.shape[0], 32, 32))
+        if member is None:
+            return sel
+        mask = np.broadcast_to(np.asarray(member(ch), dtype=np.uint32), m.shape).reshape(-1, 32)
+        return sel & (((mask[:, :, None] >> lanes[None, None, :]) & np.uint32(1)) == 1)
+
+    return members
+
+
 def build_redux(instr: Instr, env: Env) -> Op:
-    """redux.sync.{add,min,max,and,or,xor}.{u32,s32,b32} d, a, membermask: over the warp's lanes
-    that execute it."""
+    """redux.sync.{add,min,max,and,or,xor}.{u32,s32,b32} d, a, membermask: over the lanes that
+    execute it within the lane's membermask."""
     t = type_of(instr)
     op = instr.parts[2]
     d = _dst(instr)
     a = operand(instr.operands[1], t, env)
+    members = _members(instr, env, 2)
     dt = NP[t]
 
     def run(ch: Chunk, m: np.ndarray, full: bool) -> None:
         v = np.broadcast_to(np.asarray(a(ch)), m.shape).reshape(-1, 32).astype(np.int64)
-        act = m.reshape(-1, 32)
+        sel = members(ch, m)
+        vs = np.broadcast_to(v[:, None, :], sel.shape)
         if op == "add":
-            r = np.where(act, v, 0).sum(axis=1)
+            r = np.where(sel, vs, 0).sum(axis=2)
         elif op in ("min", "max"):
             big = np.iinfo(np.int64).max
             fill = big if op == "min" else -big
-            r = (np.min if op == "min" else np.max)(np.where(act, v, fill), axis=1)
+            r = (np.min if op == "min" else np.max)(np.where(sel, vs, fill), axis=2)
         else:
             ident = -1 if op == "and" else 0
             red = {"and": np.bitwise_and, "or": np.bitwise_or, "xor": np.bitwise_xor}[op]
-            r = red.reduce(np.where(act, v, ident), axis=1)
-        ch.write(
-            d,
-            np.repeat((r & 0xFFFFFFFF).astype(np.uint64), 32).astype(np.uint32).view(dt)
-            if dt.itemsize == 4
-            else np.repeat(r, 32).astype(dt),
-            m,
-            full,
-        )
+            r = red.reduce(np.where(sel, vs, ident), axis=2)
+        r = r.reshape(-1)
+        out = (r & 0xFFFFFFFF).astype(np.uint64).astype(np.uint32).view(dt) if dt.itemsize == 4 else r.astype(dt)
+        ch.write(d, out, m, full)
 
     return run
 
 
 def build_match(instr: Instr, env: Env) -> Op:
-    """match.sync.any/all.b32|b64 d[|p], a, membermask."""
+    """match.sync.any/all.b32|b64 d[|p], a, membermask: among the lanes that execute it within
+    the lane's membermask."""
     t = type_of(instr)
     mode = instr.parts[2]
     dests = [s.strip() for s in instr.operands[0].split("|")]
     a = operand(instr.operands[1], t, env)
+    members = _members(instr, env, 2)
+    weights = np.uint64(1) << np.arange(32, dtype=np.uint64)
 
     def run(ch: Chunk, m: np.ndarray, full: bool) -> None:
         v = np.broadcast_to(np.asarray(a(ch)), m.shape).reshape(-1, 32)
-        act = m.reshape(-1, 32)
-        same = (v[:, :, None] == v[:, None, :]) & act[:, None, :] & act[:, :, None]
-        weights = np.uint64(1) << np.arange(32, dtype=np.uint64)
+        sel = members(ch, m)
+        same = (v[:, :, None] == v[:, None, :]) & sel
         masks = (same.astype(np.uint64) * weights).sum(axis=2)
         if mode == "all":
-            active_bits = (act.astype(np.uint64) * weights).sum(axis=1)
-            allsame = masks == active_bits[:, None]
+            allsame = masks == (sel.astype(np.uint64) * weights).sum(axis=2)
             out = np.where(allsame, masks, 0)
             pred = allsame
         else:
-            out, pred = masks, np.ones_like(act)
+            out, pred = masks, np.ones(masks.shape, dtype=bool)
         ch.write(dests[0], out.reshape(-1).astype(np.uint32), m, full)
         if len(dests) > 1:
             ch.write(dests[1], pred.reshape(-1), m, full)
@@ -991,26 +1007,35 @@ PACKED_HALF = {
 
 
 def build_vote(instr: Instr, env: Env) -> Op:
+    """vote[.sync].{ballot,any,all,uni}: with .sync, each lane votes over the lanes of its own
+    membermask only (PTX ISA: a thread outside it contributes 0 to a ballot), so a ballot
+    under a lane's `%lanemask_lt` is its exclusive prefix (HeCBench bscan)."""
     mode = instr.parts[2] if instr.parts[1] == "sync" else instr.parts[1]
     d = _dst(instr)
     p = operand(instr.operands[1], "pred", env)
+    member = operand(instr.operands[2], "u32", env) if len(instr.operands) > 2 else None
+    weights = np.uint64(1) << np.arange(32, dtype=np.uint64)
+
+    def ballot(rows: np.ndarray) -> np.ndarray:
+        """Each warp's lanes as one 32-bit word, repeated for its 32 lanes."""
+        return np.repeat((rows.astype(np.uint64) * weights).sum(axis=1).astype(np.uint32), 32)
 
     def run(ch: Chunk, m: np.ndarray, full: bool) -> None:
-        v = np.broadcast_to(np.asarray(p(ch)), m.shape) & m
-        rows = v.reshape(-1, 32)
-        act = m.reshape(-1, 32)
+        votes = ballot((np.broadcast_to(np.asarray(p(ch)), m.shape) & m).reshape(-1, 32))
+        among = ballot(m.reshape(-1, 32))  # the active lanes
+        if member is not None:
+            among = among & np.broadcast_to(np.asarray(member(ch), dtype=np.uint32), m.shape)
+        votes = votes & among
         if mode == "ballot":
-            weights = np.uint64(1) << np.arange(32, dtype=np.uint64)
-            bits = (rows.astype(np.uint64) * weights).sum(axis=1).astype(np.uint32)
-            ch.write(d, np.repeat(bits, 32), m, full)
+            ch.write(d, votes, m, full)
             return
         if mode == "any":
-            r = rows.any(axis=1)
+            r = votes != 0
         elif mode == "all":
-            r = (rows | ~act).all(axis=1)
+            r = votes == among
         else:  # uni
-            r = (rows | ~act).all(axis=1) | ~rows.any(axis=1)
-        ch.write(d, np.repeat(r, 32), m, full)
+            r = (votes == among) | (votes == 0)
+        ch.write(d, r, m, full)
 
     return run
 
