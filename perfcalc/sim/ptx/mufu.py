@@ -1,4 +1,4 @@
-"""The H100's and H200's MUFU.RSQ and MUFU.EX2, bit for bit, from tables measured on the GPU.
+"""The H100's and H200's MUFU.RSQ, EX2, RCP and SQRT, bit for bit, from tables measured on the GPU.
 
 `rsqrt.approx.f32` and `ex2.approx.f32` are not correctly rounded: on sm_90 each is one MUFU
 instruction, whose result differs from the correctly rounded one on 22 % (rsqrt) and 50 % (ex2)
@@ -14,21 +14,26 @@ measured on an H200 (benchmarks/hw/mufu_tables/: the probe, its raw files, the S
   fraction bits, truncating finer bits, and computes negative inputs on their own path (their
   results are not the positive ones halved), so both signs of every fraction are kept; the
   whole part goes into the exponent.
-Stored as the first output's bits and the int8 steps between neighbours (the outputs move by
-0 to 3 units a step), loaded on first use as a byte per entry and a base per
-64 entries (34 MB for both).
+Also RCP (every mantissa of [1, 2)) and SQRT (the RSQ grid's inputs). Stored as the first
+output's bits and the int8 steps between neighbours (the outputs move by at most 3 units a step;
+645 KB compressed), each loaded on first use as a byte per entry above the lowest of its block of
+64 entries (18 MB for RSQ, SQRT and EX2 each, 9 MB for RCP). Lanes whose input or result is not an
+ordinary normal number take the complete (slower) path.
 
 Around MUFU, `ptxas` wraps the non-`.ftz` forms in a rescaling (read from the SASS,
 benchmarks/hw/mufu_tables/mufu_probe.sass): rsqrt of a subnormal is MUFU.RSQ(x * 2^24) * 2^12,
 ex2 below -126 is MUFU.EX2(x / 2) squared; MUFU itself flushes subnormal inputs and, for EX2,
-subnormal results. Checked against the GPU on 2^18 random inputs per form, every output equal
-(tests/test_mufu.py). Measured on sm_90 only: other CCs keep the correctly rounded results.
+subnormal results. Checked against the GPU on 2^16 random inputs per form, every output equal
+(tests/test_mufu.py), and on 2^24 per form on the GPU itself. Also the divisions: div.full/div.approx are
+a x MUFU.RCP(b), with ptxas's rescaling. Measured on sm_90 only: other CCs keep the correctly
+rounded results.
 """
 
 from __future__ import annotations
 
 import functools
 import lzma
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -70,7 +75,7 @@ def _float(bits: np.ndarray) -> np.ndarray:
     return bits.astype(np.uint32).view(np.float32)
 
 
-def mufu_rsq(x: np.ndarray) -> np.ndarray:
+def _rsq_any(x: np.ndarray) -> np.ndarray:
     """MUFU.RSQ (rsqrt.approx.ftz.f32): subnormal inputs flushed to zero."""
     b = _bits(x)
     exponent, mantissa, negative = (b >> 23) & 255, b & 0x7FFFFF, b >> 31
@@ -83,7 +88,7 @@ def mufu_rsq(x: np.ndarray) -> np.ndarray:
     return _float(out)
 
 
-def mufu_sqrt(x: np.ndarray) -> np.ndarray:
+def _sqrt_any(x: np.ndarray) -> np.ndarray:
     """MUFU.SQRT (sqrt.approx.ftz.f32): the RSQ table's inputs, m x 4^k -> sqrt(m) x 2^k."""
     b = _bits(x)
     exponent, mantissa, negative = (b >> 23) & 255, b & 0x7FFFFF, b >> 31
@@ -96,7 +101,7 @@ def mufu_sqrt(x: np.ndarray) -> np.ndarray:
     return _float(out)
 
 
-def mufu_rcp(x: np.ndarray) -> np.ndarray:
+def _rcp_any(x: np.ndarray) -> np.ndarray:
     """MUFU.RCP (rcp.approx.ftz.f32): every mantissa of [1, 2), m x 2^e -> (1/m) x 2^-e; results
     below the smallest normal flushed to zero."""
     b = _bits(x)
@@ -109,7 +114,7 @@ def mufu_rcp(x: np.ndarray) -> np.ndarray:
     return _float(out)
 
 
-def mufu_ex2(x: np.ndarray) -> np.ndarray:
+def _ex2_any(x: np.ndarray) -> np.ndarray:
     """MUFU.EX2 (ex2.approx.ftz.f32): |x| as fixed point with 23 fraction bits (truncated),
     subnormal inputs and results flushed to zero."""
     x = np.asarray(x, dtype=np.float32)
@@ -126,6 +131,71 @@ def mufu_ex2(x: np.ndarray) -> np.ndarray:
     out = np.where(negative == 1, np.where(out < _MIN_NORMAL, 0, out), np.minimum(out, _INF))
     out = np.where(np.isnan(x), _NAN, out)
     return _float(out)
+
+
+def _patched(
+    x: np.ndarray, ordinary: np.ndarray, fast: np.ndarray, complete: Callable[[np.ndarray], np.ndarray]
+) -> np.ndarray:
+    """The fast formula's bits as floats, with the lanes it does not cover (zeros, subnormals,
+    infinities, NaNs, results out of the normal range: usually none) from the complete one."""
+    out = fast.astype(np.uint32).view(np.float32)
+    if not ordinary.all():
+        out[~ordinary] = complete(x[~ordinary])
+    return out
+
+
+def mufu_rsq(x: np.ndarray) -> np.ndarray:
+    """MUFU.RSQ (rsqrt.approx.ftz.f32): subnormal inputs flushed to zero."""
+    x = np.ascontiguousarray(x, dtype=np.float32)
+    b = x.view(np.uint32)
+    ordinary = (b - np.uint32(_MIN_NORMAL)) < np.uint32(_INF - _MIN_NORMAL)  # positive and normal
+    exponent = (b >> 23).astype(np.int32)
+    parity = (exponent + 1) & 1  # of the unbiased exponent
+    index = (parity << 23) | (b & np.uint32(0x7FFFFF)).astype(np.int32)
+    fast = _lookup("rsqrt", index) - (((exponent - 127 - parity) >> 1).astype(np.int64) << 23)
+    return _patched(x, ordinary, fast, _rsq_any)
+
+
+def mufu_sqrt(x: np.ndarray) -> np.ndarray:
+    """MUFU.SQRT (sqrt.approx.ftz.f32): the RSQ table's inputs, m x 4^k -> sqrt(m) x 2^k."""
+    x = np.ascontiguousarray(x, dtype=np.float32)
+    b = x.view(np.uint32)
+    ordinary = (b - np.uint32(_MIN_NORMAL)) < np.uint32(_INF - _MIN_NORMAL)
+    exponent = (b >> 23).astype(np.int32)
+    parity = (exponent + 1) & 1
+    index = (parity << 23) | (b & np.uint32(0x7FFFFF)).astype(np.int32)
+    fast = _lookup("sqrt", index) + (((exponent - 127 - parity) >> 1).astype(np.int64) << 23)
+    return _patched(x, ordinary, fast, _sqrt_any)
+
+
+def mufu_rcp(x: np.ndarray) -> np.ndarray:
+    """MUFU.RCP (rcp.approx.ftz.f32): every mantissa of [1, 2), m x 2^e -> (1/m) x 2^-e; results
+    below the smallest normal flushed to zero."""
+    x = np.ascontiguousarray(x, dtype=np.float32)
+    b = x.view(np.uint32)
+    exponent = ((b >> 23) & np.uint32(255)).astype(np.int32)
+    ordinary = (exponent - 1).astype(np.uint32) < np.uint32(252)  # 1/x stays normal
+    fast = (_lookup("rcp", (b & np.uint32(0x7FFFFF)).astype(np.int32)) - ((exponent - 127).astype(np.int64) << 23)) | (
+        b & np.uint32(0x80000000)
+    )
+    return _patched(x, ordinary, fast, _rcp_any)
+
+
+def mufu_ex2(x: np.ndarray) -> np.ndarray:
+    """MUFU.EX2 (ex2.approx.ftz.f32): |x| as fixed point with 23 fraction bits (truncated),
+    subnormal inputs and results flushed to zero."""
+    x = np.ascontiguousarray(x, dtype=np.float32)
+    b = x.view(np.uint32)
+    magnitude = np.abs(x)
+    ordinary = (magnitude < np.float32(126.0)) & ((b & np.uint32(_INF)) != 0)  # normal in and out
+    magnitude = np.where(ordinary, magnitude, np.float32(0.0))
+    whole = np.floor(magnitude)
+    fraction = ((magnitude - whole) * np.float32(EX2_GRID)).astype(np.int32)  # exact, truncated
+    negative = b >> 31 == 1
+    index = np.where(negative, EX2_GRID - fraction, EX2_GRID + fraction)
+    shift = whole.astype(np.int64) << 23
+    fast = _lookup("ex2", index) + np.where(negative, -shift, shift)
+    return _patched(x, ordinary, fast, _ex2_any)
 
 
 def rsqrt_approx_f32(x: np.ndarray, ftz: bool) -> np.ndarray:
