@@ -236,7 +236,8 @@ def sqrt_approx_f32(x: np.ndarray, ftz: bool) -> np.ndarray:
 
 def rcp_approx_f32(x: np.ndarray, ftz: bool) -> np.ndarray:
     """rcp.approx[.ftz].f32 as sm_90 runs it: without .ftz, x and the result are both scaled by
-    2^24 where x is subnormal and by 1/4 where |x| > 2^126 (so the result is kept subnormal)."""
+    2^24 where x is subnormal and by 1/4 where |x| > 2^126 (so a result below 2^-126 comes out
+    subnormal, not flushed)."""
     x = np.asarray(x, dtype=np.float32)
     if ftz:
         return mufu_rcp(x)
