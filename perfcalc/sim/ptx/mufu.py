@@ -17,8 +17,8 @@ measured on an H200 (benchmarks/hw/mufu_tables/: the probe, its raw files, the S
 Also RCP (every mantissa of [1, 2)) and SQRT (the RSQ grid's inputs). Stored as the first
 output's bits and the int8 steps between neighbours (the outputs move by at most 3 units a step;
 645 KB compressed), each loaded on first use as a byte per entry above the lowest of its block of
-64 entries (18 MB for RSQ, SQRT and EX2 each, 9 MB for RCP). Lanes whose input or result is not an
-ordinary normal number take the complete (slower) path.
+64 entries (18 MB for RSQ, SQRT and EX2 each, 9 MB for RCP). The passes for zeros, subnormals,
+infinities, NaNs and results out of the normal range run only where a launch has such lanes.
 
 Around MUFU, `ptxas` wraps the non-`.ftz` forms in a rescaling (read from the SASS,
 benchmarks/hw/mufu_tables/mufu_probe.sass): rsqrt of a subnormal is MUFU.RSQ(x * 2^24) * 2^12,
@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import functools
 import lzma
-from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -67,135 +66,86 @@ def _lookup(name: str, index: np.ndarray) -> np.ndarray:
     return base[index >> 6] + offsets[index].astype(np.int64)
 
 
-def _bits(x: np.ndarray) -> np.ndarray:
-    return np.ascontiguousarray(x, dtype=np.float32).view(np.uint32).astype(np.int64)
-
-
 def _float(bits: np.ndarray) -> np.ndarray:
     return bits.astype(np.uint32).view(np.float32)
 
 
-def _rsq_any(x: np.ndarray) -> np.ndarray:
-    """MUFU.RSQ (rsqrt.approx.ftz.f32): subnormal inputs flushed to zero."""
-    b = _bits(x)
-    exponent, mantissa, negative = (b >> 23) & 255, b & 0x7FFFFF, b >> 31
-    parity = (exponent - 127) & 1
-    index = np.where((exponent > 0) & (exponent < 255), (parity << 23) | mantissa, 0)
-    out = _lookup("rsqrt", index) - (((exponent - 127 - parity) // 2) << 23)
-    out = np.where(exponent == 0, np.where(negative == 1, 0xFF800000, _INF), out)  # +-0 -> +-inf
-    out = np.where((negative == 1) & (exponent > 0), _NAN, out)  # negative, -inf, NaN
-    out = np.where(exponent == 255, np.where(mantissa != 0, _NAN, np.where(negative == 1, _NAN, 0)), out)
-    return _float(out)
+def _ordinary(b: np.ndarray) -> np.ndarray:
+    """Lanes of positive normal inputs (bit patterns), which the square roots' formula covers."""
+    return (b - np.uint32(_MIN_NORMAL)) < np.uint32(_INF - _MIN_NORMAL)
 
 
-def _sqrt_any(x: np.ndarray) -> np.ndarray:
-    """MUFU.SQRT (sqrt.approx.ftz.f32): the RSQ table's inputs, m x 4^k -> sqrt(m) x 2^k."""
-    b = _bits(x)
-    exponent, mantissa, negative = (b >> 23) & 255, b & 0x7FFFFF, b >> 31
-    parity = (exponent - 127) & 1
-    index = np.where((exponent > 0) & (exponent < 255), (parity << 23) | mantissa, 0)
-    out = _lookup("sqrt", index) + (((exponent - 127 - parity) // 2) << 23)
-    out = np.where(exponent == 0, negative << 31, out)  # +-0 and flushed subnormals: +-0
-    out = np.where((negative == 1) & (exponent > 0), _NAN, out)
-    out = np.where(exponent == 255, np.where((mantissa != 0) | (negative == 1), _NAN, _INF), out)
-    return _float(out)
-
-
-def _rcp_any(x: np.ndarray) -> np.ndarray:
-    """MUFU.RCP (rcp.approx.ftz.f32): every mantissa of [1, 2), m x 2^e -> (1/m) x 2^-e; results
-    below the smallest normal flushed to zero."""
-    b = _bits(x)
-    exponent, mantissa, sign = (b >> 23) & 255, b & 0x7FFFFF, b & 0x80000000
-    index = np.where((exponent > 0) & (exponent < 255), mantissa, 0)
-    out = _lookup("rcp", index) - ((exponent - 127) << 23)
-    out = np.where(out < _MIN_NORMAL, 0, out)
-    out = np.where(exponent == 0, _INF, np.where(exponent == 255, 0, out)) | sign  # 1/+-0, 1/+-inf
-    out = np.where((exponent == 255) & (mantissa != 0), _NAN, out)
-    return _float(out)
-
-
-def _ex2_any(x: np.ndarray) -> np.ndarray:
-    """MUFU.EX2 (ex2.approx.ftz.f32): |x| as fixed point with 23 fraction bits (truncated),
-    subnormal inputs and results flushed to zero."""
-    x = np.asarray(x, dtype=np.float32)
-    b = _bits(x)
-    negative = b >> 31
-    subnormal_or_nan = ((b >> 23) & 255 == 0) | np.isnan(x)
-    # past 2^9 every result over- or underflows: 512 stands for any larger magnitude (and inf)
-    magnitude = np.where(subnormal_or_nan, 0.0, np.minimum(np.abs(x.astype(np.float64)), 512.0))
-    whole = np.floor(magnitude)
-    fraction = np.floor((magnitude - whole) * EX2_GRID).astype(np.int64)
-    index = np.where(negative == 1, EX2_GRID - fraction, EX2_GRID + fraction)
-    shift = whole.astype(np.int64) << 23
-    out = _lookup("ex2", index) + np.where(negative == 1, -shift, shift)
-    out = np.where(negative == 1, np.where(out < _MIN_NORMAL, 0, out), np.minimum(out, _INF))
-    out = np.where(np.isnan(x), _NAN, out)
-    return _float(out)
-
-
-def _patched(
-    x: np.ndarray, ordinary: np.ndarray, fast: np.ndarray, complete: Callable[[np.ndarray], np.ndarray]
-) -> np.ndarray:
-    """The fast formula's bits as floats, with the lanes it does not cover (zeros, subnormals,
-    infinities, NaNs, results out of the normal range: usually none) from the complete one."""
-    out = fast.astype(np.uint32).view(np.float32)
+def _root(x: np.ndarray, name: str) -> np.ndarray:
+    """MUFU.RSQ (`name` "rsqrt") or MUFU.SQRT ("sqrt"): a positive normal x is m x 4^k with m in
+    [1, 4), whose result is the table's at m with 2^-k (RSQ) or 2^k (SQRT) in the exponent.
+    Zeros and subnormals (flushed), negatives, infinities and NaNs take their fixed results."""
+    x = np.ascontiguousarray(x, dtype=np.float32)
+    b = x.view(np.uint32)
+    exponent = (b >> 23).astype(np.int32)  # with the sign bit: any lane outside is fixed below
+    parity = (exponent + 1) & 1  # of the unbiased exponent
+    index = (parity << 23) | (b & np.uint32(0x7FFFFF)).astype(np.int32)
+    half = ((exponent - 127 - parity) >> 1).astype(np.int64) << 23
+    out = _float(_lookup(name, index) + (half if name == "sqrt" else -half))
+    ordinary = _ordinary(b)
     if not ordinary.all():
-        out[~ordinary] = complete(x[~ordinary])
+        rest = b[~ordinary]
+        negative, zero, infinite = rest >> 31 == 1, rest & np.uint32(_INF) == 0, rest == np.uint32(_INF)
+        if name == "sqrt":  # +-0 -> +-0, +inf -> +inf
+            fixed = np.where(zero, rest & np.uint32(0x80000000), np.where(infinite, _INF, _NAN))
+        else:  # +-0 -> +-inf, +inf -> +0
+            fixed = np.where(zero, (rest & np.uint32(0x80000000)) | _INF, np.where(infinite, 0, _NAN))
+        out[~ordinary] = _float(np.where(negative & ~zero, _NAN, fixed))  # negative, -inf, NaN
     return out
 
 
 def mufu_rsq(x: np.ndarray) -> np.ndarray:
     """MUFU.RSQ (rsqrt.approx.ftz.f32): subnormal inputs flushed to zero."""
-    x = np.ascontiguousarray(x, dtype=np.float32)
-    b = x.view(np.uint32)
-    ordinary = (b - np.uint32(_MIN_NORMAL)) < np.uint32(_INF - _MIN_NORMAL)  # positive and normal
-    exponent = (b >> 23).astype(np.int32)
-    parity = (exponent + 1) & 1  # of the unbiased exponent
-    index = (parity << 23) | (b & np.uint32(0x7FFFFF)).astype(np.int32)
-    fast = _lookup("rsqrt", index) - (((exponent - 127 - parity) >> 1).astype(np.int64) << 23)
-    return _patched(x, ordinary, fast, _rsq_any)
+    return _root(x, "rsqrt")
 
 
 def mufu_sqrt(x: np.ndarray) -> np.ndarray:
     """MUFU.SQRT (sqrt.approx.ftz.f32): the RSQ table's inputs, m x 4^k -> sqrt(m) x 2^k."""
-    x = np.ascontiguousarray(x, dtype=np.float32)
-    b = x.view(np.uint32)
-    ordinary = (b - np.uint32(_MIN_NORMAL)) < np.uint32(_INF - _MIN_NORMAL)
-    exponent = (b >> 23).astype(np.int32)
-    parity = (exponent + 1) & 1
-    index = (parity << 23) | (b & np.uint32(0x7FFFFF)).astype(np.int32)
-    fast = _lookup("sqrt", index) + (((exponent - 127 - parity) >> 1).astype(np.int64) << 23)
-    return _patched(x, ordinary, fast, _sqrt_any)
+    return _root(x, "sqrt")
 
 
 def mufu_rcp(x: np.ndarray) -> np.ndarray:
     """MUFU.RCP (rcp.approx.ftz.f32): every mantissa of [1, 2), m x 2^e -> (1/m) x 2^-e; results
-    below the smallest normal flushed to zero."""
+    below the smallest normal flushed to zero, 1/+-0 = +-inf, 1/+-inf = +-0."""
     x = np.ascontiguousarray(x, dtype=np.float32)
     b = x.view(np.uint32)
     exponent = ((b >> 23) & np.uint32(255)).astype(np.int32)
+    mantissa = b & np.uint32(0x7FFFFF)
+    out = _lookup("rcp", mantissa.astype(np.int32)) - ((exponent - 127).astype(np.int64) << 23)
     ordinary = (exponent - 1).astype(np.uint32) < np.uint32(252)  # 1/x stays normal
-    fast = (_lookup("rcp", (b & np.uint32(0x7FFFFF)).astype(np.int32)) - ((exponent - 127).astype(np.int64) << 23)) | (
-        b & np.uint32(0x80000000)
-    )
-    return _patched(x, ordinary, fast, _rcp_any)
+    if not ordinary.all():
+        out = np.where(out < _MIN_NORMAL, 0, out)
+        out = np.where(exponent == 0, _INF, np.where(exponent == 255, 0, out))
+    out = out | (b & np.uint32(0x80000000))
+    if not ordinary.all():
+        out = np.where((exponent == 255) & (mantissa != 0), _NAN, out)
+    return _float(out)
 
 
 def mufu_ex2(x: np.ndarray) -> np.ndarray:
-    """MUFU.EX2 (ex2.approx.ftz.f32): |x| as fixed point with 23 fraction bits (truncated),
-    subnormal inputs and results flushed to zero."""
+    """MUFU.EX2 (ex2.approx.ftz.f32): |x| as fixed point with 23 fraction bits (truncated), the
+    whole part into the exponent; subnormal inputs and results flushed to zero."""
     x = np.ascontiguousarray(x, dtype=np.float32)
     b = x.view(np.uint32)
     magnitude = np.abs(x)
     ordinary = (magnitude < np.float32(126.0)) & ((b & np.uint32(_INF)) != 0)  # normal in and out
-    magnitude = np.where(ordinary, magnitude, np.float32(0.0))
+    if not ordinary.all():  # subnormals and NaNs as 0; past 2^9 every result over- or underflows
+        magnitude = np.where(((b & np.uint32(_INF)) == 0) | np.isnan(x), np.float32(0.0), magnitude)
+        magnitude = np.minimum(magnitude, np.float32(512.0))
     whole = np.floor(magnitude)
     fraction = ((magnitude - whole) * np.float32(EX2_GRID)).astype(np.int32)  # exact, truncated
     negative = b >> 31 == 1
     index = np.where(negative, EX2_GRID - fraction, EX2_GRID + fraction)
     shift = whole.astype(np.int64) << 23
-    fast = _lookup("ex2", index) + np.where(negative, -shift, shift)
-    return _patched(x, ordinary, fast, _ex2_any)
+    out = _lookup("ex2", index) + np.where(negative, -shift, shift)
+    if not ordinary.all():
+        out = np.where(negative, np.where(out < _MIN_NORMAL, 0, out), np.minimum(out, _INF))
+        out = np.where(np.isnan(x), _NAN, out)
+    return _float(out)
 
 
 def rsqrt_approx_f32(x: np.ndarray, ftz: bool) -> np.ndarray:
