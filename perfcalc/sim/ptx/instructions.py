@@ -838,20 +838,37 @@ def build_shfl(instr: Instr, env: Env) -> Op:
     return run
 
 
-def _members(instr: Instr, env: Env, at: int) -> Callable[[Chunk, np.ndarray], np.ndarray]:
-    """Per lane, which lanes of its warp take part in a .sync collective: the active ones within
-    its own membermask (operand `at`; PTX ISA: a thread outside the membermask does not take
-    part). A (warps, 32, 32) boolean array: [warp, lane, other lane]."""
+_LANE_BITS = np.uint64(1) << np.arange(32, dtype=np.uint64)
+
+
+def _ballot(rows: np.ndarray) -> np.ndarray:
+    """Each warp's row of 32 flags as one 32-bit word, repeated for its 32 lanes."""
+    return np.repeat((rows.astype(np.uint64) * _LANE_BITS).sum(axis=1).astype(np.uint32), 32)
+
+
+def _takers(instr: Instr, env: Env, at: int) -> Callable[[Chunk, np.ndarray], np.ndarray]:
+    """Per lane, the lanes of its warp that take part in a .sync collective, as a 32-bit word:
+    the active ones within its own membermask (operand `at`; PTX ISA: a thread outside the
+    membermask takes no part, and its ballot bit is 0). Without a membermask, every active lane."""
     member = operand(instr.operands[at], "u32", env) if len(instr.operands) > at else None
+
+    def takers(ch: Chunk, m: np.ndarray) -> np.ndarray:
+        active = _ballot(m.reshape(-1, 32))
+        if member is None:
+            return active
+        return active & np.broadcast_to(np.asarray(member(ch), dtype=np.uint32), m.shape)
+
+    return takers
+
+
+def _members(instr: Instr, env: Env, at: int) -> Callable[[Chunk, np.ndarray], np.ndarray]:
+    """_takers as a (warps, 32, 32) boolean array: [warp, lane, other lane]."""
+    takers = _takers(instr, env, at)
     lanes = np.arange(32, dtype=np.uint32)
 
     def members(ch: Chunk, m: np.ndarray) -> np.ndarray:
-        act = m.reshape(-1, 32)
-        sel = np.broadcast_to(act[:, None, :], (act.shape[0], 32, 32))
-        if member is None:
-            return sel
-        mask = np.broadcast_to(np.asarray(member(ch), dtype=np.uint32), m.shape).reshape(-1, 32)
-        return sel & (((mask[:, :, None] >> lanes[None, None, :]) & np.uint32(1)) == 1)
+        words = takers(ch, m).reshape(-1, 32)
+        return ((words[:, :, None] >> lanes[None, None, :]) & np.uint32(1)) == 1
 
     return members
 
@@ -895,15 +912,14 @@ def build_match(instr: Instr, env: Env) -> Op:
     dests = [s.strip() for s in instr.operands[0].split("|")]
     a = operand(instr.operands[1], t, env)
     members = _members(instr, env, 2)
-    weights = np.uint64(1) << np.arange(32, dtype=np.uint64)
 
     def run(ch: Chunk, m: np.ndarray, full: bool) -> None:
         v = np.broadcast_to(np.asarray(a(ch)), m.shape).reshape(-1, 32)
         sel = members(ch, m)
         same = (v[:, :, None] == v[:, None, :]) & sel
-        masks = (same.astype(np.uint64) * weights).sum(axis=2)
+        masks = (same.astype(np.uint64) * _LANE_BITS).sum(axis=2)
         if mode == "all":
-            allsame = masks == (sel.astype(np.uint64) * weights).sum(axis=2)
+            allsame = masks == (sel.astype(np.uint64) * _LANE_BITS).sum(axis=2)
             out = np.where(allsame, masks, 0)
             pred = allsame
         else:
@@ -919,9 +935,7 @@ def build_activemask(instr: Instr, env: Env) -> Op:
     d = _dst(instr)
 
     def run(ch: Chunk, m: np.ndarray, full: bool) -> None:
-        weights = np.uint64(1) << np.arange(32, dtype=np.uint64)
-        bits = (m.reshape(-1, 32).astype(np.uint64) * weights).sum(axis=1).astype(np.uint32)
-        ch.write(d, np.repeat(bits, 32), m, full)
+        ch.write(d, _ballot(m.reshape(-1, 32)), m, full)
 
     return run
 
@@ -1008,24 +1022,16 @@ PACKED_HALF = {
 
 def build_vote(instr: Instr, env: Env) -> Op:
     """vote[.sync].{ballot,any,all,uni}: with .sync, each lane votes over the lanes of its own
-    membermask only (PTX ISA: a thread outside it contributes 0 to a ballot), so a ballot
-    under a lane's `%lanemask_lt` is its exclusive prefix (HeCBench bscan)."""
+    membermask only (_takers), so a ballot under a lane's `%lanemask_lt` is its exclusive prefix
+    (HeCBench bscan)."""
     mode = instr.parts[2] if instr.parts[1] == "sync" else instr.parts[1]
     d = _dst(instr)
     p = operand(instr.operands[1], "pred", env)
-    member = operand(instr.operands[2], "u32", env) if len(instr.operands) > 2 else None
-    weights = np.uint64(1) << np.arange(32, dtype=np.uint64)
-
-    def ballot(rows: np.ndarray) -> np.ndarray:
-        """Each warp's lanes as one 32-bit word, repeated for its 32 lanes."""
-        return np.repeat((rows.astype(np.uint64) * weights).sum(axis=1).astype(np.uint32), 32)
+    takers = _takers(instr, env, 2)
 
     def run(ch: Chunk, m: np.ndarray, full: bool) -> None:
-        votes = ballot((np.broadcast_to(np.asarray(p(ch)), m.shape) & m).reshape(-1, 32))
-        among = ballot(m.reshape(-1, 32))  # the active lanes
-        if member is not None:
-            among = among & np.broadcast_to(np.asarray(member(ch), dtype=np.uint32), m.shape)
-        votes = votes & among
+        among = takers(ch, m)
+        votes = _ballot(np.broadcast_to(np.asarray(p(ch)), m.shape).reshape(-1, 32)) & among
         if mode == "ballot":
             ch.write(d, votes, m, full)
             return
