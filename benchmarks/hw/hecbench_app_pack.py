@@ -13,29 +13,15 @@ program that needs one fails there, and its row says so.
 from __future__ import annotations
 
 import io
-import re
 import subprocess
 import sys
 import tarfile
 from pathlib import Path
 
-LARGEST = 1 << 20
-HEADERS = (".h", ".hpp", ".cuh")
-SOURCES = (".cu", ".cuh", ".h", ".hpp", ".cpp", ".c", "")
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from hecbench_prepare import LARGEST, program_files  # noqa: E402
 
-
-def program_files(folder: Path) -> tuple[list[Path], set[str]]:
-    """A folder's files to carry, and the sibling folders its sources name."""
-    files, siblings = [], set()
-    for f in sorted(folder.rglob("*")):
-        if not f.is_file() or f.suffix in (".o", ".dvc"):
-            continue
-        if f.stat().st_size > LARGEST and f.suffix not in HEADERS:
-            continue
-        files.append(f)
-        if f.suffix in SOURCES or f.name == "Makefile":
-            siblings |= set(re.findall(r"\.\./([\w+-][\w+.-]*)/", f.read_text(errors="replace")))
-    return files, siblings
+HEADERS = (".h", ".hpp", ".cuh")  # kept whatever their size: bm3d's CImg.h is 1.9 MiB
 
 
 def main() -> None:
@@ -45,12 +31,12 @@ def main() -> None:
     files: list[Path] = []
     siblings: set[str] = set()
     for name in listing.read_text().split():
-        found, named = program_files(src / name)
+        found, named = program_files(src / name, large_ok=HEADERS)
         files += found
         siblings |= named
     for extra in sorted(siblings | {"include", "data"}):
         folder = src / extra
-        if folder.is_dir() and not extra.endswith("-cuda"):
+        if folder.is_dir() and not extra.endswith("-cuda") and not extra.startswith("."):
             files += [f for f in sorted(folder.rglob("*")) if f.is_file() and f.stat().st_size <= LARGEST]
     commit = subprocess.run(["git", "-C", str(checkout), "rev-parse", "HEAD"], capture_output=True, text=True)
     out.mkdir(exist_ok=True)

@@ -41,18 +41,32 @@ def run_command(program: Path) -> list[str] | None:
     return None
 
 
+SOURCES = (".cu", ".cuh", ".h", ".hpp", ".cpp", ".c", "")
+
+
+def program_files(src: Path, large_ok: tuple[str, ...] = ()) -> tuple[list[Path], set[str]]:
+    """A program folder's files of at most 1 MiB (and larger ones with a suffix in `large_ok`),
+    and the sibling folders its sources name as `../NAME/`."""
+    files: list[Path] = []
+    siblings: set[str] = set()
+    for f in sorted(src.rglob("*")):
+        if not f.is_file() or f.suffix in (".o", ".dvc"):
+            continue
+        if f.stat().st_size > LARGEST and f.suffix not in large_ok:
+            continue
+        files.append(f)
+        if f.suffix in SOURCES or f.name == "Makefile":
+            siblings |= set(re.findall(r"\.\./([\w+.-]+)/", f.read_text(errors="replace")))
+    return files, siblings
+
+
 def copy_program(src: Path, out: Path) -> set[str]:
     """Copy a program's small files; the sibling folders they name."""
-    siblings: set[str] = set()
-    for f in src.rglob("*"):
-        if not f.is_file() or f.stat().st_size > LARGEST or f.suffix in (".o", ".dvc"):
-            continue
+    files, siblings = program_files(src)
+    for f in files:
         target = out / f.relative_to(src.parent)
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(f, target)
-        if f.suffix in (".cu", ".cuh", ".h", ".hpp", ".cpp", ".c", "") or f.name == "Makefile":
-            text = f.read_text(errors="replace")
-            siblings |= set(re.findall(r"\.\./([\w+.-]+)/", text))
     return siblings
 
 
