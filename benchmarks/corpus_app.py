@@ -283,6 +283,9 @@ def main() -> None:
     if args.args != ARGS and not args.args.is_file():  # a table asked for is never dropped silently
         print(f"corpus_app: --args {args.args}: no such file (a YAML table, program: argument line)", file=sys.stderr)
         raise SystemExit(2)
+    if args.programs is not None and not args.programs.is_file():
+        print(f"corpus_app: --programs {args.programs}: no such file (program names, one a line)", file=sys.stderr)
+        raise SystemExit(2)
     programs = sorted(
         str(p) for p in (args.checkout.resolve() / "src").iterdir() if p.name.endswith("-cuda") and p.is_dir()
     )

@@ -25,8 +25,14 @@ HEADERS = (".h", ".hpp", ".cuh")  # kept whatever their size: bm3d's CImg.h is 1
 
 
 def main() -> None:
+    if len(sys.argv) < 3:
+        print("usage: hecbench_app_pack.py PATH-TO-A-HECBENCH-CHECKOUT LIST [.hw_app]", file=sys.stderr)
+        raise SystemExit(2)
     checkout, listing = Path(sys.argv[1]).resolve(), Path(sys.argv[2])
     out = Path(sys.argv[3]) if len(sys.argv) > 3 else Path(".hw_app")
+    if not (checkout / "src").is_dir() or not listing.is_file():
+        print(f"hecbench_app_pack: {checkout} has no src/ or {listing} is no file of program names", file=sys.stderr)
+        raise SystemExit(2)
     src = checkout / "src"
     files: list[Path] = []
     siblings: set[str] = set()
