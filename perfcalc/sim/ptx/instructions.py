@@ -316,15 +316,17 @@ def build_unary(instr: Instr, env: Env) -> Op:
     if base not in table:
         raise CudaSyntaxError(f"{instr.opcode} at line {instr.line} is not implemented")
     fn = table[base]
+    flush = "ftz" in instr.parts and t == "f32"
     if base in mufu.MEASURED and t == "f32" and env.pricer.arch.cc in mufu.MEASURED_CCS:
-        measured, flush = mufu.MEASURED[base], "ftz" in instr.parts
-        fn = lambda x: measured(x, flush)  # noqa: E731  the GPU's own approximation, bit for bit
+        measured, mufu_ftz = mufu.MEASURED[base], flush
+        fn = lambda x: measured(x, mufu_ftz)  # noqa: E731  the GPU's own approximation, bit for bit
+        flush = False  # MUFU flushes its own input
     if base == "not" and t == "pred":
         fn = np.logical_not
 
     def run(ch: Chunk, m: np.ndarray, full: bool) -> None:
         x = np.asarray(a(ch))
-        if "ftz" in instr.parts and t == "f32":
+        if flush:
             x = arith.ftz(x)
         with np.errstate(all="ignore"):
             v = fn(x)
