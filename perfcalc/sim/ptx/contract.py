@@ -7,6 +7,12 @@ against an H100 (benchmarks/hw/ptx_corpus_run/): an `add`/`sub` of type f32 or f
 rounding modifier whose first (else second) source is the result of such a `mul` in the same
 basic block, read nowhere else and with its sources unchanged in between, becomes
 `fma.rn` -- and the `mul` disappears (`sub d, m1, m2` fuses m1: fma(a1, b1, -m2)).
+
+The same holds for an f32 `div.full` / `div.approx`, which ptxas lowers to MUFU.RCP and a
+multiply: that multiply and the add become one FFMA (read off the SASS of every form,
+benchmarks/hw/div_contraction/; Triton's `1 / tl.sqrt(var / n + eps)` is one). The add becomes
+`div.MODE.fma[.ftz].f32 d, a, b, c` (a / b + c with the division's own multiply fused), which
+the engine computes as the GPU does where MUFU.RCP is measured (mufu.py).
 """
 
 from __future__ import annotations
@@ -33,6 +39,14 @@ def _fusable(instr: Instr, base: str) -> bool:
     )
 
 
+def _fusable_division(instr: Instr) -> str | None:
+    """ "full" or "approx" for an unguarded f32 division ptxas ends with a multiply, else None."""
+    parts = instr.parts
+    if instr.base != "div" or instr.pred is not None or parts[-1] != "f32" or "fma" in parts:
+        return None
+    return next((mode for mode in ("full", "approx") if mode in parts), None)
+
+
 def contract(fn: Function) -> list[Instr]:
     """The body with ptxas's mul+add contractions applied (same length: fused muls become
     no-ops, so label indices stay valid)."""
@@ -55,7 +69,8 @@ def contract(fn: Function) -> list[Instr]:
             if j is None:
                 continue
             mul = body[j]
-            if not _fusable(mul, "mul") or mul.parts[-1] != t or ("ftz" in mul.parts) != ftz:
+            division = _fusable_division(mul)
+            if not (division or _fusable(mul, "mul")) or mul.parts[-1] != t or ("ftz" in mul.parts) != ftz:
                 continue
             if _redefined(body, j, i, register_reads(mul)):
                 continue
@@ -68,6 +83,8 @@ def contract(fn: Function) -> list[Instr]:
             else:  # other - (a*b)
                 fused = (_negate(a), b, other)
             opcode = f"fma.rn{'.ftz' if ftz else ''}.{t}"
+            if division:
+                opcode = f"div.{division}.fma{'.ftz' if ftz else ''}.{t}"
             body[i] = replace(instr, opcode=opcode, operands=(instr.operands[0], *fused))
             body[j] = replace(mul, opcode=NOP, operands=())
             break

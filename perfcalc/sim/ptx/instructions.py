@@ -221,9 +221,37 @@ def build_mad(instr: Instr, env: Env) -> Op:
     return run
 
 
+def _build_div_fma(instr: Instr, env: Env, t: str, d: str) -> Op:
+    """`div.MODE.fma[.ftz].f32 d, a, b, c`: a division whose multiply ptxas fused with the add
+    it fed (contract.py). Where MUFU.RCP is measured, one FFMA of MUFU.RCP(b), a and c;
+    elsewhere the division and the add rounded apart, as the PTX reads."""
+    a, b, c = _srcs(instr, t, env)
+    full = "full" in instr.parts
+    flush = "ftz" in instr.parts
+    measured = env.pricer.arch.cc in mufu.MEASURED_CCS
+
+    def run(ch: Chunk, m: np.ndarray, whole: bool) -> None:
+        x, y, z = np.asarray(a(ch)), np.asarray(b(ch)), np.asarray(c(ch))
+        if measured:
+            r = mufu.div_fma_f32(x, y, z, full, flush)
+        else:
+            with np.errstate(all="ignore"):
+                q = (x.astype(np.float64) / y.astype(np.float64)).astype(np.float32)
+                if flush:
+                    q, z = arith.ftz(q), arith.ftz(z.astype(np.float32))
+                r = (q + z).astype(np.float32)
+                if flush:
+                    r = arith.ftz(r)
+        ch.write(d, r, m, whole)
+
+    return run
+
+
 def build_div(instr: Instr, env: Env, rem: bool = False) -> Op:
     t = type_of(instr)
     d = _dst(instr)
+    if "fma" in instr.parts:
+        return _build_div_fma(instr, env, t, d)
     a, b = _srcs(instr, t, env)
     if NP[t].kind == "f":
         _float_mode(instr)
@@ -1167,7 +1195,9 @@ def flop_weight(instr: Instr) -> tuple[str | None, int]:
     key = (instr.base, mode, t)
     if key in _SASS_FLOPS_FTZ_NONE and "ftz" in instr.parts:
         return kind, 0
-    return kind, SASS_FLOPS.get(key, 0)
+    # a division fused with the add it fed (contract.py): its FMUL became an FFMA, one flop more
+    fused = 1 if instr.base == "div" and "fma" in instr.parts else 0
+    return kind, SASS_FLOPS.get(key, 0) + fused
 
 
 def active_warps(m: np.ndarray) -> int:

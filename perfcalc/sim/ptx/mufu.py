@@ -37,6 +37,8 @@ from pathlib import Path
 
 import numpy as np
 
+from perfcalc.sim.ptx.arith import fma_f32
+
 TABLES = Path(__file__).resolve().parent / "mufu_sm90"
 BLOCK = 64  # entries per base: 64 steps of at most 3 units fit one byte
 _NAN = 0x7FFFFFFF  # the canonical NaN every MUFU returns
@@ -203,6 +205,25 @@ def div_f32(a: np.ndarray, b: np.ndarray, full: bool, ftz: bool) -> np.ndarray:
     1/b normal (div.approx's quotient flushes there, as its documented range [2^-126, 2^126]
     allows); without .ftz both are scaled by 2^24 where b is subnormal. A NaN comes out as the
     canonical NaN, as from every float unit."""
+    a, r = _reciprocal_and_numerator(a, b, full, ftz)
+    with np.errstate(all="ignore"):
+        return _finish((a * r).astype(np.float32), ftz)
+
+
+def div_fma_f32(a: np.ndarray, b: np.ndarray, c: np.ndarray, full: bool, ftz: bool) -> np.ndarray:
+    """A div.full / div.approx whose quotient only feeds an add: ptxas fuses the division's
+    multiply and the add into one FFMA, MUFU.RCP(b) x a + c rounded once (contract.py; SASS of
+    every form in benchmarks/hw/div_contraction/)."""
+    a, r = _reciprocal_and_numerator(a, b, full, ftz)
+    c = np.asarray(c, dtype=np.float32)
+    if ftz:
+        c = _flush(c)
+    with np.errstate(all="ignore"):
+        return _finish(fma_f32(r, a, c), ftz)
+
+
+def _reciprocal_and_numerator(a: np.ndarray, b: np.ndarray, full: bool, ftz: bool) -> tuple[np.ndarray, np.ndarray]:
+    """MUFU.RCP of the rescaled divisor and the numerator rescaled alike (div_f32's docstring)."""
     a = np.asarray(a, dtype=np.float32)
     b = np.asarray(b, dtype=np.float32)
     with np.errstate(all="ignore"):
@@ -216,10 +237,14 @@ def div_f32(a: np.ndarray, b: np.ndarray, full: bool, ftz: bool) -> np.ndarray:
         a, b = a * scale, b * scale
         if ftz:
             a = _flush(a)
-        q = (a * mufu_rcp(b)).astype(np.float32)
-        if ftz:
-            q = _flush(q)
-        return np.where(np.isnan(q), _float(np.array(_NAN)), q).astype(np.float32)
+        return a, mufu_rcp(b)
+
+
+def _finish(q: np.ndarray, ftz: bool) -> np.ndarray:
+    """A float unit's result: flushed under .ftz, any NaN the canonical one."""
+    if ftz:
+        q = _flush(q)
+    return np.where(np.isnan(q), _float(np.array(_NAN)), q).astype(np.float32)
 
 
 def _flush(x: np.ndarray) -> np.ndarray:

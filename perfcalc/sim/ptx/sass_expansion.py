@@ -45,7 +45,9 @@ def sass_instructions(instr: Instr, cc_major: int) -> int:
     """Machine instructions the GPU issues for one execution of `instr` (1 where not measured)."""
     if cc_major != 9:
         return 1
-    return _MEASURED_SM90.get(instr.opcode, 1)
+    # a division fused with the add it fed (contract.py) issues what the division did: its
+    # FMUL became the FFMA that absorbed the add
+    return _MEASURED_SM90.get(instr.opcode.replace(".fma.", "."), 1)
 
 
 def has_slow_path_branch(instr: Instr) -> bool:
