@@ -5,7 +5,8 @@ the H100's outputs, Nsight Compute counters, registers and times.
 
 Writes outputs.csv, counters.csv and times.csv into the run folder and prints the summary
 recorded in benchmarks/RESULTS.md. The timed launches (*_large) are predicted by `analyze` on
-the h100-sxm product (sampled where large, as `perfcalc run --triton --gpu` does).
+the product the run's gpu.txt names (h100-sxm or h200; sampled where large, as
+`perfcalc run --triton --gpu` does).
 """
 
 from __future__ import annotations
@@ -31,8 +32,15 @@ from perfcalc.specs.target import resolve_target  # noqa: E402
 UNORDERED = {"reduction"}  # float atomics: the order of the additions is the hardware's
 
 
+def product_of(run: Path) -> tuple[str, str]:
+    """The perfcalc product key and a short label for the GPU that made `run` (its gpu.txt)."""
+    name = (run / "gpu.txt").read_text().splitlines()[0]
+    return ("h200", "H200") if "H200" in name else ("h100-sxm", "H100")
+
+
 def main(run: Path) -> None:
     arch = get_arch("9.0")
+    product, label = product_of(run)
     theirs = np.load(run / "outputs.npz")
     registers = json.loads((run / "registers.json").read_text())
     metrics = ncu_values(run / "ncu.csv")
@@ -43,7 +51,7 @@ def main(run: Path) -> None:
             scalars = {k: v for k, v in case["args"].items() if not isinstance(v, np.ndarray)}
             arrays = tuple(f"{k}={v.dtype.name}:{v.size}" for k, v in case["args"].items() if isinstance(v, np.ndarray))
             kernel = SourceKernel(TRITON / case["file"], case["kernel"], case["grid"], None, arrays, scalars)
-            report = analyze(kernel, resolve_target(None, "h100-sxm", default_product=False), RunOptions())
+            report = analyze(kernel, resolve_target(None, product, default_product=False), RunOptions())
             t = report.run.launch_report.time if report.run.launch_report is not None else None
             predicted = t.predicted_time_s if t is not None else float("nan")
             measured = hw["gpu__time_duration.sum"] * 1e-9
@@ -81,17 +89,17 @@ def main(run: Path) -> None:
         mine = _registers(result.ptxas_log, result.entry)
         counters.append((name, "registers", registers[name], mine, registers[name] == mine))
     _write(run / "outputs.csv", ("launch", "array", "elements", "equal", "how"), outputs)
-    _write(run / "counters.csv", ("launch", "counter", "h100", "perfcalc", "equal"), counters)
-    _write(run / "times.csv", ("launch", "h100 s", "perfcalc s", "ratio", "bound"), times)
+    _write(run / "counters.csv", ("launch", "counter", label.lower(), "perfcalc", "equal"), counters)
+    _write(run / "times.csv", ("launch", f"{label.lower()} s", "perfcalc s", "ratio", "bound"), times)
     for o in outputs:
         print(f"output {o[0]}.{o[1]}: {o[3]}/{o[2]} {o[4]}")
     pairs = [c for c in counters if c[1] != "registers"]
     print(f"counters: {sum(1 for c in pairs if c[4])}/{len(pairs)} equal")
     for c in counters:
         if not c[4]:
-            print(f"  differs: {c[0]} {c[1]}: H100 {c[2]:g}, perfcalc {c[3]:g}")
+            print(f"  differs: {c[0]} {c[1]}: {label} {c[2]:g}, perfcalc {c[3]:g}")
     for t in times:
-        print(f"time {t[0]}: H100 {t[1] * 1e6:.1f} us, perfcalc {t[2] * 1e6:.1f} us, x{t[3]:.2f} ({t[4]})")
+        print(f"time {t[0]}: {label} {t[1] * 1e6:.1f} us, perfcalc {t[2] * 1e6:.1f} us, x{t[3]:.2f} ({t[4]})")
 
 
 def _registers(log: str | None, entry: str) -> int:
