@@ -40,7 +40,8 @@ def _fusable(instr: Instr, base: str) -> bool:
 
 
 def _fusable_division(instr: Instr) -> str | None:
-    """ "full" or "approx" for an unguarded f32 division ptxas ends with a multiply, else None."""
+    """The mode ("full" or "approx") of an unguarded f32 division, which ptxas ends with a
+    multiply; None for any other instruction."""
     parts = instr.parts
     if instr.base != "div" or instr.pred is not None or parts[-1] != "f32" or "fma" in parts:
         return None
@@ -68,13 +69,13 @@ def contract(fn: Function) -> list[Instr]:
             j = _definition(body, i, reg, block_starts)
             if j is None:
                 continue
-            mul = body[j]
-            division = _fusable_division(mul)
-            if not (division or _fusable(mul, "mul")) or mul.parts[-1] != t or ("ftz" in mul.parts) != ftz:
+            product = body[j]  # a mul, or a division ending in one
+            division = _fusable_division(product)
+            if not (division or _fusable(product, "mul")) or product.parts[-1] != t or ("ftz" in product.parts) != ftz:
                 continue
-            if _redefined(body, j, i, register_reads(mul)):
+            if _redefined(body, j, i, register_reads(product)):
                 continue
-            a, b = (s.strip() for s in mul.operands[1:3])
+            a, b = (s.strip() for s in product.operands[1:3])
             other = instr.operands[3 - position].strip()
             if instr.base == "add":
                 fused = (a, b, other)
@@ -86,7 +87,7 @@ def contract(fn: Function) -> list[Instr]:
             if division:
                 opcode = f"div.{division}.fma{'.ftz' if ftz else ''}.{t}"
             body[i] = replace(instr, opcode=opcode, operands=(instr.operands[0], *fused))
-            body[j] = replace(mul, opcode=NOP, operands=())
+            body[j] = replace(product, opcode=NOP, operands=())
             break
     return body
 
