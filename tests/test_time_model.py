@@ -360,3 +360,40 @@ def test_fp64_dependent_latency_is_the_measured_chain():
     work = idle_work(132, warps_per_block=1, warp_instructions=132 * 100, fp64_warp_instructions=132 * 50)
     term = next(t for t in predict_time(work, gpu, get_arch("9.0"), idle).terms if t.name == "memory latency")
     assert term.time_s == pytest.approx((50 * 4 + 50 * 8) / (gpu.peak_clock_mhz * 1e6))
+
+
+def test_the_integer_pipe_is_the_measured_alu_rate():
+    """devices/timing.yaml's 64 integer lanes per SM per clock on CC 9.x is the profiler's own
+    peak for the ALU pipe on an H200 (sm_90): sm__inst_executed_pipe_alu.sum.peak_sustained = 264
+    warp instructions a cycle over its 132 SMs, half the FMA pipes' 528
+    (benchmarks/hw/pipe_peaks/h200/peaks.csv). The term is int warp instructions x 32 / (64 lanes x
+    SMs x clock) x the busiest SM's share: 1,056 blocks of 1,000 integer instructions on an H100
+    (132 SMs, 1980 MHz, 8 blocks an SM) take 1,056,000 x 32 / (64 x 132 x 1.98e9) s. A CC without
+    a measured rate leaves the term out and says so."""
+    import re
+
+    text = (HW / "pipe_peaks" / "h200" / "peaks.csv").read_text()
+
+    def peak(pipe: str) -> float:
+        found = re.search(rf'"sm__inst_executed_pipe_{pipe}\.sum\.peak_sustained","[^"]*","([\d,.]+)"', text)
+        assert found, pipe
+        return float(found.group(1).replace(",", ""))
+
+    assert peak("alu") == 264 and peak("fma") == 528
+    rates = timing_rates(get_arch("9.0"))
+    assert rates.int_lanes_per_sm_per_clock == peak("alu") / 132 * 32 == 64
+    gpu = get_gpu("h100-sxm")
+    blocks = 1056
+    t = predict_time(
+        idle_work(blocks, warp_instructions=blocks * 1000, int_warp_instructions=blocks * 1000),
+        gpu,
+        get_arch("9.0"),
+        rates,
+    )
+    term = next(x for x in t.terms if x.name == "integer pipe")
+    assert term.time_s == pytest.approx(blocks * 1000 * 32 / (64 * 132 * 1.98e9))
+    old = predict_time(
+        idle_work(8, int_warp_instructions=8), get_gpu("v100"), get_arch("7.0"), timing_rates(get_arch("7.0"))
+    )
+    assert "integer pipe" not in {x.name for x in old.terms}
+    assert any("integer pipe" in why for why in old.omitted)

@@ -124,6 +124,8 @@ BOUND_ADVICE = {
     "from each loaded value (register tiling)",
     "instruction issue": "fewer instructions per element: unrolled loops, index arithmetic hoisted, no divergence",
     "FP32 pipe": "at the FP32 pipe's rate: only fewer flops (or tensor cores, not modelled here) make it faster",
+    "integer pipe": "integer instructions at half the FP32 rate: less index arithmetic per element (hoist it out "
+    "of loops, step pointers instead of recomputing offsets, fewer but wider accesses)",
     "FP64 pipe": "at the FP64 pipe's rate: only fewer flops or single precision make it faster",
     "block dispatch": "many short blocks: give each block more work (a grid-stride loop)",
     "memory latency": "too few loads in flight: more warps per SM or more independent loads per thread",

@@ -38,6 +38,9 @@ def kernel_work(result: SimResult, active_blocks_per_sm: int) -> KernelWork:
         int_divide_warp_instructions=kinds.get("int_divide", 0),
         fp32_warp_instructions=kinds.get("fp32", 0),
         fp64_warp_instructions=kinds.get("fp64", 0),
+        # machine-level integer instructions: the PTX engine's; the source engine's are C
+        # operations (an index's multiply and add that ptxas folds into an address), not priced
+        int_warp_instructions=kinds.get("int", 0) if result.engine == "ptx" else None,
         global_load_requests=kinds.get("global_load", c.global_load_requests),
         # the source engine sees no compiled order: the model then takes one wait per load
         global_load_waits=c.global_load_waits if result.engine == "ptx" else None,

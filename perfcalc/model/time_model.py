@@ -12,8 +12,8 @@ Throughput terms, each the time one unit needs for the kernel's counted work:
   plus shared-memory wavefronts, at one wavefront per clock per SM;
 - instruction issue: warp instructions (an integer division or modulo by a variable counted as the
   ~20 it compiles to) / (warp instructions per SM per clock x SMs x clock);
-- FP32 / FP64 pipes: warp instructions of the kind x 32 lanes / (lanes per SM per clock x SMs x
-  clock);
+- FP32 / FP64 / integer pipes: warp instructions of the kind x 32 lanes / (lanes per SM per clock
+  x SMs x clock) (the integer pipe at its measured rate: devices/timing.yaml);
 - block dispatch: the blocks of the busiest SM x the time an SM takes to start one (measured):
   what bounds launches of many small, short blocks;
 - atomic contention: the L2 applies the atomics on one line one request at a time, so the line
@@ -111,6 +111,9 @@ class KernelWork:
     # chains (sim/ptx/warp_chains.py): the launch lasts at least as long as the longest; () where
     # not known (the source engine)
     longest_warps: tuple[tuple[int, int, int], ...] = ()
+    # warp instructions of the integer kind (not floating-point, memory, branch or barrier), as
+    # machine instructions; None where only C operations were counted (the source engine)
+    int_warp_instructions: int | None = 0
 
 
 @dataclass(frozen=True)
@@ -338,6 +341,16 @@ def predict_time(work: KernelWork, gpu: Gpu, arch: Arch, rates: TimingRates) -> 
     )
     pipe = (sms, clock, busiest, per_sm)
     terms.append(_pipe_term("FP32 pipe", work.fp32_warp_instructions, gpu.fp32_cores_per_sm, "lanes", *pipe))
+    if work.int_warp_instructions is None:
+        omitted.append(
+            "integer pipe (the source engine counts C operations, not machine instructions: --engine ptx prices it)"
+        )
+    elif work.int_warp_instructions:
+        if rates.int_lanes_per_sm_per_clock:
+            lanes = rates.int_lanes_per_sm_per_clock
+            terms.append(_pipe_term("integer pipe", work.int_warp_instructions, lanes, "lanes", *pipe))
+        else:
+            omitted.append(f"integer pipe (no measured rate for CC {arch.cc})")
     if work.tensor_instructions:
         terms.extend(_tensor_term(work, rates, arch, sms, clock, busiest, per_sm, omitted))
     if work.fp64_warp_instructions:

@@ -32,6 +32,7 @@ _KEYS = (
     "issue_per_sm_per_clock_by_major",
     "dependent_issue_cycles_by_major",
     "fp64_dependent_issue_cycles_by_major",
+    "int_lanes_per_sm_per_clock_by_major",
     "tensor_pipe_cycles_by_major",
     "l1_bytes_per_sm_per_clock",
     "l2_bytes_per_sm_per_clock",
@@ -92,6 +93,8 @@ class TimingRates:
     dependent_issue_cycles: float | None = None
     # the same for an FP64 instruction where measured (None: dependent_issue_cycles)
     fp64_dependent_issue_cycles: float | None = None
+    # integer lanes the SM's ALU pipes complete per clock (None: not measured for the CC)
+    int_lanes_per_sm_per_clock: float | None = None
     # tensor-pipe cycles per HMMA/IMMA machine instruction, by counters kind (empty: not sourced)
     tensor_pipe_cycles: dict[str, float] = field(default_factory=dict)
 
@@ -175,6 +178,10 @@ def timing_rates(arch: Arch) -> TimingRates:
         fp64_dependent_issue_cycles=_positive(
             (merged.get("fp64_dependent_issue_cycles_by_major") or {}).get(arch.major),
             "fp64_dependent_issue_cycles_by_major",
+        ),
+        int_lanes_per_sm_per_clock=_positive(
+            (merged.get("int_lanes_per_sm_per_clock_by_major") or {}).get(arch.major),
+            "int_lanes_per_sm_per_clock_by_major",
         ),
         tensor_pipe_cycles=_tensor_cycles((merged.get("tensor_pipe_cycles_by_major") or {}).get(arch.major)),
     )
