@@ -1,7 +1,8 @@
 """Here, after triton_on_h100.sh: the Triton kernels of tests/data/triton/ run by perfcalc against
-the H100's outputs, Nsight Compute counters, registers and times.
+a GPU's outputs, Nsight Compute counters, registers and times (the run must be of the installed
+Triton's code: each run folder's triton.txt names its version).
 
-    python benchmarks/hw/triton_compare.py [benchmarks/hw/triton_run]
+    python benchmarks/hw/triton_compare.py [benchmarks/hw/triton_run | benchmarks/hw/triton_run_h200]
 
 Writes outputs.csv, counters.csv and times.csv into the run folder and prints the summary
 recorded in benchmarks/RESULTS.md. The timed launches (*_large) are predicted by `analyze` on
