@@ -39,6 +39,17 @@ def product_of(run: Path) -> tuple[str, str]:
     return ("h200", "H200") if "H200" in name else ("h100-sxm", "H100")
 
 
+def same_triton(run: Path) -> str | None:
+    """Why `run` cannot be compared with the installed Triton's code, or None."""
+    import triton
+
+    kept = run / "triton.txt"
+    made_by = kept.read_text().strip() if kept.is_file() else None
+    if made_by is not None and made_by != triton.__version__:
+        return f"{run} holds Triton {made_by}'s cubins; Triton {triton.__version__} is installed here"
+    return None
+
+
 def main(run: Path) -> None:
     arch = get_arch("9.0")
     product, label = product_of(run)
@@ -118,4 +129,9 @@ def _write(path: Path, header: tuple[str, ...], rows: list[tuple]) -> None:
 
 
 if __name__ == "__main__":
-    main(Path(sys.argv[1]) if len(sys.argv) > 1 else ROOT / "benchmarks" / "hw" / "triton_run")
+    folder = Path(sys.argv[1]) if len(sys.argv) > 1 else ROOT / "benchmarks" / "hw" / "triton_run"
+    why = same_triton(folder)
+    if why:
+        print(f"triton_compare: {why}: compile and run the corpus again (triton_prepare.py)", file=sys.stderr)
+        sys.exit(2)
+    main(folder)
