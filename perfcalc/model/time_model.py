@@ -482,7 +482,7 @@ def _pipe_term(
     return Term(
         name,
         warp_instructions * 32 / (per_clock * sms * clock) * busiest,
-        f"{warp_instructions} warp instructions x 32 / {per_clock} {unit} per SM per clock {per_sm}",
+        f"{warp_instructions} warp instructions x 32 / {per_clock:g} {unit} per SM per clock {per_sm}",
     )
 
 
