@@ -345,20 +345,13 @@ def predict_time(work: KernelWork, gpu: Gpu, arch: Arch, rates: TimingRates) -> 
         omitted.append(
             "integer pipe (the source engine counts C operations, not machine instructions: --engine ptx prices it)"
         )
-    elif work.int_warp_instructions:
-        if rates.int_lanes_per_sm_per_clock:
-            lanes = rates.int_lanes_per_sm_per_clock
-            terms.append(_pipe_term("integer pipe", work.int_warp_instructions, lanes, "lanes", *pipe))
-        else:
-            omitted.append(f"integer pipe (no measured rate for CC {arch.cc})")
+    else:
+        rate = (rates.int_lanes_per_sm_per_clock, "lanes", f"no measured rate for CC {arch.cc}")
+        _rated_pipe("integer pipe", work.int_warp_instructions, rate, pipe, terms, omitted)
     if work.tensor_instructions:
         terms.extend(_tensor_term(work, rates, arch, sms, clock, busiest, per_sm, omitted))
-    if work.fp64_warp_instructions:
-        if gpu.fp64_results_per_sm_per_clock:
-            r64 = gpu.fp64_results_per_sm_per_clock
-            terms.append(_pipe_term("FP64 pipe", work.fp64_warp_instructions, r64, "results", *pipe))
-        else:
-            omitted.append(f"FP64 pipe ({gpu.name}: no sourced FP64 rate)")
+    rate = (gpu.fp64_results_per_sm_per_clock, "results", f"{gpu.name}: no sourced FP64 rate")
+    _rated_pipe("FP64 pipe", work.fp64_warp_instructions, rate, pipe, terms, omitted)
     if rates.block_dispatch_ns is not None:
         per_sm_blocks = math.ceil(work.blocks / sms)
         terms.append(
@@ -472,6 +465,25 @@ def _longest_warp_term(
         f"{shared} shared-load waits x {shared_lat:g} cycles + {issued} instructions x {dependent:.4g} cycles) / "
         f"{gpu.peak_clock_mhz:g} MHz; DRAM latency at {100 * u:.0f} % DRAM utilization",
     )
+
+
+def _rated_pipe(
+    name: str,
+    warp_instructions: int,
+    rate: tuple[float | None, str, str],
+    pipe: tuple[int, float, float, str],
+    terms: list[Term],
+    omitted: list[str],
+) -> None:
+    """A pipe's term where the launch uses it: priced where its rate (per SM per clock, the
+    unit, why it may be missing) is known, else named among the terms left out."""
+    if not warp_instructions:
+        return
+    per_clock, unit, missing = rate
+    if per_clock:
+        terms.append(_pipe_term(name, warp_instructions, per_clock, unit, *pipe))
+    else:
+        omitted.append(f"{name} ({missing})")
 
 
 def _pipe_term(
