@@ -221,6 +221,12 @@ def build_mad(instr: Instr, env: Env) -> Op:
     return run
 
 
+def _quotient_rounded_once(x: np.ndarray, y: np.ndarray, dt: np.dtype) -> np.ndarray:
+    """An approximate division where no measured unit gives its bits: the float64 quotient
+    rounded once to the instruction's type (within div.approx/div.full's documented 2 ulp)."""
+    return (x.astype(np.float64) / y.astype(np.float64)).astype(dt)
+
+
 def _build_div_fma(instr: Instr, env: Env, t: str, d: str) -> Op:
     """`div.MODE.fma[.ftz].f32 d, a, b, c`: a division whose multiply ptxas fused with the add
     it fed (contract.py). Where MUFU.RCP is measured, one FFMA of MUFU.RCP(b), a and c;
@@ -236,7 +242,7 @@ def _build_div_fma(instr: Instr, env: Env, t: str, d: str) -> Op:
             r = mufu.div_fma_f32(x, y, z, full, flush)
         else:
             with np.errstate(all="ignore"):
-                q = (x.astype(np.float64) / y.astype(np.float64)).astype(np.float32)
+                q = _quotient_rounded_once(x, y, np.dtype(np.float32))
                 if flush:
                     q, z = arith.ftz(q), arith.ftz(z.astype(np.float32))
                 r = (q + z).astype(np.float32)
@@ -267,7 +273,7 @@ def build_div(instr: Instr, env: Env, rem: bool = False) -> Op:
             if measured:
                 q = mufu.div_f32(x, y, rcp_mode == "full", flush)
             else:  # elsewhere within the documented 2 ulp: computed exactly, rounded once
-                q = np.divide(x, y) if exact else (x.astype(np.float64) / y.astype(np.float64)).astype(NP[t])
+                q = np.divide(x, y) if exact else _quotient_rounded_once(x, y, NP[t])
             ch.write(d, post(np.asarray(q, dtype=NP[t])), m, full)
 
         return run_f
