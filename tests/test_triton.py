@@ -37,11 +37,9 @@ def _gpu_run() -> Path | None:
     if not triton_available():
         return None
     import triton
+    from triton_compare import made_by
 
-    for run in (HW / "triton_run", HW / "triton_run_h200"):
-        if (run / "triton.txt").read_text().strip() == triton.__version__:
-            return run
-    return None
+    return next((r for r in (HW / "triton_run", HW / "triton_run_h200") if made_by(r) == triton.__version__), None)
 
 
 RUN = _gpu_run()

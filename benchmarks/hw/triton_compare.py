@@ -36,17 +36,30 @@ UNORDERED = {"reduction"}  # float atomics: the order of the additions is the ha
 def product_of(run: Path) -> tuple[str, str]:
     """The perfcalc product key and a short label for the GPU that made `run` (its gpu.txt)."""
     name = (run / "gpu.txt").read_text().splitlines()[0]
-    return ("h200", "H200") if "H200" in name else ("h100-sxm", "H100")
+    for label, key in (("H200", "h200"), ("H100", "h100-sxm")):
+        if label in name:
+            return key, label
+    raise ValueError(f"{run}/gpu.txt names {name!r}: perfcalc compares H100 and H200 runs")
 
 
-def same_triton(run: Path) -> str | None:
-    """Why `run` cannot be compared with the installed Triton's code, or None."""
+def made_by(run: Path) -> str | None:
+    """The Triton version that compiled `run`'s cubins (its triton.txt), None where not kept."""
+    kept = run / "triton.txt"
+    return kept.read_text().strip() if kept.is_file() else None
+
+
+def why_not(run: Path) -> str | None:
+    """Why `run` cannot be compared here, or None."""
     import triton
 
-    kept = run / "triton.txt"
-    made_by = kept.read_text().strip() if kept.is_file() else None
-    if made_by is not None and made_by != triton.__version__:
-        return f"{run} holds Triton {made_by}'s cubins; Triton {triton.__version__} is installed here"
+    if not (run / "gpu.txt").is_file():
+        return f"{run}: no gpu.txt (not a triton_on_h100.sh run folder)"
+    version = made_by(run)
+    if version is not None and version != triton.__version__:
+        return (
+            f"{run} holds Triton {version}'s cubins; Triton {triton.__version__} is installed here: "
+            "compile and run the corpus again (triton_prepare.py)"
+        )
     return None
 
 
@@ -130,8 +143,13 @@ def _write(path: Path, header: tuple[str, ...], rows: list[tuple]) -> None:
 
 if __name__ == "__main__":
     folder = Path(sys.argv[1]) if len(sys.argv) > 1 else ROOT / "benchmarks" / "hw" / "triton_run"
-    why = same_triton(folder)
+    why = why_not(folder)
+    if why is None:
+        try:
+            product_of(folder)
+        except ValueError as e:
+            why = str(e)
     if why:
-        print(f"triton_compare: {why}: compile and run the corpus again (triton_prepare.py)", file=sys.stderr)
+        print(f"triton_compare: {why}", file=sys.stderr)
         sys.exit(2)
     main(folder)

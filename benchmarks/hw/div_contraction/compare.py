@@ -51,4 +51,8 @@ def main(run: Path) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main(Path(sys.argv[1]) if len(sys.argv) > 1 else HERE / "h200"))
+    folder = Path(sys.argv[1]) if len(sys.argv) > 1 else HERE / "h200"
+    if not (folder / "gpu.bin.xz").is_file():
+        print(f"compare: {folder}: no gpu.bin.xz (a run.sh output folder)", file=sys.stderr)
+        sys.exit(2)
+    sys.exit(main(folder))
